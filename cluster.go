@@ -1,0 +1,133 @@
+package kpool
+
+import "time"
+
+// PlatformType names where a cluster runs.
+type PlatformType string
+
+const (
+	PlatformAzure   PlatformType = "azure"
+	PlatformAWS     PlatformType = "aws"
+	PlatformGCP     PlatformType = "gcp"
+	PlatformOCI     PlatformType = "oci"
+	PlatformCivo    PlatformType = "civo"
+	PlatformK3s     PlatformType = "k3s"
+	PlatformMicroVM PlatformType = "microvm"
+)
+
+// PlatformTypes lists every platform kpool knows, in a stable order.
+var PlatformTypes = []PlatformType{PlatformAzure, PlatformAWS, PlatformGCP, PlatformOCI, PlatformCivo, PlatformK3s, PlatformMicroVM}
+
+// Known reports whether t is one of PlatformTypes.
+func (t PlatformType) Known() bool {
+	for _, k := range PlatformTypes {
+		if t == k {
+			return true
+		}
+	}
+	return false
+}
+
+// HasNodePools reports whether the platform has a node-pool concept at all.
+// k3s and microVMs (flintlock) have none: asking them for a pool is a
+// capability boundary, answered with NOT_IMPLEMENTED, never retried.
+func (t PlatformType) HasNodePools() bool {
+	return t.Known() && t != PlatformK3s && t != PlatformMicroVM
+}
+
+// Cluster is an existing Kubernetes cluster registered with kpool. kpool
+// manages the cluster's node pools; it does not create the cluster itself.
+type Cluster struct {
+	ID                string        `json:"id"`
+	Name              string        `json:"name"`
+	Generation        int64         `json:"generation"`
+	ResourceVersion   string        `json:"resource_version"`
+	Spec              ClusterSpec   `json:"spec"`
+	Status            ClusterStatus `json:"status"`
+	CreatedAt         time.Time     `json:"created_at"`
+	UpdatedAt         time.Time     `json:"updated_at"`
+	CreatedBy         string        `json:"created_by"`
+	DeletionTimestamp *time.Time    `json:"deletion_timestamp,omitempty"`
+}
+
+// ClusterSpec says where a cluster is and how a driver reaches it.
+type ClusterSpec struct {
+	Platform ClusterPlatform `json:"platform"`
+	// Endpoint overrides the provider API's base URL (a cloud emulator,
+	// a sovereign cloud). Empty means the provider's public endpoint.
+	Endpoint string `json:"endpoint,omitempty"`
+}
+
+// ClusterPlatform holds the platform type and the block for that type.
+type ClusterPlatform struct {
+	Type    PlatformType   `json:"type"`
+	Azure   *AzureCluster  `json:"azure,omitempty"`
+	AWS     *AWSCluster    `json:"aws,omitempty"`
+	GCP     *GCPCluster    `json:"gcp,omitempty"`
+	OCI     *OCICluster    `json:"oci,omitempty"`
+	Civo    *CivoCluster   `json:"civo,omitempty"`
+	K3s     *EmptyPlatform `json:"k3s,omitempty"`
+	MicroVM *EmptyPlatform `json:"microvm,omitempty"`
+}
+
+// AzureCluster locates an AKS managed cluster.
+type AzureCluster struct {
+	SubscriptionID string `json:"subscriptionId"`
+	ResourceGroup  string `json:"resourceGroup"`
+	ClusterName    string `json:"clusterName"`
+	Location       string `json:"location,omitempty"`
+}
+
+// AWSCluster locates an EKS cluster and what its managed node groups need.
+type AWSCluster struct {
+	Region      string `json:"region"`
+	ClusterName string `json:"clusterName"`
+	NodeRoleARN string `json:"nodeRoleArn"`
+	// Subnets maps an availability zone (us-west-2a) to the subnet that
+	// node groups in that zone use.
+	Subnets map[string]string `json:"subnets"`
+}
+
+// GCPCluster locates a GKE cluster.
+type GCPCluster struct {
+	ProjectID   string `json:"projectId"`
+	Location    string `json:"location"`
+	ClusterName string `json:"clusterName"`
+}
+
+// OCICluster locates an OKE cluster and what its node pools need.
+type OCICluster struct {
+	Region        string `json:"region"`
+	CompartmentID string `json:"compartmentId"`
+	ClusterID     string `json:"clusterId"`
+	// ImageID is the default node image; a pool may name its own.
+	ImageID string `json:"imageId,omitempty"`
+	// Subnets maps an availability domain to the worker subnet used there.
+	Subnets map[string]string `json:"subnets"`
+}
+
+// CivoCluster locates a Civo Kubernetes cluster.
+type CivoCluster struct {
+	Region    string `json:"region"`
+	ClusterID string `json:"clusterId"`
+}
+
+// EmptyPlatform is the block of a platform that needs no settings.
+type EmptyPlatform struct{}
+
+// ClusterPhase is the lifecycle phase of a registered cluster.
+type ClusterPhase string
+
+const (
+	ClusterActive   ClusterPhase = "Active"
+	ClusterDeleting ClusterPhase = "Deleting"
+)
+
+// ClusterStatus is what kpool knows of a cluster's lifecycle.
+type ClusterStatus struct {
+	Phase   ClusterPhase `json:"phase"`
+	Message string       `json:"message,omitempty"`
+}
+
+// Deleting reports whether deletion of the cluster has been requested.
+func (c *Cluster) Deleting() bool { return c.DeletionTimestamp != nil }

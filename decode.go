@@ -1,0 +1,233 @@
+package kpool
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DecodeStrict decodes the JSON in data into v (a pointer to a struct). It
+// refuses unknown fields and values of the wrong type, naming the full path of
+// each (path is the path of data itself, e.g. "spec"; "" for a whole body).
+// Field names match exactly: "MachineType" is not "machineType".
+func DecodeStrict(data []byte, v any, path string) error {
+	raw, err := parseJSON(data)
+	if err != nil {
+		return Invalid(orBody(path), "%v", err)
+	}
+	var fe FieldErrors
+	checkShape(&fe, raw, reflect.TypeOf(v).Elem(), path)
+	if err := fe.Err(); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return Invalid(orBody(path), "%v", err)
+	}
+	return nil
+}
+
+func orBody(path string) string {
+	if path == "" {
+		return "body"
+	}
+	return path
+}
+
+// parseJSON decodes one JSON value, keeping numbers exact.
+func parseJSON(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("invalid JSON: more than one value")
+	}
+	return v, nil
+}
+
+var (
+	rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+	timeType       = reflect.TypeOf(time.Time{})
+)
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// checkShape walks a decoded JSON value alongside the Go type it will be
+// decoded into and records every unknown field and mistyped value.
+func checkShape(fe *FieldErrors, v any, t reflect.Type, path string) {
+	if v == nil {
+		return // null leaves the field at its zero value
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == rawMessageType:
+		return
+	case t == timeType:
+		if s, ok := v.(string); !ok {
+			fe.Add(orBody(path), "must be an RFC 3339 time string")
+		} else if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			fe.Add(orBody(path), "must be an RFC 3339 time, got %q", s)
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			fe.Add(orBody(path), "must be an object, got %s", jsonKind(v))
+			return
+		}
+		fields := jsonFields(t)
+		for k, fv := range obj {
+			f, ok := fields[k]
+			if !ok {
+				fe.Add(join(path, k), "unknown field")
+				continue
+			}
+			checkShape(fe, fv, f.Type, join(path, k))
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			fe.Add(orBody(path), "must be an object, got %s", jsonKind(v))
+			return
+		}
+		for k, fv := range obj {
+			if fv == nil {
+				fe.Add(join(path, k), "must not be null")
+				continue
+			}
+			checkShape(fe, fv, t.Elem(), join(path, k))
+		}
+	case reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			fe.Add(orBody(path), "must be an array, got %s", jsonKind(v))
+			return
+		}
+		for i, ev := range arr {
+			checkShape(fe, ev, t.Elem(), fmt.Sprintf("%s[%d]", orBody(path), i))
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			fe.Add(orBody(path), "must be a string, got %s", jsonKind(v))
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			fe.Add(orBody(path), "must be true or false, got %s", jsonKind(v))
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		n, ok := v.(json.Number)
+		if !ok {
+			fe.Add(orBody(path), "must be an integer, got %s", jsonKind(v))
+			return
+		}
+		i, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			fe.Add(orBody(path), "must be an integer, got %s", n)
+			return
+		}
+		if t.Kind() == reflect.Int32 && (i > math.MaxInt32 || i < math.MinInt32) {
+			fe.Add(orBody(path), "out of range: %s", n)
+		}
+	case reflect.Float64, reflect.Float32:
+		if _, ok := v.(json.Number); !ok {
+			fe.Add(orBody(path), "must be a number, got %s", jsonKind(v))
+		}
+	}
+}
+
+// jsonFields maps the JSON names of a struct's fields to the fields.
+func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f
+	}
+	return out
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// MergeJSON merges patch into base and returns the result. Objects merge
+// field by field at every depth; any other value (a list, a string, a
+// number) replaces the base's. With nullDeletes, a null in patch removes the
+// field (RFC 7386 JSON merge patch); without it a null leaves the field as it
+// was, so a PUT changes only the fields it carries.
+func MergeJSON(base, patch []byte, nullDeletes bool) ([]byte, error) {
+	var b any
+	if len(bytes.TrimSpace(base)) > 0 {
+		var err error
+		if b, err = parseJSON(base); err != nil {
+			return nil, err
+		}
+	}
+	p, err := parseJSON(patch)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(merge(b, p, nullDeletes))
+}
+
+func merge(base, patch any, nullDeletes bool) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	out := map[string]any{}
+	if bm, ok := base.(map[string]any); ok {
+		for k, v := range bm {
+			out[k] = v
+		}
+	}
+	for k, v := range pm {
+		if v == nil {
+			if nullDeletes {
+				delete(out, k)
+			}
+			continue
+		}
+		out[k] = merge(out[k], v, nullDeletes)
+	}
+	return out
+}

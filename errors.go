@@ -1,0 +1,132 @@
+package kpool
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Error codes. Every error that leaves kpool carries one of these; the API
+// maps each to one HTTP status (see HTTPStatus).
+const (
+	CodeValidation       = "VALIDATION_ERROR"
+	CodeNotFound         = "NOT_FOUND"
+	CodeConflict         = "CONFLICT"
+	CodeNotImplemented   = "NOT_IMPLEMENTED"
+	CodeUnauthorized     = "UNAUTHORIZED"
+	CodeForbidden        = "FORBIDDEN"
+	CodeInternal         = "INTERNAL"
+	CodePayloadTooLarge  = "PAYLOAD_TOO_LARGE"
+	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	CodeUnsupportedMedia = "UNSUPPORTED_MEDIA_TYPE"
+	CodeUnavailable      = "UNAVAILABLE"
+)
+
+// HTTPStatus returns the HTTP status code for an error code.
+func HTTPStatus(code string) int {
+	switch code {
+	case CodeValidation:
+		return http.StatusBadRequest
+	case CodeNotFound:
+		return http.StatusNotFound
+	case CodeConflict:
+		return http.StatusConflict
+	case CodeNotImplemented:
+		return http.StatusNotImplemented
+	case CodeUnauthorized:
+		return http.StatusUnauthorized
+	case CodeForbidden:
+		return http.StatusForbidden
+	case CodePayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case CodeUnsupportedMedia:
+		return http.StatusUnsupportedMediaType
+	case CodeUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// Error is kpool's error: a code, a message for people, optional details and,
+// for validation errors, the fields at fault.
+type Error struct {
+	Code    string
+	Message string
+	Details string
+	Fields  []FieldError
+}
+
+// FieldError names one field (a JSON path such as spec.autoscaling.maxNodes)
+// and why its value was refused.
+type FieldError struct {
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+func (e *Error) Error() string {
+	if e.Details == "" {
+		return e.Message
+	}
+	return e.Message + ": " + e.Details
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err: "" for nil, CodeInternal for an error
+// that is not an *Error.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// IsNotFound, IsConflict and IsValidation report an error's code.
+func IsNotFound(err error) bool       { return ErrorCode(err) == CodeNotFound }
+func IsConflict(err error) bool       { return ErrorCode(err) == CodeConflict }
+func IsValidation(err error) bool     { return ErrorCode(err) == CodeValidation }
+func IsNotImplemented(err error) bool { return ErrorCode(err) == CodeNotImplemented }
+
+// FieldErrors collects validation failures so that one response names them all.
+type FieldErrors []FieldError
+
+// Add records that field is invalid for the formatted reason.
+func (fe *FieldErrors) Add(field, format string, args ...any) {
+	*fe = append(*fe, FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+// Err returns nil when nothing was recorded, otherwise a VALIDATION_ERROR
+// whose details list every field and reason.
+func (fe FieldErrors) Err() error {
+	if len(fe) == 0 {
+		return nil
+	}
+	parts := make([]string, len(fe))
+	for i, f := range fe {
+		parts[i] = f.Field + ": " + f.Reason
+	}
+	return &Error{
+		Code:    CodeValidation,
+		Message: "Validation failed",
+		Details: strings.Join(parts, "; "),
+		Fields:  append([]FieldError(nil), fe...),
+	}
+}
+
+// Invalid returns a VALIDATION_ERROR for a single field.
+func Invalid(field, format string, args ...any) error {
+	var fe FieldErrors
+	fe.Add(field, format, args...)
+	return fe.Err()
+}

@@ -1,0 +1,236 @@
+package kpool
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// NodePool is a provider-neutral group of identically configured worker nodes
+// in one cluster: an AKS agent pool, an EKS managed node group, a GKE, OKE or
+// Civo node pool.
+type NodePool struct {
+	ID                string         `json:"id"`
+	Name              string         `json:"name"`
+	ClusterID         string         `json:"cluster_id"`
+	Generation        int64          `json:"generation"`
+	ResourceVersion   string         `json:"resource_version"`
+	Spec              NodePoolSpec   `json:"spec"`
+	Status            NodePoolStatus `json:"status"`
+	CreatedAt         time.Time      `json:"created_at"`
+	UpdatedAt         time.Time      `json:"updated_at"`
+	CreatedBy         string         `json:"created_by"`
+	DeletionTimestamp *time.Time     `json:"deletion_timestamp,omitempty"`
+
+	// ClusterOwner is the created_by of the pool's cluster, which decides
+	// who may see the pool. Stores fill it in; it is never serialised.
+	ClusterOwner string `json:"-"`
+}
+
+// Deleting reports whether deletion of the pool has been requested.
+func (p *NodePool) Deleting() bool { return p.DeletionTimestamp != nil }
+
+// Pool modes: a system pool hosts cluster add-ons, a user pool applications.
+const (
+	ModeSystem = "system"
+	ModeUser   = "user"
+)
+
+// NodePoolSpec is the desired state of a pool, in the JSON shape of the
+// NodePools user guide plus the fields every provider needs.
+type NodePoolSpec struct {
+	// NodeCount is the number of nodes; with autoscaling it is the
+	// starting size and the autoscaler owns the count afterwards.
+	NodeCount   *int             `json:"nodeCount,omitempty"`
+	Autoscaling *Autoscaling     `json:"autoscaling,omitempty"`
+	Platform    NodePoolPlatform `json:"platform"`
+	// Mode is system or user (the default).
+	Mode              string `json:"mode,omitempty"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	// Labels and Taints apply on every platform and are merged with the
+	// platform block's own.
+	Labels map[string]string `json:"labels,omitempty"`
+	Taints []Taint           `json:"taints,omitempty"`
+	// Tags are cloud resource tags (not Kubernetes labels).
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// Count returns the node count (0 when unset).
+func (s *NodePoolSpec) Count() int {
+	if s.NodeCount == nil {
+		return 0
+	}
+	return *s.NodeCount
+}
+
+// Autoscaling bounds the cluster autoscaler for a pool.
+type Autoscaling struct {
+	Enabled                 bool   `json:"enabled"`
+	MinNodes                *int   `json:"minNodes,omitempty"`
+	MaxNodes                *int   `json:"maxNodes,omitempty"`
+	TargetCPUUtilization    *int   `json:"targetCPUUtilization,omitempty"`
+	TargetMemoryUtilization *int   `json:"targetMemoryUtilization,omitempty"`
+	ScaleDownDelay          string `json:"scaleDownDelay,omitempty"`
+	ScaleUpDelay            string `json:"scaleUpDelay,omitempty"`
+}
+
+// On reports whether autoscaling is enabled.
+func (a *Autoscaling) On() bool { return a != nil && a.Enabled }
+
+// NodePoolPlatform holds the platform type and the block for that type. Only
+// the block matching Type may be set.
+type NodePoolPlatform struct {
+	Type  PlatformType   `json:"type,omitempty"`
+	GCP   *GCPNodePool   `json:"gcp,omitempty"`
+	AWS   *AWSNodePool   `json:"aws,omitempty"`
+	Azure *AzureNodePool `json:"azure,omitempty"`
+	OCI   *OCINodePool   `json:"oci,omitempty"`
+	Civo  *CivoNodePool  `json:"civo,omitempty"`
+}
+
+// GCPNodePool is a GKE node pool's machine configuration.
+type GCPNodePool struct {
+	MachineType  string            `json:"machineType,omitempty"`
+	DiskSize     int               `json:"diskSize,omitempty"`
+	DiskType     string            `json:"diskType,omitempty"`
+	Zones        []string          `json:"zones,omitempty"`
+	Preemptible  bool              `json:"preemptible,omitempty"`
+	Accelerators []Accelerator     `json:"accelerators,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Taints       []Taint           `json:"taints,omitempty"`
+}
+
+// AWSNodePool is an EKS managed node group's machine configuration.
+type AWSNodePool struct {
+	InstanceType      string   `json:"instanceType,omitempty"`
+	VolumeSize        int      `json:"volumeSize,omitempty"`
+	VolumeType        string   `json:"volumeType,omitempty"`
+	AvailabilityZones []string `json:"availabilityZones,omitempty"`
+	SpotInstances     bool     `json:"spotInstances,omitempty"`
+	UserData          string   `json:"userData,omitempty"`
+}
+
+// AzureNodePool is an AKS agent pool's machine configuration.
+type AzureNodePool struct {
+	VMSize            string   `json:"vmSize,omitempty"`
+	OSDiskSizeGB      int      `json:"osDiskSizeGB,omitempty"`
+	OSDiskType        string   `json:"osDiskType,omitempty"`
+	AvailabilityZones []string `json:"availabilityZones,omitempty"`
+	SpotInstances     bool     `json:"spotInstances,omitempty"`
+}
+
+// OCINodePool is an OKE node pool's machine configuration.
+type OCINodePool struct {
+	Shape               string            `json:"shape,omitempty"`
+	OCPUs               float64           `json:"ocpus,omitempty"`
+	MemoryInGBs         float64           `json:"memoryInGBs,omitempty"`
+	BootVolumeSizeInGBs int               `json:"bootVolumeSizeInGBs,omitempty"`
+	AvailabilityDomains []string          `json:"availabilityDomains,omitempty"`
+	ImageID             string            `json:"imageId,omitempty"`
+	Preemptible         bool              `json:"preemptible,omitempty"`
+	Labels              map[string]string `json:"labels,omitempty"`
+}
+
+// CivoNodePool is a Civo node pool's configuration.
+type CivoNodePool struct {
+	Size   string            `json:"size,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Taints []Taint           `json:"taints,omitempty"`
+}
+
+// Accelerator asks for GPUs (or other accelerators) on every node.
+type Accelerator struct {
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+}
+
+// Taint is a Kubernetes node taint.
+type Taint struct {
+	Key    string `json:"key"`
+	Value  string `json:"value,omitempty"`
+	Effect string `json:"effect"`
+}
+
+// Taint effects.
+const (
+	EffectNoSchedule       = "NoSchedule"
+	EffectPreferNoSchedule = "PreferNoSchedule"
+	EffectNoExecute        = "NoExecute"
+)
+
+// MachineType returns the platform block's machine type (machineType,
+// instanceType, vmSize, shape or size) and its JSON field path.
+func (s *NodePoolSpec) MachineType() (value, field string) {
+	p := s.Platform
+	switch {
+	case p.GCP != nil:
+		return p.GCP.MachineType, "spec.platform.gcp.machineType"
+	case p.AWS != nil:
+		return p.AWS.InstanceType, "spec.platform.aws.instanceType"
+	case p.Azure != nil:
+		return p.Azure.VMSize, "spec.platform.azure.vmSize"
+	case p.OCI != nil:
+		return p.OCI.Shape, "spec.platform.oci.shape"
+	case p.Civo != nil:
+		return p.Civo.Size, "spec.platform.civo.size"
+	}
+	return "", ""
+}
+
+// AllLabels returns spec.labels merged with the platform block's labels.
+// Validation refuses a key given twice with different values.
+func (s *NodePoolSpec) AllLabels() map[string]string {
+	out := map[string]string{}
+	for k, v := range s.blockLabels() {
+		out[k] = v
+	}
+	for k, v := range s.Labels {
+		out[k] = v
+	}
+	return out
+}
+
+// AllTaints returns spec.taints followed by the platform block's taints,
+// without exact duplicates.
+func (s *NodePoolSpec) AllTaints() []Taint {
+	var out []Taint
+	seen := map[Taint]bool{}
+	for _, list := range [][]Taint{s.Taints, s.blockTaints()} {
+		for _, t := range list {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+func (s *NodePoolSpec) blockLabels() map[string]string {
+	switch p := s.Platform; {
+	case p.GCP != nil:
+		return p.GCP.Labels
+	case p.OCI != nil:
+		return p.OCI.Labels
+	case p.Civo != nil:
+		return p.Civo.Labels
+	}
+	return nil
+}
+
+func (s *NodePoolSpec) blockTaints() []Taint {
+	switch p := s.Platform; {
+	case p.GCP != nil:
+		return p.GCP.Taints
+	case p.Civo != nil:
+		return p.Civo.Taints
+	}
+	return nil
+}
+
+// Equal reports whether two specs are the same desired state. It compares
+// the canonical JSON encodings, so nil and empty maps are the same.
+func (s *NodePoolSpec) Equal(o *NodePoolSpec) bool {
+	a, err1 := json.Marshal(s)
+	b, err2 := json.Marshal(o)
+	return err1 == nil && err2 == nil && string(a) == string(b)
+}

@@ -1,0 +1,861 @@
+package kpool
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Service carries out every operation of the API on a Store: it decides who
+// may do what, validates, merges updates, raises generations, aggregates
+// status and runs the two-phase delete. The HTTP API and in-process
+// controllers both call it, so there is one set of rules.
+type Service struct {
+	Store Store
+	Now   func() time.Time
+}
+
+// NewService returns a Service on s with the wall clock.
+func NewService(s Store) *Service {
+	return &Service{Store: s, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+}
+
+// ClusterCreate is a request to register a cluster.
+type ClusterCreate struct {
+	ID   string // optional, a UUID chosen by the client
+	Name string
+	Spec json.RawMessage
+}
+
+// NodePoolCreate is a request to create a pool.
+type NodePoolCreate struct {
+	ID        string // optional, a UUID chosen by the client
+	Name      string
+	ClusterID string
+	Spec      json.RawMessage
+}
+
+// Update is a PUT or PATCH of a cluster or pool.
+type Update struct {
+	// Name and ClusterID, when sent, must equal the stored ones.
+	Name      *string
+	ClusterID *string
+	// Spec is merged into the stored spec; nil leaves the spec as it is.
+	Spec json.RawMessage
+	// Patch selects RFC 7386 merge patch (null clears a field); otherwise a
+	// null leaves the field as it is.
+	Patch bool
+	// ResourceVersion, when set, must be the stored one.
+	ResourceVersion string
+}
+
+// ListOptions selects and pages a list.
+type ListOptions struct {
+	Limit     int // 1-100; 0 means 50
+	Offset    int
+	After     string // a cursor from a previous List's Next
+	ClusterID string
+	Phase     Phase
+	Health    Health
+}
+
+// List is one page of a list.
+type List[T any] struct {
+	Items []T
+	Total int
+	Limit int
+	// Next is the cursor of the following page, "" on the last page.
+	Next string
+}
+
+// StatusDocument is a pool's aggregated status with every controller's report.
+type StatusDocument struct {
+	NodePoolID       string             `json:"nodepool_id"`
+	ClusterID        string             `json:"cluster_id"`
+	Generation       int64              `json:"generation"`
+	Status           NodePoolStatus     `json:"status"`
+	ControllerStatus []ControllerStatus `json:"controller_status"`
+	// Deleted is set on the report that completed the pool's deletion.
+	Deleted bool `json:"deleted,omitempty"`
+	// Ignored explains why a report was not stored (it was stale).
+	Ignored string `json:"ignored,omitempty"`
+}
+
+// Default and maximum page sizes.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 100
+)
+
+func caller(ctx context.Context) (*Identity, error) {
+	id := IdentityFrom(ctx)
+	if id == nil {
+		return nil, &Error{Code: CodeUnauthorized, Message: "Authentication required", Details: "X-User-Email: missing e-mail address"}
+	}
+	return id, nil
+}
+
+// writer returns the caller if it may change specs: controllers only read
+// and report status.
+func writer(ctx context.Context) (*Identity, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if id.Controller && !id.Admin {
+		return nil, Errorf(CodeForbidden, "controller identities may read and report status, not change clusters or node pools")
+	}
+	return id, nil
+}
+
+func notFound(kind, id string) error {
+	return &Error{Code: CodeNotFound, Message: kind + " not found", Details: id}
+}
+
+func (s *Service) now() time.Time { return s.Now() }
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// ---- clusters ----
+
+// CreateCluster registers a cluster owned by the caller.
+func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster, error) {
+	id, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{ID: in.ID, Name: in.Name, CreatedBy: id.Email}
+	if len(in.Spec) == 0 {
+		return nil, Invalid("spec", "required")
+	}
+	if err := DecodeStrict(in.Spec, &c.Spec, "spec"); err != nil {
+		return nil, err
+	}
+	if err := ValidateCluster(c); err != nil {
+		return nil, err
+	}
+	if c.ID == "" {
+		c.ID = newID()
+	}
+	now := s.now()
+	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
+	c.Status = ClusterStatus{Phase: ClusterActive}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := tx.CreateCluster(c); err != nil {
+			return err
+		}
+		return tx.AddEvent(&Event{Type: EventClusterCreated, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: id.Email, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// visibleCluster returns the cluster if the caller may see it.
+func (s *Service) visibleCluster(ctx context.Context, clusterID string) (*Identity, *Cluster, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.Store.Cluster(ctx, clusterID)
+	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(c.CreatedBy)) {
+		return nil, nil, notFound("Cluster", clusterID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return id, c, nil
+}
+
+// writableCluster returns the cluster if the caller may change it; a cluster
+// the caller can see but not change is FORBIDDEN, one it cannot see NOT_FOUND.
+func (s *Service) writableCluster(ctx context.Context, clusterID string) (*Identity, *Cluster, error) {
+	id, c, err := s.visibleCluster(ctx, clusterID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := writer(ctx); err != nil {
+		return nil, nil, err
+	}
+	if !id.Owns(c.CreatedBy) {
+		return nil, nil, Errorf(CodeForbidden, "only the cluster's owner or an admin may change it")
+	}
+	return id, c, nil
+}
+
+// Cluster returns one cluster the caller may see.
+func (s *Service) Cluster(ctx context.Context, clusterID string) (*Cluster, error) {
+	_, c, err := s.visibleCluster(ctx, clusterID)
+	return c, err
+}
+
+// Clusters lists the clusters the caller may see.
+func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster], error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := ClusterFilter{}
+	if !id.SeesAll() {
+		f.Owner = id.Email
+	}
+	if f.Page, err = page(o); err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	f.Limit++ // one more row than asked says whether a next page exists
+	items, total, err := s.Store.Clusters(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	l := &List[*Cluster]{Items: items, Total: total, Limit: limit}
+	if len(items) > limit {
+		l.Items = items[:limit]
+		last := l.Items[limit-1]
+		l.Next = EncodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+	}
+	return l, nil
+}
+
+// UpdateCluster applies a PUT or PATCH to a cluster. The platform type and
+// the fields that say which cloud cluster it is are immutable.
+func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update) (*Cluster, error) {
+	id, _, err := s.writableCluster(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	var out *Cluster
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(clusterID)
+		if err != nil {
+			return err
+		}
+		if err := precondition(u.ResourceVersion, c.ResourceVersion, "Cluster", c.Name); err != nil {
+			return err
+		}
+		if c.Deleting() {
+			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+		}
+		if u.Name != nil && *u.Name != c.Name {
+			return Invalid("name", "immutable: the cluster is named %q; register a new cluster to use another name", c.Name)
+		}
+		out = c
+		if u.Spec == nil {
+			return nil
+		}
+		next := *c
+		if next.Spec, err = mergeSpec(c.Spec, u.Spec, u.Patch); err != nil {
+			return err
+		}
+		if err := ValidateCluster(&next); err != nil {
+			return err
+		}
+		if err := clusterImmutable(&c.Spec, &next.Spec); err != nil {
+			return err
+		}
+		if specEqual(c.Spec, next.Spec) {
+			return nil
+		}
+		next.UpdatedAt = s.now()
+		if err := tx.UpdateCluster(&next, true); err != nil {
+			return err
+		}
+		out = &next
+		return tx.AddEvent(&Event{Type: EventClusterUpdated, ObjectID: next.ID, ClusterID: next.ID, Generation: next.Generation, Actor: id.Email, CreatedAt: next.UpdatedAt})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// clusterImmutable refuses changes to the fields that identify the cloud
+// cluster: pointing a registration at another cluster would orphan its pools.
+func clusterImmutable(old, next *ClusterSpec) error {
+	var fe FieldErrors
+	if old.Platform.Type != next.Platform.Type {
+		fe.Add("spec.platform.type", "immutable: the cluster is on %q", old.Platform.Type)
+	}
+	ident := func(s *ClusterSpec) map[string]string {
+		p := s.Platform
+		switch {
+		case p.Azure != nil:
+			return map[string]string{"azure.subscriptionId": p.Azure.SubscriptionID, "azure.resourceGroup": p.Azure.ResourceGroup, "azure.clusterName": p.Azure.ClusterName}
+		case p.AWS != nil:
+			return map[string]string{"aws.region": p.AWS.Region, "aws.clusterName": p.AWS.ClusterName}
+		case p.GCP != nil:
+			return map[string]string{"gcp.projectId": p.GCP.ProjectID, "gcp.location": p.GCP.Location, "gcp.clusterName": p.GCP.ClusterName}
+		case p.OCI != nil:
+			return map[string]string{"oci.region": p.OCI.Region, "oci.compartmentId": p.OCI.CompartmentID, "oci.clusterId": p.OCI.ClusterID}
+		case p.Civo != nil:
+			return map[string]string{"civo.region": p.Civo.Region, "civo.clusterId": p.Civo.ClusterID}
+		}
+		return nil
+	}
+	if old.Platform.Type == next.Platform.Type {
+		o, n := ident(old), ident(next)
+		for _, k := range sortedKeys(o) {
+			if o[k] != n[k] {
+				fe.Add("spec.platform."+k, "immutable: it names the cloud cluster (%q); register a new cluster instead", o[k])
+			}
+		}
+	}
+	return fe.Err()
+}
+
+// DeleteCluster deletes a cluster. One with live pools is a CONFLICT unless
+// force, which deletes the pools too. The cluster goes at once when no pool
+// remains; otherwise it is Deleting until its last pool is gone. gone
+// reports which.
+func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force bool, rv string) (out *Cluster, gone bool, err error) {
+	id, _, err := s.writableCluster(ctx, clusterID)
+	if err != nil {
+		return nil, false, err
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(clusterID)
+		if err != nil {
+			return err
+		}
+		if err := precondition(rv, c.ResourceVersion, "Cluster", c.Name); err != nil {
+			return err
+		}
+		pools, err := tx.LiveNodePools(clusterID)
+		if err != nil {
+			return err
+		}
+		var live []string
+		for _, p := range pools {
+			if !p.Deleting() {
+				live = append(live, p.Name)
+			}
+		}
+		if len(live) > 0 && !force {
+			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Cluster '%s' still has %d node pools", c.Name, len(live)),
+				Details: "delete the node pools first, or delete with force=true to delete them too: " + strings.Join(live, ", ")}
+		}
+		now := s.now()
+		remaining := 0
+		for _, p := range pools {
+			removed, err := s.deletePool(tx, p, id.Email, now)
+			if err != nil {
+				return err
+			}
+			if !removed {
+				remaining++
+			}
+		}
+		if remaining == 0 {
+			gone = true
+			out = c
+			if err := tx.DeleteCluster(c.ID); err != nil {
+				return err
+			}
+			return tx.AddEvent(&Event{Type: EventClusterDeleted, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: id.Email, CreatedAt: now})
+		}
+		if c.DeletionTimestamp == nil {
+			c.DeletionTimestamp = &now
+		}
+		c.Status = ClusterStatus{Phase: ClusterDeleting, Message: fmt.Sprintf("waiting for %d node pools to be deleted", remaining)}
+		c.UpdatedAt = now
+		if err := tx.UpdateCluster(c, false); err != nil {
+			return err
+		}
+		out = c
+		return tx.AddEvent(&Event{Type: EventClusterDeleting, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: id.Email, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, gone, nil
+}
+
+// deletePool removes a pool no controller has reported on, or marks it
+// Deleting until every reporting controller confirms. It reports whether the
+// record is gone.
+func (s *Service) deletePool(tx Tx, p *NodePool, actor string, now time.Time) (bool, error) {
+	if p.Deleting() {
+		return false, nil
+	}
+	reports, err := tx.ControllerStatuses(p.ID)
+	if err != nil {
+		return false, err
+	}
+	if len(reports) == 0 {
+		if err := tx.DeleteNodePool(p.ID); err != nil {
+			return false, err
+		}
+		return true, tx.AddEvent(&Event{Type: EventNodePoolDeleted, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: actor, CreatedAt: now})
+	}
+	p.DeletionTimestamp = &now
+	p.UpdatedAt = now
+	p.Status = Aggregate(p, reports, p.Status, now)
+	if err := tx.UpdateNodePool(p, false); err != nil {
+		return false, err
+	}
+	return false, tx.AddEvent(&Event{Type: EventNodePoolDeleting, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: actor, CreatedAt: now})
+}
+
+// removeClusterIfDone deletes a Deleting cluster whose last pool has gone.
+func (s *Service) removeClusterIfDone(tx Tx, c *Cluster, actor string, now time.Time) error {
+	if !c.Deleting() {
+		return nil
+	}
+	pools, err := tx.LiveNodePools(c.ID)
+	if err != nil || len(pools) > 0 {
+		return err
+	}
+	if err := tx.DeleteCluster(c.ID); err != nil {
+		return err
+	}
+	return tx.AddEvent(&Event{Type: EventClusterDeleted, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: actor, CreatedAt: now})
+}
+
+// ---- node pools ----
+
+// CreateNodePool creates a pool in a cluster the caller may change.
+func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, error) {
+	if in.ClusterID == "" {
+		return nil, Invalid("cluster_id", "required")
+	}
+	if _, err := uuid.Parse(in.ClusterID); err != nil {
+		return nil, Invalid("cluster_id", "%q is not a UUID", in.ClusterID)
+	}
+	id, c, err := s.writableCluster(ctx, in.ClusterID)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Spec.Platform.Type.HasNodePools() {
+		return nil, &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
+			Details: fmt.Sprintf("cluster %s runs on %s, which has no node-pool concept; kpool cannot manage pools there", c.Name, c.Spec.Platform.Type)}
+	}
+	p := &NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy}
+	if len(in.Spec) == 0 {
+		return nil, Invalid("spec", "required")
+	}
+	if err := DecodeStrict(in.Spec, &p.Spec, "spec"); err != nil {
+		return nil, err
+	}
+	DefaultNodePoolSpec(&p.Spec, c)
+	if err := ValidateNodePool(p, c); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		p.ID = newID()
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(c.ID)
+		if err != nil {
+			return err
+		}
+		if c.Deleting() {
+			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+		}
+		now := s.now()
+		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
+		p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+		if err := tx.CreateNodePool(p); err != nil {
+			return err
+		}
+		return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// visiblePool returns the pool if the caller may see it.
+func (s *Service) visiblePool(ctx context.Context, poolID string) (*Identity, *NodePool, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := uuid.Parse(poolID); err != nil {
+		return nil, nil, notFound("NodePool", poolID)
+	}
+	p, err := s.Store.NodePool(ctx, poolID)
+	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(p.ClusterOwner)) {
+		return nil, nil, notFound("NodePool", poolID)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return id, p, nil
+}
+
+func (s *Service) writablePool(ctx context.Context, poolID string) (*Identity, *NodePool, error) {
+	id, p, err := s.visiblePool(ctx, poolID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := writer(ctx); err != nil {
+		return nil, nil, err
+	}
+	if !id.Owns(p.ClusterOwner) {
+		return nil, nil, Errorf(CodeForbidden, "only the cluster's owner or an admin may change its node pools")
+	}
+	return id, p, nil
+}
+
+// NodePool returns one pool the caller may see.
+func (s *Service) NodePool(ctx context.Context, poolID string) (*NodePool, error) {
+	_, p, err := s.visiblePool(ctx, poolID)
+	return p, err
+}
+
+// NodePools lists the pools the caller may see.
+func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool], error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := NodePoolFilter{ClusterID: o.ClusterID, Phase: o.Phase, Health: o.Health}
+	if !id.SeesAll() {
+		f.Owner = id.Email
+	}
+	if f.Page, err = page(o); err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	f.Limit++ // one more row than asked says whether a next page exists
+	items, total, err := s.Store.NodePools(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	l := &List[*NodePool]{Items: items, Total: total, Limit: limit}
+	if len(items) > limit {
+		l.Items = items[:limit]
+		last := l.Items[limit-1]
+		l.Next = EncodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
+	}
+	return l, nil
+}
+
+// UpdateNodePool applies a PUT or PATCH to a pool. The generation rises by
+// one when the spec changes and not at all for a no-op.
+func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (*NodePool, error) {
+	id, p0, err := s.writablePool(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	var out *NodePool
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(p0.ClusterID)
+		if err != nil {
+			return err
+		}
+		p, err := tx.NodePool(poolID)
+		if err != nil {
+			return err
+		}
+		if err := precondition(u.ResourceVersion, p.ResourceVersion, "NodePool", p.Name); err != nil {
+			return err
+		}
+		if p.Deleting() {
+			return Errorf(CodeConflict, "NodePool '%s' is being deleted", p.Name)
+		}
+		var fe FieldErrors
+		if u.Name != nil && *u.Name != p.Name {
+			fe.Add("name", "immutable: the node pool is named %q; create a new pool to use another name", p.Name)
+		}
+		if u.ClusterID != nil && *u.ClusterID != p.ClusterID {
+			fe.Add("cluster_id", "immutable: the node pool belongs to cluster %s", p.ClusterID)
+		}
+		if err := fe.Err(); err != nil {
+			return err
+		}
+		out = p
+		if u.Spec == nil {
+			return nil
+		}
+		next := *p
+		if next.Spec, err = mergeSpec(p.Spec, u.Spec, u.Patch); err != nil {
+			return err
+		}
+		DefaultNodePoolSpec(&next.Spec, c)
+		if err := ValidateNodePool(&next, c); err != nil {
+			return err
+		}
+		if next.Spec.Equal(&p.Spec) {
+			return nil
+		}
+		reports, err := tx.ControllerStatuses(p.ID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		next.UpdatedAt = now
+		next.Generation = p.Generation + 1
+		next.Status = Aggregate(&next, reports, p.Status, now)
+		if err := tx.UpdateNodePool(&next, true); err != nil {
+			return err
+		}
+		out = &next
+		return tx.AddEvent(&Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: id.Email, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteNodePool deletes a pool: at once if no controller has reported on
+// it, otherwise it is Deleting until every reporting controller reports
+// Deleted=True. gone reports which.
+func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *NodePool, gone bool, err error) {
+	id, p0, err := s.writablePool(ctx, poolID)
+	if err != nil {
+		return nil, false, err
+	}
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(p0.ClusterID)
+		if err != nil {
+			return err
+		}
+		p, err := tx.NodePool(poolID)
+		if err != nil {
+			return err
+		}
+		if err := precondition(rv, p.ResourceVersion, "NodePool", p.Name); err != nil {
+			return err
+		}
+		now := s.now()
+		if gone, err = s.deletePool(tx, p, id.Email, now); err != nil {
+			return err
+		}
+		out = p
+		if gone {
+			return s.removeClusterIfDone(tx, c, id.Email, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, gone, nil
+}
+
+// NodePoolStatus returns a pool's aggregated status and every report.
+func (s *Service) NodePoolStatus(ctx context.Context, poolID string) (*StatusDocument, error) {
+	_, p, err := s.visiblePool(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	reports, err := s.Store.ControllerStatuses(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	return statusDocument(p, reports), nil
+}
+
+func statusDocument(p *NodePool, reports []ControllerStatus) *StatusDocument {
+	if reports == nil {
+		reports = []ControllerStatus{}
+	}
+	return &StatusDocument{NodePoolID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Status: p.Status, ControllerStatus: reports}
+}
+
+// ReportNodePoolStatus stores a controller's report and recomputes the
+// pool's status. Only controller identities may report. A report ahead of
+// the pool's generation is refused; one older than the controller's last
+// report is ignored (and says so).
+func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r ControllerStatus) (*StatusDocument, error) {
+	id, p0, err := s.visiblePool(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	if !id.Controller {
+		return nil, Errorf(CodeForbidden, "only controller identities may report node pool status")
+	}
+	r.Metadata = compactObject(r.Metadata)
+	if err := ValidateControllerStatus(&r); err != nil {
+		return nil, err
+	}
+	var doc *StatusDocument
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(p0.ClusterID)
+		if err != nil {
+			return err
+		}
+		p, err := tx.NodePool(poolID)
+		if err != nil {
+			return err
+		}
+		if r.ObservedGeneration > p.Generation {
+			return Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
+		}
+		reports, err := tx.ControllerStatuses(poolID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		var prev *ControllerStatus
+		for i := range reports {
+			if reports[i].ControllerName == r.ControllerName {
+				prev = &reports[i]
+			}
+		}
+		if prev != nil && r.ObservedGeneration < prev.ObservedGeneration {
+			doc = statusDocument(p, reports)
+			doc.Ignored = fmt.Sprintf("observed_generation %d is older than %s's last report (%d)", r.ObservedGeneration, r.ControllerName, prev.ObservedGeneration)
+			return nil
+		}
+		for i := range r.Conditions {
+			cond := &r.Conditions[i]
+			var old []Condition
+			if prev != nil {
+				old = prev.Conditions
+			}
+			given := cond.LastTransitionTime
+			*cond = transition(old, *cond, now)
+			if cond.LastTransitionTime.Equal(now) && !given.IsZero() && given.Before(now) {
+				cond.LastTransitionTime = given.UTC()
+			}
+		}
+		r.UpdatedAt = now
+		if err := tx.PutControllerStatus(poolID, &r); err != nil {
+			return err
+		}
+		if prev != nil {
+			*prev = r
+		} else {
+			reports = append(reports, r)
+		}
+		if p.Deleting() && allDeleted(reports) {
+			if err := tx.DeleteNodePool(p.ID); err != nil {
+				return err
+			}
+			if err := tx.AddEvent(&Event{Type: EventNodePoolDeleted, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: id.Email, CreatedAt: now}); err != nil {
+				return err
+			}
+			doc = statusDocument(p, reports)
+			doc.Deleted = true
+			return s.removeClusterIfDone(tx, c, id.Email, now)
+		}
+		p.Status = Aggregate(p, reports, p.Status, now)
+		p.UpdatedAt = now
+		if err := tx.UpdateNodePool(p, false); err != nil {
+			return err
+		}
+		doc = statusDocument(p, reports)
+		return tx.AddEvent(&Event{Type: EventNodePoolStatus, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: id.Email, CreatedAt: now})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+func allDeleted(reports []ControllerStatus) bool {
+	for _, r := range reports {
+		if r.Condition(ConditionDeleted) != ConditionTrue {
+			return false
+		}
+	}
+	return len(reports) > 0
+}
+
+// compactObject normalises a JSON object: absent or null becomes {}.
+func compactObject(m json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if len(m) == 0 || json.Compact(&b, m) != nil {
+		if len(bytes.TrimSpace(m)) == 0 {
+			return json.RawMessage("{}")
+		}
+		return m
+	}
+	if b.String() == "null" {
+		return json.RawMessage("{}")
+	}
+	return b.Bytes()
+}
+
+// ---- helpers ----
+
+func precondition(want, have, kind, name string) error {
+	if want != "" && want != have {
+		return &Error{Code: CodeConflict, Message: fmt.Sprintf("%s '%s' has been modified", kind, name),
+			Details: fmt.Sprintf("resource_version %q is not the current one (%q): read the %s again and retry", want, have, strings.ToLower(kind))}
+	}
+	return nil
+}
+
+// mergeSpec merges a PUT or PATCH body's spec into the stored one and decodes
+// the result strictly.
+func mergeSpec[T any](old T, patch json.RawMessage, nullDeletes bool) (T, error) {
+	var out T
+	base, err := json.Marshal(old)
+	if err != nil {
+		return out, err
+	}
+	merged, err := MergeJSON(base, patch, nullDeletes)
+	if err != nil {
+		return out, Invalid("spec", "%v", err)
+	}
+	if bytes.Equal(bytes.TrimSpace(merged), []byte("null")) {
+		merged = []byte("{}")
+	}
+	if err := DecodeStrict(merged, &out, "spec"); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+func specEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+func page(o ListOptions) (Page, error) {
+	p := Page{Limit: o.Limit, Offset: o.Offset}
+	if p.Limit == 0 {
+		p.Limit = DefaultLimit
+	}
+	var fe FieldErrors
+	if p.Limit < 1 || p.Limit > MaxLimit {
+		fe.Add("limit", "must be between 1 and %d, got %d", MaxLimit, o.Limit)
+	}
+	if p.Offset < 0 {
+		fe.Add("offset", "must not be negative, got %d", o.Offset)
+	}
+	if o.After != "" {
+		c, err := DecodeCursor(o.After)
+		if err != nil {
+			fe.Add("after", "%v", err)
+		}
+		p.After = c
+		if p.Offset != 0 {
+			fe.Add("offset", "cannot be combined with after: page with one or the other")
+		}
+	}
+	return p, fe.Err()
+}
+
+// EncodeCursor turns a position into the opaque string of a list's next.
+func EncodeCursor(c Cursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.CreatedAt.UnixMicro(), 10) + "." + c.ID))
+}
+
+// DecodeCursor parses a string made by EncodeCursor.
+func DecodeCursor(s string) (*Cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a cursor from a previous page's next", s)
+	}
+	ts, id, ok := strings.Cut(string(b), ".")
+	us, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || uuid.Validate(id) != nil {
+		return nil, fmt.Errorf("%q is not a cursor from a previous page's next", s)
+	}
+	return &Cursor{CreatedAt: time.UnixMicro(us).UTC(), ID: id}, nil
+}

@@ -1,0 +1,253 @@
+package kpool
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Phase is the aggregated lifecycle phase of a node pool.
+type Phase string
+
+const (
+	PhasePending      Phase = "Pending"
+	PhaseProvisioning Phase = "Provisioning"
+	PhaseReady        Phase = "Ready"
+	PhaseUpdating     Phase = "Updating"
+	PhaseDegraded     Phase = "Degraded"
+	PhaseFailed       Phase = "Failed"
+	PhaseDeleting     Phase = "Deleting"
+)
+
+// Phases lists every phase, in lifecycle order.
+var Phases = []Phase{PhasePending, PhaseProvisioning, PhaseReady, PhaseUpdating, PhaseDegraded, PhaseFailed, PhaseDeleting}
+
+// Health is the coarse health a list can be filtered by.
+type Health string
+
+const (
+	HealthHealthy   Health = "healthy"
+	HealthUnhealthy Health = "unhealthy"
+	HealthUnknown   Health = "unknown"
+)
+
+// Healths lists every health value.
+var Healths = []Health{HealthHealthy, HealthUnhealthy, HealthUnknown}
+
+// HealthOf maps a phase to a health: Ready is healthy, Degraded and Failed
+// are unhealthy, anything still in motion is unknown.
+func HealthOf(p Phase) Health {
+	switch p {
+	case PhaseReady:
+		return HealthHealthy
+	case PhaseDegraded, PhaseFailed:
+		return HealthUnhealthy
+	}
+	return HealthUnknown
+}
+
+// Condition statuses.
+const (
+	ConditionTrue    = "True"
+	ConditionFalse   = "False"
+	ConditionUnknown = "Unknown"
+)
+
+// Condition types that kpool gives meaning to. Controllers may report others.
+const (
+	ConditionReady       = "Ready"
+	ConditionProgressing = "Progressing"
+	ConditionDegraded    = "Degraded"
+	ConditionDrifted     = "Drifted"
+	ConditionSupported   = "Supported"
+	// ConditionDeleted=True says the controller has removed the pool at its
+	// provider; once every reporting controller says so the record goes.
+	ConditionDeleted = "Deleted"
+)
+
+// Condition is one observation, in the Kubernetes condition shape.
+type Condition struct {
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	LastTransitionTime time.Time `json:"lastTransitionTime"`
+	Reason             string    `json:"reason,omitempty"`
+	Message            string    `json:"message,omitempty"`
+}
+
+// NodePoolStatus is the pool's status aggregated from every controller's
+// report. It is computed when a report or a spec change is written, so reads
+// never write.
+type NodePoolStatus struct {
+	Phase  Phase  `json:"phase"`
+	Health Health `json:"health"`
+	// ObservedGeneration is the generation that every reporting controller
+	// has reached (the lowest of their observed generations).
+	ObservedGeneration int64 `json:"observedGeneration"`
+	// LastReadyGeneration is the last generation at which the pool was Ready.
+	LastReadyGeneration int64       `json:"lastReadyGeneration,omitempty"`
+	Conditions          []Condition `json:"conditions"`
+	Message             string      `json:"message,omitempty"`
+	LastUpdateTime      time.Time   `json:"lastUpdateTime"`
+}
+
+// ControllerStatus is one controller's latest report on one pool.
+type ControllerStatus struct {
+	ControllerName     string          `json:"controller_name"`
+	ObservedGeneration int64           `json:"observed_generation"`
+	Conditions         []Condition     `json:"conditions"`
+	Metadata           json.RawMessage `json:"metadata"`
+	UpdatedAt          time.Time       `json:"updated_at"`
+}
+
+// Condition returns the status of the condition of type t, or "" if absent.
+func (cs *ControllerStatus) Condition(t string) string {
+	for _, c := range cs.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func (cs *ControllerStatus) message(t string) string {
+	for _, c := range cs.Conditions {
+		if c.Type == t {
+			if c.Message != "" {
+				return c.Message
+			}
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+// failed reports whether a controller says it cannot make progress: the
+// provider lacks the capability (Supported=False), or the pool is neither
+// ready nor progressing nor merely degraded.
+func (cs *ControllerStatus) failed() (bool, string) {
+	if cs.Condition(ConditionSupported) == ConditionFalse {
+		return true, cs.message(ConditionSupported)
+	}
+	if cs.Condition(ConditionReady) == ConditionFalse &&
+		cs.Condition(ConditionProgressing) == ConditionFalse &&
+		cs.Condition(ConditionDegraded) != ConditionTrue {
+		return true, cs.message(ConditionReady)
+	}
+	return false, ""
+}
+
+// Aggregate computes a pool's status from its controllers' reports. prev is
+// the status stored before this write; it keeps condition transition times
+// and the last ready generation.
+func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now time.Time) NodePoolStatus {
+	sorted := append([]ControllerStatus(nil), reports...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ControllerName < sorted[j].ControllerName })
+
+	st := NodePoolStatus{LastReadyGeneration: prev.LastReadyGeneration, LastUpdateTime: now}
+	for i, r := range sorted {
+		if i == 0 || r.ObservedGeneration < st.ObservedGeneration {
+			st.ObservedGeneration = r.ObservedGeneration
+		}
+	}
+
+	var current, behind []ControllerStatus
+	for _, r := range sorted {
+		if r.ObservedGeneration >= p.Generation {
+			current = append(current, r)
+		} else {
+			behind = append(behind, r)
+		}
+	}
+	var failed, degraded, notReady, drifted, unsupported []string
+	for _, r := range current {
+		if ok, msg := r.failed(); ok {
+			failed = append(failed, label(r.ControllerName, msg))
+		}
+		if r.Condition(ConditionDegraded) == ConditionTrue {
+			degraded = append(degraded, label(r.ControllerName, r.message(ConditionDegraded)))
+		}
+		if r.Condition(ConditionReady) != ConditionTrue {
+			notReady = append(notReady, label(r.ControllerName, r.message(ConditionReady)))
+		}
+		if r.Condition(ConditionDrifted) == ConditionTrue {
+			drifted = append(drifted, label(r.ControllerName, r.message(ConditionDrifted)))
+		}
+		if r.Condition(ConditionSupported) == ConditionFalse {
+			unsupported = append(unsupported, label(r.ControllerName, r.message(ConditionSupported)))
+		}
+	}
+
+	reason := ""
+	switch {
+	case p.Deleting():
+		st.Phase, reason = PhaseDeleting, "DeletionRequested"
+		var waiting []string
+		for _, r := range sorted {
+			if r.Condition(ConditionDeleted) != ConditionTrue {
+				waiting = append(waiting, r.ControllerName)
+			}
+		}
+		st.Message = "waiting for " + strings.Join(waiting, ", ") + " to delete the pool"
+	case len(sorted) == 0:
+		st.Phase, reason = PhasePending, "NoControllers"
+		st.Message = "no controller has reported on this pool yet"
+	case len(failed) > 0:
+		st.Phase, reason = PhaseFailed, "ControllerFailed"
+		st.Message = strings.Join(failed, "; ")
+	case len(degraded) > 0:
+		st.Phase, reason = PhaseDegraded, "ControllerDegraded"
+		st.Message = strings.Join(degraded, "; ")
+	case len(behind) == 0 && len(notReady) == 0:
+		st.Phase, reason = PhaseReady, "AllControllersReady"
+		st.Message = fmt.Sprintf("%d of %d controllers ready at generation %d", len(current), len(sorted), p.Generation)
+		st.LastReadyGeneration = p.Generation
+	default:
+		st.Phase, reason = PhaseUpdating, "Reconciling"
+		if st.LastReadyGeneration == 0 {
+			st.Phase, reason = PhaseProvisioning, "Provisioning"
+		}
+		var waiting []string
+		for _, r := range behind {
+			waiting = append(waiting, fmt.Sprintf("%s (at generation %d)", r.ControllerName, r.ObservedGeneration))
+		}
+		waiting = append(waiting, notReady...)
+		st.Message = fmt.Sprintf("waiting for generation %d: %s", p.Generation, strings.Join(waiting, "; "))
+	}
+	st.Health = HealthOf(st.Phase)
+
+	set := func(t string, on bool, why, msg string) {
+		status := ConditionFalse
+		if on {
+			status = ConditionTrue
+		}
+		st.Conditions = append(st.Conditions, transition(prev.Conditions, Condition{Type: t, Status: status, Reason: why, Message: msg}, now))
+	}
+	progressing := st.Phase == PhaseProvisioning || st.Phase == PhaseUpdating || st.Phase == PhaseDeleting
+	set(ConditionReady, st.Phase == PhaseReady, reason, st.Message)
+	set(ConditionProgressing, progressing, reason, "")
+	set(ConditionDegraded, len(degraded) > 0 || st.Phase == PhaseFailed, reason, strings.Join(append(degraded, failed...), "; "))
+	set(ConditionDrifted, len(drifted) > 0, "", strings.Join(drifted, "; "))
+	set(ConditionSupported, len(unsupported) == 0, "", strings.Join(unsupported, "; "))
+	return st
+}
+
+func label(controller, msg string) string {
+	if msg == "" {
+		return controller
+	}
+	return controller + ": " + msg
+}
+
+// transition stamps c with now when its status differs from the same type in
+// prev, and keeps prev's time otherwise.
+func transition(prev []Condition, c Condition, now time.Time) Condition {
+	c.LastTransitionTime = now
+	for _, p := range prev {
+		if p.Type == c.Type && p.Status == c.Status && !p.LastTransitionTime.IsZero() {
+			c.LastTransitionTime = p.LastTransitionTime
+		}
+	}
+	return c
+}

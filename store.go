@@ -1,0 +1,110 @@
+package kpool
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists clusters, node pools, controller reports and the events
+// outbox. Reads see committed data; every change goes through Write, which
+// runs fn in one transaction: all of fn's writes and events commit together
+// or not at all, and Write returns only once they are durable.
+//
+// Implementations: store/sqlite and store/postgres. store/storetest is the
+// conformance suite both pass.
+type Store interface {
+	Cluster(ctx context.Context, id string) (*Cluster, error)
+	Clusters(ctx context.Context, f ClusterFilter) ([]*Cluster, int, error)
+	NodePool(ctx context.Context, id string) (*NodePool, error)
+	NodePools(ctx context.Context, f NodePoolFilter) ([]*NodePool, int, error)
+	ControllerStatuses(ctx context.Context, poolID string) ([]ControllerStatus, error)
+	// Events returns up to limit events with an id above after, oldest first.
+	Events(ctx context.Context, after int64, limit int) ([]Event, error)
+
+	Write(ctx context.Context, fn func(Tx) error) error
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Tx is one write transaction. Cluster and NodePool lock the row they return
+// until the transaction ends, so a read-modify-write under them cannot lose an
+// update. Lock a pool's cluster before the pool.
+type Tx interface {
+	Cluster(id string) (*Cluster, error)
+	NodePool(id string) (*NodePool, error)
+	// LiveNodePools returns the pools of a cluster, deleting ones included.
+	LiveNodePools(clusterID string) ([]*NodePool, error)
+	ControllerStatuses(poolID string) ([]ControllerStatus, error)
+
+	// CreateCluster inserts c and sets its resource version. A live cluster
+	// of the same owner and name is a CONFLICT.
+	CreateCluster(c *Cluster) error
+	// UpdateCluster writes c where the stored resource version is still
+	// c.ResourceVersion, raises the generation by one in SQL when
+	// specChanged, and sets c's new generation and resource version.
+	UpdateCluster(c *Cluster, specChanged bool) error
+	DeleteCluster(id string) error
+
+	CreateNodePool(p *NodePool) error
+	UpdateNodePool(p *NodePool, specChanged bool) error
+	// DeleteNodePool removes the pool and its controller reports.
+	DeleteNodePool(id string) error
+	PutControllerStatus(poolID string, cs *ControllerStatus) error
+
+	// AddEvent appends to the outbox and sets e.ID.
+	AddEvent(e *Event) error
+}
+
+// ClusterFilter selects clusters. Empty fields select everything.
+type ClusterFilter struct {
+	Owner string // created_by, compared in lower case
+	Page
+}
+
+// NodePoolFilter selects node pools. Empty fields select everything.
+type NodePoolFilter struct {
+	Owner     string // the owner of the pool's cluster
+	ClusterID string
+	Phase     Phase
+	Health    Health
+	Page
+}
+
+// Page is a window of a list ordered by (created_at, id): either an offset,
+// or a keyset cursor (After) for stable paging while rows are added.
+type Page struct {
+	Limit  int
+	Offset int
+	After  *Cursor
+}
+
+// Cursor is the position after which a keyset page starts.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// Event types written to the outbox.
+const (
+	EventClusterCreated   = "cluster.created"
+	EventClusterUpdated   = "cluster.updated"
+	EventClusterDeleting  = "cluster.deleting"
+	EventClusterDeleted   = "cluster.deleted"
+	EventNodePoolCreated  = "nodepool.created"
+	EventNodePoolUpdated  = "nodepool.updated"
+	EventNodePoolStatus   = "nodepool.status"
+	EventNodePoolDeleting = "nodepool.deleting"
+	EventNodePoolDeleted  = "nodepool.deleted"
+)
+
+// Event is a row of the outbox: what changed, at which generation, by whom.
+// It commits in the same transaction as the change it describes.
+type Event struct {
+	ID         int64     `json:"id"`
+	Type       string    `json:"type"`
+	ObjectID   string    `json:"object_id"`
+	ClusterID  string    `json:"cluster_id"`
+	Generation int64     `json:"generation"`
+	Actor      string    `json:"actor"`
+	CreatedAt  time.Time `json:"created_at"`
+}

@@ -1,0 +1,86 @@
+// Package sqlite opens kpool's store in an SQLite file (pure Go, no cgo):
+// the default for a single kpool process.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+
+	"github.com/kpool/kpool/store"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// timeLayout is fixed-width UTC, so that text order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+// Dialect is SQLite's: ? placeholders, whole-database write locks, text times.
+var Dialect = store.Dialect{
+	Time: func(t time.Time) any { return t.UTC().Format(timeLayout) },
+	UniqueViolation: func(err error) bool {
+		var e *sqlite3.Error
+		return errors.As(err, &e) && (e.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3lib.SQLITE_CONSTRAINT_PRIMARYKEY)
+	},
+	Retryable: func(err error) bool {
+		var e *sqlite3.Error
+		return errors.As(err, &e) && e.Code()&0xff == sqlite3lib.SQLITE_BUSY
+	},
+}
+
+// Open opens (creating if needed) the SQLite database at path, migrates its
+// schema and returns the store.
+func Open(ctx context.Context, path string) (*store.DB, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("sqlite: %w", err)
+		}
+	}
+	// Writes wait for each other for up to 10s rather than failing, commit
+	// with a full sync (an acknowledged write survives a crash), and take
+	// the write lock when they begin, so read-modify-write cannot interleave.
+	params := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(FULL)"} {
+		params.Add("_pragma", p)
+	}
+	params.Set("_txlock", "immediate")
+	dsn := "file:" + path + "?" + params.Encode()
+	write, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	if err := store.Migrate(ctx, write, goose.DialectSQLite3, sub(migrations), nil); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite %s: %w", path, err)
+	}
+	params.Add("_pragma", "query_only(1)")
+	read, err := sql.Open("sqlite", "file:"+path+"?"+params.Encode())
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
+	return store.New(read, write, Dialect), nil
+}
+
+func sub(f embed.FS) fs.FS {
+	s, err := fs.Sub(f, "migrations")
+	if err != nil {
+		panic(err)
+	}
+	return s
+}

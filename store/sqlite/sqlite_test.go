@@ -1,0 +1,42 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/store/sqlite"
+	"github.com/kpool/kpool/store/storetest"
+)
+
+func open(t testing.TB) kpool.Store {
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) { storetest.Run(t, open) }
+
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, open) }
+
+func TestReopenKeepsData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kpool.db")
+	s, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := storetest.NewCluster(t, kpool.NewService(s), storetest.Alice, "prod")
+	s.Close()
+	s, err = sqlite.Open(context.Background(), path) // migrations are already applied
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Cluster(context.Background(), c.ID); err != nil {
+		t.Fatalf("after reopen: %v", err)
+	}
+}
