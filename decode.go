@@ -156,6 +156,12 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 	out := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			for k, v := range jsonFields(f.Type) { // promoted, as encoding/json does
+				out[k] = v
+			}
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}

@@ -1,0 +1,219 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool"
+)
+
+// Client calls a kpool server. Errors the server returns come back as
+// *kpool.Error with the server's code, message, details and fields.
+type Client struct {
+	BaseURL string // such as http://127.0.0.1:8080
+	User    string // sent as X-User-Email
+	HTTP    *http.Client
+}
+
+// NewClient returns a client of the server at baseURL acting as user.
+func NewClient(baseURL, user string) *Client {
+	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), User: user, HTTP: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// Response is what do returns besides the decoded body.
+type Response struct {
+	Status int
+	Header http.Header
+}
+
+// Do sends a request with a JSON body (nil for none) and decodes a JSON
+// answer into out (nil to discard it).
+func (c *Client) Do(ctx context.Context, method, path string, query url.Values, header http.Header, body, out any) (*Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	u := c.BaseURL + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.User != "" {
+		req.Header.Set("X-User-Email", c.User)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("kpool server %s: %w", c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header}
+	if resp.StatusCode >= 400 {
+		var eb ErrorBody
+		if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
+			return r, &kpool.Error{Code: kpool.CodeInternal, Message: fmt.Sprintf("%s %s: HTTP %d", method, path, resp.StatusCode), Details: strings.TrimSpace(string(data))}
+		}
+		return r, &kpool.Error{Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Fields: eb.Error.Fields}
+	}
+	if out != nil && len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			return r, fmt.Errorf("%s %s: decoding the answer: %w", method, path, err)
+		}
+	}
+	return r, nil
+}
+
+func listQuery(o kpool.ListOptions) url.Values {
+	q := url.Values{}
+	if o.Limit != 0 {
+		q.Set("limit", strconv.Itoa(o.Limit))
+	}
+	if o.Offset != 0 {
+		q.Set("offset", strconv.Itoa(o.Offset))
+	}
+	if o.After != "" {
+		q.Set("after", o.After)
+	}
+	if o.ClusterID != "" {
+		q.Set("cluster_id", o.ClusterID)
+	}
+	if o.Phase != "" {
+		q.Set("status", string(o.Phase))
+	}
+	if o.Health != "" {
+		q.Set("health", string(o.Health))
+	}
+	return q
+}
+
+func method(patch bool) string {
+	if patch {
+		return http.MethodPatch
+	}
+	return http.MethodPut
+}
+
+// CreateCluster registers a cluster.
+func (c *Client) CreateCluster(ctx context.Context, b ClusterBody) (*kpool.Cluster, error) {
+	var out kpool.Cluster
+	_, err := c.Do(ctx, http.MethodPost, "/api/v1/clusters", nil, nil, b, &out)
+	return &out, err
+}
+
+// Clusters lists clusters.
+func (c *Client) Clusters(ctx context.Context, o kpool.ListOptions) (*ClusterList, error) {
+	var out ClusterList
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/clusters", listQuery(o), nil, nil, &out)
+	return &out, err
+}
+
+// Cluster gets one cluster.
+func (c *Client) Cluster(ctx context.Context, id string) (*kpool.Cluster, error) {
+	var out kpool.Cluster
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/clusters/"+url.PathEscape(id), nil, nil, nil, &out)
+	return &out, err
+}
+
+// UpdateCluster PUTs (or, with patch, PATCHes) a cluster.
+func (c *Client) UpdateCluster(ctx context.Context, id string, b ClusterBody, patch bool) (*kpool.Cluster, error) {
+	var out kpool.Cluster
+	_, err := c.Do(ctx, method(patch), "/api/v1/clusters/"+url.PathEscape(id), nil, nil, b, &out)
+	return &out, err
+}
+
+// DeleteCluster deletes a cluster; gone is false while it is Deleting.
+func (c *Client) DeleteCluster(ctx context.Context, id string, force bool) (cl *kpool.Cluster, gone bool, err error) {
+	var q url.Values
+	if force {
+		q = url.Values{"force": {"true"}}
+	}
+	var out kpool.Cluster
+	r, err := c.Do(ctx, http.MethodDelete, "/api/v1/clusters/"+url.PathEscape(id), q, nil, nil, &out)
+	if err != nil {
+		return nil, false, err
+	}
+	if r.Status == http.StatusNoContent {
+		return nil, true, nil
+	}
+	return &out, false, nil
+}
+
+// CreateNodePool creates a pool (b.ClusterID names the cluster).
+func (c *Client) CreateNodePool(ctx context.Context, b NodePoolBody) (*kpool.NodePool, error) {
+	var out kpool.NodePool
+	_, err := c.Do(ctx, http.MethodPost, "/api/v1/nodepools", nil, nil, b, &out)
+	return &out, err
+}
+
+// NodePools lists pools.
+func (c *Client) NodePools(ctx context.Context, o kpool.ListOptions) (*NodePoolList, error) {
+	var out NodePoolList
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/nodepools", listQuery(o), nil, nil, &out)
+	return &out, err
+}
+
+// NodePool gets one pool.
+func (c *Client) NodePool(ctx context.Context, id string) (*kpool.NodePool, error) {
+	var out kpool.NodePool
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/nodepools/"+url.PathEscape(id), nil, nil, nil, &out)
+	return &out, err
+}
+
+// UpdateNodePool PUTs (or, with patch, PATCHes) a pool.
+func (c *Client) UpdateNodePool(ctx context.Context, id string, b NodePoolBody, patch bool) (*kpool.NodePool, error) {
+	var out kpool.NodePool
+	_, err := c.Do(ctx, method(patch), "/api/v1/nodepools/"+url.PathEscape(id), nil, nil, b, &out)
+	return &out, err
+}
+
+// DeleteNodePool deletes a pool; gone is false while it is Deleting.
+func (c *Client) DeleteNodePool(ctx context.Context, id string) (p *kpool.NodePool, gone bool, err error) {
+	var out kpool.NodePool
+	r, err := c.Do(ctx, http.MethodDelete, "/api/v1/nodepools/"+url.PathEscape(id), nil, nil, nil, &out)
+	if err != nil {
+		return nil, false, err
+	}
+	if r.Status == http.StatusNoContent {
+		return nil, true, nil
+	}
+	return &out, false, nil
+}
+
+// NodePoolStatus gets a pool's aggregated status and controller reports.
+func (c *Client) NodePoolStatus(ctx context.Context, id string) (*kpool.StatusDocument, error) {
+	var out kpool.StatusDocument
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/nodepools/"+url.PathEscape(id)+"/status", nil, nil, nil, &out)
+	return &out, err
+}
+
+// ReportNodePoolStatus sends a controller's report on a pool.
+func (c *Client) ReportNodePoolStatus(ctx context.Context, id string, r StatusReport) (*kpool.StatusDocument, error) {
+	var out kpool.StatusDocument
+	_, err := c.Do(ctx, http.MethodPut, "/api/v1/nodepools/"+url.PathEscape(id)+"/status", nil, nil, r, &out)
+	return &out, err
+}

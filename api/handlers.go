@@ -1,0 +1,493 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/kpool/kpool"
+)
+
+// ClusterBody is the body of POST, PUT and PATCH on clusters. Read-only
+// fields that a client sends back from a GET are accepted and ignored.
+type ClusterBody struct {
+	ID              string          `json:"id,omitempty"`
+	Name            *string         `json:"name,omitempty"`
+	Spec            json.RawMessage `json:"spec,omitempty"`
+	ResourceVersion string          `json:"resource_version,omitempty"`
+	readOnly
+}
+
+// NodePoolBody is the body of POST, PUT and PATCH on node pools.
+type NodePoolBody struct {
+	ID              string          `json:"id,omitempty"`
+	Name            *string         `json:"name,omitempty"`
+	ClusterID       *string         `json:"cluster_id,omitempty"`
+	Spec            json.RawMessage `json:"spec,omitempty"`
+	ResourceVersion string          `json:"resource_version,omitempty"`
+	readOnly
+}
+
+// readOnly lists the fields the server owns. They may appear in a request
+// (a GET's output sent back) and are ignored.
+type readOnly struct {
+	Generation        json.RawMessage `json:"generation,omitempty"`
+	Status            json.RawMessage `json:"status,omitempty"`
+	CreatedAt         json.RawMessage `json:"created_at,omitempty"`
+	UpdatedAt         json.RawMessage `json:"updated_at,omitempty"`
+	CreatedBy         json.RawMessage `json:"created_by,omitempty"`
+	DeletionTimestamp json.RawMessage `json:"deletion_timestamp,omitempty"`
+}
+
+// ClusterList is a page of clusters.
+type ClusterList struct {
+	Clusters []*kpool.Cluster `json:"clusters"`
+	Total    int              `json:"total"`
+	Limit    int              `json:"limit"`
+	Offset   int              `json:"offset"`
+	Next     string           `json:"next,omitempty"`
+}
+
+// NodePoolList is a page of node pools.
+type NodePoolList struct {
+	NodePools []*kpool.NodePool `json:"nodepools"`
+	Total     int               `json:"total"`
+	Limit     int               `json:"limit"`
+	Offset    int               `json:"offset"`
+	Next      string            `json:"next,omitempty"`
+}
+
+// ---- query parameters ----
+
+// query checks that r's query has only the allowed parameters, each once.
+func query(r *http.Request, allowed ...string) (url.Values, error) {
+	q := r.URL.Query()
+	var fe kpool.FieldErrors
+	for _, k := range sortedKeys(q) {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || k == a
+		}
+		switch {
+		case !ok && len(allowed) == 0:
+			fe.Add(k, "unknown query parameter: this endpoint takes none")
+		case !ok:
+			fe.Add(k, "unknown query parameter: use %s", strings.Join(allowed, ", "))
+		case len(q[k]) > 1:
+			fe.Add(k, "given %d times: give it once", len(q[k]))
+		}
+	}
+	return q, fe.Err()
+}
+
+func sortedKeys(q url.Values) []string {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func listOptions(q url.Values) (kpool.ListOptions, error) {
+	var o kpool.ListOptions
+	var fe kpool.FieldErrors
+	if v := q.Get("limit"); q.Has("limit") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > kpool.MaxLimit {
+			fe.Add("limit", "must be an integer between 1 and %d, got %q", kpool.MaxLimit, v)
+		}
+		o.Limit = n
+	}
+	if v := q.Get("offset"); q.Has("offset") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			fe.Add("offset", "must be an integer of 0 or more, got %q", v)
+		}
+		o.Offset = n
+	}
+	o.After = q.Get("after")
+	if q.Has("after") && o.After == "" {
+		fe.Add("after", "must be the next cursor of a previous page")
+	}
+	if v := q.Get("status"); q.Has("status") {
+		for _, p := range kpool.Phases {
+			if strings.EqualFold(v, string(p)) {
+				o.Phase = p
+			}
+		}
+		if o.Phase == "" {
+			fe.Add("status", "unknown phase %q: use one of %s", v, join(kpool.Phases))
+		}
+	}
+	if v := q.Get("health"); q.Has("health") {
+		for _, h := range kpool.Healths {
+			if strings.EqualFold(v, string(h)) {
+				o.Health = h
+			}
+		}
+		if o.Health == "" {
+			fe.Add("health", "unknown health %q: use one of %s", v, join(kpool.Healths))
+		}
+	}
+	for _, k := range []string{"cluster_id", "clusterId"} {
+		if !q.Has(k) {
+			continue
+		}
+		v := q.Get(k)
+		if err := uuid.Validate(v); err != nil {
+			fe.Add(k, "%q is not a cluster id (a UUID)", v)
+		} else if o.ClusterID != "" && o.ClusterID != v {
+			fe.Add(k, "disagrees with the other cluster id given")
+		}
+		o.ClusterID = v
+	}
+	return o, fe.Err()
+}
+
+func join[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// resourceVersion combines the body's resource_version with If-Match.
+func resourceVersion(r *http.Request, body string) (string, error) {
+	h := strings.TrimSpace(r.Header.Get("If-Match"))
+	h = strings.TrimPrefix(h, "W/")
+	h = strings.Trim(h, `"`)
+	switch {
+	case h == "" || h == "*":
+		return body, nil
+	case body != "" && body != h:
+		return "", kpool.Invalid("resource_version", "%q disagrees with If-Match %q", body, h)
+	}
+	return h, nil
+}
+
+func boolParam(q url.Values, name string) (bool, error) {
+	if !q.Has(name) {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(q.Get(name))
+	if err != nil {
+		return false, kpool.Invalid(name, "must be true or false, got %q", q.Get(name))
+	}
+	return b, nil
+}
+
+// spec returns the spec a PUT or PATCH carries: nil when absent, and for a
+// PUT also when null (a PUT changes only what it carries).
+func spec(raw json.RawMessage, patch bool) json.RawMessage {
+	if len(raw) == 0 || (!patch && strings.TrimSpace(string(raw)) == "null") {
+		return nil
+	}
+	return raw
+}
+
+func setETag(w http.ResponseWriter, rv string) {
+	w.Header().Set("ETag", strconv.Quote(rv))
+}
+
+// ---- clusters ----
+
+func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
+	q, err := query(r, "limit", "offset", "after")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := listOptions(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	l, err := s.svc.Clusters(r.Context(), o)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ClusterList{Clusters: l.Items, Total: l.Total, Limit: l.Limit, Offset: o.Offset, Next: l.Next})
+}
+
+func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
+	var b ClusterBody
+	if !s.decode(w, r, &b) {
+		return
+	}
+	in := kpool.ClusterCreate{ID: b.ID, Spec: b.Spec}
+	if b.Name != nil {
+		in.Name = *b.Name
+	}
+	c, err := s.svc.CreateCluster(r.Context(), in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
+	setETag(w, c.ResourceVersion)
+	writeJSON(w, http.StatusCreated, c)
+}
+
+func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, err := s.svc.Cluster(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	setETag(w, c.ResourceVersion)
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
+	var b ClusterBody
+	if !s.decode(w, r, &b) {
+		return
+	}
+	patch := r.Method == http.MethodPatch
+	rv, err := resourceVersion(r, b.ResourceVersion)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), kpool.Update{Name: b.Name, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	setETag(w, c.ResourceVersion)
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
+	q, err := query(r, "force")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	force, err := boolParam(q, "force")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rv, err := resourceVersion(r, "")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	c, gone, err := s.svc.DeleteCluster(r.Context(), r.PathValue("id"), force, rv)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if gone {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, c)
+}
+
+// ---- node pools ----
+
+func (s *Server) listNodePools(w http.ResponseWriter, r *http.Request) {
+	q, err := query(r, "limit", "offset", "after", "status", "health", "cluster_id", "clusterId")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := listOptions(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeNodePools(w, r, o)
+}
+
+func (s *Server) listClusterNodePools(w http.ResponseWriter, r *http.Request) {
+	q, err := query(r, "limit", "offset", "after", "status", "health")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o, err := listOptions(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The cluster must be one the caller sees: an unknown cluster is a 404,
+	// not an empty list.
+	c, err := s.svc.Cluster(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o.ClusterID = c.ID
+	s.writeNodePools(w, r, o)
+}
+
+func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o kpool.ListOptions) {
+	l, err := s.svc.NodePools(r.Context(), o)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NodePoolList{NodePools: l.Items, Total: l.Total, Limit: l.Limit, Offset: o.Offset, Next: l.Next})
+}
+
+func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
+	var b NodePoolBody
+	if !s.decode(w, r, &b) {
+		return
+	}
+	in := kpool.NodePoolCreate{ID: b.ID, Spec: b.Spec}
+	if b.Name != nil {
+		in.Name = *b.Name
+	}
+	if b.ClusterID != nil {
+		in.ClusterID = *b.ClusterID
+	}
+	if path := r.PathValue("id"); path != "" {
+		if in.ClusterID != "" && in.ClusterID != path {
+			s.writeError(w, r, kpool.Invalid("cluster_id", "%q does not match the cluster in the path (%s)", in.ClusterID, path))
+			return
+		}
+		if err := uuid.Validate(path); err != nil {
+			s.writeError(w, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: path})
+			return
+		}
+		in.ClusterID = path
+	}
+	p, err := s.svc.CreateNodePool(r.Context(), in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
+	setETag(w, p.ResourceVersion)
+	writeJSON(w, http.StatusCreated, p)
+}
+
+func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.svc.NodePool(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	setETag(w, p.ResourceVersion)
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
+	var b NodePoolBody
+	if !s.decode(w, r, &b) {
+		return
+	}
+	patch := r.Method == http.MethodPatch
+	rv, err := resourceVersion(r, b.ResourceVersion)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, err := s.svc.UpdateNodePool(r.Context(), r.PathValue("id"), kpool.Update{
+		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	setETag(w, p.ResourceVersion)
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	rv, err := resourceVersion(r, "")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, gone, err := s.svc.DeleteNodePool(r.Context(), r.PathValue("id"), rv)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if gone {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, p)
+}
+
+func (s *Server) getNodePoolStatus(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	doc, err := s.svc.NodePoolStatus(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// StatusReport is the body a controller PUTs to a pool's status.
+type StatusReport struct {
+	ControllerName     string            `json:"controller_name"`
+	ObservedGeneration int64             `json:"observed_generation"`
+	Conditions         []kpool.Condition `json:"conditions"`
+	Metadata           json.RawMessage   `json:"metadata"`
+}
+
+func (s *Server) putNodePoolStatus(w http.ResponseWriter, r *http.Request) {
+	var b StatusReport
+	if !s.decode(w, r, &b) {
+		return
+	}
+	doc, err := s.svc.ReportNodePoolStatus(r.Context(), r.PathValue("id"), kpool.ControllerStatus{
+		ControllerName: b.ControllerName, ObservedGeneration: b.ObservedGeneration, Conditions: b.Conditions, Metadata: b.Metadata})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if doc.Ignored != "" {
+		w.Header().Set("Warning", fmt.Sprintf("299 kpool %q", "report ignored: "+doc.Ignored))
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// decode reads the body strictly into v, answering the error itself. The
+// query must be empty: no write takes parameters beyond those it names.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if _, err := query(r); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	body, err := readBody(w, r)
+	if err == nil {
+		err = kpool.DecodeStrict(body, v, "")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	return true
+}

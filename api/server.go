@@ -1,0 +1,237 @@
+// Package api is kpool's REST API: the HTTP handlers and middleware (identity,
+// request ids, body limits, access logs), the OpenAPI document, and the Go
+// client that the CLI and the tests use.
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool"
+)
+
+// MaxBodyBytes is the largest request body accepted; larger ones get 413.
+const MaxBodyBytes = 1 << 20
+
+// Server serves the kpool API.
+type Server struct {
+	svc    *kpool.Service
+	access *kpool.Access
+	log    *slog.Logger
+	mux    *http.ServeMux
+}
+
+// NewServer returns the API server for svc. access decides who is an admin
+// or a controller; log receives access logs and internal errors.
+func NewServer(svc *kpool.Service, access *kpool.Access, log *slog.Logger) *Server {
+	s := &Server{svc: svc, access: access, log: log, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
+
+	s.mux.HandleFunc("GET /api/v1/clusters", s.authed(s.listClusters))
+	s.mux.HandleFunc("POST /api/v1/clusters", s.authed(s.createCluster))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}", s.authed(s.getCluster))
+	s.mux.HandleFunc("PUT /api/v1/clusters/{id}", s.authed(s.updateCluster))
+	s.mux.HandleFunc("PATCH /api/v1/clusters/{id}", s.authed(s.updateCluster))
+	s.mux.HandleFunc("DELETE /api/v1/clusters/{id}", s.authed(s.deleteCluster))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodepools", s.authed(s.listClusterNodePools))
+	s.mux.HandleFunc("POST /api/v1/clusters/{id}/nodepools", s.authed(s.createNodePool))
+
+	s.mux.HandleFunc("GET /api/v1/nodepools", s.authed(s.listNodePools))
+	s.mux.HandleFunc("POST /api/v1/nodepools", s.authed(s.createNodePool))
+	s.mux.HandleFunc("GET /api/v1/nodepools/{id}", s.authed(s.getNodePool))
+	s.mux.HandleFunc("PUT /api/v1/nodepools/{id}", s.authed(s.updateNodePool))
+	s.mux.HandleFunc("PATCH /api/v1/nodepools/{id}", s.authed(s.updateNodePool))
+	s.mux.HandleFunc("DELETE /api/v1/nodepools/{id}", s.authed(s.deleteNodePool))
+	s.mux.HandleFunc("GET /api/v1/nodepools/{id}/status", s.authed(s.getNodePoolStatus))
+	s.mux.HandleFunc("PUT /api/v1/nodepools/{id}/status", s.authed(s.putNodePoolStatus))
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+// ServeHTTP adds a request id, recovers from panics, writes the access log
+// and answers unknown paths and wrong methods in the API's error shape.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := r.Header.Get("X-Request-ID")
+	if !validRequestID(id) {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
+	w.Header().Set("X-Request-ID", id)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("panic", "request_id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if !rw.wrote {
+				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
+			}
+		}
+		s.log.Info("request", "method", r.Method, "path", r.URL.RequestURI(), "status", rw.status, "bytes", rw.bytes,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id, "user", rw.user)
+	}()
+
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		// The mux's own not-found or method-not-allowed answer: keep its
+		// status and Allow header, give the body the API's error shape.
+		probe := httptest.NewRecorder()
+		h.ServeHTTP(probe, r)
+		if allow := probe.Header().Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		if probe.Code == http.StatusMethodNotAllowed {
+			s.writeError(rw, r, kpool.Errorf(kpool.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		s.writeError(rw, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "No such endpoint", Details: r.Method + " " + r.URL.Path})
+		return
+	}
+	s.mux.ServeHTTP(rw, r)
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// recorder remembers what a handler wrote, for the access log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+	wrote  bool
+	user   string
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += n
+	return n, err
+}
+
+// authed requires a valid X-User-Email and puts the caller's identity in the
+// request context.
+func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := s.access.Identify(r.Header.Get("X-User-Email"))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if rw, ok := w.(*recorder); ok {
+			rw.user = id.Email
+		}
+		h(w, r.WithContext(kpool.WithIdentity(r.Context(), id)))
+	}
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.svc.Store.Ping(ctx); err != nil {
+		s.log.Warn("not ready", "err", err)
+		s.writeError(w, r, &kpool.Error{Code: kpool.CodeUnavailable, Message: "Database unreachable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// ErrorBody is the JSON shape of every error response.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the inside of an error response.
+type ErrorDetail struct {
+	Code    string             `json:"code"`
+	Message string             `json:"message"`
+	Details string             `json:"details"`
+	Fields  []kpool.FieldError `json:"fields,omitempty"`
+}
+
+// writeError answers with err in the API's error shape. Errors that are not
+// kpool errors are internal: logged with the request id, never shown.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *kpool.Error
+	if !errors.As(err, &e) {
+		id, _ := r.Context().Value(requestIDKey).(string)
+		s.log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+		e = &kpool.Error{Code: kpool.CodeInternal, Message: "Internal server error", Details: "request id " + id}
+	}
+	writeJSON(w, kpool.HTTPStatus(e.Code), ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"error":{"code":"INTERNAL","message":"Internal server error","details":""}}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// readBody reads a JSON request body of at most MaxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && mt != "application/merge-patch+json") {
+			return nil, kpool.Errorf(kpool.CodeUnsupportedMedia, "Content-Type %q is not supported: send application/json", ct)
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &kpool.Error{Code: kpool.CodePayloadTooLarge, Message: "Request body too large", Details: fmt.Sprintf("the limit is %d bytes", MaxBodyBytes)}
+	}
+	if err != nil {
+		return nil, kpool.Invalid("body", "could not read the request body: %v", err)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil, kpool.Invalid("body", "required: a JSON object")
+	}
+	return body, nil
+}

@@ -1,0 +1,65 @@
+// Command kpool is the kpool control plane: the API server (serve), schema
+// migration (migrate) and the client commands (cluster, nodepool).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpool/kpool"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err (with the server's code for API errors) and returns
+// the process exit code: 0 for success, 1 for an error.
+func exitCode(err error, stderr *os.File) int {
+	if err == nil {
+		return 0
+	}
+	var e *kpool.Error
+	if errors.As(err, &e) {
+		fmt.Fprintf(stderr, "Error: %s: %s\n", e.Code, e.Message)
+		if e.Details != "" && len(e.Fields) == 0 {
+			fmt.Fprintf(stderr, "  %s\n", e.Details)
+		}
+		for _, f := range e.Fields {
+			fmt.Fprintf(stderr, "  %s: %s\n", f.Field, f.Reason)
+		}
+		return 1
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	return 1
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kpool",
+		Short:         "kpool manages Kubernetes node pools across clouds",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newServe(), newMigrate())
+	addClientCommands(root)
+	return root
+}
+
+// env returns the environment variable name's value, or def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
