@@ -165,6 +165,9 @@ func (s *Service) visibleCluster(ctx context.Context, clusterID string) (*Identi
 	if err != nil {
 		return nil, nil, err
 	}
+	if uuid.Validate(clusterID) != nil {
+		return nil, nil, notFound("Cluster", clusterID)
+	}
 	c, err := s.Store.Cluster(ctx, clusterID)
 	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(c.CreatedBy)) {
 		return nil, nil, notFound("Cluster", clusterID)
@@ -479,7 +482,7 @@ func (s *Service) visiblePool(ctx context.Context, poolID string) (*Identity, *N
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := uuid.Parse(poolID); err != nil {
+	if uuid.Validate(poolID) != nil {
 		return nil, nil, notFound("NodePool", poolID)
 	}
 	p, err := s.Store.NodePool(ctx, poolID)

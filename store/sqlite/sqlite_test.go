@@ -10,18 +10,9 @@ import (
 	"github.com/kpool/kpool/store/storetest"
 )
 
-func open(t testing.TB) kpool.Store {
-	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+func TestConformance(t *testing.T) { storetest.Run(t, storetest.SQLite) }
 
-func TestConformance(t *testing.T) { storetest.Run(t, open) }
-
-func BenchmarkStore(b *testing.B) { storetest.Bench(b, open) }
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, storetest.SQLite) }
 
 func TestReopenKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kpool.db")

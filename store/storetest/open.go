@@ -1,0 +1,77 @@
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/store/postgres"
+	"github.com/kpool/kpool/store/sqlite"
+)
+
+// SQLite opens an empty store in a file in the test's temporary directory.
+func SQLite(t testing.TB) kpool.Store {
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// PostgresURL is the environment variable naming the test database.
+const PostgresURL = "KPOOL_TEST_POSTGRES"
+
+// Postgres opens an empty store in a schema of its own in the database
+// KPOOL_TEST_POSTGRES names, dropped when the test ends, so that tests run in
+// parallel without seeing each other's rows. Without the variable the test is
+// skipped (CI sets it: see .ci/run).
+func Postgres(t testing.TB) kpool.Store {
+	base := os.Getenv(PostgresURL)
+	if base == "" {
+		t.Skip(PostgresURL + " is not set; the PostgreSQL suite runs in CI (.ci/run)")
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "kpool_test_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatalf("%s: %v", PostgresURL, err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	s, err := postgres.Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		_, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	})
+	return s
+}
+
+// Stores lists the stores to run a test against: SQLite always, PostgreSQL
+// when KPOOL_TEST_POSTGRES is set.
+func Stores() map[string]Opener {
+	m := map[string]Opener{"sqlite": SQLite}
+	if os.Getenv(PostgresURL) != "" {
+		m["postgres"] = Postgres
+	}
+	return m
+}

@@ -1,0 +1,436 @@
+package kpool
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// clusters of every platform, valid.
+var testClusters = map[PlatformType]string{
+	PlatformAzure: `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg-prod","clusterName":"aks-prod","location":"westeurope"}}}`,
+	PlatformAWS:   `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks-prod","nodeRoleArn":"arn:aws:iam::123456789012:role/eks-nodes","subnets":{"us-west-2a":"subnet-0123456789abcdef0","us-west-2b":"subnet-0123456789abcdef1"}}}}`,
+	PlatformGCP:   `{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"gke-prod"}}}`,
+	PlatformOCI:   `{"platform":{"type":"oci","oci":{"region":"us-ashburn-1","compartmentId":"ocid1.compartment.oc1..aaaa","clusterId":"ocid1.cluster.oc1.iad.aaaa","subnets":{"Uocm:US-ASHBURN-AD-1":"ocid1.subnet.oc1.iad.aaaa"}}}}`,
+	PlatformCivo:  `{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`,
+	PlatformK3s:   `{"platform":{"type":"k3s"}}`,
+}
+
+// minimal valid pool specs per platform.
+var testPools = map[PlatformType]string{
+	PlatformAzure: `{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":3}`,
+	PlatformAWS:   `{"platform":{"aws":{"instanceType":"m5.xlarge"}},"nodeCount":3}`,
+	PlatformGCP:   `{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":3}`,
+	PlatformOCI:   `{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","imageId":"ocid1.image.oc1.iad.aaaa"}},"nodeCount":3}`,
+	PlatformCivo:  `{"platform":{"civo":{"size":"g4s.kube.medium"}},"nodeCount":3}`,
+}
+
+func testCluster(t *testing.T, pt PlatformType) *Cluster {
+	t.Helper()
+	c := &Cluster{Name: "prod"}
+	if err := DecodeStrict([]byte(testClusters[pt]), &c.Spec, "spec"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateCluster(c); err != nil {
+		t.Fatalf("test cluster %s invalid: %v", pt, err)
+	}
+	return c
+}
+
+// checkPool decodes base merged with patch, defaults and validates it, and
+// returns the fields at fault.
+func checkPool(t *testing.T, pt PlatformType, name, patch string) []FieldError {
+	t.Helper()
+	merged, err := MergeJSON([]byte(testPools[pt]), []byte(patch), true)
+	if err != nil {
+		t.Fatalf("bad test patch %s: %v", patch, err)
+	}
+	p := &NodePool{Name: name}
+	if err := DecodeStrict(merged, &p.Spec, "spec"); err != nil {
+		return err.(*Error).Fields
+	}
+	c := testCluster(t, pt)
+	DefaultNodePoolSpec(&p.Spec, c)
+	if err := ValidateNodePool(p, c); err != nil {
+		return err.(*Error).Fields
+	}
+	return nil
+}
+
+func TestValidateNodePool(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	manyTaints := make([]string, 51)
+	for i := range manyTaints {
+		manyTaints[i] = fmt.Sprintf(`{"key":"k%d","effect":"NoSchedule"}`, i)
+	}
+	manyTags := make([]string, 51)
+	for i := range manyTags {
+		manyTags[i] = fmt.Sprintf(`"t%d":"v"`, i)
+	}
+	tests := []struct {
+		name     string
+		platform PlatformType
+		pool     string // pool name; "" means "workers"
+		patch    string
+		want     string // the field at fault; "" means valid
+	}{
+		// names
+		{"name ok", PlatformGCP, "gpu-pool-1", `{}`, ""},
+		{"name 63 chars", PlatformGCP, long[:63], `{}`, ""},
+		{"name 64 chars", PlatformGCP, long, `{}`, "name"},
+		{"name starts with digit", PlatformGCP, "1pool", `{}`, "name"},
+		{"name upper case", PlatformGCP, "Workers", `{}`, "name"},
+		{"name underscore", PlatformGCP, "gpu_pool", `{}`, "name"},
+		{"name ends with dash", PlatformGCP, "pool-", `{}`, "name"},
+
+		// platform type and blocks
+		{"type inherited", PlatformAWS, "", `{"platform":{"type":null}}`, ""},
+		{"type matches", PlatformAWS, "", `{"platform":{"type":"aws"}}`, ""},
+		{"type differs", PlatformAWS, "", `{"platform":{"type":"gcp"}}`, "spec.platform.type"},
+		{"other block", PlatformAWS, "", `{"platform":{"gcp":{"machineType":"n1-standard-4"}}}`, "spec.platform.gcp"},
+		{"block missing", PlatformAWS, "", `{"platform":{"aws":null}}`, "spec.platform.aws"},
+
+		// machine types on every platform
+		{"machineType required", PlatformGCP, "", `{"platform":{"gcp":{"machineType":null}}}`, "spec.platform.gcp.machineType"},
+		{"machineType blank", PlatformGCP, "", `{"platform":{"gcp":{"machineType":"n1 standard"}}}`, "spec.platform.gcp.machineType"},
+		{"instanceType required", PlatformAWS, "", `{"platform":{"aws":{"instanceType":null}}}`, "spec.platform.aws.instanceType"},
+		{"vmSize required", PlatformAzure, "", `{"platform":{"azure":{"vmSize":null}}}`, "spec.platform.azure.vmSize"},
+		{"shape required", PlatformOCI, "", `{"platform":{"oci":{"shape":null}}}`, "spec.platform.oci.shape"},
+		{"size required", PlatformCivo, "", `{"platform":{"civo":{"size":null}}}`, "spec.platform.civo.size"},
+
+		// counts
+		{"count 1000", PlatformGCP, "", `{"nodeCount":1000}`, ""},
+		{"count 1001", PlatformGCP, "", `{"nodeCount":1001}`, "spec.nodeCount"},
+		{"count 0 fixed", PlatformGCP, "", `{"nodeCount":0}`, "spec.nodeCount"},
+		{"count negative", PlatformGCP, "", `{"nodeCount":-1}`, "spec.nodeCount"},
+		{"count defaults to 1", PlatformGCP, "", `{"nodeCount":null}`, ""},
+		{"count not integer", PlatformGCP, "", `{"nodeCount":2.5}`, "spec.nodeCount"},
+		{"count a string", PlatformGCP, "", `{"nodeCount":"3"}`, "spec.nodeCount"},
+
+		// autoscaling
+		{"autoscaling ok", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":10}}`, ""},
+		{"autoscaling min required", PlatformGCP, "", `{"autoscaling":{"enabled":true,"maxNodes":10}}`, "spec.autoscaling.minNodes"},
+		{"autoscaling max required", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1}}`, "spec.autoscaling.maxNodes"},
+		{"autoscaling min above max", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":5,"maxNodes":4}}`, "spec.autoscaling.minNodes"},
+		{"autoscaling count above max", PlatformGCP, "", `{"nodeCount":11,"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":10}}`, "spec.nodeCount"},
+		{"autoscaling count below min", PlatformGCP, "", `{"nodeCount":1,"autoscaling":{"enabled":true,"minNodes":2,"maxNodes":10}}`, "spec.nodeCount"},
+		{"autoscaling max 0", PlatformGCP, "", `{"nodeCount":0,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":0}}`, "spec.autoscaling.maxNodes"},
+		{"autoscaling max 1001", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":1001}}`, "spec.autoscaling.maxNodes"},
+		{"scale to zero gcp", PlatformGCP, "", `{"nodeCount":0,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5}}`, ""},
+		{"scale to zero aws", PlatformAWS, "", `{"nodeCount":0,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5}}`, ""},
+		{"scale to zero civo", PlatformCivo, "", `{"nodeCount":1,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5}}`, "spec.autoscaling.minNodes"},
+		{"scale to zero azure user", PlatformAzure, "", `{"nodeCount":0,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5}}`, ""},
+		{"scale to zero azure system", PlatformAzure, "", `{"mode":"system","nodeCount":1,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5}}`, "spec.autoscaling.minNodes"},
+		{"count defaults to min", PlatformGCP, "", `{"nodeCount":null,"autoscaling":{"enabled":true,"minNodes":3,"maxNodes":5}}`, ""},
+		{"disabled bounds ignored", PlatformGCP, "", `{"autoscaling":{"enabled":false,"minNodes":1,"maxNodes":2}}`, ""},
+		{"disabled bounds inverted", PlatformGCP, "", `{"autoscaling":{"enabled":false,"minNodes":3,"maxNodes":2}}`, "spec.autoscaling.minNodes"},
+		{"cpu target ok", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"targetCPUUtilization":70}}`, ""},
+		{"cpu target 0", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"targetCPUUtilization":0}}`, "spec.autoscaling.targetCPUUtilization"},
+		{"memory target 101", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"targetMemoryUtilization":101}}`, "spec.autoscaling.targetMemoryUtilization"},
+		{"delays ok", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"scaleDownDelay":"10m","scaleUpDelay":"3m"}}`, ""},
+		{"delay not a duration", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"scaleDownDelay":"ten minutes"}}`, "spec.autoscaling.scaleDownDelay"},
+		{"delay negative", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"scaleUpDelay":"-1m"}}`, "spec.autoscaling.scaleUpDelay"},
+		{"delay too long", PlatformGCP, "", `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"scaleUpDelay":"25h"}}`, "spec.autoscaling.scaleUpDelay"},
+
+		// mode and version
+		{"mode system", PlatformAzure, "", `{"mode":"system"}`, ""},
+		{"mode bogus", PlatformAzure, "", `{"mode":"worker"}`, "spec.mode"},
+		{"version ok", PlatformGCP, "", `{"kubernetesVersion":"1.30.4"}`, ""},
+		{"version minor", PlatformGCP, "", `{"kubernetesVersion":"1.30"}`, ""},
+		{"version bogus", PlatformGCP, "", `{"kubernetesVersion":"latest"}`, "spec.kubernetesVersion"},
+
+		// labels
+		{"label ok", PlatformGCP, "", `{"labels":{"example.com/team":"platform","env":"prod"}}`, ""},
+		{"label bad key", PlatformGCP, "", `{"labels":{"bad key":"x"}}`, "spec.labels.bad key"},
+		{"label bad value", PlatformGCP, "", `{"labels":{"env":"has space"}}`, "spec.labels.env"},
+		{"label long value", PlatformGCP, "", `{"labels":{"env":"` + long + `"}}`, "spec.labels.env"},
+		{"label kompox", PlatformGCP, "", `{"labels":{"kompox.dev/node-pool":"x"}}`, "spec.labels.kompox.dev/node-pool"},
+		{"label kubernetes.io", PlatformGCP, "", `{"labels":{"kubernetes.io/role":"x"}}`, "spec.labels.kubernetes.io/role"},
+		{"label node.kubernetes.io", PlatformGCP, "", `{"labels":{"node.kubernetes.io/instance-type":"x"}}`, "spec.labels.node.kubernetes.io/instance-type"},
+		{"label k8s.io", PlatformGCP, "", `{"labels":{"k8s.io/x":"y"}}`, "spec.labels.k8s.io/x"},
+		{"label node-restriction allowed", PlatformGCP, "", `{"labels":{"node-restriction.kubernetes.io/tier":"gold"}}`, ""},
+		{"label azure", PlatformAzure, "", `{"labels":{"kubernetes.azure.com/mode":"x"}}`, "spec.labels.kubernetes.azure.com/mode"},
+		{"label eks", PlatformAWS, "", `{"labels":{"eks.amazonaws.com/nodegroup":"x"}}`, "spec.labels.eks.amazonaws.com/nodegroup"},
+		{"label gke", PlatformGCP, "", `{"labels":{"cloud.google.com/gke-nodepool":"x"}}`, "spec.labels.cloud.google.com/gke-nodepool"},
+		{"label civo", PlatformCivo, "", `{"labels":{"kubernetes.civo.com/pool":"x"}}`, "spec.labels.kubernetes.civo.com/pool"},
+		{"block label ok", PlatformGCP, "", `{"platform":{"gcp":{"labels":{"team":"a"}}},"labels":{"team":"a"}}`, ""},
+		{"block label conflict", PlatformGCP, "", `{"platform":{"gcp":{"labels":{"team":"a"}}},"labels":{"team":"b"}}`, "spec.platform.gcp.labels.team"},
+		{"block label reserved", PlatformOCI, "", `{"platform":{"oci":{"labels":{"kompox.dev/node-zone":"1"}}}}`, "spec.platform.oci.labels.kompox.dev/node-zone"},
+
+		// taints
+		{"taint ok", PlatformGCP, "", `{"taints":[{"key":"workload-type","value":"gpu","effect":"NoSchedule"}]}`, ""},
+		{"taint no value", PlatformGCP, "", `{"taints":[{"key":"dedicated","effect":"NoExecute"}]}`, ""},
+		{"taint bad effect", PlatformGCP, "", `{"taints":[{"key":"a","effect":"NoWay"}]}`, "spec.taints[0].effect"},
+		{"taint missing effect", PlatformGCP, "", `{"taints":[{"key":"a"}]}`, "spec.taints[0].effect"},
+		{"taint bad key", PlatformGCP, "", `{"taints":[{"key":"a b","effect":"NoSchedule"}]}`, "spec.taints[0].key"},
+		{"taint missing key", PlatformGCP, "", `{"taints":[{"value":"x","effect":"NoSchedule"}]}`, "spec.taints[0].key"},
+		{"taint bad value", PlatformGCP, "", `{"taints":[{"key":"a","value":"x y","effect":"NoSchedule"}]}`, "spec.taints[0].value"},
+		{"taint duplicate", PlatformGCP, "", `{"taints":[{"key":"a","effect":"NoSchedule"},{"key":"a","value":"b","effect":"NoSchedule"}]}`, "spec.taints[1]"},
+		{"taints 51", PlatformGCP, "", `{"taints":[` + strings.Join(manyTaints, ",") + `]}`, "spec.taints"},
+		{"block taint conflict", PlatformCivo, "", `{"platform":{"civo":{"taints":[{"key":"a","value":"x","effect":"NoSchedule"}]}},"taints":[{"key":"a","value":"y","effect":"NoSchedule"}]}`, "spec.platform.civo.taints[0]"},
+
+		// zones
+		{"zones ok", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}}}`, ""},
+		{"zone empty", PlatformGCP, "", `{"platform":{"gcp":{"zones":[""]}}}`, "spec.platform.gcp.zones[0]"},
+		{"zone duplicate", PlatformAWS, "", `{"platform":{"aws":{"availabilityZones":["us-west-2a","us-west-2a"]}}}`, "spec.platform.aws.availabilityZones[1]"},
+		{"zone bad chars", PlatformAzure, "", `{"platform":{"azure":{"availabilityZones":["zone 1"]}}}`, "spec.platform.azure.availabilityZones[0]"},
+		{"ad ok", PlatformOCI, "", `{"platform":{"oci":{"availabilityDomains":["Uocm:US-ASHBURN-AD-1"]}}}`, ""},
+
+		// accelerators
+		{"accelerator ok", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-tesla-v100","count":1}]}}}`, ""},
+		{"accelerator 16", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-tesla-v100","count":16}]}}}`, ""},
+		{"accelerator 0", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-tesla-v100","count":0}]}}}`, "spec.platform.gcp.accelerators[0].count"},
+		{"accelerator 17", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-tesla-v100","count":17}]}}}`, "spec.platform.gcp.accelerators[0].count"},
+		{"accelerator type", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"count":1}]}}}`, "spec.platform.gcp.accelerators[0].type"},
+
+		// disks
+		{"gcp disk ok", PlatformGCP, "", `{"platform":{"gcp":{"diskSize":100,"diskType":"pd-ssd"}}}`, ""},
+		{"gcp disk small", PlatformGCP, "", `{"platform":{"gcp":{"diskSize":5}}}`, "spec.platform.gcp.diskSize"},
+		{"gcp disk type", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"pd ssd"}}}`, "spec.platform.gcp.diskType"},
+		{"aws volume ok", PlatformAWS, "", `{"platform":{"aws":{"volumeSize":100,"volumeType":"gp3"}}}`, ""},
+		{"aws volume big", PlatformAWS, "", `{"platform":{"aws":{"volumeSize":20000}}}`, "spec.platform.aws.volumeSize"},
+		{"azure disk ok", PlatformAzure, "", `{"platform":{"azure":{"osDiskSizeGB":100,"osDiskType":"Premium_LRS"}}}`, ""},
+		{"azure disk small", PlatformAzure, "", `{"platform":{"azure":{"osDiskSizeGB":10}}}`, "spec.platform.azure.osDiskSizeGB"},
+		{"oci boot ok", PlatformOCI, "", `{"platform":{"oci":{"bootVolumeSizeInGBs":100,"ocpus":2,"memoryInGBs":16}}}`, ""},
+		{"oci boot small", PlatformOCI, "", `{"platform":{"oci":{"bootVolumeSizeInGBs":10}}}`, "spec.platform.oci.bootVolumeSizeInGBs"},
+		{"oci ocpus", PlatformOCI, "", `{"platform":{"oci":{"ocpus":1000}}}`, "spec.platform.oci.ocpus"},
+		{"oci image required", PlatformOCI, "", `{"platform":{"oci":{"imageId":null}}}`, "spec.platform.oci.imageId"},
+		{"oci image kind", PlatformOCI, "", `{"platform":{"oci":{"imageId":"ocid1.subnet.oc1..x"}}}`, "spec.platform.oci.imageId"},
+
+		// aws user data, spot
+		{"aws spot", PlatformAWS, "", `{"platform":{"aws":{"spotInstances":true,"userData":"#!/bin/bash\necho hi"}}}`, ""},
+		{"aws user data big", PlatformAWS, "", `{"platform":{"aws":{"userData":"` + strings.Repeat("x", MaxUserData+1) + `"}}}`, "spec.platform.aws.userData"},
+
+		// tags
+		{"tags ok", PlatformAzure, "", `{"tags":{"cost-center":"42","Owner Team":"platform"}}`, ""},
+		{"tags 51", PlatformAzure, "", `{"tags":{` + strings.Join(manyTags, ",") + `}}`, "spec.tags"},
+		{"tag key long", PlatformAzure, "", `{"tags":{"` + strings.Repeat("k", 129) + `":"v"}}`, "spec.tags." + strings.Repeat("k", 129)},
+		{"tag key spaces", PlatformAzure, "", `{"tags":{" k":"v"}}`, "spec.tags. k"},
+		{"tag value long", PlatformAzure, "", `{"tags":{"k":"` + strings.Repeat("v", 257) + `"}}`, "spec.tags.k"},
+
+		// strict decoding
+		{"unknown field", PlatformGCP, "", `{"replicas":3}`, "spec.replicas"},
+		{"unknown nested field", PlatformGCP, "", `{"platform":{"gcp":{"machineTyp":"x"}}}`, "spec.platform.gcp.machineTyp"},
+		{"field case matters", PlatformGCP, "", `{"NodeCount":3}`, "spec.NodeCount"},
+		{"wrong type nested", PlatformGCP, "", `{"platform":{"gcp":{"zones":"us-central1-a"}}}`, "spec.platform.gcp.zones"},
+		{"null label value", PlatformGCP, "", `{"labels":{"a":"b"}}`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := tc.pool
+			if name == "" {
+				name = "workers"
+			}
+			errs := checkPool(t, tc.platform, name, tc.patch)
+			if tc.want == "" {
+				if len(errs) > 0 {
+					t.Fatalf("want valid, got %v", errs)
+				}
+				return
+			}
+			for _, e := range errs {
+				if e.Field == tc.want {
+					if e.Reason == "" {
+						t.Fatalf("%s: empty reason", e.Field)
+					}
+					return
+				}
+			}
+			t.Fatalf("want an error on %s, got %v", tc.want, errs)
+		})
+	}
+}
+
+func TestValidateCluster(t *testing.T) {
+	tests := []struct {
+		name     string
+		platform PlatformType
+		patch    string
+		want     string
+	}{
+		{"azure ok", PlatformAzure, `{}`, ""},
+		{"azure subscription", PlatformAzure, `{"platform":{"azure":{"subscriptionId":"sub-1"}}}`, "spec.platform.azure.subscriptionId"},
+		{"azure subscription required", PlatformAzure, `{"platform":{"azure":{"subscriptionId":null}}}`, "spec.platform.azure.subscriptionId"},
+		{"azure resource group", PlatformAzure, `{"platform":{"azure":{"resourceGroup":"rg prod"}}}`, "spec.platform.azure.resourceGroup"},
+		{"azure resource group dot", PlatformAzure, `{"platform":{"azure":{"resourceGroup":"rg."}}}`, "spec.platform.azure.resourceGroup"},
+		{"azure cluster name", PlatformAzure, `{"platform":{"azure":{"clusterName":"-aks"}}}`, "spec.platform.azure.clusterName"},
+		{"azure location", PlatformAzure, `{"platform":{"azure":{"location":"West Europe"}}}`, "spec.platform.azure.location"},
+		{"aws ok", PlatformAWS, `{}`, ""},
+		{"aws region", PlatformAWS, `{"platform":{"aws":{"region":"uswest2"}}}`, "spec.platform.aws.region"},
+		{"aws role", PlatformAWS, `{"platform":{"aws":{"nodeRoleArn":"eks-nodes"}}}`, "spec.platform.aws.nodeRoleArn"},
+		{"aws subnets required", PlatformAWS, `{"platform":{"aws":{"subnets":null}}}`, "spec.platform.aws.subnets"},
+		{"aws subnet zone", PlatformAWS, `{"platform":{"aws":{"subnets":{"eu-west-1a":"subnet-0123456789abcdef2"}}}}`, "spec.platform.aws.subnets.eu-west-1a"},
+		{"aws subnet zone id", PlatformAWS, `{"platform":{"aws":{"subnets":{"usw2-az3":"subnet-0123456789abcdef2"}}}}`, ""},
+		{"aws subnet id", PlatformAWS, `{"platform":{"aws":{"subnets":{"us-west-2c":"sn-1"}}}}`, "spec.platform.aws.subnets.us-west-2c"},
+		{"gcp ok", PlatformGCP, `{}`, ""},
+		{"gcp zonal location", PlatformGCP, `{"platform":{"gcp":{"location":"us-central1-a"}}}`, ""},
+		{"gcp project", PlatformGCP, `{"platform":{"gcp":{"projectId":"Acme"}}}`, "spec.platform.gcp.projectId"},
+		{"gcp location", PlatformGCP, `{"platform":{"gcp":{"location":"central"}}}`, "spec.platform.gcp.location"},
+		{"gcp cluster name", PlatformGCP, `{"platform":{"gcp":{"clusterName":"GKE"}}}`, "spec.platform.gcp.clusterName"},
+		{"oci ok", PlatformOCI, `{}`, ""},
+		{"oci compartment", PlatformOCI, `{"platform":{"oci":{"compartmentId":"ocid1.cluster.oc1..x"}}}`, "spec.platform.oci.compartmentId"},
+		{"oci tenancy as compartment", PlatformOCI, `{"platform":{"oci":{"compartmentId":"ocid1.tenancy.oc1..x"}}}`, ""},
+		{"oci cluster", PlatformOCI, `{"platform":{"oci":{"clusterId":null}}}`, "spec.platform.oci.clusterId"},
+		{"oci subnet", PlatformOCI, `{"platform":{"oci":{"subnets":{"AD-1":"subnet-1"}}}}`, "spec.platform.oci.subnets.AD-1"},
+		{"oci region", PlatformOCI, `{"platform":{"oci":{"region":"ashburn"}}}`, "spec.platform.oci.region"},
+		{"civo ok", PlatformCivo, `{}`, ""},
+		{"civo region", PlatformCivo, `{"platform":{"civo":{"region":"london"}}}`, "spec.platform.civo.region"},
+		{"civo cluster", PlatformCivo, `{"platform":{"civo":{"clusterId":"abc"}}}`, "spec.platform.civo.clusterId"},
+		{"k3s ok", PlatformK3s, `{}`, ""},
+		{"k3s empty block", PlatformK3s, `{"platform":{"k3s":{}}}`, ""},
+		{"unknown type", PlatformK3s, `{"platform":{"type":"vsphere"}}`, "spec.platform.type"},
+		{"type required", PlatformK3s, `{"platform":{"type":null}}`, "spec.platform.type"},
+		{"block required", PlatformGCP, `{"platform":{"gcp":null}}`, "spec.platform.gcp"},
+		{"wrong block", PlatformGCP, `{"platform":{"aws":{"region":"us-west-2"}}}`, "spec.platform.aws"},
+		{"endpoint ok", PlatformGCP, `{"endpoint":"http://127.0.0.1:9000"}`, ""},
+		{"endpoint relative", PlatformGCP, `{"endpoint":"/aks"}`, "spec.endpoint"},
+		{"endpoint scheme", PlatformGCP, `{"endpoint":"ftp://127.0.0.1"}`, "spec.endpoint"},
+		{"endpoint credentials", PlatformGCP, `{"endpoint":"https://user:secret@example.com"}`, "spec.endpoint"},
+		{"endpoint query", PlatformGCP, `{"endpoint":"https://example.com/?key=x"}`, "spec.endpoint"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			merged, err := MergeJSON([]byte(testClusters[tc.platform]), []byte(tc.patch), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &Cluster{Name: "prod"}
+			if err := DecodeStrict(merged, &c.Spec, "spec"); err != nil {
+				t.Fatal(err)
+			}
+			err = ValidateCluster(c)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want an error on %s", tc.want)
+			}
+			for _, f := range err.(*Error).Fields {
+				if f.Field == tc.want {
+					return
+				}
+			}
+			t.Fatalf("want an error on %s, got %v", tc.want, err)
+		})
+	}
+}
+
+func TestValidateControllerStatus(t *testing.T) {
+	ok := ControllerStatus{ControllerName: "gcp-nodepool-controller", ObservedGeneration: 2,
+		Conditions: []Condition{{Type: "Ready", Status: "True", Reason: "NodesReady", Message: "All 5 nodes are ready"}},
+		Metadata:   json.RawMessage(`{"active_nodes":5}`)}
+	tests := []struct {
+		name   string
+		mutate func(*ControllerStatus)
+		want   string
+	}{
+		{"ok", func(*ControllerStatus) {}, ""},
+		{"name required", func(c *ControllerStatus) { c.ControllerName = "" }, "controller_name"},
+		{"name syntax", func(c *ControllerStatus) { c.ControllerName = "GCP Controller" }, "controller_name"},
+		{"negative generation", func(c *ControllerStatus) { c.ObservedGeneration = -1 }, "observed_generation"},
+		{"condition type", func(c *ControllerStatus) { c.Conditions[0].Type = "" }, "conditions[0].type"},
+		{"condition type syntax", func(c *ControllerStatus) { c.Conditions[0].Type = "is ready" }, "conditions[0].type"},
+		{"condition status", func(c *ControllerStatus) { c.Conditions[0].Status = "yes" }, "conditions[0].status"},
+		{"condition reason", func(c *ControllerStatus) { c.Conditions[0].Reason = "nodes ready" }, "conditions[0].reason"},
+		{"duplicate condition", func(c *ControllerStatus) { c.Conditions = append(c.Conditions, c.Conditions[0]) }, "conditions[1].type"},
+		{"metadata not object", func(c *ControllerStatus) { c.Metadata = json.RawMessage(`[1]`) }, "metadata"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := ok
+			cs.Conditions = append([]Condition(nil), ok.Conditions...)
+			tc.mutate(&cs)
+			err := ValidateControllerStatus(&cs)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if err == nil || err.(*Error).Fields[0].Field != tc.want {
+				t.Fatalf("want an error on %s, got %v", tc.want, err)
+			}
+		})
+	}
+}
+
+func TestParseEmail(t *testing.T) {
+	for in, want := range map[string]string{
+		"user@example.com":  "user@example.com",
+		"User@Example.COM":  "user@example.com",
+		" a@b.io ":          "a@b.io",
+		"":                  "",
+		"user":              "",
+		"User <u@x.com>":    "",
+		"@example.com":      "",
+		"user@":             "",
+		"two@@example.com":  "",
+		"controller@system": "controller@system",
+	} {
+		got, err := ParseEmail(in)
+		if (want == "") != (err != nil) || got != want {
+			t.Errorf("ParseEmail(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestMergeJSON(t *testing.T) {
+	base := `{"nodeCount":3,"platform":{"gcp":{"machineType":"n1","zones":["a","b"],"diskSize":100}},"labels":{"a":"1","b":"2"}}`
+	tests := []struct {
+		name, patch string
+		nullDeletes bool
+		want        string
+	}{
+		{"nested fields kept", `{"platform":{"gcp":{"machineType":"n2"}}}`, false,
+			`{"labels":{"a":"1","b":"2"},"nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n2","zones":["a","b"]}}}`},
+		{"lists replace", `{"platform":{"gcp":{"zones":["c"]}}}`, false,
+			`{"labels":{"a":"1","b":"2"},"nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["c"]}}}`},
+		{"null kept by PUT", `{"labels":{"a":null},"nodeCount":null}`, false,
+			`{"labels":{"a":"1","b":"2"},"nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["a","b"]}}}`},
+		{"null clears in merge patch", `{"labels":{"a":null},"nodeCount":null}`, true,
+			`{"labels":{"b":"2"},"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["a","b"]}}}`},
+		{"scalar replaces object", `{"labels":"x"}`, true,
+			`{"labels":"x","nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["a","b"]}}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MergeJSON([]byte(base), []byte(tc.patch), tc.nullDeletes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	if _, err := MergeJSON([]byte(base), []byte(`{`), false); err == nil {
+		t.Fatal("bad JSON merged")
+	}
+}
+
+func TestDecodeStrictErrors(t *testing.T) {
+	var s NodePoolSpec
+	err := DecodeStrict([]byte(`{"nodeCount":"x","platform":{"gcp":{"diskSize":1.5,"preemptible":"yes"}},"autoscaling":[]}`), &s, "spec")
+	if err == nil {
+		t.Fatal("bad spec decoded")
+	}
+	got := map[string]bool{}
+	for _, f := range err.(*Error).Fields {
+		got[f.Field] = true
+	}
+	for _, want := range []string{"spec.nodeCount", "spec.platform.gcp.diskSize", "spec.platform.gcp.preemptible", "spec.autoscaling"} {
+		if !got[want] {
+			t.Errorf("no error on %s: %v", want, err)
+		}
+	}
+	if err := DecodeStrict([]byte(`{} {}`), &s, "spec"); err == nil {
+		t.Error("two JSON values accepted")
+	}
+	if err := DecodeStrict([]byte(`not json`), &s, ""); err == nil || err.(*Error).Fields[0].Field != "body" {
+		t.Errorf("bad JSON: %v", err)
+	}
+}
