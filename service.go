@@ -161,37 +161,42 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 
 // visibleCluster returns the cluster if the caller may see it.
 func (s *Service) visibleCluster(ctx context.Context, clusterID string) (*Identity, *Cluster, error) {
-	id, err := caller(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if uuid.Validate(clusterID) != nil {
-		return nil, nil, notFound("Cluster", clusterID)
-	}
-	c, err := s.Store.Cluster(ctx, clusterID)
-	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(c.CreatedBy)) {
-		return nil, nil, notFound("Cluster", clusterID)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return id, c, nil
+	return find(ctx, "Cluster", clusterID, s.Store.Cluster, func(c *Cluster) string { return c.CreatedBy }, false)
 }
 
-// writableCluster returns the cluster if the caller may change it; a cluster
-// the caller can see but not change is FORBIDDEN, one it cannot see NOT_FOUND.
+// writableCluster returns the cluster if the caller may change it.
 func (s *Service) writableCluster(ctx context.Context, clusterID string) (*Identity, *Cluster, error) {
-	id, c, err := s.visibleCluster(ctx, clusterID)
+	return find(ctx, "Cluster", clusterID, s.Store.Cluster, func(c *Cluster) string { return c.CreatedBy }, true)
+}
+
+// find reads an object for the caller: one the caller may not see is
+// NOT_FOUND (no leak that it exists); with write, one it may see but not
+// change is FORBIDDEN.
+func find[T any](ctx context.Context, kind, objID string, get func(context.Context, string) (T, error), owner func(T) string, write bool) (*Identity, T, error) {
+	var zero T
+	id, err := caller(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, zero, err
 	}
-	if _, err := writer(ctx); err != nil {
-		return nil, nil, err
+	if uuid.Validate(objID) != nil {
+		return nil, zero, notFound(kind, objID)
 	}
-	if !id.Owns(c.CreatedBy) {
-		return nil, nil, Errorf(CodeForbidden, "only the cluster's owner or an admin may change it")
+	obj, err := get(ctx, objID)
+	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(owner(obj))) {
+		return nil, zero, notFound(kind, objID)
 	}
-	return id, c, nil
+	if err != nil {
+		return nil, zero, err
+	}
+	if write {
+		if _, err := writer(ctx); err != nil {
+			return nil, zero, err
+		}
+		if !id.Owns(owner(obj)) {
+			return nil, zero, Errorf(CodeForbidden, "only the cluster's owner or an admin may change it")
+		}
+	}
+	return id, obj, nil
 }
 
 // Cluster returns one cluster the caller may see.
@@ -216,16 +221,7 @@ func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster],
 	limit := f.Limit
 	f.Limit++ // one more row than asked says whether a next page exists
 	items, total, err := s.Store.Clusters(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	l := &List[*Cluster]{Items: items, Total: total, Limit: limit}
-	if len(items) > limit {
-		l.Items = items[:limit]
-		last := l.Items[limit-1]
-		l.Next = EncodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
-	}
-	return l, nil
+	return pageOf(items, total, limit, func(c *Cluster) Cursor { return Cursor{c.CreatedAt, c.ID} }), err
 }
 
 // UpdateCluster applies a PUT or PATCH to a cluster. The platform type and
@@ -478,35 +474,12 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 
 // visiblePool returns the pool if the caller may see it.
 func (s *Service) visiblePool(ctx context.Context, poolID string) (*Identity, *NodePool, error) {
-	id, err := caller(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if uuid.Validate(poolID) != nil {
-		return nil, nil, notFound("NodePool", poolID)
-	}
-	p, err := s.Store.NodePool(ctx, poolID)
-	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(p.ClusterOwner)) {
-		return nil, nil, notFound("NodePool", poolID)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return id, p, nil
+	return find(ctx, "NodePool", poolID, s.Store.NodePool, func(p *NodePool) string { return p.ClusterOwner }, false)
 }
 
+// writablePool returns the pool if the caller may change it.
 func (s *Service) writablePool(ctx context.Context, poolID string) (*Identity, *NodePool, error) {
-	id, p, err := s.visiblePool(ctx, poolID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := writer(ctx); err != nil {
-		return nil, nil, err
-	}
-	if !id.Owns(p.ClusterOwner) {
-		return nil, nil, Errorf(CodeForbidden, "only the cluster's owner or an admin may change its node pools")
-	}
-	return id, p, nil
+	return find(ctx, "NodePool", poolID, s.Store.NodePool, func(p *NodePool) string { return p.ClusterOwner }, true)
 }
 
 // NodePool returns one pool the caller may see.
@@ -531,16 +504,7 @@ func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool
 	limit := f.Limit
 	f.Limit++ // one more row than asked says whether a next page exists
 	items, total, err := s.Store.NodePools(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	l := &List[*NodePool]{Items: items, Total: total, Limit: limit}
-	if len(items) > limit {
-		l.Items = items[:limit]
-		last := l.Items[limit-1]
-		l.Next = EncodeCursor(Cursor{CreatedAt: last.CreatedAt, ID: last.ID})
-	}
-	return l, nil
+	return pageOf(items, total, limit, func(p *NodePool) Cursor { return Cursor{p.CreatedAt, p.ID} }), err
 }
 
 // UpdateNodePool applies a PUT or PATCH to a pool. The generation rises by
@@ -842,6 +806,17 @@ func page(o ListOptions) (Page, error) {
 		}
 	}
 	return p, fe.Err()
+}
+
+// pageOf makes a page of at most limit items from rows that may hold one
+// more; that extra row says a next page exists.
+func pageOf[T any](rows []T, total, limit int, pos func(T) Cursor) *List[T] {
+	l := &List[T]{Items: rows, Total: total, Limit: limit}
+	if len(rows) > limit {
+		l.Items = rows[:limit]
+		l.Next = EncodeCursor(pos(l.Items[limit-1]))
+	}
+	return l
 }
 
 // EncodeCursor turns a position into the opaque string of a list's next.

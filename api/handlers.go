@@ -197,6 +197,32 @@ func setETag(w http.ResponseWriter, rv string) {
 	w.Header().Set("ETag", strconv.Quote(rv))
 }
 
+// send writes v as JSON with status (and a cluster's or pool's resource
+// version as its ETag), or err in the error shape.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	switch o := v.(type) {
+	case *kpool.Cluster:
+		setETag(w, o.ResourceVersion)
+	case *kpool.NodePool:
+		setETag(w, o.ResourceVersion)
+	}
+	writeJSON(w, status, v)
+}
+
+// deleted answers a delete: 204 when the object is gone, 202 with the
+// object while it is being deleted.
+func (s *Server) deleted(w http.ResponseWriter, r *http.Request, v any, gone bool, err error) {
+	if err == nil && gone {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	s.send(w, r, http.StatusAccepted, v, err)
+}
+
 // ---- clusters ----
 
 func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
@@ -228,13 +254,10 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 		in.Name = *b.Name
 	}
 	c, err := s.svc.CreateCluster(r.Context(), in)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	if err == nil {
+		w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
 	}
-	w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
-	setETag(w, c.ResourceVersion)
-	writeJSON(w, http.StatusCreated, c)
+	s.send(w, r, http.StatusCreated, c, err)
 }
 
 func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
@@ -243,12 +266,7 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := s.svc.Cluster(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	setETag(w, c.ResourceVersion)
-	writeJSON(w, http.StatusOK, c)
+	s.send(w, r, http.StatusOK, c, err)
 }
 
 func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
@@ -263,12 +281,7 @@ func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), kpool.Update{Name: b.Name, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	setETag(w, c.ResourceVersion)
-	writeJSON(w, http.StatusOK, c)
+	s.send(w, r, http.StatusOK, c, err)
 }
 
 func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
@@ -288,15 +301,7 @@ func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, gone, err := s.svc.DeleteCluster(r.Context(), r.PathValue("id"), force, rv)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if gone {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, c)
+	s.deleted(w, r, c, gone, err)
 }
 
 // ---- node pools ----
@@ -370,13 +375,10 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 		in.ClusterID = path
 	}
 	p, err := s.svc.CreateNodePool(r.Context(), in)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	if err == nil {
+		w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
 	}
-	w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
-	setETag(w, p.ResourceVersion)
-	writeJSON(w, http.StatusCreated, p)
+	s.send(w, r, http.StatusCreated, p, err)
 }
 
 func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
@@ -385,12 +387,7 @@ func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.svc.NodePool(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	setETag(w, p.ResourceVersion)
-	writeJSON(w, http.StatusOK, p)
+	s.send(w, r, http.StatusOK, p, err)
 }
 
 func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
@@ -406,12 +403,7 @@ func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := s.svc.UpdateNodePool(r.Context(), r.PathValue("id"), kpool.Update{
 		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	setETag(w, p.ResourceVersion)
-	writeJSON(w, http.StatusOK, p)
+	s.send(w, r, http.StatusOK, p, err)
 }
 
 func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
@@ -425,15 +417,7 @@ func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, gone, err := s.svc.DeleteNodePool(r.Context(), r.PathValue("id"), rv)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if gone {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, p)
+	s.deleted(w, r, p, gone, err)
 }
 
 func (s *Server) getNodePoolStatus(w http.ResponseWriter, r *http.Request) {
@@ -442,11 +426,7 @@ func (s *Server) getNodePoolStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc, err := s.svc.NodePoolStatus(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, doc)
+	s.send(w, r, http.StatusOK, doc, err)
 }
 
 // StatusReport is the body a controller PUTs to a pool's status.
