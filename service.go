@@ -549,6 +549,9 @@ func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (
 			return err
 		}
 		DefaultNodePoolSpec(&next.Spec, c)
+		if !carries(u.Spec, "nodeCount") {
+			clampCount(&next.Spec)
+		}
 		if err := ValidateNodePool(&next, c); err != nil {
 			return err
 		}
@@ -720,6 +723,28 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 		return nil, err
 	}
 	return doc, nil
+}
+
+// carries reports whether a spec patch sets the top-level field name.
+func carries(patch json.RawMessage, name string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(patch, &m) != nil {
+		return false
+	}
+	_, ok := m[name]
+	return ok
+}
+
+// clampCount keeps an autoscaled pool's count within new bounds that an
+// update set without a count: the autoscaler owns the count, so moving the
+// bounds should not need one.
+func clampCount(s *NodePoolSpec) {
+	a := s.Autoscaling
+	if !a.On() || a.MinNodes == nil || a.MaxNodes == nil || s.NodeCount == nil || *a.MinNodes > *a.MaxNodes {
+		return
+	}
+	n := min(max(*s.NodeCount, *a.MinNodes), *a.MaxNodes)
+	s.NodeCount = &n
 }
 
 func allDeleted(reports []ControllerStatus) bool {

@@ -1,6 +1,220 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+)
 
 // addClientCommands adds the cluster and nodepool commands.
-func addClientCommands(root *cobra.Command) {}
+func addClientCommands(root *cobra.Command) {
+	root.AddCommand(newClusterCmd(), newNodePoolCmd())
+}
+
+// Output formats of -o.
+const (
+	outTable = "table"
+	outJSON  = "json"
+	outYAML  = "yaml"
+)
+
+// clientFlags are the persistent flags of the client commands.
+type clientFlags struct {
+	server string
+	user   string
+	output string
+}
+
+// register adds the flags to cmd and checks them before any subcommand runs.
+func (f *clientFlags) register(cmd *cobra.Command) {
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&f.server, "server", env("KPOOL_SERVER", "http://127.0.0.1:8080"), "URL of the kpool API server (KPOOL_SERVER)")
+	pf.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, sent as X-User-Email (KPOOL_USER)")
+	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, json or yaml")
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if c.HasSubCommands() {
+			return nil // a command group only prints its help
+		}
+		return f.check()
+	}
+}
+
+// groupRun runs a command group such as kpool cluster: it prints the help,
+// or refuses an unknown subcommand.
+func groupRun(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unknown command %q for %q: see %s --help", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
+	return cmd.Help()
+}
+
+func (f *clientFlags) check() error {
+	switch f.output {
+	case outTable, outJSON, outYAML:
+	default:
+		return fmt.Errorf("--output %q is not a format: use table, json or yaml", f.output)
+	}
+	if strings.TrimSpace(f.user) == "" {
+		return errors.New("set --user or KPOOL_USER to your e-mail address")
+	}
+	u, err := url.Parse(f.server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--server %q is not a URL such as http://127.0.0.1:8080", f.server)
+	}
+	return nil
+}
+
+func (f *clientFlags) client() *api.Client {
+	return api.NewClient(f.server, strings.TrimSpace(f.user))
+}
+
+// idArg accepts exactly one positional argument, the ID of a kind of object.
+func idArg(kind string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch len(args) {
+		case 1:
+			if args[0] == "" {
+				return fmt.Errorf("%s: the %s ID must not be empty", cmd.CommandPath(), kind)
+			}
+			return nil
+		case 0:
+			return fmt.Errorf("%s: give the %s ID", cmd.CommandPath(), kind)
+		}
+		return fmt.Errorf("%s: takes one %s ID, got %d arguments (%s)", cmd.CommandPath(), kind, len(args), strings.Join(args, " "))
+	}
+}
+
+// nameArg accepts an optional NAME (required unless -f gives one).
+func nameArg(kind string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 1 {
+			return fmt.Errorf("%s: takes one %s NAME, got %d arguments (%s)", cmd.CommandPath(), kind, len(args), strings.Join(args, " "))
+		}
+		return nil
+	}
+}
+
+// decodeFile reads a YAML or JSON file ("-" for stdin) into v, refusing
+// fields that v does not have.
+func decodeFile(cmd *cobra.Command, name string, v any) error {
+	var data []byte
+	var err error
+	shown := name
+	if name == "-" {
+		shown = "stdin"
+		data, err = io.ReadAll(cmd.InOrStdin())
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return err
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return fmt.Errorf("%s: not YAML or JSON: %v", shown, err)
+	}
+	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
+		return fmt.Errorf("%s is empty", shown)
+	}
+	if err := kpool.DecodeStrict(js, v, ""); err != nil {
+		var e *kpool.Error
+		if errors.As(err, &e) {
+			c := *e
+			c.Message = shown + ": " + c.Message
+			return &c
+		}
+		return fmt.Errorf("%s: %w", shown, err)
+	}
+	return nil
+}
+
+// mergeSpec merges the object that flags make over a base spec (from a
+// file) with the rules of a PUT: objects merge key by key, anything else
+// replaces. With no flags the base is returned as it is.
+func mergeSpec(base json.RawMessage, flags map[string]any) (json.RawMessage, error) {
+	if len(flags) == 0 {
+		return base, nil
+	}
+	patch, err := json.Marshal(flags)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(base)) == 0 {
+		return patch, nil
+	}
+	out, err := kpool.MergeJSON(base, patch, false)
+	if err != nil {
+		return nil, fmt.Errorf("merging the flags into the file's spec: %v", err)
+	}
+	return out, nil
+}
+
+// pairs parses repeated KEY=VALUE flag values.
+func pairs(flag string, vs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, v := range vs {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--%s %q: use KEY=VALUE", flag, v)
+		}
+		m[k] = val
+	}
+	return m, nil
+}
+
+// anyChanged reports whether any of the named flags was given.
+func anyChanged(fs *pflag.FlagSet, names ...string) bool {
+	for _, n := range names {
+		if fs.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// listFlags page a list.
+type listFlags struct {
+	limit, offset int
+	all           bool
+}
+
+func (l *listFlags) register(fs *pflag.FlagSet) {
+	fs.IntVar(&l.limit, "limit", 0, fmt.Sprintf("page size, 1-%d (default %d)", kpool.MaxLimit, kpool.DefaultLimit))
+	fs.IntVar(&l.offset, "offset", 0, "number of items to skip")
+	fs.BoolVar(&l.all, "all", false, "follow the next cursor to list every item")
+}
+
+func (l *listFlags) options() kpool.ListOptions {
+	o := kpool.ListOptions{Limit: l.limit, Offset: l.offset}
+	if l.all && o.Limit == 0 {
+		o.Limit = kpool.MaxLimit
+	}
+	return o
+}
+
+// pages calls fetch for the first page and, with all, for every following
+// one by its next cursor; fetch keeps the items and returns the page's next.
+func pages(all bool, o kpool.ListOptions, fetch func(kpool.ListOptions) (string, error)) error {
+	next, err := fetch(o)
+	for seen := map[string]bool{}; err == nil && all && next != ""; {
+		if seen[next] {
+			return fmt.Errorf("the server returned the cursor %q twice", next)
+		}
+		seen[next] = true
+		o.Offset, o.After = 0, next
+		next, err = fetch(o)
+	}
+	return err
+}

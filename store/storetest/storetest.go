@@ -184,9 +184,16 @@ func testGeneration(t *testing.T, s *kpool.Service) {
 	if doc.Generation != 2 || after.Generation != 2 || after.ResourceVersion == up.ResourceVersion {
 		t.Fatalf("status report: generation %d, resource_version %s", after.Generation, after.ResourceVersion)
 	}
+	// Moving autoscaling bounds without a count keeps the count inside them.
+	bounded := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: json.RawMessage(`{"autoscaling":{"enabled":true,"minNodes":6,"maxNodes":9}}`)}))(t)
+	if bounded.Spec.Count() != 6 || bounded.Generation != 3 {
+		t.Fatalf("bounds without a count: count %d generation %d", bounded.Spec.Count(), bounded.Generation)
+	}
+	_, err := s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: json.RawMessage(`{"nodeCount":10}`)})
+	wantCode(t, err, kpool.CodeValidation) // an explicit count must fit
 	// Merge patch: null clears.
 	patched := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"platform":{"gcp":{"zones":null}}}`)}))(t)
-	if patched.Generation != 3 || patched.Spec.Platform.GCP.Zones != nil {
+	if patched.Generation != 4 || patched.Spec.Platform.GCP.Zones != nil {
 		t.Fatalf("merge patch: %+v", patched)
 	}
 }

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+)
+
+func newClusterCmd() *cobra.Command {
+	f := &clientFlags{}
+	cmd := &cobra.Command{
+		Use:     "cluster",
+		Aliases: []string{"clusters"},
+		Short:   "Register, list, show and delete clusters",
+		RunE:    groupRun,
+	}
+	f.register(cmd)
+	cmd.AddCommand(newClusterCreate(f), newClusterList(f), newClusterGet(f), newClusterDelete(f))
+	return cmd
+}
+
+// platformFlag is a cluster create flag that sets a field of the blocks of
+// some platforms.
+type platformFlag struct {
+	name, field string
+	platforms   []kpool.PlatformType
+	usage       string
+}
+
+var clusterPlatformFlags = []platformFlag{
+	{"subscription-id", "subscriptionId", []kpool.PlatformType{kpool.PlatformAzure}, "Azure subscription ID"},
+	{"resource-group", "resourceGroup", []kpool.PlatformType{kpool.PlatformAzure}, "Azure resource group of the AKS cluster"},
+	{"cluster-name", "clusterName", []kpool.PlatformType{kpool.PlatformAzure, kpool.PlatformAWS, kpool.PlatformGCP}, "name of the AKS, EKS or GKE cluster"},
+	{"location", "location", []kpool.PlatformType{kpool.PlatformAzure, kpool.PlatformGCP}, "Azure location, or GCP region or zone"},
+	{"region", "region", []kpool.PlatformType{kpool.PlatformAWS, kpool.PlatformOCI, kpool.PlatformCivo}, "AWS, OCI or Civo region"},
+	{"node-role-arn", "nodeRoleArn", []kpool.PlatformType{kpool.PlatformAWS}, "IAM role ARN of the EKS nodes"},
+	{"subnet", "subnets", []kpool.PlatformType{kpool.PlatformAWS, kpool.PlatformOCI}, "ZONE=SUBNET (aws) or AD=SUBNET (oci), repeatable"},
+	{"project-id", "projectId", []kpool.PlatformType{kpool.PlatformGCP}, "GCP project ID"},
+	{"compartment-id", "compartmentId", []kpool.PlatformType{kpool.PlatformOCI}, "OCI compartment OCID"},
+	{"cluster-id", "clusterId", []kpool.PlatformType{kpool.PlatformOCI, kpool.PlatformCivo}, "OKE cluster OCID or Civo cluster ID"},
+	{"image-id", "imageId", []kpool.PlatformType{kpool.PlatformOCI}, "default node image OCID"},
+}
+
+func (p platformFlag) allows(t kpool.PlatformType) bool {
+	for _, a := range p.platforms {
+		if a == t {
+			return true
+		}
+	}
+	return false
+}
+
+func platformNames() string {
+	names := make([]string, len(kpool.PlatformTypes))
+	for i, t := range kpool.PlatformTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+type clusterCreateFlags struct {
+	file, platform, endpoint, id string
+	values                       map[string]*string
+	subnets                      []string
+}
+
+func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&c.file, "filename", "f", "", "YAML or JSON file of the cluster (the API's cluster body); - reads stdin")
+	fs.StringVar(&c.platform, "platform", "", "platform type: "+platformNames())
+	fs.StringVar(&c.endpoint, "endpoint", "", "provider API base URL (an emulator or sovereign cloud)")
+	fs.StringVar(&c.id, "id", "", "cluster ID (a UUID) to use instead of a generated one")
+	c.values = map[string]*string{}
+	for _, p := range clusterPlatformFlags {
+		var names []string
+		for _, t := range p.platforms {
+			names = append(names, string(t))
+		}
+		usage := fmt.Sprintf("%s (%s)", p.usage, strings.Join(names, ", "))
+		if p.name == "subnet" {
+			fs.StringArrayVar(&c.subnets, p.name, nil, usage)
+			continue
+		}
+		c.values[p.name] = new(string)
+		fs.StringVar(c.values[p.name], p.name, "", usage)
+	}
+}
+
+// spec returns the spec object the flags make for platform type t.
+func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]any, error) {
+	block := map[string]any{}
+	for _, p := range clusterPlatformFlags {
+		if !fs.Changed(p.name) {
+			continue
+		}
+		if t == "" {
+			return nil, fmt.Errorf("--%s needs --platform (or a platform type in the file)", p.name)
+		}
+		if !p.allows(t) {
+			var names []string
+			for _, a := range p.platforms {
+				names = append(names, string(a))
+			}
+			return nil, fmt.Errorf("--%s does not apply to platform %s (it is for %s)", p.name, t, strings.Join(names, ", "))
+		}
+		if p.name == "subnet" {
+			m, err := pairs(p.name, c.subnets)
+			if err != nil {
+				return nil, err
+			}
+			block[p.field] = m
+			continue
+		}
+		block[p.field] = *c.values[p.name]
+	}
+	platform := map[string]any{}
+	if fs.Changed("platform") {
+		platform["type"] = t
+	}
+	// Without a file, send the chosen platform's block even when empty so
+	// that the server names each missing field.
+	if len(block) > 0 || (c.file == "" && t.HasNodePools()) {
+		platform[string(t)] = block
+	}
+	spec := map[string]any{}
+	if len(platform) > 0 {
+		spec["platform"] = platform
+	}
+	if fs.Changed("endpoint") {
+		spec["endpoint"] = c.endpoint
+	}
+	return spec, nil
+}
+
+func newClusterCreate(f *clientFlags) *cobra.Command {
+	var c clusterCreateFlags
+	cmd := &cobra.Command{
+		Use:   "create NAME --platform TYPE [platform flags] | create [NAME] -f FILE",
+		Short: "Register an existing Kubernetes cluster",
+		Long: `Register an existing Kubernetes cluster with kpool.
+
+Give its platform and the settings that locate it:
+  azure: --subscription-id --resource-group --cluster-name [--location]
+  aws:   --region --cluster-name --node-role-arn --subnet ZONE=SUBNET ...
+  gcp:   --project-id --location --cluster-name
+  oci:   --region --compartment-id --cluster-id [--image-id] --subnet AD=SUBNET ...
+  civo:  --region --cluster-id
+  k3s, microvm: no settings
+
+Or give -f FILE, a YAML or JSON cluster body ({name, spec: {platform: ...}}).
+NAME and flags given with -f override the file.`,
+		Args: nameArg("cluster"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			var body api.ClusterBody
+			if c.file != "" {
+				if err := decodeFile(cmd, c.file, &body); err != nil {
+					return err
+				}
+			}
+			if len(args) == 1 {
+				body.Name = &args[0]
+			}
+			if body.Name == nil || *body.Name == "" {
+				return errors.New("give the cluster's NAME (or a name in -f FILE)")
+			}
+			if fs.Changed("id") {
+				body.ID = c.id
+			}
+			t := kpool.PlatformType(c.platform)
+			if !fs.Changed("platform") {
+				var s struct {
+					Platform struct {
+						Type kpool.PlatformType `json:"type"`
+					} `json:"platform"`
+				}
+				_ = json.Unmarshal(body.Spec, &s)
+				t = s.Platform.Type
+			}
+			switch {
+			case fs.Changed("platform") && !t.Known():
+				return fmt.Errorf("--platform %q is not a platform: use one of %s", c.platform, platformNames())
+			case c.file == "" && !fs.Changed("platform"):
+				return fmt.Errorf("--platform is required: one of %s (or give -f FILE)", platformNames())
+			}
+			spec, err := c.spec(fs, t)
+			if err != nil {
+				return err
+			}
+			if body.Spec, err = mergeSpec(body.Spec, spec); err != nil {
+				return err
+			}
+			cl, err := f.client().CreateCluster(cmd.Context(), body)
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, cl, func(w io.Writer) { clusterTable(w, []*kpool.Cluster{cl}) })
+		},
+	}
+	c.register(cmd.Flags())
+	return cmd
+}
+
+func newClusterList(f *clientFlags) *cobra.Command {
+	var l listFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the clusters you can see",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c := f.client()
+			var list *api.ClusterList
+			err := pages(l.all, l.options(), func(o kpool.ListOptions) (string, error) {
+				page, err := c.Clusters(cmd.Context(), o)
+				if err != nil {
+					return "", err
+				}
+				if list == nil {
+					list = page
+				} else {
+					list.Clusters = append(list.Clusters, page.Clusters...)
+				}
+				list.Next = page.Next
+				return page.Next, nil
+			})
+			if err != nil {
+				return err
+			}
+			if f.output == outTable && len(list.Clusters) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "No clusters found.")
+				return nil
+			}
+			return f.print(cmd, list, func(w io.Writer) { clusterTable(w, list.Clusters) })
+		},
+	}
+	l.register(cmd.Flags())
+	return cmd
+}
+
+func newClusterGet(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get ID",
+		Short: "Show a cluster",
+		Args:  idArg("cluster"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.client().Cluster(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, c, func(w io.Writer) { clusterView(w, c) })
+		},
+	}
+}
+
+func newClusterDelete(f *clientFlags) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a cluster's registration (with --force, its node pools too)",
+		Args:  idArg("cluster"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			c := f.client()
+			cl, gone, err := c.DeleteCluster(cmd.Context(), id, force)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if gone {
+				fmt.Fprintf(out, "cluster %s deleted\n", id)
+				return nil
+			}
+			if f.output != outTable {
+				return f.print(cmd, cl, nil)
+			}
+			// The pools that remain are the ones being deleted.
+			if l, err := c.NodePools(cmd.Context(), kpool.ListOptions{ClusterID: cl.ID, Limit: 1}); err == nil {
+				fmt.Fprintf(out, "cluster %s is being deleted (waiting for %d node pools)\n", id, l.Total)
+			} else {
+				fmt.Fprintf(out, "cluster %s is being deleted (%s)\n", id, cl.Status.Message)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "also delete the cluster's node pools")
+	return cmd
+}

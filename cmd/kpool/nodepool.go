@@ -1,0 +1,486 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+)
+
+func newNodePoolCmd() *cobra.Command {
+	f := &clientFlags{}
+	cmd := &cobra.Command{
+		Use:     "nodepool",
+		Aliases: []string{"nodepools", "np"},
+		Short:   "Create, list, show, change and delete node pools",
+		RunE:    groupRun,
+	}
+	f.register(cmd)
+	cmd.AddCommand(newPoolCreate(f), newPoolList(f), newPoolGet(f), newPoolUpdate(f), newPoolScale(f),
+		newPoolDelete(f), newPoolStatus(f))
+	return cmd
+}
+
+// blockFields names the fields of a platform's pool block that the
+// provider-neutral flags set; "" means the platform has no such field.
+type blockFields struct{ machine, zones, disk, spot string }
+
+var poolBlockFields = map[kpool.PlatformType]blockFields{
+	kpool.PlatformGCP:   {"machineType", "zones", "diskSize", "preemptible"},
+	kpool.PlatformAWS:   {"instanceType", "availabilityZones", "volumeSize", "spotInstances"},
+	kpool.PlatformAzure: {"vmSize", "availabilityZones", "osDiskSizeGB", "spotInstances"},
+	kpool.PlatformOCI:   {"shape", "availabilityDomains", "bootVolumeSizeInGBs", "preemptible"},
+	kpool.PlatformCivo:  {"size", "", "", ""},
+}
+
+// platformFlags are the pool flags that go into the platform's block.
+var platformFlags = []string{"machine-type", "zones", "disk-size", "spot"}
+
+// specFlags are every flag that changes a pool's spec.
+var specFlags = append([]string{"count", "min", "max", "label", "taint", "mode", "kubernetes-version", "tag"}, platformFlags...)
+
+// poolFlags are the spec flags of nodepool create and update.
+type poolFlags struct {
+	machineType, mode, version  string
+	count, min, max, diskSize   int
+	zones, labels, taints, tags []string
+	spot                        bool
+}
+
+func (f *poolFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.machineType, "machine-type", "", "machine type (gcp machineType, aws instanceType, azure vmSize, oci shape, civo size)")
+	fs.IntVar(&f.count, "count", 0, "number of nodes (with autoscaling, the starting size)")
+	registerBounds(fs, &f.min, &f.max)
+	fs.StringSliceVar(&f.zones, "zones", nil, "zones or availability domains, comma-separated (not civo)")
+	fs.IntVar(&f.diskSize, "disk-size", 0, "boot disk size in GB (not civo)")
+	fs.BoolVar(&f.spot, "spot", false, "spot or preemptible nodes (not civo)")
+	fs.StringArrayVar(&f.labels, "label", nil, "Kubernetes node label KEY=VALUE (repeatable)")
+	fs.StringArrayVar(&f.taints, "taint", nil, "node taint KEY=VALUE:EFFECT or KEY:EFFECT (repeatable; replaces the pool's taints)")
+	fs.StringVar(&f.mode, "mode", "", "pool mode: system or user")
+	fs.StringVar(&f.version, "kubernetes-version", "", "Kubernetes version of the nodes, such as 1.30")
+	fs.StringArrayVar(&f.tags, "tag", nil, "cloud resource tag KEY=VALUE (repeatable)")
+}
+
+func registerBounds(fs *pflag.FlagSet, min, max *int) {
+	fs.IntVar(min, "min", 0, "autoscaling minimum (enables autoscaling)")
+	fs.IntVar(max, "max", 0, "autoscaling maximum (enables autoscaling)")
+}
+
+// bounds returns the autoscaling object of --min and --max, or nil.
+func bounds(fs *pflag.FlagSet, min, max int) map[string]any {
+	if !anyChanged(fs, "min", "max") {
+		return nil
+	}
+	a := map[string]any{"enabled": true}
+	if fs.Changed("min") {
+		a["minNodes"] = min
+	}
+	if fs.Changed("max") {
+		a["maxNodes"] = max
+	}
+	return a
+}
+
+// spec returns the spec object the flags given make; t is the pool's
+// platform type, needed only when a platform flag was given.
+func (f *poolFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]any, error) {
+	s := map[string]any{}
+	if fs.Changed("count") {
+		s["nodeCount"] = f.count
+	}
+	if a := bounds(fs, f.min, f.max); a != nil {
+		s["autoscaling"] = a
+	}
+	if fs.Changed("mode") {
+		if f.mode != kpool.ModeSystem && f.mode != kpool.ModeUser {
+			return nil, fmt.Errorf("--mode %q: use system or user", f.mode)
+		}
+		s["mode"] = f.mode
+	}
+	if fs.Changed("kubernetes-version") {
+		s["kubernetesVersion"] = f.version
+	}
+	for _, m := range []struct {
+		flag, field string
+		vs          []string
+	}{{"label", "labels", f.labels}, {"tag", "tags", f.tags}} {
+		if fs.Changed(m.flag) {
+			kv, err := pairs(m.flag, m.vs)
+			if err != nil {
+				return nil, err
+			}
+			s[m.field] = kv
+		}
+	}
+	if fs.Changed("taint") {
+		ts := []kpool.Taint{}
+		for _, v := range f.taints {
+			t, err := parseTaint(v)
+			if err != nil {
+				return nil, err
+			}
+			ts = append(ts, t)
+		}
+		s["taints"] = ts
+	}
+	block, err := f.block(fs, t)
+	if err != nil {
+		return nil, err
+	}
+	if len(block) > 0 {
+		s["platform"] = map[string]any{string(t): block}
+	}
+	return s, nil
+}
+
+// block puts the provider-neutral machine flags into platform t's fields.
+func (f *poolFlags) block(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]any, error) {
+	if !anyChanged(fs, platformFlags...) {
+		return nil, nil
+	}
+	fields, ok := poolBlockFields[t]
+	if !ok {
+		// No node pools on this platform: the server says so.
+		return nil, nil
+	}
+	block := map[string]any{}
+	for _, x := range []struct {
+		flag, field string
+		v           any
+	}{
+		{"machine-type", fields.machine, f.machineType},
+		{"zones", fields.zones, f.zones},
+		{"disk-size", fields.disk, f.diskSize},
+		{"spot", fields.spot, f.spot},
+	} {
+		if !fs.Changed(x.flag) {
+			continue
+		}
+		if x.field == "" {
+			return nil, fmt.Errorf("--%s does not apply to %s node pools: they have no zones, disk size or spot setting (only --machine-type, their size)", x.flag, t)
+		}
+		block[x.field] = x.v
+	}
+	return block, nil
+}
+
+// parseTaint parses KEY=VALUE:EFFECT or KEY:EFFECT.
+func parseTaint(s string) (kpool.Taint, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return kpool.Taint{}, fmt.Errorf("--taint %q: use KEY=VALUE:EFFECT or KEY:EFFECT, EFFECT being NoSchedule, PreferNoSchedule or NoExecute", s)
+	}
+	k, v, _ := strings.Cut(s[:i], "=")
+	if k == "" {
+		return kpool.Taint{}, fmt.Errorf("--taint %q: the key is empty", s)
+	}
+	return kpool.Taint{Key: k, Value: v, Effect: s[i+1:]}, nil
+}
+
+func newPoolCreate(f *clientFlags) *cobra.Command {
+	var (
+		pf                poolFlags
+		file, cluster, id string
+	)
+	cmd := &cobra.Command{
+		Use:   "create NAME --cluster ID [flags] | create [NAME] -f FILE [flags]",
+		Short: "Create a node pool",
+		Long: `Create a node pool in a cluster.
+
+The machine flags are provider-neutral: kpool reads the cluster to learn its
+platform and puts --machine-type, --zones, --disk-size and --spot into the
+platform's own fields. Labels and taints apply on every platform.
+
+With -f FILE (YAML or JSON, the API's node pool body; - reads stdin) the
+file's spec is the base and the flags given are merged over it, as a PUT
+would: maps such as labels merge key by key, lists such as taints replace.`,
+		Args: nameArg("node pool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			var body api.NodePoolBody
+			if file != "" {
+				if err := decodeFile(cmd, file, &body); err != nil {
+					return err
+				}
+			}
+			if len(args) == 1 {
+				body.Name = &args[0]
+			}
+			if body.Name == nil || *body.Name == "" {
+				return errors.New("give the node pool's NAME (or a name in -f FILE)")
+			}
+			if fs.Changed("cluster") {
+				body.ClusterID = &cluster
+			}
+			if body.ClusterID == nil || *body.ClusterID == "" {
+				return errors.New("--cluster is required: the ID of the node pool's cluster")
+			}
+			if fs.Changed("id") {
+				body.ID = id
+			}
+			c := f.client()
+			var t kpool.PlatformType
+			if anyChanged(fs, platformFlags...) {
+				cl, err := c.Cluster(cmd.Context(), *body.ClusterID)
+				if err != nil {
+					return err
+				}
+				t = cl.Spec.Platform.Type
+			}
+			spec, err := pf.spec(fs, t)
+			if err != nil {
+				return err
+			}
+			if body.Spec, err = mergeSpec(body.Spec, spec); err != nil {
+				return err
+			}
+			if len(body.Spec) == 0 {
+				body.Spec = json.RawMessage("{}") // the server names what is missing
+			}
+			p, err := c.CreateNodePool(cmd.Context(), body)
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of the node pool; - reads stdin")
+	fs.StringVar(&cluster, "cluster", "", "ID of the cluster")
+	fs.StringVar(&id, "id", "", "node pool ID (a UUID) to use instead of a generated one")
+	pf.register(fs)
+	return cmd
+}
+
+func newPoolList(f *clientFlags) *cobra.Command {
+	var (
+		l                      listFlags
+		cluster, phase, health string
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List node pools",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c := f.client()
+			o := l.options()
+			o.ClusterID, o.Phase, o.Health = cluster, kpool.Phase(phase), kpool.Health(health)
+			var list *api.NodePoolList
+			err := pages(l.all, o, func(o kpool.ListOptions) (string, error) {
+				page, err := c.NodePools(cmd.Context(), o)
+				if err != nil {
+					return "", err
+				}
+				if list == nil {
+					list = page
+				} else {
+					list.NodePools = append(list.NodePools, page.NodePools...)
+				}
+				list.Next = page.Next
+				return page.Next, nil
+			})
+			if err != nil {
+				return err
+			}
+			if f.output == outTable && len(list.NodePools) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
+				return nil
+			}
+			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools) })
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&cluster, "cluster", "", "only the pools of this cluster ID")
+	fs.StringVar(&phase, "status", "", "only pools in this phase: Pending, Provisioning, Ready, Updating, Degraded, Failed or Deleting")
+	fs.StringVar(&health, "health", "", "only pools of this health: healthy, unhealthy or unknown")
+	l.register(fs)
+	return cmd
+}
+
+func newPoolGet(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get ID",
+		Short: "Show a node pool",
+		Args:  idArg("node pool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := f.client().NodePool(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, p, func(w io.Writer) { poolView(w, p) })
+		},
+	}
+}
+
+// poolPlatform returns the platform type of a pool.
+func poolPlatform(ctx context.Context, c *api.Client, id string) (kpool.PlatformType, error) {
+	p, err := c.NodePool(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if t := p.Spec.Platform.Type; t != "" {
+		return t, nil
+	}
+	cl, err := c.Cluster(ctx, p.ClusterID)
+	if err != nil {
+		return "", err
+	}
+	return cl.Spec.Platform.Type, nil
+}
+
+func newPoolUpdate(f *clientFlags) *cobra.Command {
+	var (
+		pf       poolFlags
+		file, rv string
+		patch    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "update ID [flags] | update ID -f FILE [--patch] [flags]",
+		Short: "Change a node pool's spec",
+		Long: `Change a node pool's spec.
+
+With flags, a PUT sends only the fields given; the server keeps the rest.
+--taint replaces the pool's taints; --label and --tag add or change keys.
+With -f FILE the file (YAML or JSON, such as the output of get -o yaml) is
+the body; flags given are merged over its spec. --patch sends it as a JSON
+merge patch (PATCH), in which null removes a field.
+--resource-version makes the change conditional: it fails with CONFLICT if
+the pool has changed since.`,
+		Args: idArg("node pool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			id := args[0]
+			var body api.NodePoolBody
+			switch {
+			case file != "":
+				if err := decodeFile(cmd, file, &body); err != nil {
+					return err
+				}
+				if body.ID != "" && body.ID != id {
+					return fmt.Errorf("the file is node pool %s, not %s", body.ID, id)
+				}
+			case patch:
+				return errors.New("--patch sends -f FILE as a merge patch: give -f FILE")
+			case !anyChanged(fs, specFlags...):
+				return errors.New("nothing to update: give flags such as --count or --machine-type, or -f FILE")
+			}
+			c := f.client()
+			var t kpool.PlatformType
+			if anyChanged(fs, platformFlags...) {
+				var err error
+				if t, err = poolPlatform(cmd.Context(), c, id); err != nil {
+					return err
+				}
+			}
+			spec, err := pf.spec(fs, t)
+			if err != nil {
+				return err
+			}
+			if body.Spec, err = mergeSpec(body.Spec, spec); err != nil {
+				return err
+			}
+			if fs.Changed("resource-version") {
+				body.ResourceVersion = rv
+			}
+			p, err := c.UpdateNodePool(cmd.Context(), id, body, patch)
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of the node pool; - reads stdin")
+	fs.BoolVar(&patch, "patch", false, "send -f FILE as a JSON merge patch (PATCH) instead of a PUT")
+	fs.StringVar(&rv, "resource-version", "", "change only if the pool is still at this resource version")
+	pf.register(fs)
+	return cmd
+}
+
+func newPoolScale(f *clientFlags) *cobra.Command {
+	var (
+		count, min, max int
+		rv              string
+	)
+	cmd := &cobra.Command{
+		Use:   "scale ID --count N | --min N --max N",
+		Short: "Change a node pool's node count or autoscaling bounds",
+		Args:  idArg("node pool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			if !anyChanged(fs, "count", "min", "max") {
+				return errors.New("give --count N, or --min N and --max N to change the autoscaling bounds")
+			}
+			spec := map[string]any{}
+			if fs.Changed("count") {
+				spec["nodeCount"] = count
+			}
+			if a := bounds(fs, min, max); a != nil {
+				spec["autoscaling"] = a
+			}
+			raw, err := json.Marshal(spec)
+			if err != nil {
+				return err
+			}
+			body := api.NodePoolBody{Spec: raw, ResourceVersion: rv}
+			p, err := f.client().UpdateNodePool(cmd.Context(), args[0], body, false)
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&count, "count", 0, "number of nodes")
+	registerBounds(fs, &min, &max)
+	fs.StringVar(&rv, "resource-version", "", "change only if the pool is still at this resource version")
+	return cmd
+}
+
+func newPoolDelete(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a node pool",
+		Args:  idArg("node pool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			p, gone, err := f.client().DeleteNodePool(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			switch {
+			case gone:
+				fmt.Fprintf(out, "nodepool %s deleted\n", id)
+			case f.output != outTable:
+				return f.print(cmd, p, nil)
+			default:
+				fmt.Fprintf(out, "nodepool %s is being deleted (%s)\n", id, p.Status.Message)
+			}
+			return nil
+		},
+	}
+}
+
+func newPoolStatus(f *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status ID",
+		Short: "Show a node pool's status and each controller's report",
+		Args:  idArg("node pool"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := f.client().NodePoolStatus(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return f.print(cmd, d, func(w io.Writer) { statusView(w, d) })
+		},
+	}
+}

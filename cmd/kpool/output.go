@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kpool/kpool"
+)
+
+// now is the clock that ages are measured against.
+var now = time.Now
+
+// print writes v as JSON or YAML, or calls table with a tab-aligned writer.
+func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) error {
+	out := cmd.OutOrStdout()
+	switch f.output {
+	case outJSON:
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(append(b, '\n'))
+		return err
+	case outYAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
+	table(tw)
+	return tw.Flush()
+}
+
+// age is a short duration since t, as in kubectl: 45s, 12m, 5h, 3d, 2y.
+func age(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now().Sub(t)
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 2*365*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return fmt.Sprintf("%dy", int(d.Hours()/24/365))
+}
+
+// when is a time with its age.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format(time.RFC3339) + " (" + age(t) + " ago)"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ---- clusters ----
+
+func clusterTable(w io.Writer, cs []*kpool.Cluster) {
+	fmt.Fprintln(w, "ID\tNAME\tPLATFORM\tPHASE\tAGE")
+	for _, c := range cs {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Spec.Platform.Type, orDash(string(c.Status.Phase)), age(c.CreatedAt))
+	}
+}
+
+func clusterView(w io.Writer, c *kpool.Cluster) {
+	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
+	kv("Name", c.Name)
+	kv("ID", c.ID)
+	kv("Platform", c.Spec.Platform.Type)
+	block := platformBlock(c.Spec.Platform, c.Spec.Platform.Type)
+	for _, k := range sortedKeys(block) {
+		fmt.Fprintf(w, "  %s:\t%s\n", k, format(block[k]))
+	}
+	if c.Spec.Endpoint != "" {
+		kv("Endpoint", c.Spec.Endpoint)
+	}
+	kv("Generation", c.Generation)
+	kv("Resource version", c.ResourceVersion)
+	kv("Phase", orDash(string(c.Status.Phase)))
+	if c.Status.Message != "" {
+		kv("Message", c.Status.Message)
+	}
+	kv("Created", when(c.CreatedAt)+" by "+c.CreatedBy)
+	kv("Updated", when(c.UpdatedAt))
+	if c.DeletionTimestamp != nil {
+		kv("Deletion requested", when(*c.DeletionTimestamp))
+	}
+}
+
+// ---- node pools ----
+
+// nodes is a pool's size: the count, or "min-max (count)" with autoscaling.
+func nodes(s *kpool.NodePoolSpec) string {
+	n := "-"
+	if s.NodeCount != nil {
+		n = fmt.Sprint(*s.NodeCount)
+	}
+	if !s.Autoscaling.On() {
+		return n
+	}
+	return fmt.Sprintf("%s-%s (%s)", intOr(s.Autoscaling.MinNodes), intOr(s.Autoscaling.MaxNodes), n)
+}
+
+func intOr(p *int) string {
+	if p == nil {
+		return "?"
+	}
+	return fmt.Sprint(*p)
+}
+
+func poolTable(w io.Writer, ps []*kpool.NodePool) {
+	fmt.Fprintln(w, "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE")
+	for _, p := range ps {
+		mt, _ := p.Spec.MachineType()
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\n", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
+			orDash(mt), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt))
+	}
+}
+
+func poolView(w io.Writer, p *kpool.NodePool) {
+	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
+	s := &p.Spec
+	pt := s.Platform.Type
+	kv("Name", p.Name)
+	kv("ID", p.ID)
+	kv("Cluster", p.ClusterID)
+	kv("Platform", orDash(string(pt)))
+	mt, _ := s.MachineType()
+	kv("Machine type", orDash(mt))
+	size := nodes(s)
+	if s.Autoscaling.On() {
+		size = fmt.Sprintf("%s (autoscaling %s-%s)", intOr(s.NodeCount), intOr(s.Autoscaling.MinNodes), intOr(s.Autoscaling.MaxNodes))
+	}
+	kv("Nodes", size)
+	block := platformBlock(s.Platform, pt)
+	fields := poolBlockFields[pt]
+	shown := map[string]bool{fields.machine: true, "labels": true, "taints": true}
+	for _, f := range []struct{ label, field string }{{"Zones", fields.zones}, {"Disk size", fields.disk}, {"Spot", fields.spot}} {
+		if v, ok := block[f.field]; ok && f.field != "" {
+			kv(f.label, format(v))
+			shown[f.field] = true
+		}
+	}
+	var rest []string
+	for _, k := range sortedKeys(block) {
+		if !shown[k] {
+			rest = append(rest, k+"="+format(block[k]))
+		}
+	}
+	if len(rest) > 0 {
+		kv("Platform settings", strings.Join(rest, "; "))
+	}
+	kv("Mode", orDash(s.Mode))
+	if s.KubernetesVersion != "" {
+		kv("Kubernetes version", s.KubernetesVersion)
+	}
+	kv("Labels", orDash(joinMap(s.AllLabels())))
+	var taints []string
+	for _, t := range s.AllTaints() {
+		taints = append(taints, taint(t))
+	}
+	kv("Taints", orDash(strings.Join(taints, ", ")))
+	if len(s.Tags) > 0 {
+		kv("Tags", joinMap(s.Tags))
+	}
+	kv("Generation", fmt.Sprintf("%d (observed %d)", p.Generation, p.Status.ObservedGeneration))
+	kv("Resource version", p.ResourceVersion)
+	kv("Phase", phase(p.Status.Phase, p.Status.Health))
+	if p.Status.Message != "" {
+		kv("Message", p.Status.Message)
+	}
+	kv("Created", when(p.CreatedAt)+" by "+p.CreatedBy)
+	kv("Updated", when(p.UpdatedAt))
+	if p.DeletionTimestamp != nil {
+		kv("Deletion requested", when(*p.DeletionTimestamp))
+	}
+}
+
+func phase(p kpool.Phase, h kpool.Health) string {
+	if h == "" {
+		return orDash(string(p))
+	}
+	return fmt.Sprintf("%s (%s)", orDash(string(p)), h)
+}
+
+func taint(t kpool.Taint) string {
+	if t.Value == "" {
+		return t.Key + ":" + t.Effect
+	}
+	return t.Key + "=" + t.Value + ":" + t.Effect
+}
+
+func statusView(w io.Writer, d *kpool.StatusDocument) {
+	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
+	st := &d.Status
+	kv("Node pool", d.NodePoolID)
+	kv("Cluster", d.ClusterID)
+	kv("Phase", phase(st.Phase, st.Health))
+	kv("Generation", d.Generation)
+	kv("Observed generation", st.ObservedGeneration)
+	if st.LastReadyGeneration != 0 {
+		kv("Last ready generation", st.LastReadyGeneration)
+	}
+	kv("Message", orDash(st.Message))
+	kv("Last update", when(st.LastUpdateTime))
+	if d.Deleted {
+		kv("Deleted", "yes")
+	}
+	fmt.Fprintln(w)
+	conditions(w, "", st.Conditions)
+	if len(d.ControllerStatus) == 0 {
+		fmt.Fprintln(w, "\nNo controller has reported on this node pool yet.")
+		return
+	}
+	for _, r := range d.ControllerStatus {
+		fmt.Fprintf(w, "\nController %s:\n", r.ControllerName)
+		fmt.Fprintf(w, "  Observed generation:\t%d\n", r.ObservedGeneration)
+		fmt.Fprintf(w, "  Updated:\t%s\n", when(r.UpdatedAt))
+		if m := strings.TrimSpace(string(r.Metadata)); m != "" && m != "{}" && m != "null" {
+			var b bytes.Buffer
+			if json.Compact(&b, r.Metadata) == nil {
+				m = b.String()
+			}
+			fmt.Fprintf(w, "  Metadata:\t%s\n", m)
+		}
+		fmt.Fprintln(w)
+		conditions(w, "  ", r.Conditions)
+	}
+}
+
+func conditions(w io.Writer, indent string, cs []kpool.Condition) {
+	if len(cs) == 0 {
+		fmt.Fprintln(w, indent+"No conditions.")
+		return
+	}
+	fmt.Fprintln(w, indent+"TYPE\tSTATUS\tREASON\tMESSAGE\tLAST TRANSITION")
+	for _, c := range cs {
+		fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%s\n", indent, c.Type, c.Status, orDash(c.Reason), orDash(oneLine(c.Message)), age(c.LastTransitionTime))
+	}
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ---- helpers ----
+
+// platformBlock returns the settings in platform's block for type t as a
+// JSON object.
+func platformBlock(platform any, t kpool.PlatformType) map[string]any {
+	b, err := json.Marshal(platform)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if d.Decode(&m) != nil {
+		return nil
+	}
+	block, _ := m[string(t)].(map[string]any)
+	return block
+}
+
+// format shows a JSON value: objects as k=v pairs, lists comma-separated.
+func format(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		parts := make([]string, 0, len(x))
+		for _, k := range sortedKeys(x) {
+			parts = append(parts, k+"="+format(x[k]))
+		}
+		return strings.Join(parts, ", ")
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = format(e)
+		}
+		return strings.Join(parts, ", ")
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	case nil:
+		return "-"
+	}
+	return fmt.Sprint(v)
+}
+
+func joinMap(m map[string]string) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
