@@ -178,7 +178,7 @@ func find[T any](ctx context.Context, kind, objID string, get func(context.Conte
 	if err != nil {
 		return nil, zero, err
 	}
-	if uuid.Validate(objID) != nil {
+	if !IsUUID(objID) {
 		return nil, zero, notFound(kind, objID)
 	}
 	obj, err := get(ctx, objID)
@@ -425,8 +425,8 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 	if in.ClusterID == "" {
 		return nil, Invalid("cluster_id", "required")
 	}
-	if _, err := uuid.Parse(in.ClusterID); err != nil {
-		return nil, Invalid("cluster_id", "%q is not a UUID", in.ClusterID)
+	if !IsUUID(in.ClusterID) {
+		return nil, Invalid("cluster_id", "%q is not a cluster id (a UUID in canonical form)", in.ClusterID)
 	}
 	id, c, err := s.writableCluster(ctx, in.ClusterID)
 	if err != nil {
@@ -647,6 +647,9 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 		return nil, Errorf(CodeForbidden, "only controller identities may report node pool status")
 	}
 	r.Metadata = compactObject(r.Metadata)
+	if r.Conditions == nil {
+		r.Conditions = []Condition{}
+	}
 	if err := ValidateControllerStatus(&r); err != nil {
 		return nil, err
 	}
@@ -857,7 +860,7 @@ func DecodeCursor(s string) (*Cursor, error) {
 	}
 	ts, id, ok := strings.Cut(string(b), ".")
 	us, err := strconv.ParseInt(ts, 10, 64)
-	if !ok || err != nil || uuid.Validate(id) != nil {
+	if !ok || err != nil || !IsUUID(id) {
 		return nil, fmt.Errorf("%q is not a cursor from a previous page's next", s)
 	}
 	return &Cursor{CreatedAt: time.UnixMicro(us).UTC(), ID: id}, nil

@@ -68,13 +68,17 @@ func ValidateName(fe *FieldErrors, field, name string) {
 	}
 }
 
+// IsUUID reports whether s is a UUID in its canonical form: 36 characters,
+// lower-case hex and dashes. Other spellings uuid.Parse accepts ({…},
+// urn:uuid:…, no dashes, upper case) are refused so that one id has one form.
+func IsUUID(s string) bool {
+	return len(s) == 36 && uuid.Validate(s) == nil && strings.ToLower(s) == s
+}
+
 // ValidateID checks a client-chosen object id.
 func ValidateID(fe *FieldErrors, field, id string) {
-	if id == "" {
-		return
-	}
-	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
-		fe.Add(field, "%q is not a UUID", id)
+	if id != "" && !IsUUID(id) {
+		fe.Add(field, "%q is not a UUID in canonical form (such as 550e8400-e29b-41d4-a716-446655440000)", id)
 	}
 }
 
@@ -112,7 +116,7 @@ func validateClusterSpec(fe *FieldErrors, s *ClusterSpec) {
 		a, f := p.Azure, base+".azure"
 		if a.SubscriptionID == "" {
 			fe.Add(f+".subscriptionId", "required")
-		} else if _, err := uuid.Parse(a.SubscriptionID); err != nil {
+		} else if !IsUUID(a.SubscriptionID) {
 			fe.Add(f+".subscriptionId", "%q is not a subscription id (a UUID)", a.SubscriptionID)
 		}
 		pattern(fe, f+".resourceGroup", a.ResourceGroup, azureRGRE, true, "1-90 letters, digits, '_', '-', '.', '(' or ')'")
@@ -162,7 +166,7 @@ func validateClusterSpec(fe *FieldErrors, s *ClusterSpec) {
 		pattern(fe, f+".region", c.Region, civoRegionRE, true, "a Civo region such as LON1")
 		if c.ClusterID == "" {
 			fe.Add(f+".clusterId", "required")
-		} else if _, err := uuid.Parse(c.ClusterID); err != nil {
+		} else if !IsUUID(c.ClusterID) {
 			fe.Add(f+".clusterId", "%q is not a Civo cluster id (a UUID)", c.ClusterID)
 		}
 	}
@@ -327,10 +331,10 @@ func validateNodePoolSpec(fe *FieldErrors, s *NodePoolSpec, c *Cluster) {
 	case pt == PlatformOCI && p.OCI != nil:
 		o, f := p.OCI, "spec.platform.oci"
 		if o.OCPUs < 0 || o.OCPUs > 512 {
-			fe.Add(f+".ocpus", "must be between 1 and 512, got %v", o.OCPUs)
+			fe.Add(f+".ocpus", "must be more than 0 and at most 512, got %v", o.OCPUs)
 		}
 		if o.MemoryInGBs < 0 || o.MemoryInGBs > 8192 {
-			fe.Add(f+".memoryInGBs", "must be between 1 and 8192, got %v", o.MemoryInGBs)
+			fe.Add(f+".memoryInGBs", "must be more than 0 and at most 8192, got %v", o.MemoryInGBs)
 		}
 		intRange(fe, f+".bootVolumeSizeInGBs", o.BootVolumeSizeInGBs, 50, 32768, "GB")
 		zones(fe, f+".availabilityDomains", o.AvailabilityDomains)

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/kpool/kpool"
 )
 
@@ -141,7 +139,7 @@ func listOptions(q url.Values) (kpool.ListOptions, error) {
 			continue
 		}
 		v := q.Get(k)
-		if err := uuid.Validate(v); err != nil {
+		if !kpool.IsUUID(v) {
 			fe.Add(k, "%q is not a cluster id (a UUID)", v)
 		} else if o.ClusterID != "" && o.ClusterID != v {
 			fe.Add(k, "disagrees with the other cluster id given")
@@ -171,6 +169,15 @@ func resourceVersion(r *http.Request, body string) (string, error) {
 		return "", kpool.Invalid("resource_version", "%q disagrees with If-Match %q", body, h)
 	}
 	return h, nil
+}
+
+// sameID refuses a body whose id names another object than the path: a GET's
+// output sent back is fine, one meant for another object is a mistake.
+func sameID(body, path string) error {
+	if body != "" && body != path {
+		return kpool.Invalid("id", "%q does not match the id in the path (%s); the id cannot change", body, path)
+	}
+	return nil
 }
 
 func boolParam(q url.Values, name string) (bool, error) {
@@ -276,6 +283,9 @@ func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 	}
 	patch := r.Method == http.MethodPatch
 	rv, err := resourceVersion(r, b.ResourceVersion)
+	if err == nil {
+		err = sameID(b.ID, r.PathValue("id"))
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -368,7 +378,7 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, kpool.Invalid("cluster_id", "%q does not match the cluster in the path (%s)", in.ClusterID, path))
 			return
 		}
-		if err := uuid.Validate(path); err != nil {
+		if !kpool.IsUUID(path) {
 			s.writeError(w, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: path})
 			return
 		}
@@ -397,6 +407,9 @@ func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 	}
 	patch := r.Method == http.MethodPatch
 	rv, err := resourceVersion(r, b.ResourceVersion)
+	if err == nil {
+		err = sameID(b.ID, r.PathValue("id"))
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
