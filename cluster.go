@@ -1,6 +1,9 @@
 package kpool
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // PlatformType names where a cluster runs.
 type PlatformType string
@@ -127,6 +130,28 @@ const (
 type ClusterStatus struct {
 	Phase   ClusterPhase `json:"phase"`
 	Message string       `json:"message,omitempty"`
+}
+
+// Region returns the cloud region of the cluster ("" where it has none).
+func (s *ClusterSpec) Region() string {
+	p := s.Platform
+	switch {
+	case p.Azure != nil:
+		return p.Azure.Location
+	case p.AWS != nil:
+		return p.AWS.Region
+	case p.GCP != nil:
+		loc := p.GCP.Location
+		if parts := strings.Split(loc, "-"); len(parts) == 3 {
+			return parts[0] + "-" + parts[1] // a zonal cluster's region
+		}
+		return loc
+	case p.OCI != nil:
+		return p.OCI.Region
+	case p.Civo != nil:
+		return p.Civo.Region
+	}
+	return ""
 }
 
 // Deleting reports whether deletion of the cluster has been requested.

@@ -20,6 +20,9 @@ type NodePool struct {
 	UpdatedAt         time.Time      `json:"updated_at"`
 	CreatedBy         string         `json:"created_by"`
 	DeletionTimestamp *time.Time     `json:"deletion_timestamp,omitempty"`
+	// ProviderName is the pool's name at its provider, derived from Name
+	// when the pool is created (AKS, for one, allows only 12 characters).
+	ProviderName string `json:"provider_name,omitempty"`
 
 	// ClusterOwner is the created_by of the pool's cluster, which decides
 	// who may see the pool. Stores fill it in; it is never serialised.
@@ -43,6 +46,9 @@ type NodePoolSpec struct {
 	NodeCount   *int             `json:"nodeCount,omitempty"`
 	Autoscaling *Autoscaling     `json:"autoscaling,omitempty"`
 	Platform    NodePoolPlatform `json:"platform"`
+	// Zones are logical zones "1", "2", "3"…, mapped by each provider to its
+	// own (AKS zones, EKS subnets, GKE zones, OKE availability domains).
+	Zones []string `json:"zones,omitempty"`
 	// Mode is system or user (the default).
 	Mode              string `json:"mode,omitempty"`
 	KubernetesVersion string `json:"kubernetesVersion,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,41 @@ import (
 type Service struct {
 	Store Store
 	Now   func() time.Time
+	// Planner, when set, checks every pool write against what the pool's
+	// provider can do and names pools at their providers.
+	Planner Planner
+}
+
+type dryRunKey struct{}
+
+// WithDryRun returns a context in which the service's writes do everything
+// (checks, plans, conflicts) but store nothing.
+func WithDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
+// IsDryRun reports whether ctx asks for a dry run.
+func IsDryRun(ctx context.Context) bool { v, _ := ctx.Value(dryRunKey{}).(bool); return v }
+
+// errDryRun rolls back a dry run's transaction.
+var errDryRun = errors.New("dry run")
+
+// write runs fn in one store transaction; in a dry run the transaction is
+// rolled back after fn succeeds, so nothing is stored.
+func (s *Service) write(ctx context.Context, fn func(Tx) error) error {
+	if !IsDryRun(ctx) {
+		return s.Store.Write(ctx, fn)
+	}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errDryRun
+	})
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
 }
 
 // NewService returns a Service on s with the wall clock.
@@ -147,7 +183,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	now := s.now()
 	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
 	c.Status = ClusterStatus{Phase: ClusterActive}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		if err := tx.CreateCluster(c); err != nil {
 			return err
 		}
@@ -232,7 +268,7 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 		return nil, err
 	}
 	var out *Cluster
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -319,7 +355,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -447,16 +483,37 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 	if err := ValidateNodePool(p, c); err != nil {
 		return nil, err
 	}
+	if s.Planner != nil {
+		if err := s.Planner.CheckCreate(c, &p.Spec); err != nil {
+			return nil, err
+		}
+	}
 	if p.ID == "" {
 		p.ID = newID()
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		c, err := tx.Cluster(c.ID)
 		if err != nil {
 			return err
 		}
 		if c.Deleting() {
 			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+		}
+		if s.Planner != nil {
+			pools, err := tx.LiveNodePools(c.ID)
+			if err != nil {
+				return err
+			}
+			var taken []string
+			for _, o := range pools {
+				if o.Name == p.Name {
+					return Errorf(CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name)
+				}
+				taken = append(taken, o.ProviderName)
+			}
+			if p.ProviderName, err = s.Planner.ProviderName(c, p.Name, taken); err != nil {
+				return err
+			}
 		}
 		now := s.now()
 		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
@@ -510,12 +567,22 @@ func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool
 // UpdateNodePool applies a PUT or PATCH to a pool. The generation rises by
 // one when the spec changes and not at all for a no-op.
 func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (*NodePool, error) {
+	p, _, err := s.UpdateNodePoolPlan(ctx, poolID, u)
+	return p, err
+}
+
+// UpdateNodePoolPlan is UpdateNodePool that also returns the plan: what the
+// change does at the pool's provider. A change the provider cannot make in
+// place is refused (VALIDATION_ERROR), one it cannot make at all is
+// NOT_IMPLEMENTED.
+func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Update) (*NodePool, Plan, error) {
+	plan := Plan{Changes: []Change{}}
 	id, p0, err := s.writablePool(ctx, poolID)
 	if err != nil {
-		return nil, err
+		return nil, plan, err
 	}
 	var out *NodePool
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		c, err := tx.Cluster(p0.ClusterID)
 		if err != nil {
 			return err
@@ -555,8 +622,19 @@ func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (
 		if err := ValidateNodePool(&next, c); err != nil {
 			return err
 		}
+		plan.Provider, plan.ProviderName = string(c.Spec.Platform.Type), p.ProviderName
 		if next.Spec.Equal(&p.Spec) {
 			return nil
+		}
+		if s.Planner != nil {
+			pl, err := s.Planner.Plan(c, &p.Spec, &next.Spec)
+			if err != nil {
+				return err
+			}
+			plan.Changes = pl.Changes
+			if err := pl.Refusal(); err != nil {
+				return err
+			}
 		}
 		reports, err := tx.ControllerStatuses(p.ID)
 		if err != nil {
@@ -573,9 +651,9 @@ func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (
 		return tx.AddEvent(&Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: id.Email, CreatedAt: now})
 	})
 	if err != nil {
-		return nil, err
+		return nil, plan, err
 	}
-	return out, nil
+	return out, plan, nil
 }
 
 // DeleteNodePool deletes a pool: at once if no controller has reported on
@@ -586,7 +664,7 @@ func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *N
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		c, err := tx.Cluster(p0.ClusterID)
 		if err != nil {
 			return err
@@ -654,7 +732,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 		return nil, err
 	}
 	var doc *StatusDocument
-	err = s.Store.Write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx Tx) error {
 		c, err := tx.Cluster(p0.ClusterID)
 		if err != nil {
 			return err

@@ -239,6 +239,9 @@ func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster) {
 	if s.Mode == "" {
 		s.Mode = ModeUser
 	}
+	for i, z := range s.Zones {
+		s.Zones[i] = NormalizeZone(z, c.Spec.Region())
+	}
 	if s.NodeCount == nil {
 		n := 1
 		if a := s.Autoscaling; a.On() && a.MinNodes != nil && *a.MinNodes > 1 {
@@ -295,6 +298,7 @@ func validateNodePoolSpec(fe *FieldErrors, s *NodePoolSpec, c *Cluster) {
 	}
 	pattern(fe, "spec.kubernetesVersion", s.KubernetesVersion, versionRE, false, "a Kubernetes version such as 1.30 or 1.30.4")
 	validateCounts(fe, s, pt)
+	logicalZones(fe, s.Zones, c.Spec.Region())
 	validateMetadata(fe, s)
 	validateTags(fe, s.Tags)
 
@@ -393,6 +397,38 @@ func zones(fe *FieldErrors, field string, zs []string) {
 		}
 		seen[z] = true
 	}
+}
+
+var logicalZoneRE = regexp.MustCompile(`^[1-9][0-9]?$`)
+
+// NormalizeZone turns "<region>-N" into the logical zone "N" when region is
+// the cluster's; anything else is returned as it is (and validated).
+func NormalizeZone(z, region string) string {
+	if region != "" && strings.HasPrefix(z, region+"-") && logicalZoneRE.MatchString(z[len(region)+1:]) {
+		return z[len(region)+1:]
+	}
+	return z
+}
+
+func logicalZones(fe *FieldErrors, zs []string, region string) {
+	seen := map[string]bool{}
+	for i, z := range zs {
+		f := fmt.Sprintf("spec.zones[%d]", i)
+		switch {
+		case !logicalZoneRE.MatchString(z):
+			fe.Add(f, "%q is not a logical zone: use \"1\", \"2\", \"3\"… or \"%s-1\"…", z, orRegion(region))
+		case seen[z]:
+			fe.Add(f, "duplicate zone %q", z)
+		}
+		seen[z] = true
+	}
+}
+
+func orRegion(r string) string {
+	if r == "" {
+		return "<region>"
+	}
+	return r
 }
 
 func validateCounts(fe *FieldErrors, s *NodePoolSpec, pt PlatformType) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/store/storetest"
 )
 
@@ -35,7 +36,9 @@ func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewServer(kpool.NewService(open(t)), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := kpool.NewService(open(t))
+	svc.Planner = provider.Planner{}
+	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
 	return &testAPI{t: t, srv: srv}
@@ -748,4 +751,89 @@ func TestPaging(t *testing.T) {
 		}
 		r.json(t, &empty)
 	})
+}
+
+const aksCluster = `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}`
+
+func TestChangePlan(t *testing.T) {
+	a := newTestAPI(t, storetest.SQLite)
+	c := a.cluster(user, "aks", aksCluster)
+	r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"gpu-workers","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["westeurope-1"],"nodeCount":2}}`)
+	want(t, r, http.StatusCreated)
+	var p kpool.NodePool
+	r.json(t, &p)
+	if p.ProviderName != "gpuworkers" || strings.Join(p.Spec.Zones, ",") != "1" {
+		t.Fatalf("provider name %q, zones %v", p.ProviderName, p.Spec.Zones)
+	}
+
+	// vmSize and zones cannot change on AKS: 400 naming each field.
+	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}},"zones":["1","2"]}}`)
+	e := wantError(t, r, http.StatusBadRequest, kpool.CodeValidation, "azure")
+	fields := map[string]bool{}
+	for _, f := range e.Fields {
+		fields[f.Field] = true
+	}
+	if !fields["spec.platform.azure.vmSize"] || !fields["spec.zones"] {
+		t.Fatalf("fields %+v", e.Fields)
+	}
+
+	// A dry run returns the plan and the pool, and stores nothing.
+	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", `{"spec":{"nodeCount":5,"kubernetesVersion":"1.31"}}`)
+	want(t, r, http.StatusOK)
+	var dry DryRun
+	r.json(t, &dry)
+	if !dry.DryRun || dry.NodePool == nil || dry.NodePool.Spec.Count() != 5 || dry.NodePool.Generation != 2 || dry.Plan == nil || len(dry.Plan.Changes) != 2 {
+		t.Fatalf("dry run: %s", r.body)
+	}
+	classes := map[string]kpool.UpdateClass{}
+	for _, ch := range dry.Plan.Changes {
+		classes[ch.Field] = ch.Class
+	}
+	if classes["spec.nodeCount"] != kpool.InPlace || classes["spec.kubernetesVersion"] != kpool.RollsNodes || dry.Plan.Provider != "azure" || dry.Plan.ProviderName != "gpuworkers" {
+		t.Fatalf("plan %+v", dry.Plan)
+	}
+	var stored kpool.NodePool
+	a.as(user, "GET", "/api/v1/nodepools/"+p.ID, "").json(t, &stored)
+	if stored.Generation != 1 || stored.Spec.Count() != 2 || stored.ResourceVersion != p.ResourceVersion {
+		t.Fatalf("a dry run stored something: %+v", stored)
+	}
+	// A dry run of a refused change is refused the same way.
+	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+	// Dry-run create and delete.
+	r = a.as(user, "POST", "/api/v1/nodepools?dry_run=true", `{"name":"more","cluster_id":"`+c.ID+`","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}}}}`)
+	want(t, r, http.StatusOK)
+	r.json(t, &dry)
+	if dry.NodePool == nil || dry.NodePool.ProviderName != "more" || r.header.Get("Location") != "" {
+		t.Fatalf("dry-run create: %s", r.body)
+	}
+	want(t, a.as(user, "GET", "/api/v1/nodepools?cluster_id="+c.ID, ""), http.StatusOK)
+	var l NodePoolList
+	a.as(user, "GET", "/api/v1/nodepools?cluster_id="+c.ID, "").json(t, &l)
+	if l.Total != 1 {
+		t.Fatalf("dry-run create stored a pool: %d", l.Total)
+	}
+	r = a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?dry_run=true", "")
+	want(t, r, http.StatusOK)
+	r.json(t, &dry)
+	if !dry.Gone {
+		t.Fatalf("dry-run delete: %s", r.body)
+	}
+	want(t, a.as(user, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusOK)
+	wantError(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?dry_run=maybe", ""), http.StatusBadRequest, kpool.CodeValidation, "dry_run")
+}
+
+func TestCapabilityBoundaries(t *testing.T) {
+	a := newTestAPI(t, storetest.SQLite)
+	civo := a.cluster(user, "civo", `{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`)
+	wantError(t, a.as(user, "POST", "/api/v1/clusters/"+civo.ID+"/nodepools", `{"name":"x","spec":{"platform":{"civo":{"size":"g4s.kube.medium"}},"zones":["1"]}}`),
+		http.StatusNotImplemented, kpool.CodeNotImplemented, "zones")
+	r := a.as(user, "POST", "/api/v1/clusters/"+civo.ID+"/nodepools", `{"name":"x","spec":{"platform":{"civo":{"size":"g4s.kube.medium"}}}}`)
+	want(t, r, http.StatusCreated)
+	var p kpool.NodePool
+	r.json(t, &p)
+	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"kubernetesVersion":"1.31"}}`), http.StatusNotImplemented, kpool.CodeNotImplemented, "kubernetesVersion")
+	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"platform":{"civo":{"size":"g4s.kube.large"}}}}`), http.StatusBadRequest, kpool.CodeValidation, "civo")
+	aws := a.cluster(user, "aws", `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0"}}}}`)
+	wantError(t, a.as(user, "POST", "/api/v1/clusters/"+aws.ID+"/nodepools", `{"name":"x","spec":{"platform":{"aws":{"instanceType":"m5.large","availabilityZones":["us-west-2b"]}}}}`),
+		http.StatusBadRequest, kpool.CodeValidation, "subnet")
 }

@@ -217,3 +217,11 @@ func (c *Client) ReportNodePoolStatus(ctx context.Context, id string, r StatusRe
 	_, err := c.Do(ctx, http.MethodPut, "/api/v1/nodepools/"+url.PathEscape(id)+"/status", nil, nil, r, &out)
 	return &out, err
 }
+
+// DryRunNodePool sends a PUT (or PATCH) of a pool with dry_run=true: the
+// plan and the resulting pool, with nothing stored.
+func (c *Client) DryRunNodePool(ctx context.Context, id string, b NodePoolBody, patch bool) (*DryRun, error) {
+	var out DryRun
+	_, err := c.Do(ctx, method(patch), "/api/v1/nodepools/"+url.PathEscape(id), url.Values{"dry_run": {"true"}}, nil, b, &out)
+	return &out, err
+}

@@ -220,16 +220,6 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, v any,
 	writeJSON(w, status, v)
 }
 
-// deleted answers a delete: 204 when the object is gone, 202 with the
-// object while it is being deleted.
-func (s *Server) deleted(w http.ResponseWriter, r *http.Request, v any, gone bool, err error) {
-	if err == nil && gone {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	s.send(w, r, http.StatusAccepted, v, err)
-}
-
 // ---- clusters ----
 
 func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
@@ -253,7 +243,8 @@ func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	var b ClusterBody
-	if !s.decode(w, r, &b) {
+	r, ok := s.decode(w, r, &b, "dry_run")
+	if !ok {
 		return
 	}
 	in := kpool.ClusterCreate{ID: b.ID, Spec: b.Spec}
@@ -261,10 +252,10 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 		in.Name = *b.Name
 	}
 	c, err := s.svc.CreateCluster(r.Context(), in)
-	if err == nil {
+	if err == nil && !kpool.IsDryRun(r.Context()) {
 		w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
 	}
-	s.send(w, r, http.StatusCreated, c, err)
+	s.written(w, r, http.StatusCreated, c, nil, false, err)
 }
 
 func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
@@ -278,7 +269,8 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 	var b ClusterBody
-	if !s.decode(w, r, &b) {
+	r, ok := s.decode(w, r, &b, "dry_run")
+	if !ok {
 		return
 	}
 	patch := r.Method == http.MethodPatch
@@ -291,27 +283,25 @@ func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), kpool.Update{Name: b.Name, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
-	s.send(w, r, http.StatusOK, c, err)
+	s.written(w, r, http.StatusOK, c, nil, false, err)
 }
 
 func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "force")
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	r, q, err := writeQuery(r, "force", "dry_run")
+	var force bool
+	if err == nil {
+		force, err = boolParam(q, "force")
 	}
-	force, err := boolParam(q, "force")
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	var rv string
+	if err == nil {
+		rv, err = resourceVersion(r, "")
 	}
-	rv, err := resourceVersion(r, "")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	c, gone, err := s.svc.DeleteCluster(r.Context(), r.PathValue("id"), force, rv)
-	s.deleted(w, r, c, gone, err)
+	s.written(w, r, http.StatusAccepted, c, nil, gone, err)
 }
 
 // ---- node pools ----
@@ -363,7 +353,8 @@ func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o kpool.
 
 func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	var b NodePoolBody
-	if !s.decode(w, r, &b) {
+	r, ok := s.decode(w, r, &b, "dry_run")
+	if !ok {
 		return
 	}
 	in := kpool.NodePoolCreate{ID: b.ID, Spec: b.Spec}
@@ -385,10 +376,14 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 		in.ClusterID = path
 	}
 	p, err := s.svc.CreateNodePool(r.Context(), in)
+	var plan *kpool.Plan
 	if err == nil {
-		w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
+		plan = &kpool.Plan{Provider: string(p.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []kpool.Change{}}
+		if !kpool.IsDryRun(r.Context()) {
+			w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
+		}
 	}
-	s.send(w, r, http.StatusCreated, p, err)
+	s.written(w, r, http.StatusCreated, p, plan, false, err)
 }
 
 func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
@@ -402,7 +397,8 @@ func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 	var b NodePoolBody
-	if !s.decode(w, r, &b) {
+	r, ok := s.decode(w, r, &b, "dry_run")
+	if !ok {
 		return
 	}
 	patch := r.Method == http.MethodPatch
@@ -414,23 +410,23 @@ func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := s.svc.UpdateNodePool(r.Context(), r.PathValue("id"), kpool.Update{
+	p, plan, err := s.svc.UpdateNodePoolPlan(r.Context(), r.PathValue("id"), kpool.Update{
 		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
-	s.send(w, r, http.StatusOK, p, err)
+	s.written(w, r, http.StatusOK, p, &plan, false, err)
 }
 
 func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
-	if _, err := query(r); err != nil {
-		s.writeError(w, r, err)
-		return
+	r, _, err := writeQuery(r, "dry_run")
+	var rv string
+	if err == nil {
+		rv, err = resourceVersion(r, "")
 	}
-	rv, err := resourceVersion(r, "")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	p, gone, err := s.svc.DeleteNodePool(r.Context(), r.PathValue("id"), rv)
-	s.deleted(w, r, p, gone, err)
+	s.written(w, r, http.StatusAccepted, p, nil, gone, err)
 }
 
 func (s *Server) getNodePoolStatus(w http.ResponseWriter, r *http.Request) {
@@ -452,7 +448,8 @@ type StatusReport struct {
 
 func (s *Server) putNodePoolStatus(w http.ResponseWriter, r *http.Request) {
 	var b StatusReport
-	if !s.decode(w, r, &b) {
+	r, ok := s.decode(w, r, &b)
+	if !ok {
 		return
 	}
 	doc, err := s.svc.ReportNodePoolStatus(r.Context(), r.PathValue("id"), kpool.ControllerStatus{
@@ -467,20 +464,74 @@ func (s *Server) putNodePoolStatus(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, doc)
 }
 
-// decode reads the body strictly into v, answering the error itself. The
-// query must be empty: no write takes parameters beyond those it names.
-func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	if _, err := query(r); err != nil {
-		s.writeError(w, r, err)
-		return false
+// decode checks a write's query (see writeQuery) and reads the body
+// strictly into v, answering any error itself.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any, allowed ...string) (*http.Request, bool) {
+	r, _, err := writeQuery(r, allowed...)
+	var body []byte
+	if err == nil {
+		body, err = readBody(w, r)
 	}
-	body, err := readBody(w, r)
 	if err == nil {
 		err = kpool.DecodeStrict(body, v, "")
 	}
 	if err != nil {
 		s.writeError(w, r, err)
-		return false
+		return r, false
 	}
-	return true
+	return r, true
+}
+
+// writeQuery checks a write's query parameters (only those allowed, each
+// once) and, for an allowed dry_run=true, returns the request with a
+// dry-run context.
+func writeQuery(r *http.Request, allowed ...string) (*http.Request, url.Values, error) {
+	q, err := query(r, allowed...)
+	if err != nil {
+		return r, nil, err
+	}
+	dry, err := boolParam(q, "dry_run")
+	if err != nil {
+		return r, nil, err
+	}
+	if dry {
+		r = r.WithContext(kpool.WithDryRun(r.Context()))
+	}
+	return r, q, nil
+}
+
+// DryRun is the answer to a write with dry_run=true: what the write would
+// have done, with nothing stored.
+type DryRun struct {
+	DryRun   bool            `json:"dry_run"`
+	Plan     *kpool.Plan     `json:"plan,omitempty"`
+	NodePool *kpool.NodePool `json:"nodepool,omitempty"`
+	Cluster  *kpool.Cluster  `json:"cluster,omitempty"`
+	// Gone says that a delete would remove the object at once.
+	Gone bool `json:"gone,omitempty"`
+}
+
+// written answers a write: in a dry run, 200 with a DryRun; otherwise 204
+// for a delete that removed the object, or status with the object.
+func (s *Server) written(w http.ResponseWriter, r *http.Request, status int, v any, plan *kpool.Plan, gone bool, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if kpool.IsDryRun(r.Context()) {
+		d := DryRun{DryRun: true, Plan: plan, Gone: gone}
+		switch o := v.(type) {
+		case *kpool.NodePool:
+			d.NodePool = o
+		case *kpool.Cluster:
+			d.Cluster = o
+		}
+		writeJSON(w, http.StatusOK, d)
+		return
+	}
+	if gone {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	s.send(w, r, status, v, nil)
 }

@@ -183,12 +183,12 @@ func scanCluster(s interface{ Scan(...any) error }) (*kpool.Cluster, error) {
 	return c, err
 }
 
-const poolCols = `p.id, p.name, p.cluster_id, p.created_by, p.generation, p.resource_version, p.spec, p.status, p.created_at, p.updated_at, p.deletion_timestamp, c.created_by`
+const poolCols = `p.id, p.name, p.cluster_id, p.created_by, p.generation, p.resource_version, p.spec, p.status, p.created_at, p.updated_at, p.deletion_timestamp, p.provider_name, c.created_by`
 
 func scanPool(s interface{ Scan(...any) error }) (*kpool.NodePool, error) {
 	p := &kpool.NodePool{}
 	err := s.Scan(&p.ID, &p.Name, &p.ClusterID, &p.CreatedBy, &p.Generation, &p.ResourceVersion, jsonCol{&p.Spec}, jsonCol{&p.Status},
-		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ClusterOwner)
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner)
 	return p, err
 }
 
@@ -494,11 +494,11 @@ func (t *tx) CreateNodePool(p *kpool.NodePool) error {
 		return err
 	}
 	_, err := t.exec(`INSERT INTO nodepools (id, name, cluster_id, created_by, generation, resource_version, spec, status, phase, health,
-		created_at, updated_at, deletion_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, updated_at, deletion_timestamp, provider_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.Name, p.ClusterID, strings.ToLower(p.CreatedBy), p.Generation, p.ResourceVersion, mustJSON(p.Spec), mustJSON(p.Status),
-		string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.CreatedAt), t.db.d.Time(p.UpdatedAt), t.db.nullTime(p.DeletionTimestamp))
+		string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.CreatedAt), t.db.d.Time(p.UpdatedAt), t.db.nullTime(p.DeletionTimestamp), p.ProviderName)
 	if err != nil && t.db.d.UniqueViolation(err) {
-		return kpool.Errorf(kpool.CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name)
+		return kpool.Errorf(kpool.CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name) // or its provider name, which the service keeps distinct
 	}
 	return err
 }

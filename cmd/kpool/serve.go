@@ -18,6 +18,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
 )
@@ -154,12 +155,14 @@ func serve(ctx context.Context, f *serveFlags) error {
 		return err
 	}
 	defer st.Close()
+	svc := kpool.NewService(st)
+	svc.Planner = provider.Planner{}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           api.NewServer(kpool.NewService(st), access, log),
+		Handler:           api.NewServer(svc, access, log),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      time.Minute,

@@ -1,0 +1,669 @@
+// Package aks is the AKS driver: kpool node pools as AKS agent pools,
+// through the official SDK (armcontainerservice/v6 AgentPoolsClient).
+package aks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+const platform = kpool.PlatformAzure
+
+// Spot pools get this label and taint from AKS itself.
+const (
+	spotKey   = "kubernetes.azure.com/scalesetpriority"
+	spotValue = "spot"
+)
+
+// Options configure the driver.
+type Options struct {
+	// Credential authenticates to ARM. Nil means azidentity's
+	// DefaultAzureCredential (environment, workload identity, managed
+	// identity, Azure CLI), made when first needed.
+	Credential azcore.TokenCredential
+	// Transport sends the HTTP requests; nil means azcore's default. Set it
+	// to trust the certificate of an ARM endpoint the system does not.
+	Transport policy.Transporter
+}
+
+// Driver is the AKS driver.
+type Driver struct {
+	opts    Options
+	mu      sync.Mutex
+	cred    azcore.TokenCredential
+	clients map[string]*armcontainerservice.AgentPoolsClient
+}
+
+// New returns an AKS driver.
+func New(o Options) *Driver {
+	return &Driver{opts: o, cred: o.Credential, clients: map[string]*armcontainerservice.AgentPoolsClient{}}
+}
+
+var _ provider.Driver = (*Driver)(nil)
+
+// Capabilities returns AKS's capabilities.
+func (d *Driver) Capabilities() provider.Capabilities { return provider.CapabilitiesOf(platform) }
+
+// client returns the agent-pool client of a cluster's subscription and ARM
+// endpoint (the public cloud's unless the cluster names another).
+func (d *Driver) client(c *kpool.Cluster) (*armcontainerservice.AgentPoolsClient, *kpool.AzureCluster, error) {
+	a := c.Spec.Platform.Azure
+	if a == nil {
+		return nil, nil, provider.Invalid(platform, "spec.platform.azure", "cluster %s has no azure settings", c.Name)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := a.SubscriptionID + " " + c.Spec.Endpoint
+	if cl, ok := d.clients[key]; ok {
+		return cl, a, nil
+	}
+	if d.cred == nil {
+		cred, err := azidentity.NewDefaultAzureCredential(nil)
+		if err != nil {
+			return nil, nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential: " + err.Error(), Err: err}
+		}
+		d.cred = cred
+	}
+	cfg := cloud.AzurePublic
+	if c.Spec.Endpoint != "" {
+		cfg.Services = map[cloud.ServiceName]cloud.ServiceConfiguration{
+			cloud.ResourceManager: {Endpoint: c.Spec.Endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
+		}
+	}
+	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{
+		Cloud:     cfg,
+		Transport: d.opts.Transport,
+		// kpool's controllers retry with backoff and jitter; the SDK's own
+		// retries would hide throttling and faults from them.
+		Retry: policy.RetryOptions{MaxRetries: -1},
+	}}
+	cl, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, d.cred, opts)
+	if err != nil {
+		return nil, nil, classify(err, "")
+	}
+	d.clients[key] = cl
+	return cl, a, nil
+}
+
+// NodePoolList lists the cluster's agent pools.
+func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	cl, a, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	var out []provider.Pool
+	pager := cl.NewListPager(a.ResourceGroup, a.ClusterName, nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, classify(err, "")
+		}
+		for _, ap := range page.Value {
+			if ap != nil {
+				out = append(out, observe(ap))
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
+	return out, nil
+}
+
+// get reads one agent pool; a missing one is (nil, nil).
+func get(ctx context.Context, cl *armcontainerservice.AgentPoolsClient, a *kpool.AzureCluster, name string) (*armcontainerservice.AgentPool, error) {
+	resp, err := cl.Get(ctx, a.ResourceGroup, a.ClusterName, name, nil)
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusNotFound && re.ErrorCode != "ParentResourceNotFound" {
+			return nil, nil
+		}
+		return nil, classify(err, "")
+	}
+	return &resp.AgentPool, nil
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
+
+// NodePoolCreate creates an agent pool, or returns the existing one when it
+// already matches.
+func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if !nameRE.MatchString(s.ProviderName) {
+		return nil, provider.Invalid(platform, "provider_name", "%q is not an AKS agent pool name: 1-12 lowercase letters and digits, starting with a letter", s.ProviderName)
+	}
+	cl, a, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := get(ctx, cl, a, s.ProviderName)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return adopt(existing, s)
+	}
+	var raw *http.Response
+	_, err = cl.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
+		armcontainerservice.AgentPool{Properties: properties(s)},
+		// Create only: two creates racing cannot both write the pool.
+		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed {
+			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "agent pool " + s.ProviderName + " was created concurrently; list again", Err: err}
+		}
+		return nil, classify(err, "")
+	}
+	return started(raw, s)
+}
+
+// adopt answers a create for a pool that exists: returned as it is when it
+// matches, a validation error when a field only a new pool can change
+// differs, ErrAlreadyExists when an update would do.
+func adopt(ap *armcontainerservice.AgentPool, s provider.PoolSpec) (*provider.Pool, error) {
+	p := observe(ap)
+	if err := immutable(ap, s); err != nil {
+		return nil, err
+	}
+	want := properties(s)
+	got := ap.Properties
+	if got == nil {
+		got = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
+	}
+	switch {
+	case deref(got.EnableAutoScaling) != deref(want.EnableAutoScaling),
+		deref(got.MinCount) != deref(want.MinCount) || deref(got.MaxCount) != deref(want.MaxCount),
+		!deref(want.EnableAutoScaling) && deref(got.Count) != deref(want.Count),
+		!sameLabels(p.Labels, s.Labels), !sameTaints(p.Taints, spotTaints(s)),
+		!sameMap(p.Tags, s.Tags), p.Mode != s.Mode,
+		s.Version != "" && p.Version != s.Version:
+		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
+			Reason: "agent pool " + s.ProviderName + " exists with other mutable settings; update it"}
+	}
+	return &p, nil
+}
+
+// immutable refuses a spec that differs from an existing pool in a field
+// AKS fixes at creation.
+func immutable(ap *armcontainerservice.AgentPool, s provider.PoolSpec) error {
+	got := ap.Properties
+	if got == nil {
+		return nil
+	}
+	want := properties(s)
+	type check struct {
+		field     string
+		old, next string
+	}
+	checks := []check{
+		{"spec.platform.azure.vmSize", deref(got.VMSize), deref(want.VMSize)},
+		{"spec.zones", strings.Join(zonesOf(got.AvailabilityZones), ","), strings.Join(zonesOf(want.AvailabilityZones), ",")},
+		{"spec.platform.azure.spotInstances", string(derefP(got.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular)), string(derefP(want.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular))},
+	}
+	if want.OSDiskSizeGB != nil {
+		checks = append(checks, check{"spec.platform.azure.osDiskSizeGB", fmt.Sprint(deref(got.OSDiskSizeGB)), fmt.Sprint(deref(want.OSDiskSizeGB))})
+	}
+	if want.OSDiskType != nil {
+		checks = append(checks, check{"spec.platform.azure.osDiskType", string(derefP(got.OSDiskType, armcontainerservice.OSDiskTypeManaged)), string(*want.OSDiskType)})
+	}
+	for _, ch := range checks {
+		if !strings.EqualFold(ch.old, ch.next) {
+			return provider.Invalid(platform, ch.field, "agent pool %s has %q and AKS cannot change it to %q in place; create a new pool", deref(ap.Name), ch.old, ch.next)
+		}
+	}
+	return nil
+}
+
+// NodePoolUpdate changes an agent pool's mutable settings: count or
+// autoscaler bounds, labels, taints, tags, mode and version. The placement
+// labels stay as the pool has them; with autoscaling on, the count stays
+// the autoscaler's.
+func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	cl, a, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := get(ctx, cl, a, s.ProviderName)
+	if err != nil {
+		return nil, err
+	}
+	if existing == nil {
+		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "agent pool " + s.ProviderName + " not found"}
+	}
+	if err := immutable(existing, s); err != nil {
+		return nil, err
+	}
+	old := existing.Properties
+	if old == nil {
+		old = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
+	}
+	observed := observe(existing)
+	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
+		if v, ok := observed.Labels[k]; ok {
+			s.Labels[k] = v
+		} else {
+			delete(s.Labels, k)
+		}
+	}
+	want := properties(s)
+	next := *old // keep what kpool does not manage
+	next.EnableAutoScaling, next.MinCount, next.MaxCount = want.EnableAutoScaling, want.MinCount, want.MaxCount
+	next.Count = want.Count
+	if s.Autoscaling && old.Count != nil {
+		n := min(max(int(*old.Count), s.MinCount), s.MaxCount)
+		next.Count = to(int32(n))
+	}
+	next.NodeLabels, next.NodeTaints, next.Tags, next.Mode = want.NodeLabels, want.NodeTaints, want.Tags, want.Mode
+	if want.OrchestratorVersion != nil {
+		next.OrchestratorVersion = want.OrchestratorVersion
+	}
+	// Read-only properties are not sent back.
+	next.ProvisioningState, next.CurrentOrchestratorVersion, next.NodeImageVersion, next.ETag, next.PowerState = nil, nil, nil, nil, nil
+	var opts *armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions
+	if old.ETag != nil {
+		opts = &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: old.ETag}
+	}
+	var raw *http.Response
+	_, err = cl.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
+		armcontainerservice.AgentPool{Properties: &next}, opts)
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed {
+			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "agent pool " + s.ProviderName + " changed while being updated; list again", Err: err}
+		}
+		return nil, classify(err, "")
+	}
+	return started(raw, s)
+}
+
+// started returns the pool as the accepted PUT's answer shows it; the
+// operation goes on at AKS and NodePoolList follows it.
+func started(raw *http.Response, s provider.PoolSpec) (*provider.Pool, error) {
+	var ap armcontainerservice.AgentPool
+	if raw != nil {
+		if body, err := runtime.Payload(raw); err == nil && len(body) > 0 && json.Unmarshal(body, &ap) == nil && ap.Properties != nil {
+			p := observe(&ap)
+			return &p, nil
+		}
+	}
+	// No body to read: report what was asked for, in progress.
+	p := provider.Pool{PoolSpec: s, State: provider.StateCreating, ProviderState: "Accepted"}
+	return &p, nil
+}
+
+// NodePoolDelete deletes an agent pool; a missing one is not an error.
+func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
+	cl, a, err := d.client(c)
+	if err != nil {
+		return err
+	}
+	if _, err := cl.BeginDelete(ctx, a.ResourceGroup, a.ClusterName, providerName, nil); err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusNotFound && re.ErrorCode != "ParentResourceNotFound" {
+			return nil
+		}
+		return classify(err, "")
+	}
+	return nil
+}
+
+// properties maps a neutral spec to AKS agent-pool properties.
+func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoolProfileProperties {
+	p := &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+		Type:       to(armcontainerservice.AgentPoolTypeVirtualMachineScaleSets),
+		OSType:     to(armcontainerservice.OSTypeLinux),
+		VMSize:     to(s.MachineType),
+		Count:      to(int32(s.Count)),
+		Mode:       to(armcontainerservice.AgentPoolModeUser),
+		NodeLabels: map[string]*string{},
+		NodeTaints: []*string{},
+		Tags:       map[string]*string{},
+	}
+	if s.Mode == kpool.ModeSystem {
+		p.Mode = to(armcontainerservice.AgentPoolModeSystem)
+	}
+	p.EnableAutoScaling = to(s.Autoscaling)
+	if s.Autoscaling {
+		p.MinCount, p.MaxCount = to(int32(s.MinCount)), to(int32(s.MaxCount))
+	}
+	if s.DiskSizeGB > 0 {
+		p.OSDiskSizeGB = to(int32(s.DiskSizeGB))
+	}
+	if t := osDiskType(s.DiskType); t != "" {
+		p.OSDiskType = to(t)
+	}
+	for _, z := range s.Zones {
+		p.AvailabilityZones = append(p.AvailabilityZones, to(z))
+	}
+	for k, v := range s.Labels {
+		p.NodeLabels[k] = to(v)
+	}
+	for _, t := range spotTaints(s) {
+		p.NodeTaints = append(p.NodeTaints, to(taintString(t)))
+	}
+	for k, v := range s.Tags {
+		p.Tags[k] = to(v)
+	}
+	if s.Spot {
+		p.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
+		p.ScaleSetEvictionPolicy = to(armcontainerservice.ScaleSetEvictionPolicyDelete)
+		p.SpotMaxPrice = to(float32(-1)) // pay up to the on-demand price
+		p.NodeLabels[spotKey] = to(spotValue)
+	}
+	if s.Version != "" {
+		p.OrchestratorVersion = to(s.Version)
+	}
+	return p
+}
+
+// osDiskType maps the spec's disk type to AKS's: Managed or Ephemeral. A
+// storage SKU such as Premium_LRS (as the NodePools guide writes it) means
+// a managed disk; AKS picks the SKU the VM size supports.
+func osDiskType(t string) armcontainerservice.OSDiskType {
+	switch {
+	case t == "":
+		return ""
+	case strings.EqualFold(t, "Ephemeral"):
+		return armcontainerservice.OSDiskTypeEphemeral
+	}
+	return armcontainerservice.OSDiskTypeManaged
+}
+
+// spotTaints returns the spec's taints plus, for a spot pool, the taint AKS
+// puts on spot nodes, so that placement can tolerate it.
+func spotTaints(s provider.PoolSpec) []kpool.Taint {
+	out := append([]kpool.Taint(nil), s.Taints...)
+	if s.Spot {
+		spot := kpool.Taint{Key: spotKey, Value: spotValue, Effect: kpool.EffectNoSchedule}
+		for _, t := range out {
+			if t == spot {
+				return out
+			}
+		}
+		out = append(out, spot)
+	}
+	return out
+}
+
+func taintString(t kpool.Taint) string {
+	if t.Value == "" {
+		return t.Key + ":" + t.Effect
+	}
+	return t.Key + "=" + t.Value + ":" + t.Effect
+}
+
+func parseTaint(s string) (kpool.Taint, bool) {
+	kv, effect, ok := strings.Cut(s, ":")
+	if !ok {
+		return kpool.Taint{}, false
+	}
+	k, v, _ := strings.Cut(kv, "=")
+	return kpool.Taint{Key: k, Value: v, Effect: effect}, true
+}
+
+// observe maps an agent pool to the neutral observed pool.
+func observe(ap *armcontainerservice.AgentPool) provider.Pool {
+	pr := ap.Properties
+	if pr == nil {
+		pr = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
+	}
+	p := provider.Pool{
+		PoolSpec: provider.PoolSpec{
+			ProviderName: deref(ap.Name),
+			MachineType:  deref(pr.VMSize),
+			Count:        int(deref(pr.Count)),
+			Autoscaling:  deref(pr.EnableAutoScaling),
+			MinCount:     int(deref(pr.MinCount)),
+			MaxCount:     int(deref(pr.MaxCount)),
+			Zones:        zonesOf(pr.AvailabilityZones),
+			DiskSizeGB:   int(deref(pr.OSDiskSizeGB)),
+			DiskType:     string(derefP(pr.OSDiskType, "")),
+			Spot:         derefP(pr.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot,
+			Labels:       map[string]string{},
+			Tags:         map[string]string{},
+			Version:      deref(pr.OrchestratorVersion),
+			Mode:         kpool.ModeUser,
+		},
+		ProviderState: deref(pr.ProvisioningState),
+		Extra:         map[string]string{},
+	}
+	if derefP(pr.Mode, "") == armcontainerservice.AgentPoolModeSystem {
+		p.Mode = kpool.ModeSystem
+	}
+	for k, v := range pr.NodeLabels {
+		p.Labels[k] = deref(v)
+	}
+	p.Name = p.Labels[provider.LabelPool]
+	for _, t := range pr.NodeTaints {
+		if tt, ok := parseTaint(deref(t)); ok {
+			p.Taints = append(p.Taints, tt)
+		}
+	}
+	p.Taints = spotTaints(provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
+	for k, v := range pr.Tags {
+		p.Tags[k] = deref(v)
+	}
+	p.State = state(p.ProviderState)
+	p.Nodes = p.Count
+	stopped := pr.PowerState != nil && deref(pr.PowerState.Code) == armcontainerservice.CodeStopped
+	if p.State == provider.StateReady && !stopped {
+		p.ReadyNodes = p.Count
+		// ARM reports no per-zone counts; AKS balances a zonal pool's
+		// scale set across its zones, so report that split.
+		if len(p.Zones) > 0 {
+			p.NodesByZone = map[string]int{}
+			for i, z := range p.Zones {
+				n := p.Count / len(p.Zones)
+				if i < p.Count%len(p.Zones) {
+					n++
+				}
+				p.NodesByZone[z] = n
+			}
+		}
+	}
+	for k, v := range map[string]*string{"id": ap.ID, "nodeImageVersion": pr.NodeImageVersion,
+		"currentOrchestratorVersion": pr.CurrentOrchestratorVersion, "eTag": pr.ETag} {
+		if v != nil {
+			p.Extra[k] = *v
+		}
+	}
+	if pr.PowerState != nil && pr.PowerState.Code != nil {
+		p.Extra["powerState"] = string(*pr.PowerState.Code)
+	}
+	p.Problems = provider.CheckContract(&p)
+	return p
+}
+
+// state maps AKS's provisioningState to the neutral state.
+func state(s string) provider.State {
+	switch s {
+	case "Succeeded":
+		return provider.StateReady
+	case "Creating":
+		return provider.StateCreating
+	case "Updating", "Scaling", "Upgrading", "Starting", "Stopping", "Canceling":
+		return provider.StateUpdating
+	case "Deleting":
+		return provider.StateDeleting
+	case "Failed", "Canceled":
+		return provider.StateFailed
+	}
+	return provider.StateUnknown
+}
+
+// classify maps an SDK error to a provider error.
+func classify(err error, field string) error {
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		var authErr *azidentity.AuthenticationFailedError
+		if errors.As(err, &authErr) {
+			return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "authentication failed", Err: err}
+		}
+		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling ARM: " + err.Error(), Err: err}
+	}
+	reason := re.ErrorCode
+	if msg := armMessage(re); msg != "" {
+		reason += ": " + msg
+	}
+	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
+	switch {
+	case re.StatusCode == http.StatusTooManyRequests:
+		e.Kind, e.RetryAfter = provider.KindThrottled, retryAfter(re.RawResponse)
+	case re.StatusCode == http.StatusNotFound:
+		e.Kind = provider.KindNotFound
+	case re.StatusCode == http.StatusConflict, re.StatusCode == http.StatusPreconditionFailed:
+		e.Kind = provider.KindTransient // another operation is in progress on the pool
+	case re.StatusCode == http.StatusUnauthorized, re.StatusCode == http.StatusForbidden:
+		e.Kind = provider.KindPermissionDenied
+	case re.StatusCode == http.StatusBadRequest:
+		e.Kind, e.Field = provider.KindValidation, field
+		if e.Field == "" {
+			e.Field = fieldOf(reason)
+		}
+	case re.StatusCode >= 500:
+		e.Kind, e.RetryAfter = provider.KindTransient, retryAfter(re.RawResponse)
+	default:
+		e.Kind = provider.KindTransient
+	}
+	return e
+}
+
+// armMessage reads the message of an ARM error body.
+func armMessage(re *azcore.ResponseError) string {
+	if re.RawResponse == nil {
+		return ""
+	}
+	body, err := runtime.Payload(re.RawResponse)
+	if err != nil {
+		return ""
+	}
+	var b struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return ""
+	}
+	return b.Error.Message
+}
+
+// fieldOf guesses the spec field an ARM validation message is about.
+func fieldOf(reason string) string {
+	for prop, field := range map[string]string{
+		"vmSize": "spec.platform.azure.vmSize", "availabilityZones": "spec.zones", "osDiskSizeGB": "spec.platform.azure.osDiskSizeGB",
+		"osDiskType": "spec.platform.azure.osDiskType", "scaleSetPriority": "spec.platform.azure.spotInstances",
+		"count": "spec.nodeCount", "minCount": "spec.autoscaling.minNodes", "maxCount": "spec.autoscaling.maxNodes",
+		"orchestratorVersion": "spec.kubernetesVersion", "nodeTaints": "spec.taints", "nodeLabels": "spec.labels",
+	} {
+		if strings.Contains(reason, "'"+prop+"'") || strings.Contains(reason, "properties."+prop) {
+			return field
+		}
+	}
+	return "spec"
+}
+
+func retryAfter(resp *http.Response) time.Duration {
+	if resp == nil {
+		return 0
+	}
+	v := resp.Header.Get("Retry-After")
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+func zonesOf(zs []*string) []string {
+	var out []string
+	for _, z := range zs {
+		if z != nil {
+			out = append(out, *z)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sameLabels(got, want map[string]string) bool {
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && k != spotKey {
+			return false
+		}
+	}
+	return true
+}
+
+func sameTaints(a, b []kpool.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[kpool.Taint]bool{}
+	for _, t := range a {
+		seen[t] = true
+	}
+	for _, t := range b {
+		if !seen[t] {
+			return false
+		}
+	}
+	return true
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func to[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func derefP[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}

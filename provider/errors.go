@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kpool/kpool"
+)
+
+// Kind classifies a driver error by what the caller should do about it.
+type Kind string
+
+const (
+	// KindNotImplemented is a capability boundary: never retry.
+	KindNotImplemented Kind = "not implemented"
+	// KindValidation: the provider refuses this spec; retry only once the
+	// spec changes.
+	KindValidation Kind = "validation"
+	KindNotFound   Kind = "not found"
+	// KindAlreadyExists: a create found a pool of that name that differs
+	// from the spec only in fields an update can change.
+	KindAlreadyExists Kind = "already exists"
+	// KindThrottled: retry after RetryAfter.
+	KindThrottled Kind = "throttled"
+	// KindTransient: retry with backoff.
+	KindTransient        Kind = "transient"
+	KindPermissionDenied Kind = "permission denied"
+)
+
+// Error is every error a driver returns: the provider's own errors are
+// mapped into these kinds, so nothing provider-specific leaks out.
+type Error struct {
+	Kind       Kind
+	Provider   kpool.PlatformType
+	Field      string // the spec field at fault, for validation errors
+	Reason     string
+	RetryAfter time.Duration // for throttling, when the provider said
+	Err        error         // the provider's error, for logs
+}
+
+func (e *Error) Error() string {
+	msg := string(e.Provider) + ": " + string(e.Kind)
+	if e.Field != "" {
+		msg += ": " + e.Field
+	}
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	if e.RetryAfter > 0 {
+		msg += fmt.Sprintf(" (retry after %v)", e.RetryAfter)
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches the sentinels below by kind: errors.Is(err, ErrThrottled).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Provider == "" && t.Field == "" && t.Reason == "" && t.Err == nil && t.Kind == e.Kind
+}
+
+// Sentinels for errors.Is.
+var (
+	ErrNotImplemented   = &Error{Kind: KindNotImplemented}
+	ErrValidation       = &Error{Kind: KindValidation}
+	ErrNotFound         = &Error{Kind: KindNotFound}
+	ErrAlreadyExists    = &Error{Kind: KindAlreadyExists}
+	ErrThrottled        = &Error{Kind: KindThrottled}
+	ErrTransient        = &Error{Kind: KindTransient}
+	ErrPermissionDenied = &Error{Kind: KindPermissionDenied}
+)
+
+func IsNotImplemented(err error) bool   { return errors.Is(err, ErrNotImplemented) }
+func IsValidation(err error) bool       { return errors.Is(err, ErrValidation) }
+func IsNotFound(err error) bool         { return errors.Is(err, ErrNotFound) }
+func IsAlreadyExists(err error) bool    { return errors.Is(err, ErrAlreadyExists) }
+func IsThrottled(err error) bool        { return errors.Is(err, ErrThrottled) }
+func IsTransient(err error) bool        { return errors.Is(err, ErrTransient) }
+func IsPermissionDenied(err error) bool { return errors.Is(err, ErrPermissionDenied) }
+
+// Retryable reports whether trying the same call again may succeed.
+func Retryable(err error) bool { return IsThrottled(err) || IsTransient(err) }
+
+// RetryAfter returns how long the provider asked the caller to wait.
+func RetryAfter(err error) (time.Duration, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.RetryAfter > 0 {
+		return e.RetryAfter, true
+	}
+	return 0, false
+}
+
+// NotImplemented returns the capability-boundary error of a provider.
+func NotImplemented(p kpool.PlatformType, format string, args ...any) *Error {
+	return &Error{Kind: KindNotImplemented, Provider: p, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a validation error on a spec field.
+func Invalid(p kpool.PlatformType, field, format string, args ...any) *Error {
+	return &Error{Kind: KindValidation, Provider: p, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// APIError turns a driver error into the error the API answers with:
+// NOT_IMPLEMENTED for a capability boundary, VALIDATION_ERROR naming the
+// field for a validation error; anything else is returned as it is.
+func APIError(err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	switch e.Kind {
+	case KindNotImplemented:
+		return &kpool.Error{Code: kpool.CodeNotImplemented, Message: fmt.Sprintf("Not implemented by %s", e.Provider), Details: e.Reason}
+	case KindValidation:
+		field := e.Field
+		if field == "" {
+			field = "spec"
+		}
+		return kpool.Invalid(field, "%s: %s", e.Provider, e.Reason)
+	}
+	return err
+}

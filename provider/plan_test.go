@@ -1,0 +1,288 @@
+package provider
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kpool/kpool"
+)
+
+var clusters = map[kpool.PlatformType]string{
+	kpool.PlatformAzure: `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}`,
+	kpool.PlatformAWS:   `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0","usw2-az2":"subnet-0123456789abcdef1"}}}}`,
+	kpool.PlatformGCP:   `{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"gke"}}}`,
+	kpool.PlatformOCI:   `{"platform":{"type":"oci","oci":{"region":"us-ashburn-1","compartmentId":"ocid1.compartment.oc1..a","clusterId":"ocid1.cluster.oc1..a","imageId":"ocid1.image.oc1..a","subnets":{"Uocm:US-ASHBURN-AD-1":"ocid1.subnet.oc1..a","Uocm:US-ASHBURN-AD-2":"ocid1.subnet.oc1..b"}}}}`,
+	kpool.PlatformCivo:  `{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`,
+	kpool.PlatformK3s:   `{"platform":{"type":"k3s"}}`,
+}
+
+var basePools = map[kpool.PlatformType]string{
+	kpool.PlatformAzure: `{"platform":{"azure":{"vmSize":"Standard_D4s_v5","osDiskSizeGB":100}},"nodeCount":3}`,
+	kpool.PlatformAWS:   `{"platform":{"aws":{"instanceType":"m5.xlarge","volumeSize":100}},"nodeCount":3}`,
+	kpool.PlatformGCP:   `{"platform":{"gcp":{"machineType":"n2-standard-4","diskSize":100}},"nodeCount":3}`,
+	kpool.PlatformOCI:   `{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","bootVolumeSizeInGBs":100}},"nodeCount":3}`,
+	kpool.PlatformCivo:  `{"platform":{"civo":{"size":"g4s.kube.medium"}},"nodeCount":3}`,
+}
+
+func cluster(t *testing.T, pt kpool.PlatformType) *kpool.Cluster {
+	t.Helper()
+	c := &kpool.Cluster{Name: "prod"}
+	if err := kpool.DecodeStrict([]byte(clusters[pt]), &c.Spec, "spec"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func spec(t *testing.T, c *kpool.Cluster, patch string) *kpool.NodePoolSpec {
+	t.Helper()
+	merged, err := kpool.MergeJSON([]byte(basePools[c.Spec.Platform.Type]), []byte(patch), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s kpool.NodePoolSpec
+	if err := kpool.DecodeStrict(merged, &s, "spec"); err != nil {
+		t.Fatal(err)
+	}
+	kpool.DefaultNodePoolSpec(&s, c)
+	p := &kpool.NodePool{Name: "workers", Spec: s}
+	if err := kpool.ValidateNodePool(p, c); err != nil {
+		t.Fatalf("test spec invalid: %v", err)
+	}
+	return &p.Spec
+}
+
+// TestPlanFollowsTheResearch checks the change classes of the issue's table.
+func TestPlanFollowsTheResearch(t *testing.T) {
+	type row map[kpool.PlatformType]kpool.UpdateClass
+	const (
+		in    = kpool.InPlace
+		rolls = kpool.RollsNodes
+		fresh = kpool.NewNodesOnly
+		repl  = kpool.Replace
+		ni    = kpool.NotImplemented
+	)
+	patches := map[kpool.PlatformType]map[string]string{
+		kpool.PlatformAzure: {"machine": `{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}`, "zones": `{"zones":["1"]}`, "spot": `{"platform":{"azure":{"spotInstances":true}}}`, "disk": `{"platform":{"azure":{"osDiskSizeGB":200}}}`},
+		kpool.PlatformAWS:   {"machine": `{"platform":{"aws":{"instanceType":"m5.2xlarge"}}}`, "zones": `{"zones":["1"]}`, "spot": `{"platform":{"aws":{"spotInstances":true}}}`, "disk": `{"platform":{"aws":{"volumeSize":200}}}`},
+		kpool.PlatformGCP:   {"machine": `{"platform":{"gcp":{"machineType":"n2-standard-8"}}}`, "zones": `{"zones":["1"]}`, "spot": `{"platform":{"gcp":{"preemptible":true}}}`, "disk": `{"platform":{"gcp":{"diskSize":200}}}`},
+		kpool.PlatformOCI:   {"machine": `{"platform":{"oci":{"shape":"VM.Standard.E5.Flex"}}}`, "zones": `{"zones":["1"]}`, "spot": `{"platform":{"oci":{"preemptible":true}}}`, "disk": `{"platform":{"oci":{"bootVolumeSizeInGBs":200}}}`},
+		kpool.PlatformCivo:  {"machine": `{"platform":{"civo":{"size":"g4s.kube.large"}}}`, "zones": `{"zones":["1"]}`},
+	}
+	common := map[string]string{
+		"count":   `{"nodeCount":5}`,
+		"auto":    `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":9}}`,
+		"labels":  `{"labels":{"team":"a"}}`,
+		"taints":  `{"taints":[{"key":"a","effect":"NoSchedule"}]}`,
+		"version": `{"kubernetesVersion":"1.31"}`,
+		"tags":    `{"tags":{"owner":"me"}}`,
+	}
+	table := map[string]row{
+		"count":   {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: in},
+		"auto":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: in},
+		"machine": {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: repl},
+		"zones":   {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: ni},
+		"labels":  {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: fresh, kpool.PlatformCivo: in},
+		"taints":  {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: ni, kpool.PlatformCivo: in},
+		"spot":    {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: repl, kpool.PlatformOCI: fresh},
+		"disk":    {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh},
+		"version": {kpool.PlatformAzure: rolls, kpool.PlatformAWS: rolls, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: ni},
+		"tags":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: ni},
+	}
+	for field, classes := range table {
+		for pt, want := range classes {
+			t.Run(field+"/"+string(pt), func(t *testing.T) {
+				c := cluster(t, pt)
+				patch, ok := common[field]
+				if !ok {
+					patch = patches[pt][field]
+				}
+				old := spec(t, c, `{}`)
+				next := spec(t, c, patch)
+				plan, err := Planner{}.Plan(c, old, next)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(plan.Changes) != 1 || plan.Changes[0].Class != want || plan.Changes[0].Reason == "" {
+					t.Fatalf("plan %+v; want one change of class %s", plan.Changes, want)
+				}
+			})
+		}
+	}
+}
+
+func TestPlanNoChange(t *testing.T) {
+	for pt := range basePools {
+		c := cluster(t, pt)
+		plan, err := Planner{}.Plan(c, spec(t, c, `{}`), spec(t, c, `{}`))
+		if err != nil || len(plan.Changes) != 0 {
+			t.Fatalf("%s: identical specs planned %v, %v", pt, plan.Changes, err)
+		}
+	}
+	// Native zones and the same logical zones are no change.
+	c := cluster(t, kpool.PlatformGCP)
+	plan, err := Planner{}.Plan(c, spec(t, c, `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}}}`), spec(t, c, `{"zones":["2","1"]}`))
+	if err != nil || len(plan.Changes) != 0 {
+		t.Fatalf("native vs logical zones: %+v %v", plan.Changes, err)
+	}
+}
+
+func TestPlanRefusal(t *testing.T) {
+	c := cluster(t, kpool.PlatformAzure)
+	plan, err := Planner{}.Plan(c, spec(t, c, `{}`), spec(t, c, `{"zones":["1","2"],"platform":{"azure":{"vmSize":"Standard_D8s_v5"}},"nodeCount":4}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal := plan.Refusal()
+	e, ok := refusal.(*kpool.Error)
+	if !ok || e.Code != kpool.CodeValidation || len(e.Fields) != 2 {
+		t.Fatalf("refusal %v", refusal)
+	}
+	for _, f := range e.Fields {
+		if !strings.Contains(f.Reason, "azure") || (f.Field != "spec.zones" && f.Field != "spec.platform.azure.vmSize") {
+			t.Fatalf("field %+v", f)
+		}
+	}
+	civo := cluster(t, kpool.PlatformCivo)
+	plan, _ = Planner{}.Plan(civo, spec(t, civo, `{}`), spec(t, civo, `{"kubernetesVersion":"1.31"}`))
+	if kpool.ErrorCode(plan.Refusal()) != kpool.CodeNotImplemented {
+		t.Fatalf("civo version change: %v", plan.Refusal())
+	}
+}
+
+func TestCheckCreate(t *testing.T) {
+	tests := []struct {
+		platform kpool.PlatformType
+		patch    string
+		code     string
+	}{
+		{kpool.PlatformAzure, `{"zones":["1","2","3"],"taints":[{"key":"a","effect":"NoSchedule"}]}`, ""},
+		{kpool.PlatformAzure, `{"platform":{"azure":{"availabilityZones":["1"]}},"zones":["2"]}`, kpool.CodeValidation},
+		{kpool.PlatformCivo, `{"zones":["1"]}`, kpool.CodeNotImplemented},
+		{kpool.PlatformCivo, `{"kubernetesVersion":"1.30"}`, kpool.CodeNotImplemented},
+		{kpool.PlatformCivo, `{"tags":{"a":"b"}}`, kpool.CodeNotImplemented},
+		{kpool.PlatformCivo, `{"labels":{"a":"b"},"taints":[{"key":"a","effect":"NoSchedule"}]}`, ""},
+		{kpool.PlatformOCI, `{"platform":{"oci":{"labels":{"a":"b"}}}}`, ""},
+		{kpool.PlatformOCI, `{"taints":[{"key":"a","effect":"NoSchedule"}]}`, kpool.CodeNotImplemented},
+		{kpool.PlatformOCI, `{"zones":["3"]}`, kpool.CodeValidation}, // no AD-3 subnet
+		{kpool.PlatformAWS, `{"zones":["1","2"]}`, ""},               // by zone name and by zone id
+		{kpool.PlatformAWS, `{"zones":["3"]}`, kpool.CodeValidation}, // no subnet in us-west-2c
+		{kpool.PlatformAWS, `{"platform":{"aws":{"availabilityZones":["eu-west-1a"]}}}`, kpool.CodeValidation},
+		{kpool.PlatformGCP, `{"platform":{"gcp":{"zones":["us-central1-a"],"accelerators":[{"type":"nvidia-l4","count":1}]}}}`, ""},
+	}
+	for _, tc := range tests {
+		c := cluster(t, tc.platform)
+		err := Planner{}.CheckCreate(c, spec(t, c, tc.patch))
+		if got := kpool.ErrorCode(err); got != tc.code {
+			t.Errorf("%s %s: got %v, want %q", tc.platform, tc.patch, err, tc.code)
+		}
+	}
+	k3s := cluster(t, kpool.PlatformK3s)
+	if err := (Planner{}).CheckCreate(k3s, &kpool.NodePoolSpec{}); kpool.ErrorCode(err) != kpool.CodeNotImplemented {
+		t.Errorf("k3s: %v", err)
+	}
+}
+
+func TestZones(t *testing.T) {
+	tests := []struct {
+		platform        kpool.PlatformType
+		logical, native string
+	}{
+		{kpool.PlatformAzure, "2", "2"},
+		{kpool.PlatformAWS, "3", "us-west-2c"},
+		{kpool.PlatformGCP, "1", "us-central1-a"},
+		{kpool.PlatformOCI, "2", "Uocm:US-ASHBURN-AD-2"},
+	}
+	for _, tc := range tests {
+		c := cluster(t, tc.platform)
+		n, err := ProviderZone(c, tc.logical)
+		if err != nil || n != tc.native {
+			t.Errorf("%s: zone %s maps to %q (%v), want %q", tc.platform, tc.logical, n, err, tc.native)
+		}
+		l, err := LogicalZone(c, tc.native)
+		if err != nil || l != tc.logical {
+			t.Errorf("%s: %s maps back to %q (%v), want %q", tc.platform, tc.native, l, err, tc.logical)
+		}
+	}
+	aws := cluster(t, kpool.PlatformAWS)
+	if id, err := Subnet(aws, "2"); err != nil || id != "subnet-0123456789abcdef1" {
+		t.Errorf("subnet by zone id: %q %v", id, err)
+	}
+	// "<region>-N" is normalised to N when the spec is defaulted.
+	az := cluster(t, kpool.PlatformAzure)
+	s := spec(t, az, `{"zones":["westeurope-2","1"]}`)
+	if strings.Join(s.Zones, ",") != "2,1" {
+		t.Errorf("normalised zones %v", s.Zones)
+	}
+}
+
+func TestProviderNames(t *testing.T) {
+	tests := []struct {
+		platform    kpool.PlatformType
+		pool, want  string
+		taken       []string
+		wantTooLong bool
+	}{
+		{platform: kpool.PlatformAzure, pool: "workers", want: "workers"},
+		{platform: kpool.PlatformAzure, pool: "gpu-a100", want: "gpua100"},
+		{platform: kpool.PlatformAzure, pool: "production-workers"}, // hashed
+		{platform: kpool.PlatformAzure, pool: "workers", taken: []string{"workers"}},
+		{platform: kpool.PlatformAWS, pool: "production-workers", want: "production-workers"},
+		{platform: kpool.PlatformGCP, pool: strings.Repeat("a", 50)},
+		{platform: kpool.PlatformOCI, pool: "workers", want: "workers"},
+	}
+	for _, tc := range tests {
+		got, err := ProviderName(tc.platform, tc.pool, tc.taken)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.platform, tc.pool, err)
+		}
+		caps := CapabilitiesOf(tc.platform)
+		if len(got) > caps.MaxNameLength || !namePatterns[tc.platform].MatchString(got) {
+			t.Errorf("%s %s: %q breaks the provider's rules", tc.platform, tc.pool, got)
+		}
+		if tc.want != "" && got != tc.want {
+			t.Errorf("%s %s: %q, want %q", tc.platform, tc.pool, got, tc.want)
+		}
+		for _, x := range tc.taken {
+			if got == x {
+				t.Errorf("%s %s: reused taken %q", tc.platform, tc.pool, got)
+			}
+		}
+		again, _ := ProviderName(tc.platform, tc.pool, tc.taken)
+		if again != got {
+			t.Errorf("%s %s: not deterministic (%q, %q)", tc.platform, tc.pool, got, again)
+		}
+	}
+	if _, err := ProviderName(kpool.PlatformK3s, "x", nil); !IsNotImplemented(err) {
+		t.Errorf("k3s: %v", err)
+	}
+}
+
+func TestCapabilitiesAreComplete(t *testing.T) {
+	all := []Field{FieldCount, FieldAutoscaling, FieldMachineType, FieldZones, FieldLabels, FieldTaints, FieldSpot, FieldDisk, FieldVersion, FieldTags, FieldMode, FieldAccelerators, FieldImage}
+	for pt, c := range table {
+		for _, f := range all {
+			if u, ok := c.Updates[f]; !ok || u.Class == "" || u.Reason == "" {
+				t.Errorf("%s: no update class for %s", pt, f)
+			}
+		}
+		if _, err := json.Marshal(c); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	err := error(&Error{Kind: KindThrottled, Provider: kpool.PlatformAzure, RetryAfter: 7e9})
+	if !IsThrottled(err) || IsTransient(err) || !Retryable(err) {
+		t.Fatal("kinds")
+	}
+	if d, ok := RetryAfter(err); !ok || d.Seconds() != 7 {
+		t.Fatal("retry after")
+	}
+	v := Invalid(kpool.PlatformAzure, "spec.platform.azure.vmSize", "fixed")
+	api := APIError(v).(*kpool.Error)
+	if api.Code != kpool.CodeValidation || api.Fields[0].Field != "spec.platform.azure.vmSize" {
+		t.Fatalf("API error %+v", api)
+	}
+}

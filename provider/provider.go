@@ -1,0 +1,231 @@
+// Package provider is the contract between kpool and the clouds: one Driver
+// per provider with the ADR's four node-pool operations (List, Create,
+// Update, Delete; a single pool is found by listing), the capabilities each
+// provider has, the per-field change plan, zone mapping and provider pool
+// names. Drivers live in the subpackages (aks, …); unsupported answers k3s
+// and microVM clusters with NOT_IMPLEMENTED.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/kpool/kpool"
+)
+
+// The labels of the placement contract. Every pool kpool creates carries
+// LabelPool (its kpool name) and, when it is in exactly one zone, LabelZone
+// (the logical zone). Updates never change them.
+const (
+	LabelPool = "kompox.dev/node-pool"
+	LabelZone = "kompox.dev/node-zone"
+)
+
+// Driver manages the node pools of one provider. Calls never wait for a
+// long-running operation: they start it and return, and progress is seen
+// through NodePoolList. Every error is an *Error.
+type Driver interface {
+	Capabilities() Capabilities
+	// NodePoolList returns every pool of the cluster, kpool's and others.
+	NodePoolList(ctx context.Context, c *kpool.Cluster) ([]Pool, error)
+	// NodePoolCreate creates a pool. A pool of that provider name that
+	// already matches the spec is returned as it is; one that differs in a
+	// field only a new pool can change is a validation error; one that
+	// differs only in fields an update can change is ErrAlreadyExists.
+	NodePoolCreate(ctx context.Context, c *kpool.Cluster, s PoolSpec) (*Pool, error)
+	// NodePoolUpdate changes an existing pool to the spec. Changing a
+	// field the provider cannot change in place is a validation error.
+	NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s PoolSpec) (*Pool, error)
+	// NodePoolDelete deletes a pool by provider name; a missing pool is not
+	// an error.
+	NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error
+}
+
+// PoolSpec is what a driver is asked to create or change: the pool's spec
+// in provider-neutral terms, zones already logical, labels including the
+// placement contract's.
+type PoolSpec struct {
+	Name         string // the kpool name
+	ProviderName string
+	Mode         string // system or user
+	MachineType  string
+	Count        int
+	Autoscaling  bool
+	MinCount     int
+	MaxCount     int
+	Zones        []string // logical, sorted
+	DiskSizeGB   int
+	DiskType     string
+	Spot         bool
+	Accelerators []kpool.Accelerator
+	Labels       map[string]string
+	Taints       []kpool.Taint
+	Version      string
+	Tags         map[string]string
+	// Provider-specific settings that have no neutral form.
+	UserData    string
+	ImageID     string
+	OCPUs       float64
+	MemoryInGBs float64
+}
+
+// State is a pool's lifecycle at the provider, in kpool's words.
+type State string
+
+const (
+	StateCreating State = "Creating"
+	StateReady    State = "Ready"
+	StateUpdating State = "Updating"
+	StateDeleting State = "Deleting"
+	StateFailed   State = "Failed"
+	StateUnknown  State = "Unknown"
+)
+
+// Pool is a pool as the provider reports it. Its PoolSpec is the observed
+// spec (Name comes from the LabelPool label; "" for a pool kpool did not
+// create).
+type Pool struct {
+	PoolSpec
+	State State
+	// ProviderState is the provider's own provisioning state, verbatim.
+	ProviderState string
+	// Nodes is the node count the provider reports; ReadyNodes those
+	// known to be up (equal to Nodes once the pool is Ready).
+	Nodes       int
+	ReadyNodes  int
+	NodesByZone map[string]int
+	// Extra holds provider-specific facts (ids, image versions…).
+	Extra map[string]string
+	// Problems lists breaches of the placement label contract.
+	Problems []string
+}
+
+// Find returns the pool of a provider name from a list.
+func Find(pools []Pool, providerName string) (*Pool, bool) {
+	for i := range pools {
+		if pools[i].ProviderName == providerName {
+			return &pools[i], true
+		}
+	}
+	return nil, false
+}
+
+// CheckContract reports how a pool's labels break the placement contract:
+// LabelPool must be set; LabelZone must be set to the zone of a single-zone
+// pool and absent otherwise.
+func CheckContract(p *Pool) []string {
+	var out []string
+	name := p.Labels[LabelPool]
+	if name == "" {
+		out = append(out, "label "+LabelPool+" is missing")
+	}
+	zone, hasZone := p.Labels[LabelZone]
+	switch {
+	case len(p.Zones) == 1 && zone != p.Zones[0]:
+		out = append(out, fmt.Sprintf("label %s is %q, want %q (the pool's only zone)", LabelZone, zone, p.Zones[0]))
+	case len(p.Zones) != 1 && hasZone:
+		out = append(out, fmt.Sprintf("label %s is %q on a pool in %d zones", LabelZone, zone, len(p.Zones)))
+	}
+	return out
+}
+
+// Desired builds what a driver is asked for from a kpool pool and its
+// cluster: zones mapped to logical ones, the spec's labels and taints merged
+// with the platform block's, and the placement labels added.
+func Desired(c *kpool.Cluster, p *kpool.NodePool) (PoolSpec, error) {
+	s := &p.Spec
+	zones, _, err := PoolZones(c, s)
+	if err != nil {
+		return PoolSpec{}, err
+	}
+	d := PoolSpec{
+		Name: p.Name, ProviderName: p.ProviderName, Mode: s.Mode, Count: s.Count(),
+		Zones: zones, Labels: s.AllLabels(), Taints: s.AllTaints(), Version: s.KubernetesVersion, Tags: s.Tags,
+	}
+	d.MachineType, _ = s.MachineType()
+	if a := s.Autoscaling; a.On() {
+		d.Autoscaling = true
+		if a.MinNodes != nil {
+			d.MinCount = *a.MinNodes
+		}
+		if a.MaxNodes != nil {
+			d.MaxCount = *a.MaxNodes
+		}
+	}
+	switch pl := s.Platform; {
+	case pl.GCP != nil:
+		d.DiskSizeGB, d.DiskType, d.Spot, d.Accelerators = pl.GCP.DiskSize, pl.GCP.DiskType, pl.GCP.Preemptible, pl.GCP.Accelerators
+	case pl.AWS != nil:
+		d.DiskSizeGB, d.DiskType, d.Spot, d.UserData = pl.AWS.VolumeSize, pl.AWS.VolumeType, pl.AWS.SpotInstances, pl.AWS.UserData
+	case pl.Azure != nil:
+		d.DiskSizeGB, d.DiskType, d.Spot = pl.Azure.OSDiskSizeGB, pl.Azure.OSDiskType, pl.Azure.SpotInstances
+	case pl.OCI != nil:
+		d.DiskSizeGB, d.Spot, d.ImageID, d.OCPUs, d.MemoryInGBs = pl.OCI.BootVolumeSizeInGBs, pl.OCI.Preemptible, pl.OCI.ImageID, pl.OCI.OCPUs, pl.OCI.MemoryInGBs
+		if d.ImageID == "" && c.Spec.Platform.OCI != nil {
+			d.ImageID = c.Spec.Platform.OCI.ImageID
+		}
+	}
+	d.Labels[LabelPool] = p.Name
+	if len(zones) == 1 {
+		d.Labels[LabelZone] = zones[0]
+	}
+	return d, nil
+}
+
+// Registry holds the drivers kpool can use, by platform.
+type Registry map[kpool.PlatformType]Driver
+
+// Add registers a driver under the platform its capabilities name.
+func (r Registry) Add(d Driver) { r[d.Capabilities().Provider] = d }
+
+// Driver returns the driver of a platform. A platform without pools gets
+// the unsupported driver; one with pools but no driver configured here is
+// NOT_IMPLEMENTED too, saying so.
+func (r Registry) Driver(t kpool.PlatformType) Driver {
+	if d, ok := r[t]; ok {
+		return d
+	}
+	return Unsupported{Platform: t}
+}
+
+// Platforms lists the registered platforms, sorted.
+func (r Registry) Platforms() []kpool.PlatformType {
+	var out []kpool.PlatformType
+	for t := range r {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Unsupported is the driver of a platform without node pools (k3s,
+// microVMs via flintlock) or without a configured driver: every call is
+// NOT_IMPLEMENTED, deterministically, so callers treat it as a capability
+// boundary and never retry.
+type Unsupported struct{ Platform kpool.PlatformType }
+
+func (u Unsupported) Capabilities() Capabilities { return CapabilitiesOf(u.Platform) }
+
+func (u Unsupported) err(op string) error {
+	if CapabilitiesOf(u.Platform).NodePools {
+		return NotImplemented(u.Platform, "%s: no %s driver is configured in this kpool", op, u.Platform)
+	}
+	return NotImplemented(u.Platform, "%s: platform %s has no node pools", op, u.Platform)
+}
+
+func (u Unsupported) NodePoolList(context.Context, *kpool.Cluster) ([]Pool, error) {
+	return nil, u.err("NodePoolList")
+}
+
+func (u Unsupported) NodePoolCreate(context.Context, *kpool.Cluster, PoolSpec) (*Pool, error) {
+	return nil, u.err("NodePoolCreate")
+}
+
+func (u Unsupported) NodePoolUpdate(context.Context, *kpool.Cluster, PoolSpec) (*Pool, error) {
+	return nil, u.err("NodePoolUpdate")
+}
+
+func (u Unsupported) NodePoolDelete(context.Context, *kpool.Cluster, string) error {
+	return u.err("NodePoolDelete")
+}
