@@ -65,7 +65,11 @@ func (p Plan) Refusal() error {
 		}
 	}
 	if len(ni) > 0 {
-		return &Error{Code: CodeNotImplemented, Message: "Not implemented by " + p.Provider, Details: strings.Join(ni, "; ")}
+		details := strings.Join(ni, "; ")
+		for _, f := range fe {
+			details += "; " + f.Field + ": " + f.Reason
+		}
+		return &Error{Code: CodeNotImplemented, Message: "Not implemented by " + p.Provider, Details: details}
 	}
 	return fe.Err()
 }

@@ -608,6 +608,7 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 			return err
 		}
 		out = p
+		plan.Provider, plan.ProviderName = string(c.Spec.Platform.Type), p.ProviderName
 		if u.Spec == nil {
 			return nil
 		}
@@ -622,7 +623,6 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 		if err := ValidateNodePool(&next, c); err != nil {
 			return err
 		}
-		plan.Provider, plan.ProviderName = string(c.Spec.Platform.Type), p.ProviderName
 		if next.Spec.Equal(&p.Spec) {
 			return nil
 		}
@@ -644,8 +644,12 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 		next.UpdatedAt = now
 		next.Generation = p.Generation + 1
 		next.Status = Aggregate(&next, reports, p.Status, now)
+		stored := next.ResourceVersion
 		if err := tx.UpdateNodePool(&next, true); err != nil {
 			return err
+		}
+		if IsDryRun(ctx) {
+			next.ResourceVersion = stored // the new one is never stored
 		}
 		out = &next
 		return tx.AddEvent(&Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: id.Email, CreatedAt: now})

@@ -30,6 +30,8 @@ type NodePoolBody struct {
 	Spec            json.RawMessage `json:"spec,omitempty"`
 	ResourceVersion string          `json:"resource_version,omitempty"`
 	readOnly
+	// ProviderName is set by the server at create; ignored when sent.
+	ProviderName json.RawMessage `json:"provider_name,omitempty"`
 }
 
 // readOnly lists the fields the server owns. They may appear in a request

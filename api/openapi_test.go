@@ -26,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/store/sqlite"
 )
 
@@ -444,6 +445,9 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ReportedCondition": kpool.Condition{},
 		"ControllerStatus":  kpool.ControllerStatus{},
 		"StatusDocument":    kpool.StatusDocument{},
+		"DryRun":            DryRun{},
+		"Plan":              kpool.Plan{},
+		"Change":            kpool.Change{},
 	}
 	// The partial specs of PUT and PATCH mirror the full ones.
 	for _, name := range []string{"ClusterSpec", "ClusterPlatform", "AzureCluster", "AWSCluster", "GCPCluster", "OCICluster",
@@ -620,7 +624,9 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		seen[op][status] = true
 	}
-	h := NewServer(kpool.NewService(store), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	svc := kpool.NewService(store)
+	svc.Planner = provider.Planner{}
+	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPIWith(t, h, record))
 	defer srv.Close()
 	a := &oaAPI{t: t, url: srv.URL}
@@ -744,9 +750,12 @@ func TestOpenAPIConformance(t *testing.T) {
 	a.expect(409, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"nodeCount":4}}`, "If-Match: "+stale)
 	a.expect(409, oaOwner, "PATCH", "/api/v1/nodepools/"+gpu.ID, `{"resource_version":"0000000000000000","spec":{"nodeCount":4}}`)
 	a.expect(400, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"resource_version":"a","spec":{}}`, `If-Match: "b"`)
-	// A merge patch that removes fields with null.
+	// A merge patch that removes fields with null. (Not the accelerators:
+	// GKE fixes them when the pool is created, so that change is a 400.)
+	a.expect(400, oaOwner, "PATCH", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"platform":{"gcp":{"accelerators":null}}}}`,
+		"Content-Type: application/merge-patch+json")
 	r = a.expect(200, oaOwner, "PATCH", "/api/v1/nodepools/"+gpu.ID,
-		`{"spec":{"autoscaling":null,"platform":{"gcp":{"diskType":null,"accelerators":null}},"labels":{"environment":null},"tags":null}}`,
+		`{"spec":{"autoscaling":null,"platform":{"gcp":{"diskType":null}},"labels":{"environment":null},"tags":null}}`,
 		"Content-Type: application/merge-patch+json", "If-Match: W/"+etag)
 	var patched kpool.NodePool
 	r.decode(t, &patched)
@@ -759,7 +768,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, string(r.body))
 	a.expect(200, oaAdmin, "PATCH", "/api/v1/nodepools/"+pools["workers"].ID, `{"spec":{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":6}}}`)
 	a.expect(200, oaOwner, "PATCH", "/api/v1/nodepools/"+pools["flex"].ID, `{"spec":{"platform":{"oci":{"ocpus":4}}}}`)
-	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+pools["small"].ID, `{"spec":{"platform":{"civo":{"size":"g4s.kube.large"}}}}`)
+	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+pools["small"].ID, `{"spec":{"platform":{"civo":{"labels":{"tier":"edge"}}}}}`)
 	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+pools["agents"].ID, `{"spec":null}`)
 	a.expect(200, oaOwner, "PUT", "/api/v1/clusters/"+gke.ID, `{"spec":{"endpoint":"https://gke.example.com"}}`)
 	r = a.expect(200, oaOwner, "PATCH", "/api/v1/clusters/"+gke.ID, `{"spec":{"endpoint":null}}`, "Content-Type: application/merge-patch+json")
@@ -768,6 +777,101 @@ func TestOpenAPIConformance(t *testing.T) {
 	a.expect(200, oaOwner, "PATCH", "/api/v1/clusters/"+clusters["oke"].ID, `{"spec":{"platform":{"oci":{"imageId":null}}}}`)
 	a.expect(200, oaOwner, "PUT", "/api/v1/clusters/"+clusters["edge"].ID, `{"name":"edge"}`)
 	a.expect(409, oaOwner, "PUT", "/api/v1/clusters/"+gke.ID, `{"spec":{}}`, `If-Match: "0000000000000000"`)
+
+	// ---- dry runs, and what each provider can do ----
+	dryRun := func(r oaReply) DryRun {
+		t.Helper()
+		var d DryRun
+		r.decode(t, &d)
+		if !d.DryRun || r.header.Get("ETag") != "" || r.header.Get("Location") != "" {
+			t.Fatalf("dry run: ETag %q, Location %q: %s", r.header.Get("ETag"), r.header.Get("Location"), clip(r.body))
+		}
+		return d
+	}
+	aks := `{"name":"planned","spec":{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333",
+		"resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}}`
+	if d := dryRun(a.expect(200, oaOwner, "POST", "/api/v1/clusters?dry_run=true", aks)); d.Cluster == nil || d.Cluster.Name != "planned" || d.Plan != nil {
+		t.Fatalf("dry-run cluster create: %+v", d)
+	}
+	r = a.expect(201, oaOwner, "POST", "/api/v1/clusters", aks) // the dry run stored nothing
+	var planned kpool.Cluster
+	r.decode(t, &planned)
+	cp := "/api/v1/clusters/" + planned.ID
+	if d := dryRun(a.expect(200, oaOwner, "PUT", cp+"?dry_run=true", `{"spec":{"endpoint":"https://aks.example.com"}}`)); d.Cluster == nil || d.Cluster.Spec.Endpoint != "https://aks.example.com" {
+		t.Fatalf("dry-run cluster PUT: %+v", d)
+	}
+	dryRun(a.expect(200, oaOwner, "PATCH", cp+"?dry_run=1", `{"spec":{"endpoint":"https://aks.example.com"}}`, "Content-Type: application/merge-patch+json"))
+	if d := dryRun(a.expect(200, oaOwner, "DELETE", cp+"?dry_run=true", "")); !d.Gone || d.Cluster == nil {
+		t.Fatalf("dry-run delete of an empty cluster: %+v", d)
+	}
+	r = a.expect(200, oaOwner, "GET", cp, "")
+	r.decode(t, &planned)
+	if planned.Spec.Endpoint != "" || planned.Generation != 1 {
+		t.Fatalf("dry runs changed the cluster: %s", clip(r.body))
+	}
+	a.expect(400, oaOwner, "PATCH", cp+"?dry_run=maybe", `{}`)
+
+	gpuWorkers := `{"name":"gpu-workers","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["westeurope-1"],"nodeCount":2}}`
+	d := dryRun(a.expect(200, oaOwner, "POST", cp+"/nodepools?dry_run=true", gpuWorkers))
+	if d.NodePool == nil || d.NodePool.ProviderName != "gpuworkers" || strings.Join(d.NodePool.Spec.Zones, ",") != "1" ||
+		d.Plan == nil || d.Plan.Provider != "azure" || d.Plan.ProviderName != "gpuworkers" || len(d.Plan.Changes) != 0 {
+		t.Fatalf("dry-run pool create: %+v", d)
+	}
+	dryRun(a.expect(200, oaOwner, "POST", "/api/v1/nodepools?dry_run=true",
+		`{"name":"more","cluster_id":"`+planned.ID+`","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}}}}`))
+	r = a.expect(201, oaOwner, "POST", cp+"/nodepools", gpuWorkers)
+	var gw kpool.NodePool
+	r.decode(t, &gw)
+	if gw.ProviderName != "gpuworkers" || strings.Join(gw.Spec.Zones, ",") != "1" {
+		t.Fatalf("pool with logical zones: %s", clip(r.body))
+	}
+	gp := "/api/v1/nodepools/" + gw.ID
+	d = dryRun(a.expect(200, oaOwner, "PATCH", gp+"?dry_run=true", `{"spec":{"nodeCount":5,"kubernetesVersion":"1.31"}}`))
+	classes := map[string]kpool.UpdateClass{}
+	for _, c := range d.Plan.Changes {
+		classes[c.Field] = c.Class
+	}
+	if len(classes) != 2 || classes["spec.nodeCount"] != kpool.InPlace || classes["spec.kubernetesVersion"] != kpool.RollsNodes ||
+		d.NodePool == nil || d.NodePool.Generation != 2 {
+		t.Fatalf("dry-run PATCH: %+v", d)
+	}
+	// Changes from and to nothing (null), objects and lists.
+	d = dryRun(a.expect(200, oaOwner, "PUT", gp+"?dry_run=true", `{"spec":{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":4},
+		"labels":{"tier":"gpu"},"taints":[{"key":"gpu","effect":"NoSchedule"}],"tags":{"team":"ml"},"mode":"system"}}`, "If-Match: "+`"`+gw.ResourceVersion+`"`))
+	if len(d.Plan.Changes) != 5 {
+		t.Fatalf("dry-run PUT: %+v", d.Plan)
+	}
+	dryRun(a.expect(200, oaOwner, "PUT", gp+"?dry_run=true", `{"spec":null}`))
+	// A change AKS makes only with a new pool is a 400 naming the field,
+	// dry run or not.
+	for _, path := range []string{gp, gp + "?dry_run=true"} {
+		r = a.expect(400, oaOwner, "PATCH", path, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
+		var e ErrorBody
+		r.decode(t, &e)
+		if len(e.Error.Fields) != 1 || e.Error.Fields[0].Field != "spec.platform.azure.vmSize" {
+			t.Fatalf("vmSize change: %s", clip(r.body))
+		}
+	}
+	a.expect(400, oaOwner, "PUT", gp, `{"spec":{"zones":["2"]}}`)
+	if d := dryRun(a.expect(200, oaOwner, "DELETE", gp+"?dry_run=true", "")); !d.Gone || d.NodePool == nil || d.Plan != nil {
+		t.Fatalf("dry-run delete of an unreported pool: %+v", d)
+	}
+	r = a.expect(200, oaOwner, "GET", gp, "")
+	var still kpool.NodePool
+	r.decode(t, &still)
+	if still.Generation != 1 || still.ResourceVersion != gw.ResourceVersion || still.Spec.Count() != 2 {
+		t.Fatalf("dry runs changed the pool: %s", clip(r.body))
+	}
+	// What Civo cannot do at all is a 501; a new size needs a new pool.
+	for _, c := range []struct{ method, query string }{{"PATCH", ""}, {"PUT", ""}, {"PATCH", "?dry_run=true"}} {
+		r = a.expect(501, oaOwner, c.method, "/api/v1/nodepools/"+pools["small"].ID+c.query, `{"spec":{"kubernetesVersion":"1.31"}}`)
+		if !strings.Contains(string(r.body), "spec.kubernetesVersion") {
+			t.Fatalf("civo version change: %s", clip(r.body))
+		}
+	}
+	a.expect(400, oaOwner, "PUT", "/api/v1/nodepools/"+pools["small"].ID, `{"spec":{"platform":{"civo":{"size":"g4s.kube.large"}}}}`)
+	a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters["civo"].ID+"/nodepools?dry_run=true",
+		`{"name":"zoned","spec":{"platform":{"civo":{"size":"g4s.kube.medium"}},"zones":["1"]}}`)
 
 	// ---- status ----
 	a.expect(200, oaOwner, "GET", "/api/v1/nodepools/"+gpu.ID+"/status", "")
@@ -796,6 +900,10 @@ func TestOpenAPIConformance(t *testing.T) {
 	// ---- deletes ----
 	a.expect(204, oaOwner, "DELETE", "/api/v1/nodepools/"+pools["quiet"].ID, "")
 	a.expect(409, oaOwner, "DELETE", "/api/v1/nodepools/"+gpu.ID, "", `If-Match: "0000000000000000"`)
+	if d := dryRun(a.expect(200, oaOwner, "DELETE", "/api/v1/nodepools/"+gpu.ID+"?dry_run=true", "")); d.Gone || d.NodePool == nil ||
+		d.NodePool.DeletionTimestamp == nil || d.NodePool.Status.Phase != kpool.PhaseDeleting {
+		t.Fatalf("dry-run delete of a reported pool: %+v", d)
+	}
 	r = a.expect(202, oaOwner, "DELETE", "/api/v1/nodepools/"+gpu.ID, "")
 	var deleting kpool.NodePool
 	r.decode(t, &deleting)
@@ -816,6 +924,11 @@ func TestOpenAPIConformance(t *testing.T) {
 	}
 	a.expect(404, oaOwner, "GET", "/api/v1/nodepools/"+gpu.ID, "")
 	a.expect(409, oaOwner, "DELETE", "/api/v1/clusters/"+clusters["eks"].ID, "")
+	a.expect(409, oaOwner, "DELETE", "/api/v1/clusters/"+clusters["eks"].ID+"?dry_run=true", "")
+	if d := dryRun(a.expect(200, oaOwner, "DELETE", "/api/v1/clusters/"+clusters["eks"].ID+"?force=true&dry_run=true", "")); d.Gone || d.Cluster == nil ||
+		d.Cluster.Status.Phase != kpool.ClusterDeleting {
+		t.Fatalf("dry-run forced delete: %+v", d)
+	}
 	r = a.expect(202, oaOwner, "DELETE", "/api/v1/clusters/"+clusters["eks"].ID+"?force=true", "")
 	var dc kpool.Cluster
 	r.decode(t, &dc)

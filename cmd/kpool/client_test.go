@@ -18,6 +18,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/store/sqlite"
 )
 
@@ -39,7 +40,9 @@ func newServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.NewServer(kpool.NewService(st), access, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	svc := kpool.NewService(st)
+	svc.Planner = provider.Planner{} // as kpool serve has it
+	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
@@ -246,8 +249,8 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 			&kpool.AWSNodePool{InstanceType: "m5.xlarge", AvailabilityZones: []string{"us-west-2a"}, VolumeSize: 100, SpotInstances: true}},
 		{kpool.PlatformAzure, append([]string{"--machine-type", "Standard_D4s_v5", "--zones", "1,2,3"}, common...),
 			func(p *kpool.NodePoolPlatform) any { return p.Azure },
-			&kpool.AzureNodePool{VMSize: "Standard_D4s_v5", AvailabilityZones: []string{"1", "2", "3"}, OSDiskSizeGB: 100, SpotInstances: true}},
-		{kpool.PlatformOCI, append([]string{"--machine-type", "VM.Standard.E4.Flex", "--zones", "AD-1"}, common...),
+			&kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 100, SpotInstances: true}},
+		{kpool.PlatformOCI, []string{"--machine-type", "VM.Standard.E4.Flex", "--zones", "AD-1", "--disk-size", "100", "--spot", "--label", "team=web"}, // OKE pools have no taints
 			func(p *kpool.NodePoolPlatform) any { return p.OCI },
 			&kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", AvailabilityDomains: []string{"AD-1"}, BootVolumeSizeInGBs: 100, Preemptible: true}},
 		{kpool.PlatformCivo, []string{"--machine-type", "g4s.kube.medium", "--label", "team=web", "--taint", "dedicated=web:NoSchedule", "--taint", "gpu:NoExecute"},
@@ -255,18 +258,33 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 			&kpool.CivoNodePool{Size: "g4s.kube.medium"}},
 	}
 	wantTaints := []kpool.Taint{{Key: "dedicated", Value: "web", Effect: "NoSchedule"}, {Key: "gpu", Effect: "NoExecute"}}
+	// Logical zones go to spec.zones, the provider's own names to its block.
+	wantZones := map[kpool.PlatformType][]string{kpool.PlatformAzure: {"1", "2", "3"}}
+	noTaints := map[kpool.PlatformType]bool{kpool.PlatformOCI: true}
 	for _, tt := range tests {
 		t.Run(string(tt.platform), func(t *testing.T) {
+			taints := wantTaints
+			if noTaints[tt.platform] {
+				taints = nil
+			}
 			cluster := createCluster(t, srv, "c-"+string(tt.platform), tt.platform)
 			p := createPool(t, srv, "pool", cluster, tt.flags...)
 			if got := tt.block(&p.Spec.Platform); !reflect.DeepEqual(got, tt.want) {
 				b, _ := json.Marshal(p.Spec.Platform)
 				t.Errorf("platform %s, want %s block %+v", b, tt.platform, tt.want)
 			}
-			if p.Spec.Platform.Type != tt.platform || p.Spec.Labels["team"] != "web" || !reflect.DeepEqual(p.Spec.Taints, wantTaints) {
+			if p.Spec.Platform.Type != tt.platform || p.Spec.Labels["team"] != "web" || !reflect.DeepEqual(p.Spec.Taints, taints) ||
+				!reflect.DeepEqual(p.Spec.Zones, wantZones[tt.platform]) {
 				t.Errorf("spec %+v", p.Spec)
 			}
 		})
+	}
+
+	// What a provider lacks is NOT_IMPLEMENTED, named.
+	oke := createCluster(t, srv, "oke-taints", kpool.PlatformOCI)
+	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--taint", "gpu:NoSchedule"); errCode(err) != kpool.CodeNotImplemented ||
+		!strings.Contains(err.(*kpool.Error).Details, "spec.taints") {
+		t.Errorf("taints on oci: %v", err)
 	}
 
 	civo := createCluster(t, srv, "civo-flags", kpool.PlatformCivo)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func (f *poolFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.machineType, "machine-type", "", "machine type (gcp machineType, aws instanceType, azure vmSize, oci shape, civo size)")
 	fs.IntVar(&f.count, "count", 0, "number of nodes (with autoscaling, the starting size)")
 	registerBounds(fs, &f.min, &f.max)
-	fs.StringSliceVar(&f.zones, "zones", nil, "zones or availability domains, comma-separated (not civo)")
+	fs.StringSliceVar(&f.zones, "zones", nil, "zones, comma-separated: logical 1,2,3 (or <region>-1…), or the provider's own (us-central1-a, us-west-2a, AD-1); not civo")
 	fs.IntVar(&f.diskSize, "disk-size", 0, "boot disk size in GB (not civo)")
 	fs.BoolVar(&f.spot, "spot", false, "spot or preemptible nodes (not civo)")
 	fs.StringArrayVar(&f.labels, "label", nil, "Kubernetes node label KEY=VALUE (repeatable)")
@@ -89,9 +90,16 @@ func bounds(fs *pflag.FlagSet, min, max int) map[string]any {
 	return a
 }
 
-// spec returns the spec object the flags given make; t is the pool's
-// platform type, needed only when a platform flag was given.
-func (f *poolFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]any, error) {
+// poolTarget is what the flags need to know of the pool they are for: its
+// platform type and its cluster's region (both needed only when a platform
+// flag was given).
+type poolTarget struct {
+	t      kpool.PlatformType
+	region string
+}
+
+// spec returns the spec object the flags given make for the pool tgt.
+func (f *poolFlags) spec(fs *pflag.FlagSet, tgt poolTarget) (map[string]any, error) {
 	s := map[string]any{}
 	if fs.Changed("count") {
 		s["nodeCount"] = f.count
@@ -131,21 +139,23 @@ func (f *poolFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]an
 		}
 		s["taints"] = ts
 	}
-	block, err := f.block(fs, t)
+	block, err := f.block(fs, tgt, s)
 	if err != nil {
 		return nil, err
 	}
 	if len(block) > 0 {
-		s["platform"] = map[string]any{string(t): block}
+		s["platform"] = map[string]any{string(tgt.t): block}
 	}
 	return s, nil
 }
 
-// block puts the provider-neutral machine flags into platform t's fields.
-func (f *poolFlags) block(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]any, error) {
+// block puts the provider-neutral machine flags into platform tgt.t's
+// fields. Logical zones go to spec.zones (in s) instead.
+func (f *poolFlags) block(fs *pflag.FlagSet, tgt poolTarget, s map[string]any) (map[string]any, error) {
 	if !anyChanged(fs, platformFlags...) {
 		return nil, nil
 	}
+	t := tgt.t
 	fields, ok := poolBlockFields[t]
 	if !ok {
 		// No node pools on this platform: the server says so.
@@ -167,9 +177,55 @@ func (f *poolFlags) block(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]a
 		if x.field == "" {
 			return nil, fmt.Errorf("--%s does not apply to %s node pools: they have no zones, disk size or spot setting (only --machine-type, their size)", x.flag, t)
 		}
+		if x.flag == "zones" {
+			if err := f.placeZones(tgt, x.field, s, block); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		block[x.field] = x.v
 	}
 	return block, nil
+}
+
+// placeZones puts --zones into spec.zones when they are logical zones ("1",
+// "2"… or "<region>-1"…, which every provider with zones maps to its own),
+// and into the platform block's own field (native) when they are the
+// provider's names. The other of the two is emptied, so that the flag
+// replaces the zones that a pool (or a -f FILE) has in either form; the
+// server refuses the two when they disagree.
+func (f *poolFlags) placeZones(tgt poolTarget, native string, s, block map[string]any) error {
+	var logical, other []string
+	for _, z := range f.zones {
+		if logicalZoneRE.MatchString(kpool.NormalizeZone(z, tgt.region)) {
+			logical = append(logical, z)
+		} else {
+			other = append(other, z)
+		}
+	}
+	switch {
+	case len(logical) > 0 && len(other) > 0:
+		return fmt.Errorf("--zones %s: give logical zones (1, 2, 3 or %s-1…) or %s's own zone names (%s), not both",
+			strings.Join(f.zones, ","), orRegion(tgt.region), tgt.t, strings.Join(other, ", "))
+	case len(logical) > 0:
+		s["zones"], block[native] = logical, []string{}
+	default: // the provider's names, or none
+		if other == nil {
+			other = []string{} // [] empties the field; null would keep it
+		}
+		s["zones"], block[native] = []string{}, other
+	}
+	return nil
+}
+
+// logicalZoneRE is a logical zone, as the server has it.
+var logicalZoneRE = regexp.MustCompile(`^[1-9][0-9]?$`)
+
+func orRegion(r string) string {
+	if r == "" {
+		return "<region>"
+	}
+	return r
 }
 
 // parseTaint parses KEY=VALUE:EFFECT or KEY:EFFECT.
@@ -196,8 +252,13 @@ func newPoolCreate(f *clientFlags) *cobra.Command {
 		Long: `Create a node pool in a cluster.
 
 The machine flags are provider-neutral: kpool reads the cluster to learn its
-platform and puts --machine-type, --zones, --disk-size and --spot into the
-platform's own fields. Labels and taints apply on every platform.
+platform and puts --machine-type, --disk-size and --spot into the platform's
+own fields. --zones takes logical zones (1,2,3, or <region>-1,… with the
+cluster's region), sent as spec.zones and mapped by the server to each
+provider's zones, or the provider's own zone names (us-central1-a,
+us-west-2a, AD-1), sent in the platform's field. Labels and taints apply on
+every platform; what a provider lacks (such as taints on OCI) is refused
+with NOT_IMPLEMENTED.
 
 With -f FILE (YAML or JSON, the API's node pool body; - reads stdin) the
 file's spec is the base and the flags given are merged over it, as a PUT
@@ -207,7 +268,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 			fs := cmd.Flags()
 			var body api.NodePoolBody
 			if file != "" {
-				if err := decodeFile(cmd, file, &body); err != nil {
+				if err := decodePoolFile(cmd, file, &body); err != nil {
 					return err
 				}
 			}
@@ -227,15 +288,15 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 				body.ID = id
 			}
 			c := f.client()
-			var t kpool.PlatformType
+			var tgt poolTarget
 			if anyChanged(fs, platformFlags...) {
 				cl, err := c.Cluster(cmd.Context(), *body.ClusterID)
 				if err != nil {
 					return err
 				}
-				t = cl.Spec.Platform.Type
+				tgt = poolTarget{t: cl.Spec.Platform.Type, region: cl.Spec.Region()}
 			}
-			spec, err := pf.spec(fs, t)
+			spec, err := pf.spec(fs, tgt)
 			if err != nil {
 				return err
 			}
@@ -320,20 +381,52 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 	}
 }
 
-// poolPlatform returns the platform type of a pool.
-func poolPlatform(ctx context.Context, c *api.Client, id string) (kpool.PlatformType, error) {
+// poolFile is a node pool file: the API's body, plus the read-only fields
+// of a get's output that the body does not list, so that the output of get
+// is a valid file. They are not sent.
+type poolFile struct {
+	api.NodePoolBody
+	ProviderName json.RawMessage `json:"provider_name,omitempty"`
+}
+
+// decodePoolFile reads a node pool file (see poolFile) into body.
+func decodePoolFile(cmd *cobra.Command, name string, body *api.NodePoolBody) error {
+	var pf poolFile
+	if err := decodeFile(cmd, name, &pf); err != nil {
+		return err
+	}
+	*body = pf.NodePoolBody
+	return nil
+}
+
+// poolTargetOf returns what the flags need to know of an existing pool: its
+// platform type and, with region, its cluster's region.
+func poolTargetOf(ctx context.Context, c *api.Client, id string, region bool) (poolTarget, error) {
 	p, err := c.NodePool(ctx, id)
 	if err != nil {
-		return "", err
+		return poolTarget{}, err
 	}
-	if t := p.Spec.Platform.Type; t != "" {
-		return t, nil
+	tgt := poolTarget{t: p.Spec.Platform.Type}
+	if tgt.t != "" && !region {
+		return tgt, nil
 	}
 	cl, err := c.Cluster(ctx, p.ClusterID)
 	if err != nil {
-		return "", err
+		return poolTarget{}, err
 	}
-	return cl.Spec.Platform.Type, nil
+	tgt.t, tgt.region = cl.Spec.Platform.Type, cl.Spec.Region()
+	return tgt, nil
+}
+
+// dryRunFlag registers --dry-run.
+func dryRunFlag(fs *pflag.FlagSet, v *bool) {
+	fs.BoolVar(v, "dry-run", false, "show what the change would do at the provider (the plan), changing nothing")
+}
+
+// printDryRun shows a dry run's plan as a table, or the whole answer with
+// -o json or yaml.
+func (f *clientFlags) printDryRun(cmd *cobra.Command, d *api.DryRun) error {
+	return f.print(cmd, d, func(w io.Writer) { planView(w, d.Plan) })
 }
 
 func newPoolUpdate(f *clientFlags) *cobra.Command {
@@ -341,6 +434,7 @@ func newPoolUpdate(f *clientFlags) *cobra.Command {
 		pf       poolFlags
 		file, rv string
 		patch    bool
+		dryRun   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "update ID [flags] | update ID -f FILE [--patch] [flags]",
@@ -353,7 +447,18 @@ With -f FILE the file (YAML or JSON, such as the output of get -o yaml) is
 the body; flags given are merged over its spec. --patch sends it as a JSON
 merge patch (PATCH), in which null removes a field.
 --resource-version makes the change conditional: it fails with CONFLICT if
-the pool has changed since.`,
+the pool has changed since.
+
+--zones takes logical zones (1,2,3 or <region>-1,…), sent as the
+provider-neutral spec.zones, or the provider's own zone names, sent in the
+platform's field; either replaces the pool's zones.
+
+The server checks the change against what the pool's provider can do: one
+the provider makes only with a new pool (such as an AKS pool's vmSize) fails
+with VALIDATION_ERROR naming the field, one it cannot do at all with
+NOT_IMPLEMENTED. --dry-run shows the plan, each changed field and what the
+provider does about it (in place, rolling the nodes, or for new nodes only),
+and changes nothing.`,
 		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
@@ -361,7 +466,7 @@ the pool has changed since.`,
 			var body api.NodePoolBody
 			switch {
 			case file != "":
-				if err := decodeFile(cmd, file, &body); err != nil {
+				if err := decodePoolFile(cmd, file, &body); err != nil {
 					return err
 				}
 				if body.ID != "" && body.ID != id {
@@ -373,14 +478,14 @@ the pool has changed since.`,
 				return errors.New("nothing to update: give flags such as --count or --machine-type, or -f FILE")
 			}
 			c := f.client()
-			var t kpool.PlatformType
+			var tgt poolTarget
 			if anyChanged(fs, platformFlags...) {
 				var err error
-				if t, err = poolPlatform(cmd.Context(), c, id); err != nil {
+				if tgt, err = poolTargetOf(cmd.Context(), c, id, fs.Changed("zones")); err != nil {
 					return err
 				}
 			}
-			spec, err := pf.spec(fs, t)
+			spec, err := pf.spec(fs, tgt)
 			if err != nil {
 				return err
 			}
@@ -389,6 +494,13 @@ the pool has changed since.`,
 			}
 			if fs.Changed("resource-version") {
 				body.ResourceVersion = rv
+			}
+			if dryRun {
+				d, err := c.DryRunNodePool(cmd.Context(), id, body, patch)
+				if err != nil {
+					return err
+				}
+				return f.printDryRun(cmd, d)
 			}
 			p, err := c.UpdateNodePool(cmd.Context(), id, body, patch)
 			if err != nil {
@@ -401,6 +513,7 @@ the pool has changed since.`,
 	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of the node pool; - reads stdin")
 	fs.BoolVar(&patch, "patch", false, "send -f FILE as a JSON merge patch (PATCH) instead of a PUT")
 	fs.StringVar(&rv, "resource-version", "", "change only if the pool is still at this resource version")
+	dryRunFlag(fs, &dryRun)
 	pf.register(fs)
 	return cmd
 }
@@ -409,6 +522,7 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 	var (
 		count, min, max int
 		rv              string
+		dryRun          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scale ID --count N | --min N --max N",
@@ -431,6 +545,13 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 				return err
 			}
 			body := api.NodePoolBody{Spec: raw, ResourceVersion: rv}
+			if dryRun {
+				d, err := f.client().DryRunNodePool(cmd.Context(), args[0], body, false)
+				if err != nil {
+					return err
+				}
+				return f.printDryRun(cmd, d)
+			}
 			p, err := f.client().UpdateNodePool(cmd.Context(), args[0], body, false)
 			if err != nil {
 				return err
@@ -442,6 +563,7 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 	fs.IntVar(&count, "count", 0, "number of nodes")
 	registerBounds(fs, &min, &max)
 	fs.StringVar(&rv, "resource-version", "", "change only if the pool is still at this resource version")
+	dryRunFlag(fs, &dryRun)
 	return cmd
 }
 

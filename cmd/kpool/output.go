@@ -152,6 +152,9 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	kv("ID", p.ID)
 	kv("Cluster", p.ClusterID)
 	kv("Platform", orDash(string(pt)))
+	if p.ProviderName != "" {
+		kv("Provider name", p.ProviderName)
+	}
 	mt, _ := s.MachineType()
 	kv("Machine type", orDash(mt))
 	size := nodes(s)
@@ -162,8 +165,18 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	block := platformBlock(s.Platform, pt)
 	fields := poolBlockFields[pt]
 	shown := map[string]bool{fields.machine: true, "labels": true, "taints": true}
+	// Zones: the logical ones, with the platform block's own names when it
+	// gives them too (the server makes sure that they agree).
+	if len(s.Zones) > 0 {
+		z := strings.Join(s.Zones, ", ")
+		if v, ok := block[fields.zones]; ok && fields.zones != "" {
+			z += " (" + format(v) + ")"
+			shown[fields.zones] = true
+		}
+		kv("Zones", z)
+	}
 	for _, f := range []struct{ label, field string }{{"Zones", fields.zones}, {"Disk size", fields.disk}, {"Spot", fields.spot}} {
-		if v, ok := block[f.field]; ok && f.field != "" {
+		if v, ok := block[f.field]; ok && f.field != "" && !shown[f.field] {
 			kv(f.label, format(v))
 			shown[f.field] = true
 		}
@@ -201,6 +214,82 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	if p.DeletionTimestamp != nil {
 		kv("Deletion requested", when(*p.DeletionTimestamp))
 	}
+}
+
+// planView shows a dry run's plan: each changed field, its class at the
+// provider, the values (as compact JSON, "-" when absent) and the reason,
+// then a summary.
+func planView(w io.Writer, p *kpool.Plan) {
+	if p == nil || len(p.Changes) == 0 {
+		fmt.Fprintln(w, "No changes.")
+		return
+	}
+	fmt.Fprintln(w, "FIELD\tCLASS\tFROM\tTO\tREASON")
+	for _, c := range p.Changes {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.Field, orDash(string(c.Class)), jsonValue(c.From), jsonValue(c.To), orDash(oneLine(c.Reason)))
+	}
+	fmt.Fprintln(w, planSummary(p))
+}
+
+// planSummary is one line on a plan: "provider azure (agent pool
+// gpuworkers): 2 changes, rolls nodes".
+func planSummary(p *kpool.Plan) string {
+	where := "provider " + orDash(p.Provider)
+	if p.ProviderName != "" {
+		where += " (" + providerPoolNoun(p.Provider) + " " + p.ProviderName + ")"
+	}
+	n := len(p.Changes)
+	out := fmt.Sprintf("%s: %d change", where, n)
+	if n != 1 {
+		out += "s"
+	}
+	has := map[kpool.UpdateClass]bool{}
+	for _, c := range p.Changes {
+		has[c.Class] = true
+	}
+	var effects []string
+	for _, e := range []struct {
+		class kpool.UpdateClass
+		say   string
+	}{
+		{kpool.RollsNodes, "rolls nodes"},
+		{kpool.NewNodesOnly, "new nodes only"},
+		{kpool.Replace, "needs a new pool"},
+		{kpool.NotImplemented, "not implemented"},
+	} {
+		if has[e.class] {
+			effects = append(effects, e.say)
+		}
+	}
+	if len(effects) == 0 {
+		effects = []string{"no node replaced"}
+	}
+	return out + ", " + strings.Join(effects, ", ")
+}
+
+// providerPoolNoun is what a provider calls a node pool.
+func providerPoolNoun(provider string) string {
+	switch kpool.PlatformType(provider) {
+	case kpool.PlatformAzure:
+		return "agent pool"
+	case kpool.PlatformAWS:
+		return "node group"
+	}
+	return "node pool"
+}
+
+// jsonValue shows a value as compact JSON, or "-" when absent (or null).
+func jsonValue(v any) string {
+	if v == nil {
+		return "-"
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 func phase(p kpool.Phase, h kpool.Health) string {

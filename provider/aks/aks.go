@@ -256,6 +256,11 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		old = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
 	}
 	observed := observe(existing)
+	labels := make(map[string]string, len(s.Labels))
+	for k, v := range s.Labels {
+		labels[k] = v
+	}
+	s.Labels = labels // the caller's map stays as it was
 	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
 		if v, ok := observed.Labels[k]; ok {
 			s.Labels[k] = v
