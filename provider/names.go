@@ -3,6 +3,7 @@ package provider
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	"github.com/kpool/kpool"
@@ -35,21 +36,27 @@ func ProviderName(t kpool.PlatformType, pool string, taken []string) (string, er
 	if len(name) <= c.MaxNameLength && re.MatchString(name) && !isTaken(name) {
 		return name, nil
 	}
-	sum := sha256.Sum256([]byte(pool))
-	tag := hex.EncodeToString(sum[:])[:5]
-	keep := c.MaxNameLength - len(tag)
+	keep := c.MaxNameLength - 5
 	sep := ""
 	if t != kpool.PlatformAzure {
 		sep = "-"
 		keep--
 	}
-	if len(name) < keep {
-		keep = len(name)
+	keep = min(keep, len(name))
+	prefix := strings.TrimRight(name[:keep], "-_.")
+	// The hash of the full name, then of the name and a counter, until one
+	// is free: the same pool name and taken names give the same result.
+	for i := 0; i < 10; i++ {
+		seed := pool
+		if i > 0 {
+			seed = fmt.Sprintf("%s/%d", pool, i)
+		}
+		sum := sha256.Sum256([]byte(seed))
+		hashed := prefix + sep + hex.EncodeToString(sum[:])[:5]
+		if re.MatchString(hashed) && !isTaken(hashed) {
+			return hashed, nil
+		}
 	}
-	hashed := strings.TrimRight(name[:keep], "-_.") + sep + tag
-	if !re.MatchString(hashed) || isTaken(hashed) {
-		return "", &kpool.Error{Code: kpool.CodeConflict, Message: "No free provider name for node pool '" + pool + "'",
-			Details: "both " + name + " and " + hashed + " are taken in this cluster at " + string(t) + "; choose another pool name"}
-	}
-	return hashed, nil
+	return "", &kpool.Error{Code: kpool.CodeConflict, Message: "No free provider name for node pool '" + pool + "'",
+		Details: "every name derived from it is taken in this cluster at " + string(t) + "; choose another pool name"}
 }

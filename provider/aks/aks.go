@@ -132,13 +132,26 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 func get(ctx context.Context, cl *armcontainerservice.AgentPoolsClient, a *kpool.AzureCluster, name string) (*armcontainerservice.AgentPool, error) {
 	resp, err := cl.Get(ctx, a.ResourceGroup, a.ClusterName, name, nil)
 	if err != nil {
-		var re *azcore.ResponseError
-		if errors.As(err, &re) && re.StatusCode == http.StatusNotFound && re.ErrorCode != "ParentResourceNotFound" {
+		if poolMissing(err) {
 			return nil, nil
 		}
 		return nil, classify(err, "")
 	}
 	return &resp.AgentPool, nil
+}
+
+// poolMissing reports whether err says the agent pool does not exist, as
+// opposed to its cluster, resource group or subscription.
+func poolMissing(err error) bool {
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusNotFound {
+		return false
+	}
+	switch re.ErrorCode {
+	case "ParentResourceNotFound", "ResourceGroupNotFound", "SubscriptionNotFound":
+		return false
+	}
+	return true
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
@@ -321,8 +334,7 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 		return err
 	}
 	if _, err := cl.BeginDelete(ctx, a.ResourceGroup, a.ClusterName, providerName, nil); err != nil {
-		var re *azcore.ResponseError
-		if errors.As(err, &re) && re.StatusCode == http.StatusNotFound && re.ErrorCode != "ParentResourceNotFound" {
+		if poolMissing(err) {
 			return nil
 		}
 		return classify(err, "")

@@ -1,0 +1,463 @@
+package aks
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// What AKS puts on spot pools itself.
+const (
+	spotLabelKey   = "kubernetes.azure.com/scalesetpriority"
+	spotLabelValue = "spot"
+	spotTaint      = spotLabelKey + "=" + spotLabelValue + ":NoSchedule"
+	reservedPrefix = "kubernetes.azure.com/"
+)
+
+var (
+	linuxName   = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
+	windowsName = regexp.MustCompile(`^[a-z][a-z0-9]{0,5}$`)
+	versionRE   = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?$`)
+)
+
+// desired returns the properties a PUT leads to: for a create, the
+// request with AKS's defaults; for an update, the existing pool with every
+// property the request carries replaced (a property the request leaves out
+// keeps its value). It answers AKS's 400s for what AKS refuses.
+func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*props, *reply) {
+	in := cloneProps(req)
+	// Read-only properties in a request are ignored, as ARM does.
+	in.ProvisioningState, in.ETag, in.CurrentOrchestratorVersion, in.NodeImageVersion = nil, nil, nil, nil
+	if in.PowerState != nil && in.PowerState.Code != nil && *in.PowerState.Code != armcontainerservice.CodeRunning {
+		return nil, invalid("powerState", "kpool cloudsim does not emulate stopping agent pools (powerState.code %q)", *in.PowerState.Code)
+	}
+	in.PowerState = nil
+
+	var next *props
+	if existing == nil {
+		re, what := linuxName, "1-12 lowercase letters and digits, starting with a letter"
+		if strings.EqualFold(string(deref(in.OSType)), string(armcontainerservice.OSTypeWindows)) {
+			re, what = windowsName, "1-6 lowercase letters and digits, starting with a letter, for a Windows pool"
+		}
+		if !re.MatchString(name) {
+			return nil, targetedError(http.StatusBadRequest, "InvalidParameter", "name",
+				"Agent pool name '%s' is invalid: it must be %s.", name, what)
+		}
+		if strings.TrimSpace(deref(in.VMSize)) == "" {
+			return nil, invalid("vmSize", "a VM size is required to create an agent pool")
+		}
+		next = in
+		if rep := defaults(c, next); rep != nil {
+			return nil, rep
+		}
+	} else {
+		old := existing.props
+		if rep := immutableChange(old, in); rep != nil {
+			return nil, rep
+		}
+		next = cloneProps(old)
+		overlay(next, in)
+		if in.EnableAutoScaling != nil && !*in.EnableAutoScaling {
+			// Turning the autoscaler off drops its bounds unless they are sent.
+			if in.MinCount == nil {
+				next.MinCount = nil
+			}
+			if in.MaxCount == nil {
+				next.MaxCount = nil
+			}
+		}
+		if deref(in.OSDiskSizeGB) == 0 {
+			next.OSDiskSizeGB = old.OSDiskSizeGB
+		}
+		if in.OrchestratorVersion != nil {
+			v, rep := resolveVersion(c, *in.OrchestratorVersion)
+			if rep != nil {
+				return nil, rep
+			}
+			if cur := deref(old.CurrentOrchestratorVersion); cur != "" && compareVersions(v, cur) < 0 {
+				return nil, invalid("orchestratorVersion", "downgrading an agent pool from %s to %s is not supported", cur, v)
+			}
+			next.CurrentOrchestratorVersion = to(v)
+		}
+	}
+	if rep := validate(next); rep != nil {
+		return nil, rep
+	}
+	if deref(next.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot {
+		if next.NodeLabels == nil {
+			next.NodeLabels = map[string]*string{}
+		}
+		next.NodeLabels[spotLabelKey] = to(spotLabelValue)
+		if !slices.ContainsFunc(next.NodeTaints, func(t *string) bool { return deref(t) == spotTaint }) {
+			next.NodeTaints = append(next.NodeTaints, to(spotTaint))
+		}
+	}
+	return next, nil
+}
+
+// defaults fills in what AKS fills in on create.
+func defaults(c *cluster, p *props) *reply {
+	if p.EnableAutoScaling == nil {
+		p.EnableAutoScaling = to(false)
+	}
+	if p.Count == nil {
+		p.Count = to(int32(1))
+		if *p.EnableAutoScaling && p.MinCount != nil {
+			p.Count = to(*p.MinCount)
+		}
+	}
+	if p.OSType == nil {
+		p.OSType = to(armcontainerservice.OSTypeLinux)
+	}
+	if p.OSSKU == nil {
+		p.OSSKU = to(armcontainerservice.OSSKUUbuntu)
+		if *p.OSType == armcontainerservice.OSTypeWindows {
+			p.OSSKU = to(armcontainerservice.OSSKUWindows2022)
+		}
+	}
+	if deref(p.OSDiskSizeGB) == 0 {
+		p.OSDiskSizeGB = to(int32(128))
+	}
+	if p.OSDiskType == nil {
+		p.OSDiskType = to(armcontainerservice.OSDiskTypeManaged)
+	}
+	if p.KubeletDiskType == nil {
+		p.KubeletDiskType = to(armcontainerservice.KubeletDiskTypeOS)
+	}
+	if p.Type == nil {
+		p.Type = to(armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)
+	}
+	if p.Mode == nil {
+		p.Mode = to(armcontainerservice.AgentPoolModeUser)
+	}
+	if p.ScaleSetPriority == nil {
+		p.ScaleSetPriority = to(armcontainerservice.ScaleSetPriorityRegular)
+	}
+	spot := *p.ScaleSetPriority == armcontainerservice.ScaleSetPrioritySpot
+	if spot {
+		if p.ScaleSetEvictionPolicy == nil {
+			p.ScaleSetEvictionPolicy = to(armcontainerservice.ScaleSetEvictionPolicyDelete)
+		}
+		if p.SpotMaxPrice == nil {
+			p.SpotMaxPrice = to(float32(-1))
+		}
+	}
+	if p.MaxPods == nil {
+		p.MaxPods = to(int32(110))
+	}
+	if p.EnableNodePublicIP == nil {
+		p.EnableNodePublicIP = to(false)
+	}
+	if p.EnableFIPS == nil {
+		p.EnableFIPS = to(false)
+	}
+	if p.UpgradeSettings == nil && !spot {
+		p.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: to("10%")}
+	}
+	v := c.version
+	if p.OrchestratorVersion == nil {
+		p.OrchestratorVersion = to(c.version)
+	} else {
+		var rep *reply
+		if v, rep = resolveVersion(c, *p.OrchestratorVersion); rep != nil {
+			return rep
+		}
+	}
+	p.CurrentOrchestratorVersion = to(v)
+	p.NodeImageVersion = to(nodeImage(*p.OSSKU))
+	p.PowerState = &armcontainerservice.PowerState{Code: to(armcontainerservice.CodeRunning)}
+	return nil
+}
+
+func nodeImage(sku armcontainerservice.OSSKU) string {
+	switch sku {
+	case armcontainerservice.OSSKUAzureLinux, armcontainerservice.OSSKUCBLMariner:
+		return "AKSAzureLinux-V2gen2-202502.09.0"
+	case armcontainerservice.OSSKUWindows2019:
+		return "AKSWindows-2019-containerd-17763.6893.250210"
+	case armcontainerservice.OSSKUWindows2022:
+		return "AKSWindows-2022-containerd-20348.3207.250210"
+	}
+	return "AKSUbuntu-2204gen2containerd-202502.09.0"
+}
+
+// overlay sets every property src carries on dst.
+func overlay(dst, src *props) {
+	dv, sv := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := 0; i < sv.NumField(); i++ {
+		if f := sv.Field(i); !f.IsNil() {
+			dv.Field(i).Set(f)
+		}
+	}
+}
+
+// immutableChange answers PropertyChangeNotAllowed for the first property
+// AKS fixes at creation that the request changes.
+func immutableChange(old, in *props) *reply {
+	fold := func(a, b string) bool { return strings.EqualFold(a, b) }
+	type check struct {
+		prop    string
+		changed bool
+	}
+	checks := []check{
+		{"vmSize", in.VMSize != nil && !fold(*in.VMSize, deref(old.VMSize))},
+		{"availabilityZones", in.AvailabilityZones != nil && !sameSet(in.AvailabilityZones, old.AvailabilityZones)},
+		{"osDiskSizeGB", deref(in.OSDiskSizeGB) != 0 && *in.OSDiskSizeGB != deref(old.OSDiskSizeGB)},
+		{"osDiskType", in.OSDiskType != nil && !fold(string(*in.OSDiskType), string(deref(old.OSDiskType)))},
+		{"scaleSetPriority", in.ScaleSetPriority != nil && !fold(string(*in.ScaleSetPriority), string(orDefault(old.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular)))},
+		{"scaleSetEvictionPolicy", in.ScaleSetEvictionPolicy != nil && !fold(string(*in.ScaleSetEvictionPolicy), string(deref(old.ScaleSetEvictionPolicy)))},
+		{"spotMaxPrice", in.SpotMaxPrice != nil && (old.SpotMaxPrice == nil || *in.SpotMaxPrice != *old.SpotMaxPrice)},
+		{"osType", in.OSType != nil && !fold(string(*in.OSType), string(orDefault(old.OSType, armcontainerservice.OSTypeLinux)))},
+		{"osSKU", in.OSSKU != nil && !fold(string(*in.OSSKU), string(deref(old.OSSKU)))},
+		{"maxPods", in.MaxPods != nil && *in.MaxPods != deref(old.MaxPods)},
+		{"vnetSubnetID", in.VnetSubnetID != nil && !fold(*in.VnetSubnetID, deref(old.VnetSubnetID))},
+		{"enableNodePublicIP", in.EnableNodePublicIP != nil && *in.EnableNodePublicIP != deref(old.EnableNodePublicIP)},
+		{"kubeletDiskType", in.KubeletDiskType != nil && !fold(string(*in.KubeletDiskType), string(orDefault(old.KubeletDiskType, armcontainerservice.KubeletDiskTypeOS)))},
+		{"type", in.Type != nil && !fold(string(*in.Type), string(orDefault(old.Type, armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)))},
+	}
+	for _, ch := range checks {
+		if ch.changed {
+			return targetedError(http.StatusBadRequest, "PropertyChangeNotAllowed", ch.prop, "Changing property '%s' is not allowed.", ch.prop)
+		}
+	}
+	return nil
+}
+
+// validate answers InvalidParameter for properties AKS refuses.
+func validate(p *props) *reply {
+	count := deref(p.Count)
+	if count < 0 || count > 1000 {
+		return invalid("count", "%d is outside the allowed range 0 to 1000", count)
+	}
+	if rep := enum("mode", p.Mode, armcontainerservice.PossibleAgentPoolModeValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("osType", p.OSType, armcontainerservice.PossibleOSTypeValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("osSKU", p.OSSKU, armcontainerservice.PossibleOSSKUValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("osDiskType", p.OSDiskType, armcontainerservice.PossibleOSDiskTypeValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("kubeletDiskType", p.KubeletDiskType, armcontainerservice.PossibleKubeletDiskTypeValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("type", p.Type, armcontainerservice.PossibleAgentPoolTypeValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("scaleSetPriority", p.ScaleSetPriority, armcontainerservice.PossibleScaleSetPriorityValues()); rep != nil {
+		return rep
+	}
+	if rep := enum("scaleSetEvictionPolicy", p.ScaleSetEvictionPolicy, armcontainerservice.PossibleScaleSetEvictionPolicyValues()); rep != nil {
+		return rep
+	}
+	windows := deref(p.OSType) == armcontainerservice.OSTypeWindows
+	sku := deref(p.OSSKU)
+	if windowsSKU := strings.HasPrefix(string(sku), "Windows"); sku != "" && windowsSKU != windows {
+		return invalid("osSKU", "%s is not an OS SKU for %s agent pools", sku, orDefault(p.OSType, armcontainerservice.OSTypeLinux))
+	}
+	system := deref(p.Mode) == armcontainerservice.AgentPoolModeSystem
+	spot := deref(p.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot
+	autoscale := deref(p.EnableAutoScaling)
+	switch {
+	case system && windows:
+		return invalid("mode", "a Windows agent pool cannot be a System pool")
+	case system && spot:
+		return invalid("mode", "a spot agent pool cannot be a System pool")
+	case system && count == 0 && !autoscale:
+		return invalid("count", "a System agent pool needs at least 1 node")
+	}
+	if autoscale {
+		switch {
+		case p.MinCount == nil:
+			return invalid("minCount", "it is required when enableAutoScaling is true")
+		case p.MaxCount == nil:
+			return invalid("maxCount", "it is required when enableAutoScaling is true")
+		case *p.MinCount < 0 || *p.MinCount > 1000:
+			return invalid("minCount", "%d is outside the allowed range 0 to 1000", *p.MinCount)
+		case *p.MaxCount < 0 || *p.MaxCount > 1000:
+			return invalid("maxCount", "%d is outside the allowed range 0 to 1000", *p.MaxCount)
+		case system && *p.MinCount == 0:
+			return invalid("minCount", "a System agent pool needs at least 1 node")
+		case *p.MinCount > *p.MaxCount:
+			return invalid("minCount", "%d is greater than the maximum node count %d", *p.MinCount, *p.MaxCount)
+		case count < *p.MinCount || count > *p.MaxCount:
+			return invalid("count", "%d is outside the autoscaler's range %d to %d", count, *p.MinCount, *p.MaxCount)
+		}
+	} else {
+		if p.MinCount != nil {
+			return invalid("minCount", "it must not be set when enableAutoScaling is false")
+		}
+		if p.MaxCount != nil {
+			return invalid("maxCount", "it must not be set when enableAutoScaling is false")
+		}
+	}
+	seen := map[string]bool{}
+	for _, z := range p.AvailabilityZones {
+		zone := deref(z)
+		if zone != "1" && zone != "2" && zone != "3" {
+			return invalid("availabilityZones", "zone %q is not one of 1, 2, 3", zone)
+		}
+		if seen[zone] {
+			return invalid("availabilityZones", "zone %q is listed twice", zone)
+		}
+		seen[zone] = true
+	}
+	if len(p.AvailabilityZones) > 0 && deref(p.Type) != armcontainerservice.AgentPoolTypeVirtualMachineScaleSets {
+		return invalid("availabilityZones", "zones need an agent pool of type VirtualMachineScaleSets")
+	}
+	if d := deref(p.OSDiskSizeGB); d != 0 && (d < 30 || d > 2048) {
+		return invalid("osDiskSizeGB", "%d is outside the allowed range 30 to 2048", d)
+	}
+	if m := deref(p.MaxPods); p.MaxPods != nil && (m < 10 || m > 250) {
+		return invalid("maxPods", "%d is outside the allowed range 10 to 250", m)
+	}
+	if !spot {
+		if p.ScaleSetEvictionPolicy != nil {
+			return invalid("scaleSetEvictionPolicy", "it can only be set when scaleSetPriority is Spot")
+		}
+		if p.SpotMaxPrice != nil {
+			return invalid("spotMaxPrice", "it can only be set when scaleSetPriority is Spot")
+		}
+	} else if price := deref(p.SpotMaxPrice); p.SpotMaxPrice != nil && price != -1 && price <= 0 {
+		return invalid("spotMaxPrice", "%g is neither -1 nor a price above 0", price)
+	}
+	for k, v := range p.NodeLabels {
+		val := deref(v)
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return invalid("nodeLabels", "label key %q: %s", k, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(val); len(errs) > 0 {
+			return invalid("nodeLabels", "label %s value %q: %s", k, val, strings.Join(errs, "; "))
+		}
+		if strings.HasPrefix(k, reservedPrefix) && !(spot && k == spotLabelKey && val == spotLabelValue) {
+			return invalid("nodeLabels", "label key %q uses the prefix %s, which AKS reserves", k, reservedPrefix)
+		}
+	}
+	for _, t := range p.NodeTaints {
+		if rep := checkTaint(deref(t), spot); rep != nil {
+			return rep
+		}
+	}
+	if len(p.Tags) > 50 {
+		return invalid("tags", "%d tags are more than the 50 allowed", len(p.Tags))
+	}
+	for k, v := range p.Tags {
+		if k == "" || len(k) > 512 || len(deref(v)) > 256 {
+			return invalid("tags", "tag %q: names are 1 to 512 characters and values at most 256", k)
+		}
+	}
+	return nil
+}
+
+func checkTaint(t string, spot bool) *reply {
+	kv, effect, ok := strings.Cut(t, ":")
+	if !ok {
+		return invalid("nodeTaints", "taint %q is not of the form key=value:effect", t)
+	}
+	k, v, _ := strings.Cut(kv, "=")
+	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+		return invalid("nodeTaints", "taint %q: key: %s", t, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+		return invalid("nodeTaints", "taint %q: value: %s", t, strings.Join(errs, "; "))
+	}
+	switch effect {
+	case "NoSchedule", "PreferNoSchedule", "NoExecute":
+	default:
+		return invalid("nodeTaints", "taint %q: effect %q is not NoSchedule, PreferNoSchedule or NoExecute", t, effect)
+	}
+	if strings.HasPrefix(k, reservedPrefix) && !(spot && t == spotTaint) {
+		return invalid("nodeTaints", "taint key %q uses the prefix %s, which AKS reserves", k, reservedPrefix)
+	}
+	return nil
+}
+
+func enum[T ~string](prop string, v *T, allowed []T) *reply {
+	if v == nil || slices.Contains(allowed, *v) {
+		return nil
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	return invalid(prop, "%q is not one of %s", string(*v), strings.Join(names, ", "))
+}
+
+// resolveVersion checks an orchestratorVersion against the cluster's and
+// returns the full version it means.
+func resolveVersion(c *cluster, v string) (string, *reply) {
+	cm := versionRE.FindStringSubmatch(c.version)
+	if cm == nil {
+		return v, nil // a cluster version the emulator cannot read: take any
+	}
+	m := versionRE.FindStringSubmatch(v)
+	if m == nil {
+		return "", invalid("orchestratorVersion", "%q is not a Kubernetes version (major.minor or major.minor.patch)", v)
+	}
+	cmaj, cmin, cpatch := atoi(cm[1]), atoi(cm[2]), atoi(cm[3])
+	maj, mnr := atoi(m[1]), atoi(m[2])
+	if maj != cmaj || mnr > cmin || mnr < cmin-2 {
+		return "", invalid("orchestratorVersion", "version %s is not supported with control plane version %s: an agent pool runs the control plane's minor version or one of the two before it", v, c.version)
+	}
+	if m[3] == "" {
+		if mnr == cmin {
+			return c.version, nil
+		}
+		return fmt.Sprintf("%d.%d.0", maj, mnr), nil
+	}
+	if mnr == cmin && atoi(m[3]) > cpatch {
+		return "", invalid("orchestratorVersion", "version %s is newer than the control plane's %s", v, c.version)
+	}
+	return v, nil
+}
+
+// compareVersions compares two major.minor.patch versions.
+func compareVersions(a, b string) int {
+	am, bm := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
+	if am == nil || bm == nil {
+		return strings.Compare(a, b)
+	}
+	for i := 1; i <= 3; i++ {
+		if x, y := atoi(am[i]), atoi(bm[i]); x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+func orDefault[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// sameSet compares zone lists as sets; nil and empty are the same.
+func sameSet(a, b []*string) bool {
+	set := func(l []*string) map[string]bool {
+		m := map[string]bool{}
+		for _, s := range l {
+			m[deref(s)] = true
+		}
+		return m
+	}
+	return reflect.DeepEqual(set(a), set(b))
+}

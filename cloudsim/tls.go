@@ -1,0 +1,235 @@
+package cloudsim
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+// TLSEndpoint is an emulator served over TLS with a certificate made at
+// start. Cloud SDKs refuse to send bearer tokens over plain HTTP, so the
+// emulators are always served this way.
+type TLSEndpoint struct {
+	// URL is the base URL, https://host:port, with no trailing slash.
+	URL string
+	// Addr is the address the listener is bound to.
+	Addr net.Addr
+	// CAPEM is the PEM of the certificate authority that signed the
+	// server's certificate; clients must trust it.
+	CAPEM []byte
+	// CertPool holds that certificate authority.
+	CertPool *x509.CertPool
+
+	srv  *http.Server
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+// TLSServer serves h over TLS on addr ("127.0.0.1:0" picks a free loopback
+// port). The certificate is for 127.0.0.1, ::1 and localhost (and the
+// listen host, or this machine's addresses when addr is unspecified),
+// signed by an ECDSA certificate authority made now, whose PEM is returned.
+// HTTP/2 is off, so that an emulator can drop a connection mid-request.
+func TLSServer(h http.Handler, addr string) (*TLSEndpoint, []byte, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cloudsim: listen address %q: %w", addr, err)
+	}
+	cert, caPEM, pool, err := newCertificates(certHosts(host))
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cloudsim: %w", err)
+	}
+	cfg := &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		MinVersion:   tls.VersionTLS12,
+		NextProtos:   []string{"http/1.1"},
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second,
+		// An empty map turns HTTP/2 off.
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
+	}
+	urlHost := host
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		urlHost = "127.0.0.1"
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	e := &TLSEndpoint{
+		URL:      "https://" + net.JoinHostPort(urlHost, port),
+		Addr:     ln.Addr(),
+		CAPEM:    caPEM,
+		CertPool: pool,
+		srv:      srv,
+		done:     make(chan struct{}),
+	}
+	go func() {
+		err := srv.Serve(tls.NewListener(ln, cfg))
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		e.mu.Lock()
+		e.err = err
+		e.mu.Unlock()
+		close(e.done)
+	}()
+	return e, caPEM, nil
+}
+
+// Transport returns a new HTTP/1.1 transport that trusts the endpoint's
+// certificate authority.
+func (e *TLSEndpoint) Transport() *http.Transport {
+	return &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: e.CertPool, MinVersion: tls.VersionTLS12},
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+	}
+}
+
+// Client returns a new HTTP client that trusts the endpoint's certificate
+// authority. It satisfies azcore's policy.Transporter.
+func (e *TLSEndpoint) Client() *http.Client { return &http.Client{Transport: e.Transport()} }
+
+// Close stops serving at once, closing open connections.
+func (e *TLSEndpoint) Close() error {
+	err := e.srv.Close()
+	<-e.done
+	return err
+}
+
+// Shutdown stops serving gracefully, waiting for requests in flight until
+// ctx ends.
+func (e *TLSEndpoint) Shutdown(ctx context.Context) error {
+	err := e.srv.Shutdown(ctx)
+	if err != nil {
+		_ = e.srv.Close()
+	}
+	<-e.done
+	return err
+}
+
+// Done is closed when the server has stopped.
+func (e *TLSEndpoint) Done() <-chan struct{} { return e.done }
+
+// Err returns why the server stopped, nil after Close or Shutdown.
+func (e *TLSEndpoint) Err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// certHosts returns the names and addresses the certificate covers.
+func certHosts(listenHost string) []string {
+	hosts := []string{"127.0.0.1", "::1", "localhost"}
+	ip := net.ParseIP(listenHost)
+	switch {
+	case listenHost == "" || (ip != nil && ip.IsUnspecified()):
+		// Listening everywhere: cover this machine's name and addresses.
+		if name, err := os.Hostname(); err == nil && name != "" {
+			hosts = append(hosts, name)
+		}
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range addrs {
+				if n, ok := a.(*net.IPNet); ok {
+					hosts = append(hosts, n.IP.String())
+				}
+			}
+		}
+	default:
+		hosts = append(hosts, listenHost)
+	}
+	return hosts
+}
+
+// newCertificates makes a certificate authority and a server certificate
+// for hosts signed by it, both ECDSA P-256.
+func newCertificates(hosts []string) (tls.Certificate, []byte, *x509.CertPool, error) {
+	fail := func(err error) (tls.Certificate, []byte, *x509.CertPool, error) {
+		return tls.Certificate{}, nil, nil, fmt.Errorf("cloudsim: making the TLS certificate: %w", err)
+	}
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fail(err)
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{Organization: []string{"kpool cloudsim"}, CommonName: "kpool cloudsim CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(1, 0, 0),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return fail(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return fail(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fail(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{Organization: []string{"kpool cloudsim"}, CommonName: "localhost"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.AddDate(1, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return fail(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	cert := tls.Certificate{Certificate: [][]byte{der, caDER}, PrivateKey: key}
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	return cert, caPEM, pool, nil
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return big.NewInt(time.Now().UnixNano())
+	}
+	return n
+}
