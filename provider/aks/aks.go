@@ -173,15 +173,22 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	if existing != nil {
 		return adopt(existing, s)
 	}
+	// Create only: two creates racing cannot both write the pool.
+	return put(ctx, cl, a, s, properties(s), &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
+}
+
+// put sends an agent pool and returns it as AKS accepted it, without
+// waiting for the operation. A failed precondition (the pool appeared, or
+// changed, since it was read) is transient: list again.
+func put(ctx context.Context, cl *armcontainerservice.AgentPoolsClient, a *kpool.AzureCluster, s provider.PoolSpec,
+	props *armcontainerservice.ManagedClusterAgentPoolProfileProperties, opts *armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions) (*provider.Pool, error) {
 	var raw *http.Response
-	_, err = cl.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
-		armcontainerservice.AgentPool{Properties: properties(s)},
-		// Create only: two creates racing cannot both write the pool.
-		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
+	_, err := cl.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
+		armcontainerservice.AgentPool{Properties: props}, opts)
 	if err != nil {
 		var re *azcore.ResponseError
 		if errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed {
-			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "agent pool " + s.ProviderName + " was created concurrently; list again", Err: err}
+			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "agent pool " + s.ProviderName + " was written concurrently; list again", Err: err}
 		}
 		return nil, classify(err, "")
 	}
@@ -299,17 +306,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if old.ETag != nil {
 		opts = &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: old.ETag}
 	}
-	var raw *http.Response
-	_, err = cl.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
-		armcontainerservice.AgentPool{Properties: &next}, opts)
-	if err != nil {
-		var re *azcore.ResponseError
-		if errors.As(err, &re) && re.StatusCode == http.StatusPreconditionFailed {
-			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "agent pool " + s.ProviderName + " changed while being updated; list again", Err: err}
-		}
-		return nil, classify(err, "")
-	}
-	return started(raw, s)
+	return put(ctx, cl, a, s, &next, opts)
 }
 
 // started returns the pool as the accepted PUT's answer shows it; the
