@@ -59,6 +59,9 @@ type ClusterSpec struct {
 	// Endpoint overrides the provider API's base URL (a cloud emulator,
 	// a sovereign cloud). Empty means the provider's public endpoint.
 	Endpoint string `json:"endpoint,omitempty"`
+	// ImportPools makes the controllers import the provider's pools that
+	// kpool does not know, as pools in observe mode.
+	ImportPools bool `json:"importPools,omitempty"`
 }
 
 // ClusterPlatform holds the platform type and the block for that type.

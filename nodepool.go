@@ -58,7 +58,24 @@ type NodePoolSpec struct {
 	Taints []Taint           `json:"taints,omitempty"`
 	// Tags are cloud resource tags (not Kubernetes labels).
 	Tags map[string]string `json:"tags,omitempty"`
+	// Management is manage (the default: kpool creates, corrects and
+	// deletes the pool) or observe (kpool only reports on it).
+	Management string `json:"management,omitempty"`
+	// DeletionPolicy is Delete (the default: deleting the kpool pool
+	// deletes it at the provider) or Abandon (the provider's pool stays).
+	DeletionPolicy string `json:"deletionPolicy,omitempty"`
 }
+
+// Management modes and deletion policies.
+const (
+	ManagementManage  = "manage"
+	ManagementObserve = "observe"
+	DeletionDelete    = "Delete"
+	DeletionAbandon   = "Abandon"
+)
+
+// Observed reports whether kpool only observes the pool.
+func (s *NodePoolSpec) Observed() bool { return s.Management == ManagementObserve }
 
 // Count returns the node count (0 when unset).
 func (s *NodePoolSpec) Count() int {

@@ -947,3 +947,41 @@ func DecodeCursor(s string) (*Cursor, error) {
 	}
 	return &Cursor{CreatedAt: time.UnixMicro(us).UTC(), ID: id}, nil
 }
+
+// ImportNodePool records a pool found at the provider that kpool does not
+// know, in observe mode, for a cluster with spec.importPools. Only
+// controllers import.
+func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerName string, spec NodePoolSpec) (*NodePool, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !id.Controller {
+		return nil, Errorf(CodeForbidden, "only controllers import node pools")
+	}
+	var out *NodePool
+	err = s.write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(clusterID)
+		if err != nil {
+			return err
+		}
+		if c.Deleting() || !c.Spec.ImportPools {
+			return Errorf(CodeConflict, "Cluster '%s' does not import pools", c.Name)
+		}
+		spec.Management = ManagementObserve
+		DefaultNodePoolSpec(&spec, c)
+		p := &NodePool{ID: newID(), Name: name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ProviderName: providerName, Spec: spec}
+		if err := ValidateNodePool(p, c); err != nil {
+			return err
+		}
+		now := s.now()
+		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
+		p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+		if err := tx.CreateNodePool(p); err != nil {
+			return err
+		}
+		out = p
+		return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
+	})
+	return out, err
+}

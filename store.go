@@ -21,6 +21,20 @@ type Store interface {
 	// Events returns up to limit events with an id above after, oldest first.
 	Events(ctx context.Context, after int64, limit int) ([]Event, error)
 
+	// LastEventID returns the id of the newest event (0 when none).
+	LastEventID(ctx context.Context) (int64, error)
+	// Subscribe returns a channel that receives a value (coalesced) after
+	// a write with events commits: in this process, and on PostgreSQL in
+	// any process on the database. Readers then read Events from their
+	// cursor. The channel closes when ctx ends.
+	Subscribe(ctx context.Context) <-chan struct{}
+
+	// AcquireLease takes the lease name for holder until now+ttl, or
+	// renews it if holder has it, and reports whether holder holds it.
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	// ReleaseLease gives the lease up if holder has it.
+	ReleaseLease(ctx context.Context, name, holder string) error
+
 	Write(ctx context.Context, fn func(Tx) error) error
 	Ping(ctx context.Context) error
 	Close() error

@@ -239,6 +239,12 @@ func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster) {
 	if s.Mode == "" {
 		s.Mode = ModeUser
 	}
+	if s.Management == "" {
+		s.Management = ManagementManage
+	}
+	if s.DeletionPolicy == "" {
+		s.DeletionPolicy = DeletionDelete
+	}
 	for i, z := range s.Zones {
 		s.Zones[i] = NormalizeZone(z, c.Spec.Region())
 	}
@@ -295,6 +301,12 @@ func validateNodePoolSpec(fe *FieldErrors, s *NodePoolSpec, c *Cluster) {
 
 	if s.Mode != ModeSystem && s.Mode != ModeUser {
 		fe.Add("spec.mode", "must be %q or %q, got %q", ModeSystem, ModeUser, s.Mode)
+	}
+	if s.Management != ManagementManage && s.Management != ManagementObserve {
+		fe.Add("spec.management", "must be %q or %q, got %q", ManagementManage, ManagementObserve, s.Management)
+	}
+	if s.DeletionPolicy != DeletionDelete && s.DeletionPolicy != DeletionAbandon {
+		fe.Add("spec.deletionPolicy", "must be %q or %q, got %q", DeletionDelete, DeletionAbandon, s.DeletionPolicy)
 	}
 	pattern(fe, "spec.kubernetesVersion", s.KubernetesVersion, versionRE, false, "a Kubernetes version such as 1.30 or 1.30.4")
 	validateCounts(fe, s, pt)
@@ -682,3 +694,7 @@ func ValidateControllerStatus(cs *ControllerStatus) error {
 	}
 	return fe.Err()
 }
+
+// ValidateLabels checks node labels as a spec's labels are checked:
+// Kubernetes syntax, and no key in a domain kpool or a provider owns.
+func ValidateLabels(fe *FieldErrors, field string, m map[string]string) { labels(fe, field, m) }

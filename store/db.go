@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -32,8 +33,8 @@ type Dialect struct {
 	// Retryable reports whether a transaction failed only because it ran
 	// against another (deadlock, serialization); Write then runs it again.
 	Retryable func(error) bool
-	// AfterEvent runs in the transaction after each event is added, e.g. to
-	// NOTIFY listeners on commit. May be nil.
+	// AfterEvent runs in the transaction after its first event is added,
+	// e.g. to NOTIFY other processes on commit. May be nil.
 	AfterEvent func(ctx context.Context, tx *sql.Tx, e *kpool.Event) error
 }
 
@@ -43,16 +44,30 @@ type Dialect struct {
 type DB struct {
 	read, write *sql.DB
 	d           Dialect
+
+	mu   sync.Mutex
+	subs map[chan struct{}]bool
+	// Listen, when set, delivers other processes' commits: it calls wake
+	// for each until ctx ends (PostgreSQL LISTEN). It is started with the
+	// first subscriber.
+	Listen    func(ctx context.Context, wake func())
+	listening bool
+	stop      context.CancelFunc
 }
 
 // New returns a Store on the given pools (which may be the same) and dialect.
 // The schema must already be migrated.
 func New(read, write *sql.DB, d Dialect) *DB {
-	return &DB{read: read, write: write, d: d}
+	return &DB{read: read, write: write, d: d, subs: map[chan struct{}]bool{}}
 }
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.stop != nil {
+		db.stop()
+	}
+	db.mu.Unlock()
 	err := db.write.Close()
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
@@ -393,14 +408,87 @@ func (db *DB) write1(ctx context.Context, fn func(kpool.Tx) error) error {
 		_ = sqlTx.Rollback()
 		return err
 	}
-	return sqlTx.Commit()
+	if err := sqlTx.Commit(); err != nil {
+		return err
+	}
+	if t.events > 0 {
+		db.wake()
+	}
+	return nil
+}
+
+// Subscribe returns a channel woken after writes with events commit.
+func (db *DB) Subscribe(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	db.mu.Lock()
+	db.subs[ch] = true
+	if db.Listen != nil && !db.listening {
+		db.listening = true
+		lctx, cancel := context.WithCancel(context.Background())
+		db.stop = cancel
+		go db.Listen(lctx, db.wake)
+	}
+	db.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		db.mu.Lock()
+		delete(db.subs, ch)
+		close(ch)
+		db.mu.Unlock()
+	}()
+	return ch
+}
+
+// wake tells every subscriber that events may have arrived.
+func (db *DB) wake() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for ch := range db.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // already woken; the reader will see every event
+		}
+	}
+}
+
+// LastEventID returns the newest event's id.
+func (db *DB) LastEventID(ctx context.Context) (int64, error) {
+	var id sql.NullInt64
+	err := db.read.QueryRowContext(ctx, `SELECT max(id) FROM events`).Scan(&id)
+	return id.Int64, err
+}
+
+// AcquireLease takes or renews a lease in one statement: it is written
+// only where it is free, expired, or already the holder's.
+func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	now := time.Now().UTC()
+	_, err := db.write.ExecContext(ctx, db.q(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+		WHERE leases.holder = excluded.holder OR leases.expires_at < ?`), name, holder, db.d.Time(now.Add(ttl)), db.d.Time(now))
+	if err != nil {
+		return false, err
+	}
+	var got string
+	if err := db.write.QueryRowContext(ctx, db.q(`SELECT holder FROM leases WHERE name = ?`), name).Scan(&got); err != nil {
+		return false, err
+	}
+	return got == holder, nil
+}
+
+// ReleaseLease expires the lease if holder has it, so a standby need not
+// wait for it to run out.
+func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
+	_, err := db.write.ExecContext(ctx, db.q(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`),
+		db.d.Time(time.Unix(0, 0).UTC()), name, holder)
+	return err
 }
 
 // tx implements kpool.Tx.
 type tx struct {
-	db  *DB
-	tx  *sql.Tx
-	ctx context.Context
+	db     *DB
+	tx     *sql.Tx
+	ctx    context.Context
+	events int
 }
 
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
@@ -549,7 +637,8 @@ func (t *tx) AddEvent(e *kpool.Event) error {
 	if err != nil {
 		return err
 	}
-	if t.db.d.AfterEvent != nil {
+	t.events++
+	if t.db.d.AfterEvent != nil && t.events == 1 {
 		return t.db.d.AfterEvent(t.ctx, t.tx, e)
 	}
 	return nil

@@ -681,3 +681,14 @@ func derefP[T any](p *T, def T) T {
 	}
 	return *p
 }
+
+// DiskType reports a disk type as AKS does: Managed or Ephemeral ("" for
+// unset, which AKS makes Managed).
+func (d *Driver) DiskType(t string) string {
+	if t == "" {
+		return string(armcontainerservice.OSDiskTypeManaged)
+	}
+	return string(osDiskType(t))
+}
+
+var _ provider.DiskTyper = (*Driver)(nil)

@@ -33,6 +33,18 @@ const PostgresURL = "KPOOL_TEST_POSTGRES"
 // parallel without seeing each other's rows. Without the variable the test is
 // skipped (CI sets it: see .ci/run).
 func Postgres(t testing.TB) kpool.Store {
+	s, err := postgres.Open(context.Background(), PostgresSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// PostgresSchema makes an empty schema of its own for the test in the
+// database KPOOL_TEST_POSTGRES names, dropped when the test ends, and
+// returns a URL that works in it. Without the variable the test is skipped.
+func PostgresSchema(t testing.TB) string {
 	base := os.Getenv(PostgresURL)
 	if base == "" {
 		t.Skip(PostgresURL + " is not set; the PostgreSQL suite runs in CI (.ci/run)")
@@ -54,16 +66,11 @@ func Postgres(t testing.TB) kpool.Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	s, err := postgres.Open(context.Background(), u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		s.Close()
 		_, _ = admin.Exec("DROP SCHEMA " + schema + " CASCADE")
 		admin.Close()
 	})
-	return s
+	return u.String()
 }
 
 // Stores lists the stores to run a test against: SQLite always, PostgreSQL

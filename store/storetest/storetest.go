@@ -60,6 +60,8 @@ func Run(t *testing.T, open Opener) {
 		{"TwoPhaseDelete", testTwoPhaseDelete},
 		{"ClusterForceDelete", testClusterForceDelete},
 		{"TimesRoundTrip", testTimes},
+		{"Leases", testLeases},
+		{"SubscribeWakesOnCommit", testSubscribe},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -578,5 +580,62 @@ func testTimes(t *testing.T, s *kpool.Service) {
 	got := ok(s.NodePool(Ctx(Alice), p.ID))(t)
 	if !got.CreatedAt.Equal(at) || !got.UpdatedAt.Equal(at) || got.CreatedAt.Location() != time.UTC {
 		t.Fatalf("times: created %v updated %v, want %v", got.CreatedAt, got.UpdatedAt, at)
+	}
+}
+
+func testLeases(t *testing.T, s *kpool.Service) {
+	ctx := context.Background()
+	st := s.Store
+	held := ok(st.AcquireLease(ctx, "controllers", "a", time.Minute))(t)
+	if !held {
+		t.Fatal("a free lease was not taken")
+	}
+	if ok(st.AcquireLease(ctx, "controllers", "b", time.Minute))(t) {
+		t.Fatal("b took a lease a holds")
+	}
+	if !ok(st.AcquireLease(ctx, "controllers", "a", time.Minute))(t) {
+		t.Fatal("a could not renew its lease")
+	}
+	if !ok(st.AcquireLease(ctx, "other", "b", time.Minute))(t) {
+		t.Fatal("leases of other names are independent")
+	}
+	// An expired lease goes to whoever asks.
+	if !ok(st.AcquireLease(ctx, "controllers", "a", -time.Second))(t) {
+		t.Fatal("a renewing into the past")
+	}
+	if !ok(st.AcquireLease(ctx, "controllers", "b", time.Minute))(t) {
+		t.Fatal("b could not take an expired lease")
+	}
+	if ok(st.AcquireLease(ctx, "controllers", "a", time.Minute))(t) {
+		t.Fatal("a took back b's lease")
+	}
+	// A released lease is free at once.
+	if err := st.ReleaseLease(ctx, "controllers", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !ok(st.AcquireLease(ctx, "controllers", "a", time.Minute))(t) {
+		t.Fatal("a could not take a released lease")
+	}
+	if err := st.ReleaseLease(ctx, "controllers", "b"); err != nil { // not b's: no effect
+		t.Fatal(err)
+	}
+	if ok(st.AcquireLease(ctx, "controllers", "b", time.Minute))(t) {
+		t.Fatal("b's release of a's lease freed it")
+	}
+}
+
+func testSubscribe(t *testing.T, s *kpool.Service) {
+	ctx, cancel := context.WithCancel(context.Background())
+	wake := s.Store.Subscribe(ctx)
+	before := ok(s.Store.LastEventID(ctx))(t)
+	c := NewCluster(t, s, Alice, "prod")
+	<-wake // the create committed with its event
+	after := ok(s.Store.LastEventID(ctx))(t)
+	evs := ok(s.Store.Events(ctx, before, 10))(t)
+	if after <= before || len(evs) != 1 || evs[0].ObjectID != c.ID {
+		t.Fatalf("events after %d: %v (last %d)", before, evs, after)
+	}
+	cancel()
+	for range wake { // closed once ctx ends
 	}
 }

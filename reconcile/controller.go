@@ -1,0 +1,319 @@
+// Package reconcile holds kpool's controllers: they make every stored pool
+// real at its provider, report its status through the same path external
+// controllers use, delete it safely, and detect drift.
+//
+// The work is level-triggered: a cluster is the unit of work; reconciling
+// it reads the cluster's pools from the store, lists the provider's pools
+// once, and acts on each difference. Committed changes (the events outbox)
+// and a periodic resync put clusters on a keyed, de-duplicating work queue
+// with jittered exponential backoff. Several kpool processes may run the
+// controllers on one PostgreSQL database; a lease in the database lets one
+// act at a time.
+package reconcile
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// LeaseName is the lease the controllers hold while they act.
+const LeaseName = "kpool-controllers"
+
+// Identity is the controllers' own identity: they read everything and
+// write status through the service, like any external controller.
+var Identity = &kpool.Identity{Email: "controllers@kpool.internal", Controller: true}
+
+// Config configures the controllers. Zero values take the defaults.
+type Config struct {
+	Service *kpool.Service
+	Drivers provider.Registry
+	Log     *slog.Logger
+	Metrics *Metrics
+	// Limits per provider; DefaultLimits for the others.
+	Limits map[kpool.PlatformType]Limits
+	// Workers is how many clusters are reconciled at once (default 8).
+	Workers int
+	// ResyncFast is the resync period of a cluster with a pool that is not
+	// settled (default 10s); ResyncSlow of a settled one (default 5m).
+	ResyncFast, ResyncSlow time.Duration
+	// BackoffBase and BackoffMax bound the retry delays (1s, 5m).
+	BackoffBase, BackoffMax time.Duration
+	// LeaseTTL is how long the lease lasts unrenewed (default 10s); a
+	// standby takes over within that time after the leader dies.
+	LeaseTTL time.Duration
+	// PollEvents is how often the events outbox is read even without a
+	// notification (default 2s).
+	PollEvents time.Duration
+	// Holder names this process in the lease (default host-pid-random).
+	Holder string
+}
+
+func (c *Config) defaults() {
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
+	}
+	if c.Workers == 0 {
+		c.Workers = 8
+	}
+	if c.ResyncFast == 0 {
+		c.ResyncFast = 10 * time.Second
+	}
+	if c.ResyncSlow == 0 {
+		c.ResyncSlow = 5 * time.Minute
+	}
+	if c.BackoffBase == 0 {
+		c.BackoffBase = time.Second
+	}
+	if c.BackoffMax == 0 {
+		c.BackoffMax = 5 * time.Minute
+	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = 10 * time.Second
+	}
+	if c.PollEvents == 0 {
+		c.PollEvents = 2 * time.Second
+	}
+	if c.Holder == "" {
+		host, _ := os.Hostname()
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		c.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	}
+}
+
+// Controller runs the node-pool controllers.
+type Controller struct {
+	cfg     Config
+	store   kpool.Store
+	drivers map[kpool.PlatformType]provider.Driver // rate-limited and counted
+	slots   map[kpool.PlatformType]chan struct{}   // per-provider concurrency
+
+	mu   sync.Mutex
+	seen map[string]seenGeneration // pool id → when a generation was first seen
+}
+
+type seenGeneration struct {
+	generation int64
+	at         time.Time
+}
+
+// New returns the controllers for cfg.
+func New(cfg Config) *Controller {
+	cfg.defaults()
+	c := &Controller{cfg: cfg, store: cfg.Service.Store, drivers: map[kpool.PlatformType]provider.Driver{},
+		slots: map[kpool.PlatformType]chan struct{}{}, seen: map[string]seenGeneration{}}
+	for _, t := range kpool.PlatformTypes {
+		l, ok := cfg.Limits[t]
+		if !ok {
+			l = DefaultLimits
+		}
+		c.drivers[t] = &limited{Driver: cfg.Drivers.Driver(t), name: string(t), limiter: rate.NewLimiter(rate.Limit(l.RequestsPerSecond), l.Burst), m: cfg.Metrics}
+		c.slots[t] = make(chan struct{}, max(1, l.Concurrency))
+	}
+	return c
+}
+
+// Run campaigns for the lease and runs the controllers while holding it,
+// until ctx ends; then it gives the lease up.
+func (c *Controller) Run(ctx context.Context) error {
+	log := c.cfg.Log.With("holder", c.cfg.Holder)
+	renew := c.cfg.LeaseTTL / 3
+	defer func() {
+		release, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.store.ReleaseLease(release, LeaseName, c.cfg.Holder)
+	}()
+	for {
+		held, err := c.store.AcquireLease(ctx, LeaseName, c.cfg.Holder, c.cfg.LeaseTTL)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("lease", "err", err)
+		}
+		if held {
+			log.Info("leading: controllers running")
+			c.cfg.Metrics.Leader.Set(1)
+			c.lead(ctx, renew)
+			c.cfg.Metrics.Leader.Set(0)
+			log.Info("no longer leading")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(renew):
+		}
+	}
+}
+
+// lead runs the controllers until the lease is lost or ctx ends.
+func (c *Controller) lead(ctx context.Context, renew time.Duration) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.work(ctx)
+	}()
+	// Keep the lease; stop acting the moment it cannot be renewed, before
+	// it can expire and pass to another process.
+	deadline := time.Now().Add(c.cfg.LeaseTTL)
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(renew):
+			held, err := c.store.AcquireLease(ctx, LeaseName, c.cfg.Holder, c.cfg.LeaseTTL)
+			switch {
+			case err == nil && held:
+				deadline = time.Now().Add(c.cfg.LeaseTTL)
+			case err == nil && !held:
+				c.cfg.Log.Warn("lease taken by another process")
+				cancel()
+			case time.Until(deadline) < renew:
+				c.cfg.Log.Warn("lease could not be renewed in time", "err", err)
+				cancel()
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+}
+
+// work runs the queue: the feed fills it, the workers drain it.
+func (c *Controller) work(ctx context.Context) {
+	bo := newBackoff(c.cfg.BackoffBase, c.cfg.BackoffMax)
+	q := workqueue.NewTypedRateLimitingQueueWithConfig[string](bo,
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusters"})
+	go func() {
+		<-ctx.Done()
+		q.ShutDown()
+	}()
+	queued := &sync.Map{} // cluster → when queued, for the latency metric
+	add := func(id string) {
+		queued.LoadOrStore(id, time.Now())
+		q.Add(id)
+	}
+	var wg sync.WaitGroup
+	for range c.cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				id, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				if at, ok := queued.LoadAndDelete(id); ok {
+					c.cfg.Metrics.QueueLatency.Observe(time.Since(at.(time.Time)).Seconds())
+				}
+				c.cfg.Metrics.QueueDepth.Set(float64(q.Len()))
+				c.process(ctx, q, bo, id)
+				q.Done(id)
+			}
+		}()
+	}
+	c.feed(ctx, add)
+	wg.Wait()
+}
+
+// process reconciles one cluster and schedules its next turn.
+func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], bo *backoff, id string) {
+	start := time.Now()
+	next, err := c.reconcileCluster(ctx, id)
+	c.cfg.Metrics.Duration.Observe(time.Since(start).Seconds())
+	switch {
+	case ctx.Err() != nil:
+		return
+	case err != nil:
+		c.cfg.Metrics.Reconciles.WithLabelValues("error").Inc()
+		if after, ok := provider.RetryAfter(err); ok {
+			q.AddAfter(id, max(after, bo.When(id))) // the provider's wait, and never less than the backoff
+		} else {
+			q.AddRateLimited(id)
+		}
+		c.cfg.Log.Info("reconcile failed; retrying", "cluster", id, "err", err, "failures", q.NumRequeues(id))
+	case next > 0:
+		c.cfg.Metrics.Reconciles.WithLabelValues("requeued").Inc()
+		q.Forget(id)
+		q.AddAfter(id, next)
+	default:
+		c.cfg.Metrics.Reconciles.WithLabelValues("ok").Inc()
+		q.Forget(id)
+	}
+}
+
+// feed queues every cluster once, then each cluster named by a committed
+// event (its own status reports aside), until ctx ends.
+func (c *Controller) feed(ctx context.Context, add func(string)) {
+	wake := c.store.Subscribe(ctx)
+	cursor, err := c.store.LastEventID(ctx)
+	if err != nil && ctx.Err() == nil {
+		c.cfg.Log.Warn("events", "err", err)
+	}
+	c.all(ctx, add)
+	poll := time.NewTicker(c.cfg.PollEvents)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-poll.C:
+		}
+		for ctx.Err() == nil {
+			evs, err := c.store.Events(ctx, cursor, 500)
+			if err != nil {
+				c.cfg.Log.Warn("events", "err", err)
+				break
+			}
+			for _, e := range evs {
+				cursor = e.ID
+				if e.Type != kpool.EventNodePoolStatus {
+					add(e.ClusterID)
+				}
+			}
+			if len(evs) < 500 {
+				break
+			}
+		}
+	}
+}
+
+// all queues every cluster.
+func (c *Controller) all(ctx context.Context, add func(string)) {
+	var after string
+	for ctx.Err() == nil {
+		cs, _, err := c.store.Clusters(ctx, kpool.ClusterFilter{Page: kpool.Page{Limit: 100, After: cursorOf(after)}})
+		if err != nil {
+			c.cfg.Log.Warn("listing clusters", "err", err)
+			return
+		}
+		for _, cl := range cs {
+			add(cl.ID)
+		}
+		if len(cs) < 100 {
+			return
+		}
+		after = kpool.EncodeCursor(kpool.Cursor{CreatedAt: cs[len(cs)-1].CreatedAt, ID: cs[len(cs)-1].ID})
+	}
+}
+
+func cursorOf(s string) *kpool.Cursor {
+	if s == "" {
+		return nil
+	}
+	c, _ := kpool.DecodeCursor(s)
+	return c
+}

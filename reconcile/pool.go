@@ -1,0 +1,553 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// ControllerName is the name a platform's controller reports status under.
+func ControllerName(t kpool.PlatformType) string {
+	switch t {
+	case kpool.PlatformAzure:
+		return "aks-nodepool-controller"
+	case kpool.PlatformAWS:
+		return "eks-nodepool-controller"
+	case kpool.PlatformGCP:
+		return "gke-nodepool-controller"
+	case kpool.PlatformOCI:
+		return "oke-nodepool-controller"
+	}
+	return string(t) + "-nodepool-controller"
+}
+
+// reconcileCluster reconciles every pool of a cluster from one provider
+// list. It returns when to look again (0: only on the next event), or an
+// error to retry with backoff.
+func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Duration, error) {
+	cl, err := c.store.Cluster(ctx, id)
+	if kpool.IsNotFound(err) {
+		return 0, nil // gone, and its pools with it
+	}
+	if err != nil {
+		return 0, err
+	}
+	pools, err := c.pools(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	t := cl.Spec.Platform.Type
+	if len(pools) == 0 && !cl.Spec.ImportPools {
+		return c.cfg.ResyncSlow, nil
+	}
+	slot := c.slots[t]
+	select {
+	case slot <- struct{}{}:
+		defer func() { <-slot }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	r := &clusterRun{c: c, cl: cl, d: c.drivers[t], raw: c.cfg.Drivers.Driver(t), name: ControllerName(t)}
+	observed, err := r.d.NodePoolList(ctx, cl)
+	if err != nil {
+		if provider.Retryable(err) || errors.Is(err, context.Canceled) {
+			return 0, err
+		}
+		// A boundary (not implemented), a refusal (permission, missing
+		// cluster): every pool says so, and the cluster is looked at again
+		// slowly, as fixing it is up to a person.
+		for _, p := range pools {
+			r.failAll(ctx, p, err)
+		}
+		return c.cfg.ResyncSlow, nil
+	}
+	byName := map[string]*provider.Pool{}
+	for i := range observed {
+		byName[observed[i].ProviderName] = &observed[i]
+	}
+	known := map[string]bool{}
+	var firstErr error
+	busy := false
+	for _, p := range pools {
+		known[p.ProviderName] = true
+		b, err := r.pool(ctx, p, byName[p.ProviderName])
+		busy = busy || b
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if cl.Spec.ImportPools {
+		for i := range observed {
+			if o := &observed[i]; !known[o.ProviderName] {
+				r.importPool(ctx, o)
+			}
+		}
+	}
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	if busy {
+		return c.cfg.ResyncFast, nil
+	}
+	return c.cfg.ResyncSlow, nil
+}
+
+// pools reads every pool of a cluster.
+func (c *Controller) pools(ctx context.Context, clusterID string) ([]*kpool.NodePool, error) {
+	var out []*kpool.NodePool
+	page := kpool.Page{Limit: 100}
+	for {
+		ps, _, err := c.store.NodePools(ctx, kpool.NodePoolFilter{ClusterID: clusterID, Page: page})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+		if len(ps) < page.Limit {
+			return out, nil
+		}
+		last := ps[len(ps)-1]
+		page.After = &kpool.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+}
+
+// clusterRun is one reconcile of one cluster.
+type clusterRun struct {
+	c    *Controller
+	cl   *kpool.Cluster
+	d    provider.Driver // rate-limited and counted
+	raw  provider.Driver // for optional interfaces
+	name string          // the controller's name
+}
+
+// report is the status a pass found, before it is sent.
+type report struct {
+	gen        int64 // the generation applied
+	conditions []kpool.Condition
+	meta       map[string]any
+}
+
+func (rp *report) set(t, status, reason, msg string) {
+	rp.conditions = append(rp.conditions, kpool.Condition{Type: t, Status: status, Reason: reason, Message: msg})
+}
+
+func yes(b bool) string {
+	if b {
+		return kpool.ConditionTrue
+	}
+	return kpool.ConditionFalse
+}
+
+// pool reconciles one pool against what the provider reports of it
+// (nil: nothing of that provider name). It reports whether the pool is not
+// settled yet, and returns an error worth retrying.
+func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.Pool) (bool, error) {
+	prev := r.previous(ctx, p.ID)
+	applied := int64(0)
+	if prev != nil {
+		applied = prev.ObservedGeneration
+	}
+	r.c.noteGeneration(p)
+	rp := &report{gen: applied, meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
+	observeInto(rp, p, obs)
+
+	desired, err := provider.Desired(r.cl, p)
+	if err != nil {
+		r.failed(ctx, p, prev, rp, "InvalidSpec", err.Error())
+		return false, nil
+	}
+
+	switch {
+	case p.Deleting():
+		return r.deleting(ctx, p, prev, rp, obs)
+	case p.Spec.Observed():
+		return r.observe(ctx, p, prev, rp, desired, obs)
+	case obs == nil:
+		return r.create(ctx, p, prev, rp, desired)
+	}
+	return r.update(ctx, p, prev, rp, desired, obs)
+}
+
+// observeInto records what the provider reports in the status metadata.
+func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool) {
+	if obs == nil {
+		rp.meta["provisioning_state"] = "NotFound"
+		return
+	}
+	rp.meta["provisioning_state"] = obs.ProviderState
+	rp.meta["active_nodes"] = obs.ReadyNodes
+	desired := p.Spec.Count()
+	if p.Spec.Autoscaling.On() {
+		desired = obs.Count // the autoscaler's
+	}
+	rp.meta["desired_nodes"] = desired
+	if len(obs.NodesByZone) > 0 {
+		rp.meta["nodes_by_zone"] = obs.NodesByZone
+	}
+	if len(obs.Problems) > 0 {
+		rp.meta["label_problems"] = obs.Problems
+	}
+}
+
+// refused handles a provider's answer that no retry of this generation can
+// change: a capability boundary or a validation error. The generation is
+// remembered, so the call is not repeated until the spec changes.
+func (r *clusterRun) refused(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, err error) bool {
+	var reason string
+	switch {
+	case provider.IsNotImplemented(err):
+		reason = "NotImplemented"
+		rp.set(kpool.ConditionSupported, kpool.ConditionFalse, reason, err.Error())
+	case provider.IsValidation(err):
+		reason = "ProviderRefused"
+	default:
+		return false
+	}
+	rp.meta["failed_generation"] = p.Generation
+	r.failed(ctx, p, prev, rp, reason, err.Error())
+	return true
+}
+
+// failed reports a pool that cannot progress without a person.
+func (r *clusterRun) failed(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, reason, msg string) {
+	rp.meta["last_error"] = msg
+	rp.set(kpool.ConditionReady, kpool.ConditionFalse, reason, msg)
+	rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, reason, "")
+	r.send(ctx, p, prev, rp)
+}
+
+// failAll reports a cluster-wide refusal on a pool.
+func (r *clusterRun) failAll(ctx context.Context, p *kpool.NodePool, err error) {
+	prev := r.previous(ctx, p.ID)
+	rp := &report{meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
+	if prev != nil {
+		rp.gen = prev.ObservedGeneration
+	}
+	reason := "ProviderError"
+	if provider.IsNotImplemented(err) {
+		reason = "NotImplemented"
+		rp.set(kpool.ConditionSupported, kpool.ConditionFalse, reason, err.Error())
+	}
+	if p.Deleting() && provider.IsNotImplemented(err) {
+		// Nothing exists at a provider without pools: the record can go.
+		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, reason, "nothing to delete at the provider")
+	}
+	r.failed(ctx, p, prev, rp, reason, err.Error())
+}
+
+// skipRetry reports whether this generation already failed for good.
+func skipRetry(p *kpool.NodePool, prev *kpool.ControllerStatus) bool {
+	if prev == nil {
+		return false
+	}
+	var m struct {
+		FailedGeneration int64 `json:"failed_generation"`
+	}
+	return json.Unmarshal(prev.Metadata, &m) == nil && m.FailedGeneration == p.Generation
+}
+
+// retry records a retryable error and keeps the pool's last report otherwise.
+func (r *clusterRun) retry(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, err error) (bool, error) {
+	rp.meta["last_error"] = err.Error()
+	rp.set(kpool.ConditionReady, kpool.ConditionFalse, "Retrying", err.Error())
+	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Retrying", "")
+	r.send(ctx, p, prev, rp)
+	return true, err
+}
+
+func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec) (bool, error) {
+	if skipRetry(p, prev) {
+		return false, nil
+	}
+	created, err := r.d.NodePoolCreate(ctx, r.cl, desired)
+	switch {
+	case err == nil:
+		rp.gen = p.Generation
+		rp.meta["provisioning_state"] = created.ProviderState
+		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "Creating", "creating "+desired.ProviderName+" at "+string(r.cl.Spec.Platform.Type))
+		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Creating", "")
+		r.send(ctx, p, prev, rp)
+		return true, nil
+	case provider.IsAlreadyExists(err):
+		return true, nil // it appeared since the list: the next pass updates it
+	case r.refused(ctx, p, prev, rp, err):
+		return false, nil
+	}
+	return r.retry(ctx, p, prev, rp, err)
+}
+
+func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec, obs *provider.Pool) (bool, error) {
+	switch obs.State {
+	case provider.StateCreating, provider.StateUpdating, provider.StateDeleting:
+		// An operation is running; changes wait for it.
+		rp.set(kpool.ConditionReady, kpool.ConditionFalse, string(obs.State), obs.ProviderState+" at "+string(r.cl.Spec.Platform.Type))
+		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
+		r.send(ctx, p, prev, rp)
+		return true, nil
+	}
+	var diskType func(string) string
+	if dt, ok := r.raw.(provider.DiskTyper); ok {
+		diskType = dt.DiskType
+	}
+	diffs := provider.Compare(desired, obs, diskType)
+	caps := r.raw.Capabilities()
+	var fixable, stuck []provider.Difference
+	for _, d := range diffs {
+		if caps.Correctable(d.Field) {
+			fixable = append(fixable, d)
+		} else {
+			stuck = append(stuck, d)
+		}
+	}
+	specChange := rp.gen < p.Generation
+	drifted := !specChange && len(diffs) > 0
+	if drifted {
+		rp.set(kpool.ConditionDrifted, kpool.ConditionTrue, "ChangedAtProvider", join(diffs))
+	} else {
+		rp.set(kpool.ConditionDrifted, kpool.ConditionFalse, "", "")
+	}
+	if len(stuck) > 0 {
+		msg := "differs at the provider and cannot change in place (create a new pool): " + join(stuck)
+		rp.meta["last_error"] = msg
+		rp.set(kpool.ConditionDegraded, kpool.ConditionTrue, "NeedsReplacement", msg)
+	}
+	if len(fixable) > 0 || obs.State == provider.StateFailed {
+		if skipRetry(p, prev) {
+			return false, nil
+		}
+		_, err := r.d.NodePoolUpdate(ctx, r.cl, desired)
+		switch {
+		case err == nil:
+			rp.gen = p.Generation
+			why := "Updating"
+			if drifted {
+				why = "CorrectingDrift"
+			}
+			rp.set(kpool.ConditionReady, kpool.ConditionFalse, why, join(fixable))
+			rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, why, "")
+			r.send(ctx, p, prev, rp)
+			return true, nil
+		case r.refused(ctx, p, prev, rp, err):
+			return false, nil
+		}
+		return r.retry(ctx, p, prev, rp, err)
+	}
+	if obs.State != provider.StateReady {
+		rp.set(kpool.ConditionReady, kpool.ConditionFalse, string(obs.State), obs.ProviderState)
+		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
+		r.send(ctx, p, prev, rp)
+		return true, nil
+	}
+	// The provider has this generation's spec.
+	rp.gen = p.Generation
+	if len(stuck) > 0 {
+		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "NeedsReplacement", rp.meta["last_error"].(string))
+		rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, "NeedsReplacement", "")
+		r.send(ctx, p, prev, rp)
+		return false, nil
+	}
+	rp.set(kpool.ConditionReady, kpool.ConditionTrue, "NodesReady", fmt.Sprintf("%d of %d nodes ready", obs.ReadyNodes, obs.Count))
+	rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, "Ready", "")
+	r.send(ctx, p, prev, rp)
+	r.c.readied(p)
+	return false, nil
+}
+
+// observe reports on a pool kpool does not manage; it never writes to the
+// provider.
+func (r *clusterRun) observe(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec, obs *provider.Pool) (bool, error) {
+	rp.gen = p.Generation
+	if obs == nil {
+		r.failed(ctx, p, prev, rp, "NotFound", "no pool "+p.ProviderName+" at the provider (observe mode: kpool does not create it)")
+		return false, nil
+	}
+	var diskType func(string) string
+	if dt, ok := r.raw.(provider.DiskTyper); ok {
+		diskType = dt.DiskType
+	}
+	diffs := provider.Compare(desired, obs, diskType)
+	rp.set(kpool.ConditionDrifted, yes(len(diffs) > 0), "Observed", join(diffs))
+	ready := obs.State == provider.StateReady
+	rp.set(kpool.ConditionReady, yes(ready), string(obs.State), obs.ProviderState)
+	rp.set(kpool.ConditionProgressing, yes(!ready && obs.State != provider.StateFailed), string(obs.State), "")
+	r.send(ctx, p, prev, rp)
+	return !ready, nil
+}
+
+// deleting deletes a pool at the provider (unless its policy abandons it)
+// and reports Deleted=True once nothing is left, so that the record goes.
+func (r *clusterRun) deleting(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, obs *provider.Pool) (bool, error) {
+	switch {
+	case p.Spec.DeletionPolicy == kpool.DeletionAbandon || p.Spec.Observed():
+		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, "Abandoned", "the pool is left at the provider")
+		r.send(ctx, p, prev, rp)
+		return false, nil
+	case obs == nil:
+		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, "DeletedAtProvider", "")
+		r.send(ctx, p, prev, rp)
+		return false, nil
+	case obs.State != provider.StateDeleting:
+		if err := r.d.NodePoolDelete(ctx, r.cl, p.ProviderName); err != nil {
+			if r.refused(ctx, p, prev, rp, err) {
+				return false, nil
+			}
+			return r.retry(ctx, p, prev, rp, err)
+		}
+	}
+	rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, "Deleting", "deleting "+p.ProviderName+" at "+string(r.cl.Spec.Platform.Type))
+	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Deleting", "")
+	r.send(ctx, p, prev, rp)
+	return true, nil
+}
+
+// importPool records a provider pool kpool does not know, in observe mode.
+func (r *clusterRun) importPool(ctx context.Context, o *provider.Pool) {
+	name := o.Name
+	var fe kpool.FieldErrors
+	if kpool.ValidateName(&fe, "name", name); name == "" || len(fe) > 0 {
+		name = strings.ToLower(strings.ReplaceAll(o.ProviderName, "_", "-"))
+	}
+	spec := specOf(r.cl, o)
+	ictx := kpool.WithIdentity(ctx, Identity)
+	if _, err := r.c.cfg.Service.ImportNodePool(ictx, r.cl.ID, name, o.ProviderName, spec); err != nil {
+		r.c.cfg.Log.Warn("import", "cluster", r.cl.ID, "pool", o.ProviderName, "err", err)
+	}
+}
+
+// specOf is a kpool spec describing an observed pool.
+func specOf(c *kpool.Cluster, o *provider.Pool) kpool.NodePoolSpec {
+	n := o.Count
+	s := kpool.NodePoolSpec{NodeCount: &n, Mode: o.Mode, KubernetesVersion: o.Version, Zones: o.Zones, Labels: map[string]string{}, Tags: o.Tags}
+	if o.Autoscaling {
+		lo, hi := o.MinCount, o.MaxCount
+		s.Autoscaling = &kpool.Autoscaling{Enabled: true, MinNodes: &lo, MaxNodes: &hi}
+	}
+	for k, v := range o.Labels {
+		if !ownedLabel(k) {
+			s.Labels[k] = v
+		}
+	}
+	for _, t := range o.Taints {
+		if !ownedLabel(t.Key) {
+			s.Taints = append(s.Taints, t)
+		}
+	}
+	switch c.Spec.Platform.Type {
+	case kpool.PlatformAzure:
+		s.Platform.Azure = &kpool.AzureNodePool{VMSize: o.MachineType, OSDiskSizeGB: o.DiskSizeGB, OSDiskType: o.DiskType, SpotInstances: o.Spot}
+	case kpool.PlatformAWS:
+		s.Platform.AWS = &kpool.AWSNodePool{InstanceType: o.MachineType, VolumeSize: o.DiskSizeGB, VolumeType: o.DiskType, SpotInstances: o.Spot}
+	case kpool.PlatformGCP:
+		s.Platform.GCP = &kpool.GCPNodePool{MachineType: o.MachineType, DiskSize: o.DiskSizeGB, DiskType: o.DiskType, Preemptible: o.Spot}
+	case kpool.PlatformOCI:
+		s.Platform.OCI = &kpool.OCINodePool{Shape: o.MachineType, BootVolumeSizeInGBs: o.DiskSizeGB, Preemptible: o.Spot, ImageID: o.ImageID}
+	case kpool.PlatformCivo:
+		s.Platform.Civo = &kpool.CivoNodePool{Size: o.MachineType}
+	}
+	return s
+}
+
+// ownedLabel reports whether a label key is the provider's or kpool's
+// (refused in a user's spec).
+func ownedLabel(key string) bool {
+	var fe kpool.FieldErrors
+	kpool.ValidateLabels(&fe, "l", map[string]string{key: "x"})
+	return len(fe) > 0
+}
+
+func join(ds []provider.Difference) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// previous returns this controller's last report on a pool.
+func (r *clusterRun) previous(ctx context.Context, poolID string) *kpool.ControllerStatus {
+	reports, err := r.c.store.ControllerStatuses(ctx, poolID)
+	if err != nil {
+		return nil
+	}
+	for i := range reports {
+		if reports[i].ControllerName == r.name {
+			return &reports[i]
+		}
+	}
+	return nil
+}
+
+// send reports the pool's status through the service, unless it says what
+// the last report said.
+func (r *clusterRun) send(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report) {
+	for _, t := range []string{kpool.ConditionDegraded, kpool.ConditionDrifted, kpool.ConditionSupported} {
+		if !has(rp.conditions, t) {
+			status := kpool.ConditionFalse
+			if t == kpool.ConditionSupported {
+				status = kpool.ConditionTrue
+			}
+			rp.set(t, status, "", "")
+		}
+	}
+	meta, _ := json.Marshal(rp.meta)
+	cs := kpool.ControllerStatus{ControllerName: r.name, ObservedGeneration: min(rp.gen, p.Generation), Conditions: rp.conditions, Metadata: meta}
+	if prev != nil && sameReport(prev, &cs) {
+		return
+	}
+	ictx := kpool.WithIdentity(ctx, Identity)
+	if _, err := r.c.cfg.Service.ReportNodePoolStatus(ictx, p.ID, cs); err != nil && !kpool.IsNotFound(err) && ctx.Err() == nil {
+		r.c.cfg.Log.Warn("status report", "pool", p.ID, "err", err)
+	}
+}
+
+func has(cs []kpool.Condition, t string) bool {
+	for _, c := range cs {
+		if c.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+func sameReport(a, b *kpool.ControllerStatus) bool {
+	if a.ObservedGeneration != b.ObservedGeneration || len(a.Conditions) != len(b.Conditions) {
+		return false
+	}
+	for i := range a.Conditions {
+		x, y := a.Conditions[i], b.Conditions[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message {
+			return false
+		}
+	}
+	var ma, mb any
+	_ = json.Unmarshal(a.Metadata, &ma)
+	_ = json.Unmarshal(b.Metadata, &mb)
+	ja, _ := json.Marshal(ma)
+	jb, _ := json.Marshal(mb)
+	return string(ja) == string(jb)
+}
+
+// noteGeneration remembers when a pool's generation was first seen, for
+// the spec-to-Ready metric.
+func (c *Controller) noteGeneration(p *kpool.NodePool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.seen[p.ID]; !ok || s.generation != p.Generation {
+		c.seen[p.ID] = seenGeneration{generation: p.Generation, at: time.Now()}
+	}
+}
+
+// readied records that a pool's generation reached Ready.
+func (c *Controller) readied(p *kpool.NodePool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.seen[p.ID]; ok && s.generation == p.Generation && !s.at.IsZero() {
+		c.cfg.Metrics.SpecToReady.Observe(time.Since(s.at).Seconds())
+		c.seen[p.ID] = seenGeneration{generation: p.Generation}
+	}
+}
