@@ -13,6 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/aks"
 )
 
@@ -27,8 +28,8 @@ const (
 
 // Simulated durations of the emulators Run starts (on the wall clock).
 const (
-	demoOperationTime = 10 * time.Second
-	demoNodeTime      = 3 * time.Second
+	demoOperationTime = 5 * time.Second
+	demoNodeTime      = 2 * time.Second
 )
 
 // providers are the emulators Run knows, by name.
@@ -59,15 +60,25 @@ func Known() []string {
 	return names
 }
 
-// Run serves the named emulators (nil or empty: all of them) over TLS on
-// listen (empty: 127.0.0.1:0) until ctx ends. ARM paths are absolute, so
-// AKS is mounted at the root. It writes the certificate authority's PEM to
-// caFile when one is given, and prints the endpoint, the CA file and the
-// demo cluster's coordinates to out.
-func Run(ctx context.Context, listen string, names []string, caFile string, out io.Writer) error {
-	if out == nil {
-		out = io.Discard
-	}
+// Emulators are running emulators and what a kpool needs to use them.
+type Emulators struct {
+	*TLSEndpoint
+	// Clusters are the demo clusters, one per emulated provider, as kpool
+	// registers them (their endpoint is the emulators').
+	Clusters []Demo
+	names    []string
+}
+
+// Demo is a demo cluster in an emulator.
+type Demo struct {
+	Name string
+	Spec kpool.ClusterSpec
+}
+
+// Start serves the named emulators (nil or empty: all of them) over TLS on
+// listen (empty: 127.0.0.1:0) until Shutdown. ARM paths are absolute, so
+// AKS is mounted at the root.
+func Start(listen string, names []string) (*Emulators, error) {
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
@@ -85,7 +96,7 @@ func Run(ctx context.Context, listen string, names []string, caFile string, out 
 	for _, n := range want {
 		mk, ok := providers[n]
 		if !ok {
-			return fmt.Errorf("cloudsim: unknown provider %q; known: %s", n, strings.Join(Known(), ", "))
+			return nil, fmt.Errorf("cloudsim: unknown provider %q; known: %s", n, strings.Join(Known(), ", "))
 		}
 		if seen[n] {
 			continue
@@ -93,10 +104,33 @@ func Run(ctx context.Context, listen string, names []string, caFile string, out 
 		seen[n] = true
 		mux.Handle("/", mk()) // only AKS exists, at the root
 	}
-	ep, caPEM, err := TLSServer(mux, listen)
+	ep, _, err := TLSServer(mux, listen)
+	if err != nil {
+		return nil, err
+	}
+	e := &Emulators{TLSEndpoint: ep, names: want}
+	if seen["aks"] {
+		e.Clusters = append(e.Clusters, Demo{Name: DemoCluster, Spec: kpool.ClusterSpec{
+			Endpoint: ep.URL,
+			Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
+				SubscriptionID: DemoSubscription, ResourceGroup: DemoResourceGroup, ClusterName: DemoCluster, Location: DemoLocation}},
+		}})
+	}
+	return e, nil
+}
+
+// Run serves the named emulators until ctx ends (see Start). It writes
+// the certificate authority's PEM to caFile when one is given, and prints
+// the endpoint, the CA file and the demo cluster's coordinates to out.
+func Run(ctx context.Context, listen string, names []string, caFile string, out io.Writer) error {
+	if out == nil {
+		out = io.Discard
+	}
+	e, err := Start(listen, names)
 	if err != nil {
 		return err
 	}
+	ep := e.TLSEndpoint
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -104,22 +138,13 @@ func Run(ctx context.Context, listen string, names []string, caFile string, out 
 	}()
 	caNote := caFile
 	if caFile != "" {
-		if err := os.WriteFile(caFile, caPEM, 0o644); err != nil {
+		if err := os.WriteFile(caFile, ep.CAPEM, 0o644); err != nil {
 			return fmt.Errorf("cloudsim: writing the CA certificate: %w", err)
 		}
 	} else {
 		caNote = "(not written: pass --ca-file to get the PEM clients must trust)"
 	}
-	register, _ := json.MarshalIndent(map[string]any{
-		"name": DemoCluster,
-		"spec": map[string]any{
-			"endpoint": ep.URL,
-			"platform": map[string]any{"type": "azure", "azure": map[string]string{
-				"subscriptionId": DemoSubscription, "resourceGroup": DemoResourceGroup,
-				"clusterName": DemoCluster, "location": DemoLocation,
-			}},
-		},
-	}, "  ", "  ")
+	register, _ := json.MarshalIndent(map[string]any{"name": DemoCluster, "spec": e.Clusters[0].Spec}, "  ", "  ")
 	fmt.Fprintf(out, `kpool cloudsim: serving %s
   endpoint:  %s
   CA file:   %s
@@ -132,7 +157,7 @@ AKS demo cluster (api-version %s):
   agent pools:    %s/subscriptions/%s/resourceGroups/%s/providers/Microsoft.ContainerService/managedClusters/%s/agentPools?api-version=%s
 Register it with kpool:
   %s
-`, strings.Join(want, ", "), ep.URL, caNote, demoOperationTime, demoNodeTime, aks.APIVersion,
+`, strings.Join(e.names, ", "), ep.URL, caNote, demoOperationTime, demoNodeTime, aks.APIVersion,
 		DemoSubscription, DemoResourceGroup, DemoCluster, DemoLocation, DemoVersion,
 		ep.URL, DemoSubscription, DemoResourceGroup, DemoCluster, aks.APIVersion, register)
 	select {

@@ -43,6 +43,11 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 		return 0, err
 	}
 	t := cl.Spec.Platform.Type
+	if _, ok := c.cfg.Drivers[t]; !ok {
+		// No driver here for this provider: its pools are left to
+		// external controllers, which report through the API.
+		return 0, nil
+	}
 	if len(pools) == 0 && !cl.Spec.ImportPools {
 		return c.cfg.ResyncSlow, nil
 	}
@@ -213,8 +218,11 @@ func (r *clusterRun) refused(ctx context.Context, p *kpool.NodePool, prev *kpool
 	return true
 }
 
-// failed reports a pool that cannot progress without a person.
+// failed reports a pool that cannot progress without a person. The report
+// is about the current generation: the controller has processed it and
+// found it cannot be done (Ready is never True for a generation not applied).
 func (r *clusterRun) failed(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, reason, msg string) {
+	rp.gen = p.Generation
 	rp.meta["last_error"] = msg
 	rp.set(kpool.ConditionReady, kpool.ConditionFalse, reason, msg)
 	rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, reason, "")

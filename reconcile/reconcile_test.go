@@ -40,7 +40,7 @@ func (token) GetToken(context.Context, policy.TokenRequestOptions) (azcore.Acces
 // world is a kpool service on a store, an AKS emulator on loopback TLS
 // with the real clock and fast operations, and the driver registry.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	svc     *kpool.Service
 	sim     *aksim.Server
 	drivers provider.Registry
@@ -55,8 +55,8 @@ type warnings struct {
 }
 
 func (w *warnings) Enabled(context.Context, slog.Level) bool { return true }
-func (w *warnings) WithAttrs([]slog.Attr) slog.Handler        { return w }
-func (w *warnings) WithGroup(string) slog.Handler             { return w }
+func (w *warnings) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *warnings) WithGroup(string) slog.Handler            { return w }
 func (w *warnings) Handle(_ context.Context, r slog.Record) error {
 	if r.Level >= slog.LevelWarn {
 		msg := r.Message
@@ -80,7 +80,7 @@ func (w *warnings) matching(s string) []string {
 	return out
 }
 
-func newWorld(t *testing.T, st kpool.Store, sim *aksim.Server) *world {
+func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	t.Helper()
 	if sim == nil {
 		sim = aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "t", PageSize: 50})
@@ -227,10 +227,16 @@ func TestConvergesUnderFaults(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t, open(t), nil)
 			w.sim.SetFaultRate(0.2)
-			w.sim.SetRateLimit(250, 25)
+			w.sim.SetRateLimit(1, 1) // throttle hard until throttling is seen, whatever the machine's speed
 			stop := w.start("a")
 			defer stop()
-			runWorkload(t, w, nil)
+			runWorkload(t, w, func() {
+				w.waitFor(time.Minute, func() (bool, string) {
+					n := throttled(w)
+					return n >= 10, fmt.Sprintf("%d throttled calls", n)
+				})
+				w.sim.SetRateLimit(250, 25)
+			})
 			if ahead := w.warns.matching("ahead"); len(ahead) > 0 {
 				t.Fatalf("reports ahead of the generation: %v", ahead)
 			}
@@ -249,6 +255,16 @@ func TestConvergesUnderFaults(t *testing.T) {
 			t.Logf("%d provider calls, %d faulted, %d throttled", len(w.sim.Calls()), faults, throttled)
 		})
 	}
+}
+
+func throttled(w *world) int {
+	n := 0
+	for _, c := range w.sim.Calls() {
+		if c.Status == 429 {
+			n++
+		}
+	}
+	return n
 }
 
 // runWorkload creates 100 pools and changes them; mid, when set, runs

@@ -53,7 +53,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServe(), newMigrate(), newCloudsim())
+	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newCloudsim())
 	addClientCommands(root)
 	return root
 }

@@ -11,28 +11,40 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/aks"
+	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
 )
 
-// serveFlags are the settings of kpool serve.
+// serveFlags are the settings of kpool serve (and dev and controller).
 type serveFlags struct {
 	listen      string
 	database    string
 	admins      string
 	controllers string
 	logFormat   string
+	reconcile   bool
+	resyncFast  time.Duration
+	resyncSlow  time.Duration
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.reconcile, "reconcile", envBool("KPOOL_RECONCILE", true), "run the controllers in this process (KPOOL_RECONCILE); false for API-only replicas")
+	cmd.Flags().DurationVar(&f.resyncFast, "resync-fast", 10*time.Second, "resync period of a cluster with a pool still changing")
+	cmd.Flags().DurationVar(&f.resyncSlow, "resync-slow", 5*time.Minute, "resync period of a settled cluster")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
 	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
@@ -140,48 +152,153 @@ func newLogger(format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", format)
 }
 
-// serve runs the API until ctx ends, then drains requests for up to 10s.
-func serve(ctx context.Context, f *serveFlags) error {
+// drivers are the provider drivers of a real deployment: AKS with Azure's
+// DefaultAzureCredential (environment, workload or managed identity, CLI),
+// made when first needed.
+func drivers() provider.Registry {
+	r := provider.Registry{}
+	r.Add(aks.New(aks.Options{}))
+	return r
+}
+
+// process is what a kpool process runs: the store, the service, the API and
+// the controllers.
+type process struct {
+	log     *slog.Logger
+	store   kpool.Store
+	svc     *kpool.Service
+	access  *kpool.Access
+	metrics *prometheus.Registry
+	ctl     *reconcile.Controller
+}
+
+func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process, error) {
 	log, err := newLogger(f.logFormat)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	access, err := kpool.NewAccess(splitList(f.admins), splitList(f.controllers))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st, err := openStore(ctx, f.database)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer st.Close()
 	svc := kpool.NewService(st)
 	svc.Planner = provider.Planner{}
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return err
+	m := prometheus.NewRegistry()
+	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	p := &process{log: log, store: st, svc: svc, access: access, metrics: m}
+	if f.reconcile {
+		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
+			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow})
 	}
+	return p, nil
+}
+
+// handler serves the API with /metrics beside it.
+func (p *process) handler(api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
+	mux.Handle("/", api)
+	return mux
+}
+
+// run serves h on ln and runs the controllers until ctx ends, then drains
+// requests for up to 10s.
+func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) error {
+	defer p.store.Close()
 	srv := &http.Server{
-		Handler:           api.NewServer(svc, access, log),
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		WriteTimeout:      time.Minute,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
 	}
-	log.Info("kpool serving", "url", "http://"+ln.Addr().String(), "database", redact(f.database))
-	errc := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	ctlDone := make(chan struct{})
+	go func() {
+		defer close(ctlDone)
+		if p.ctl != nil {
+			errc <- p.ctl.Run(ctx)
+		}
+	}()
+	var err error
 	select {
-	case err := <-errc:
-		return err
+	case err = <-errc:
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	p.log.Info("shutting down")
+	cancel()
+	shutdown, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if serr := srv.Shutdown(shutdown); serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	<-ctlDone
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// serve runs the API (and, unless --reconcile=false, the controllers) until
+// ctx ends.
+func serve(ctx context.Context, f *serveFlags) error {
+	p, err := start(ctx, f, drivers())
+	if err != nil {
 		return err
 	}
-	return nil
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		p.store.Close()
+		return err
+	}
+	p.log.Info("kpool serving", "url", "http://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil)
+	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+}
+
+func envBool(name string, def bool) bool {
+	if v, err := strconv.ParseBool(env(name, strconv.FormatBool(def))); err == nil {
+		return v
+	}
+	return def
+}
+
+func newController() *cobra.Command {
+	f := serveFlags{reconcile: true}
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run only the controllers, against a database shared with kpool serve --reconcile=false",
+		Long: `controller runs kpool's controllers without the API. Several may run on one
+PostgreSQL database: a lease lets one act at a time, and a standby takes over
+within seconds when the leader stops. --listen serves /metrics and /healthz.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.reconcile = true
+			p, err := start(cmd.Context(), &f, drivers())
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", f.listen)
+			if err != nil {
+				p.store.Close()
+				return err
+			}
+			health := http.NewServeMux()
+			health.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{\"status\":\"ok\"}\n")) })
+			p.log.Info("kpool controllers", "metrics", "http://"+ln.Addr().String()+"/metrics", "database", redact(f.database))
+			return p.run(cmd.Context(), ln, p.handler(health))
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().Lookup("listen").DefValue = "127.0.0.1:9091"
+	_ = cmd.Flags().Set("listen", env("KPOOL_CONTROLLER_LISTEN", "127.0.0.1:9091"))
+	_ = cmd.Flags().MarkHidden("reconcile")
+	return cmd
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/cloudsim"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/aks"
+)
+
+// devUser owns the demo clusters kpool dev registers.
+const devUser = "dev@kpool.example"
+
+func newDev() *cobra.Command {
+	var f serveFlags
+	var user string
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run kpool with its cloud emulators: the no-setup way to see it work",
+		Long: `dev runs the API, the controllers, an SQLite database and kpool's cloud
+emulators on loopback, registers one demo cluster per emulated provider pointing at
+its emulator, and prints where to look. It takes the flags of kpool serve. The
+emulators keep nothing between runs; the controllers recreate the pools kpool knows.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.reconcile = true
+			return dev(cmd.Context(), &f, user, cmd.OutOrStdout())
+		},
+	}
+	f.register(cmd)
+	_ = cmd.Flags().Set("database", env("KPOOL_DATABASE", "sqlite:"+filepath.Join(dataDir(), "kpool", "dev.db")))
+	cmd.Flags().Lookup("database").DefValue = "sqlite:" + filepath.Join(dataDir(), "kpool", "dev.db")
+	_ = cmd.Flags().Set("resync-fast", "2s")
+	cmd.Flags().Lookup("resync-fast").DefValue = "2s"
+	cmd.Flags().StringVar(&user, "user", devUser, "the user who owns the demo clusters")
+	_ = cmd.Flags().MarkHidden("reconcile")
+	return cmd
+}
+
+func dev(ctx context.Context, f *serveFlags, user string, out io.Writer) error {
+	owner, err := kpool.ParseEmail(user)
+	if err != nil {
+		return fmt.Errorf("--user: %w", err)
+	}
+	emu, err := cloudsim.Start("127.0.0.1:0", nil)
+	if err != nil {
+		return err
+	}
+	defer emu.Close()
+	reg := provider.Registry{}
+	reg.Add(aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: emu.Client()}))
+	p, err := start(ctx, f, reg)
+	if err != nil {
+		return err
+	}
+	ids, err := registerDemos(ctx, p.svc, owner, emu.Clusters)
+	if err != nil {
+		p.store.Close()
+		return err
+	}
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		p.store.Close()
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), emu.URL)
+	fmt.Fprintf(out, "  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, owner)
+	for _, d := range emu.Clusters {
+		fmt.Fprintf(out, "  %-10s %s  (%s, emulated)\n", d.Name, ids[d.Name], d.Spec.Platform.Type)
+	}
+	if len(emu.Clusters) > 0 {
+		first := emu.Clusters[0]
+		fmt.Fprintf(out, `
+Try it:
+  export KPOOL_SERVER=%s KPOOL_USER=%s
+  go run ./cmd/kpool nodepool create web --cluster %s --machine-type Standard_D4s_v5 --count 3 --zones 1 --wait
+  go run ./cmd/kpool nodepool list
+`, url, owner, ids[first.Name])
+	}
+	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+}
+
+// registerDemos registers (or points at this run's emulators) the demo
+// clusters, and returns their ids by name.
+func registerDemos(ctx context.Context, svc *kpool.Service, owner string, demos []cloudsim.Demo) (map[string]string, error) {
+	uctx := kpool.WithIdentity(ctx, &kpool.Identity{Email: owner})
+	existing, err := svc.Clusters(uctx, kpool.ListOptions{Limit: kpool.MaxLimit})
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]string{}
+	for _, d := range demos {
+		spec, err := json.Marshal(d.Spec)
+		if err != nil {
+			return nil, err
+		}
+		var found *kpool.Cluster
+		for _, c := range existing.Items {
+			if c.Name == d.Name {
+				found = c
+			}
+		}
+		if found != nil {
+			// The emulators listen on a new port each run.
+			patch, _ := json.Marshal(map[string]string{"endpoint": d.Spec.Endpoint})
+			if _, err := svc.UpdateCluster(uctx, found.ID, kpool.Update{Patch: true, Spec: patch}); err != nil {
+				return nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
+			}
+			ids[d.Name] = found.ID
+			continue
+		}
+		c, err := svc.CreateCluster(uctx, kpool.ClusterCreate{Name: d.Name, Spec: spec})
+		if err != nil {
+			return nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
+		}
+		ids[d.Name] = c.ID
+	}
+	return ids, nil
+}
