@@ -11,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/aks"
@@ -30,12 +29,6 @@ const (
 	aksCl = "aks-prod"
 	owner = "alice@example.com"
 )
-
-type token struct{}
-
-func (token) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
-	return azcore.AccessToken{Token: "t", ExpiresOn: time.Now().Add(time.Hour)}, nil
-}
 
 // world is a kpool service on a store, an AKS emulator on loopback TLS
 // with the real clock and fast operations, and the driver registry.
@@ -83,7 +76,7 @@ func (w *warnings) matching(s string) []string {
 func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	t.Helper()
 	if sim == nil {
-		sim = aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "t", PageSize: 50})
+		sim = aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim", PageSize: 50})
 		sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
 	}
 	srv := httptest.NewUnstartedServer(sim)
@@ -92,7 +85,7 @@ func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	svc := kpool.NewService(st)
 	svc.Planner = provider.Planner{}
 	w := &world{t: t, svc: svc, sim: sim, drivers: provider.Registry{}, warns: &warnings{}}
-	w.drivers.Add(aks.New(aks.Options{Credential: token{}, Transport: srv.Client()}))
+	w.drivers.Add(aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()}))
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
 		srv.URL, sub, group, aksCl)
 	c, err := svc.CreateCluster(storetest.Ctx(owner), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(spec)})
@@ -437,7 +430,7 @@ func ptr[T any](v T) *T { return &v }
 // TestImport: a cluster that imports pools gets the provider's pools kpool
 // did not know, in observe mode.
 func TestImport(t *testing.T) {
-	sim := aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "t"})
+	sim := aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim"})
 	sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
 	w := newWorld(t, storetest.SQLite(t), sim)
 	ctx := context.Background()

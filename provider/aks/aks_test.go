@@ -26,13 +26,6 @@ const (
 	clusterName  = "aks-prod"
 )
 
-// token is a fixed bearer token: the emulator checks that one is sent.
-type token struct{}
-
-func (token) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
-	return azcore.AccessToken{Token: "test-token", ExpiresOn: time.Now().Add(time.Hour)}, nil
-}
-
 // emulated is an AKS emulator on a loopback TLS port with a driver and a
 // cluster pointing at it.
 type emulated struct {
@@ -46,7 +39,7 @@ type emulated struct {
 func newEmulated(t *testing.T) *emulated {
 	t.Helper()
 	clock := cloudsim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	sim := aksim.New(aksim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second, Token: "test-token", PageSize: 2})
+	sim := aksim.New(aksim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second, Token: "kpool-cloudsim", PageSize: 2})
 	sim.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
 	srv := httptest.NewUnstartedServer(sim)
 	srv.StartTLS()
@@ -56,7 +49,7 @@ func newEmulated(t *testing.T) *emulated {
 		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
 			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
 	}}
-	d := aks.New(aks.Options{Credential: token{}, Transport: srv.Client()})
+	d := aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()})
 	return &emulated{sim: sim, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
