@@ -26,10 +26,16 @@ func main() {
 }
 
 // exitCode prints err (with the server's code for API errors) and returns
-// the process exit code: 0 for success, 1 for an error.
+// the process exit code: 0 for success, 1 for an error, and the code an
+// exitError carries (such as 2 when --wait times out).
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
+	}
+	code := 1
+	var x *exitError
+	if errors.As(err, &x) {
+		code = x.code
 	}
 	var e *kpool.Error
 	if errors.As(err, &e) {
@@ -40,10 +46,10 @@ func exitCode(err error, stderr io.Writer) int {
 		for _, f := range e.Fields {
 			fmt.Fprintf(stderr, "  %s: %s\n", f.Field, f.Reason)
 		}
-		return 1
+		return code
 	}
 	fmt.Fprintf(stderr, "Error: %v\n", err)
-	return 1
+	return code
 }
 
 func newRoot() *cobra.Command {

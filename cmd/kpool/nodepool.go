@@ -244,6 +244,7 @@ func parseTaint(s string) (kpool.Taint, error) {
 func newPoolCreate(f *clientFlags) *cobra.Command {
 	var (
 		pf                poolFlags
+		wf                waitFlags
 		file, cluster, id string
 	)
 	cmd := &cobra.Command{
@@ -266,6 +267,9 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 		Args: nameArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
+			if err := wf.check(fs, false); err != nil {
+				return err
+			}
 			var body api.NodePoolBody
 			if file != "" {
 				if err := decodePoolFile(cmd, file, &body); err != nil {
@@ -310,7 +314,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+			return f.waitAndPrint(cmd, c, wf, p)
 		},
 	}
 	fs := cmd.Flags()
@@ -318,6 +322,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 	fs.StringVar(&cluster, "cluster", "", "ID of the cluster")
 	fs.StringVar(&id, "id", "", "node pool ID (a UUID) to use instead of a generated one")
 	pf.register(fs)
+	wf.register(fs, "is Ready")
 	return cmd
 }
 
@@ -432,6 +437,7 @@ func (f *clientFlags) printDryRun(cmd *cobra.Command, d *api.DryRun) error {
 func newPoolUpdate(f *clientFlags) *cobra.Command {
 	var (
 		pf       poolFlags
+		wf       waitFlags
 		file, rv string
 		patch    bool
 		dryRun   bool
@@ -462,6 +468,9 @@ and changes nothing.`,
 		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
+			if err := wf.check(fs, dryRun); err != nil {
+				return err
+			}
 			id := args[0]
 			var body api.NodePoolBody
 			switch {
@@ -506,7 +515,7 @@ and changes nothing.`,
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+			return f.waitAndPrint(cmd, c, wf, p)
 		},
 	}
 	fs := cmd.Flags()
@@ -515,6 +524,7 @@ and changes nothing.`,
 	fs.StringVar(&rv, "resource-version", "", "change only if the pool is still at this resource version")
 	dryRunFlag(fs, &dryRun)
 	pf.register(fs)
+	wf.register(fs, "is Ready with the change")
 	return cmd
 }
 
@@ -523,6 +533,7 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 		count, min, max int
 		rv              string
 		dryRun          bool
+		wf              waitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "scale ID --count N | --min N --max N",
@@ -530,6 +541,9 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 		Args:  idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
+			if err := wf.check(fs, dryRun); err != nil {
+				return err
+			}
 			if !anyChanged(fs, "count", "min", "max") {
 				return errors.New("give --count N, or --min N and --max N to change the autoscaling bounds")
 			}
@@ -552,11 +566,12 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 				}
 				return f.printDryRun(cmd, d)
 			}
-			p, err := f.client().UpdateNodePool(cmd.Context(), args[0], body, false)
+			c := f.client()
+			p, err := c.UpdateNodePool(cmd.Context(), args[0], body, false)
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+			return f.waitAndPrint(cmd, c, wf, p)
 		},
 	}
 	fs := cmd.Flags()
@@ -564,19 +579,34 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 	registerBounds(fs, &min, &max)
 	fs.StringVar(&rv, "resource-version", "", "change only if the pool is still at this resource version")
 	dryRunFlag(fs, &dryRun)
+	wf.register(fs, "is Ready at its new size")
 	return cmd
 }
 
 func newPoolDelete(f *clientFlags) *cobra.Command {
-	return &cobra.Command{
+	var wf waitFlags
+	cmd := &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete a node pool",
-		Args:  idArg("node pool"),
+		Long: `Delete a node pool. A pool that a controller has reported on stays, in phase
+Deleting, until its controllers have removed it at the provider (or, with
+deletionPolicy Abandon, let it be); --wait waits until then.`,
+		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := wf.check(cmd.Flags(), false); err != nil {
+				return err
+			}
 			id := args[0]
-			p, gone, err := f.client().DeleteNodePool(cmd.Context(), id)
+			c := f.client()
+			p, gone, err := c.DeleteNodePool(cmd.Context(), id)
 			if err != nil {
 				return err
+			}
+			if !gone && wf.wait {
+				if _, err := newWaiter(cmd, c, p, true).run(cmd.Context(), wf.timeout); err != nil {
+					return err
+				}
+				gone = true
 			}
 			out := cmd.OutOrStdout()
 			switch {
@@ -590,6 +620,8 @@ func newPoolDelete(f *clientFlags) *cobra.Command {
 			return nil
 		},
 	}
+	wf.register(cmd.Flags(), "is gone")
+	return cmd
 }
 
 func newPoolStatus(f *clientFlags) *cobra.Command {

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+)
+
+// Exit codes of the client commands.
+const (
+	exitFailed  = 1 // an error, or the pool failed while --wait watched it
+	exitTimeout = 2 // --wait gave up: --timeout passed or it was interrupted
+)
+
+// exitError carries a process exit code other than 1 with its error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// pollInterval is how often --wait reads the pool's status.
+const pollInterval = time.Second
+
+// waitTick blocks until the next poll of --wait. Tests replace it to step a
+// wait deterministically.
+var waitTick = func(ctx context.Context) error {
+	t := time.NewTimer(pollInterval)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// waitFlags are --wait and --timeout.
+type waitFlags struct {
+	wait    bool
+	timeout time.Duration
+}
+
+func (w *waitFlags) register(fs *pflag.FlagSet, until string) {
+	fs.BoolVar(&w.wait, "wait", false, "wait until the pool "+until+", showing its progress on stderr; exit 1 if it fails, 2 if --timeout passes first")
+	fs.DurationVar(&w.timeout, "timeout", 10*time.Minute, "how long --wait waits")
+}
+
+// check refuses flags that make no sense with or without --wait.
+func (w *waitFlags) check(fs *pflag.FlagSet, dryRun bool) error {
+	if !w.wait {
+		if fs.Changed("timeout") {
+			return errors.New("--timeout is how long --wait waits: give --wait too")
+		}
+		return nil
+	}
+	if dryRun {
+		return errors.New("--wait and --dry-run: a dry run changes nothing, so there is nothing to wait for")
+	}
+	if w.timeout <= 0 {
+		return fmt.Errorf("--timeout %s: give a positive duration such as 10m", w.timeout)
+	}
+	return nil
+}
+
+// waiter watches one pool after a write until it is Ready at the written
+// generation (or gone, after a delete), drawing a progress line on stderr.
+type waiter struct {
+	c        *api.Client
+	pool     *kpool.NodePool // as the write returned it
+	gen      int64           // the generation the write made
+	deleting bool
+	out      io.Writer // the progress line goes here
+	tty      bool      // redraw one line with \r, rather than a line per change
+	start    time.Time
+	last     string // the last progress shown, without the elapsed time
+	width    int    // the width of the line on a tty, to blank what is left
+}
+
+func newWaiter(cmd *cobra.Command, c *api.Client, p *kpool.NodePool, deleting bool) *waiter {
+	out := cmd.ErrOrStderr()
+	return &waiter{c: c, pool: p, gen: p.Generation, deleting: deleting, out: out, tty: isTerminal(out), start: time.Now()}
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// run polls until the pool is done. It returns the pool as it last read it
+// (nil once deleted), or an exitError saying why it stopped early.
+func (w *waiter) run(ctx context.Context, timeout time.Duration) (*kpool.NodePool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var lastErr error
+	for {
+		doc, err := w.c.NodePoolStatus(ctx, w.pool.ID)
+		switch {
+		case err == nil:
+			lastErr = nil
+			done, ferr := w.judge(doc)
+			if ferr != nil {
+				w.finish()
+				return nil, &exitError{code: exitFailed, err: ferr}
+			}
+			if done {
+				w.finish()
+				p, err := w.c.NodePool(ctx, w.pool.ID)
+				if w.deleting && errCodeOf(err) == kpool.CodeNotFound {
+					return nil, nil // deleted between the two reads
+				}
+				return p, err
+			}
+		case errCodeOf(err) == kpool.CodeNotFound:
+			w.finish()
+			if w.deleting {
+				return nil, nil
+			}
+			return nil, &exitError{code: exitFailed, err: fmt.Errorf("nodepool %s was deleted while waiting for it", w.pool.ID)}
+		case ctx.Err() != nil:
+			// The deadline or an interrupt cut the poll short: the loop's
+			// check below says which.
+		case transient(err):
+			lastErr = err
+			w.show(fmt.Sprintf("%s  (cannot read its status: %v)", w.last, err))
+		default:
+			w.finish()
+			return nil, err
+		}
+		if err := waitTick(ctx); err != nil {
+			w.finish()
+			why := fmt.Sprintf("gave up after %s", round(time.Since(w.start)))
+			if errors.Is(err, context.DeadlineExceeded) {
+				why = fmt.Sprintf("not done within --timeout %s", timeout)
+			}
+			msg := fmt.Sprintf("nodepool %s (%s) %s: %s", w.pool.Name, w.pool.ID, why, strings.TrimPrefix(w.last, "nodepool "+w.pool.Name+": "))
+			if lastErr != nil {
+				msg += fmt.Sprintf("; last error reading it: %v", lastErr)
+			}
+			return nil, &exitError{code: exitTimeout, err: errors.New(msg)}
+		}
+	}
+}
+
+// judge shows the pool's progress and says whether the wait is over; an
+// error means the pool failed.
+func (w *waiter) judge(doc *kpool.StatusDocument) (bool, error) {
+	st := doc.Status
+	meta := nodeCounts(doc.ControllerStatus)
+	line := fmt.Sprintf("nodepool %s: %s", w.pool.Name, st.Phase)
+	if !w.deleting {
+		desired := w.pool.Spec.Count()
+		if meta.desired != nil {
+			desired = *meta.desired
+		}
+		ready := "?"
+		if meta.active != nil {
+			ready = fmt.Sprint(*meta.active)
+		}
+		line += fmt.Sprintf("  %s/%d nodes ready", ready, desired)
+	}
+	if meta.lastError != "" {
+		line += "  (last error: " + oneLine(meta.lastError) + ")"
+	} else if st.Phase != kpool.PhaseReady && st.Message != "" {
+		line += "  (" + oneLine(st.Message) + ")"
+	}
+	w.show(line)
+
+	switch {
+	case w.deleting:
+		return false, nil // done when the record is gone
+	case st.Phase == kpool.PhaseFailed:
+		return false, w.failure(doc, meta)
+	case st.Phase == kpool.PhaseReady && st.ObservedGeneration >= w.gen:
+		return true, nil
+	case st.Phase == kpool.PhaseDeleting:
+		return false, fmt.Errorf("nodepool %s (%s) is being deleted: it will not become Ready", w.pool.Name, w.pool.ID)
+	}
+	return false, nil
+}
+
+// failure is the error of a pool that failed: the status message and each
+// controller's last error.
+func (w *waiter) failure(doc *kpool.StatusDocument, meta counts) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "nodepool %s (%s) failed at generation %d: %s", w.pool.Name, w.pool.ID, doc.Generation, doc.Status.Message)
+	for _, cs := range doc.ControllerStatus {
+		var m struct {
+			LastError string `json:"last_error"`
+		}
+		if json.Unmarshal(cs.Metadata, &m) == nil && m.LastError != "" {
+			fmt.Fprintf(&b, "\n  %s: %s", cs.ControllerName, m.LastError)
+		}
+	}
+	return errors.New(b.String())
+}
+
+// counts are the node counts and last error the controllers report.
+type counts struct {
+	active, desired *int
+	lastError       string
+}
+
+// nodeCounts reads active_nodes, desired_nodes and last_error from the first
+// controller (by name) that reports them: several controllers on one pool
+// see the same nodes, so their counts are not added up.
+func nodeCounts(reports []kpool.ControllerStatus) counts {
+	sorted := append([]kpool.ControllerStatus(nil), reports...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ControllerName < sorted[j].ControllerName })
+	var c counts
+	for _, r := range sorted {
+		var m struct {
+			Active    *int   `json:"active_nodes"`
+			Desired   *int   `json:"desired_nodes"`
+			LastError string `json:"last_error"`
+		}
+		if json.Unmarshal(r.Metadata, &m) != nil {
+			continue
+		}
+		if c.active == nil && m.Active != nil {
+			c.active = m.Active
+		}
+		if c.desired == nil && m.Desired != nil {
+			c.desired = m.Desired
+		}
+		if c.lastError == "" && m.LastError != "" {
+			c.lastError = r.ControllerName + ": " + m.LastError
+		}
+	}
+	return c
+}
+
+// show draws the progress line with the time elapsed: redrawn in place on a
+// terminal, and otherwise written as a new line when it changes.
+func (w *waiter) show(line string) {
+	if w.tty {
+		s := fmt.Sprintf("%s  %s", line, round(time.Since(w.start)))
+		pad := ""
+		if n := w.width - len(s); n > 0 {
+			pad = strings.Repeat(" ", n)
+		}
+		fmt.Fprintf(w.out, "\r%s%s", s, pad)
+		w.width = len(s)
+	} else if line != w.last {
+		fmt.Fprintf(w.out, "%s  %s\n", line, round(time.Since(w.start)))
+	}
+	w.last = line
+}
+
+// finish ends the redrawn line on a terminal.
+func (w *waiter) finish() {
+	if w.tty && w.width > 0 {
+		fmt.Fprintln(w.out)
+		w.width = 0
+	}
+}
+
+func round(d time.Duration) time.Duration { return d.Round(time.Second) }
+
+// transient reports whether a failed read of the status is worth repeating:
+// the server could not be reached or was briefly unable to answer.
+func transient(err error) bool {
+	var e *kpool.Error
+	if !errors.As(err, &e) {
+		return true // a network error
+	}
+	return e.Code == kpool.CodeUnavailable || e.Code == kpool.CodeInternal
+}
+
+func errCodeOf(err error) string {
+	var e *kpool.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// waitAndPrint waits for pool p after a write, when --wait was given, and
+// prints it as it is at the end (or as the write returned it without --wait).
+func (f *clientFlags) waitAndPrint(cmd *cobra.Command, c *api.Client, w waitFlags, p *kpool.NodePool) error {
+	if w.wait {
+		final, err := newWaiter(cmd, c, p, false).run(cmd.Context(), w.timeout)
+		if err != nil {
+			return err
+		}
+		p = final
+	}
+	return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+}
