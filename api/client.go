@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/placement"
 )
 
 // Client calls a kpool server. Errors the server returns come back as
@@ -223,5 +224,12 @@ func (c *Client) ReportNodePoolStatus(ctx context.Context, id string, r StatusRe
 func (c *Client) DryRunNodePool(ctx context.Context, id string, b NodePoolBody, patch bool) (*DryRun, error) {
 	var out DryRun
 	_, err := c.Do(ctx, method(patch), "/api/v1/nodepools/"+url.PathEscape(id), url.Values{"dry_run": {"true"}}, nil, b, &out)
+	return &out, err
+}
+
+// Place places manifests on the pools of a cluster (see PlacementRequest).
+func (c *Client) Place(ctx context.Context, clusterID string, b PlacementRequest) (*placement.Result, error) {
+	var out placement.Result
+	_, err := c.Do(ctx, http.MethodPost, "/api/v1/clusters/"+url.PathEscape(clusterID)+"/placements", nil, nil, b, &out)
 	return &out, err
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/placement"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/store/sqlite"
 )
@@ -448,6 +449,10 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"DryRun":            DryRun{},
 		"Plan":              kpool.Plan{},
 		"Change":            kpool.Change{},
+		"PlacementRequest":  PlacementRequest{},
+		"PlacementIntent":   placement.Intent{},
+		"Placement":         placement.Result{},
+		"PlacementWarning":  placement.Warning{},
 	}
 	// The partial specs of PUT and PATCH mirror the full ones.
 	for _, name := range []string{"ClusterSpec", "ClusterPlatform", "AzureCluster", "AWSCluster", "GCPCluster", "OCICluster",
@@ -455,7 +460,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"AzureNodePool", "OCINodePool", "CivoNodePool"} {
 		types[name+"Patch"] = types[name]
 	}
-	requestOnly := map[string]bool{"ClusterBody": true, "NodePoolBody": true, "StatusReport": true, "ReportedCondition": true}
+	requestOnly := map[string]bool{"ClusterBody": true, "NodePoolBody": true, "StatusReport": true, "ReportedCondition": true,
+		"PlacementRequest": true, "PlacementIntent": true}
 	neverEmpty := map[string]bool{ // the machine types: validation requires them
 		"GCPNodePool.machineType": true, "AWSNodePool.instanceType": true, "AzureNodePool.vmSize": true,
 		"OCINodePool.shape": true, "CivoNodePool.size": true,
@@ -897,6 +903,19 @@ func TestOpenAPIConformance(t *testing.T) {
 	a.expect(400, oaController, "PUT", "/api/v1/nodepools/"+gpu.ID+"/status", report(99, "[]"))
 	a.expect(403, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID+"/status", report(1, "[]"))
 
+	// ---- placement ----
+	r = a.expect(200, oaOwner, "POST", "/api/v1/clusters/"+gke.ID+"/placements", `{
+		"manifests": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: trainer\n  annotations: {kompox.dev/pool: gpu}\nspec:\n  replicas: 9\n  template:\n    spec:\n      containers: [{name: t, image: t:1}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: trainer}\n",
+		"zone": "us-central1-b", "app": {"pool": "quiet"}, "default_pool": "", "no_tolerations": false}`)
+	var placed placement.Result
+	r.decode(t, &placed)
+	if placed.Placed != 1 || !strings.Contains(placed.Manifests, "key: nvidia.com/gpu") ||
+		!strings.Contains(placed.Manifests, "topology.kubernetes.io/zone: us-central1-b") ||
+		!strings.HasSuffix(placed.Manifests, "---\napiVersion: v1\nkind: Service\nmetadata: {name: trainer}\n") || len(placed.Warnings) == 0 {
+		t.Errorf("placement: %s", clip(r.body))
+	}
+	a.expect(200, oaAdmin, "POST", "/api/v1/clusters/"+gke.ID+"/placements", `{"manifests": "{\"kind\": \"ConfigMap\", \"apiVersion\": \"v1\"}", "pools": ["gpu", "quiet"], "zones": ["1"]}`)
+
 	// ---- deletes ----
 	a.expect(204, oaOwner, "DELETE", "/api/v1/nodepools/"+pools["quiet"].ID, "")
 	a.expect(409, oaOwner, "DELETE", "/api/v1/nodepools/"+gpu.ID, "", `If-Match: "0000000000000000"`)
@@ -966,6 +985,9 @@ func TestOpenAPIConformance(t *testing.T) {
 		{400, oaOwner, "DELETE", "/api/v1/clusters/" + gke.ID + "?force=maybe", "", nil},
 		{400, oaOwner, "DELETE", "/api/v1/nodepools/" + pools["small"].ID + "?force=true", "", nil},
 		{400, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{"controller_name":"Bad_Name"}`, nil},
+		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {containers: []}", "pool": "nope"}`, nil},
+		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": ""}`, nil},
+		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "x", "tolerate": true}`, nil},
 		{401, "", "GET", "/api/v1/clusters", "", nil},
 		{401, "Joe <joe@example.com>", "POST", "/api/v1/clusters", `{}`, nil},
 		{401, "", "GET", "/api/v1/clusters/" + gke.ID, "", nil},
@@ -974,6 +996,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{401, "", "DELETE", "/api/v1/clusters/" + gke.ID, "", nil},
 		{401, "", "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", "", nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{}`, nil},
+		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{}`, nil},
 		{401, "", "GET", "/api/v1/nodepools", "", nil},
 		{401, "nobody", "POST", "/api/v1/nodepools", `{}`, nil},
 		{401, "", "GET", "/api/v1/nodepools/" + pools["small"].ID, "", nil},
@@ -999,6 +1022,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{404, oaStranger, "DELETE", "/api/v1/clusters/" + gke.ID, "", nil},
 		{404, oaStranger, "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", "", nil},
 		{404, oaOwner, "POST", "/api/v1/clusters/prod/nodepools", `{"name":"x","spec":{}}`, nil},
+		{404, oaStranger, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`, nil},
 		{404, oaStranger, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`, nil},
 		{404, oaOwner, "GET", "/api/v1/nodepools/" + gpu.ID, "", nil},
 		{404, oaStranger, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
@@ -1021,6 +1045,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{415, oaOwner, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "POST", "/api/v1/nodepools", `{}`, []string{"Content-Type: text/plain"}},
+		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `kind: Pod`, []string{"Content-Type: application/yaml"}},
 		{415, oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{}`, []string{"Content-Type: text/plain"}},
@@ -1039,6 +1064,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "PATCH", "/api/v1/clusters/" + gke.ID},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools"},
 		{oaOwner, "POST", "/api/v1/nodepools"},
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements"},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID},
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID},
 		{oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status"},
@@ -1064,6 +1090,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{"name":"x","spec":{}}`},
 		{oaOwner, "GET", "/api/v1/nodepools", ""},
 		{oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`},
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`},
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`},

@@ -54,6 +54,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /api/v1/clusters/{id}", s.authed(s.deleteCluster))
 	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodepools", s.authed(s.listClusterNodePools))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/nodepools", s.authed(s.createNodePool))
+	s.mux.HandleFunc("POST /api/v1/clusters/{id}/placements", s.authed(s.createPlacement))
 
 	s.mux.HandleFunc("GET /api/v1/nodepools", s.authed(s.listNodePools))
 	s.mux.HandleFunc("POST /api/v1/nodepools", s.authed(s.createNodePool))

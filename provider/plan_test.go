@@ -185,13 +185,13 @@ func TestCheckCreate(t *testing.T) {
 
 func TestZones(t *testing.T) {
 	tests := []struct {
-		platform        kpool.PlatformType
-		logical, native string
+		platform              kpool.PlatformType
+		logical, native, node string // node: the topology.kubernetes.io/zone value
 	}{
-		{kpool.PlatformAzure, "2", "2"},
-		{kpool.PlatformAWS, "3", "us-west-2c"},
-		{kpool.PlatformGCP, "1", "us-central1-a"},
-		{kpool.PlatformOCI, "2", "Uocm:US-ASHBURN-AD-2"},
+		{kpool.PlatformAzure, "2", "2", "westeurope-2"},
+		{kpool.PlatformAWS, "3", "us-west-2c", "us-west-2c"},
+		{kpool.PlatformGCP, "1", "us-central1-a", "us-central1-a"},
+		{kpool.PlatformOCI, "2", "Uocm:US-ASHBURN-AD-2", "US-ASHBURN-AD-2"},
 	}
 	for _, tc := range tests {
 		c := cluster(t, tc.platform)
@@ -202,6 +202,14 @@ func TestZones(t *testing.T) {
 		l, err := LogicalZone(c, tc.native)
 		if err != nil || l != tc.logical {
 			t.Errorf("%s: %s maps back to %q (%v), want %q", tc.platform, tc.native, l, err, tc.logical)
+		}
+		// Placement writes the nodes' label, and maps it back when a
+		// person gives it.
+		if got, err := NodeZone(c, tc.logical); err != nil || got != tc.node {
+			t.Errorf("%s: zone %s is %q (%v) on nodes, want %q", tc.platform, tc.logical, got, err, tc.node)
+		}
+		if l, err := LogicalZone(c, tc.node); err != nil || l != tc.logical {
+			t.Errorf("%s: %s maps back to %q (%v)", tc.platform, tc.node, l, err)
 		}
 	}
 	aws := cluster(t, kpool.PlatformAWS)

@@ -60,8 +60,9 @@ func LogicalZone(c *kpool.Cluster, native string) (string, error) {
 	region := c.Spec.Region()
 	switch c.Spec.Platform.Type {
 	case kpool.PlatformAzure:
-		if digitsRE.MatchString(native) {
-			return native, nil
+		// The API's "2", or the node label's "<location>-2".
+		if n := strings.TrimPrefix(strings.ToLower(native), strings.ToLower(region)+"-"); digitsRE.MatchString(n) {
+			return n, nil
 		}
 	case kpool.PlatformAWS:
 		if rest, ok := strings.CutPrefix(native, region); ok && len(rest) == 1 && rest[0] >= 'a' && rest[0] <= 'z' {

@@ -59,7 +59,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newCloudsim())
+	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newCloudsim(), newPlace())
 	addClientCommands(root)
 	return root
 }

@@ -403,19 +403,7 @@ func osDiskType(t string) armcontainerservice.OSDiskType {
 
 // spotTaints returns the spec's taints plus, for a spot pool, the taint AKS
 // puts on spot nodes, so that placement can tolerate it.
-func spotTaints(s provider.PoolSpec) []kpool.Taint {
-	out := append([]kpool.Taint(nil), s.Taints...)
-	if s.Spot {
-		spot := kpool.Taint{Key: spotKey, Value: spotValue, Effect: kpool.EffectNoSchedule}
-		for _, t := range out {
-			if t == spot {
-				return out
-			}
-		}
-		out = append(out, spot)
-	}
-	return out
-}
+func spotTaints(s provider.PoolSpec) []kpool.Taint { return provider.NodeTaints(platform, s) }
 
 func taintString(t kpool.Taint) string {
 	if t.Value == "" {

@@ -1,0 +1,80 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/placement"
+)
+
+// PlacementRequest asks for manifests to be placed on a cluster's pools.
+type PlacementRequest struct {
+	// Manifests are Kubernetes manifests: YAML or JSON documents.
+	Manifests string `json:"manifests"`
+	// Pool, Pools, Zone and Zones are the caller's intent; they come before
+	// the workloads' annotations and the app's.
+	Pool  string   `json:"pool,omitempty"`
+	Pools []string `json:"pools,omitempty"`
+	Zone  string   `json:"zone,omitempty"`
+	Zones []string `json:"zones,omitempty"`
+	// App is the app file's spec.deployment, the lowest in precedence.
+	App *placement.Intent `json:"app,omitempty"`
+	// DefaultPool is the pool of workloads that name none; absent means
+	// "user", "" means no pool.
+	DefaultPool *string `json:"default_pool,omitempty"`
+	// NoTolerations leaves the workloads' tolerations alone.
+	NoTolerations bool `json:"no_tolerations,omitempty"`
+}
+
+// Options turns the request into placement options for cluster c.
+func (b *PlacementRequest) Options(c *placement.Cluster) placement.Options {
+	o := placement.Options{
+		Intent:        placement.Intent{Pool: b.Pool, Pools: b.Pools, Zone: b.Zone, Zones: b.Zones},
+		DefaultPool:   placement.DefaultPool,
+		Cluster:       c,
+		NoTolerations: b.NoTolerations,
+	}
+	if b.App != nil {
+		o.App = *b.App
+	}
+	if b.DefaultPool != nil {
+		o.DefaultPool = *b.DefaultPool
+	}
+	return o
+}
+
+// createPlacement places the body's manifests on the pools of the cluster
+// of the path, checking them against its pools; nothing is stored.
+func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
+	var b PlacementRequest
+	r, ok := s.decode(w, r, &b)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	c, err := s.svc.Cluster(ctx, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	target := &placement.Cluster{Cluster: c}
+	o := kpool.ListOptions{ClusterID: c.ID, Limit: kpool.MaxLimit}
+	for {
+		page, err := s.svc.NodePools(ctx, o)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		target.Pools = append(target.Pools, page.Items...)
+		if page.Next == "" {
+			break
+		}
+		o.After = page.Next
+	}
+	res, err := placement.Place([]byte(b.Manifests), b.Options(target))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}

@@ -1,0 +1,130 @@
+// Package placement turns an app's pool and zone intent into Kubernetes
+// scheduling on its workloads, as the ADR asks of the converter: the
+// kompox.dev/node-pool and kompox.dev/node-zone node selectors, one required
+// node-affinity term for several pools or zones, and tolerations of the
+// pools' taints. Given a cluster, it checks the intent against the cluster's
+// pools first, so that a pod is never sent to a pool that does not exist, a
+// zone the pool is not in, or a tainted pool it cannot tolerate.
+package placement
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kpool/kpool"
+)
+
+// The annotations a workload states its intent with; the plural ones take
+// comma-separated values.
+const (
+	AnnotationPool  = "kompox.dev/pool"
+	AnnotationZone  = "kompox.dev/zone"
+	AnnotationPools = "kompox.dev/pools"
+	AnnotationZones = "kompox.dev/zones"
+)
+
+// DefaultPool is where a workload goes when nothing says otherwise: the
+// ADR keeps Kompox's behaviour of placing apps on the user pool.
+const DefaultPool = "user"
+
+// Intent says which pools and zones pods should run in. Pool and Pools are
+// exclusive, and so are Zone and Zones.
+type Intent struct {
+	Pool  string   `json:"pool,omitempty"`
+	Pools []string `json:"pools,omitempty"`
+	Zone  string   `json:"zone,omitempty"`
+	Zones []string `json:"zones,omitempty"`
+}
+
+// Empty reports whether the intent says nothing.
+func (i Intent) Empty() bool {
+	return i.Pool == "" && len(i.Pools) == 0 && i.Zone == "" && len(i.Zones) == 0
+}
+
+// Options say how to place a set of manifests.
+type Options struct {
+	// Intent is the caller's (command line or API request). It comes before
+	// a workload's annotations, which come before App.
+	Intent Intent
+	// App is the app file's spec.deployment, the lowest in precedence.
+	App Intent
+	// AppName names the app file in messages.
+	AppName string
+	// DefaultPool is the pool of a workload that no source gives one and
+	// that selects none already; "" places such workloads on no pool.
+	DefaultPool string
+	// Cluster, when set, is checked against: the pools and zones named must
+	// exist, and the pools' taints are tolerated.
+	Cluster *Cluster
+	// NoTolerations leaves the workloads' tolerations as they are.
+	NoTolerations bool
+}
+
+// Cluster is a cluster with its node pools.
+type Cluster struct {
+	Cluster *kpool.Cluster
+	Pools   []*kpool.NodePool
+}
+
+// Result is the placed manifests and what is worth knowing about them.
+type Result struct {
+	// Manifests are the input documents in their order, as YAML: workloads
+	// placed, every other document as it came.
+	Manifests string `json:"manifests"`
+	// Placed counts the workloads placed.
+	Placed   int       `json:"placed"`
+	Warnings []Warning `json:"warnings"`
+}
+
+// Warning is something a person should look at that does not stop the
+// placement, such as a pool that is not Ready.
+type Warning struct {
+	Document int    `json:"document"`
+	Object   string `json:"object"`
+	Message  string `json:"message"`
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("document %d, %s: %s", w.Document, w.Object, w.Message)
+}
+
+// Place places the workloads of manifests (YAML or JSON documents) by the
+// options. Errors are a *kpool.Error (VALIDATION_ERROR) naming each document
+// and field at fault; nothing is returned with them.
+func Place(manifests []byte, o Options) (*Result, error) {
+	var fe kpool.FieldErrors
+	check(&fe, "", requestSource(o.Intent))
+	check(&fe, "", appSource(o.App, o.AppName))
+	if o.DefaultPool != "" {
+		checkValues(&fe, "default_pool", []string{o.DefaultPool})
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	docs, err := split(manifests)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Warnings: []Warning{}}
+	var out []string
+	for _, d := range docs {
+		text, err := d.place(o, &fe, res)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, text)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	res.Manifests = strings.Join(out, "---\n")
+	return res, nil
+}
+
+// appField is the prefix of an app file's fields in messages.
+func appField(name string) string {
+	if name == "" {
+		return "app: spec.deployment."
+	}
+	return name + ": spec.deployment."
+}

@@ -1,0 +1,150 @@
+package placement
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kpool/kpool"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files from what Place returns")
+
+// fixture is a cluster of testdata/clusters.yaml.
+type fixture struct {
+	Cluster kpool.Cluster     `json:"cluster"`
+	Pools   []*kpool.NodePool `json:"pools"`
+}
+
+func clusters(t *testing.T) map[string]*Cluster {
+	t.Helper()
+	data, err := os.ReadFile("testdata/clusters.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs map[string]*fixture
+	if err := yaml.UnmarshalStrict(data, &fs); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*Cluster{}
+	for name, f := range fs {
+		c := f.Cluster
+		out[name] = &Cluster{Cluster: &c, Pools: f.Pools}
+	}
+	return out
+}
+
+// options parses a case's "# place:" line, the flags of kpool place.
+func options(t *testing.T, input string, cs map[string]*Cluster) Options {
+	t.Helper()
+	first, _, _ := strings.Cut(input, "\n")
+	args, ok := strings.CutPrefix(first, "# place:")
+	if !ok {
+		t.Fatalf("the case's first line is not # place: [flags]")
+	}
+	o := Options{DefaultPool: DefaultPool}
+	fs := flag.NewFlagSet("place", flag.ContinueOnError)
+	var pools, zones, cluster, app string
+	fs.StringVar(&o.Intent.Pool, "pool", "", "")
+	fs.StringVar(&pools, "pools", "", "")
+	fs.StringVar(&o.Intent.Zone, "zone", "", "")
+	fs.StringVar(&zones, "zones", "", "")
+	fs.StringVar(&cluster, "cluster", "", "")
+	fs.StringVar(&o.DefaultPool, "default-pool", DefaultPool, "")
+	fs.BoolVar(&o.NoTolerations, "no-tolerations", false, "")
+	fs.StringVar(&app, "app", "", "")
+	if err := fs.Parse(strings.Fields(args)); err != nil {
+		t.Fatal(err)
+	}
+	o.Intent.Pools, o.Intent.Zones = list(pools), list(zones)
+	if cluster != "" {
+		if o.Cluster = cs[cluster]; o.Cluster == nil {
+			t.Fatalf("no cluster %q in testdata/clusters.yaml", cluster)
+		}
+	}
+	if app != "" {
+		data, err := os.ReadFile(filepath.Join("testdata", app))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.App, err = ReadApp(data); err != nil {
+			t.Fatal(err)
+		}
+		o.AppName = app
+	}
+	return o
+}
+
+// render is what a golden file holds: the manifests and warnings, or the
+// error's fields.
+func render(res *Result, err error) string {
+	var b strings.Builder
+	if err != nil {
+		var e *kpool.Error
+		if !errors.As(err, &e) {
+			return "=== error (not a kpool.Error)\n" + err.Error() + "\n"
+		}
+		fmt.Fprintf(&b, "=== error %s: %s\n", e.Code, e.Message)
+		for _, f := range e.Fields {
+			fmt.Fprintf(&b, "%s: %s\n", f.Field, f.Reason)
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "=== %d workloads placed\n", res.Placed)
+	b.WriteString(res.Manifests)
+	if len(res.Warnings) > 0 {
+		b.WriteString("=== warnings\n")
+		for _, w := range res.Warnings {
+			b.WriteString(w.String() + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestGolden places each testdata/*.yaml case with the flags on its first
+// line and compares the result with its .golden file.
+func TestGolden(t *testing.T) {
+	cs := clusters(t)
+	cases, err := filepath.Glob("testdata/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, path := range cases {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		if name == "clusters" || name == "app" {
+			continue
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			in, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := render(Place(in, options(t, string(in), cs)))
+			golden := strings.TrimSuffix(path, ".yaml") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./placement -run TestGolden -update to write it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from what Place returns:\n--- want\n%s\n--- got\n%s", golden, want, got)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no cases in testdata")
+	}
+}

@@ -1,0 +1,75 @@
+package placement
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// placeObject places one object if it is a workload, and reports whether it
+// changed it. item is the object's path in a List ("items[2].").
+func placeObject(o Options, fe *kpool.FieldErrors, res *Result, n int, item string, obj map[string]any) bool {
+	gk, name := kindOf(obj)
+	wl, ok := workloads[gk]
+	if !ok {
+		return false
+	}
+	res.Placed++
+	at := fmt.Sprintf("document %d, %s: %s", n, name, item)
+	warn := func(format string, args ...any) {
+		res.Warnings = append(res.Warnings, Warning{Document: n, Object: name, Message: fmt.Sprintf(format, args...)})
+	}
+
+	meta, ok := path(obj, []string{"metadata"}, false)
+	if !ok {
+		fe.Add(at+"metadata", "is not an object")
+		return false
+	}
+	ann, _ := meta["annotations"].(map[string]any)
+	annSrc := annotationSource(annotationIntent(fe, at, ann))
+	check(fe, at, annSrc)
+
+	specPath := strings.Join(wl.podSpec, ".") + "."
+	spec, ok := path(obj, wl.podSpec, false)
+	if !ok || spec == nil {
+		fe.Add(at+strings.TrimSuffix(specPath, "."), "a %s needs its pod spec here", gk[strings.IndexByte(gk, '/')+1:])
+		return false
+	}
+	pod := &podSpec{spec: spec, at: at + specPath}
+	if !pod.valid(fe) {
+		return false
+	}
+
+	w := weigh(requestSource(o.Intent), annSrc, appSource(o.App, o.AppName))
+	if w.pools.values == nil && o.DefaultPool != "" && !pod.selects(provider.LabelPool) {
+		w.pools, w.defaultPool = choice{[]string{o.DefaultPool}, "default_pool", "the default pool"}, true
+	}
+
+	var reqs []requirement
+	var taints []kpool.Taint
+	if o.Cluster != nil {
+		count, hasCount := 0, false
+		if wl.replicas != nil {
+			count, hasCount = replicas(obj, wl.replicas)
+		}
+		var warns []string
+		reqs, taints, warns = o.Cluster.resolve(fe, at, w, count, hasCount)
+		for _, m := range warns {
+			warn("%s", m)
+		}
+	} else {
+		if w.pools.values != nil {
+			reqs = append(reqs, requirement{key: provider.LabelPool, values: w.pools.values, what: w.pools.what, noun: "pool"})
+		}
+		if w.zones.values != nil {
+			reqs = append(reqs, requirement{key: provider.LabelZone, values: w.zones.values, what: w.zones.what, noun: "zone"})
+		}
+	}
+	changed := pod.require(fe, reqs)
+	if !o.NoTolerations && pod.tolerate(taints) {
+		changed = true
+	}
+	return changed
+}
