@@ -148,3 +148,48 @@ func TestGolden(t *testing.T) {
 		t.Fatal("no cases in testdata")
 	}
 }
+
+// BenchmarkPlace places an app of 100 Deployments and 100 Services against
+// the prod cluster, the size of a large Helm release.
+func BenchmarkPlace(b *testing.B) {
+	data, err := os.ReadFile("testdata/clusters.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var fs map[string]*fixture
+	if err := yaml.UnmarshalStrict(data, &fs); err != nil {
+		b.Fatal(err)
+	}
+	prod := fs["prod"]
+	o := Options{DefaultPool: DefaultPool, Cluster: &Cluster{Cluster: &prod.Cluster, Pools: prod.Pools}}
+	var in strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&in, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-%d, annotations: {kompox.dev/pools: "user,spot", kompox.dev/zones: "1,2"}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web-%d}}
+  template:
+    metadata: {labels: {app: web-%d}}
+    spec:
+      tolerations: [{key: example.com/maintenance, operator: Exists}]
+      containers: [{name: web, image: "nginx:1.27", ports: [{containerPort: 8080}], resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web-%d}
+spec: {selector: {app: web-%d}, ports: [{port: 80, targetPort: 8080}]}
+---
+`, i, i, i, i, i)
+	}
+	manifests := []byte(in.String())
+	b.SetBytes(int64(len(manifests)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Place(manifests, o)
+		if err != nil || res.Placed != 100 {
+			b.Fatalf("%v, %d placed", err, res.Placed)
+		}
+	}
+}
