@@ -33,11 +33,18 @@ func appSource(i Intent, name string) source {
 		}}
 }
 
-func annotationSource(i Intent) source {
+// annotationSource is the intent of the annotations of the metadata at
+// meta ("metadata." or, for a pod template, "spec.template.metadata.").
+func annotationSource(i Intent, meta string) source {
 	key := func(w string) string { return "kompox.dev/" + w }
 	return source{intent: i,
-		field: func(w string) string { return "metadata.annotations[" + key(w) + "]" },
-		what:  func(w string) string { return "annotation " + key(w) }}
+		field: func(w string) string { return meta + "annotations[" + key(w) + "]" },
+		what: func(w string) string {
+			if meta == "metadata." {
+				return "annotation " + key(w)
+			}
+			return "pod template annotation " + key(w)
+		}}
 }
 
 // check records what is wrong with a source's intent on its own: a value
@@ -94,7 +101,7 @@ func list(s string) []string {
 
 // annotationIntent reads a workload's intent annotations; a plural one that
 // names nothing is an error.
-func annotationIntent(fe *kpool.FieldErrors, doc string, ann map[string]any) Intent {
+func annotationIntent(fe *kpool.FieldErrors, at string, ann map[string]any) Intent {
 	get := func(key string) (string, bool) {
 		v, ok := ann[key]
 		if !ok {
@@ -102,7 +109,7 @@ func annotationIntent(fe *kpool.FieldErrors, doc string, ann map[string]any) Int
 		}
 		s, isString := v.(string)
 		if !isString {
-			fe.Add(doc+"metadata.annotations["+key+"]", "an annotation's value is a string, not %v", v)
+			fe.Add(at+"annotations["+key+"]", "an annotation's value is a string, not %v", v)
 			return "", false
 		}
 		return s, true
@@ -111,23 +118,23 @@ func annotationIntent(fe *kpool.FieldErrors, doc string, ann map[string]any) Int
 	if v, ok := get(AnnotationPool); ok {
 		i.Pool = strings.TrimSpace(v)
 		if i.Pool == "" {
-			fe.Add(doc+"metadata.annotations["+AnnotationPool+"]", "names no pool")
+			fe.Add(at+"annotations["+AnnotationPool+"]", "names no pool")
 		}
 	}
 	if v, ok := get(AnnotationZone); ok {
 		i.Zone = strings.TrimSpace(v)
 		if i.Zone == "" {
-			fe.Add(doc+"metadata.annotations["+AnnotationZone+"]", "names no zone")
+			fe.Add(at+"annotations["+AnnotationZone+"]", "names no zone")
 		}
 	}
 	if v, ok := get(AnnotationPools); ok {
 		if i.Pools = list(v); len(i.Pools) == 0 {
-			fe.Add(doc+"metadata.annotations["+AnnotationPools+"]", "names no pools: give them comma-separated")
+			fe.Add(at+"annotations["+AnnotationPools+"]", "names no pools: give them comma-separated")
 		}
 	}
 	if v, ok := get(AnnotationZones); ok {
 		if i.Zones = list(v); len(i.Zones) == 0 {
-			fe.Add(doc+"metadata.annotations["+AnnotationZones+"]", "names no zones: give them comma-separated")
+			fe.Add(at+"annotations["+AnnotationZones+"]", "names no zones: give them comma-separated")
 		}
 	}
 	return i

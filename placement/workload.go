@@ -27,9 +27,19 @@ func placeObject(o Options, fe *kpool.FieldErrors, res *Result, n int, item stri
 		fe.Add(at+"metadata", "is not an object")
 		return false
 	}
+	// The workload's annotations, then its pod template's.
 	ann, _ := meta["annotations"].(map[string]any)
-	annSrc := annotationSource(annotationIntent(fe, at, ann))
+	annSrc := annotationSource(annotationIntent(fe, at+"metadata.", ann), "metadata.")
 	check(fe, at, annSrc)
+	var tmplSrc source
+	if n := len(wl.podSpec); n > 1 {
+		tmplPath := append(append([]string(nil), wl.podSpec[:n-1]...), "metadata")
+		meta := strings.Join(tmplPath, ".") + "."
+		tmeta, _ := path(obj, tmplPath, false)
+		tann, _ := tmeta["annotations"].(map[string]any)
+		tmplSrc = annotationSource(annotationIntent(fe, at+meta, tann), meta)
+		check(fe, at, tmplSrc)
+	}
 
 	specPath := strings.Join(wl.podSpec, ".") + "."
 	spec, ok := path(obj, wl.podSpec, false)
@@ -42,7 +52,7 @@ func placeObject(o Options, fe *kpool.FieldErrors, res *Result, n int, item stri
 		return false
 	}
 
-	w := weigh(requestSource(o.Intent), annSrc, appSource(o.App, o.AppName))
+	w := weigh(requestSource(o.Intent), annSrc, tmplSrc, appSource(o.App, o.AppName))
 	if w.pools.values == nil && o.DefaultPool != "" && !pod.selects(provider.LabelPool) {
 		w.pools, w.defaultPool = choice{[]string{o.DefaultPool}, "default_pool", "the default pool"}, true
 	}
