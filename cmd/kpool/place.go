@@ -32,8 +32,8 @@ the pools and zones it is meant for, so that it fits
   kpool place -f app.yaml --cluster CLUSTER_ID | kubectl apply -f -
 
 Intent comes from the flags, then each workload's annotations kompox.dev/pool,
-kompox.dev/pools, kompox.dev/zone and kompox.dev/zones (comma-separated), then
---app FILE (a Kompox app file's spec.deployment); pools and zones are weighed
+kompox.dev/pools, kompox.dev/zone and kompox.dev/zones (comma-separated; on the
+workload, then on its pod template), then --app FILE (a Kompox app file's spec.deployment); pools and zones are weighed
 apart. A workload that names no pool and selects none goes to --default-pool.
 One pool or zone becomes a nodeSelector on kompox.dev/node-pool or
 kompox.dev/node-zone, several one required node-affinity term with In; the
