@@ -151,8 +151,12 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 		}
 	}
 	if hasCount && len(reached) > 0 && count > maxNodes {
-		warns = append(warns, fmt.Sprintf("%d replicas, but %s %s at most %d nodes: pods will share nodes, or stay Pending where they cannot",
-			count, poolsNoun(reached), have(reached), maxNodes))
+		nodes := "nodes"
+		if maxNodes == 1 {
+			nodes = "node"
+		}
+		warns = append(warns, fmt.Sprintf("%d replicas, but %s %s at most %d %s: pods will share nodes, or stay Pending where they cannot",
+			count, poolsNoun(reached), have(reached), maxNodes, nodes))
 	}
 	return reqs, taints, warns
 }
