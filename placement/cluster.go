@@ -29,11 +29,21 @@ func (c *Cluster) name() string {
 
 func (c *Cluster) platform() kpool.PlatformType { return c.Cluster.Spec.Platform.Type }
 
+// withViews returns a copy of c with each pool's zones and taints worked
+// out, once for every workload placed (c itself is not changed).
+func (c *Cluster) withViews() *Cluster {
+	out := &Cluster{Cluster: c.Cluster, Pools: c.Pools}
+	for _, p := range c.Pools {
+		out.views = append(out.views, c.view(p))
+	}
+	return out
+}
+
 // pool returns the cluster's pool of a name.
 func (c *Cluster) pool(name string) *pool {
-	for _, p := range c.Pools {
-		if p.Name == name {
-			return c.view(p)
+	for _, v := range c.views {
+		if v.Name == name {
+			return v
 		}
 	}
 	return nil
@@ -55,12 +65,11 @@ func (c *Cluster) poolList() string {
 	if len(c.Pools) == 0 {
 		return fmt.Sprintf("cluster %s has no node pools in kpool", c.name())
 	}
-	ps := append([]*kpool.NodePool(nil), c.Pools...)
+	ps := append([]*pool(nil), c.views...)
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
 	var out []string
 	for _, p := range ps {
-		v := c.view(p)
-		s := p.Name + " (" + zoneNoun(v.zones)
+		s := p.Name + " (" + zoneNoun(p.zones)
 		if p.Deleting() {
 			s += ", being deleted"
 		}
@@ -175,9 +184,9 @@ func (c *Cluster) zones(fe *kpool.FieldErrors, at string, w wanted, named []*poo
 	}
 	among := named
 	if w.pools.values == nil {
-		for _, p := range c.Pools {
+		for _, p := range c.views {
 			if !p.Deleting() {
-				among = append(among, c.view(p))
+				among = append(among, p)
 			}
 		}
 	} else if len(named) < len(w.pools.values) {

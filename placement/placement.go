@@ -64,6 +64,8 @@ type Options struct {
 type Cluster struct {
 	Cluster *kpool.Cluster
 	Pools   []*kpool.NodePool
+
+	views []*pool // Pools as placement sees them, worked out once per Place
 }
 
 // Result is the placed manifests and what is worth knowing about them.
@@ -104,6 +106,9 @@ func Place(manifests []byte, o Options) (*Result, error) {
 	docs, err := split(manifests)
 	if err != nil {
 		return nil, err
+	}
+	if o.Cluster != nil {
+		o.Cluster = o.Cluster.withViews()
 	}
 	res := &Result{Warnings: []Warning{}}
 	var out []string

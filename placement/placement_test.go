@@ -22,15 +22,15 @@ type fixture struct {
 	Pools   []*kpool.NodePool `json:"pools"`
 }
 
-func clusters(t *testing.T) map[string]*Cluster {
-	t.Helper()
+func clusters(tb testing.TB) map[string]*Cluster {
+	tb.Helper()
 	data, err := os.ReadFile("testdata/clusters.yaml")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var fs map[string]*fixture
 	if err := yaml.UnmarshalStrict(data, &fs); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	out := map[string]*Cluster{}
 	for name, f := range fs {
@@ -152,16 +152,7 @@ func TestGolden(t *testing.T) {
 // BenchmarkPlace places an app of 100 Deployments and 100 Services against
 // the prod cluster, the size of a large Helm release.
 func BenchmarkPlace(b *testing.B) {
-	data, err := os.ReadFile("testdata/clusters.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var fs map[string]*fixture
-	if err := yaml.UnmarshalStrict(data, &fs); err != nil {
-		b.Fatal(err)
-	}
-	prod := fs["prod"]
-	o := Options{DefaultPool: DefaultPool, Cluster: &Cluster{Cluster: &prod.Cluster, Pools: prod.Pools}}
+	o := Options{DefaultPool: DefaultPool, Cluster: clusters(b)["prod"]}
 	var in strings.Builder
 	for i := range 100 {
 		fmt.Fprintf(&in, `apiVersion: apps/v1

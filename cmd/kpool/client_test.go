@@ -86,14 +86,6 @@ func decode[T any](t *testing.T, srv string, args ...string) T {
 	return v
 }
 
-func errCode(err error) string {
-	var e *kpool.Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
-
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -282,7 +274,7 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 
 	// What a provider lacks is NOT_IMPLEMENTED, named.
 	oke := createCluster(t, srv, "oke-taints", kpool.PlatformOCI)
-	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--taint", "gpu:NoSchedule"); errCode(err) != kpool.CodeNotImplemented ||
+	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--taint", "gpu:NoSchedule"); errCodeOf(err) != kpool.CodeNotImplemented ||
 		!strings.Contains(err.(*kpool.Error).Details, "spec.taints") {
 		t.Errorf("taints on oci: %v", err)
 	}
@@ -298,7 +290,7 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 	t.Run("k3s has no node pools", func(t *testing.T) {
 		k3s := createCluster(t, srv, "edge", kpool.PlatformK3s)
 		_, err := run(srv, "", "nodepool", "create", "p", "--cluster", k3s, "--machine-type", "x")
-		if errCode(err) != kpool.CodeNotImplemented {
+		if errCodeOf(err) != kpool.CodeNotImplemented {
 			t.Errorf("error %v", err)
 		}
 	})
@@ -410,7 +402,7 @@ func TestLists(t *testing.T) {
 	if err != nil || stdout != "" || !strings.Contains(stderr, "No node pools found") {
 		t.Errorf("empty list: %v %q %q", err, stdout, stderr)
 	}
-	if _, err := run(srv, "", "nodepool", "list", "--status", "bogus"); errCode(err) != kpool.CodeValidation {
+	if _, err := run(srv, "", "nodepool", "list", "--status", "bogus"); errCodeOf(err) != kpool.CodeValidation {
 		t.Errorf("bad status: %v", err)
 	}
 }
@@ -467,7 +459,7 @@ func TestUpdateAndScale(t *testing.T) {
 	if f := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); f[5] != "1-5" || f[6] != "(2)" || f[8] != "7/0" {
 		t.Errorf("update -f:\n%s", out)
 	}
-	if _, err := run(srv, "", "nodepool", "update", id, "-f", edited); errCode(err) != kpool.CodeConflict {
+	if _, err := run(srv, "", "nodepool", "update", id, "-f", edited); errCodeOf(err) != kpool.CodeConflict {
 		t.Errorf("update with the same file again: %v", err)
 	}
 
@@ -476,7 +468,7 @@ func TestUpdateAndScale(t *testing.T) {
 		{"scale", id, "--count", "2", "--resource-version", rv0},
 	}
 	for _, args := range conflicts {
-		if _, err := run(srv, "", append([]string{"nodepool"}, args...)...); errCode(err) != kpool.CodeConflict {
+		if _, err := run(srv, "", append([]string{"nodepool"}, args...)...); errCodeOf(err) != kpool.CodeConflict {
 			t.Errorf("%v: %v, want CONFLICT", args, err)
 		}
 	}
@@ -508,12 +500,7 @@ func TestUpdateAndScale(t *testing.T) {
 // report sends a controller's report on a pool.
 func report(t *testing.T, srv, pool string, gen int64, conds ...kpool.Condition) {
 	t.Helper()
-	c := api.NewClient(srv, testController)
-	_, err := c.ReportNodePoolStatus(context.Background(), pool, api.StatusReport{
-		ControllerName: "gcp-nodepool-controller", ObservedGeneration: gen, Conditions: conds, Metadata: json.RawMessage(`{"nodes": 3}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reportAs(t, srv, pool, gen, `{"nodes": 3}`, conds...)
 }
 
 func TestGetAndStatus(t *testing.T) {
@@ -565,10 +552,10 @@ func TestDelete(t *testing.T) {
 	if out := mustRun(t, srv, "nodepool", "delete", fresh.ID); out != "nodepool "+fresh.ID+" deleted\n" {
 		t.Errorf("delete: %q", out)
 	}
-	if _, err := run(srv, "", "nodepool", "get", fresh.ID); errCode(err) != kpool.CodeNotFound {
+	if _, err := run(srv, "", "nodepool", "get", fresh.ID); errCodeOf(err) != kpool.CodeNotFound {
 		t.Errorf("get deleted pool: %v", err)
 	}
-	if _, err := run(srv, "", "cluster", "delete", cluster); errCode(err) != kpool.CodeConflict {
+	if _, err := run(srv, "", "cluster", "delete", cluster); errCodeOf(err) != kpool.CodeConflict {
 		t.Errorf("delete cluster with pools: %v", err)
 	}
 	want := "cluster " + cluster + " is being deleted (waiting for 1 node pools)\n"
@@ -672,7 +659,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"cluster", "list", "--limit", "1000"}, kpool.CodeValidation},
 	}
 	for _, tt := range codes {
-		if _, err := run(srv, "", tt.args...); errCode(err) != tt.code {
+		if _, err := run(srv, "", tt.args...); errCodeOf(err) != tt.code {
 			t.Errorf("%v: %v, want %s", tt.args, err, tt.code)
 		}
 	}

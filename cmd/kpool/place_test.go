@@ -112,7 +112,7 @@ func TestPlaceOnCluster(t *testing.T) {
 	} {
 		args := append([]string{"place", "-f", path, "--cluster", cluster, "--server", srv, "--user", testUser}, tt.args...)
 		out, _, err := execute("", args...)
-		if errCode(err) != kpool.CodeValidation || out != "" {
+		if errCodeOf(err) != kpool.CodeValidation || out != "" {
 			t.Errorf("%v: %v, printed %q", tt.args, err, out)
 			continue
 		}

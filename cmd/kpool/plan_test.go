@@ -118,7 +118,7 @@ func TestDryRun(t *testing.T) {
 		// What Civo cannot do at all.
 		civo := createCluster(t, srv, "civo", kpool.PlatformCivo)
 		cp := createPool(t, srv, "small", civo, "--machine-type", "g4s.kube.medium")
-		if _, err := run(srv, "", "nodepool", "update", cp.ID, "--kubernetes-version", "1.31", "--dry-run"); errCode(err) != kpool.CodeNotImplemented ||
+		if _, err := run(srv, "", "nodepool", "update", cp.ID, "--kubernetes-version", "1.31", "--dry-run"); errCodeOf(err) != kpool.CodeNotImplemented ||
 			!strings.Contains(err.Error()+" "+err.(*kpool.Error).Details, "kubernetesVersion") {
 			t.Errorf("civo version: %v", err)
 		}
@@ -128,7 +128,7 @@ func TestDryRun(t *testing.T) {
 	if got := decode[kpool.NodePool](t, srv, "nodepool", "get", id); got.Generation != 1 || got.ResourceVersion != p.ResourceVersion {
 		t.Errorf("dry runs changed the pool: %+v", got)
 	}
-	if _, err := run(srv, "", "nodepool", "scale", id, "--count", "3", "--dry-run", "--resource-version", "0000000000000000"); errCode(err) != kpool.CodeConflict {
+	if _, err := run(srv, "", "nodepool", "scale", id, "--count", "3", "--dry-run", "--resource-version", "0000000000000000"); errCodeOf(err) != kpool.CodeConflict {
 		t.Errorf("stale dry run: %v", err)
 	}
 }

@@ -212,7 +212,7 @@ func adopt(ap *armcontainerservice.AgentPool, s provider.PoolSpec) (*provider.Po
 	case deref(got.EnableAutoScaling) != deref(want.EnableAutoScaling),
 		deref(got.MinCount) != deref(want.MinCount) || deref(got.MaxCount) != deref(want.MaxCount),
 		!deref(want.EnableAutoScaling) && deref(got.Count) != deref(want.Count),
-		!sameLabels(p.Labels, s.Labels), !sameTaints(p.Taints, spotTaints(s)),
+		!sameLabels(p.Labels, s.Labels), !sameTaints(p.Taints, provider.NodeTaints(platform, s)),
 		!sameMap(p.Tags, s.Tags), p.Mode != s.Mode,
 		s.Version != "" && p.Version != s.Version:
 		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
@@ -370,7 +370,7 @@ func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoo
 	for k, v := range s.Labels {
 		p.NodeLabels[k] = to(v)
 	}
-	for _, t := range spotTaints(s) {
+	for _, t := range provider.NodeTaints(platform, s) {
 		p.NodeTaints = append(p.NodeTaints, to(taintString(t)))
 	}
 	for k, v := range s.Tags {
@@ -400,10 +400,6 @@ func osDiskType(t string) armcontainerservice.OSDiskType {
 	}
 	return armcontainerservice.OSDiskTypeManaged
 }
-
-// spotTaints returns the spec's taints plus, for a spot pool, the taint AKS
-// puts on spot nodes, so that placement can tolerate it.
-func spotTaints(s provider.PoolSpec) []kpool.Taint { return provider.NodeTaints(platform, s) }
 
 func taintString(t kpool.Taint) string {
 	if t.Value == "" {
@@ -459,7 +455,7 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 			p.Taints = append(p.Taints, tt)
 		}
 	}
-	p.Taints = spotTaints(provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
+	p.Taints = provider.NodeTaints(platform, provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
 	for k, v := range pr.Tags {
 		p.Tags[k] = deref(v)
 	}
