@@ -13,11 +13,14 @@ import (
 // ReadApp reads the intent of a Kompox-style app file (YAML or JSON):
 // spec.deployment's pool, zone, pools and zones, the lists given as YAML
 // lists or comma-separated. The file's other fields are not kpool's and are
-// not read.
-func ReadApp(data []byte) (Intent, error) {
+// not read. name is the file's, for errors ("" names it app).
+func ReadApp(name string, data []byte) (Intent, error) {
+	if name == "" {
+		name = "app"
+	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return Intent{}, kpool.Invalid("app", "not YAML or JSON: %v", err)
+		return Intent{}, kpool.Invalid(name, "not YAML or JSON: %v", err)
 	}
 	var f struct {
 		Spec *struct {
@@ -30,18 +33,19 @@ func ReadApp(data []byte) (Intent, error) {
 		} `json:"spec"`
 	}
 	if err := json.Unmarshal(js, &f); err != nil {
-		return Intent{}, kpool.Invalid("app", "not an app file: %v", err)
+		return Intent{}, kpool.Invalid(name, "not an app file: %v", err)
 	}
 	if f.Spec == nil || f.Spec.Deployment == nil {
-		return Intent{}, kpool.Invalid("app", "has no spec.deployment: an app file gives spec.deployment.pool, zone, pools or zones")
+		return Intent{}, kpool.Invalid(name, "has no spec.deployment: an app file gives spec.deployment.pool, zone, pools or zones")
 	}
 	d := f.Spec.Deployment
 	var fe kpool.FieldErrors
 	var i Intent
-	i.Pool = scalar(&fe, "spec.deployment.pool", d.Pool)
-	i.Zone = scalar(&fe, "spec.deployment.zone", d.Zone)
-	i.Pools = values(&fe, "spec.deployment.pools", d.Pools)
-	i.Zones = values(&fe, "spec.deployment.zones", d.Zones)
+	at := name + ": spec.deployment."
+	i.Pool = scalar(&fe, at+"pool", d.Pool)
+	i.Zone = scalar(&fe, at+"zone", d.Zone)
+	i.Pools = values(&fe, at+"pools", d.Pools)
+	i.Zones = values(&fe, at+"zones", d.Zones)
 	return i, fe.Err()
 }
 

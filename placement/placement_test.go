@@ -73,7 +73,7 @@ func options(t *testing.T, input string, cs map[string]*Cluster) Options {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.App, err = ReadApp(data); err != nil {
+		if o.App, err = ReadApp(app, data); err != nil {
 			t.Fatal(err)
 		}
 		o.AppName = app

@@ -53,7 +53,7 @@ func TestReadApp(t *testing.T) {
 		{"spec: {deployment: {zones: {a: 1}}}", Intent{}, "spec.deployment.zones: is a map[string]interface {}, not a list of names"},
 		{"[unclosed", Intent{}, "not YAML or JSON"},
 	} {
-		got, err := ReadApp([]byte(tt.in))
+		got, err := ReadApp("", []byte(tt.in))
 		if tt.err != "" {
 			if err == nil || !contains(err, tt.err) {
 				t.Errorf("%s: %v, want %q", tt.in, err, tt.err)

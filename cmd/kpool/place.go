@@ -64,9 +64,9 @@ Documents that are not workloads are written as they came.`,
 				if err != nil {
 					return err
 				}
-				intent, err := placement.ReadApp(data)
+				intent, err := placement.ReadApp(app, data)
 				if err != nil {
-					return fmt.Errorf("--app %s: %w", app, err)
+					return err
 				}
 				req.App = &intent
 			}
