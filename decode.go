@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -151,13 +152,26 @@ func checkShape(fe *FieldErrors, v any, t reflect.Type, path string) {
 	}
 }
 
+// fieldCache holds jsonFields' answers: types do not change, and working
+// them out on every request was a tenth of a create's CPU.
+var fieldCache sync.Map // reflect.Type -> map[string]reflect.StructField
+
 // jsonFields maps the JSON names of a struct's fields to the fields.
 func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.StructField)
+	}
+	m := structFields(t)
+	fieldCache.Store(t, m)
+	return m
+}
+
+func structFields(t reflect.Type) map[string]reflect.StructField {
 	out := map[string]reflect.StructField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
-			for k, v := range jsonFields(f.Type) { // promoted, as encoding/json does
+			for k, v := range structFields(f.Type) { // promoted, as encoding/json does
 				out[k] = v
 			}
 			continue

@@ -130,3 +130,18 @@ func Invalid(field, format string, args ...any) error {
 	fe.Add(field, format, args...)
 	return fe.Err()
 }
+
+// Errors a Store returns from Tx.CreateNodePool, at once or when the
+// transaction commits.
+var (
+	// ErrProviderNameTaken: another pool of the cluster has the pool's
+	// provider name. The service picks the next name and tries again.
+	ErrProviderNameTaken = errors.New("provider name taken in the cluster")
+	// ErrClusterDeleting: the cluster is being deleted and takes no new
+	// pools. The database enforces it, so that no create can slip in
+	// beside a cluster delete.
+	ErrClusterDeleting = &Error{Code: CodeConflict, Message: "Cluster is being deleted"}
+	// ErrClusterChanged: the cluster is no longer at the generation the
+	// pool was checked against. The service checks it again.
+	ErrClusterChanged = &Error{Code: CodeConflict, Message: "Cluster has changed"}
+)

@@ -2,6 +2,7 @@ package kpool
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -31,6 +32,39 @@ type NodePool struct {
 
 // Deleting reports whether deletion of the pool has been requested.
 func (p *NodePool) Deleting() bool { return p.DeletionTimestamp != nil }
+
+// RawNodePool is a NodePool as stored, its spec and status the JSON the
+// service wrote: reads that only pass a pool on (GET, lists) send it without
+// decoding and encoding it again. Its JSON is a NodePool's.
+type RawNodePool struct {
+	ID                string          `json:"id"`
+	Name              string          `json:"name"`
+	ClusterID         string          `json:"cluster_id"`
+	Generation        int64           `json:"generation"`
+	ResourceVersion   string          `json:"resource_version"`
+	Spec              json.RawMessage `json:"spec"`
+	Status            json.RawMessage `json:"status"`
+	CreatedAt         time.Time       `json:"created_at"`
+	UpdatedAt         time.Time       `json:"updated_at"`
+	CreatedBy         string          `json:"created_by"`
+	DeletionTimestamp *time.Time      `json:"deletion_timestamp,omitempty"`
+	ProviderName      string          `json:"provider_name,omitempty"`
+	ClusterOwner      string          `json:"-"`
+}
+
+// Decode returns the pool with its spec and status decoded.
+func (r *RawNodePool) Decode() (*NodePool, error) {
+	p := &NodePool{ID: r.ID, Name: r.Name, ClusterID: r.ClusterID, Generation: r.Generation, ResourceVersion: r.ResourceVersion,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, DeletionTimestamp: r.DeletionTimestamp,
+		ProviderName: r.ProviderName, ClusterOwner: r.ClusterOwner}
+	if err := json.Unmarshal(r.Spec, &p.Spec); err != nil {
+		return nil, fmt.Errorf("node pool %s: stored spec: %w", r.ID, err)
+	}
+	if err := json.Unmarshal(r.Status, &p.Status); err != nil {
+		return nil, fmt.Errorf("node pool %s: stored status: %w", r.ID, err)
+	}
+	return p, nil
+}
 
 // Pool modes: a system pool hosts cluster add-ons, a user pool applications.
 const (

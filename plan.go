@@ -45,9 +45,11 @@ type Planner interface {
 	CheckCreate(c *Cluster, s *NodePoolSpec) error
 	// Plan classifies every field that differs between old and next.
 	Plan(c *Cluster, old, next *NodePoolSpec) (Plan, error)
-	// ProviderName derives the pool's name at the provider, distinct from
-	// the names in taken.
-	ProviderName(c *Cluster, pool string, taken []string) (string, error)
+	// ProviderNames returns the names the pool may have at the provider,
+	// derived from its kpool name, the preferred first (n > 0: the first n
+	// only). The service takes the first that no other pool of the cluster
+	// has.
+	ProviderNames(c *Cluster, pool string, n int) ([]string, error)
 }
 
 // Refusal turns a plan's replace and not-implemented changes into the

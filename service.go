@@ -3,12 +3,16 @@ package kpool
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +28,12 @@ type Service struct {
 	// Planner, when set, checks every pool write against what the pool's
 	// provider can do and names pools at their providers.
 	Planner Planner
+
+	// clusters caches the clusters pool creates are checked against.
+	clusters clusterCache
+	// updates queues concurrent updates of a pool (see UpdateNodePoolPlan).
+	updatesMu sync.Mutex
+	updates   map[string]*updateQueue
 }
 
 type dryRunKey struct{}
@@ -49,6 +59,9 @@ func (s *Service) write(ctx context.Context, fn func(Tx) error) error {
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if err := fn(tx); err != nil {
 			return err
+		}
+		if err := tx.Flush(); err != nil {
+			return err // a conflict the real write would meet
 		}
 		return errDryRun
 	})
@@ -182,6 +195,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	}
 	now := s.now()
 	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
+	c.ResourceVersion = NewResourceVersion()
 	c.Status = ClusterStatus{Phase: ClusterActive}
 	err = s.write(ctx, func(tx Tx) error {
 		if err := tx.CreateCluster(c); err != nil {
@@ -218,21 +232,64 @@ func find[T any](ctx context.Context, kind, objID string, get func(context.Conte
 		return nil, zero, notFound(kind, objID)
 	}
 	obj, err := get(ctx, objID)
-	if IsNotFound(err) || (err == nil && !id.SeesAll() && !id.Owns(owner(obj))) {
+	if IsNotFound(err) {
 		return nil, zero, notFound(kind, objID)
 	}
 	if err != nil {
 		return nil, zero, err
 	}
-	if write {
-		if _, err := writer(ctx); err != nil {
-			return nil, zero, err
-		}
-		if !id.Owns(owner(obj)) {
-			return nil, zero, Errorf(CodeForbidden, "only the cluster's owner or an admin may change it")
-		}
+	if err := access(ctx, id, kind, objID, owner(obj), write); err != nil {
+		return nil, zero, err
 	}
 	return id, obj, nil
+}
+
+// access decides whether id may see an object owned by owner or, with
+// write, change it. One it may not see is NOT_FOUND (no leak that it
+// exists); one it may see but not change is FORBIDDEN.
+func access(ctx context.Context, id *Identity, kind, objID, owner string, write bool) error {
+	if !id.SeesAll() && !id.Owns(owner) {
+		return notFound(kind, objID)
+	}
+	if write {
+		if _, err := writer(ctx); err != nil {
+			return err
+		}
+		if !id.Owns(owner) {
+			return Errorf(CodeForbidden, "only the cluster's owner or an admin may change it")
+		}
+	}
+	return nil
+}
+
+// lockPool reads and locks a pool in tx for the caller, who must be allowed
+// to see it (or, with write, to change it): the check happens on the row
+// the transaction holds, which saves a read before it.
+func lockPool(ctx context.Context, tx Tx, id *Identity, poolID string, write bool) (*NodePool, *Cluster, []ControllerStatus, error) {
+	p, c, reports, err := tx.NodePool(poolID)
+	if IsNotFound(err) {
+		return nil, nil, nil, notFound("NodePool", poolID)
+	}
+	if err == nil {
+		err = access(ctx, id, "NodePool", poolID, p.ClusterOwner, write)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, c, reports, nil
+}
+
+// poolCaller returns the caller of a pool operation, refusing an id that
+// cannot name a pool before any read.
+func poolCaller(ctx context.Context, poolID string) (*Identity, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !IsUUID(poolID) {
+		return nil, notFound("NodePool", poolID)
+	}
+	return id, nil
 }
 
 // Cluster returns one cluster the caller may see.
@@ -300,7 +357,8 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 			return nil
 		}
 		next.UpdatedAt = s.now()
-		if err := tx.UpdateCluster(&next, true); err != nil {
+		next.Generation = c.Generation + 1
+		if err := updateCluster(tx, &next); err != nil {
 			return err
 		}
 		out = &next
@@ -309,6 +367,7 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 	if err != nil {
 		return nil, err
 	}
+	s.clusters.forget(clusterID)
 	return out, nil
 }
 
@@ -374,13 +433,26 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 			}
 		}
 		if len(live) > 0 && !force {
+			names := live[:min(len(live), 10)]
+			more := ""
+			if len(live) > len(names) {
+				more = fmt.Sprintf(" and %d more", len(live)-len(names))
+			}
 			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Cluster '%s' still has %d node pools", c.Name, len(live)),
-				Details: "delete the node pools first, or delete with force=true to delete them too: " + strings.Join(live, ", ")}
+				Details: "delete the node pools first, or delete with force=true to delete them too: " + strings.Join(names, ", ") + more}
 		}
 		now := s.now()
 		remaining := 0
 		for _, p := range pools {
-			removed, err := s.deletePool(tx, p, id.Email, now)
+			if p.Deleting() {
+				remaining++
+				continue
+			}
+			reports, err := tx.ControllerStatuses(p.ID)
+			if err != nil {
+				return err
+			}
+			removed, err := s.deletePool(tx, p, reports, id.Email, now)
 			if err != nil {
 				return err
 			}
@@ -401,7 +473,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 		}
 		c.Status = ClusterStatus{Phase: ClusterDeleting, Message: fmt.Sprintf("waiting for %d node pools to be deleted", remaining)}
 		c.UpdatedAt = now
-		if err := tx.UpdateCluster(c, false); err != nil {
+		if err := updateCluster(tx, c); err != nil {
 			return err
 		}
 		out = c
@@ -410,19 +482,16 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 	if err != nil {
 		return nil, false, err
 	}
+	s.clusters.forget(clusterID)
 	return out, gone, nil
 }
 
 // deletePool removes a pool no controller has reported on, or marks it
 // Deleting until every reporting controller confirms. It reports whether the
 // record is gone.
-func (s *Service) deletePool(tx Tx, p *NodePool, actor string, now time.Time) (bool, error) {
+func (s *Service) deletePool(tx Tx, p *NodePool, reports []ControllerStatus, actor string, now time.Time) (bool, error) {
 	if p.Deleting() {
 		return false, nil
-	}
-	reports, err := tx.ControllerStatuses(p.ID)
-	if err != nil {
-		return false, err
 	}
 	if len(reports) == 0 {
 		if err := tx.DeleteNodePool(p.ID); err != nil {
@@ -433,19 +502,26 @@ func (s *Service) deletePool(tx Tx, p *NodePool, actor string, now time.Time) (b
 	p.DeletionTimestamp = &now
 	p.UpdatedAt = now
 	p.Status = Aggregate(p, reports, p.Status, now)
-	if err := tx.UpdateNodePool(p, false); err != nil {
+	if err := updatePool(tx, p); err != nil {
 		return false, err
 	}
 	return false, tx.AddEvent(&Event{Type: EventNodePoolDeleting, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: actor, CreatedAt: now})
 }
 
-// removeClusterIfDone deletes a Deleting cluster whose last pool has gone.
+// removeClusterIfDone deletes a Deleting cluster whose last pool has gone. c
+// is the cluster as read with its pool; it is locked here, so that of two
+// last pools going at once, the second to commit sees the first gone. (A
+// cluster whose delete begins after c was read finds the pool gone itself.)
 func (s *Service) removeClusterIfDone(tx Tx, c *Cluster, actor string, now time.Time) error {
 	if !c.Deleting() {
 		return nil
 	}
-	pools, err := tx.LiveNodePools(c.ID)
-	if err != nil || len(pools) > 0 {
+	c, err := tx.Cluster(c.ID)
+	if err != nil {
+		return err
+	}
+	left, err := tx.HasNodePools(c.ID)
+	if err != nil || left {
 		return err
 	}
 	if err := tx.DeleteCluster(c.ID); err != nil {
@@ -464,10 +540,74 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 	if !IsUUID(in.ClusterID) {
 		return nil, Invalid("cluster_id", "%q is not a cluster id (a UUID in canonical form)", in.ClusterID)
 	}
-	id, c, err := s.writableCluster(ctx, in.ClusterID)
-	if err != nil {
-		return nil, err
+	if in.ID == "" {
+		in.ID = newID()
 	}
+	// The pool is checked against the cluster as cached (see clusterCache);
+	// if the cluster has changed since, the database refuses the write and
+	// the pool is checked again against the cluster as it is.
+	fresh := false
+	for attempt := 0; ; attempt++ {
+		id, c, cached, err := s.clusterForCreate(ctx, in.ClusterID, fresh)
+		if err != nil {
+			return nil, err
+		}
+		p, err := s.newPool(id, c, in)
+		if err != nil && cached {
+			fresh = true // refused by a cluster that may have changed: ask again
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = s.insertPool(ctx, id, c, p)
+		switch {
+		case errors.Is(err, ErrClusterChanged) && attempt < 2:
+			s.clusters.forget(c.ID)
+			fresh = true
+			continue
+		case errors.Is(err, ErrClusterChanged):
+			return nil, Errorf(CodeConflict, "Cluster '%s' is changing; try again", c.Name)
+		case errors.Is(err, ErrClusterDeleting):
+			s.clusters.forget(c.ID)
+			return nil, Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+		case IsNotFound(err):
+			s.clusters.forget(c.ID)
+			return nil, notFound("Cluster", c.ID)
+		case errors.Is(err, ErrProviderNameTaken):
+			return nil, &Error{Code: CodeConflict, Message: "No free provider name for node pool '" + p.Name + "'",
+				Details: "pools are being created with names that map to the same provider names; try again"}
+		case err != nil:
+			return nil, err
+		}
+		return p, nil
+	}
+}
+
+// clusterForCreate returns the cluster a pool is to be created in, if the
+// caller may change it: from the cache unless fresh (cached says which).
+func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh bool) (id *Identity, c *Cluster, cached bool, err error) {
+	if id, err = caller(ctx); err != nil {
+		return nil, nil, false, err
+	}
+	if !fresh {
+		c = s.clusters.get(clusterID, s.now())
+	}
+	if c == nil {
+		if _, c, err = s.writableCluster(ctx, clusterID); err != nil {
+			return nil, nil, false, err
+		}
+		s.clusters.put(c, s.now())
+		return id, c, false, nil
+	}
+	if err := access(ctx, id, "Cluster", clusterID, c.CreatedBy, true); err != nil {
+		return nil, nil, false, err
+	}
+	return id, c, true, nil
+}
+
+// newPool builds and checks a new pool of cluster c from a create request.
+func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePool, error) {
 	if !c.Spec.Platform.Type.HasNodePools() {
 		return nil, &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
 			Details: fmt.Sprintf("cluster %s runs on %s, which has no node-pool concept; kpool cannot manage pools there", c.Name, c.Spec.Platform.Type)}
@@ -487,46 +627,63 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 		if err := s.Planner.CheckCreate(c, &p.Spec); err != nil {
 			return nil, err
 		}
-	}
-	if p.ID == "" {
-		p.ID = newID()
-	}
-	err = s.write(ctx, func(tx Tx) error {
-		c, err := tx.Cluster(c.ID)
+		first, err := s.Planner.ProviderNames(c, p.Name, 1)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if c.Deleting() {
-			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
-		}
-		if s.Planner != nil {
-			pools, err := tx.LiveNodePools(c.ID)
-			if err != nil {
-				return err
-			}
-			var taken []string
-			for _, o := range pools {
-				if o.Name == p.Name {
-					return Errorf(CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name)
-				}
-				taken = append(taken, o.ProviderName)
-			}
-			if p.ProviderName, err = s.Planner.ProviderName(c, p.Name, taken); err != nil {
-				return err
-			}
-		}
-		now := s.now()
-		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
-		p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
-		if err := tx.CreateNodePool(p); err != nil {
-			return err
-		}
-		return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
-	})
-	if err != nil {
-		return nil, err
+		p.ProviderName = first[0]
 	}
 	return p, nil
+}
+
+// insertPool writes a new pool. The database checks the names (unique
+// indexes), that the cluster is still at the generation the pool was checked
+// against and is not being deleted (a trigger), so a create reads nothing
+// first and costs the same in a cluster of any size. Only when the preferred
+// provider name is taken are the other candidates looked up, and the create
+// runs again with a free one.
+func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *NodePool) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = s.write(ctx, func(tx Tx) error {
+			if attempt > 0 {
+				names, err := s.Planner.ProviderNames(c, p.Name, 0)
+				if err != nil {
+					return err
+				}
+				taken, err := tx.ProviderNamesTaken(c.ID, names)
+				if err != nil {
+					return err
+				}
+				if p.ProviderName, err = freeName(names, taken, p.Name, c); err != nil {
+					return err
+				}
+			}
+			now := s.now()
+			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
+			p.ResourceVersion = NewResourceVersion()
+			p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+			if err := tx.CreateNodePool(p, c.Generation); err != nil {
+				return err
+			}
+			return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
+		})
+		if !errors.Is(err, ErrProviderNameTaken) || s.Planner == nil || attempt == 2 {
+			return err
+		}
+	}
+}
+
+// freeName returns the first of a pool's provider name candidates that no
+// other pool of the cluster has.
+func freeName(names, taken []string, pool string, c *Cluster) (string, error) {
+	for _, n := range names {
+		if !slices.Contains(taken, n) {
+			return n, nil
+		}
+	}
+	return "", &Error{Code: CodeConflict, Message: "No free provider name for node pool '" + pool + "'",
+		Details: "every name derived from it is taken in cluster " + c.Name + " at " + string(c.Spec.Platform.Type) + "; choose another pool name"}
 }
 
 // visiblePool returns the pool if the caller may see it.
@@ -547,6 +704,28 @@ func (s *Service) NodePool(ctx context.Context, poolID string) (*NodePool, error
 
 // NodePools lists the pools the caller may see.
 func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool], error) {
+	raw, err := s.RawNodePools(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	l := &List[*NodePool]{Items: make([]*NodePool, len(raw.Items)), Total: raw.Total, Limit: raw.Limit, Next: raw.Next}
+	for i, r := range raw.Items {
+		if l.Items[i], err = r.Decode(); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// RawNodePool is NodePool with the spec and status as stored, for answers
+// that pass the pool on as JSON.
+func (s *Service) RawNodePool(ctx context.Context, poolID string) (*RawNodePool, error) {
+	_, p, err := find(ctx, "NodePool", poolID, s.Store.RawNodePool, func(p *RawNodePool) string { return p.ClusterOwner }, false)
+	return p, err
+}
+
+// RawNodePools is NodePools with each pool's spec and status as stored.
+func (s *Service) RawNodePools(ctx context.Context, o ListOptions) (*List[*RawNodePool], error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
@@ -560,120 +739,23 @@ func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool
 	}
 	limit := f.Limit
 	f.Limit++ // one more row than asked says whether a next page exists
-	items, total, err := s.Store.NodePools(ctx, f)
-	return pageOf(items, total, limit, func(p *NodePool) Cursor { return Cursor{p.CreatedAt, p.ID} }), err
-}
-
-// UpdateNodePool applies a PUT or PATCH to a pool. The generation rises by
-// one when the spec changes and not at all for a no-op.
-func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (*NodePool, error) {
-	p, _, err := s.UpdateNodePoolPlan(ctx, poolID, u)
-	return p, err
-}
-
-// UpdateNodePoolPlan is UpdateNodePool that also returns the plan: what the
-// change does at the pool's provider. A change the provider cannot make in
-// place is refused (VALIDATION_ERROR), one it cannot make at all is
-// NOT_IMPLEMENTED.
-func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Update) (*NodePool, Plan, error) {
-	plan := Plan{Changes: []Change{}}
-	id, p0, err := s.writablePool(ctx, poolID)
+	items, total, err := s.Store.RawNodePools(ctx, f)
 	if err != nil {
-		return nil, plan, err
+		return nil, err
 	}
-	var out *NodePool
-	err = s.write(ctx, func(tx Tx) error {
-		c, err := tx.Cluster(p0.ClusterID)
-		if err != nil {
-			return err
-		}
-		p, err := tx.NodePool(poolID)
-		if err != nil {
-			return err
-		}
-		if err := precondition(u.ResourceVersion, p.ResourceVersion, "NodePool", p.Name); err != nil {
-			return err
-		}
-		if p.Deleting() {
-			return Errorf(CodeConflict, "NodePool '%s' is being deleted", p.Name)
-		}
-		var fe FieldErrors
-		if u.Name != nil && *u.Name != p.Name {
-			fe.Add("name", "immutable: the node pool is named %q; create a new pool to use another name", p.Name)
-		}
-		if u.ClusterID != nil && *u.ClusterID != p.ClusterID {
-			fe.Add("cluster_id", "immutable: the node pool belongs to cluster %s", p.ClusterID)
-		}
-		if err := fe.Err(); err != nil {
-			return err
-		}
-		out = p
-		plan.Provider, plan.ProviderName = string(c.Spec.Platform.Type), p.ProviderName
-		if u.Spec == nil {
-			return nil
-		}
-		next := *p
-		if next.Spec, err = mergeSpec(p.Spec, u.Spec, u.Patch); err != nil {
-			return err
-		}
-		DefaultNodePoolSpec(&next.Spec, c)
-		if !carries(u.Spec, "nodeCount") {
-			clampCount(&next.Spec)
-		}
-		if err := ValidateNodePool(&next, c); err != nil {
-			return err
-		}
-		if next.Spec.Equal(&p.Spec) {
-			return nil
-		}
-		if s.Planner != nil {
-			pl, err := s.Planner.Plan(c, &p.Spec, &next.Spec)
-			if err != nil {
-				return err
-			}
-			plan.Changes = pl.Changes
-			if err := pl.Refusal(); err != nil {
-				return err
-			}
-		}
-		reports, err := tx.ControllerStatuses(p.ID)
-		if err != nil {
-			return err
-		}
-		now := s.now()
-		next.UpdatedAt = now
-		next.Generation = p.Generation + 1
-		next.Status = Aggregate(&next, reports, p.Status, now)
-		stored := next.ResourceVersion
-		if err := tx.UpdateNodePool(&next, true); err != nil {
-			return err
-		}
-		if IsDryRun(ctx) {
-			next.ResourceVersion = stored // the new one is never stored
-		}
-		out = &next
-		return tx.AddEvent(&Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: id.Email, CreatedAt: now})
-	})
-	if err != nil {
-		return nil, plan, err
-	}
-	return out, plan, nil
+	return pageOf(items, total, limit, func(p *RawNodePool) Cursor { return Cursor{p.CreatedAt, p.ID} }), nil
 }
 
 // DeleteNodePool deletes a pool: at once if no controller has reported on
 // it, otherwise it is Deleting until every reporting controller reports
 // Deleted=True. gone reports which.
 func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *NodePool, gone bool, err error) {
-	id, p0, err := s.writablePool(ctx, poolID)
+	id, err := poolCaller(ctx, poolID)
 	if err != nil {
 		return nil, false, err
 	}
 	err = s.write(ctx, func(tx Tx) error {
-		c, err := tx.Cluster(p0.ClusterID)
-		if err != nil {
-			return err
-		}
-		p, err := tx.NodePool(poolID)
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, true)
 		if err != nil {
 			return err
 		}
@@ -681,7 +763,7 @@ func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *N
 			return err
 		}
 		now := s.now()
-		if gone, err = s.deletePool(tx, p, id.Email, now); err != nil {
+		if gone, err = s.deletePool(tx, p, reports, id.Email, now); err != nil {
 			return err
 		}
 		out = p
@@ -721,7 +803,7 @@ func statusDocument(p *NodePool, reports []ControllerStatus) *StatusDocument {
 // the pool's generation is refused; one older than the controller's last
 // report is ignored (and says so).
 func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r ControllerStatus) (*StatusDocument, error) {
-	id, p0, err := s.visiblePool(ctx, poolID)
+	id, err := poolCaller(ctx, poolID)
 	if err != nil {
 		return nil, err
 	}
@@ -737,20 +819,12 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 	}
 	var doc *StatusDocument
 	err = s.write(ctx, func(tx Tx) error {
-		c, err := tx.Cluster(p0.ClusterID)
-		if err != nil {
-			return err
-		}
-		p, err := tx.NodePool(poolID)
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, false)
 		if err != nil {
 			return err
 		}
 		if r.ObservedGeneration > p.Generation {
 			return Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
-		}
-		reports, err := tx.ControllerStatuses(poolID)
-		if err != nil {
-			return err
 		}
 		now := s.now()
 		var prev *ControllerStatus
@@ -798,7 +872,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 		}
 		p.Status = Aggregate(p, reports, p.Status, now)
 		p.UpdatedAt = now
-		if err := tx.UpdateNodePool(p, false); err != nil {
+		if err := updatePool(tx, p); err != nil {
 			return err
 		}
 		doc = statusDocument(p, reports)
@@ -857,6 +931,39 @@ func compactObject(m json.RawMessage) json.RawMessage {
 }
 
 // ---- helpers ----
+
+// NewResourceVersion returns a fresh resource version: random, so that no
+// two writes of an object, in any process, share one.
+func NewResourceVersion() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// updatePool writes p under a new resource version, where the stored one is
+// still p's.
+func updatePool(tx Tx, p *NodePool) error {
+	from := p.ResourceVersion
+	p.ResourceVersion = NewResourceVersion()
+	if err := tx.UpdateNodePool(p, from); err != nil {
+		p.ResourceVersion = from
+		return err
+	}
+	return nil
+}
+
+// updateCluster writes c as updatePool writes a pool.
+func updateCluster(tx Tx, c *Cluster) error {
+	from := c.ResourceVersion
+	c.ResourceVersion = NewResourceVersion()
+	if err := tx.UpdateCluster(c, from); err != nil {
+		c.ResourceVersion = from
+		return err
+	}
+	return nil
+}
 
 func precondition(want, have, kind, name string) error {
 	if want != "" && want != have {
@@ -976,8 +1083,12 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 		}
 		now := s.now()
 		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
+		p.ResourceVersion = NewResourceVersion()
 		p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
-		if err := tx.CreateNodePool(p); err != nil {
+		if err := tx.CreateNodePool(p, c.Generation); err != nil {
+			if errors.Is(err, ErrProviderNameTaken) {
+				return Errorf(CodeConflict, "NodePool with provider name '%s' already exists in cluster", providerName)
+			}
 			return err
 		}
 		out = p

@@ -17,6 +17,10 @@ type Store interface {
 	Clusters(ctx context.Context, f ClusterFilter) ([]*Cluster, int, error)
 	NodePool(ctx context.Context, id string) (*NodePool, error)
 	NodePools(ctx context.Context, f NodePoolFilter) ([]*NodePool, int, error)
+	// RawNodePool and RawNodePools are NodePool and NodePools with the
+	// spec and status left as the stored JSON.
+	RawNodePool(ctx context.Context, id string) (*RawNodePool, error)
+	RawNodePools(ctx context.Context, f NodePoolFilter) ([]*RawNodePool, int, error)
 	ControllerStatuses(ctx context.Context, poolID string) ([]ControllerStatus, error)
 	// Events returns up to limit events with an id above after, oldest first.
 	Events(ctx context.Context, after int64, limit int) ([]Event, error)
@@ -42,31 +46,55 @@ type Store interface {
 
 // Tx is one write transaction. Cluster and NodePool lock the row they return
 // until the transaction ends, so a read-modify-write under them cannot lose an
-// update. Lock a pool's cluster before the pool.
+// update. Lock a cluster before its pools.
+//
+// Writes may be queued and sent with the next read or the commit (so that a
+// transaction costs a round trip per read, not per statement); their errors
+// then come from that read, from Flush or from the commit, and a failed write
+// aborts the whole transaction.
 type Tx interface {
 	Cluster(id string) (*Cluster, error)
-	NodePool(id string) (*NodePool, error)
-	// LiveNodePools returns the pools of a cluster, deleting ones included.
+	// NodePool locks a pool and returns it with its cluster (read, not
+	// locked) and every controller's report on it: what a change of a pool
+	// needs, in one round trip.
+	NodePool(id string) (*NodePool, *Cluster, []ControllerStatus, error)
+	// LiveNodePools locks and returns the pools of a cluster, deleting ones
+	// included.
 	LiveNodePools(clusterID string) ([]*NodePool, error)
+	// HasNodePools reports whether a cluster has any pool.
+	HasNodePools(clusterID string) (bool, error)
+	// ProviderNamesTaken returns which of names other pools of the cluster
+	// have as their provider name.
+	ProviderNamesTaken(clusterID string, names []string) ([]string, error)
 	ControllerStatuses(poolID string) ([]ControllerStatus, error)
 
-	// CreateCluster inserts c and sets its resource version. A live cluster
-	// of the same owner and name is a CONFLICT.
+	// CreateCluster inserts c. A live cluster of the same owner and name, or
+	// the same id, is a CONFLICT.
 	CreateCluster(c *Cluster) error
-	// UpdateCluster writes c where the stored resource version is still
-	// c.ResourceVersion, raises the generation by one in SQL when
-	// specChanged, and sets c's new generation and resource version.
-	UpdateCluster(c *Cluster, specChanged bool) error
+	// UpdateCluster writes c as it is (generation and new resource version
+	// included) where the stored resource version is still from; otherwise
+	// it is a CONFLICT.
+	UpdateCluster(c *Cluster, from string) error
 	DeleteCluster(id string) error
 
-	CreateNodePool(p *NodePool) error
-	UpdateNodePool(p *NodePool, specChanged bool) error
+	// CreateNodePool inserts p, which was checked against its cluster at
+	// clusterGeneration. The same name or id is a CONFLICT, the same
+	// provider name ErrProviderNameTaken; a cluster being deleted is
+	// ErrClusterDeleting, one at another generation ErrClusterChanged, a
+	// missing one NOT_FOUND.
+	CreateNodePool(p *NodePool, clusterGeneration int64) error
+	// UpdateNodePool writes p as UpdateCluster writes a cluster.
+	UpdateNodePool(p *NodePool, from string) error
 	// DeleteNodePool removes the pool and its controller reports.
 	DeleteNodePool(id string) error
 	PutControllerStatus(poolID string, cs *ControllerStatus) error
 
-	// AddEvent appends to the outbox and sets e.ID.
+	// AddEvent appends to the outbox.
 	AddEvent(e *Event) error
+	// Flush sends queued writes and returns the first error: a dry run
+	// flushes before it rolls back, so that it meets every conflict a real
+	// write would.
+	Flush() error
 }
 
 // ClusterFilter selects clusters. Empty fields select everything.

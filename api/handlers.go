@@ -63,6 +63,16 @@ type NodePoolList struct {
 	Next      string            `json:"next,omitempty"`
 }
 
+// rawNodePoolList is a NodePoolList as the server writes it: each pool's
+// spec and status as stored, not decoded and encoded again.
+type rawNodePoolList struct {
+	NodePools []*kpool.RawNodePool `json:"nodepools"`
+	Total     int                  `json:"total"`
+	Limit     int                  `json:"limit"`
+	Offset    int                  `json:"offset"`
+	Next      string               `json:"next,omitempty"`
+}
+
 // ---- query parameters ----
 
 // query checks that r's query has only the allowed parameters, each once.
@@ -218,6 +228,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, v any,
 		setETag(w, o.ResourceVersion)
 	case *kpool.NodePool:
 		setETag(w, o.ResourceVersion)
+	case *kpool.RawNodePool:
+		setETag(w, o.ResourceVersion)
 	}
 	writeJSON(w, status, v)
 }
@@ -345,12 +357,12 @@ func (s *Server) listClusterNodePools(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o kpool.ListOptions) {
-	l, err := s.svc.NodePools(r.Context(), o)
+	l, err := s.svc.RawNodePools(r.Context(), o)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, NodePoolList{NodePools: l.Items, Total: l.Total, Limit: l.Limit, Offset: o.Offset, Next: l.Next})
+	writeJSON(w, http.StatusOK, rawNodePoolList{NodePools: l.Items, Total: l.Total, Limit: l.Limit, Offset: o.Offset, Next: l.Next})
 }
 
 func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
@@ -393,7 +405,7 @@ func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, err := s.svc.NodePool(r.Context(), r.PathValue("id"))
+	p, err := s.svc.RawNodePool(r.Context(), r.PathValue("id"))
 	s.send(w, r, http.StatusOK, p, err)
 }
 

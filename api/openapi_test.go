@@ -1087,9 +1087,11 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`},
 		{oaOwner, "DELETE", "/api/v1/clusters/" + gke.ID, ""},
 		{oaOwner, "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", ""},
-		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{"name":"x","spec":{}}`},
+		// Valid pools: a create checks its spec against the cluster as cached,
+		// so only a valid one reaches the database.
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{"name":"x","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}}`},
 		{oaOwner, "GET", "/api/v1/nodepools", ""},
-		{oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`},
+		{oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}}`},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`},

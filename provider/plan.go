@@ -203,8 +203,9 @@ func (Planner) Plan(c *kpool.Cluster, old, next *kpool.NodePoolSpec) (kpool.Plan
 	return plan, nil
 }
 
-// ProviderName derives the pool's provider name (see ProviderName).
-func (Planner) ProviderName(c *kpool.Cluster, pool string, taken []string) (string, error) {
-	name, err := ProviderName(c.Spec.Platform.Type, pool, taken)
-	return name, APIError(err)
+// ProviderNames lists the names the pool may have at its provider (see
+// ProviderNames).
+func (Planner) ProviderNames(c *kpool.Cluster, pool string, n int) ([]string, error) {
+	names, err := ProviderNames(c.Spec.Platform.Type, pool, n)
+	return names, APIError(err)
 }

@@ -1,15 +1,17 @@
-// Package store implements kpool.Store on database/sql. The SQL is shared;
-// store/sqlite and store/postgres supply the driver, the schema migrations and
-// a Dialect for what differs (placeholders, row locks, time encoding, errors).
+// Package store implements kpool.Store on SQL. The SQL is shared; store/sqlite
+// and store/postgres supply the Database (connections and transactions), the
+// schema migrations and a Dialect for what differs (placeholders, row locks,
+// time encoding, constraint errors).
+//
+// Costs do not grow with the data: a pool is read by its key, a create checks
+// names through unique indexes rather than by reading the cluster's pools, a
+// list page is an index range (keyset) and its total a sum over per-cluster
+// counters that triggers keep (see the migrations).
 package store
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,56 +30,79 @@ type Dialect struct {
 	LockSuffix string
 	// Time encodes a time for a query parameter.
 	Time func(time.Time) any
-	// UniqueViolation reports whether err is a unique-constraint violation.
-	UniqueViolation func(error) bool
+	// Violation names the constraint err broke, as the migrations name it
+	// (an index such as "nodepools_cluster_name", "foreign key", or a
+	// trigger's "kpool_cluster_deleting"), or reports false.
+	Violation func(err error) (string, bool)
 	// Retryable reports whether a transaction failed only because it ran
 	// against another (deadlock, serialization); Write then runs it again.
 	Retryable func(error) bool
-	// AfterEvent runs in the transaction after its first event is added,
-	// e.g. to NOTIFY other processes on commit. May be nil.
-	AfterEvent func(ctx context.Context, tx *sql.Tx, e *kpool.Event) error
+	// ExpectGeneration, when set, is the statement that hands a pool
+	// insert's trigger the generation its cluster must be at (as a text
+	// argument); otherwise the store reads the cluster in the transaction
+	// before the insert.
+	ExpectGeneration string
+	// OneRow, when set, wraps an UPDATE so that the database itself fails
+	// the transaction (constraint "kpool_stale") unless exactly one row
+	// changed: needed where writes are pipelined with the commit, as the
+	// store sees a row count only after the commit has been sent.
+	OneRow func(update string) string
 }
 
-// DB is a kpool.Store on a SQL database. Writes go through the write pool
-// (one connection on SQLite, so writers queue in Go instead of spinning on
-// a lock); reads use the read pool.
+// Constraint names the store maps to kpool errors.
+const (
+	violationClusterID       = "clusters_pkey"
+	violationClusterName     = "clusters_owner_name"
+	violationPoolID          = "nodepools_pkey"
+	violationPoolName        = "nodepools_cluster_name"
+	violationProviderName    = "nodepools_cluster_provider_name"
+	violationClusterDeleting = "kpool_cluster_deleting"
+	violationClusterChanged  = "kpool_cluster_changed"
+	violationStale           = "kpool_stale"
+	// ViolationForeignKey is what a dialect that cannot tell which foreign
+	// key was broken names it.
+	ViolationForeignKey = "foreign key"
+)
+
+// DB is a kpool.Store on a SQL database.
 type DB struct {
-	read, write *sql.DB
-	d           Dialect
+	db Database
+	d  Dialect
 
 	mu   sync.Mutex
 	subs map[chan struct{}]bool
 	// Listen, when set, delivers other processes' commits: it calls wake
 	// for each until ctx ends (PostgreSQL LISTEN). It is started with the
 	// first subscriber.
-	Listen    func(ctx context.Context, wake func())
+	Listen func(ctx context.Context, wake func())
+	// Notify, when set, tells other processes that events committed. It is
+	// called after the commit and must not block: a notification is only a
+	// wake-up (readers also poll), so it is sent outside the transaction,
+	// where it costs no commit its throughput.
+	Notify    func()
 	listening bool
 	stop      context.CancelFunc
 }
 
-// New returns a Store on the given pools (which may be the same) and dialect.
-// The schema must already be migrated.
-func New(read, write *sql.DB, d Dialect) *DB {
-	return &DB{read: read, write: write, d: d, subs: map[chan struct{}]bool{}}
+// New returns a Store on db with dialect d. The schema must already be
+// migrated.
+func New(db Database, d Dialect) *DB {
+	return &DB{db: db, d: d, subs: map[chan struct{}]bool{}}
 }
 
-// Close closes both pools.
+// Close closes the database.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.stop != nil {
 		db.stop()
 	}
 	db.mu.Unlock()
-	err := db.write.Close()
-	if db.read != db.write {
-		err = errors.Join(err, db.read.Close())
-	}
-	return err
+	return db.db.Close()
 }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.read.PingContext(ctx); err != nil {
+	if err := db.db.Ping(ctx); err != nil {
 		return fmt.Errorf("database unreachable: %w", err)
 	}
 	return nil
@@ -103,12 +128,9 @@ func rebind(query string, numbered bool) string {
 	return b.String()
 }
 
-func newResourceVersion() string {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
-	return hex.EncodeToString(b[:])
+// read is one query for Database.Read or Conn.Read, rebound for the dialect.
+func (db *DB) read(query string, args []any, row func(Scanner) error) Read {
+	return Read{SQL: db.q(query), Args: args, Row: row}
 }
 
 // timeCol scans a time stored either as a native timestamp or as text.
@@ -168,6 +190,23 @@ func (c jsonCol) Scan(v any) error {
 	return fmt.Errorf("cannot scan %T as JSON", v)
 }
 
+// rawCol scans a JSON column's text as it is.
+type rawCol struct{ v *json.RawMessage }
+
+func (c rawCol) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*c.v = nil
+	case string:
+		*c.v = json.RawMessage(x)
+	case []byte:
+		*c.v = append(json.RawMessage(nil), x...)
+	default:
+		return fmt.Errorf("cannot scan %T as JSON", v)
+	}
+	return nil
+}
+
 func (db *DB) nullTime(t *time.Time) any {
 	if t == nil {
 		return nil
@@ -183,15 +222,9 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// queryer is what reads need from a pool or a transaction.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 const clusterCols = `c.id, c.name, c.created_by, c.generation, c.resource_version, c.spec, c.status, c.created_at, c.updated_at, c.deletion_timestamp`
 
-func scanCluster(s interface{ Scan(...any) error }) (*kpool.Cluster, error) {
+func scanCluster(s Scanner) (*kpool.Cluster, error) {
 	c := &kpool.Cluster{}
 	err := s.Scan(&c.ID, &c.Name, &c.CreatedBy, &c.Generation, &c.ResourceVersion, jsonCol{&c.Spec}, jsonCol{&c.Status},
 		timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}, nullTimeCol{&c.DeletionTimestamp})
@@ -200,45 +233,68 @@ func scanCluster(s interface{ Scan(...any) error }) (*kpool.Cluster, error) {
 
 const poolCols = `p.id, p.name, p.cluster_id, p.created_by, p.generation, p.resource_version, p.spec, p.status, p.created_at, p.updated_at, p.deletion_timestamp, p.provider_name, c.created_by`
 
-func scanPool(s interface{ Scan(...any) error }) (*kpool.NodePool, error) {
+func poolDest(p *kpool.NodePool) []any {
+	return []any{&p.ID, &p.Name, &p.ClusterID, &p.CreatedBy, &p.Generation, &p.ResourceVersion, jsonCol{&p.Spec}, jsonCol{&p.Status},
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner}
+}
+
+func scanPool(s Scanner) (*kpool.NodePool, error) {
 	p := &kpool.NodePool{}
-	err := s.Scan(&p.ID, &p.Name, &p.ClusterID, &p.CreatedBy, &p.Generation, &p.ResourceVersion, jsonCol{&p.Spec}, jsonCol{&p.Status},
+	return p, s.Scan(poolDest(p)...)
+}
+
+func scanRawPool(s Scanner) (*kpool.RawNodePool, error) {
+	p := &kpool.RawNodePool{}
+	return p, s.Scan(&p.ID, &p.Name, &p.ClusterID, &p.CreatedBy, &p.Generation, &p.ResourceVersion, rawCol{&p.Spec}, rawCol{&p.Status},
 		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner)
-	return p, err
 }
 
-func (db *DB) cluster(ctx context.Context, q queryer, id string, lock bool) (*kpool.Cluster, error) {
-	query := `SELECT ` + clusterCols + ` FROM clusters c WHERE c.id = ?`
-	if lock {
-		query += db.d.LockSuffix
-	}
-	c, err := scanCluster(q.QueryRowContext(ctx, db.q(query), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: id}
-	}
-	return c, err
+func clusterNotFound(id string) error {
+	return &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: id}
 }
 
-func (db *DB) pool(ctx context.Context, q queryer, id string, lock bool) (*kpool.NodePool, error) {
-	query := `SELECT ` + poolCols + ` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?`
-	if lock {
-		query += strings.Replace(db.d.LockSuffix, "UPDATE", "UPDATE OF p", 1)
-	}
-	p, err := scanPool(q.QueryRowContext(ctx, db.q(query), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &kpool.Error{Code: kpool.CodeNotFound, Message: "NodePool not found", Details: id}
-	}
-	return p, err
+func poolNotFound(id string) error {
+	return &kpool.Error{Code: kpool.CodeNotFound, Message: "NodePool not found", Details: id}
 }
 
 // Cluster returns one cluster, deleting ones included.
 func (db *DB) Cluster(ctx context.Context, id string) (*kpool.Cluster, error) {
-	return db.cluster(ctx, db.read, id, false)
+	var c *kpool.Cluster
+	err := db.db.Read(ctx, db.clusterRead(id, "", &c))
+	if err == nil && c == nil {
+		err = clusterNotFound(id)
+	}
+	return c, err
+}
+
+func (db *DB) clusterRead(id, lock string, out **kpool.Cluster) Read {
+	return db.read(`SELECT `+clusterCols+` FROM clusters c WHERE c.id = ?`+lock, []any{id}, func(s Scanner) (err error) {
+		*out, err = scanCluster(s)
+		return err
+	})
 }
 
 // NodePool returns one pool, deleting ones included.
 func (db *DB) NodePool(ctx context.Context, id string) (*kpool.NodePool, error) {
-	return db.pool(ctx, db.read, id, false)
+	r, err := db.RawNodePool(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return r.Decode()
+}
+
+// RawNodePool returns one pool with its spec and status as stored.
+func (db *DB) RawNodePool(ctx context.Context, id string) (*kpool.RawNodePool, error) {
+	var p *kpool.RawNodePool
+	err := db.db.Read(ctx, db.read(`SELECT `+poolCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?`,
+		[]any{id}, func(s Scanner) (err error) {
+			p, err = scanRawPool(s)
+			return err
+		}))
+	if err == nil && p == nil {
+		err = poolNotFound(id)
+	}
+	return p, err
 }
 
 // where builds a WHERE clause from conditions joined by AND.
@@ -259,14 +315,14 @@ func (w *where) String() string {
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
 
-// page returns the ORDER BY/LIMIT/OFFSET tail and adds the cursor condition.
-func (db *DB) page(w *where, p kpool.Page, table string) (string, []any) {
-	all := *w
-	all.conds = append([]string(nil), w.conds...)
-	all.args = append([]any(nil), w.args...)
+// page returns the ORDER BY/LIMIT/OFFSET tail with the keyset condition. The
+// cursor is a row value, so that it is a range of the (…, created_at, id)
+// index rather than a filter over the rows before it: a page costs the same
+// at any depth.
+func (db *DB) page(w where, p kpool.Page, table string) (string, []any) {
+	all := where{conds: append([]string(nil), w.conds...), args: append([]any(nil), w.args...)}
 	if p.After != nil {
-		all.add(fmt.Sprintf("(%[1]s.created_at > ? OR (%[1]s.created_at = ? AND %[1]s.id > ?))", table),
-			db.d.Time(p.After.CreatedAt), db.d.Time(p.After.CreatedAt), p.After.ID)
+		all.add(fmt.Sprintf("(%[1]s.created_at, %[1]s.id) > (?, ?)", table), db.d.Time(p.After.CreatedAt), p.After.ID)
 	}
 	tail := fmt.Sprintf("%s ORDER BY %[2]s.created_at, %[2]s.id LIMIT ? OFFSET ?", all.String(), table)
 	return tail, append(all.args, p.Limit, p.Offset)
@@ -278,111 +334,123 @@ func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Clu
 	if f.Owner != "" {
 		w.add("c.created_by = ?", strings.ToLower(f.Owner))
 	}
-	tail, args := db.page(&w, f.Page, "c")
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+clusterCols+` FROM clusters c`+tail), args...)
+	tail, args := db.page(w, f.Page, "c")
+	out := []*kpool.Cluster{}
+	var total int
+	err := db.db.Read(ctx,
+		db.read(`SELECT `+clusterCols+` FROM clusters c`+tail, args, func(s Scanner) error {
+			c, err := scanCluster(s)
+			out = append(out, c)
+			return err
+		}),
+		db.read(`SELECT count(*) FROM clusters c`+w.String(), w.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*kpool.Cluster{}
-	for rows.Next() {
-		c, err := scanCluster(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	var total int
-	err = db.read.QueryRowContext(ctx, db.q(`SELECT count(*) FROM clusters c`+w.String()), w.args...).Scan(&total)
-	return out, total, err
+	return out, total, nil
 }
 
-// NodePools lists pools in (created_at, id) order with the total count.
+// NodePools lists pools in (created_at, id) order, with the total.
 func (db *DB) NodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.NodePool, int, error) {
-	var w where
+	raw, total, err := db.RawNodePools(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]*kpool.NodePool, len(raw))
+	for i, r := range raw {
+		if out[i], err = r.Decode(); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
+}
+
+// RawNodePools lists pools with their spec and status as stored. The page
+// is an index range and the total a sum over the counters the schema's
+// triggers keep per cluster, phase and health, so a page costs the same at
+// any depth, with ten pools or a million.
+func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.RawNodePool, int, error) {
+	var w, cw where
 	if f.Owner != "" {
 		w.add("c.created_by = ?", strings.ToLower(f.Owner))
+		cw.add("c.created_by = ?", strings.ToLower(f.Owner))
 	}
 	if f.ClusterID != "" {
 		w.add("p.cluster_id = ?", f.ClusterID)
+		cw.add("k.cluster_id = ?", f.ClusterID)
 	}
 	if f.Phase != "" {
 		w.add("p.phase = ?", string(f.Phase))
+		cw.add("k.phase = ?", string(f.Phase))
 	}
 	if f.Health != "" {
 		w.add("p.health = ?", string(f.Health))
+		cw.add("k.health = ?", string(f.Health))
 	}
-	from := ` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`
-	tail, args := db.page(&w, f.Page, "p")
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT `+poolCols+from+tail), args...)
+	tail, args := db.page(w, f.Page, "p")
+	counts := ` FROM nodepool_counts k`
+	if f.Owner != "" {
+		counts += ` JOIN clusters c ON c.id = k.cluster_id`
+	}
+	out := []*kpool.RawNodePool{}
+	var total int64
+	err := db.db.Read(ctx,
+		db.read(`SELECT `+poolCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`+tail, args, func(s Scanner) error {
+			p, err := scanRawPool(s)
+			out = append(out, p)
+			return err
+		}),
+		db.read(`SELECT coalesce(sum(k.n), 0)`+counts+cw.String(), cw.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*kpool.NodePool{}
-	for rows.Next() {
-		p, err := scanPool(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	var total int
-	err = db.read.QueryRowContext(ctx, db.q(`SELECT count(*)`+from+w.String()), w.args...).Scan(&total)
-	return out, total, err
+	return out, int(total), nil
 }
 
 // ControllerStatuses returns every controller's report on a pool, by name.
 func (db *DB) ControllerStatuses(ctx context.Context, poolID string) ([]kpool.ControllerStatus, error) {
-	return db.statuses(ctx, db.read, poolID)
+	out := []kpool.ControllerStatus{}
+	return out, db.db.Read(ctx, db.statusesRead(poolID, &out))
 }
 
-func (db *DB) statuses(ctx context.Context, q queryer, poolID string) ([]kpool.ControllerStatus, error) {
-	rows, err := q.QueryContext(ctx, db.q(`SELECT controller_name, observed_generation, conditions, metadata, updated_at
-		FROM nodepool_controller_status WHERE nodepool_id = ? ORDER BY controller_name`), poolID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []kpool.ControllerStatus{}
-	for rows.Next() {
+func (db *DB) statusesRead(poolID string, out *[]kpool.ControllerStatus) Read {
+	return db.read(`SELECT controller_name, observed_generation, conditions, metadata, updated_at
+		FROM nodepool_controller_status WHERE nodepool_id = ? ORDER BY controller_name`, []any{poolID}, func(s Scanner) error {
 		var cs kpool.ControllerStatus
-		var meta string
-		if err := rows.Scan(&cs.ControllerName, &cs.ObservedGeneration, jsonCol{&cs.Conditions}, &meta, timeCol{&cs.UpdatedAt}); err != nil {
-			return nil, err
+		if err := s.Scan(&cs.ControllerName, &cs.ObservedGeneration, jsonCol{&cs.Conditions}, rawCol{&cs.Metadata}, timeCol{&cs.UpdatedAt}); err != nil {
+			return err
 		}
-		cs.Metadata = json.RawMessage(meta)
 		if cs.Conditions == nil {
 			cs.Conditions = []kpool.Condition{}
 		}
-		out = append(out, cs)
-	}
-	return out, rows.Err()
+		*out = append(*out, cs)
+		return nil
+	})
 }
 
 // Events returns up to limit outbox events after the given id.
 func (db *DB) Events(ctx context.Context, after int64, limit int) ([]kpool.Event, error) {
-	rows, err := db.read.QueryContext(ctx, db.q(`SELECT id, type, object_id, cluster_id, generation, actor, created_at
-		FROM events WHERE id > ? ORDER BY id LIMIT ?`), after, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := []kpool.Event{}
-	for rows.Next() {
+	err := db.db.Read(ctx, db.read(`SELECT id, type, object_id, cluster_id, generation, actor, created_at
+		FROM events WHERE id > ? ORDER BY id LIMIT ?`, []any{after, limit}, func(s Scanner) error {
 		var e kpool.Event
-		if err := rows.Scan(&e.ID, &e.Type, &e.ObjectID, &e.ClusterID, &e.Generation, &e.Actor, timeCol{&e.CreatedAt}); err != nil {
-			return nil, err
+		if err := s.Scan(&e.ID, &e.Type, &e.ObjectID, &e.ClusterID, &e.Generation, &e.Actor, timeCol{&e.CreatedAt}); err != nil {
+			return err
 		}
 		out = append(out, e)
+		return nil
+	}))
+	return out, err
+}
+
+// LastEventID returns the newest event's id.
+func (db *DB) LastEventID(ctx context.Context) (int64, error) {
+	var id *int64
+	err := db.db.Read(ctx, db.read(`SELECT max(id) FROM events`, nil, func(s Scanner) error { return s.Scan(&id) }))
+	if id == nil {
+		return 0, err
 	}
-	return out, rows.Err()
+	return *id, err
 }
 
 // Write runs fn in one transaction and commits it. A transaction that lost a
@@ -399,20 +467,24 @@ func (db *DB) Write(ctx context.Context, fn func(kpool.Tx) error) error {
 }
 
 func (db *DB) write1(ctx context.Context, fn func(kpool.Tx) error) error {
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+	conn, err := db.db.Begin(ctx)
 	if err != nil {
 		return err
 	}
-	t := &tx{db: db, tx: sqlTx, ctx: ctx}
+	t := &tx{db: db, conn: conn, ctx: ctx}
 	if err := fn(t); err != nil {
-		_ = sqlTx.Rollback()
+		_ = conn.Rollback(ctx)
 		return err
 	}
-	if err := sqlTx.Commit(); err != nil {
+	if err := conn.Commit(ctx); err != nil {
+		_ = conn.Rollback(ctx)
 		return err
 	}
 	if t.events > 0 {
 		db.wake()
+		if db.Notify != nil {
+			db.Notify()
+		}
 	}
 	return nil
 }
@@ -451,167 +523,239 @@ func (db *DB) wake() {
 	}
 }
 
-// LastEventID returns the newest event's id.
-func (db *DB) LastEventID(ctx context.Context) (int64, error) {
-	var id sql.NullInt64
-	err := db.read.QueryRowContext(ctx, `SELECT max(id) FROM events`).Scan(&id)
-	return id.Int64, err
-}
-
 // AcquireLease takes or renews a lease in one statement: it is written
 // only where it is free, expired, or already the holder's.
 func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	now := time.Now().UTC()
-	_, err := db.write.ExecContext(ctx, db.q(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+	n, err := db.db.Exec(ctx, db.q(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 		WHERE leases.holder = excluded.holder OR leases.expires_at < ?`), name, holder, db.d.Time(now.Add(ttl)), db.d.Time(now))
-	if err != nil {
-		return false, err
-	}
-	var got string
-	if err := db.write.QueryRowContext(ctx, db.q(`SELECT holder FROM leases WHERE name = ?`), name).Scan(&got); err != nil {
-		return false, err
-	}
-	return got == holder, nil
+	return n == 1, err
 }
 
 // ReleaseLease expires the lease if holder has it, so a standby need not
 // wait for it to run out.
 func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
-	_, err := db.write.ExecContext(ctx, db.q(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`),
+	_, err := db.db.Exec(ctx, db.q(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`),
 		db.d.Time(time.Unix(0, 0).UTC()), name, holder)
 	return err
 }
 
-// tx implements kpool.Tx.
+// tx implements kpool.Tx on a Conn. Reads go out at once; writes may be
+// queued until the next read or the commit (see Conn).
 type tx struct {
 	db     *DB
-	tx     *sql.Tx
+	conn   Conn
 	ctx    context.Context
 	events int
 }
 
-func (t *tx) exec(query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(t.ctx, t.db.q(query), args...)
+// lockOf returns the dialect's row lock for table alias a in a join.
+func (t *tx) lockOf(a string) string {
+	return strings.Replace(t.db.d.LockSuffix, "UPDATE", "UPDATE OF "+a, 1)
 }
 
-func (t *tx) Cluster(id string) (*kpool.Cluster, error)   { return t.db.cluster(t.ctx, t.tx, id, true) }
-func (t *tx) NodePool(id string) (*kpool.NodePool, error) { return t.db.pool(t.ctx, t.tx, id, true) }
+func (t *tx) Cluster(id string) (*kpool.Cluster, error) {
+	var c *kpool.Cluster
+	err := t.conn.Read(t.ctx, t.db.clusterRead(id, t.db.d.LockSuffix, &c))
+	if err == nil && c == nil {
+		err = clusterNotFound(id)
+	}
+	return c, err
+}
+
+func (t *tx) NodePool(id string) (*kpool.NodePool, *kpool.Cluster, []kpool.ControllerStatus, error) {
+	var p *kpool.NodePool
+	var c *kpool.Cluster
+	reports := []kpool.ControllerStatus{}
+	err := t.conn.Read(t.ctx,
+		t.db.read(`SELECT `+poolCols+`, `+clusterCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?`+t.lockOf("p"),
+			[]any{id}, func(s Scanner) error {
+				p, c = &kpool.NodePool{}, &kpool.Cluster{}
+				return s.Scan(append(poolDest(p), &c.ID, &c.Name, &c.CreatedBy, &c.Generation, &c.ResourceVersion, jsonCol{&c.Spec}, jsonCol{&c.Status},
+					timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}, nullTimeCol{&c.DeletionTimestamp})...)
+			}),
+		t.db.statusesRead(id, &reports))
+	if err == nil && p == nil {
+		err = poolNotFound(id)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, c, reports, nil
+}
 
 func (t *tx) LiveNodePools(clusterID string) ([]*kpool.NodePool, error) {
-	rows, err := t.tx.QueryContext(t.ctx, t.db.q(`SELECT `+poolCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id
-		WHERE p.cluster_id = ? ORDER BY p.created_at, p.id`+strings.Replace(t.db.d.LockSuffix, "UPDATE", "UPDATE OF p", 1)), clusterID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []*kpool.NodePool
-	for rows.Next() {
-		p, err := scanPool(rows)
-		if err != nil {
-			return nil, err
-		}
+	err := t.conn.Read(t.ctx, t.db.read(`SELECT `+poolCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id
+		WHERE p.cluster_id = ? ORDER BY p.created_at, p.id`+t.lockOf("p"), []any{clusterID}, func(s Scanner) error {
+		p, err := scanPool(s)
 		out = append(out, p)
+		return err
+	}))
+	return out, err
+}
+
+func (t *tx) HasNodePools(clusterID string) (bool, error) {
+	found := false
+	err := t.conn.Read(t.ctx, t.db.read(`SELECT 1 FROM nodepools WHERE cluster_id = ? LIMIT 1`, []any{clusterID}, func(Scanner) error {
+		found = true
+		return nil
+	}))
+	return found, err
+}
+
+func (t *tx) ProviderNamesTaken(clusterID string, names []string) ([]string, error) {
+	taken := []string{}
+	if len(names) == 0 {
+		return taken, nil
 	}
-	return out, rows.Err()
+	args := []any{clusterID}
+	for _, n := range names {
+		args = append(args, n)
+	}
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")
+	err := t.conn.Read(t.ctx, t.db.read(`SELECT provider_name FROM nodepools WHERE cluster_id = ? AND provider_name IN (`+in+`)`, args,
+		func(s Scanner) error {
+			var n string
+			err := s.Scan(&n)
+			taken = append(taken, n)
+			return err
+		}))
+	return taken, err
 }
 
 func (t *tx) ControllerStatuses(poolID string) ([]kpool.ControllerStatus, error) {
-	return t.db.statuses(t.ctx, t.tx, poolID)
+	out := []kpool.ControllerStatus{}
+	return out, t.conn.Read(t.ctx, t.db.statusesRead(poolID, &out))
+}
+
+func (t *tx) Flush() error { return t.conn.Flush(t.ctx) }
+
+// queue runs or queues a write; check maps its outcome.
+func (t *tx) queue(query string, args []any, check func(n int64, err error) error) error {
+	return t.conn.Queue(t.ctx, t.db.q(query), args, check)
+}
+
+// plain is the check of a write whose only failure is the database's error.
+func plain(_ int64, err error) error { return err }
+
+// oneRow makes an UPDATE fail the transaction unless it changed exactly one
+// row: in SQL where writes are pipelined (Dialect.OneRow), otherwise here.
+func (t *tx) oneRow(update string, args []any, stale func() error) error {
+	if t.db.d.OneRow != nil {
+		update = t.db.d.OneRow(update)
+	}
+	return t.queue(update, args, func(n int64, err error) error {
+		if name, ok := t.violation(err); ok && name == violationStale {
+			return stale()
+		}
+		if err == nil && n != 1 {
+			return stale()
+		}
+		return err
+	})
+}
+
+func (t *tx) violation(err error) (string, bool) {
+	if err == nil || t.db.d.Violation == nil {
+		return "", false
+	}
+	return t.db.d.Violation(err)
 }
 
 func (t *tx) CreateCluster(c *kpool.Cluster) error {
 	c.CreatedBy = strings.ToLower(c.CreatedBy)
-	c.ResourceVersion = newResourceVersion()
-	if err := t.idFree("clusters", "Cluster", c.ID); err != nil {
-		return err
-	}
-	_, err := t.exec(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at, deletion_timestamp)
+	return t.queue(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at, deletion_timestamp)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Name, c.CreatedBy, c.Generation, c.ResourceVersion, mustJSON(c.Spec), mustJSON(c.Status),
-		t.db.d.Time(c.CreatedAt), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp))
-	if err != nil && t.db.d.UniqueViolation(err) {
-		return kpool.Errorf(kpool.CodeConflict, "Cluster with name '%s' already exists", c.Name)
-	}
-	return err
+		[]any{c.ID, c.Name, c.CreatedBy, c.Generation, c.ResourceVersion, mustJSON(c.Spec), mustJSON(c.Status),
+			t.db.d.Time(c.CreatedAt), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp)},
+		func(_ int64, err error) error {
+			switch name, _ := t.violation(err); name {
+			case violationClusterID:
+				return kpool.Errorf(kpool.CodeConflict, "Cluster with id %s already exists", c.ID)
+			case violationClusterName:
+				return kpool.Errorf(kpool.CodeConflict, "Cluster with name '%s' already exists", c.Name)
+			}
+			return err
+		})
 }
 
-func (t *tx) UpdateCluster(c *kpool.Cluster, specChanged bool) error {
-	rv := newResourceVersion()
-	err := t.tx.QueryRowContext(t.ctx, t.db.q(`UPDATE clusters SET spec = ?, status = ?, updated_at = ?, deletion_timestamp = ?,
-		resource_version = ?, generation = generation + ? WHERE id = ? AND resource_version = ? RETURNING generation`),
-		mustJSON(c.Spec), mustJSON(c.Status), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp),
-		rv, bump(specChanged), c.ID, c.ResourceVersion).Scan(&c.Generation)
-	if errors.Is(err, sql.ErrNoRows) {
-		return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' has been modified", c.Name)
-	}
-	if err == nil {
-		c.ResourceVersion = rv
-	}
-	return err
+func (t *tx) UpdateCluster(c *kpool.Cluster, from string) error {
+	return t.oneRow(`UPDATE clusters SET spec = ?, status = ?, updated_at = ?, deletion_timestamp = ?,
+		resource_version = ?, generation = ? WHERE id = ? AND resource_version = ?`,
+		[]any{mustJSON(c.Spec), mustJSON(c.Status), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp),
+			c.ResourceVersion, c.Generation, c.ID, from},
+		func() error { return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' has been modified", c.Name) })
 }
 
-// idFree refuses an id that is taken, so that a client-chosen id that
-// collides gets a CONFLICT that says so rather than one about the name.
-func (t *tx) idFree(table, kind, id string) error {
-	var n int
-	if err := t.tx.QueryRowContext(t.ctx, t.db.q(`SELECT count(*) FROM `+table+` WHERE id = ?`), id).Scan(&n); err != nil {
+func (t *tx) DeleteCluster(id string) error {
+	return t.queue(`DELETE FROM clusters WHERE id = ?`, []any{id}, plain)
+}
+
+func (t *tx) CreateNodePool(p *kpool.NodePool, clusterGeneration int64) error {
+	if err := t.expectGeneration(p.ClusterID, clusterGeneration); err != nil {
 		return err
 	}
-	if n > 0 {
-		return kpool.Errorf(kpool.CodeConflict, "%s with id %s already exists", kind, id)
+	return t.queue(`INSERT INTO nodepools (id, name, cluster_id, created_by, generation, resource_version, spec, status, phase, health,
+		created_at, updated_at, deletion_timestamp, provider_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		[]any{p.ID, p.Name, p.ClusterID, strings.ToLower(p.CreatedBy), p.Generation, p.ResourceVersion, mustJSON(p.Spec), mustJSON(p.Status),
+			string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.CreatedAt), t.db.d.Time(p.UpdatedAt), t.db.nullTime(p.DeletionTimestamp), p.ProviderName},
+		func(_ int64, err error) error {
+			name, _ := t.violation(err)
+			switch {
+			case name == violationPoolID:
+				return kpool.Errorf(kpool.CodeConflict, "NodePool with id %s already exists", p.ID)
+			case name == violationPoolName:
+				return kpool.Errorf(kpool.CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name)
+			case name == violationProviderName:
+				return fmt.Errorf("%w: %q", kpool.ErrProviderNameTaken, p.ProviderName)
+			case name == violationClusterDeleting:
+				return kpool.ErrClusterDeleting
+			case name == violationClusterChanged:
+				return kpool.ErrClusterChanged
+			case name == ViolationForeignKey || strings.HasSuffix(name, "_fkey"):
+				return clusterNotFound(p.ClusterID)
+			}
+			return err
+		})
+}
+
+// expectGeneration makes the next pool insert fail unless the cluster is at
+// generation: in the insert's trigger where the dialect pipelines, otherwise
+// by reading the cluster here (a local read costs no round trip).
+func (t *tx) expectGeneration(clusterID string, generation int64) error {
+	if t.db.d.ExpectGeneration != "" {
+		return t.queue(t.db.d.ExpectGeneration, []any{strconv.FormatInt(generation, 10)}, plain)
+	}
+	var got *int64
+	err := t.conn.Read(t.ctx, t.db.read(`SELECT generation FROM clusters WHERE id = ?`, []any{clusterID}, func(s Scanner) error {
+		return s.Scan(&got)
+	}))
+	switch {
+	case err != nil:
+		return err
+	case got == nil:
+		return clusterNotFound(clusterID)
+	case *got != generation:
+		return kpool.ErrClusterChanged
 	}
 	return nil
 }
 
-func bump(changed bool) int {
-	if changed {
-		return 1
-	}
-	return 0
-}
-
-func (t *tx) DeleteCluster(id string) error {
-	_, err := t.exec(`DELETE FROM clusters WHERE id = ?`, id)
-	return err
-}
-
-func (t *tx) CreateNodePool(p *kpool.NodePool) error {
-	p.ResourceVersion = newResourceVersion()
-	if err := t.idFree("nodepools", "NodePool", p.ID); err != nil {
-		return err
-	}
-	_, err := t.exec(`INSERT INTO nodepools (id, name, cluster_id, created_by, generation, resource_version, spec, status, phase, health,
-		created_at, updated_at, deletion_timestamp, provider_name) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.Name, p.ClusterID, strings.ToLower(p.CreatedBy), p.Generation, p.ResourceVersion, mustJSON(p.Spec), mustJSON(p.Status),
-		string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.CreatedAt), t.db.d.Time(p.UpdatedAt), t.db.nullTime(p.DeletionTimestamp), p.ProviderName)
-	if err != nil && t.db.d.UniqueViolation(err) {
-		return kpool.Errorf(kpool.CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name) // or its provider name, which the service keeps distinct
-	}
-	return err
-}
-
-func (t *tx) UpdateNodePool(p *kpool.NodePool, specChanged bool) error {
-	rv := newResourceVersion()
-	err := t.tx.QueryRowContext(t.ctx, t.db.q(`UPDATE nodepools SET spec = ?, status = ?, phase = ?, health = ?, updated_at = ?,
-		deletion_timestamp = ?, resource_version = ?, generation = generation + ? WHERE id = ? AND resource_version = ? RETURNING generation`),
-		mustJSON(p.Spec), mustJSON(p.Status), string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.UpdatedAt),
-		t.db.nullTime(p.DeletionTimestamp), rv, bump(specChanged), p.ID, p.ResourceVersion).Scan(&p.Generation)
-	if errors.Is(err, sql.ErrNoRows) {
-		return kpool.Errorf(kpool.CodeConflict, "NodePool '%s' has been modified", p.Name)
-	}
-	if err == nil {
-		p.ResourceVersion = rv
-	}
-	return err
+func (t *tx) UpdateNodePool(p *kpool.NodePool, from string) error {
+	return t.oneRow(`UPDATE nodepools SET spec = ?, status = ?, phase = ?, health = ?, updated_at = ?,
+		deletion_timestamp = ?, resource_version = ?, generation = ? WHERE id = ? AND resource_version = ?`,
+		[]any{mustJSON(p.Spec), mustJSON(p.Status), string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.UpdatedAt),
+			t.db.nullTime(p.DeletionTimestamp), p.ResourceVersion, p.Generation, p.ID, from},
+		func() error { return kpool.Errorf(kpool.CodeConflict, "NodePool '%s' has been modified", p.Name) })
 }
 
 func (t *tx) DeleteNodePool(id string) error {
-	if _, err := t.exec(`DELETE FROM nodepool_controller_status WHERE nodepool_id = ?`, id); err != nil {
+	if err := t.queue(`DELETE FROM nodepool_controller_status WHERE nodepool_id = ?`, []any{id}, plain); err != nil {
 		return err
 	}
-	_, err := t.exec(`DELETE FROM nodepools WHERE id = ?`, id)
-	return err
+	return t.queue(`DELETE FROM nodepools WHERE id = ?`, []any{id}, plain)
 }
 
 func (t *tx) PutControllerStatus(poolID string, cs *kpool.ControllerStatus) error {
@@ -623,25 +767,17 @@ func (t *tx) PutControllerStatus(poolID string, cs *kpool.ControllerStatus) erro
 	if conds == nil {
 		conds = []kpool.Condition{}
 	}
-	_, err := t.exec(`INSERT INTO nodepool_controller_status (nodepool_id, controller_name, observed_generation, conditions, metadata, updated_at)
+	return t.queue(`INSERT INTO nodepool_controller_status (nodepool_id, controller_name, observed_generation, conditions, metadata, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (nodepool_id, controller_name) DO UPDATE SET observed_generation = excluded.observed_generation,
 		conditions = excluded.conditions, metadata = excluded.metadata, updated_at = excluded.updated_at`,
-		poolID, cs.ControllerName, cs.ObservedGeneration, mustJSON(conds), meta, t.db.d.Time(cs.UpdatedAt))
-	return err
+		[]any{poolID, cs.ControllerName, cs.ObservedGeneration, mustJSON(conds), meta, t.db.d.Time(cs.UpdatedAt)}, plain)
 }
 
 func (t *tx) AddEvent(e *kpool.Event) error {
-	err := t.tx.QueryRowContext(t.ctx, t.db.q(`INSERT INTO events (type, object_id, cluster_id, generation, actor, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`), e.Type, e.ObjectID, e.ClusterID, e.Generation, e.Actor, t.db.d.Time(e.CreatedAt)).Scan(&e.ID)
-	if err != nil {
-		return err
-	}
 	t.events++
-	if t.db.d.AfterEvent != nil && t.events == 1 {
-		return t.db.d.AfterEvent(t.ctx, t.tx, e)
-	}
-	return nil
+	return t.queue(`INSERT INTO events (type, object_id, cluster_id, generation, actor, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		[]any{e.Type, e.ObjectID, e.ClusterID, e.Generation, e.Actor, t.db.d.Time(e.CreatedAt)}, plain)
 }
 
 var _ kpool.Store = (*DB)(nil)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -39,6 +40,7 @@ type serveFlags struct {
 	reconcile   bool
 	resyncFast  time.Duration
 	resyncSlow  time.Duration
+	pprof       string
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -50,6 +52,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
 	cmd.Flags().StringVar(&f.controllers, "controllers", env("KPOOL_CONTROLLERS", ""), "comma-separated e-mail addresses of controllers (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", env("KPOOL_LOG_FORMAT", "text"), "text or json (KPOOL_LOG_FORMAT)")
+	cmd.Flags().StringVar(&f.pprof, "pprof", env("KPOOL_PPROF", ""), "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
 }
 
 func newServe() *cobra.Command {
@@ -170,6 +173,8 @@ type process struct {
 	access  *kpool.Access
 	metrics *prometheus.Registry
 	ctl     *reconcile.Controller
+	// pprofAddr is where run serves pprof (--pprof); "" for nowhere.
+	pprofAddr string
 }
 
 func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process, error) {
@@ -189,7 +194,7 @@ func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process,
 	svc.Planner = provider.Planner{}
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, store: st, svc: svc, access: access, metrics: m}
+	p := &process{log: log, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof}
 	if f.reconcile {
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow})
@@ -209,6 +214,13 @@ func (p *process) handler(api http.Handler) http.Handler {
 // requests for up to 10s.
 func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) error {
 	defer p.store.Close()
+	if p.pprofAddr != "" {
+		debug, err := p.servePprof(p.pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer debug.Close()
+	}
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -245,6 +257,26 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 		err = nil
 	}
 	return err
+}
+
+// servePprof serves net/http/pprof's handlers on addr until the returned
+// server is closed. They get a mux of their own, so the API's listener never
+// exposes them.
+func (p *process) servePprof(addr string) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	p.log.Info("pprof serving", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return srv, nil
 }
 
 // serve runs the API (and, unless --reconcile=false, the controllers) until

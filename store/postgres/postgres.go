@@ -4,22 +4,22 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/store"
 )
 
@@ -31,32 +31,95 @@ var Dialect = store.Dialect{
 	Numbered:   true,
 	LockSuffix: " FOR UPDATE",
 	Time:       func(t time.Time) any { return t.UTC() },
-	UniqueViolation: func(err error) bool {
+	Violation: func(err error) (string, bool) {
 		var e *pgconn.PgError
-		return errors.As(err, &e) && e.Code == "23505"
+		if !errors.As(err, &e) || e.ConstraintName == "" {
+			return "", false
+		}
+		return e.ConstraintName, true
 	},
 	Retryable: func(err error) bool {
 		var e *pgconn.PgError
 		return errors.As(err, &e) && (e.Code == "40001" || e.Code == "40P01")
 	},
-	// Other kpool processes on the database learn of the commit.
-	AfterEvent: func(ctx context.Context, tx *sql.Tx, _ *kpool.Event) error {
-		_, err := tx.ExecContext(ctx, `SELECT pg_notify('`+channel+`', '')`)
-		return err
+	// The pool insert's trigger compares the cluster's generation with this
+	// transaction's setting (kpool_nodepool_cluster_live).
+	ExpectGeneration: `SELECT set_config('kpool.cluster_generation', $1, true)`,
+	// Writes are pipelined with the commit, so a stale UPDATE must fail in
+	// the database (kpool_one_row, in the migrations) to stop the commit.
+	OneRow: func(update string) string {
+		return `WITH w AS (` + update + ` RETURNING 1) SELECT kpool_one_row(count(*)) FROM w`
 	},
 }
 
 // channel is the LISTEN/NOTIFY channel of committed events.
 const channel = "kpool_events"
 
+// DefaultMaxConns is the connection pool's size unless the URL sets
+// pool_max_conns: enough for commits to share WAL flushes under load, few
+// enough for a small database server.
+const DefaultMaxConns = 20
+
+// Open connects to the database at url (postgres://…), migrates its schema
+// under an advisory lock and returns the store.
+func Open(ctx context.Context, url string) (*store.DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns=") {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	cfg.MaxConnIdleTime = 5 * time.Minute
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := p.Ping(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if err := migrate(ctx, p); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db := newPool(p)
+	st := store.New(db, Dialect)
+	st.Notify = db.notify
+	st.Listen = listen(cfg.ConnConfig, func(err error) { slog.Warn("postgres: listening for changes", "err", err) })
+	return st, nil
+}
+
+// migrate brings the schema up to date. The lock is per schema, so that kpool
+// deployments in different schemas of one database do not wait for each other.
+func migrate(ctx context.Context, p *pgxpool.Pool) error {
+	db := stdlib.OpenDBFromPool(p)
+	defer db.Close()
+	var schema string
+	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return err
+	}
+	h := fnv.New64a()
+	h.Write([]byte("kpool migrations " + schema))
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return err
+	}
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return store.Migrate(ctx, db, goose.DialectPostgres, sub, locker)
+}
+
 // listen delivers NOTIFYs from other processes until ctx ends, reconnecting
 // with backoff when the connection drops. Readers also poll, so a
 // notification lost while reconnecting delays work but loses none.
-func listen(url string, log func(error)) func(ctx context.Context, wake func()) {
+func listen(cfg *pgx.ConnConfig, log func(error)) func(ctx context.Context, wake func()) {
 	return func(ctx context.Context, wake func()) {
 		backoff := 100 * time.Millisecond
 		for ctx.Err() == nil {
-			err := listenOnce(ctx, url, wake)
+			err := listenOnce(ctx, cfg, wake)
 			if ctx.Err() != nil {
 				return
 			}
@@ -71,8 +134,8 @@ func listen(url string, log func(error)) func(ctx context.Context, wake func()) 
 	}
 }
 
-func listenOnce(ctx context.Context, url string, wake func()) error {
-	conn, err := pgx.Connect(ctx, url)
+func listenOnce(ctx context.Context, cfg *pgx.ConnConfig, wake func()) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
 		return err
 	}
@@ -87,46 +150,4 @@ func listenOnce(ctx context.Context, url string, wake func()) error {
 		}
 		wake()
 	}
-}
-
-// Open connects to the database at url (postgres://…), migrates its schema
-// under an advisory lock and returns the store.
-func Open(ctx context.Context, url string) (*store.DB, error) {
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(20)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	// The migration lock is per schema, so that kpool deployments in
-	// different schemas of one database do not wait for each other.
-	var schema string
-	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	h := fnv.New64a()
-	h.Write([]byte("kpool migrations " + schema))
-	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(int64(h.Sum64()>>1)), lock.WithLockTimeout(1, 300))
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := store.Migrate(ctx, db, goose.DialectPostgres, sub, locker); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	st := store.New(db, db, Dialect)
-	st.Listen = listen(url, func(err error) { slog.Warn("postgres: listening for changes", "err", err) })
-	return st, nil
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -30,15 +31,52 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 // Dialect is SQLite's: ? placeholders, whole-database write locks, text times.
 var Dialect = store.Dialect{
-	Time: func(t time.Time) any { return t.UTC().Format(timeLayout) },
-	UniqueViolation: func(err error) bool {
-		var e *sqlite3.Error
-		return errors.As(err, &e) && (e.Code() == sqlite3lib.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3lib.SQLITE_CONSTRAINT_PRIMARYKEY)
-	},
+	Time:      func(t time.Time) any { return t.UTC().Format(timeLayout) },
+	Violation: violation,
 	Retryable: func(err error) bool {
 		var e *sqlite3.Error
 		return errors.As(err, &e) && e.Code()&0xff == sqlite3lib.SQLITE_BUSY
 	},
+}
+
+// indexes names the unique indexes by the columns SQLite's error lists.
+var indexes = map[string]string{
+	"clusters.id":                                   "clusters_pkey",
+	"clusters.created_by, clusters.name":            "clusters_owner_name",
+	"nodepools.id":                                  "nodepools_pkey",
+	"nodepools.cluster_id, nodepools.name":          "nodepools_cluster_name",
+	"nodepools.cluster_id, nodepools.provider_name": "nodepools_cluster_provider_name",
+}
+
+// violation names the constraint an SQLite error reports: a unique index by
+// its columns, a foreign key (SQLite does not say which), or the message of
+// one of the schema's RAISE(ABORT, 'kpool_…') triggers.
+func violation(err error) (string, bool) {
+	var e *sqlite3.Error
+	if !errors.As(err, &e) || e.Code()&0xff != sqlite3lib.SQLITE_CONSTRAINT {
+		return "", false
+	}
+	msg := e.Error()
+	switch {
+	case strings.Contains(msg, "UNIQUE constraint failed: "):
+		cols := msg[strings.Index(msg, "UNIQUE constraint failed: ")+len("UNIQUE constraint failed: "):]
+		if i := strings.Index(cols, " ("); i >= 0 {
+			cols = cols[:i]
+		}
+		if name, ok := indexes[cols]; ok {
+			return name, true
+		}
+		return cols, true
+	case strings.Contains(msg, "FOREIGN KEY constraint failed"):
+		return store.ViolationForeignKey, true
+	case strings.Contains(msg, "kpool_"):
+		name := msg[strings.Index(msg, "kpool_"):]
+		if i := strings.IndexAny(name, " :("); i >= 0 {
+			name = name[:i]
+		}
+		return name, true
+	}
+	return "", false
 }
 
 // Open opens (creating if needed) the SQLite database at path, migrates its
@@ -74,7 +112,7 @@ func Open(ctx context.Context, path string) (*store.DB, error) {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
-	return store.New(read, write, Dialect), nil
+	return store.New(&store.SQLDatabase{ReadPool: read, WritePool: write}, Dialect), nil
 }
 
 func sub(f embed.FS) fs.FS {

@@ -62,6 +62,12 @@ func Run(t *testing.T, open Opener) {
 		{"TimesRoundTrip", testTimes},
 		{"Leases", testLeases},
 		{"SubscribeWakesOnCommit", testSubscribe},
+		{"Totals", testTotals},
+		{"CreateRacesClusterDelete", testCreateRacesClusterDelete},
+		{"ProviderNamesUnique", testProviderNamesUnique},
+		{"CreateSeesClusterChanges", testCreateSeesClusterChanges},
+		{"UpdateBatchOutcomes", testUpdateBatchOutcomes},
+		{"DryRunMeetsConflicts", testDryRunMeetsConflicts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,7 +302,7 @@ func testRollback(t *testing.T, s *kpool.Service) {
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		p := &kpool.NodePool{ID: "00000000-0000-4000-8000-000000000001", Name: "half", ClusterID: c.ID, CreatedBy: Alice,
 			Generation: 1, CreatedAt: now, UpdatedAt: now, Status: kpool.NodePoolStatus{Phase: kpool.PhasePending, Health: kpool.HealthUnknown}}
-		if err := tx.CreateNodePool(p); err != nil {
+		if err := tx.CreateNodePool(p, c.Generation); err != nil {
 			return err
 		}
 		if err := tx.AddEvent(&kpool.Event{Type: kpool.EventNodePoolCreated, ObjectID: p.ID, ClusterID: c.ID, Generation: 1, Actor: Alice, CreatedAt: now}); err != nil {

@@ -1,0 +1,269 @@
+package kpool
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// UpdateNodePool applies a PUT or PATCH to a pool. The generation rises by
+// one when the spec changes and not at all for a no-op.
+func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (*NodePool, error) {
+	p, _, err := s.UpdateNodePoolPlan(ctx, poolID, u)
+	return p, err
+}
+
+// UpdateNodePoolPlan is UpdateNodePool that also returns the plan: what the
+// change does at the pool's provider. A change the provider cannot make in
+// place is refused (VALIDATION_ERROR), one it cannot make at all is
+// NOT_IMPLEMENTED.
+//
+// Updates of one pool that arrive while one is being written are applied
+// together: one transaction locks the pool, applies each in turn (each with
+// its own checks, generation, resource version, event and answer, exactly as
+// if they had run one after another), and writes the result. A pool under
+// many concurrent writers then takes a batch per lock and commit instead of
+// one update, and no update is lost.
+func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Update) (*NodePool, Plan, error) {
+	id, err := poolCaller(ctx, poolID)
+	if err != nil {
+		return nil, Plan{Changes: []Change{}}, err
+	}
+	op := &poolUpdate{ctx: ctx, id: id, u: u, done: make(chan struct{})}
+	if IsDryRun(ctx) {
+		s.applyUpdates(ctx, poolID, []*poolUpdate{op})
+		return op.result()
+	}
+	if s.queueUpdate(poolID, op) {
+		s.runUpdates(poolID)
+	}
+	select {
+	case <-op.done:
+	case <-ctx.Done():
+		if op.state.CompareAndSwap(opQueued, opAbandoned) {
+			return nil, Plan{Changes: []Change{}}, ctx.Err()
+		}
+		<-op.done // taken into a batch: its outcome is moments away
+	}
+	return op.result()
+}
+
+// poolUpdate is one update waiting for, or in, a batch.
+type poolUpdate struct {
+	ctx   context.Context
+	id    *Identity
+	u     Update
+	state atomic.Int32 // opQueued, then opTaken or opAbandoned
+	done  chan struct{}
+
+	out  *NodePool
+	plan Plan
+	err  error
+}
+
+const (
+	opQueued int32 = iota
+	opTaken
+	opAbandoned
+)
+
+func (op *poolUpdate) result() (*NodePool, Plan, error) {
+	if op.plan.Changes == nil {
+		op.plan.Changes = []Change{}
+	}
+	if op.err != nil {
+		return nil, op.plan, op.err
+	}
+	return op.out, op.plan, nil
+}
+
+// updateQueue holds a pool's updates waiting for the batch being written.
+type updateQueue struct {
+	ops []*poolUpdate
+}
+
+// maxBatch bounds the updates of one transaction.
+const maxBatch = 128
+
+// queueUpdate adds op to its pool's queue and reports whether the caller is
+// to write it: true when no batch of the pool is being written.
+func (s *Service) queueUpdate(poolID string, op *poolUpdate) bool {
+	s.updatesMu.Lock()
+	defer s.updatesMu.Unlock()
+	if s.updates == nil {
+		s.updates = map[string]*updateQueue{}
+	}
+	if q, ok := s.updates[poolID]; ok {
+		q.ops = append(q.ops, op)
+		return false
+	}
+	s.updates[poolID] = &updateQueue{ops: []*poolUpdate{op}}
+	return true
+}
+
+// runUpdates writes the pool's first batch here (it holds the caller's own
+// update), then hands the queue to a goroutine that writes the updates that
+// arrived meanwhile, batch by batch, until none is left.
+func (s *Service) runUpdates(poolID string) {
+	if s.writeBatch(poolID) {
+		go func() {
+			for s.writeBatch(poolID) {
+			}
+		}()
+	}
+}
+
+// writeBatch takes up to maxBatch queued updates, writes them, and reports
+// whether more are queued (otherwise the queue is gone).
+func (s *Service) writeBatch(poolID string) bool {
+	s.updatesMu.Lock()
+	q := s.updates[poolID]
+	n := min(len(q.ops), maxBatch)
+	batch := q.ops[:n:n]
+	q.ops = q.ops[n:]
+	s.updatesMu.Unlock()
+
+	var taken []*poolUpdate
+	for _, op := range batch {
+		if op.state.CompareAndSwap(opQueued, opTaken) {
+			taken = append(taken, op)
+		}
+	}
+	if len(taken) > 0 {
+		// The batch is everyone's: no one caller's cancellation stops it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(taken[0].ctx), time.Minute)
+		s.applyUpdates(ctx, poolID, taken)
+		cancel()
+		for _, op := range taken {
+			close(op.done)
+		}
+	}
+
+	s.updatesMu.Lock()
+	defer s.updatesMu.Unlock()
+	if len(q.ops) > 0 {
+		return true
+	}
+	delete(s.updates, poolID)
+	return false
+}
+
+// applyUpdates runs ops on one pool in one transaction, in order, and
+// records each one's outcome. A failure of the transaction itself is every
+// op's.
+func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUpdate) {
+	err := s.write(ctx, func(tx Tx) error {
+		p, c, reports, err := tx.NodePool(poolID)
+		if err != nil {
+			for _, op := range ops {
+				op.out, op.plan, op.err = nil, Plan{}, err
+			}
+			if IsNotFound(err) {
+				return nil // each op says so
+			}
+			return err
+		}
+		from := p.ResourceVersion
+		var events []*Event
+		for _, op := range ops {
+			op.out, op.plan, op.err = nil, Plan{}, nil
+			next, ev, err := s.applyUpdate(op, p, c, reports)
+			if err != nil {
+				op.err = err
+				continue
+			}
+			op.out = next
+			if ev != nil {
+				p = next
+				events = append(events, ev)
+			}
+		}
+		if len(events) == 0 {
+			return nil
+		}
+		if err := tx.UpdateNodePool(p, from); err != nil {
+			return err
+		}
+		for _, ev := range events {
+			if err := tx.AddEvent(ev); err != nil {
+				return err
+			}
+		}
+		if IsDryRun(ctx) {
+			for _, op := range ops {
+				if op.out != nil { // the answer keeps the version never written
+					cp := *op.out
+					cp.ResourceVersion = from
+					op.out = &cp
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for _, op := range ops {
+			op.out, op.err = nil, err
+		}
+	}
+}
+
+// applyUpdate applies one update to the pool as it stands (p, which it does
+// not change) and returns the pool after it, with the event to record, or no
+// event for a no-op.
+func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports []ControllerStatus) (*NodePool, *Event, error) {
+	if err := access(op.ctx, op.id, "NodePool", p.ID, p.ClusterOwner, true); err != nil {
+		return nil, nil, err
+	}
+	u := op.u
+	if err := precondition(u.ResourceVersion, p.ResourceVersion, "NodePool", p.Name); err != nil {
+		return nil, nil, err
+	}
+	if p.Deleting() {
+		return nil, nil, Errorf(CodeConflict, "NodePool '%s' is being deleted", p.Name)
+	}
+	var fe FieldErrors
+	if u.Name != nil && *u.Name != p.Name {
+		fe.Add("name", "immutable: the node pool is named %q; create a new pool to use another name", p.Name)
+	}
+	if u.ClusterID != nil && *u.ClusterID != p.ClusterID {
+		fe.Add("cluster_id", "immutable: the node pool belongs to cluster %s", p.ClusterID)
+	}
+	if err := fe.Err(); err != nil {
+		return nil, nil, err
+	}
+	op.plan = Plan{Provider: string(c.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []Change{}}
+	if u.Spec == nil {
+		return p, nil, nil
+	}
+	next := *p
+	var err error
+	if next.Spec, err = mergeSpec(p.Spec, u.Spec, u.Patch); err != nil {
+		return nil, nil, err
+	}
+	DefaultNodePoolSpec(&next.Spec, c)
+	if !carries(u.Spec, "nodeCount") {
+		clampCount(&next.Spec)
+	}
+	if err := ValidateNodePool(&next, c); err != nil {
+		return nil, nil, err
+	}
+	if next.Spec.Equal(&p.Spec) {
+		return p, nil, nil
+	}
+	if s.Planner != nil {
+		pl, err := s.Planner.Plan(c, &p.Spec, &next.Spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		op.plan.Changes = pl.Changes
+		if err := pl.Refusal(); err != nil {
+			return nil, nil, err
+		}
+	}
+	now := s.now()
+	next.UpdatedAt = now
+	next.Generation = p.Generation + 1
+	next.ResourceVersion = NewResourceVersion()
+	next.Status = Aggregate(&next, reports, p.Status, now)
+	return &next, &Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: op.id.Email, CreatedAt: now}, nil
+}
