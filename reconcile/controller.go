@@ -255,11 +255,12 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 }
 
 // feed queues every cluster once, then each cluster named by a committed
-// event (its own status reports aside), until ctx ends.
+// event (its own status reports aside), until ctx ends. kpool.EventFeed
+// finds events that commit out of id order, so none is missed.
 func (c *Controller) feed(ctx context.Context, add func(string)) {
 	wake := c.store.Subscribe(ctx)
-	cursor, err := c.store.LastEventID(ctx)
-	if err != nil && ctx.Err() == nil {
+	f := &kpool.EventFeed{Store: c.store}
+	if err := f.Start(ctx); err != nil && ctx.Err() == nil {
 		c.cfg.Log.Warn("events", "err", err)
 	}
 	c.all(ctx, add)
@@ -272,20 +273,13 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 		case <-wake:
 		case <-poll.C:
 		}
-		for ctx.Err() == nil {
-			evs, err := c.store.Events(ctx, cursor, 500)
-			if err != nil {
-				c.cfg.Log.Warn("events", "err", err)
-				break
-			}
-			for _, e := range evs {
-				cursor = e.ID
-				if e.Type != kpool.EventNodePoolStatus {
-					add(e.ClusterID)
-				}
-			}
-			if len(evs) < 500 {
-				break
+		evs, err := f.Next(ctx)
+		if err != nil && ctx.Err() == nil {
+			c.cfg.Log.Warn("events", "err", err)
+		}
+		for _, e := range evs {
+			if e.Type != kpool.EventNodePoolStatus {
+				add(e.ClusterID)
 			}
 		}
 	}

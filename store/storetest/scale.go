@@ -250,3 +250,66 @@ func testDryRunMeetsConflicts(t *testing.T, s *kpool.Service) {
 		t.Fatalf("a dry run stored events: %v", evs)
 	}
 }
+
+// testFeedSeesEveryEvent writes from many goroutines at once, so that
+// events commit out of id order, while a feed reads along; every event must
+// come out of the feed once.
+func testFeedSeesEveryEvent(t *testing.T, s *kpool.Service) {
+	ctx := context.Background()
+	c := NewCluster(t, s, Alice, "prod")
+	f := &kpool.EventFeed{Store: s.Store}
+	if err := f.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]int{}
+	read := func() {
+		evs, err := f.Next(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		for _, e := range evs {
+			seen[e.ID]++
+		}
+	}
+	done := make(chan struct{})
+	var writeErrs []error
+	go func() {
+		defer close(done)
+		writeErrs = parallel(40, func(i int) error {
+			for j := range 5 {
+				if _, err := s.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: fmt.Sprintf("p-%d-%d", i, j), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+			read()
+		}
+	}
+	read() // everything has committed: the rest, late ones included
+	for _, err := range writeErrs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := ok(s.Store.Events(ctx, 0, 10000))(t)
+	n := 0
+	for _, e := range all {
+		if e.Type != kpool.EventNodePoolCreated {
+			continue
+		}
+		n++
+		if seen[e.ID] != 1 {
+			t.Fatalf("event %d came out of the feed %d times", e.ID, seen[e.ID])
+		}
+	}
+	if n != 200 {
+		t.Fatalf("%d create events, want 200", n)
+	}
+}

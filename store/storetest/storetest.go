@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"CreateSeesClusterChanges", testCreateSeesClusterChanges},
 		{"UpdateBatchOutcomes", testUpdateBatchOutcomes},
 		{"DryRunMeetsConflicts", testDryRunMeetsConflicts},
+		{"FeedSeesEveryEvent", testFeedSeesEveryEvent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
