@@ -71,6 +71,15 @@ func (s *Service) write(ctx context.Context, fn func(Tx) error) error {
 	return err
 }
 
+// insert is write for a function that reads nothing in its transaction: the
+// store may commit it with other concurrent creates (Store.Insert).
+func (s *Service) insert(ctx context.Context, fn func(Tx) error) error {
+	if IsDryRun(ctx) {
+		return s.write(ctx, fn)
+	}
+	return s.Store.Insert(ctx, fn)
+}
+
 // NewService returns a Service on s with the wall clock.
 func NewService(s Store) *Service {
 	return &Service{Store: s, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
@@ -197,7 +206,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
 	c.ResourceVersion = NewResourceVersion()
 	c.Status = ClusterStatus{Phase: ClusterActive}
-	err = s.write(ctx, func(tx Tx) error {
+	err = s.insert(ctx, func(tx Tx) error {
 		if err := tx.CreateCluster(c); err != nil {
 			return err
 		}
@@ -645,7 +654,11 @@ func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePoo
 func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *NodePool) error {
 	var err error
 	for attempt := 0; ; attempt++ {
-		err = s.write(ctx, func(tx Tx) error {
+		write := s.insert
+		if attempt > 0 {
+			write = s.write // it reads the taken names first
+		}
+		err = write(ctx, func(tx Tx) error {
 			if attempt > 0 {
 				names, err := s.Planner.ProviderNames(c, p.Name, 0)
 				if err != nil {

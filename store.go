@@ -40,6 +40,13 @@ type Store interface {
 	ReleaseLease(ctx context.Context, name, holder string) error
 
 	Write(ctx context.Context, fn func(Tx) error) error
+	// Insert is Write for a function that reads nothing in the transaction
+	// (creates): the store may run it in one transaction with other
+	// concurrent writes, committed together, so that a busy store pays a
+	// transaction's cost (begin, commit, sync, round trips) once for many.
+	// It fails only for its own reasons and is acknowledged only once
+	// durable.
+	Insert(ctx context.Context, fn func(Tx) error) error
 	Ping(ctx context.Context) error
 	Close() error
 }

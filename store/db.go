@@ -42,6 +42,12 @@ type Dialect struct {
 	// argument); otherwise the store reads the cluster in the transaction
 	// before the insert.
 	ExpectGeneration string
+	// GroupCommit runs concurrent writes in one transaction, each in a
+	// savepoint (see group): for a database with a single writer.
+	GroupCommit bool
+	// GroupInserts, when above 0, runs concurrent Inserts in shared
+	// transactions, this many at once (see group).
+	GroupInserts int
 	// OneRow, when set, wraps an UPDATE so that the database itself fails
 	// the transaction (constraint "kpool_stale") unless exactly one row
 	// changed: needed where writes are pipelined with the commit, as the
@@ -82,12 +88,17 @@ type DB struct {
 	Notify    func()
 	listening bool
 	stop      context.CancelFunc
+
+	writes  group // every write, with Dialect.GroupCommit
+	inserts group // Inserts, with Dialect.GroupInserts
 }
 
 // New returns a Store on db with dialect d. The schema must already be
 // migrated.
 func New(db Database, d Dialect) *DB {
-	return &DB{db: db, d: d, subs: map[chan struct{}]bool{}}
+	return &DB{db: db, d: d, subs: map[chan struct{}]bool{},
+		writes:  group{max: 1, savepoints: true},
+		inserts: group{max: d.GroupInserts}}
 }
 
 // Close closes the database.
@@ -458,7 +469,11 @@ func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 func (db *DB) Write(ctx context.Context, fn func(kpool.Tx) error) error {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		err = db.write1(ctx, fn)
+		if db.d.GroupCommit {
+			err = db.submit(ctx, &db.writes, fn)
+		} else {
+			err = db.write1(ctx, fn)
+		}
 		if err == nil || db.d.Retryable == nil || !db.d.Retryable(err) {
 			return err
 		}
@@ -481,12 +496,29 @@ func (db *DB) write1(ctx context.Context, fn func(kpool.Tx) error) error {
 		return err
 	}
 	if t.events > 0 {
-		db.wake()
-		if db.Notify != nil {
-			db.Notify()
-		}
+		db.committed()
 	}
 	return nil
+}
+
+// Insert is Write for a function that only writes (it reads nothing in the
+// transaction): the store may run it in one transaction with other
+// concurrent writes, which commit together; it fails only for its own
+// reasons (see group).
+func (db *DB) Insert(ctx context.Context, fn func(kpool.Tx) error) error {
+	if db.d.GroupInserts > 0 && !db.d.GroupCommit {
+		return db.submit(ctx, &db.inserts, fn)
+	}
+	return db.Write(ctx, fn)
+}
+
+// committed tells subscribers here, and other processes, that events
+// committed.
+func (db *DB) committed() {
+	db.wake()
+	if db.Notify != nil {
+		db.Notify()
+	}
 }
 
 // Subscribe returns a channel woken after writes with events commit.
@@ -548,6 +580,10 @@ type tx struct {
 	conn   Conn
 	ctx    context.Context
 	events int
+	// In a shared transaction, tag is this write's place and failed is set
+	// to the tag of the first write whose statement failed.
+	tag    int
+	failed *int
 }
 
 // lockOf returns the dialect's row lock for table alias a in a join.
@@ -634,6 +670,16 @@ func (t *tx) Flush() error { return t.conn.Flush(t.ctx) }
 
 // queue runs or queues a write; check maps its outcome.
 func (t *tx) queue(query string, args []any, check func(n int64, err error) error) error {
+	if t.failed != nil {
+		inner := check
+		check = func(n int64, err error) error {
+			err = inner(n, err)
+			if err != nil && *t.failed < 0 {
+				*t.failed = t.tag
+			}
+			return err
+		}
+	}
 	return t.conn.Queue(t.ctx, t.db.q(query), args, check)
 }
 

@@ -42,6 +42,9 @@ var Dialect = store.Dialect{
 		var e *pgconn.PgError
 		return errors.As(err, &e) && (e.Code == "40001" || e.Code == "40P01")
 	},
+	// Creates share transactions, a few at once (see store's group): a
+	// transaction's fixed cost is most of a create's.
+	GroupInserts: 4,
 	// The pool insert's trigger compares the cluster's generation with this
 	// transaction's setting (kpool_nodepool_cluster_live).
 	ExpectGeneration: `SELECT set_config('kpool.cluster_generation', $1, true)`,

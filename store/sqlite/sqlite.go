@@ -33,6 +33,9 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 var Dialect = store.Dialect{
 	Time:      func(t time.Time) any { return t.UTC().Format(timeLayout) },
 	Violation: violation,
+	// One writer, and a commit's sync is most of a small write: concurrent
+	// writes share transactions.
+	GroupCommit: true,
 	Retryable: func(err error) bool {
 		var e *sqlite3.Error
 		return errors.As(err, &e) && e.Code()&0xff == sqlite3lib.SQLITE_BUSY

@@ -313,3 +313,40 @@ func testFeedSeesEveryEvent(t *testing.T, s *kpool.Service) {
 		t.Fatalf("%d create events, want 200", n)
 	}
 }
+
+// testConcurrentCreates creates pools at once, some under the same name, so
+// that a store that commits concurrent creates together must fail each
+// duplicate alone: one pool per name, a CONFLICT for every other, an event
+// for each pool made.
+func testConcurrentCreates(t *testing.T, s *kpool.Service) {
+	c := NewCluster(t, s, Alice, "prod")
+	before := ok(s.Store.LastEventID(context.Background()))(t)
+	errs := parallel(60, func(i int) error {
+		name := fmt.Sprintf("unique-%d", i)
+		if i%3 == 0 {
+			name = fmt.Sprintf("shared-%d", i%6) // two names, ten creates each
+		}
+		_, err := s.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+		return err
+	})
+	made, conflicts := 0, 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			made++
+		case kpool.IsConflict(err) && i%3 == 0:
+			conflicts++
+		default:
+			t.Fatalf("create %d: %v", i, err)
+		}
+	}
+	if made != 42 || conflicts != 18 {
+		t.Fatalf("%d made and %d conflicts; want 40 unique + 2 shared names, and 18 conflicts", made, conflicts)
+	}
+	if l := ok(s.NodePools(Ctx(Alice), kpool.ListOptions{ClusterID: c.ID}))(t); l.Total != 42 {
+		t.Fatalf("total %d, want 42", l.Total)
+	}
+	if evs := ok(s.Store.Events(context.Background(), before, 1000))(t); len(evs) != 42 {
+		t.Fatalf("%d events for 42 pools", len(evs))
+	}
+}

@@ -69,6 +69,7 @@ func Run(t *testing.T, open Opener) {
 		{"UpdateBatchOutcomes", testUpdateBatchOutcomes},
 		{"DryRunMeetsConflicts", testDryRunMeetsConflicts},
 		{"FeedSeesEveryEvent", testFeedSeesEveryEvent},
+		{"ConcurrentCreates", testConcurrentCreates},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
