@@ -63,16 +63,6 @@ type NodePoolList struct {
 	Next      string            `json:"next,omitempty"`
 }
 
-// rawNodePoolList is a NodePoolList as the server writes it: each pool's
-// spec and status as stored, not decoded and encoded again.
-type rawNodePoolList struct {
-	NodePools []*kpool.RawNodePool `json:"nodepools"`
-	Total     int                  `json:"total"`
-	Limit     int                  `json:"limit"`
-	Offset    int                  `json:"offset"`
-	Next      string               `json:"next,omitempty"`
-}
-
 // ---- query parameters ----
 
 // query checks that r's query has only the allowed parameters, each once.
@@ -228,8 +218,6 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, v any,
 		setETag(w, o.ResourceVersion)
 	case *kpool.NodePool:
 		setETag(w, o.ResourceVersion)
-	case *kpool.RawNodePool:
-		setETag(w, o.ResourceVersion)
 	}
 	writeJSON(w, status, v)
 }
@@ -362,7 +350,27 @@ func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o kpool.
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rawNodePoolList{NodePools: l.Items, Total: l.Total, Limit: l.Limit, Offset: o.Offset, Next: l.Next})
+	writeRaw(w, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"nodepools":[`...)
+		for i, p := range l.Items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = p.AppendJSON(b)
+		}
+		b = append(b, `],"total":`...)
+		b = strconv.AppendInt(b, int64(l.Total), 10)
+		b = append(b, `,"limit":`...)
+		b = strconv.AppendInt(b, int64(l.Limit), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(o.Offset), 10)
+		if l.Next != "" {
+			b = append(b, `,"next":"`...) // base64url: nothing to escape
+			b = append(b, l.Next...)
+			b = append(b, '"')
+		}
+		return append(b, '}')
+	})
 }
 
 func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
@@ -406,7 +414,12 @@ func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := s.svc.RawNodePool(r.Context(), r.PathValue("id"))
-	s.send(w, r, http.StatusOK, p, err)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	setETag(w, p.ResourceVersion)
+	writeRaw(w, http.StatusOK, p.AppendJSON)
 }
 
 func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {

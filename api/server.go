@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -38,7 +39,31 @@ type Server struct {
 func NewServer(svc *kpool.Service, access *kpool.Access, log *slog.Logger) *Server {
 	s := &Server{svc: svc, access: access, log: log, mux: http.NewServeMux()}
 	s.routes()
+	// Requests no route takes land here; the mux without this catch-all
+	// tells a wrong method (405, with Allow) from an unknown path (404).
+	probe := s.mux
+	s.mux = http.NewServeMux()
+	s.mux.Handle("/", s.unrouted(probe))
+	s.routes()
 	return s
+}
+
+// unrouted answers a request no route takes, in the API's error shape: 405
+// with the Allow header where the path exists with other methods, else 404.
+func (s *Server) unrouted(probe *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, _ := probe.Handler(r)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if allow := rec.Header().Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		if rec.Code == http.StatusMethodNotAllowed {
+			s.writeError(w, r, kpool.Errorf(kpool.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		s.writeError(w, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "No such endpoint", Details: r.Method + " " + r.URL.Path})
+	})
 }
 
 func (s *Server) routes() {
@@ -90,26 +115,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
 			}
 		}
-		s.log.Info("request", "method", r.Method, "path", r.URL.RequestURI(), "status", rw.status, "bytes", rw.bytes,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000, "request_id", id, "user", rw.user)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.RequestURI()),
+			slog.Int("status", rw.status), slog.Int("bytes", rw.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.String("request_id", id), slog.String("user", rw.user))
 	}()
 
-	h, pattern := s.mux.Handler(r)
-	if pattern == "" {
-		// The mux's own not-found or method-not-allowed answer: keep its
-		// status and Allow header, give the body the API's error shape.
-		probe := httptest.NewRecorder()
-		h.ServeHTTP(probe, r)
-		if allow := probe.Header().Get("Allow"); allow != "" {
-			w.Header().Set("Allow", allow)
-		}
-		if probe.Code == http.StatusMethodNotAllowed {
-			s.writeError(rw, r, kpool.Errorf(kpool.CodeMethodNotAllowed, "Method %s is not allowed on %s", r.Method, r.URL.Path))
-			return
-		}
-		s.writeError(rw, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "No such endpoint", Details: r.Method + " " + r.URL.Path})
-		return
-	}
 	s.mux.ServeHTTP(rw, r)
 }
 
@@ -213,6 +223,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// bodies recycles the buffers reads are written into.
+var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// writeRaw answers with the JSON that appendBody appends to a buffer: for
+// answers that carry stored JSON as it is (see kpool.RawNodePool).
+func writeRaw(w http.ResponseWriter, status int, appendBody func([]byte) []byte) {
+	buf := bodies.Get().(*[]byte)
+	b := append(appendBody((*buf)[:0]), '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	if cap(b) <= 1<<20 { // keep page-sized buffers, not a rare huge one
+		*buf = b
+		bodies.Put(buf)
+	}
 }
 
 // readBody reads a JSON request body of at most MaxBodyBytes.

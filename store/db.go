@@ -89,6 +89,8 @@ type DB struct {
 	listening bool
 	stop      context.CancelFunc
 
+	rebound sync.Map // query -> query with $n placeholders
+
 	writes  group // every write, with Dialect.GroupCommit
 	inserts group // Inserts, with Dialect.GroupInserts
 }
@@ -119,8 +121,19 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// q rewrites ? placeholders for the dialect.
-func (db *DB) q(query string) string { return rebind(query, db.d.Numbered) }
+// q rewrites ? placeholders for the dialect. The store's queries are a small
+// fixed set, so each is rewritten once.
+func (db *DB) q(query string) string {
+	if !db.d.Numbered {
+		return query
+	}
+	if q, ok := db.rebound.Load(query); ok {
+		return q.(string)
+	}
+	q := rebind(query, true)
+	db.rebound.Store(query, q)
+	return q
+}
 
 func rebind(query string, numbered bool) string {
 	if !numbered {
