@@ -1,45 +1,128 @@
 package storetest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool"
 )
 
-// Bench measures the store through the service: creating a pool (one write
-// transaction with its event), reading one, and listing a page of 50 out of
-// 1000.
+// BenchPools is the size of the big cluster the benchmarks compare with an
+// empty one.
+const BenchPools = 10000
+
+// Bench measures the store through the service and guards the complexity of
+// its hot paths: creating a pool into an empty cluster and into one of
+// BenchPools pools, reading one, and listing a page of 50 at the start of
+// that cluster and deep in it, by offset and by keyset. The Complexity run
+// reports the ratios that must stay near 1 (a create into a big cluster ÷
+// into an empty one; a deep keyset page ÷ the first); they are measured
+// here, in the benchmark's output, not asserted by a timed test.
 func Bench(b *testing.B, open Opener) {
 	s := kpool.NewService(open(b))
 	ctx := Ctx(Alice)
-	c := NewCluster(b, s, Alice, "bench")
-	b.Run("Create", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			if _, err := s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("create-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
-				b.Fatal(err)
-			}
+	empty := NewCluster(b, s, Alice, "empty")
+	big := NewCluster(b, s, Alice, "big")
+	fill(b, s, big, BenchPools)
+	var n atomic.Int64
+	create := func(c *kpool.Cluster) func() error {
+		return func() error {
+			_, err := s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("create-%d", n.Add(1)), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+			return err
 		}
-	})
-	listed := NewCluster(b, s, Alice, "listed")
-	var last *kpool.NodePool
-	for i := range 1000 {
-		last = NewPool(b, s, listed, fmt.Sprintf("pool-%d", i))
 	}
-	b.Run("Get", func(b *testing.B) {
+	deep := cursorAt(b, s, big, BenchPools-1000)
+	page := func(o kpool.ListOptions) func() error {
+		return func() error {
+			o.ClusterID, o.Limit = big.ID, 50
+			l, err := s.RawNodePools(ctx, o)
+			if err == nil && len(l.Items) != 50 {
+				err = fmt.Errorf("page of %d", len(l.Items))
+			}
+			return err
+		}
+	}
+	last := NewPool(b, s, big, "last")
+	ops := []struct {
+		name string
+		fn   func() error
+	}{
+		{"CreateIntoEmpty", create(empty)},
+		{fmt.Sprintf("CreateInto%d", BenchPools), create(big)},
+		{"Get", func() error { _, err := s.RawNodePool(ctx, last.ID); return err }},
+		{"PageFirst", page(kpool.ListOptions{})},
+		{"PageDeepKeyset", page(kpool.ListOptions{After: deep})},
+		{"PageDeepOffset", page(kpool.ListOptions{Offset: BenchPools - 1000})},
+	}
+	for _, op := range ops {
+		b.Run(op.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := op.fn(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	// The ratios are measured once, with runs of their own, whatever -benchtime.
+	b.Run("Complexity", func(b *testing.B) {
+		create := ratio(b, ops[1].fn, ops[0].fn)
+		deep := ratio(b, ops[4].fn, ops[3].fn)
+		offset := ratio(b, ops[5].fn, ops[3].fn)
 		for b.Loop() {
-			if _, err := s.NodePool(ctx, last.ID); err != nil {
-				b.Fatal(err)
+		}
+		b.ReportMetric(create, "create-big/create-empty")
+		b.ReportMetric(deep, "page-deep/page-first")
+		b.ReportMetric(offset, "offset-deep/page-first")
+	})
+}
+
+// ratio is the time of a over the time of b, each run 500 times in
+// alternating rounds of 50 so that drift in the machine falls on both.
+func ratio(tb *testing.B, a, b func() error) float64 {
+	var ta, tbb time.Duration
+	run := func(fn func() error) time.Duration {
+		start := time.Now()
+		for range 50 {
+			if err := fn(); err != nil {
+				tb.Fatal(err)
 			}
 		}
-	})
-	b.Run("List50of1000", func(b *testing.B) {
-		for b.Loop() {
-			l, err := s.NodePools(ctx, kpool.ListOptions{ClusterID: listed.ID, Offset: 500})
-			if err != nil || len(l.Items) != 50 {
-				b.Fatal(err)
+		return time.Since(start)
+	}
+	for range 10 {
+		ta += run(a)
+		tbb += run(b)
+	}
+	return ta.Seconds() / tbb.Seconds()
+}
+
+// fill creates n pools in c, 32 at a time.
+func fill(b *testing.B, s *kpool.Service, c *kpool.Cluster, n int) {
+	var next atomic.Int64
+	for _, err := range parallel(32, func(int) error {
+		for i := next.Add(1); i <= int64(n); i = next.Add(1) {
+			if _, err := s.CreateNodePool(Ctx(c.CreatedBy), kpool.NodePoolCreate{Name: fmt.Sprintf("fill-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
+				return err
 			}
 		}
-	})
+		return nil
+	}) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// cursorAt returns the keyset cursor of the page that starts after position
+// n of c's pools.
+func cursorAt(b *testing.B, s *kpool.Service, c *kpool.Cluster, n int) string {
+	l, _, err := s.Store.RawNodePools(context.Background(), kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: 1, Offset: n - 1}})
+	if err != nil || len(l) != 1 {
+		b.Fatalf("position %d: %v", n, err)
+	}
+	return kpool.EncodeCursor(kpool.Cursor{CreatedAt: l[0].CreatedAt, ID: l[0].ID})
 }
