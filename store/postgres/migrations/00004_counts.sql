@@ -18,25 +18,55 @@ CREATE TABLE nodepool_counts (
 INSERT INTO nodepool_counts (cluster_id, phase, health, shard, n)
     SELECT cluster_id, phase, health, 0, count(*) FROM nodepools GROUP BY cluster_id, phase, health;
 
+-- Inserts and deletes are counted per statement, from its transition table:
+-- a statement of many rows (a bulk load, a force delete) adds to each counter
+-- once, where a row trigger would stack a new version of one row per pool.
 -- +goose StatementBegin
-CREATE FUNCTION kpool_count_nodepool() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION kpool_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO nodepool_counts (cluster_id, phase, health, shard, n)
+        SELECT cluster_id, phase, health, pg_backend_pid() % 64, count(*) FROM inserted
+        GROUP BY cluster_id, phase, health ORDER BY cluster_id, phase, health
+    ON CONFLICT (cluster_id, phase, health, shard) DO UPDATE SET n = nodepool_counts.n + excluded.n;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE FUNCTION kpool_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO nodepool_counts (cluster_id, phase, health, shard, n)
+        SELECT cluster_id, phase, health, pg_backend_pid() % 64, -count(*) FROM deleted
+        GROUP BY cluster_id, phase, health ORDER BY cluster_id, phase, health
+    ON CONFLICT (cluster_id, phase, health, shard) DO UPDATE SET n = nodepool_counts.n + excluded.n;
+    RETURN NULL;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER nodepools_count_insert AFTER INSERT ON nodepools
+    REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION kpool_count_inserted();
+CREATE TRIGGER nodepools_count_delete AFTER DELETE ON nodepools
+    REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION kpool_count_deleted();
+
+-- A phase change moves a pool between counters. Each connection adds to its
+-- own shard, so that writers do not queue on one counter row; the lower key
+-- goes first, so that two transactions moving pools between the same two
+-- phases cannot deadlock. (Row-level, so that it fires only when the phase
+-- or health changes: a statement trigger with transition tables cannot be
+-- limited to columns.)
+-- +goose StatementBegin
+CREATE FUNCTION kpool_count_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     s SMALLINT := pg_backend_pid() % 64;
 BEGIN
-    -- The lower key first, so that two transactions moving pools between
-    -- the same two phases cannot deadlock on the counters.
-    IF TG_OP = 'UPDATE' AND (NEW.phase, NEW.health) < (OLD.phase, OLD.health) THEN
+    IF (NEW.phase, NEW.health) < (OLD.phase, OLD.health) THEN
         INSERT INTO nodepool_counts VALUES (NEW.cluster_id, NEW.phase, NEW.health, s, 1)
         ON CONFLICT (cluster_id, phase, health, shard) DO UPDATE SET n = nodepool_counts.n + 1;
         INSERT INTO nodepool_counts VALUES (OLD.cluster_id, OLD.phase, OLD.health, s, -1)
         ON CONFLICT (cluster_id, phase, health, shard) DO UPDATE SET n = nodepool_counts.n - 1;
-        RETURN NULL;
-    END IF;
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    ELSE
         INSERT INTO nodepool_counts VALUES (OLD.cluster_id, OLD.phase, OLD.health, s, -1)
         ON CONFLICT (cluster_id, phase, health, shard) DO UPDATE SET n = nodepool_counts.n - 1;
-    END IF;
-    IF TG_OP IN ('UPDATE', 'INSERT') THEN
         INSERT INTO nodepool_counts VALUES (NEW.cluster_id, NEW.phase, NEW.health, s, 1)
         ON CONFLICT (cluster_id, phase, health, shard) DO UPDATE SET n = nodepool_counts.n + 1;
     END IF;
@@ -44,11 +74,9 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
-CREATE TRIGGER nodepools_count AFTER INSERT OR DELETE ON nodepools
-    FOR EACH ROW EXECUTE FUNCTION kpool_count_nodepool();
 CREATE TRIGGER nodepools_count_update AFTER UPDATE OF phase, health ON nodepools
     FOR EACH ROW WHEN (OLD.phase IS DISTINCT FROM NEW.phase OR OLD.health IS DISTINCT FROM NEW.health)
-    EXECUTE FUNCTION kpool_count_nodepool();
+    EXECUTE FUNCTION kpool_count_moved();
 
 -- +goose StatementBegin
 CREATE FUNCTION kpool_nodepool_cluster_live() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -97,6 +125,9 @@ DROP FUNCTION kpool_one_row;
 DROP TRIGGER nodepools_cluster_live ON nodepools;
 DROP FUNCTION kpool_nodepool_cluster_live;
 DROP TRIGGER nodepools_count_update ON nodepools;
-DROP TRIGGER nodepools_count ON nodepools;
-DROP FUNCTION kpool_count_nodepool;
+DROP TRIGGER nodepools_count_delete ON nodepools;
+DROP TRIGGER nodepools_count_insert ON nodepools;
+DROP FUNCTION kpool_count_moved;
+DROP FUNCTION kpool_count_deleted;
+DROP FUNCTION kpool_count_inserted;
 DROP TABLE nodepool_counts;
