@@ -202,10 +202,22 @@ type ErrorDetail struct {
 	Fields  []kpool.FieldError `json:"fields,omitempty"`
 }
 
+// statusClientClosed is what the access log records for a request whose
+// client left before the answer (nginx's 499).
+const statusClientClosed = 499
+
 // writeError answers with err in the API's error shape. Errors that are not
 // kpool errors are internal: logged with the request id, never shown.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *kpool.Error
+	if !errors.As(err, &e) && r.Context().Err() != nil {
+		// The client went away (or its deadline passed) mid-request: not
+		// kpool's fault, so no ERROR line; the access log records 499.
+		if rw, ok := w.(*recorder); ok {
+			rw.status, rw.wrote = statusClientClosed, true
+		}
+		return
+	}
 	if !errors.As(err, &e) {
 		id, _ := r.Context().Value(requestIDKey).(string)
 		s.log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
