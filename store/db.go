@@ -217,6 +217,17 @@ func (c jsonCol) Scan(v any) error {
 // rawCol scans a JSON column's text as it is.
 type rawCol struct{ v *json.RawMessage }
 
+// ScanBytes takes the column's bytes as the driver has them (pgx calls it in
+// preference to Scan), saving the copy into a driver value that Scan costs.
+func (c rawCol) ScanBytes(b []byte) error {
+	if b == nil {
+		*c.v = nil
+	} else {
+		*c.v = append(json.RawMessage(nil), b...)
+	}
+	return nil
+}
+
 func (c rawCol) Scan(v any) error {
 	switch x := v.(type) {
 	case nil:
