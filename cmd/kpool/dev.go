@@ -64,12 +64,12 @@ func dev(ctx context.Context, f *serveFlags, user string, out io.Writer) error {
 	}
 	ids, err := registerDemos(ctx, p.svc, owner, emu.Clusters)
 	if err != nil {
-		p.store.Close()
+		p.close()
 		return err
 	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
-		p.store.Close()
+		p.close()
 		return err
 	}
 	url := "http://" + ln.Addr().String()

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -145,14 +146,18 @@ func splitList(s string) []string {
 	return out
 }
 
-func newLogger(format string) (*slog.Logger, error) {
+func newLogger(format string) (*slog.Logger, *logSink, error) {
+	sink := newLogSink(os.Stderr)
+	var h slog.Handler
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, nil)), nil
+		h = slog.NewTextHandler(sink, nil)
 	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, nil)), nil
+		h = slog.NewJSONHandler(sink, nil)
+	default:
+		return nil, nil, fmt.Errorf("--log-format %q: use text or json", format)
 	}
-	return nil, fmt.Errorf("--log-format %q: use text or json", format)
+	return slog.New(flushHandler{h, sink, slog.LevelWarn}), sink, nil
 }
 
 // drivers are the provider drivers of a real deployment: AKS with Azure's
@@ -168,6 +173,7 @@ func drivers() provider.Registry {
 // the controllers.
 type process struct {
 	log     *slog.Logger
+	logs    *logSink // what log writes into; flushed when run ends
 	store   kpool.Store
 	svc     *kpool.Service
 	access  *kpool.Access
@@ -178,7 +184,14 @@ type process struct {
 }
 
 func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process, error) {
-	log, err := newLogger(f.logFormat)
+	if os.Getenv("GOGC") == "" {
+		// kpool's live heap is a few MB, so at Go's default (100) a busy
+		// API collects many times a second; 400 trades a heap a few times
+		// larger for a quarter of the collections. GOGC in the environment
+		// still decides.
+		debug.SetGCPercent(400)
+	}
+	log, sink, err := newLogger(f.logFormat)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +207,7 @@ func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process,
 	svc.Planner = provider.Planner{}
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof}
+	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof}
 	if f.reconcile {
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow})
@@ -213,7 +226,7 @@ func (p *process) handler(api http.Handler) http.Handler {
 // run serves h on ln and runs the controllers until ctx ends, then drains
 // requests for up to 10s.
 func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) error {
-	defer p.store.Close()
+	defer p.close()
 	if p.pprofAddr != "" {
 		debug, err := p.servePprof(p.pprofAddr)
 		if err != nil {
@@ -259,6 +272,12 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 	return err
 }
 
+// close closes the store and writes out the buffered log.
+func (p *process) close() {
+	p.store.Close()
+	_ = p.logs.Flush()
+}
+
 // servePprof serves net/http/pprof's handlers on addr until the returned
 // server is closed. They get a mux of their own, so the API's listener never
 // exposes them.
@@ -288,7 +307,7 @@ func serve(ctx context.Context, f *serveFlags) error {
 	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
-		p.store.Close()
+		p.close()
 		return err
 	}
 	p.log.Info("kpool serving", "url", "http://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil)
@@ -319,7 +338,7 @@ within seconds when the leader stops. --listen serves /metrics and /healthz.`,
 			}
 			ln, err := net.Listen("tcp", f.listen)
 			if err != nil {
-				p.store.Close()
+				p.close()
 				return err
 			}
 			health := http.NewServeMux()
