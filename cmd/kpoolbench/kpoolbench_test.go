@@ -343,3 +343,18 @@ func TestCeilingsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeLegs checks that two legs merge into one run: rates and
+// percentiles averaged, counts added, and what was counted carried across a
+// gap in which another run changed the same object.
+func TestMergeLegs(t *testing.T) {
+	a := result{workload: "put", wrk: wrkResult{rps: 100, p99Ms: 10, avgMs: 2, requests: 1000}, idle: 90, before: 5, after: 1005, counted: true}
+	b := result{workload: "put", wrk: wrkResult{rps: 300, p99Ms: 20, avgMs: 4, requests: 3000, non2xx: 1}, idle: 80, before: 9000, after: 11999, counted: true}
+	m := merge(a, b)
+	if m.wrk.rps != 200 || m.wrk.p99Ms != 15 || m.wrk.avgMs != 3.5 || m.wrk.requests != 4000 || m.wrk.non2xx != 1 || m.idle != 80 {
+		t.Fatalf("merged %+v", m)
+	}
+	if m.before != 5 || m.after != 4004 || lostUpdates(m) != 0 {
+		t.Fatalf("counted %d→%d, lost %d; want 5→4004, 0", m.before, m.after, lostUpdates(m))
+	}
+}

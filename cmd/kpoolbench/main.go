@@ -113,14 +113,20 @@ func parseFlags(args []string) (config, error) {
 		c.skip[s] = true
 	}
 	switch {
-	case c.duration < time.Second:
-		return c, fmt.Errorf("-duration must be at least 1s")
+	case c.duration < 2*time.Second:
+		return c, fmt.Errorf("-duration must be at least 2s: each workload runs in two legs of half of it")
 	case c.big < 0 || c.list < 0 || c.million < 0:
 		return c, fmt.Errorf("-big, -list and -million must not be negative")
 	case c.workers < 1:
 		return c, fmt.Errorf("-workers must be at least 1")
 	}
 	return c, nil
+}
+
+// legDuration is the length of each of a workload's two legs (see
+// runWorkloads): half of -duration, in whole seconds as wrk takes them.
+func (c config) legDuration() time.Duration {
+	return max(time.Second, (c.duration/2).Truncate(time.Second))
 }
 
 // parseConns parses -conns: positive integers, comma-separated.

@@ -16,7 +16,8 @@ import (
 func (b *bench) report(ctx context.Context) error {
 	var md strings.Builder
 	fmt.Fprintf(&md, "## kpool under load, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&md, "wrk -t2 -c<conns> -d%s --latency --timeout 10s against `kpool serve --reconcile=false` on 127.0.0.1; user %s. ", b.cfg.duration, user)
+	fmt.Fprintf(&md, "wrk -t2 -c<conns> -d%s --latency --timeout 10s against `kpool serve --reconcile=false` on 127.0.0.1; user %s. ", b.cfg.legDuration(), user)
+	md.WriteString("Each row is two such legs, one in a pass through the workloads forwards and one in a pass backwards, merged (req/s and percentiles the legs' means), so that drift over the run weighs alike on every row and cancels in the ratios. ")
 	md.WriteString("% of ceiling compares req/s with pgbench on the same PostgreSQL at the same client count: GET and lists with the primary-key SELECT, POST and PUT with the one-row INSERT. ")
 	md.WriteString("A request runs several statements, so 100% is out of reach; the ceiling is a yardstick, and PostgreSQL's also for the SQLite rows.\n\n")
 	md.WriteString(resultsTable(b.results, b.ceilings))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -109,8 +110,19 @@ type result struct {
 }
 
 // runWorkloads runs every workload not skipped at each -conns value on each
-// store, in that nesting, so that the stores take turns.
+// store, in that nesting, so that the stores take turns. It does so twice,
+// for half of -duration each: forwards, then backwards, and merges the two
+// legs of each run. Any drift over the run (a checkpoint, a table that grows,
+// a busier machine) then weighs about the same on every workload, so the
+// ratios between them, in which the goals are stated, cancel it.
 func (b *bench) runWorkloads(ctx context.Context) error {
+	type run struct {
+		w workload
+		s *server
+		n int
+		r wrkRun
+	}
+	var runs []run
 	for _, w := range b.workloads() {
 		if b.cfg.skip[w.name] {
 			continue
@@ -121,43 +133,61 @@ func (b *bench) runWorkloads(ctx context.Context) error {
 		}
 		for _, n := range conns {
 			for _, s := range b.servers {
-				r, ok := w.target(s, n)
-				if !ok {
-					continue
-				}
-				if err := b.measure(ctx, w, s, n, r); err != nil {
-					return err
+				if r, ok := w.target(s, n); ok {
+					runs = append(runs, run{w, s, n, r})
 				}
 			}
 		}
 	}
+	leg := b.cfg.legDuration()
+	results := make([]result, len(runs))
+	for i, r := range runs {
+		var err error
+		if results[i], err = b.measure(ctx, r.w, r.s, r.n, r.r, leg, nil); err != nil {
+			return err
+		}
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		var err error
+		if results[i], err = b.measure(ctx, r.w, r.s, r.n, r.r, leg, &results[i]); err != nil {
+			return err
+		}
+	}
+	b.results = append(b.results, results...)
 	return nil
 }
 
-// measure runs one workload once, with the accounting around it.
-func (b *bench) measure(ctx context.Context, w workload, s *server, n int, r wrkRun) error {
+// measure runs one leg of a workload, with the accounting around it. With
+// first, the result of the first leg, it is the second leg and returns the
+// two merged.
+func (b *bench) measure(ctx context.Context, w workload, s *server, n int, r wrkRun, d time.Duration, first *result) (result, error) {
 	res := result{workload: w.name, label: w.label, ceiling: w.ceiling, store: s.store, conns: n}
+	legNo := 1
+	if first != nil {
+		legNo = 2
+	}
 	name := fmt.Sprintf("%s-%s-c%d", w.name, s.store, n)
 	c := newClient(s.url, 2)
 	defer c.http.CloseIdleConnections()
 	var err error
 	if w.count != nil {
 		if res.before, err = w.count(ctx, c, s, n); err != nil {
-			return err
+			return res, err
 		}
 	}
 	if res.idle, err = waitIdle(ctx); err != nil {
-		return err
+		return res, err
 	}
 	var wait func() error
 	profile := profiled[w.name]
-	if b.cfg.profile && profile != "" && s.store == "postgres" && n == b.cfg.conns[0] {
+	if b.cfg.profile && profile != "" && s.store == "postgres" && n == b.cfg.conns[0] && first == nil {
 		profile = filepath.Join(b.out, profile)
-		wait = startProfile(ctx, s.pprof, b.cfg.duration, profile)
+		wait = startProfile(ctx, s.pprof, d, profile)
 	}
 	t0, i0 := cpuTimes()
 	cpu0 := processCPU(s.pid())
-	res.wrk, err = runWrk(ctx, r, b.cfg.duration, filepath.Join(b.out, "wrk", name+".txt"))
+	res.wrk, err = runWrk(ctx, r, d, filepath.Join(b.out, "wrk", fmt.Sprintf("%s-leg%d.txt", name, legNo)))
 	t1, i1 := cpuTimes()
 	res.busy, res.serverCPU = busyPercent(t0, i0, t1, i1), processCPU(s.pid())-cpu0
 	if wait != nil {
@@ -168,34 +198,67 @@ func (b *bench) measure(ctx context.Context, w workload, s *server, n int, r wrk
 		}
 	}
 	if err != nil {
-		return err
+		return res, err
 	}
 	if w.count != nil {
 		// Requests in flight when wrk stopped finish within a moment.
 		if err := sleep(ctx, time.Second); err != nil {
-			return err
+			return res, err
 		}
 		if res.after, err = w.count(ctx, c, s, n); err != nil {
-			return err
+			return res, err
 		}
 		res.counted = true
-		res.notes = countNote(w.name, res)
 	}
-	if res.idle < 60 {
-		busy := fmt.Sprintf("**busy machine: %.0f%% idle before the run**", res.idle)
-		if res.notes != "" {
-			busy = "; " + busy
+	line := fmt.Sprintf("%s leg %d: %.1f req/s, p50 %.2f ms, p99 %.2f ms, %d non-2xx, %d socket errors, %.0f%% idle before",
+		name, legNo, res.wrk.rps, res.wrk.p50Ms, res.wrk.p99Ms, res.wrk.non2xx, res.wrk.socketErrors, res.idle)
+	if first != nil {
+		res = merge(*first, res)
+		if res.counted {
+			res.notes = countNote(w.name, res)
 		}
-		res.notes += busy
-	}
-	b.results = append(b.results, res)
-	line := fmt.Sprintf("%s: %.1f req/s, p50 %.2f ms, p99 %.2f ms, %d non-2xx, %d socket errors, %.0f%% idle before",
-		name, res.wrk.rps, res.wrk.p50Ms, res.wrk.p99Ms, res.wrk.non2xx, res.wrk.socketErrors, res.idle)
-	if res.notes != "" {
-		line += "; " + res.notes
+		if res.idle < 60 {
+			busy := fmt.Sprintf("**busy machine: %.0f%% idle before a leg**", res.idle)
+			if res.notes != "" {
+				busy = "; " + busy
+			}
+			res.notes += busy
+		}
+		line += fmt.Sprintf("; both legs: %.1f req/s, p99 %.2f ms", res.wrk.rps, res.wrk.p99Ms)
+		if res.notes != "" {
+			line += "; " + res.notes
+		}
 	}
 	progress("%s", line)
-	return nil
+	return res, nil
+}
+
+// merge is the result of two legs of one run of equal length: rates and
+// latencies are the means of the legs' (wrk reports percentiles, not the
+// histogram to add), counts their sums; what was counted (pools, a
+// generation) runs from a's before by both legs' changes, as if the legs ran
+// back to back (between them a run at another connection count may change
+// the same object); idle is the lower of the two.
+func merge(a, b result) result {
+	m := a
+	m.wrk.rps = (a.wrk.rps + b.wrk.rps) / 2
+	m.wrk.p50Ms = (a.wrk.p50Ms + b.wrk.p50Ms) / 2
+	m.wrk.p99Ms = (a.wrk.p99Ms + b.wrk.p99Ms) / 2
+	if n := a.wrk.requests + b.wrk.requests; n > 0 {
+		m.wrk.avgMs = (a.wrk.avgMs*float64(a.wrk.requests) + b.wrk.avgMs*float64(b.wrk.requests)) / float64(n)
+	}
+	m.wrk.requests += b.wrk.requests
+	m.wrk.non2xx += b.wrk.non2xx
+	m.wrk.socketErrors += b.wrk.socketErrors
+	if b.wrk.socketDetail != "" {
+		m.wrk.socketDetail = strings.TrimPrefix(a.wrk.socketDetail+"; "+b.wrk.socketDetail, "; ")
+	}
+	m.idle = min(a.idle, b.idle)
+	m.busy = (a.busy + b.busy) / 2
+	m.serverCPU += b.serverCPU
+	m.after = a.after + (b.after - b.before)
+	m.counted = a.counted && b.counted
+	return m
 }
 
 // countNote describes what a counted run changed: pools before → after a
