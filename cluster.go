@@ -1,11 +1,10 @@
 package kpool
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
-// PlatformType names where a cluster runs.
+// PlatformType names where a cluster runs. The constants are the API's
+// words for the platform blocks below; what each platform is and does is
+// its profile's (provider/<cloud>).
 type PlatformType string
 
 const (
@@ -17,26 +16,6 @@ const (
 	PlatformK3s     PlatformType = "k3s"
 	PlatformMicroVM PlatformType = "microvm"
 )
-
-// PlatformTypes lists every platform kpool knows, in a stable order.
-var PlatformTypes = []PlatformType{PlatformAzure, PlatformAWS, PlatformGCP, PlatformOCI, PlatformCivo, PlatformK3s, PlatformMicroVM}
-
-// Known reports whether t is one of PlatformTypes.
-func (t PlatformType) Known() bool {
-	for _, k := range PlatformTypes {
-		if t == k {
-			return true
-		}
-	}
-	return false
-}
-
-// HasNodePools reports whether the platform has a node-pool concept at all.
-// k3s and microVMs (flintlock) have none: asking them for a pool is a
-// capability boundary, answered with NOT_IMPLEMENTED, never retried.
-func (t PlatformType) HasNodePools() bool {
-	return t.Known() && t != PlatformK3s && t != PlatformMicroVM
-}
 
 // Cluster is an existing Kubernetes cluster registered with kpool. kpool
 // manages the cluster's node pools; it does not create the cluster itself.
@@ -133,28 +112,6 @@ const (
 type ClusterStatus struct {
 	Phase   ClusterPhase `json:"phase"`
 	Message string       `json:"message,omitempty"`
-}
-
-// Region returns the cloud region of the cluster ("" where it has none).
-func (s *ClusterSpec) Region() string {
-	p := s.Platform
-	switch {
-	case p.Azure != nil:
-		return p.Azure.Location
-	case p.AWS != nil:
-		return p.AWS.Region
-	case p.GCP != nil:
-		loc := p.GCP.Location
-		if parts := strings.Split(loc, "-"); len(parts) == 3 {
-			return parts[0] + "-" + parts[1] // a zonal cluster's region
-		}
-		return loc
-	case p.OCI != nil:
-		return p.OCI.Region
-	case p.Civo != nil:
-		return p.Civo.Region
-	}
-	return ""
 }
 
 // Deleting reports whether deletion of the cluster has been requested.

@@ -25,9 +25,10 @@ import (
 type Service struct {
 	Store Store
 	Now   func() time.Time
-	// Planner, when set, checks every pool write against what the pool's
-	// provider can do and names pools at their providers.
-	Planner Planner
+	// Platforms check every cluster and pool write against what its
+	// platform's rules and its provider can do, and name pools at their
+	// providers.
+	Platforms Platforms
 
 	// clusters caches the clusters pool creates are checked against.
 	clusters clusterCache
@@ -81,8 +82,17 @@ func (s *Service) insert(ctx context.Context, fn func(Tx) error) error {
 }
 
 // NewService returns a Service on s with the wall clock.
-func NewService(s Store) *Service {
-	return &Service{Store: s, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+func NewService(s Store, ps Platforms) *Service {
+	return &Service{Store: s, Platforms: ps, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
+}
+
+// defaults fills in what a pool spec of cluster c may omit.
+func (s *Service) defaults(spec *NodePoolSpec, c *Cluster) {
+	region := ""
+	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); ok {
+		region = pl.Region(&c.Spec)
+	}
+	DefaultNodePoolSpec(spec, c, region)
 }
 
 // ClusterCreate is a request to register a cluster.
@@ -196,7 +206,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	if err := DecodeStrict(in.Spec, &c.Spec, "spec"); err != nil {
 		return nil, err
 	}
-	if err := ValidateCluster(c); err != nil {
+	if err := ValidateCluster(s.Platforms, c); err != nil {
 		return nil, err
 	}
 	if c.ID == "" {
@@ -356,10 +366,10 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 		if next.Spec, err = mergeSpec(c.Spec, u.Spec, u.Patch); err != nil {
 			return err
 		}
-		if err := ValidateCluster(&next); err != nil {
+		if err := ValidateCluster(s.Platforms, &next); err != nil {
 			return err
 		}
-		if err := clusterImmutable(&c.Spec, &next.Spec); err != nil {
+		if err := s.clusterImmutable(&c.Spec, &next.Spec); err != nil {
 			return err
 		}
 		if specEqual(c.Spec, next.Spec) {
@@ -382,32 +392,18 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 
 // clusterImmutable refuses changes to the fields that identify the cloud
 // cluster: pointing a registration at another cluster would orphan its pools.
-func clusterImmutable(old, next *ClusterSpec) error {
+func (s *Service) clusterImmutable(old, next *ClusterSpec) error {
 	var fe FieldErrors
 	if old.Platform.Type != next.Platform.Type {
 		fe.Add("spec.platform.type", "immutable: the cluster is on %q", old.Platform.Type)
-	}
-	ident := func(s *ClusterSpec) map[string]string {
-		p := s.Platform
-		switch {
-		case p.Azure != nil:
-			return map[string]string{"azure.subscriptionId": p.Azure.SubscriptionID, "azure.resourceGroup": p.Azure.ResourceGroup, "azure.clusterName": p.Azure.ClusterName}
-		case p.AWS != nil:
-			return map[string]string{"aws.region": p.AWS.Region, "aws.clusterName": p.AWS.ClusterName}
-		case p.GCP != nil:
-			return map[string]string{"gcp.projectId": p.GCP.ProjectID, "gcp.location": p.GCP.Location, "gcp.clusterName": p.GCP.ClusterName}
-		case p.OCI != nil:
-			return map[string]string{"oci.region": p.OCI.Region, "oci.compartmentId": p.OCI.CompartmentID, "oci.clusterId": p.OCI.ClusterID}
-		case p.Civo != nil:
-			return map[string]string{"civo.region": p.Civo.Region, "civo.clusterId": p.Civo.ClusterID}
+	} else if pl, ok := s.Platforms.Platform(old.Platform.Type); ok {
+		now := map[string]string{}
+		for _, f := range pl.ClusterIdentity(next) {
+			now[f.Path] = f.Value
 		}
-		return nil
-	}
-	if old.Platform.Type == next.Platform.Type {
-		o, n := ident(old), ident(next)
-		for _, k := range sortedKeys(o) {
-			if o[k] != n[k] {
-				fe.Add("spec.platform."+k, "immutable: it names the cloud cluster (%q); register a new cluster instead", o[k])
+		for _, f := range pl.ClusterIdentity(old) {
+			if now[f.Path] != f.Value {
+				fe.Add("spec.platform."+f.Path, "immutable: it names the cloud cluster (%q); register a new cluster instead", f.Value)
 			}
 		}
 	}
@@ -617,7 +613,7 @@ func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh 
 
 // newPool builds and checks a new pool of cluster c from a create request.
 func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePool, error) {
-	if !c.Spec.Platform.Type.HasNodePools() {
+	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); !ok || !pl.HasNodePools() {
 		return nil, &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
 			Details: fmt.Sprintf("cluster %s runs on %s, which has no node-pool concept; kpool cannot manage pools there", c.Name, c.Spec.Platform.Type)}
 	}
@@ -628,20 +624,18 @@ func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePoo
 	if err := DecodeStrict(in.Spec, &p.Spec, "spec"); err != nil {
 		return nil, err
 	}
-	DefaultNodePoolSpec(&p.Spec, c)
-	if err := ValidateNodePool(p, c); err != nil {
+	s.defaults(&p.Spec, c)
+	if err := ValidateNodePool(s.Platforms, p, c); err != nil {
 		return nil, err
 	}
-	if s.Planner != nil {
-		if err := s.Planner.CheckCreate(c, &p.Spec); err != nil {
-			return nil, err
-		}
-		first, err := s.Planner.ProviderNames(c, p.Name, 1)
-		if err != nil {
-			return nil, err
-		}
-		p.ProviderName = first[0]
+	if err := s.Platforms.CheckCreate(c, &p.Spec); err != nil {
+		return nil, err
 	}
+	first, err := s.Platforms.ProviderNames(c, p.Name, 1)
+	if err != nil {
+		return nil, err
+	}
+	p.ProviderName = first[0]
 	return p, nil
 }
 
@@ -660,7 +654,7 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 		}
 		err = write(ctx, func(tx Tx) error {
 			if attempt > 0 {
-				names, err := s.Planner.ProviderNames(c, p.Name, 0)
+				names, err := s.Platforms.ProviderNames(c, p.Name, 0)
 				if err != nil {
 					return err
 				}
@@ -681,7 +675,7 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 			}
 			return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
 		})
-		if !errors.Is(err, ErrProviderNameTaken) || s.Planner == nil || attempt == 2 {
+		if !errors.Is(err, ErrProviderNameTaken) || attempt == 2 {
 			return err
 		}
 	}
@@ -1089,9 +1083,9 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 			return Errorf(CodeConflict, "Cluster '%s' does not import pools", c.Name)
 		}
 		spec.Management = ManagementObserve
-		DefaultNodePoolSpec(&spec, c)
+		s.defaults(&spec, c)
 		p := &NodePool{ID: newID(), Name: name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ProviderName: providerName, Spec: spec}
-		if err := ValidateNodePool(p, c); err != nil {
+		if err := ValidateNodePool(s.Platforms, p, c); err != nil {
 			return err
 		}
 		now := s.now()

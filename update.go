@@ -240,25 +240,23 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if next.Spec, err = mergeSpec(p.Spec, u.Spec, u.Patch); err != nil {
 		return nil, nil, err
 	}
-	DefaultNodePoolSpec(&next.Spec, c)
+	s.defaults(&next.Spec, c)
 	if !carries(u.Spec, "nodeCount") {
 		clampCount(&next.Spec)
 	}
-	if err := ValidateNodePool(&next, c); err != nil {
+	if err := ValidateNodePool(s.Platforms, &next, c); err != nil {
 		return nil, nil, err
 	}
 	if next.Spec.Equal(&p.Spec) {
 		return p, nil, nil
 	}
-	if s.Planner != nil {
-		pl, err := s.Planner.Plan(c, &p.Spec, &next.Spec)
-		if err != nil {
-			return nil, nil, err
-		}
-		op.plan.Changes = pl.Changes
-		if err := pl.Refusal(); err != nil {
-			return nil, nil, err
-		}
+	pl, err := s.Platforms.Plan(c, &p.Spec, &next.Spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	op.plan.Changes = pl.Changes
+	if err := pl.Refusal(); err != nil {
+		return nil, nil, err
 	}
 	now := s.now()
 	next.UpdatedAt = now

@@ -2,9 +2,10 @@ package kpool
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,34 +25,18 @@ const (
 )
 
 var (
-	machineTypeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
-	diskTypeRE    = machineTypeRE
-	versionRE     = regexp.MustCompile(`^v?\d+\.\d+(\.\d+)?$`)
-	zoneRE        = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
-
-	azureRGRE      = regexp.MustCompile(`^[-\w._()]{1,90}$`)
-	azureNameRE    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
-	azureLocRE     = regexp.MustCompile(`^[a-z0-9]{2,64}$`)
-	awsRegionRE    = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d{1,2}$`)
-	awsNameRE      = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
-	awsRoleRE      = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
-	awsAZIDRE      = regexp.MustCompile(`^[a-z]{3,5}\d{0,2}-az\d{1,2}$`)
-	awsSubnetRE    = regexp.MustCompile(`^subnet-[0-9a-f]{8,17}$`)
-	gcpProjectRE   = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
-	gcpLocationRE  = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)
-	gcpClusterRE   = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
-	ociRegionRE    = regexp.MustCompile(`^[a-z]{2}-[a-z]+-\d{1,2}$`)
-	civoRegionRE   = regexp.MustCompile(`^[A-Za-z]{3}\d{1,2}$`)
+	machineTypeRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
+	versionRE      = regexp.MustCompile(`^v?\d+\.\d+(\.\d+)?$`)
+	zoneRE         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
 	controllerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 	conditionType  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,62}$`)
 	conditionWhy   = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
 )
 
-// Label domains that providers or kpool own; users may not set labels there.
-var reservedLabelDomains = []string{
-	"kompox.dev", "kubernetes.io", "k8s.io",
-	"kubernetes.azure.com", "eks.amazonaws.com", "cloud.google.com", "kubernetes.civo.com",
-}
+// LabelDomains are the label key domains kpool and Kubernetes own; users may
+// not set labels there (nor in the providers' own domains, which each
+// provider's profile lists).
+var LabelDomains = []string{"kompox.dev", "kubernetes.io", "k8s.io"}
 
 // labelDomainAllowed lists exceptions inside the reserved domains.
 var labelDomainAllowed = []string{"node-restriction.kubernetes.io"}
@@ -83,91 +68,35 @@ func ValidateID(fe *FieldErrors, field, id string) {
 }
 
 // ValidateCluster checks a whole cluster: its name and spec.
-func ValidateCluster(c *Cluster) error {
+func ValidateCluster(ps Platforms, c *Cluster) error {
 	var fe FieldErrors
 	ValidateName(&fe, "name", c.Name)
 	ValidateID(&fe, "id", c.ID)
-	validateClusterSpec(&fe, &c.Spec)
+	validateClusterSpec(&fe, ps, &c.Spec)
 	return fe.Err()
 }
 
-func validateClusterSpec(fe *FieldErrors, s *ClusterSpec) {
+func validateClusterSpec(fe *FieldErrors, ps Platforms, s *ClusterSpec) {
 	p := &s.Platform
 	const base = "spec.platform"
-	if p.Type == "" {
-		fe.Add(base+".type", "required: one of %s", platformList())
-	} else if !p.Type.Known() {
-		fe.Add(base+".type", "unknown platform %q: use one of %s", p.Type, platformList())
-	}
-	blocks := map[PlatformType]bool{
-		PlatformAzure: p.Azure != nil, PlatformAWS: p.AWS != nil, PlatformGCP: p.GCP != nil,
-		PlatformOCI: p.OCI != nil, PlatformCivo: p.Civo != nil, PlatformK3s: p.K3s != nil, PlatformMicroVM: p.MicroVM != nil,
-	}
-	for _, t := range PlatformTypes {
-		if blocks[t] && t != p.Type && p.Type.Known() {
-			fe.Add(base+"."+string(t), "not allowed: the platform type is %q", p.Type)
-		}
-	}
-	if p.Type.Known() && p.Type.HasNodePools() && !blocks[p.Type] {
-		fe.Add(base+"."+string(p.Type), "required for platform type %q", p.Type)
-	}
+	pl, known := ps.Platform(p.Type)
 	switch {
-	case p.Type == PlatformAzure && p.Azure != nil:
-		a, f := p.Azure, base+".azure"
-		if a.SubscriptionID == "" {
-			fe.Add(f+".subscriptionId", "required")
-		} else if !IsUUID(a.SubscriptionID) {
-			fe.Add(f+".subscriptionId", "%q is not a subscription id (a UUID)", a.SubscriptionID)
-		}
-		pattern(fe, f+".resourceGroup", a.ResourceGroup, azureRGRE, true, "1-90 letters, digits, '_', '-', '.', '(' or ')'")
-		if strings.HasSuffix(a.ResourceGroup, ".") {
-			fe.Add(f+".resourceGroup", "must not end with '.'")
-		}
-		pattern(fe, f+".clusterName", a.ClusterName, azureNameRE, true, "1-63 letters, digits, '_' or '-', starting and ending with a letter or digit")
-		pattern(fe, f+".location", a.Location, azureLocRE, false, "an Azure region name such as westeurope")
-	case p.Type == PlatformAWS && p.AWS != nil:
-		a, f := p.AWS, base+".aws"
-		pattern(fe, f+".region", a.Region, awsRegionRE, true, "an AWS region such as us-west-2")
-		pattern(fe, f+".clusterName", a.ClusterName, awsNameRE, true, "1-100 letters, digits, '_' or '-', starting with a letter or digit")
-		pattern(fe, f+".nodeRoleArn", a.NodeRoleARN, awsRoleRE, true, "an IAM role ARN such as arn:aws:iam::123456789012:role/eks-nodes")
-		if len(a.Subnets) == 0 {
-			fe.Add(f+".subnets", "required: map each availability zone to the subnet node groups use there")
-		}
-		for _, zone := range sortedKeys(a.Subnets) {
-			zf := f + ".subnets." + zone
-			inRegion := a.Region != "" && strings.HasPrefix(zone, a.Region) && len(zone) == len(a.Region)+1 && zone[len(zone)-1] >= 'a' && zone[len(zone)-1] <= 'z'
-			if !inRegion && !awsAZIDRE.MatchString(zone) {
-				fe.Add(zf, "%q is not an availability zone of region %q (such as %sa) or a zone id (such as use1-az1)", zone, a.Region, a.Region)
+	case p.Type == "":
+		fe.Add(base+".type", "required: one of %s", platformList(ps))
+	case !known:
+		fe.Add(base+".type", "unknown platform %q: use one of %s", p.Type, platformList(ps))
+	default:
+		blocks := p.Blocks()
+		for _, b := range blocks {
+			if b != string(p.Type) {
+				fe.Add(base+"."+b, "not allowed: the platform type is %q", p.Type)
 			}
-			pattern(fe, zf, a.Subnets[zone], awsSubnetRE, true, "a subnet id such as subnet-0123456789abcdef0")
 		}
-	case p.Type == PlatformGCP && p.GCP != nil:
-		g, f := p.GCP, base+".gcp"
-		pattern(fe, f+".projectId", g.ProjectID, gcpProjectRE, true, "6-30 lowercase letters, digits or '-', starting with a letter")
-		pattern(fe, f+".location", g.Location, gcpLocationRE, true, "a region such as us-central1 or a zone such as us-central1-a")
-		pattern(fe, f+".clusterName", g.ClusterName, gcpClusterRE, true, "1-40 lowercase letters, digits or '-', starting with a letter")
-	case p.Type == PlatformOCI && p.OCI != nil:
-		o, f := p.OCI, base+".oci"
-		pattern(fe, f+".region", o.Region, ociRegionRE, true, "an OCI region such as us-ashburn-1")
-		ocid(fe, f+".compartmentId", o.CompartmentID, true, "compartment", "tenancy")
-		ocid(fe, f+".clusterId", o.ClusterID, true, "cluster")
-		ocid(fe, f+".imageId", o.ImageID, false, "image")
-		if len(o.Subnets) == 0 {
-			fe.Add(f+".subnets", "required: map each availability domain to the worker subnet used there")
-		}
-		for _, ad := range sortedKeys(o.Subnets) {
-			if !zoneRE.MatchString(ad) {
-				fe.Add(f+".subnets."+ad, "%q is not an availability domain name", ad)
-			}
-			ocid(fe, f+".subnets."+ad, o.Subnets[ad], true, "subnet")
-		}
-	case p.Type == PlatformCivo && p.Civo != nil:
-		c, f := p.Civo, base+".civo"
-		pattern(fe, f+".region", c.Region, civoRegionRE, true, "a Civo region such as LON1")
-		if c.ClusterID == "" {
-			fe.Add(f+".clusterId", "required")
-		} else if !IsUUID(c.ClusterID) {
-			fe.Add(f+".clusterId", "%q is not a Civo cluster id (a UUID)", c.ClusterID)
+		switch {
+		case slices.Contains(blocks, string(p.Type)):
+			pl.ValidateCluster(fe, s)
+		case pl.HasNodePools():
+			fe.Add(base+"."+string(p.Type), "required for platform type %q", p.Type)
 		}
 	}
 	if s.Endpoint != "" {
@@ -185,15 +114,18 @@ func validateClusterSpec(fe *FieldErrors, s *ClusterSpec) {
 	}
 }
 
-func platformList() string {
-	names := make([]string, len(PlatformTypes))
-	for i, t := range PlatformTypes {
+func platformList(ps Platforms) string {
+	types := ps.Types()
+	names := make([]string, len(types))
+	for i, t := range types {
 		names[i] = string(t)
 	}
 	return strings.Join(names, ", ")
 }
 
-func pattern(fe *FieldErrors, field, v string, re *regexp.Regexp, required bool, want string) {
+// ValidatePattern checks a string field against re, with want saying what
+// a valid value looks like; "" is an error only when required.
+func ValidatePattern(fe *FieldErrors, field, v string, re *regexp.Regexp, required bool, want string) {
 	if v == "" {
 		if required {
 			fe.Add(field, "required")
@@ -205,34 +137,35 @@ func pattern(fe *FieldErrors, field, v string, re *regexp.Regexp, required bool,
 	}
 }
 
-func ocid(fe *FieldErrors, field, v string, required bool, kinds ...string) {
-	if v == "" {
-		if required {
-			fe.Add(field, "required")
-		}
-		return
-	}
-	for _, k := range kinds {
-		if strings.HasPrefix(v, "ocid1."+k+".") && !strings.ContainsAny(v, " \t\n/") {
-			return
-		}
-	}
-	fe.Add(field, "%q is not an OCID of kind %s (ocid1.%s.…)", v, strings.Join(kinds, " or "), kinds[0])
+// ValidateMachineType checks a machine type's syntax (every provider's names
+// fit it); example is one of the provider's.
+func ValidateMachineType(fe *FieldErrors, field, v, example string) {
+	ValidatePattern(fe, field, v, machineTypeRE, true, "a machine type name such as "+example)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// ValidateDiskType checks an optional disk type's syntax; want says what
+// the provider calls its types.
+func ValidateDiskType(fe *FieldErrors, field, v, want string) {
+	ValidatePattern(fe, field, v, machineTypeRE, false, want)
+}
+
+// ValidateRange checks an optional number: 0 (unset) or lo..hi.
+func ValidateRange(fe *FieldErrors, field string, v, lo, hi int, unit string) {
+	if v != 0 && (v < lo || v > hi) {
+		fe.Add(field, "must be between %d and %d %s, got %d", lo, hi, unit, v)
 	}
-	sort.Strings(keys)
-	return keys
+}
+
+// SortedKeys returns a map's keys in order, so that errors come out in a
+// stable order.
+func SortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // DefaultNodePoolSpec fills in what a pool spec may omit: the platform type
 // (the cluster's), the mode (user) and the node count (the autoscaler's
-// minimum, or 1).
-func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster) {
+// minimum, or 1); zones "<region>-N" become "N". region is the cluster's.
+func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster, region string) {
 	if s.Platform.Type == "" {
 		s.Platform.Type = c.Spec.Platform.Type
 	}
@@ -246,7 +179,7 @@ func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster) {
 		s.DeletionPolicy = DeletionDelete
 	}
 	for i, z := range s.Zones {
-		s.Zones[i] = NormalizeZone(z, c.Spec.Region())
+		s.Zones[i] = NormalizeZone(z, region)
 	}
 	if s.NodeCount == nil {
 		n := 1
@@ -258,47 +191,24 @@ func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster) {
 }
 
 // ValidateNodePool checks a pool (name and spec) against its cluster.
-func ValidateNodePool(p *NodePool, c *Cluster) error {
+func ValidateNodePool(ps Platforms, p *NodePool, c *Cluster) error {
 	var fe FieldErrors
 	ValidateName(&fe, "name", p.Name)
 	ValidateID(&fe, "id", p.ID)
-	validateNodePoolSpec(&fe, &p.Spec, c)
+	validateNodePoolSpec(&fe, ps, &p.Spec, c)
 	return fe.Err()
 }
 
-// scaleToZero reports whether a pool of this platform and mode may have no
-// nodes (autoscaling minNodes 0).
-func scaleToZero(t PlatformType, mode string) bool {
-	switch {
-	case t == PlatformCivo:
-		return false // Civo pools need at least one node
-	case t == PlatformAzure && mode == ModeSystem:
-		return false // AKS system pools keep at least one node
-	}
-	return true
-}
-
-func validateNodePoolSpec(fe *FieldErrors, s *NodePoolSpec, c *Cluster) {
+func validateNodePoolSpec(fe *FieldErrors, ps Platforms, s *NodePoolSpec, c *Cluster) {
 	pt := c.Spec.Platform.Type
 	if s.Platform.Type != "" && s.Platform.Type != pt {
 		fe.Add("spec.platform.type", "must be %q, the platform of cluster %s (or omitted)", pt, c.Name)
 	}
-	blocks := map[PlatformType]bool{
-		PlatformGCP: s.Platform.GCP != nil, PlatformAWS: s.Platform.AWS != nil, PlatformAzure: s.Platform.Azure != nil,
-		PlatformOCI: s.Platform.OCI != nil, PlatformCivo: s.Platform.Civo != nil,
-	}
-	for _, t := range PlatformTypes {
-		if blocks[t] && t != pt {
-			fe.Add("spec.platform."+string(t), "not allowed: the cluster's platform is %q", pt)
+	for _, b := range s.Platform.Blocks() {
+		if b != string(pt) {
+			fe.Add("spec.platform."+b, "not allowed: the cluster's platform is %q", pt)
 		}
 	}
-	if !blocks[pt] {
-		fe.Add("spec.platform."+string(pt), "required: the pool's %s settings, with at least its %s", pt, machineField(pt))
-	} else {
-		mt, field := s.MachineType()
-		pattern(fe, field, mt, machineTypeRE, true, "a machine type name such as "+machineExample(pt))
-	}
-
 	if s.Mode != ModeSystem && s.Mode != ModeUser {
 		fe.Add("spec.mode", "must be %q or %q, got %q", ModeSystem, ModeUser, s.Mode)
 	}
@@ -308,94 +218,25 @@ func validateNodePoolSpec(fe *FieldErrors, s *NodePoolSpec, c *Cluster) {
 	if s.DeletionPolicy != DeletionDelete && s.DeletionPolicy != DeletionAbandon {
 		fe.Add("spec.deletionPolicy", "must be %q or %q, got %q", DeletionDelete, DeletionAbandon, s.DeletionPolicy)
 	}
-	pattern(fe, "spec.kubernetesVersion", s.KubernetesVersion, versionRE, false, "a Kubernetes version such as 1.30 or 1.30.4")
-	validateCounts(fe, s, pt)
-	logicalZones(fe, s.Zones, c.Spec.Region())
-	validateMetadata(fe, s)
+	ValidatePattern(fe, "spec.kubernetesVersion", s.KubernetesVersion, versionRE, false, "a Kubernetes version such as 1.30 or 1.30.4")
+	validateCounts(fe, s)
+	pl, known := ps.Platform(pt)
+	region := ""
+	if known {
+		region = pl.Region(&c.Spec)
+	}
+	logicalZones(fe, s.Zones, region)
+	ValidateLabels(fe, "spec.labels", s.Labels, ps.LabelDomains())
+	ValidateTaints(fe, "spec.taints", s.Taints)
 	validateTags(fe, s.Tags)
-
-	p := s.Platform
-	switch {
-	case pt == PlatformGCP && p.GCP != nil:
-		g, f := p.GCP, "spec.platform.gcp"
-		intRange(fe, f+".diskSize", g.DiskSize, 10, 65536, "GB")
-		pattern(fe, f+".diskType", g.DiskType, diskTypeRE, false, "a disk type such as pd-ssd")
-		zones(fe, f+".zones", g.Zones)
-		if len(g.Accelerators) > 8 {
-			fe.Add(f+".accelerators", "at most 8 accelerator types, got %d", len(g.Accelerators))
-		}
-		for i, a := range g.Accelerators {
-			af := fmt.Sprintf("%s.accelerators[%d]", f, i)
-			pattern(fe, af+".type", a.Type, machineTypeRE, true, "an accelerator type such as nvidia-tesla-t4")
-			if a.Count < 1 || a.Count > MaxAccelerators {
-				fe.Add(af+".count", "must be between 1 and %d, got %d", MaxAccelerators, a.Count)
-			}
-		}
-	case pt == PlatformAWS && p.AWS != nil:
-		a, f := p.AWS, "spec.platform.aws"
-		intRange(fe, f+".volumeSize", a.VolumeSize, 1, 16384, "GiB")
-		pattern(fe, f+".volumeType", a.VolumeType, diskTypeRE, false, "a volume type such as gp3")
-		zones(fe, f+".availabilityZones", a.AvailabilityZones)
-		if len(a.UserData) > MaxUserData {
-			fe.Add(f+".userData", "at most %d bytes, got %d", MaxUserData, len(a.UserData))
-		}
-	case pt == PlatformAzure && p.Azure != nil:
-		a, f := p.Azure, "spec.platform.azure"
-		intRange(fe, f+".osDiskSizeGB", a.OSDiskSizeGB, 30, 2048, "GB")
-		pattern(fe, f+".osDiskType", a.OSDiskType, diskTypeRE, false, "a disk type such as Managed, Ephemeral or Premium_LRS")
-		zones(fe, f+".availabilityZones", a.AvailabilityZones)
-	case pt == PlatformOCI && p.OCI != nil:
-		o, f := p.OCI, "spec.platform.oci"
-		if o.OCPUs < 0 || o.OCPUs > 512 {
-			fe.Add(f+".ocpus", "must be more than 0 and at most 512, got %v", o.OCPUs)
-		}
-		if o.MemoryInGBs < 0 || o.MemoryInGBs > 8192 {
-			fe.Add(f+".memoryInGBs", "must be more than 0 and at most 8192, got %v", o.MemoryInGBs)
-		}
-		intRange(fe, f+".bootVolumeSizeInGBs", o.BootVolumeSizeInGBs, 50, 32768, "GB")
-		zones(fe, f+".availabilityDomains", o.AvailabilityDomains)
-		ocid(fe, f+".imageId", o.ImageID, false, "image")
-		if o.ImageID == "" && (c.Spec.Platform.OCI == nil || c.Spec.Platform.OCI.ImageID == "") {
-			fe.Add(f+".imageId", "required: cluster %s has no default imageId", c.Name)
-		}
+	if known {
+		pl.ValidatePool(fe, s, c)
 	}
 }
 
-func machineField(t PlatformType) string {
-	switch t {
-	case PlatformGCP:
-		return "machineType"
-	case PlatformAWS:
-		return "instanceType"
-	case PlatformAzure:
-		return "vmSize"
-	case PlatformOCI:
-		return "shape"
-	}
-	return "size"
-}
-
-func machineExample(t PlatformType) string {
-	switch t {
-	case PlatformGCP:
-		return "n2-standard-4"
-	case PlatformAWS:
-		return "m5.xlarge"
-	case PlatformAzure:
-		return "Standard_D4s_v5"
-	case PlatformOCI:
-		return "VM.Standard.E4.Flex"
-	}
-	return "g4s.kube.medium"
-}
-
-func intRange(fe *FieldErrors, field string, v, lo, hi int, unit string) {
-	if v != 0 && (v < lo || v > hi) {
-		fe.Add(field, "must be between %d and %d %s, got %d", lo, hi, unit, v)
-	}
-}
-
-func zones(fe *FieldErrors, field string, zs []string) {
+// ValidateZoneNames checks a platform block's own list of zones: names,
+// none twice.
+func ValidateZoneNames(fe *FieldErrors, field string, zs []string) {
 	seen := map[string]bool{}
 	for i, z := range zs {
 		f := fmt.Sprintf("%s[%d]", field, i)
@@ -411,23 +252,12 @@ func zones(fe *FieldErrors, field string, zs []string) {
 	}
 }
 
-var logicalZoneRE = regexp.MustCompile(`^[1-9][0-9]?$`)
-
-// NormalizeZone turns "<region>-N" into the logical zone "N" when region is
-// the cluster's; anything else is returned as it is (and validated).
-func NormalizeZone(z, region string) string {
-	if region != "" && strings.HasPrefix(z, region+"-") && logicalZoneRE.MatchString(z[len(region)+1:]) {
-		return z[len(region)+1:]
-	}
-	return z
-}
-
 func logicalZones(fe *FieldErrors, zs []string, region string) {
 	seen := map[string]bool{}
 	for i, z := range zs {
 		f := fmt.Sprintf("spec.zones[%d]", i)
 		switch {
-		case !logicalZoneRE.MatchString(z):
+		case !IsLogicalZone(z):
 			fe.Add(f, "%q is not a logical zone: use \"1\", \"2\", \"3\"… or \"%s-1\"…", z, orRegion(region))
 		case seen[z]:
 			fe.Add(f, "duplicate zone %q", z)
@@ -443,7 +273,7 @@ func orRegion(r string) string {
 	return r
 }
 
-func validateCounts(fe *FieldErrors, s *NodePoolSpec, pt PlatformType) {
+func validateCounts(fe *FieldErrors, s *NodePoolSpec) {
 	count := s.Count()
 	if s.NodeCount != nil && (count < 0 || count > MaxNodes) {
 		fe.Add("spec.nodeCount", "must be between 1 and %d, got %d", MaxNodes, count)
@@ -511,72 +341,55 @@ func validateCounts(fe *FieldErrors, s *NodePoolSpec, pt PlatformType) {
 	case count < lo || count > hi:
 		fe.Add("spec.nodeCount", "must be between minNodes (%d) and maxNodes (%d) when autoscaling is enabled, got %d", lo, hi, count)
 	}
-	if lo == 0 && !scaleToZero(pt, s.Mode) {
-		fe.Add(f+".minNodes", "must be at least 1: %s", noZeroReason(pt))
-	}
-	if count == 0 && lo == 0 && !scaleToZero(pt, s.Mode) {
-		fe.Add("spec.nodeCount", "must be at least 1: %s", noZeroReason(pt))
-	}
 }
 
-func noZeroReason(pt PlatformType) string {
-	if pt == PlatformCivo {
-		return "Civo pools cannot scale to zero"
-	}
-	return "system pools cannot scale to zero"
-}
-
-func validateMetadata(fe *FieldErrors, s *NodePoolSpec) {
-	labels(fe, "spec.labels", s.Labels)
-	var blockLabels map[string]string
-	var blockField string
-	switch p := s.Platform; {
-	case p.GCP != nil:
-		blockLabels, blockField = p.GCP.Labels, "spec.platform.gcp.labels"
-	case p.OCI != nil:
-		blockLabels, blockField = p.OCI.Labels, "spec.platform.oci.labels"
-	case p.Civo != nil:
-		blockLabels, blockField = p.Civo.Labels, "spec.platform.civo.labels"
-	}
-	labels(fe, blockField, blockLabels)
-	for _, k := range sortedKeys(blockLabels) {
-		if v, ok := s.Labels[k]; ok && v != blockLabels[k] {
-			fe.Add(blockField+"."+k, "conflicts with spec.labels.%s (%q vs %q)", k, blockLabels[k], v)
+// ValidateBlockMetadata checks the labels and taints a platform block adds
+// (at their JSON paths): their syntax, that none contradicts spec.labels or
+// spec.taints, and the number of taints in all.
+func ValidateBlockMetadata(fe *FieldErrors, s *NodePoolSpec, domains []string, labels map[string]string, labelsPath string, taints []Taint, taintsPath string) {
+	if labelsPath != "" {
+		ValidateLabels(fe, labelsPath, labels, domains)
+		for _, k := range SortedKeys(labels) {
+			if v, ok := s.Labels[k]; ok && v != labels[k] {
+				fe.Add(labelsPath+"."+k, "conflicts with spec.labels.%s (%q vs %q)", k, labels[k], v)
+			}
 		}
 	}
-
-	taints(fe, "spec.taints", s.Taints)
-	var blockTaints []Taint
-	switch p := s.Platform; {
-	case p.GCP != nil:
-		blockTaints, blockField = p.GCP.Taints, "spec.platform.gcp.taints"
-	case p.Civo != nil:
-		blockTaints, blockField = p.Civo.Taints, "spec.platform.civo.taints"
-	}
-	taints(fe, blockField, blockTaints)
-	type keyEffect struct{ key, effect string }
-	neutral := map[keyEffect]string{}
-	for _, t := range s.Taints {
-		neutral[keyEffect{t.Key, t.Effect}] = t.Value
-	}
-	for i, t := range blockTaints {
-		if v, ok := neutral[keyEffect{t.Key, t.Effect}]; ok && v != t.Value {
-			fe.Add(fmt.Sprintf("%s[%d]", blockField, i), "conflicts with spec.taints: %s:%s has value %q there and %q here", t.Key, t.Effect, v, t.Value)
+	all := len(s.Taints)
+	if taintsPath != "" {
+		ValidateTaints(fe, taintsPath, taints)
+		type keyEffect struct{ key, effect string }
+		neutral := map[keyEffect]string{}
+		seen := map[Taint]bool{}
+		for _, t := range s.Taints {
+			neutral[keyEffect{t.Key, t.Effect}] = t.Value
+			seen[t] = true
+		}
+		for i, t := range taints {
+			if v, ok := neutral[keyEffect{t.Key, t.Effect}]; ok && v != t.Value {
+				fe.Add(fmt.Sprintf("%s[%d]", taintsPath, i), "conflicts with spec.taints: %s:%s has value %q there and %q here", t.Key, t.Effect, v, t.Value)
+			}
+			if !seen[t] {
+				seen[t] = true
+				all++
+			}
 		}
 	}
-	if n := len(s.AllTaints()); n > MaxTaints {
-		fe.Add("spec.taints", "at most %d taints in all, got %d", MaxTaints, n)
+	if all > MaxTaints {
+		fe.Add("spec.taints", "at most %d taints in all, got %d", MaxTaints, all)
 	}
 }
 
-func labels(fe *FieldErrors, field string, m map[string]string) {
-	for _, k := range sortedKeys(m) {
+// ValidateLabels checks node labels: Kubernetes syntax, and no key in one of
+// domains (those kpool, Kubernetes or a provider own).
+func ValidateLabels(fe *FieldErrors, field string, m map[string]string, domains []string) {
+	for _, k := range SortedKeys(m) {
 		f := field + "." + k
 		if errs := content.IsLabelKey(k); len(errs) > 0 {
 			fe.Add(f, "%q is not a valid label key: %s", k, strings.Join(errs, "; "))
 			continue
 		}
-		if d := reservedDomain(k); d != "" {
+		if d := ReservedDomain(k, domains); d != "" {
 			fe.Add(f, "label domain %q is reserved for kpool or the provider", d)
 		}
 		if errs := content.IsLabelValue(m[k]); len(errs) > 0 {
@@ -585,8 +398,9 @@ func labels(fe *FieldErrors, field string, m map[string]string) {
 	}
 }
 
-// reservedDomain returns the reserved domain that a label key falls in, or "".
-func reservedDomain(key string) string {
+// ReservedDomain returns the domain of domains that a label key falls in,
+// or "".
+func ReservedDomain(key string, domains []string) string {
 	prefix, _, ok := strings.Cut(key, "/")
 	if !ok {
 		return ""
@@ -596,7 +410,7 @@ func reservedDomain(key string) string {
 			return ""
 		}
 	}
-	for _, d := range reservedLabelDomains {
+	for _, d := range domains {
 		if prefix == d || strings.HasSuffix(prefix, "."+d) {
 			return d
 		}
@@ -604,7 +418,8 @@ func reservedDomain(key string) string {
 	return ""
 }
 
-func taints(fe *FieldErrors, field string, ts []Taint) {
+// ValidateTaints checks node taints: key, value and effect, none twice.
+func ValidateTaints(fe *FieldErrors, field string, ts []Taint) {
 	type keyEffect struct{ key, effect string }
 	seen := map[keyEffect]bool{}
 	for i, t := range ts {
@@ -636,7 +451,7 @@ func validateTags(fe *FieldErrors, tags map[string]string) {
 	if len(tags) > MaxTags {
 		fe.Add("spec.tags", "at most %d tags, got %d", MaxTags, len(tags))
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range SortedKeys(tags) {
 		f := "spec.tags." + k
 		switch {
 		case k == "" || len(k) > 128:
@@ -694,7 +509,3 @@ func ValidateControllerStatus(cs *ControllerStatus) error {
 	}
 	return fe.Err()
 }
-
-// ValidateLabels checks node labels as a spec's labels are checked:
-// Kubernetes syntax, and no key in a domain kpool or a provider owns.
-func ValidateLabels(fe *FieldErrors, field string, m map[string]string) { labels(fe, field, m) }

@@ -1,11 +1,18 @@
-package kpool
+package kpool_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	. "github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider/catalog"
 )
+
+// platforms are every platform kpool knows, as kpool serve checks against
+// them.
+var platforms = catalog.Registry()
 
 // clusters of every platform, valid.
 var testClusters = map[PlatformType]string{
@@ -32,7 +39,7 @@ func testCluster(t *testing.T, pt PlatformType) *Cluster {
 	if err := DecodeStrict([]byte(testClusters[pt]), &c.Spec, "spec"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ValidateCluster(c); err != nil {
+	if err := ValidateCluster(platforms, c); err != nil {
 		t.Fatalf("test cluster %s invalid: %v", pt, err)
 	}
 	return c
@@ -51,8 +58,8 @@ func checkPool(t *testing.T, pt PlatformType, name, patch string) []FieldError {
 		return err.(*Error).Fields
 	}
 	c := testCluster(t, pt)
-	DefaultNodePoolSpec(&p.Spec, c)
-	if err := ValidateNodePool(p, c); err != nil {
+	DefaultNodePoolSpec(&p.Spec, c, platforms.Profile(pt).Region(&c.Spec))
+	if err := ValidateNodePool(platforms, p, c); err != nil {
 		return err.(*Error).Fields
 	}
 	return nil
@@ -299,7 +306,7 @@ func TestValidateCluster(t *testing.T) {
 			if err := DecodeStrict(merged, &c.Spec, "spec"); err != nil {
 				t.Fatal(err)
 			}
-			err = ValidateCluster(c)
+			err = ValidateCluster(platforms, c)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("want valid, got %v", err)

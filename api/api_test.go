@@ -12,8 +12,9 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/store/testdb"
 )
 
 const (
@@ -36,8 +37,7 @@ func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(open(t))
-	svc.Planner = provider.Planner{}
+	svc := kpool.NewService(open(t), catalog.Registry())
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
@@ -46,7 +46,7 @@ func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 
 // forEachStore runs fn against a server on every available store.
 func forEachStore(t *testing.T, fn func(t *testing.T, a *testAPI)) {
-	for name, open := range storetest.Stores() {
+	for name, open := range testdb.Stores() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			fn(t, newTestAPI(t, open))
@@ -376,7 +376,7 @@ func TestGuideWorkflow(t *testing.T) {
 // TestGuidePlatformExamples creates a pool from each platform example of the
 // guide on a cluster of that platform.
 func TestGuidePlatformExamples(t *testing.T) {
-	a := newTestAPI(t, storetest.SQLite)
+	a := newTestAPI(t, testdb.SQLite)
 	examples := []struct{ cluster, pool string }{
 		{gcpCluster, `{
     "platform": {
@@ -546,7 +546,7 @@ func TestConcurrentPuts(t *testing.T) {
 }
 
 func TestReadOnlyFieldsRoundTrip(t *testing.T) {
-	a := newTestAPI(t, storetest.SQLite)
+	a := newTestAPI(t, testdb.SQLite)
 	c := a.cluster(user, "prod", gcpCluster)
 	p := a.pool(user, c.ID, "workers")
 	// A GET's output, edited and sent back whole, is a valid PUT.
@@ -678,7 +678,7 @@ func TestClusterDelete(t *testing.T) {
 }
 
 func TestStaleReportWarns(t *testing.T) {
-	a := newTestAPI(t, storetest.SQLite)
+	a := newTestAPI(t, testdb.SQLite)
 	c := a.cluster(user, "prod", gcpCluster)
 	p := a.pool(user, c.ID, "workers")
 	want(t, a.as(user, "PUT", "/api/v1/nodepools/"+p.ID, `{"spec":{"nodeCount":4}}`), http.StatusOK)
@@ -691,7 +691,7 @@ func TestStaleReportWarns(t *testing.T) {
 }
 
 func TestServerBasics(t *testing.T) {
-	a := newTestAPI(t, storetest.SQLite)
+	a := newTestAPI(t, testdb.SQLite)
 	want(t, a.do("GET", "/healthz", ""), http.StatusOK)
 	want(t, a.do("GET", "/readyz", ""), http.StatusOK)
 
@@ -756,7 +756,7 @@ func TestPaging(t *testing.T) {
 const aksCluster = `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}`
 
 func TestChangePlan(t *testing.T) {
-	a := newTestAPI(t, storetest.SQLite)
+	a := newTestAPI(t, testdb.SQLite)
 	c := a.cluster(user, "aks", aksCluster)
 	r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"gpu-workers","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["westeurope-1"],"nodeCount":2}}`)
 	want(t, r, http.StatusCreated)
@@ -789,7 +789,7 @@ func TestChangePlan(t *testing.T) {
 	for _, ch := range dry.Plan.Changes {
 		classes[ch.Field] = ch.Class
 	}
-	if classes["spec.nodeCount"] != kpool.InPlace || classes["spec.kubernetesVersion"] != kpool.RollsNodes || dry.Plan.Provider != "azure" || dry.Plan.ProviderName != "gpuworkers" {
+	if classes["spec.nodeCount"] != kpool.UpdateInPlace || classes["spec.kubernetesVersion"] != kpool.UpdateRollsNodes || dry.Plan.Provider != "azure" || dry.Plan.ProviderName != "gpuworkers" {
 		t.Fatalf("plan %+v", dry.Plan)
 	}
 	var stored kpool.NodePool
@@ -823,7 +823,7 @@ func TestChangePlan(t *testing.T) {
 }
 
 func TestCapabilityBoundaries(t *testing.T) {
-	a := newTestAPI(t, storetest.SQLite)
+	a := newTestAPI(t, testdb.SQLite)
 	civo := a.cluster(user, "civo", `{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`)
 	wantError(t, a.as(user, "POST", "/api/v1/clusters/"+civo.ID+"/nodepools", `{"name":"x","spec":{"platform":{"civo":{"size":"g4s.kube.medium"}},"zones":["1"]}}`),
 		http.StatusNotImplemented, kpool.CodeNotImplemented, "zones")

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/store/testdb"
 )
 
 // TestClientGoneIsNoError checks that a request whose client has left is
@@ -21,7 +22,7 @@ func TestClientGoneIsNoError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	h := NewServer(kpool.NewService(storetest.SQLite(t)), access, slog.New(slog.NewTextHandler(&log, nil)))
+	h := NewServer(kpool.NewService(testdb.SQLite(t), catalog.Registry()), access, slog.New(slog.NewTextHandler(&log, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/nodepools?limit=1", nil)

@@ -27,7 +27,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/placement"
-	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/sqlite"
 )
 
@@ -313,7 +313,7 @@ func serverRoutes(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(kpool.NewService(nil), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewServer(kpool.NewService(nil, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for route := range routes {
 		method, path, _ := strings.Cut(route, " ")
 		req := httptest.NewRequest(method, strings.ReplaceAll(path, "{id}", "550e8400-e29b-41d4-a716-446655440000"), nil)
@@ -359,7 +359,7 @@ func TestOpenAPIServedAsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(kpool.NewService(nil), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewServer(kpool.NewService(nil, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec := httptest.NewRecorder()
 	checkOpenAPI(t, s).ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/openapi.json", nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
@@ -630,8 +630,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		seen[op][status] = true
 	}
-	svc := kpool.NewService(store)
-	svc.Planner = provider.Planner{}
+	svc := kpool.NewService(store, catalog.Registry())
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPIWith(t, h, record))
 	defer srv.Close()
@@ -837,7 +836,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	for _, c := range d.Plan.Changes {
 		classes[c.Field] = c.Class
 	}
-	if len(classes) != 2 || classes["spec.nodeCount"] != kpool.InPlace || classes["spec.kubernetesVersion"] != kpool.RollsNodes ||
+	if len(classes) != 2 || classes["spec.nodeCount"] != kpool.UpdateInPlace || classes["spec.kubernetesVersion"] != kpool.UpdateRollsNodes ||
 		d.NodePool == nil || d.NodePool.Generation != 2 {
 		t.Fatalf("dry-run PATCH: %+v", d)
 	}

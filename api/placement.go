@@ -5,6 +5,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/placement"
+	"github.com/kpool/kpool/provider"
 )
 
 // PlacementRequest asks for manifests to be placed on a cluster's pools.
@@ -57,7 +58,7 @@ func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	target := &placement.Cluster{Cluster: c}
+	target := &placement.Cluster{Cluster: c, Profile: s.profile(c.Spec.Platform.Type)}
 	o := kpool.ListOptions{ClusterID: c.ID, Limit: kpool.MaxLimit}
 	for {
 		page, err := s.svc.NodePools(ctx, o)
@@ -77,4 +78,13 @@ func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// profile returns a platform's profile from the service's platforms (a
+// provider.Registry in every kpool process).
+func (s *Server) profile(t kpool.PlatformType) provider.Profile {
+	if r, ok := s.svc.Platforms.(*provider.Registry); ok {
+		return r.Profile(t)
+	}
+	return provider.NoPools{Platform: t}
 }

@@ -2,7 +2,6 @@ package placement
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -10,8 +9,6 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
-
-var logicalZoneRE = regexp.MustCompile(`^[1-9][0-9]?$`)
 
 // pool is a cluster's pool as placement sees it.
 type pool struct {
@@ -32,7 +29,10 @@ func (c *Cluster) platform() kpool.PlatformType { return c.Cluster.Spec.Platform
 // withViews returns a copy of c with each pool's zones and taints worked
 // out, once for every workload placed (c itself is not changed).
 func (c *Cluster) withViews() *Cluster {
-	out := &Cluster{Cluster: c.Cluster, Pools: c.Pools}
+	out := &Cluster{Cluster: c.Cluster, Pools: c.Pools, Profile: c.Profile}
+	if out.Profile == nil {
+		out.Profile = provider.NoPools{Platform: c.platform()}
+	}
 	for _, p := range c.Pools {
 		out.views = append(out.views, c.view(p))
 	}
@@ -51,11 +51,12 @@ func (c *Cluster) pool(name string) *pool {
 
 func (c *Cluster) view(p *kpool.NodePool) *pool {
 	v := &pool{NodePool: p}
-	v.zones, _, _ = provider.PoolZones(c.Cluster, &p.Spec)
-	if d, err := provider.Desired(c.Cluster, p); err == nil {
-		v.taints = provider.NodeTaints(c.platform(), d)
+	v.zones, _, _ = provider.PoolZones(c.Profile, c.Cluster, &p.Spec)
+	if d, err := provider.Desired(c.Profile, c.Cluster, p); err == nil {
+		v.taints = c.Profile.NodeTaints(d)
 	} else {
-		v.taints = provider.NodeTaints(c.platform(), provider.PoolSpec{Taints: p.Spec.AllTaints()})
+		b := c.Profile.Block(c.Cluster, &p.Spec)
+		v.taints = c.Profile.NodeTaints(provider.PoolSpec{Taints: provider.Taints(b, &p.Spec)})
 	}
 	return v
 }
@@ -93,10 +94,10 @@ func zoneNoun(zones []string) string {
 // "1", "<region>-1", or the provider's own name (us-central1-a, us-west-2a,
 // AD-1 or its node label's spelling).
 func (c *Cluster) logical(z string) (string, error) {
-	if l := kpool.NormalizeZone(z, c.Cluster.Spec.Region()); logicalZoneRE.MatchString(l) {
+	if l := kpool.NormalizeZone(z, c.Profile.Region(&c.Cluster.Spec)); kpool.IsLogicalZone(l) {
 		return l, nil
 	}
-	return provider.LogicalZone(c.Cluster, z)
+	return c.Profile.LogicalZone(c.Cluster, z)
 }
 
 // resolve checks a workload's wanted pools and zones against the cluster
@@ -178,7 +179,7 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 // the pools that run in any of the zones.
 func (c *Cluster) zones(fe *kpool.FieldErrors, at string, w wanted, named []*pool, warns *[]string) (requirement, []*pool, bool) {
 	field := at + w.zones.field
-	if provider.CapabilitiesOf(c.platform()).Zones == provider.ZonesNone {
+	if c.Profile.Capabilities().Zones == provider.ZonesNone {
 		fe.Add(field, "%s pools have no zones: drop the zone", c.platform())
 		return requirement{}, nil, false
 	}
@@ -238,7 +239,7 @@ func (c *Cluster) zones(fe *kpool.FieldErrors, at string, w wanted, named []*poo
 	}
 	values := make([]string, len(logical))
 	for i, l := range logical {
-		v, err := provider.NodeZone(c.Cluster, l)
+		v, err := c.Profile.NodeZone(c.Cluster, l)
 		if err != nil {
 			fe.Add(field, "%v", err)
 			return requirement{}, nil, false

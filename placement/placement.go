@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 )
 
 // The annotations a workload states its intent with; the plural ones take
@@ -64,6 +65,9 @@ type Options struct {
 type Cluster struct {
 	Cluster *kpool.Cluster
 	Pools   []*kpool.NodePool
+	// Profile is the cluster's platform: its zones, node labels and the
+	// taints its provider adds.
+	Profile provider.Profile
 
 	views []*pool // Pools as placement sees them, worked out once per Place
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider/catalog"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from what Place returns")
@@ -35,7 +36,7 @@ func clusters(tb testing.TB) map[string]*Cluster {
 	out := map[string]*Cluster{}
 	for name, f := range fs {
 		c := f.Cluster
-		out[name] = &Cluster{Cluster: &c, Pools: f.Pools}
+		out[name] = &Cluster{Cluster: &c, Pools: f.Pools, Profile: catalog.Registry().Profile(c.Spec.Platform.Type)}
 	}
 	return out
 }

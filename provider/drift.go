@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,27 +21,15 @@ func (d Difference) String() string {
 	return fmt.Sprintf("%s: want %s, have %s", d.Field, d.Want, d.Got)
 }
 
-// providerOwned reports whether a label or taint key is one the provider
-// or kpool's placement contract sets, not the user: those are not compared.
-func providerOwned(key string) bool {
-	prefix, _, ok := strings.Cut(key, "/")
-	if !ok {
-		return false
-	}
-	for _, d := range []string{"kompox.dev", "kubernetes.io", "k8s.io", "kubernetes.azure.com", "eks.amazonaws.com", "cloud.google.com", "kubernetes.civo.com"} {
-		if prefix == d || strings.HasSuffix(prefix, "."+d) {
-			return prefix != "node-restriction.kubernetes.io"
-		}
-	}
-	return false
-}
-
-// Compare lists the fields kpool owns where observed differs from want.
-// Fields want leaves unset (disk size, disk type, version) are not
-// compared, nor the count of an autoscaled pool (the autoscaler owns it),
-// nor labels and taints the provider adds. diskType normalises a disk
-// type the way the provider reports it ("" for unset).
-func Compare(want PoolSpec, got *Pool, diskType func(string) string) []Difference {
+// Compare lists the fields kpool owns where observed differs from want, on
+// the provider of profile p. Fields want leaves unset (disk size, disk type,
+// version) are not compared, nor the count of an autoscaled pool (the
+// autoscaler owns it), nor labels and taints in the domains of kpool,
+// Kubernetes or the provider; disk types are compared as the provider
+// reports them.
+func Compare(p Profile, want PoolSpec, got *Pool) []Difference {
+	domains := append(slices.Clone(kpool.LabelDomains), p.LabelDomains()...)
+	owned := func(key string) bool { return kpool.ReservedDomain(key, domains) != "" }
 	var out []Difference
 	add := func(f Field, w, g any) {
 		ws, gs := fmt.Sprint(w), fmt.Sprint(g)
@@ -54,15 +43,15 @@ func Compare(want PoolSpec, got *Pool, diskType func(string) string) []Differenc
 	add(FieldAutoscaling, bounds(want), bounds(got.PoolSpec))
 	add(FieldMachineType, want.MachineType, got.MachineType)
 	add(FieldZones, strings.Join(want.Zones, ","), strings.Join(got.Zones, ","))
-	add(FieldLabels, userLabels(want.Labels), userLabels(got.Labels))
-	add(FieldTaints, userTaints(want.Taints), userTaints(got.Taints))
+	add(FieldLabels, userLabels(want.Labels, owned), userLabels(got.Labels, owned))
+	add(FieldTaints, userTaints(want.Taints, owned), userTaints(got.Taints, owned))
 	add(FieldSpot, want.Spot, got.Spot)
 	add(FieldMode, want.Mode, got.Mode)
 	if want.DiskSizeGB != 0 {
 		add(FieldDisk, want.DiskSizeGB, got.DiskSizeGB)
 	}
-	if want.DiskType != "" && diskType != nil {
-		add(FieldDisk, diskType(want.DiskType), diskType(got.DiskType))
+	if want.DiskType != "" {
+		add(FieldDisk, p.DiskType(want.DiskType), p.DiskType(got.DiskType))
 	}
 	if want.Version != "" {
 		add(FieldVersion, want.Version, got.Version)
@@ -80,20 +69,20 @@ func bounds(s PoolSpec) string {
 	return fmt.Sprintf("%d-%d", s.MinCount, s.MaxCount)
 }
 
-func userLabels(m map[string]string) string {
+func userLabels(m map[string]string, owned func(string) bool) string {
 	u := map[string]string{}
 	for k, v := range m {
-		if !providerOwned(k) {
+		if !owned(k) {
 			u[k] = v
 		}
 	}
 	return sortedPairs(u)
 }
 
-func userTaints(ts []kpool.Taint) string {
+func userTaints(ts []kpool.Taint, owned func(string) bool) string {
 	var out []string
 	for _, t := range ts {
-		if !providerOwned(t.Key) {
+		if !owned(t.Key) {
 			out = append(out, t.Key+"="+t.Value+":"+t.Effect)
 		}
 	}
@@ -108,21 +97,4 @@ func sortedPairs(m map[string]string) string {
 	}
 	sort.Strings(out)
 	return "{" + strings.Join(out, " ") + "}"
-}
-
-// Correctable reports whether a difference can be put right by an update
-// (its field changes in place, rolling nodes or for new nodes) rather than
-// needing a new pool.
-func (c Capabilities) Correctable(f Field) bool {
-	switch c.Updates[f].Class {
-	case kpool.InPlace, kpool.RollsNodes, kpool.NewNodesOnly:
-		return true
-	}
-	return false
-}
-
-// DiskTyper is implemented by drivers whose provider reports a disk type
-// in its own words (AKS: Premium_LRS is a Managed disk).
-type DiskTyper interface {
-	DiskType(string) string
 }

@@ -92,13 +92,13 @@ func RetryAfter(err error) (time.Duration, bool) {
 	return 0, false
 }
 
-// NotImplemented returns the capability-boundary error of a provider.
-func NotImplemented(p kpool.PlatformType, format string, args ...any) *Error {
+// NotImplementedError returns the capability-boundary error of a provider.
+func NotImplementedError(p kpool.PlatformType, format string, args ...any) *Error {
 	return &Error{Kind: KindNotImplemented, Provider: p, Reason: fmt.Sprintf(format, args...)}
 }
 
-// Invalid returns a validation error on a spec field.
-func Invalid(p kpool.PlatformType, field, format string, args ...any) *Error {
+// ValidationError returns a validation error on a spec field.
+func ValidationError(p kpool.PlatformType, field, format string, args ...any) *Error {
 	return &Error{Kind: KindValidation, Provider: p, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 

@@ -1,29 +1,12 @@
-package provider
+package provider_test
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/kpool/kpool"
+	. "github.com/kpool/kpool/provider"
 )
-
-func TestShortAD(t *testing.T) {
-	for _, tc := range []struct{ ad, region, want string }{
-		{"Uocm:PHX-AD-1", "us-phoenix-1", "PHX-AD-1"},
-		{"AD-1", "us-phoenix-1", "PHX-AD-1"},
-		{"AD-3", "us-ashburn-1", "US-ASHBURN-AD-3"},
-		{"AD-1", "uk-london-1", "UK-LONDON-1-AD-1"},
-		{"ad-2", "ap-melbourne-1", "AP-MELBOURNE-1-AD-2"},
-		{"EU-FRANKFURT-1-AD-1", "eu-frankfurt-1", "EU-FRANKFURT-1-AD-1"},
-	} {
-		if got := shortAD(tc.ad, tc.region); got != tc.want {
-			t.Errorf("shortAD(%q, %q) = %q, want %q", tc.ad, tc.region, got, tc.want)
-		}
-	}
-	if _, err := NodeZone(cluster(t, kpool.PlatformCivo), "1"); err == nil {
-		t.Error("a civo zone on nodes")
-	}
-}
 
 func TestNodeTaints(t *testing.T) {
 	own := kpool.Taint{Key: "dedicated", Value: "ml", Effect: kpool.EffectNoSchedule}
@@ -42,8 +25,11 @@ func TestNodeTaints(t *testing.T) {
 		{"gke spot has no taint", kpool.PlatformGCP, PoolSpec{Spot: true}, nil},
 		{"eks spot has no taint", kpool.PlatformAWS, PoolSpec{Spot: true}, nil},
 	} {
-		if got := NodeTaints(tc.platform, tc.spec); !slices.Equal(got, tc.want) {
+		if got := reg.Profile(tc.platform).NodeTaints(tc.spec); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	if _, err := reg.Profile(kpool.PlatformCivo).NodeZone(cluster(t, kpool.PlatformCivo), "1"); err == nil {
+		t.Error("a civo zone on nodes")
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package provider_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,14 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	. "github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/provider/eks"
 )
+
+// reg is every platform kpool knows; these tests put the five providers side
+// by side, as the README's table does.
+var reg = catalog.Registry()
 
 var clusters = map[kpool.PlatformType]string{
 	kpool.PlatformAzure: `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}`,
@@ -36,6 +43,17 @@ func cluster(t *testing.T, pt kpool.PlatformType) *kpool.Cluster {
 
 func spec(t *testing.T, c *kpool.Cluster, patch string) *kpool.NodePoolSpec {
 	t.Helper()
+	s, err := checked(t, c, patch)
+	if err != nil {
+		t.Fatalf("test spec invalid: %v", err)
+	}
+	return s
+}
+
+// checked is a pool spec of cluster c (the platform's base pool with patch
+// merged), defaulted and validated as the service does.
+func checked(t *testing.T, c *kpool.Cluster, patch string) (*kpool.NodePoolSpec, error) {
+	t.Helper()
 	merged, err := kpool.MergeJSON([]byte(basePools[c.Spec.Platform.Type]), []byte(patch), true)
 	if err != nil {
 		t.Fatal(err)
@@ -44,23 +62,20 @@ func spec(t *testing.T, c *kpool.Cluster, patch string) *kpool.NodePoolSpec {
 	if err := kpool.DecodeStrict(merged, &s, "spec"); err != nil {
 		t.Fatal(err)
 	}
-	kpool.DefaultNodePoolSpec(&s, c)
+	kpool.DefaultNodePoolSpec(&s, c, reg.Profile(c.Spec.Platform.Type).Region(&c.Spec))
 	p := &kpool.NodePool{Name: "workers", Spec: s}
-	if err := kpool.ValidateNodePool(p, c); err != nil {
-		t.Fatalf("test spec invalid: %v", err)
-	}
-	return &p.Spec
+	return &p.Spec, kpool.ValidateNodePool(reg, p, c)
 }
 
 // TestPlanFollowsTheResearch checks the change classes of the issue's table.
 func TestPlanFollowsTheResearch(t *testing.T) {
 	type row map[kpool.PlatformType]kpool.UpdateClass
 	const (
-		in    = kpool.InPlace
-		rolls = kpool.RollsNodes
-		fresh = kpool.NewNodesOnly
-		repl  = kpool.Replace
-		ni    = kpool.NotImplemented
+		in    = kpool.UpdateInPlace
+		rolls = kpool.UpdateRollsNodes
+		fresh = kpool.UpdateNewNodesOnly
+		repl  = kpool.UpdateReplace
+		ni    = kpool.UpdateNotImplemented
 	)
 	patches := map[kpool.PlatformType]map[string]string{
 		kpool.PlatformAzure: {"machine": `{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}`, "zones": `{"zones":["1"]}`, "spot": `{"platform":{"azure":{"spotInstances":true}}}`, "disk": `{"platform":{"azure":{"osDiskSizeGB":200}}}`},
@@ -99,7 +114,7 @@ func TestPlanFollowsTheResearch(t *testing.T) {
 				}
 				old := spec(t, c, `{}`)
 				next := spec(t, c, patch)
-				plan, err := Planner{}.Plan(c, old, next)
+				plan, err := reg.Plan(c, old, next)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -114,14 +129,14 @@ func TestPlanFollowsTheResearch(t *testing.T) {
 func TestPlanNoChange(t *testing.T) {
 	for pt := range basePools {
 		c := cluster(t, pt)
-		plan, err := Planner{}.Plan(c, spec(t, c, `{}`), spec(t, c, `{}`))
+		plan, err := reg.Plan(c, spec(t, c, `{}`), spec(t, c, `{}`))
 		if err != nil || len(plan.Changes) != 0 {
 			t.Fatalf("%s: identical specs planned %v, %v", pt, plan.Changes, err)
 		}
 	}
 	// Native zones and the same logical zones are no change.
 	c := cluster(t, kpool.PlatformGCP)
-	plan, err := Planner{}.Plan(c, spec(t, c, `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}}}`), spec(t, c, `{"zones":["2","1"]}`))
+	plan, err := reg.Plan(c, spec(t, c, `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}}}`), spec(t, c, `{"zones":["2","1"]}`))
 	if err != nil || len(plan.Changes) != 0 {
 		t.Fatalf("native vs logical zones: %+v %v", plan.Changes, err)
 	}
@@ -129,7 +144,7 @@ func TestPlanNoChange(t *testing.T) {
 
 func TestPlanRefusal(t *testing.T) {
 	c := cluster(t, kpool.PlatformAzure)
-	plan, err := Planner{}.Plan(c, spec(t, c, `{}`), spec(t, c, `{"zones":["1","2"],"platform":{"azure":{"vmSize":"Standard_D8s_v5"}},"nodeCount":4}`))
+	plan, err := reg.Plan(c, spec(t, c, `{}`), spec(t, c, `{"zones":["1","2"],"platform":{"azure":{"vmSize":"Standard_D8s_v5"}},"nodeCount":4}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +159,7 @@ func TestPlanRefusal(t *testing.T) {
 		}
 	}
 	civo := cluster(t, kpool.PlatformCivo)
-	plan, _ = Planner{}.Plan(civo, spec(t, civo, `{}`), spec(t, civo, `{"kubernetesVersion":"1.31"}`))
+	plan, _ = reg.Plan(civo, spec(t, civo, `{}`), spec(t, civo, `{"kubernetesVersion":"1.31"}`))
 	if kpool.ErrorCode(plan.Refusal()) != kpool.CodeNotImplemented {
 		t.Fatalf("civo version change: %v", plan.Refusal())
 	}
@@ -171,14 +186,18 @@ func TestCheckCreate(t *testing.T) {
 		{kpool.PlatformGCP, `{"platform":{"gcp":{"zones":["us-central1-a"],"accelerators":[{"type":"nvidia-l4","count":1}]}}}`, ""},
 	}
 	for _, tc := range tests {
+		// A create is validated, then checked against the provider.
 		c := cluster(t, tc.platform)
-		err := Planner{}.CheckCreate(c, spec(t, c, tc.patch))
+		s, err := checked(t, c, tc.patch)
+		if err == nil {
+			err = reg.CheckCreate(c, s)
+		}
 		if got := kpool.ErrorCode(err); got != tc.code {
 			t.Errorf("%s %s: got %v, want %q", tc.platform, tc.patch, err, tc.code)
 		}
 	}
 	k3s := cluster(t, kpool.PlatformK3s)
-	if err := (Planner{}).CheckCreate(k3s, &kpool.NodePoolSpec{}); kpool.ErrorCode(err) != kpool.CodeNotImplemented {
+	if err := reg.CheckCreate(k3s, &kpool.NodePoolSpec{}); kpool.ErrorCode(err) != kpool.CodeNotImplemented {
 		t.Errorf("k3s: %v", err)
 	}
 }
@@ -195,25 +214,26 @@ func TestZones(t *testing.T) {
 	}
 	for _, tc := range tests {
 		c := cluster(t, tc.platform)
-		n, err := ProviderZone(c, tc.logical)
+		p := reg.Profile(tc.platform)
+		n, err := p.ProviderZone(c, tc.logical)
 		if err != nil || n != tc.native {
 			t.Errorf("%s: zone %s maps to %q (%v), want %q", tc.platform, tc.logical, n, err, tc.native)
 		}
-		l, err := LogicalZone(c, tc.native)
+		l, err := p.LogicalZone(c, tc.native)
 		if err != nil || l != tc.logical {
 			t.Errorf("%s: %s maps back to %q (%v), want %q", tc.platform, tc.native, l, err, tc.logical)
 		}
 		// Placement writes the nodes' label, and maps it back when a
 		// person gives it.
-		if got, err := NodeZone(c, tc.logical); err != nil || got != tc.node {
+		if got, err := p.NodeZone(c, tc.logical); err != nil || got != tc.node {
 			t.Errorf("%s: zone %s is %q (%v) on nodes, want %q", tc.platform, tc.logical, got, err, tc.node)
 		}
-		if l, err := LogicalZone(c, tc.node); err != nil || l != tc.logical {
+		if l, err := p.LogicalZone(c, tc.node); err != nil || l != tc.logical {
 			t.Errorf("%s: %s maps back to %q (%v)", tc.platform, tc.node, l, err)
 		}
 	}
 	aws := cluster(t, kpool.PlatformAWS)
-	if id, err := Subnet(aws, "2"); err != nil || id != "subnet-0123456789abcdef1" {
+	if id, err := eks.Subnet(aws, "2"); err != nil || id != "subnet-0123456789abcdef1" {
 		t.Errorf("subnet by zone id: %q %v", id, err)
 	}
 	// "<region>-N" is normalised to N when the spec is defaulted.
@@ -240,12 +260,12 @@ func TestProviderNames(t *testing.T) {
 		{platform: kpool.PlatformOCI, pool: "workers", want: "workers"},
 	}
 	for _, tc := range tests {
-		got, err := ProviderName(tc.platform, tc.pool, tc.taken)
+		caps := reg.Profile(tc.platform).Capabilities()
+		got, err := ProviderName(caps, tc.pool, tc.taken)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.platform, tc.pool, err)
 		}
-		caps := CapabilitiesOf(tc.platform)
-		if len(got) > caps.MaxNameLength || !namePatterns[tc.platform].MatchString(got) {
+		if !caps.Names.Match(got) {
 			t.Errorf("%s %s: %q breaks the provider's rules", tc.platform, tc.pool, got)
 		}
 		if tc.want != "" && got != tc.want {
@@ -256,20 +276,24 @@ func TestProviderNames(t *testing.T) {
 				t.Errorf("%s %s: reused taken %q", tc.platform, tc.pool, got)
 			}
 		}
-		again, _ := ProviderName(tc.platform, tc.pool, tc.taken)
+		again, _ := ProviderName(caps, tc.pool, tc.taken)
 		if again != got {
 			t.Errorf("%s %s: not deterministic (%q, %q)", tc.platform, tc.pool, got, again)
 		}
 	}
-	if _, err := ProviderName(kpool.PlatformK3s, "x", nil); !IsNotImplemented(err) {
+	if _, err := ProviderName(reg.Profile(kpool.PlatformK3s).Capabilities(), "x", nil); !IsNotImplemented(err) {
 		t.Errorf("k3s: %v", err)
 	}
 }
 
 func TestCapabilitiesAreComplete(t *testing.T) {
-	all := []Field{FieldCount, FieldAutoscaling, FieldMachineType, FieldZones, FieldLabels, FieldTaints, FieldSpot, FieldDisk, FieldVersion, FieldTags, FieldMode, FieldAccelerators, FieldImage}
-	for pt, c := range table {
-		for _, f := range all {
+	for _, p := range reg.Profiles() {
+		c := p.Capabilities()
+		pt := p.Type()
+		if !c.NodePools {
+			continue
+		}
+		for _, f := range Fields {
 			if u, ok := c.Updates[f]; !ok || u.Class == "" || u.Reason == "" {
 				t.Errorf("%s: no update class for %s", pt, f)
 			}
@@ -288,7 +312,7 @@ func TestErrors(t *testing.T) {
 	if d, ok := RetryAfter(err); !ok || d.Seconds() != 7 {
 		t.Fatal("retry after")
 	}
-	v := Invalid(kpool.PlatformAzure, "spec.platform.azure.vmSize", "fixed")
+	v := ValidationError(kpool.PlatformAzure, "spec.platform.azure.vmSize", "fixed")
 	api := APIError(v).(*kpool.Error)
 	if api.Code != kpool.CodeValidation || api.Fields[0].Field != "spec.platform.azure.vmSize" {
 		t.Fatalf("API error %+v", api)

@@ -9,7 +9,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/kpool/kpool"
 )
@@ -63,11 +62,9 @@ type PoolSpec struct {
 	Taints       []kpool.Taint
 	Version      string
 	Tags         map[string]string
-	// Provider-specific settings that have no neutral form.
-	UserData    string
-	ImageID     string
-	OCPUs       float64
-	MemoryInGBs float64
+	// Settings are provider-only inputs with no neutral form (user data, an
+	// image, a shape's size), by their name in the platform block.
+	Settings map[string]string
 }
 
 // State is a pool's lifecycle at the provider, in kpool's words.
@@ -133,17 +130,19 @@ func CheckContract(p *Pool) []string {
 // Desired builds what a driver is asked for from a kpool pool and its
 // cluster: zones mapped to logical ones, the spec's labels and taints merged
 // with the platform block's, and the placement labels added.
-func Desired(c *kpool.Cluster, p *kpool.NodePool) (PoolSpec, error) {
-	s := &p.Spec
-	zones, _, err := PoolZones(c, s)
+func Desired(p Profile, c *kpool.Cluster, pool *kpool.NodePool) (PoolSpec, error) {
+	s := &pool.Spec
+	zones, _, err := PoolZones(p, c, s)
 	if err != nil {
 		return PoolSpec{}, err
 	}
+	b := p.Block(c, s)
 	d := PoolSpec{
-		Name: p.Name, ProviderName: p.ProviderName, Mode: s.Mode, Count: s.Count(),
-		Zones: zones, Labels: s.AllLabels(), Taints: s.AllTaints(), Version: s.KubernetesVersion, Tags: s.Tags,
+		Name: pool.Name, ProviderName: pool.ProviderName, Mode: s.Mode, Count: s.Count(),
+		Zones: zones, Labels: Labels(b, s), Taints: Taints(b, s), Version: s.KubernetesVersion, Tags: s.Tags,
+		MachineType: b.MachineType, DiskSizeGB: b.DiskSizeGB, DiskType: b.DiskType, Spot: b.Spot,
+		Accelerators: b.Accelerators, Settings: b.Extra,
 	}
-	d.MachineType, _ = s.MachineType()
 	if a := s.Autoscaling; a.On() {
 		d.Autoscaling = true
 		if a.MinNodes != nil {
@@ -153,49 +152,39 @@ func Desired(c *kpool.Cluster, p *kpool.NodePool) (PoolSpec, error) {
 			d.MaxCount = *a.MaxNodes
 		}
 	}
-	switch pl := s.Platform; {
-	case pl.GCP != nil:
-		d.DiskSizeGB, d.DiskType, d.Spot, d.Accelerators = pl.GCP.DiskSize, pl.GCP.DiskType, pl.GCP.Preemptible, pl.GCP.Accelerators
-	case pl.AWS != nil:
-		d.DiskSizeGB, d.DiskType, d.Spot, d.UserData = pl.AWS.VolumeSize, pl.AWS.VolumeType, pl.AWS.SpotInstances, pl.AWS.UserData
-	case pl.Azure != nil:
-		d.DiskSizeGB, d.DiskType, d.Spot = pl.Azure.OSDiskSizeGB, pl.Azure.OSDiskType, pl.Azure.SpotInstances
-	case pl.OCI != nil:
-		d.DiskSizeGB, d.Spot, d.ImageID, d.OCPUs, d.MemoryInGBs = pl.OCI.BootVolumeSizeInGBs, pl.OCI.Preemptible, pl.OCI.ImageID, pl.OCI.OCPUs, pl.OCI.MemoryInGBs
-		if d.ImageID == "" && c.Spec.Platform.OCI != nil {
-			d.ImageID = c.Spec.Platform.OCI.ImageID
-		}
-	}
-	d.Labels[LabelPool] = p.Name
+	d.Labels[LabelPool] = pool.Name
 	if len(zones) == 1 {
 		d.Labels[LabelZone] = zones[0]
 	}
 	return d, nil
 }
 
-// Registry holds the drivers kpool can use, by platform.
-type Registry map[kpool.PlatformType]Driver
-
-// Add registers a driver under the platform its capabilities name.
-func (r Registry) Add(d Driver) { r[d.Capabilities().Provider] = d }
-
-// Driver returns the driver of a platform. A platform without pools gets
-// the unsupported driver; one with pools but no driver configured here is
-// NOT_IMPLEMENTED too, saying so.
-func (r Registry) Driver(t kpool.PlatformType) Driver {
-	if d, ok := r[t]; ok {
-		return d
+// Labels returns spec.labels merged with the platform block's labels.
+// Validation refuses a key given twice with different values.
+func Labels(b Block, s *kpool.NodePoolSpec) map[string]string {
+	out := make(map[string]string, len(b.Labels)+len(s.Labels)+2)
+	for k, v := range b.Labels {
+		out[k] = v
 	}
-	return Unsupported{Platform: t}
+	for k, v := range s.Labels {
+		out[k] = v
+	}
+	return out
 }
 
-// Platforms lists the registered platforms, sorted.
-func (r Registry) Platforms() []kpool.PlatformType {
-	var out []kpool.PlatformType
-	for t := range r {
-		out = append(out, t)
+// Taints returns spec.taints followed by the platform block's taints,
+// without exact duplicates.
+func Taints(b Block, s *kpool.NodePoolSpec) []kpool.Taint {
+	var out []kpool.Taint
+	seen := map[kpool.Taint]bool{}
+	for _, list := range [][]kpool.Taint{s.Taints, b.Taints} {
+		for _, t := range list {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 
@@ -203,15 +192,16 @@ func (r Registry) Platforms() []kpool.PlatformType {
 // microVMs via flintlock) or without a configured driver: every call is
 // NOT_IMPLEMENTED, deterministically, so callers treat it as a capability
 // boundary and never retry.
-type Unsupported struct{ Platform kpool.PlatformType }
+type Unsupported struct{ Profile Profile }
 
-func (u Unsupported) Capabilities() Capabilities { return CapabilitiesOf(u.Platform) }
+func (u Unsupported) Capabilities() Capabilities { return u.Profile.Capabilities() }
 
 func (u Unsupported) err(op string) error {
-	if CapabilitiesOf(u.Platform).NodePools {
-		return NotImplemented(u.Platform, "%s: no %s driver is configured in this kpool", op, u.Platform)
+	t := u.Profile.Type()
+	if u.Profile.Capabilities().NodePools {
+		return NotImplementedError(t, "%s: no %s driver is configured in this kpool", op, t)
 	}
-	return NotImplemented(u.Platform, "%s: platform %s has no node pools", op, u.Platform)
+	return NotImplementedError(t, "%s: platform %s has no node pools", op, t)
 }
 
 func (u Unsupported) NodePoolList(context.Context, *kpool.Cluster) ([]Pool, error) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/store/testdb"
 )
 
 // BenchmarkConverge1000 creates 1,000 pools in 10 clusters on the AKS
@@ -21,7 +21,7 @@ func BenchmarkConverge1000(b *testing.B) {
 }
 
 func converge1000(b *testing.B) {
-	w := newWorld(b, storetest.SQLite(b), nil)
+	w := newWorld(b, testdb.SQLite(b), nil)
 	clusters := []string{w.cluster.ID}
 	for i := 1; i < 10; i++ {
 		name := fmt.Sprintf("aks-%d", i)

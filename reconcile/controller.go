@@ -38,7 +38,7 @@ var Identity = &kpool.Identity{Email: "controllers@kpool.internal", Controller: 
 // Config configures the controllers. Zero values take the defaults.
 type Config struct {
 	Service *kpool.Service
-	Drivers provider.Registry
+	Drivers *provider.Registry
 	Log     *slog.Logger
 	Metrics *Metrics
 	// Limits per provider; DefaultLimits for the others.
@@ -117,7 +117,7 @@ func New(cfg Config) *Controller {
 	cfg.defaults()
 	c := &Controller{cfg: cfg, store: cfg.Service.Store, drivers: map[kpool.PlatformType]provider.Driver{},
 		slots: map[kpool.PlatformType]chan struct{}{}, seen: map[string]seenGeneration{}}
-	for _, t := range kpool.PlatformTypes {
+	for _, t := range cfg.Drivers.Types() {
 		l, ok := cfg.Limits[t]
 		if !ok {
 			l = DefaultLimits

@@ -12,21 +12,6 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
-// ControllerName is the name a platform's controller reports status under.
-func ControllerName(t kpool.PlatformType) string {
-	switch t {
-	case kpool.PlatformAzure:
-		return "aks-nodepool-controller"
-	case kpool.PlatformAWS:
-		return "eks-nodepool-controller"
-	case kpool.PlatformGCP:
-		return "gke-nodepool-controller"
-	case kpool.PlatformOCI:
-		return "oke-nodepool-controller"
-	}
-	return string(t) + "-nodepool-controller"
-}
-
 // reconcileCluster reconciles every pool of a cluster from one provider
 // list. It returns when to look again (0: only on the next event), or an
 // error to retry with backoff.
@@ -43,7 +28,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 		return 0, err
 	}
 	t := cl.Spec.Platform.Type
-	if _, ok := c.cfg.Drivers[t]; !ok {
+	if !c.cfg.Drivers.HasDriver(t) {
 		// No driver here for this provider: its pools are left to
 		// external controllers, which report through the API.
 		return 0, nil
@@ -58,7 +43,8 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
-	r := &clusterRun{c: c, cl: cl, d: c.drivers[t], raw: c.cfg.Drivers.Driver(t), name: ControllerName(t)}
+	prof := c.cfg.Drivers.Profile(t)
+	r := &clusterRun{c: c, cl: cl, d: c.drivers[t], prof: prof, name: prof.ControllerName()}
 	observed, err := r.d.NodePoolList(ctx, cl)
 	if err != nil {
 		if provider.Retryable(err) || errors.Is(err, context.Canceled) {
@@ -125,9 +111,9 @@ func (c *Controller) pools(ctx context.Context, clusterID string) ([]*kpool.Node
 type clusterRun struct {
 	c    *Controller
 	cl   *kpool.Cluster
-	d    provider.Driver // rate-limited and counted
-	raw  provider.Driver // for optional interfaces
-	name string          // the controller's name
+	d    provider.Driver  // rate-limited and counted
+	prof provider.Profile // the cluster's platform
+	name string           // the controller's name
 }
 
 // report is the status a pass found, before it is sent.
@@ -161,7 +147,7 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 	rp := &report{gen: applied, meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
 	observeInto(rp, p, obs)
 
-	desired, err := provider.Desired(r.cl, p)
+	desired, err := provider.Desired(r.prof, r.cl, p)
 	if err != nil {
 		r.failed(ctx, p, prev, rp, "InvalidSpec", err.Error())
 		return false, nil
@@ -298,12 +284,8 @@ func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.
 		r.send(ctx, p, prev, rp)
 		return true, nil
 	}
-	var diskType func(string) string
-	if dt, ok := r.raw.(provider.DiskTyper); ok {
-		diskType = dt.DiskType
-	}
-	diffs := provider.Compare(desired, obs, diskType)
-	caps := r.raw.Capabilities()
+	diffs := provider.Compare(r.prof, desired, obs)
+	caps := r.prof.Capabilities()
 	var fixable, stuck []provider.Difference
 	for _, d := range diffs {
 		if caps.Correctable(d.Field) {
@@ -374,11 +356,7 @@ func (r *clusterRun) observe(ctx context.Context, p *kpool.NodePool, prev *kpool
 		r.failed(ctx, p, prev, rp, "NotFound", "no pool "+p.ProviderName+" at the provider (observe mode: kpool does not create it)")
 		return false, nil
 	}
-	var diskType func(string) string
-	if dt, ok := r.raw.(provider.DiskTyper); ok {
-		diskType = dt.DiskType
-	}
-	diffs := provider.Compare(desired, obs, diskType)
+	diffs := provider.Compare(r.prof, desired, obs)
 	rp.set(kpool.ConditionDrifted, yes(len(diffs) > 0), "Observed", join(diffs))
 	ready := obs.State == provider.StateReady
 	rp.set(kpool.ConditionReady, yes(ready), string(obs.State), obs.ProviderState)
@@ -420,52 +398,36 @@ func (r *clusterRun) importPool(ctx context.Context, o *provider.Pool) {
 	if kpool.ValidateName(&fe, "name", name); name == "" || len(fe) > 0 {
 		name = strings.ToLower(strings.ReplaceAll(o.ProviderName, "_", "-"))
 	}
-	spec := specOf(r.cl, o)
+	spec := r.specOf(o)
 	ictx := kpool.WithIdentity(ctx, Identity)
 	if _, err := r.c.cfg.Service.ImportNodePool(ictx, r.cl.ID, name, o.ProviderName, spec); err != nil {
 		r.c.cfg.Log.Warn("import", "cluster", r.cl.ID, "pool", o.ProviderName, "err", err)
 	}
 }
 
-// specOf is a kpool spec describing an observed pool.
-func specOf(c *kpool.Cluster, o *provider.Pool) kpool.NodePoolSpec {
+// specOf is a kpool spec describing an observed pool: its neutral fields,
+// the labels and taints that are the user's (not kpool's, Kubernetes' or
+// the provider's), and its platform block as the profile writes it.
+func (r *clusterRun) specOf(o *provider.Pool) kpool.NodePoolSpec {
 	n := o.Count
 	s := kpool.NodePoolSpec{NodeCount: &n, Mode: o.Mode, KubernetesVersion: o.Version, Zones: o.Zones, Labels: map[string]string{}, Tags: o.Tags}
 	if o.Autoscaling {
 		lo, hi := o.MinCount, o.MaxCount
 		s.Autoscaling = &kpool.Autoscaling{Enabled: true, MinNodes: &lo, MaxNodes: &hi}
 	}
+	owned := r.c.cfg.Drivers.Owned
 	for k, v := range o.Labels {
-		if !ownedLabel(k) {
+		if !owned(k) {
 			s.Labels[k] = v
 		}
 	}
 	for _, t := range o.Taints {
-		if !ownedLabel(t.Key) {
+		if !owned(t.Key) {
 			s.Taints = append(s.Taints, t)
 		}
 	}
-	switch c.Spec.Platform.Type {
-	case kpool.PlatformAzure:
-		s.Platform.Azure = &kpool.AzureNodePool{VMSize: o.MachineType, OSDiskSizeGB: o.DiskSizeGB, OSDiskType: o.DiskType, SpotInstances: o.Spot}
-	case kpool.PlatformAWS:
-		s.Platform.AWS = &kpool.AWSNodePool{InstanceType: o.MachineType, VolumeSize: o.DiskSizeGB, VolumeType: o.DiskType, SpotInstances: o.Spot}
-	case kpool.PlatformGCP:
-		s.Platform.GCP = &kpool.GCPNodePool{MachineType: o.MachineType, DiskSize: o.DiskSizeGB, DiskType: o.DiskType, Preemptible: o.Spot}
-	case kpool.PlatformOCI:
-		s.Platform.OCI = &kpool.OCINodePool{Shape: o.MachineType, BootVolumeSizeInGBs: o.DiskSizeGB, Preemptible: o.Spot, ImageID: o.ImageID}
-	case kpool.PlatformCivo:
-		s.Platform.Civo = &kpool.CivoNodePool{Size: o.MachineType}
-	}
+	r.prof.SetBlock(&s, provider.Block{MachineType: o.MachineType, DiskSizeGB: o.DiskSizeGB, DiskType: o.DiskType, Spot: o.Spot, Extra: o.Settings})
 	return s
-}
-
-// ownedLabel reports whether a label key is the provider's or kpool's
-// (refused in a user's spec).
-func ownedLabel(key string) bool {
-	var fe kpool.FieldErrors
-	kpool.ValidateLabels(&fe, "l", map[string]string{key: "x"})
-	return len(fe) > 0
 }
 
 func join(ds []provider.Difference) string {

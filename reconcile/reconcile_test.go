@@ -17,10 +17,12 @@ import (
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/provider/aks"
+	aksdriver "github.com/kpool/kpool/provider/aks/driver"
+	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/store/testdb"
 )
 
 const (
@@ -36,7 +38,7 @@ type world struct {
 	t       testing.TB
 	svc     *kpool.Service
 	sim     *aksim.Server
-	drivers provider.Registry
+	drivers *provider.Registry
 	cluster *kpool.Cluster
 	warns   *warnings
 }
@@ -82,10 +84,10 @@ func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	srv := httptest.NewUnstartedServer(sim)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	svc := kpool.NewService(st)
-	svc.Planner = provider.Planner{}
-	w := &world{t: t, svc: svc, sim: sim, drivers: provider.Registry{}, warns: &warnings{}}
-	w.drivers.Add(aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()}))
+	w := &world{t: t, sim: sim, drivers: catalog.Registry(), warns: &warnings{}}
+	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()}))
+	svc := kpool.NewService(st, w.drivers)
+	w.svc = svc
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
 		srv.URL, sub, group, aksCl)
 	c, err := svc.CreateCluster(storetest.Ctx(owner), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(spec)})
@@ -216,7 +218,7 @@ func (w *world) noneCreatedTwice() {
 // a 20% fault rate and throttling; every pool converges, none is created
 // twice, no delete is left undone, no status runs ahead of its generation.
 func TestConvergesUnderFaults(t *testing.T) {
-	for name, open := range storetest.Stores() {
+	for name, open := range testdb.Stores() {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t, open(t), nil)
 			w.sim.SetFaultRate(0.2)
@@ -296,7 +298,7 @@ func runWorkload(t *testing.T, w *world, mid func()) {
 // TestRestartMidway: the controller is stopped right after the creates and
 // a new one finishes the work, with no pool created twice.
 func TestRestartMidway(t *testing.T) {
-	w := newWorld(t, storetest.SQLite(t), nil)
+	w := newWorld(t, testdb.SQLite(t), nil)
 	w.sim.SetFaultRate(0.2)
 	stop := w.start("first")
 	runWorkload(t, w, func() {
@@ -318,12 +320,11 @@ func TestRestartMidway(t *testing.T) {
 // TestOneLeader: two controllers on one PostgreSQL database; one acts; when
 // it stops the other takes over and finishes the work.
 func TestOneLeader(t *testing.T) {
-	url := storetest.PostgresSchema(t)
+	url := testdb.PostgresSchema(t)
 	a := openPG(t, url)
 	b := openPG(t, url)
 	w := newWorld(t, a, nil)
-	wb := &world{t: t, svc: kpool.NewService(b), sim: w.sim, drivers: w.drivers, cluster: w.cluster, warns: &warnings{}}
-	wb.svc.Planner = provider.Planner{}
+	wb := &world{t: t, svc: kpool.NewService(b, w.drivers), sim: w.sim, drivers: w.drivers, cluster: w.cluster, warns: &warnings{}}
 	stopA := w.start("a")
 	p := w.createPool("first", 2, "1")
 	w.waitFor(time.Minute, w.converged(nil))
@@ -357,7 +358,7 @@ func (w *world) createPoolIn(clusterID, name string) *kpool.NodePool {
 // TestDeadLeaderExpires: a lease left by a process that died is taken once
 // it expires.
 func TestDeadLeaderExpires(t *testing.T) {
-	st := storetest.SQLite(t)
+	st := testdb.SQLite(t)
 	if held, err := st.AcquireLease(context.Background(), reconcile.LeaseName, "dead", 300*time.Millisecond); err != nil || !held {
 		t.Fatal(held, err)
 	}
@@ -371,7 +372,7 @@ func TestDeadLeaderExpires(t *testing.T) {
 // TestDrift: a pool changed behind kpool's back is corrected and marked
 // Drifted until it is; in observe mode it is only reported.
 func TestDrift(t *testing.T) {
-	w := newWorld(t, storetest.SQLite(t), nil)
+	w := newWorld(t, testdb.SQLite(t), nil)
 	stop := w.start("a")
 	defer stop()
 	managed := w.createPool("managed", 2, "1")
@@ -432,7 +433,7 @@ func ptr[T any](v T) *T { return &v }
 func TestImport(t *testing.T) {
 	sim := aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim"})
 	sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
-	w := newWorld(t, storetest.SQLite(t), sim)
+	w := newWorld(t, testdb.SQLite(t), sim)
 	ctx := context.Background()
 	// A pool made outside kpool.
 	if _, err := w.drivers.Driver(kpool.PlatformAzure).NodePoolCreate(ctx, w.cluster, provider.PoolSpec{ProviderName: "legacy", MachineType: "Standard_D2s_v5", Count: 3, Mode: "user",

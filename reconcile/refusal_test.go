@@ -10,8 +10,11 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/provider/civo"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/store/testdb"
 )
 
 // refusing is a Civo driver whose creates are refused: a capability
@@ -24,7 +27,7 @@ type refusing struct {
 }
 
 func (r *refusing) Capabilities() provider.Capabilities {
-	return provider.CapabilitiesOf(kpool.PlatformCivo)
+	return civo.Profile{}.Capabilities()
 }
 func (r *refusing) NodePoolList(context.Context, *kpool.Cluster) ([]provider.Pool, error) {
 	select {
@@ -49,15 +52,14 @@ func (r *refusing) NodePoolDelete(context.Context, *kpool.Cluster, string) error
 // and neither is tried again until the spec changes.
 func TestRefusalsAreNotRetried(t *testing.T) {
 	for name, err := range map[string]error{
-		"not implemented": provider.NotImplemented(kpool.PlatformCivo, "no pools in this region"),
-		"validation":      provider.Invalid(kpool.PlatformCivo, "spec.platform.civo.size", "size g9.huge does not exist"),
+		"not implemented": provider.NotImplementedError(kpool.PlatformCivo, "no pools in this region"),
+		"validation":      provider.ValidationError(kpool.PlatformCivo, "spec.platform.civo.size", "size g9.huge does not exist"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			st := storetest.SQLite(t)
-			svc := kpool.NewService(st)
-			svc.Planner = provider.Planner{}
+			st := testdb.SQLite(t)
+			reg := catalog.Registry()
+			svc := kpool.NewService(st, reg)
 			drv := &refusing{err: err, lists: make(chan struct{}, 1)}
-			reg := provider.Registry{}
 			reg.Add(drv)
 			ctx := storetest.Ctx(owner)
 			c, e := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: "civo", Spec: json.RawMessage(`{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`)})

@@ -18,7 +18,6 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
-	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/store/sqlite"
 )
 
@@ -40,8 +39,7 @@ func newServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(st)
-	svc.Planner = provider.Planner{} // as kpool serve has it
+	svc := kpool.NewService(st, profiles) // as kpool serve has it
 	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,49 +28,10 @@ func newClusterCmd() *cobra.Command {
 	return cmd
 }
 
-// platformFlag is a cluster create flag that sets a field of the blocks of
-// some platforms.
-type platformFlag struct {
-	name, field string
-	platforms   []kpool.PlatformType
-	usage       string
-}
-
-var clusterPlatformFlags = []platformFlag{
-	{"subscription-id", "subscriptionId", []kpool.PlatformType{kpool.PlatformAzure}, "Azure subscription ID"},
-	{"resource-group", "resourceGroup", []kpool.PlatformType{kpool.PlatformAzure}, "Azure resource group of the AKS cluster"},
-	{"cluster-name", "clusterName", []kpool.PlatformType{kpool.PlatformAzure, kpool.PlatformAWS, kpool.PlatformGCP}, "name of the AKS, EKS or GKE cluster"},
-	{"location", "location", []kpool.PlatformType{kpool.PlatformAzure, kpool.PlatformGCP}, "Azure location, or GCP region or zone"},
-	{"region", "region", []kpool.PlatformType{kpool.PlatformAWS, kpool.PlatformOCI, kpool.PlatformCivo}, "AWS, OCI or Civo region"},
-	{"node-role-arn", "nodeRoleArn", []kpool.PlatformType{kpool.PlatformAWS}, "IAM role ARN of the EKS nodes"},
-	{"subnet", "subnets", []kpool.PlatformType{kpool.PlatformAWS, kpool.PlatformOCI}, "ZONE=SUBNET (aws) or AD=SUBNET (oci), repeatable"},
-	{"project-id", "projectId", []kpool.PlatformType{kpool.PlatformGCP}, "GCP project ID"},
-	{"compartment-id", "compartmentId", []kpool.PlatformType{kpool.PlatformOCI}, "OCI compartment OCID"},
-	{"cluster-id", "clusterId", []kpool.PlatformType{kpool.PlatformOCI, kpool.PlatformCivo}, "OKE cluster OCID or Civo cluster ID"},
-	{"image-id", "imageId", []kpool.PlatformType{kpool.PlatformOCI}, "default node image OCID"},
-}
-
-func (p platformFlag) allows(t kpool.PlatformType) bool {
-	for _, a := range p.platforms {
-		if a == t {
-			return true
-		}
-	}
-	return false
-}
-
-func platformNames() string {
-	names := make([]string, len(kpool.PlatformTypes))
-	for i, t := range kpool.PlatformTypes {
-		names[i] = string(t)
-	}
-	return strings.Join(names, ", ")
-}
-
 type clusterCreateFlags struct {
 	file, platform, endpoint, id string
 	values                       map[string]*string
-	subnets                      []string
+	maps                         map[string]*[]string // the repeatable KEY=VALUE flags
 }
 
 func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
@@ -78,14 +40,16 @@ func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.endpoint, "endpoint", "", "provider API base URL (an emulator or sovereign cloud)")
 	fs.StringVar(&c.id, "id", "", "cluster ID (a UUID) to use instead of a generated one")
 	c.values = map[string]*string{}
-	for _, p := range clusterPlatformFlags {
+	c.maps = map[string]*[]string{}
+	for _, p := range clusterPlatformFlags() {
 		var names []string
 		for _, t := range p.platforms {
 			names = append(names, string(t))
 		}
 		usage := fmt.Sprintf("%s (%s)", p.usage, strings.Join(names, ", "))
-		if p.name == "subnet" {
-			fs.StringArrayVar(&c.subnets, p.name, nil, usage)
+		if p.isMap {
+			c.maps[p.name] = new([]string)
+			fs.StringArrayVar(c.maps[p.name], p.name, nil, usage)
 			continue
 		}
 		c.values[p.name] = new(string)
@@ -96,7 +60,7 @@ func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
 // spec returns the spec object the flags make for platform type t.
 func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[string]any, error) {
 	block := map[string]any{}
-	for _, p := range clusterPlatformFlags {
+	for _, p := range clusterPlatformFlags() {
 		if !fs.Changed(p.name) {
 			continue
 		}
@@ -110,8 +74,8 @@ func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[
 			}
 			return nil, fmt.Errorf("--%s does not apply to platform %s (it is for %s)", p.name, t, strings.Join(names, ", "))
 		}
-		if p.name == "subnet" {
-			m, err := pairs(p.name, c.subnets)
+		if p.isMap {
+			m, err := pairs(p.name, *c.maps[p.name])
 			if err != nil {
 				return nil, err
 			}
@@ -126,7 +90,7 @@ func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[
 	}
 	// Without a file, send the chosen platform's block even when empty so
 	// that the server names each missing field.
-	if len(block) > 0 || (c.file == "" && t.HasNodePools()) {
+	if len(block) > 0 || (c.file == "" && profiles.Profile(t).Capabilities().NodePools) {
 		platform[string(t)] = block
 	}
 	spec := map[string]any{}
@@ -147,12 +111,7 @@ func newClusterCreate(f *clientFlags) *cobra.Command {
 		Long: `Register an existing Kubernetes cluster with kpool.
 
 Give its platform and the settings that locate it:
-  azure: --subscription-id --resource-group --cluster-name [--location]
-  aws:   --region --cluster-name --node-role-arn --subnet ZONE=SUBNET ...
-  gcp:   --project-id --location --cluster-name
-  oci:   --region --compartment-id --cluster-id [--image-id] --subnet AD=SUBNET ...
-  civo:  --region --cluster-id
-  k3s, microvm: no settings
+` + clusterFlagsHelp() + `
 
 Or give -f FILE, a YAML or JSON cluster body ({name, spec: {platform: ...}}).
 NAME and flags given with -f override the file.`,
@@ -185,7 +144,7 @@ NAME and flags given with -f override the file.`,
 				t = s.Platform.Type
 			}
 			switch {
-			case fs.Changed("platform") && !t.Known():
+			case fs.Changed("platform") && !slices.Contains(profiles.Types(), t):
 				return fmt.Errorf("--platform %q is not a platform: use one of %s", c.platform, platformNames())
 			case c.file == "" && !fs.Changed("platform"):
 				return fmt.Errorf("--platform is required: one of %s (or give -f FILE)", platformNames())

@@ -13,8 +13,8 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim"
-	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/provider/aks"
+	aksdriver "github.com/kpool/kpool/provider/aks/driver"
+	"github.com/kpool/kpool/provider/catalog"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -56,8 +56,8 @@ func dev(ctx context.Context, f *serveFlags, user string, out io.Writer) error {
 		return err
 	}
 	defer emu.Close()
-	reg := provider.Registry{}
-	reg.Add(aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: emu.Client()}))
+	reg := catalog.Registry()
+	reg.Add(aksdriver.New(aksdriver.Options{Credential: cloudsim.Credential{}, Transport: emu.Client()}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,18 +29,6 @@ func newNodePoolCmd() *cobra.Command {
 	return cmd
 }
 
-// blockFields names the fields of a platform's pool block that the
-// provider-neutral flags set; "" means the platform has no such field.
-type blockFields struct{ machine, zones, disk, spot string }
-
-var poolBlockFields = map[kpool.PlatformType]blockFields{
-	kpool.PlatformGCP:   {"machineType", "zones", "diskSize", "preemptible"},
-	kpool.PlatformAWS:   {"instanceType", "availabilityZones", "volumeSize", "spotInstances"},
-	kpool.PlatformAzure: {"vmSize", "availabilityZones", "osDiskSizeGB", "spotInstances"},
-	kpool.PlatformOCI:   {"shape", "availabilityDomains", "bootVolumeSizeInGBs", "preemptible"},
-	kpool.PlatformCivo:  {"size", "", "", ""},
-}
-
 // platformFlags are the pool flags that go into the platform's block.
 var platformFlags = []string{"machine-type", "zones", "disk-size", "spot"}
 
@@ -57,7 +44,7 @@ type poolFlags struct {
 }
 
 func (f *poolFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.machineType, "machine-type", "", "machine type (gcp machineType, aws instanceType, azure vmSize, oci shape, civo size)")
+	fs.StringVar(&f.machineType, "machine-type", "", "machine type (the platform block's "+machineFields()+")")
 	fs.IntVar(&f.count, "count", 0, "number of nodes (with autoscaling, the starting size)")
 	registerBounds(fs, &f.min, &f.max)
 	fs.StringSliceVar(&f.zones, "zones", nil, "zones, comma-separated: logical 1,2,3 (or <region>-1…), or the provider's own (us-central1-a, us-west-2a, AD-1); not civo")
@@ -156,26 +143,26 @@ func (f *poolFlags) block(fs *pflag.FlagSet, tgt poolTarget, s map[string]any) (
 		return nil, nil
 	}
 	t := tgt.t
-	fields, ok := poolBlockFields[t]
-	if !ok {
+	if !profiles.Profile(t).Capabilities().NodePools {
 		// No node pools on this platform: the server says so.
 		return nil, nil
 	}
+	fields := poolFields(t)
 	block := map[string]any{}
 	for _, x := range []struct {
 		flag, field string
 		v           any
 	}{
-		{"machine-type", fields.machine, f.machineType},
-		{"zones", fields.zones, f.zones},
-		{"disk-size", fields.disk, f.diskSize},
-		{"spot", fields.spot, f.spot},
+		{"machine-type", fields.MachineType, f.machineType},
+		{"zones", fields.Zones, f.zones},
+		{"disk-size", fields.DiskSize, f.diskSize},
+		{"spot", fields.Spot, f.spot},
 	} {
 		if !fs.Changed(x.flag) {
 			continue
 		}
 		if x.field == "" {
-			return nil, fmt.Errorf("--%s does not apply to %s node pools: they have no zones, disk size or spot setting (only --machine-type, their size)", x.flag, t)
+			return nil, fmt.Errorf("--%s does not apply to %s node pools: their platform block has no such field", x.flag, t)
 		}
 		if x.flag == "zones" {
 			if err := f.placeZones(tgt, x.field, s, block); err != nil {
@@ -197,7 +184,7 @@ func (f *poolFlags) block(fs *pflag.FlagSet, tgt poolTarget, s map[string]any) (
 func (f *poolFlags) placeZones(tgt poolTarget, native string, s, block map[string]any) error {
 	var logical, other []string
 	for _, z := range f.zones {
-		if logicalZoneRE.MatchString(kpool.NormalizeZone(z, tgt.region)) {
+		if kpool.IsLogicalZone(kpool.NormalizeZone(z, tgt.region)) {
 			logical = append(logical, z)
 		} else {
 			other = append(other, z)
@@ -217,9 +204,6 @@ func (f *poolFlags) placeZones(tgt poolTarget, native string, s, block map[strin
 	}
 	return nil
 }
-
-// logicalZoneRE is a logical zone, as the server has it.
-var logicalZoneRE = regexp.MustCompile(`^[1-9][0-9]?$`)
 
 func orRegion(r string) string {
 	if r == "" {
@@ -298,7 +282,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 				if err != nil {
 					return err
 				}
-				tgt = poolTarget{t: cl.Spec.Platform.Type, region: cl.Spec.Region()}
+				tgt = targetOf(cl)
 			}
 			spec, err := pf.spec(fs, tgt)
 			if err != nil {
@@ -419,8 +403,7 @@ func poolTargetOf(ctx context.Context, c *api.Client, id string, region bool) (p
 	if err != nil {
 		return poolTarget{}, err
 	}
-	tgt.t, tgt.region = cl.Spec.Platform.Type, cl.Spec.Region()
-	return tgt, nil
+	return targetOf(cl), nil
 }
 
 // dryRunFlag registers --dry-run.

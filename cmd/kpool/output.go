@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 )
 
 // now is the clock that ages are measured against.
@@ -138,7 +139,7 @@ func intOr(p *int) string {
 func poolTable(w io.Writer, ps []*kpool.NodePool) {
 	fmt.Fprintln(w, "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE")
 	for _, p := range ps {
-		mt, _ := p.Spec.MachineType()
+		mt := profiles.Profile(p.Spec.Platform.Type).Block(nil, &p.Spec).MachineType
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\n", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
 			orDash(mt), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt))
 	}
@@ -155,27 +156,27 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	if p.ProviderName != "" {
 		kv("Provider name", p.ProviderName)
 	}
-	mt, _ := s.MachineType()
-	kv("Machine type", orDash(mt))
+	b := profiles.Profile(pt).Block(nil, s)
+	kv("Machine type", orDash(b.MachineType))
 	size := nodes(s)
 	if s.Autoscaling.On() {
 		size = fmt.Sprintf("%s (autoscaling %s-%s)", intOr(s.NodeCount), intOr(s.Autoscaling.MinNodes), intOr(s.Autoscaling.MaxNodes))
 	}
 	kv("Nodes", size)
 	block := platformBlock(s.Platform, pt)
-	fields := poolBlockFields[pt]
-	shown := map[string]bool{fields.machine: true, "labels": true, "taints": true}
+	fields := poolFields(pt)
+	shown := map[string]bool{fields.MachineType: true, "labels": true, "taints": true}
 	// Zones: the logical ones, with the platform block's own names when it
 	// gives them too (the server makes sure that they agree).
 	if len(s.Zones) > 0 {
 		z := strings.Join(s.Zones, ", ")
-		if v, ok := block[fields.zones]; ok && fields.zones != "" {
+		if v, ok := block[fields.Zones]; ok && fields.Zones != "" {
 			z += " (" + format(v) + ")"
-			shown[fields.zones] = true
+			shown[fields.Zones] = true
 		}
 		kv("Zones", z)
 	}
-	for _, f := range []struct{ label, field string }{{"Zones", fields.zones}, {"Disk size", fields.disk}, {"Spot", fields.spot}} {
+	for _, f := range []struct{ label, field string }{{"Zones", fields.Zones}, {"Disk size", fields.DiskSize}, {"Spot", fields.Spot}} {
 		if v, ok := block[f.field]; ok && f.field != "" && !shown[f.field] {
 			kv(f.label, format(v))
 			shown[f.field] = true
@@ -194,9 +195,9 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	if s.KubernetesVersion != "" {
 		kv("Kubernetes version", s.KubernetesVersion)
 	}
-	kv("Labels", orDash(joinMap(s.AllLabels())))
+	kv("Labels", orDash(joinMap(provider.Labels(b, s))))
 	var taints []string
-	for _, t := range s.AllTaints() {
+	for _, t := range provider.Taints(b, s) {
 		taints = append(taints, taint(t))
 	}
 	kv("Taints", orDash(strings.Join(taints, ", ")))
@@ -236,7 +237,7 @@ func planView(w io.Writer, p *kpool.Plan) {
 func planSummary(p *kpool.Plan) string {
 	where := "provider " + orDash(p.Provider)
 	if p.ProviderName != "" {
-		where += " (" + providerPoolNoun(p.Provider) + " " + p.ProviderName + ")"
+		where += " (" + poolNoun(kpool.PlatformType(p.Provider)) + " " + p.ProviderName + ")"
 	}
 	n := len(p.Changes)
 	out := fmt.Sprintf("%s: %d change", where, n)
@@ -252,10 +253,10 @@ func planSummary(p *kpool.Plan) string {
 		class kpool.UpdateClass
 		say   string
 	}{
-		{kpool.RollsNodes, "rolls nodes"},
-		{kpool.NewNodesOnly, "new nodes only"},
-		{kpool.Replace, "needs a new pool"},
-		{kpool.NotImplemented, "not implemented"},
+		{kpool.UpdateRollsNodes, "rolls nodes"},
+		{kpool.UpdateNewNodesOnly, "new nodes only"},
+		{kpool.UpdateReplace, "needs a new pool"},
+		{kpool.UpdateNotImplemented, "not implemented"},
 	} {
 		if has[e.class] {
 			effects = append(effects, e.say)
@@ -265,17 +266,6 @@ func planSummary(p *kpool.Plan) string {
 		effects = []string{"no node replaced"}
 	}
 	return out + ", " + strings.Join(effects, ", ")
-}
-
-// providerPoolNoun is what a provider calls a node pool.
-func providerPoolNoun(provider string) string {
-	switch kpool.PlatformType(provider) {
-	case kpool.PlatformAzure:
-		return "agent pool"
-	case kpool.PlatformAWS:
-		return "node group"
-	}
-	return "node pool"
 }
 
 // jsonValue shows a value as compact JSON, or "-" when absent (or null).

@@ -75,7 +75,7 @@ func TestDryRun(t *testing.T) {
 
 	t.Run("json and yaml", func(t *testing.T) {
 		d := decode[api.DryRun](t, srv, "nodepool", "update", id, "--label", "tier=gpu", "--zones", "1", "--dry-run")
-		if !d.DryRun || d.Plan == nil || len(d.Plan.Changes) != 1 || d.Plan.Changes[0].Field != "spec.labels" || d.Plan.Changes[0].Class != kpool.InPlace ||
+		if !d.DryRun || d.Plan == nil || len(d.Plan.Changes) != 1 || d.Plan.Changes[0].Field != "spec.labels" || d.Plan.Changes[0].Class != kpool.UpdateInPlace ||
 			d.NodePool == nil || d.NodePool.Spec.Labels["tier"] != "gpu" || d.NodePool.Generation != 2 {
 			b, _ := json.Marshal(d)
 			t.Errorf("dry run: %s", b)

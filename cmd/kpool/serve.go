@@ -25,7 +25,8 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/provider/aks"
+	aksdriver "github.com/kpool/kpool/provider/aks/driver"
+	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -163,9 +164,9 @@ func newLogger(format string) (*slog.Logger, *logSink, error) {
 // drivers are the provider drivers of a real deployment: AKS with Azure's
 // DefaultAzureCredential (environment, workload or managed identity, CLI),
 // made when first needed.
-func drivers() provider.Registry {
-	r := provider.Registry{}
-	r.Add(aks.New(aks.Options{}))
+func drivers() *provider.Registry {
+	r := catalog.Registry()
+	r.Add(aksdriver.New(aksdriver.Options{}))
 	return r
 }
 
@@ -183,7 +184,7 @@ type process struct {
 	pprofAddr string
 }
 
-func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process, error) {
+func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process, error) {
 	if os.Getenv("GOGC") == "" {
 		// kpool's live heap is a few MB, so at Go's default (100) a busy
 		// API collects many times a second; 400 trades a heap a few times
@@ -203,8 +204,7 @@ func start(ctx context.Context, f *serveFlags, reg provider.Registry) (*process,
 	if err != nil {
 		return nil, err
 	}
-	svc := kpool.NewService(st)
-	svc.Planner = provider.Planner{}
+	svc := kpool.NewService(st, reg)
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof}

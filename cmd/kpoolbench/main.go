@@ -126,7 +126,7 @@ func parseFlags(args []string) (config, error) {
 // legDuration is the length of each of a workload's two legs (see
 // runWorkloads): half of -duration, in whole seconds as wrk takes them.
 func (c config) legDuration() time.Duration {
-	return max(time.Second, (c.duration/2).Truncate(time.Second))
+	return max(time.Second, (c.duration / 2).Truncate(time.Second))
 }
 
 // parseConns parses -conns: positive integers, comma-separated.

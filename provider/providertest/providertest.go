@@ -9,6 +9,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
 )
 
 // Harness is a driver wired to its emulator, and the emulator's controls.
@@ -187,7 +188,7 @@ func asError(err error, e **provider.Error) bool {
 
 func testNotImplemented(t *testing.T, h *Harness) {
 	for _, pt := range []kpool.PlatformType{kpool.PlatformK3s, kpool.PlatformMicroVM} {
-		d := provider.Registry{}.Driver(pt)
+		d := catalog.Registry().Driver(pt)
 		c := &kpool.Cluster{Name: "edge", Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: pt}}}
 		_, e1 := d.NodePoolList(ctx, c)
 		_, e2 := d.NodePoolCreate(ctx, c, provider.PoolSpec{})
@@ -287,14 +288,14 @@ func testProviderNames(t *testing.T, h *Harness) {
 	caps := h.Driver.Capabilities()
 	long := "a-very-long-pool-name-for-the-gpu-workers-in-the-east"
 	s := h.Spec(long)
-	if len(s.ProviderName) > caps.MaxNameLength {
-		t.Fatalf("provider name %q is longer than %d", s.ProviderName, caps.MaxNameLength)
+	if !caps.Names.Match(s.ProviderName) {
+		t.Fatalf("provider name %q does not fit the provider's rules %+v", s.ProviderName, caps.Names)
 	}
-	again, err := provider.ProviderName(caps.Provider, long, nil)
+	again, err := provider.ProviderName(caps, long, nil)
 	if err != nil || again != s.ProviderName {
 		t.Fatalf("provider names are not deterministic: %q then %q (%v)", s.ProviderName, again, err)
 	}
-	other, err := provider.ProviderName(caps.Provider, long, []string{s.ProviderName})
+	other, err := provider.ProviderName(caps, long, []string{s.ProviderName})
 	if err != nil || other == s.ProviderName {
 		t.Fatalf("a taken provider name was reused: %q (%v)", other, err)
 	}
@@ -335,12 +336,13 @@ func testUpdateMissing(t *testing.T, h *Harness) {
 // Spec builds a valid spec the way kpool does: Desired of a pool in the
 // cluster, with its provider name derived.
 func Spec(c *kpool.Cluster, name string, spec kpool.NodePoolSpec) provider.PoolSpec {
-	kpool.DefaultNodePoolSpec(&spec, c)
-	pn, err := provider.ProviderName(c.Spec.Platform.Type, name, nil)
+	p := catalog.Registry().Profile(c.Spec.Platform.Type)
+	kpool.DefaultNodePoolSpec(&spec, c, p.Region(&c.Spec))
+	pn, err := provider.ProviderName(p.Capabilities(), name, nil)
 	if err != nil {
 		panic(err)
 	}
-	s, err := provider.Desired(c, &kpool.NodePool{Name: name, Spec: spec, ProviderName: pn})
+	s, err := provider.Desired(p, c, &kpool.NodePool{Name: name, Spec: spec, ProviderName: pn})
 	if err != nil {
 		panic(fmt.Sprintf("providertest: %v", err))
 	}

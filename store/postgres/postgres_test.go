@@ -8,16 +8,17 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/store/testdb"
 )
 
-func TestConformance(t *testing.T) { storetest.Run(t, storetest.Postgres) }
+func TestConformance(t *testing.T) { storetest.Run(t, testdb.Postgres) }
 
-func BenchmarkStore(b *testing.B) { storetest.Bench(b, storetest.Postgres) }
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, testdb.Postgres) }
 
 // TestNotifyAcrossProcesses checks that a write through one connection pool
 // wakes a subscriber on another, as two kpool processes on one database.
 func TestNotifyAcrossProcesses(t *testing.T) {
-	url := storetest.PostgresSchema(t)
+	url := testdb.PostgresSchema(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a, err := postgres.Open(ctx, url)
@@ -32,7 +33,7 @@ func TestNotifyAcrossProcesses(t *testing.T) {
 	defer b.Close()
 	wake := b.Subscribe(ctx)
 	<-wake // the listener is connected (it wakes once on connecting)
-	svc := kpool.NewService(a)
+	svc := kpool.NewService(a, storetest.Platforms)
 	if _, err := svc.CreateCluster(storetest.Ctx(storetest.Alice), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(storetest.GCPCluster)}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,12 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/store/sqlite"
 	"github.com/kpool/kpool/store/storetest"
+	"github.com/kpool/kpool/store/testdb"
 )
 
-func TestConformance(t *testing.T) { storetest.Run(t, storetest.SQLite) }
+func TestConformance(t *testing.T) { storetest.Run(t, testdb.SQLite) }
 
-func BenchmarkStore(b *testing.B) { storetest.Bench(b, storetest.SQLite) }
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, testdb.SQLite) }
 
 func TestReopenKeepsData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "kpool.db")
@@ -20,7 +21,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := storetest.NewCluster(t, kpool.NewService(s), storetest.Alice, "prod")
+	c := storetest.NewCluster(t, kpool.NewService(s, storetest.Platforms), storetest.Alice, "prod")
 	s.Close()
 	s, err = sqlite.Open(context.Background(), path) // migrations are already applied
 	if err != nil {

@@ -23,7 +23,7 @@ const BenchPools = 10000
 // into an empty one; a deep keyset page ÷ the first); they are measured
 // here, in the benchmark's output, not asserted by a timed test.
 func Bench(b *testing.B, open Opener) {
-	s := kpool.NewService(open(b))
+	s := kpool.NewService(open(b), Platforms)
 	ctx := Ctx(Alice)
 	empty := NewCluster(b, s, Alice, "empty")
 	big := NewCluster(b, s, Alice, "big")

@@ -105,13 +105,13 @@ func testCreateRacesClusterDelete(t *testing.T, s *kpool.Service) {
 	}
 }
 
-// namesPlanner gives every pool the same provider name candidates.
-type namesPlanner struct {
-	provider.Planner
+// sameNames gives every pool the same provider name candidates.
+type sameNames struct {
+	*provider.Registry
 	names []string
 }
 
-func (p namesPlanner) ProviderNames(_ *kpool.Cluster, _ string, n int) ([]string, error) {
+func (p sameNames) ProviderNames(_ *kpool.Cluster, _ string, n int) ([]string, error) {
 	if n > 0 {
 		return p.names[:n], nil
 	}
@@ -122,7 +122,8 @@ func (p namesPlanner) ProviderNames(_ *kpool.Cluster, _ string, n int) ([]string
 // the same provider names get distinct ones, and that a create finds none
 // free once all are taken.
 func testProviderNamesUnique(t *testing.T, s *kpool.Service) {
-	ps := &kpool.Service{Store: s.Store, Now: s.Now, Planner: namesPlanner{names: []string{"same", "same-1", "same-2", "same-3"}}}
+	ps := kpool.NewService(s.Store, sameNames{Platforms, []string{"same", "same-1", "same-2", "same-3"}})
+	ps.Now = s.Now
 	c := NewCluster(t, ps, Alice, "prod")
 	var mu sync.Mutex
 	var got []string
@@ -157,8 +158,8 @@ const AWSCluster = `{"platform":{"type":"aws","aws":{"region":"us-west-2","clust
 // change made through another process (another Service on the store) both
 // allows what it allows and refuses what it refuses.
 func testCreateSeesClusterChanges(t *testing.T, s *kpool.Service) {
-	here := &kpool.Service{Store: s.Store, Now: s.Now, Planner: provider.Planner{}}
-	there := &kpool.Service{Store: s.Store, Now: s.Now, Planner: provider.Planner{}}
+	here, there := kpool.NewService(s.Store, Platforms), kpool.NewService(s.Store, Platforms)
+	here.Now, there.Now = s.Now, s.Now
 	ctx := Ctx(Alice)
 	c := ok(here.CreateCluster(ctx, kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(AWSCluster)}))(t)
 	pool := func(name, zone string) kpool.NodePoolCreate {

@@ -13,7 +13,12 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider/catalog"
 )
+
+// Platforms are every platform kpool knows, as the services of the suite
+// check pools against them (as kpool serve does).
+var Platforms = catalog.Registry()
 
 // Opener returns a new, empty, migrated store; the store is closed by the
 // test's cleanup.
@@ -74,7 +79,7 @@ func Run(t *testing.T, open Opener) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tc.fn(t, kpool.NewService(open(t)))
+			tc.fn(t, kpool.NewService(open(t), Platforms))
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package aks_test
+package driver_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/provider/aks"
+	"github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/providertest"
 )
 
@@ -31,7 +31,7 @@ const (
 type emulated struct {
 	sim     *aksim.Server
 	clock   *cloudsim.ManualClock
-	driver  *aks.Driver
+	driver  *driver.Driver
 	cluster *kpool.Cluster
 	client  *http.Client // trusts the emulator's certificate
 }
@@ -49,7 +49,7 @@ func newEmulated(t *testing.T) *emulated {
 		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
 			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
 	}}
-	d := aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()})
+	d := driver.New(driver.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()})
 	return &emulated{sim: sim, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
@@ -174,7 +174,7 @@ func TestRefusedByTheService(t *testing.T) {
 // a permission error, not a transient one.
 func TestNoToken(t *testing.T) {
 	e := newEmulated(t)
-	d := aks.New(aks.Options{Credential: badToken{}, Transport: e.client})
+	d := driver.New(driver.Options{Credential: badToken{}, Transport: e.client})
 	_, err := d.NodePoolList(context.Background(), e.cluster)
 	if !provider.IsPermissionDenied(err) {
 		t.Fatalf("wrong token: %v", err)

@@ -1,4 +1,6 @@
-package storetest
+// Package testdb opens the stores tests run on: SQLite in a temporary file,
+// PostgreSQL in a schema of its own in the database KPOOL_TEST_POSTGRES names.
+package testdb
 
 import (
 	"context"
@@ -14,6 +16,9 @@ import (
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
 )
+
+// Opener opens an empty store for a test (storetest.Opener's shape).
+type Opener = func(testing.TB) kpool.Store
 
 // SQLite opens an empty store in a file in the test's temporary directory.
 func SQLite(t testing.TB) kpool.Store {

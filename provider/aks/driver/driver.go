@@ -1,6 +1,7 @@
-// Package aks is the AKS driver: kpool node pools as AKS agent pools,
-// through the official SDK (armcontainerservice/v6 AgentPoolsClient).
-package aks
+// Package driver is the AKS driver: kpool node pools as AKS agent pools,
+// through the official SDK (armcontainerservice/v6 AgentPoolsClient). What
+// kpool knows of AKS without the SDK is its profile, package aks.
+package driver
 
 import (
 	"context"
@@ -8,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,15 +25,12 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/aks"
 )
 
-const platform = kpool.PlatformAzure
+const platform = aks.Type
 
-// Spot pools get this label and taint from AKS itself.
-const (
-	spotKey   = "kubernetes.azure.com/scalesetpriority"
-	spotValue = "spot"
-)
+var profile = aks.Profile{}
 
 // Options configure the driver.
 type Options struct {
@@ -62,14 +59,14 @@ func New(o Options) *Driver {
 var _ provider.Driver = (*Driver)(nil)
 
 // Capabilities returns AKS's capabilities.
-func (d *Driver) Capabilities() provider.Capabilities { return provider.CapabilitiesOf(platform) }
+func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilities() }
 
 // client returns the agent-pool client of a cluster's subscription and ARM
 // endpoint (the public cloud's unless the cluster names another).
 func (d *Driver) client(c *kpool.Cluster) (*armcontainerservice.AgentPoolsClient, *kpool.AzureCluster, error) {
 	a := c.Spec.Platform.Azure
 	if a == nil {
-		return nil, nil, provider.Invalid(platform, "spec.platform.azure", "cluster %s has no azure settings", c.Name)
+		return nil, nil, provider.ValidationError(platform, "spec.platform.azure", "cluster %s has no azure settings", c.Name)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -154,13 +151,11 @@ func poolMissing(err error) bool {
 	return true
 }
 
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
-
 // NodePoolCreate creates an agent pool, or returns the existing one when it
 // already matches.
 func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	if !nameRE.MatchString(s.ProviderName) {
-		return nil, provider.Invalid(platform, "provider_name", "%q is not an AKS agent pool name: 1-12 lowercase letters and digits, starting with a letter", s.ProviderName)
+	if !aks.Names.Match(s.ProviderName) {
+		return nil, provider.ValidationError(platform, "provider_name", "%q is not an AKS agent pool name: 1-12 lowercase letters and digits, starting with a letter", s.ProviderName)
 	}
 	cl, a, err := d.client(c)
 	if err != nil {
@@ -212,7 +207,7 @@ func adopt(ap *armcontainerservice.AgentPool, s provider.PoolSpec) (*provider.Po
 	case deref(got.EnableAutoScaling) != deref(want.EnableAutoScaling),
 		deref(got.MinCount) != deref(want.MinCount) || deref(got.MaxCount) != deref(want.MaxCount),
 		!deref(want.EnableAutoScaling) && deref(got.Count) != deref(want.Count),
-		!sameLabels(p.Labels, s.Labels), !sameTaints(p.Taints, provider.NodeTaints(platform, s)),
+		!sameLabels(p.Labels, s.Labels), !sameTaints(p.Taints, profile.NodeTaints(s)),
 		!sameMap(p.Tags, s.Tags), p.Mode != s.Mode,
 		s.Version != "" && p.Version != s.Version:
 		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
@@ -246,7 +241,7 @@ func immutable(ap *armcontainerservice.AgentPool, s provider.PoolSpec) error {
 	}
 	for _, ch := range checks {
 		if !strings.EqualFold(ch.old, ch.next) {
-			return provider.Invalid(platform, ch.field, "agent pool %s has %q and AKS cannot change it to %q in place; create a new pool", deref(ap.Name), ch.old, ch.next)
+			return provider.ValidationError(platform, ch.field, "agent pool %s has %q and AKS cannot change it to %q in place; create a new pool", deref(ap.Name), ch.old, ch.next)
 		}
 	}
 	return nil
@@ -361,8 +356,8 @@ func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoo
 	if s.DiskSizeGB > 0 {
 		p.OSDiskSizeGB = to(int32(s.DiskSizeGB))
 	}
-	if t := osDiskType(s.DiskType); t != "" {
-		p.OSDiskType = to(t)
+	if s.DiskType != "" {
+		p.OSDiskType = to(armcontainerservice.OSDiskType(profile.DiskType(s.DiskType)))
 	}
 	for _, z := range s.Zones {
 		p.AvailabilityZones = append(p.AvailabilityZones, to(z))
@@ -370,7 +365,7 @@ func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoo
 	for k, v := range s.Labels {
 		p.NodeLabels[k] = to(v)
 	}
-	for _, t := range provider.NodeTaints(platform, s) {
+	for _, t := range profile.NodeTaints(s) {
 		p.NodeTaints = append(p.NodeTaints, to(taintString(t)))
 	}
 	for k, v := range s.Tags {
@@ -380,25 +375,12 @@ func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoo
 		p.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
 		p.ScaleSetEvictionPolicy = to(armcontainerservice.ScaleSetEvictionPolicyDelete)
 		p.SpotMaxPrice = to(float32(-1)) // pay up to the on-demand price
-		p.NodeLabels[spotKey] = to(spotValue)
+		p.NodeLabels[aks.SpotTaint.Key] = to(aks.SpotTaint.Value)
 	}
 	if s.Version != "" {
 		p.OrchestratorVersion = to(s.Version)
 	}
 	return p
-}
-
-// osDiskType maps the spec's disk type to AKS's: Managed or Ephemeral. A
-// storage SKU such as Premium_LRS (as the NodePools guide writes it) means
-// a managed disk; AKS picks the SKU the VM size supports.
-func osDiskType(t string) armcontainerservice.OSDiskType {
-	switch {
-	case t == "":
-		return ""
-	case strings.EqualFold(t, "Ephemeral"):
-		return armcontainerservice.OSDiskTypeEphemeral
-	}
-	return armcontainerservice.OSDiskTypeManaged
 }
 
 func taintString(t kpool.Taint) string {
@@ -455,7 +437,7 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 			p.Taints = append(p.Taints, tt)
 		}
 	}
-	p.Taints = provider.NodeTaints(platform, provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
+	p.Taints = profile.NodeTaints(provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
 	for k, v := range pr.Tags {
 		p.Tags[k] = deref(v)
 	}
@@ -614,7 +596,7 @@ func sameLabels(got, want map[string]string) bool {
 		}
 	}
 	for k := range got {
-		if _, ok := want[k]; !ok && k != spotKey {
+		if _, ok := want[k]; !ok && k != aks.SpotTaint.Key {
 			return false
 		}
 	}
@@ -665,14 +647,3 @@ func derefP[T any](p *T, def T) T {
 	}
 	return *p
 }
-
-// DiskType reports a disk type as AKS does: Managed or Ephemeral ("" for
-// unset, which AKS makes Managed).
-func (d *Driver) DiskType(t string) string {
-	if t == "" {
-		return string(armcontainerservice.OSDiskTypeManaged)
-	}
-	return string(osDiskType(t))
-}
-
-var _ provider.DiskTyper = (*Driver)(nil)

@@ -1,0 +1,179 @@
+// Package aks is Azure Kubernetes Service as kpool knows it without Azure's
+// SDK: a kpool node pool is an AKS agent pool. Its driver, on
+// armcontainerservice, is in aks/driver.
+package aks
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// Type is the platform AKS clusters are on.
+const Type = kpool.PlatformAzure
+
+// Profile is AKS's provider.Profile.
+type Profile struct{}
+
+var _ provider.Profile = Profile{}
+
+// SpotTaint is the taint (and, as a label, the pair) AKS puts on spot nodes.
+var SpotTaint = kpool.Taint{Key: "kubernetes.azure.com/scalesetpriority", Value: "spot", Effect: kpool.EffectNoSchedule}
+
+// Names are AKS's rules for agent pool names (Linux pools): 1-12 lowercase
+// letters and digits, starting with a letter.
+var Names = provider.NameRules{MaxLength: 12, Pattern: `^[a-z][a-z0-9]{0,11}$`, Drop: "-"}
+
+func (Profile) Type() kpool.PlatformType { return Type }
+
+func (Profile) Capabilities() provider.Capabilities {
+	return provider.Capabilities{
+		Provider: Type, Name: "AKS", NodePools: true, Autoscaling: true, ScaleToZero: true, SystemScaleToZero: false,
+		Spot: true, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: true, Tags: true,
+		Zones: provider.ZonesLogical, Names: Names,
+		Updates: map[provider.Field]provider.Rule{
+			provider.FieldCount:        provider.InPlace("the agent pool scales in place"),
+			provider.FieldAutoscaling:  provider.InPlace("autoscaler bounds change in place"),
+			provider.FieldMachineType:  provider.NeedsNewPool("AKS does not change an agent pool's vmSize"),
+			provider.FieldZones:        provider.NeedsNewPool("AKS does not change an agent pool's availabilityZones"),
+			provider.FieldLabels:       provider.InPlace("AKS reapplies nodeLabels to every node"),
+			provider.FieldTaints:       provider.InPlace("AKS reapplies nodeTaints to every node"),
+			provider.FieldSpot:         provider.NeedsNewPool("scaleSetPriority is fixed when the agent pool is created"),
+			provider.FieldDisk:         provider.NeedsNewPool("osDiskSizeGB and osDiskType are fixed when the agent pool is created"),
+			provider.FieldVersion:      provider.RollsNodes("AKS upgrades the nodes with surge and drain"),
+			provider.FieldTags:         provider.InPlace("tags change in place"),
+			provider.FieldMode:         provider.InPlace("mode (System/User) changes in place"),
+			provider.FieldAccelerators: provider.NotSupported("AKS takes GPUs from the vmSize, not from an accelerators list"),
+			provider.FieldImage:        provider.NotSupported("AKS agent pools take no custom image or user data here"),
+		},
+	}
+}
+
+func (Profile) ControllerName() string { return "aks-nodepool-controller" }
+func (Profile) LabelDomains() []string { return []string{"kubernetes.azure.com"} }
+
+var (
+	resourceGroupRE = regexp.MustCompile(`^[-\w._()]{1,90}$`)
+	clusterNameRE   = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
+	locationRE      = regexp.MustCompile(`^[a-z0-9]{2,64}$`)
+)
+
+func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
+	a, f := s.Platform.Azure, "spec.platform.azure"
+	if a.SubscriptionID == "" {
+		fe.Add(f+".subscriptionId", "required")
+	} else if !kpool.IsUUID(a.SubscriptionID) {
+		fe.Add(f+".subscriptionId", "%q is not a subscription id (a UUID)", a.SubscriptionID)
+	}
+	kpool.ValidatePattern(fe, f+".resourceGroup", a.ResourceGroup, resourceGroupRE, true, "1-90 letters, digits, '_', '-', '.', '(' or ')'")
+	if strings.HasSuffix(a.ResourceGroup, ".") {
+		fe.Add(f+".resourceGroup", "must not end with '.'")
+	}
+	kpool.ValidatePattern(fe, f+".clusterName", a.ClusterName, clusterNameRE, true, "1-63 letters, digits, '_' or '-', starting and ending with a letter or digit")
+	kpool.ValidatePattern(fe, f+".location", a.Location, locationRE, false, "an Azure region name such as westeurope")
+}
+
+func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
+	a := s.Platform.Azure
+	if a == nil {
+		return nil
+	}
+	return []kpool.Setting{{Path: "azure.clusterName", Value: a.ClusterName}, {Path: "azure.resourceGroup", Value: a.ResourceGroup},
+		{Path: "azure.subscriptionId", Value: a.SubscriptionID}}
+}
+
+func (Profile) Region(s *kpool.ClusterSpec) string {
+	if a := s.Platform.Azure; a != nil {
+		return a.Location
+	}
+	return ""
+}
+
+func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
+	a := s.Platform.Azure
+	if a == nil {
+		return provider.Block{}
+	}
+	const p = "spec.platform.azure."
+	return provider.Block{
+		MachineType: a.VMSize, Zones: a.AvailabilityZones, DiskSizeGB: a.OSDiskSizeGB, DiskType: a.OSDiskType, Spot: a.SpotInstances,
+		Fields: []provider.BlockField{
+			{Field: provider.FieldMachineType, Path: p + "vmSize", Value: a.VMSize},
+			{Field: provider.FieldZones, Path: p + "availabilityZones", Value: a.AvailabilityZones},
+			{Field: provider.FieldSpot, Path: p + "spotInstances", Value: a.SpotInstances},
+			{Field: provider.FieldDisk, Path: p + "osDiskSizeGB", Value: a.OSDiskSizeGB},
+			{Field: provider.FieldDisk, Path: p + "osDiskType", Value: a.OSDiskType},
+		},
+	}
+}
+
+func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, _ *kpool.Cluster) {
+	a, f := s.Platform.Azure, "spec.platform.azure"
+	kpool.ValidateRange(fe, f+".osDiskSizeGB", a.OSDiskSizeGB, 30, 2048, "GB")
+	kpool.ValidateDiskType(fe, f+".osDiskType", a.OSDiskType, "a disk type such as Managed, Ephemeral or Premium_LRS")
+}
+
+func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
+	s.Platform.Azure = &kpool.AzureNodePool{VMSize: b.MachineType, OSDiskSizeGB: b.DiskSizeGB, OSDiskType: b.DiskType, SpotInstances: b.Spot}
+}
+
+// ProviderZone: AKS zones are the logical zones as they are.
+func (Profile) ProviderZone(_ *kpool.Cluster, logical string) (string, error) {
+	if _, err := provider.ZoneNumber(logical); err != nil {
+		return "", err
+	}
+	return logical, nil
+}
+
+// LogicalZone reads the API's "2", or the node label's "<location>-2".
+func (p Profile) LogicalZone(c *kpool.Cluster, native string) (string, error) {
+	region := p.Region(&c.Spec)
+	if n := strings.TrimPrefix(strings.ToLower(native), strings.ToLower(region)+"-"); kpool.IsLogicalZone(n) {
+		return n, nil
+	}
+	return "", fmt.Errorf("%q is not a zone of %s region %q", native, Type, region)
+}
+
+// NodeZone: AKS labels nodes "<location>-<zone>".
+func (p Profile) NodeZone(c *kpool.Cluster, logical string) (string, error) {
+	z, err := p.ProviderZone(c, logical)
+	if err != nil {
+		return "", err
+	}
+	return strings.ToLower(p.Region(&c.Spec)) + "-" + z, nil
+}
+
+// DiskType is the OS disk type AKS reports: Managed or Ephemeral. A storage
+// SKU such as Premium_LRS (as the NodePools guide writes it) is a managed
+// disk; AKS picks the SKU the VM size supports.
+func (Profile) DiskType(t string) string {
+	if strings.EqualFold(t, "Ephemeral") {
+		return "Ephemeral"
+	}
+	return "Managed"
+}
+
+// NodeTaints: AKS taints spot nodes.
+func (Profile) NodeTaints(d provider.PoolSpec) []kpool.Taint {
+	if d.Spot {
+		return provider.WithTaint(d.Taints, SpotTaint)
+	}
+	return d.Taints
+}
+
+func (Profile) CLI() provider.CLI {
+	return provider.CLI{
+		PoolNoun: "agent pool",
+		ClusterFlags: []provider.ClusterFlag{
+			{Name: "subscription-id", Field: "subscriptionId", Usage: "Azure subscription ID"},
+			{Name: "resource-group", Field: "resourceGroup", Usage: "Azure resource group of the AKS cluster"},
+			{Name: "cluster-name", Field: "clusterName", Usage: "name of the cluster at its provider"},
+			{Name: "location", Field: "location", Usage: "Azure location", Optional: true},
+		},
+		PoolFields:     provider.PoolFields{MachineType: "vmSize", Zones: "availabilityZones", DiskSize: "osDiskSizeGB", Spot: "spotInstances"},
+		MachineExample: "Standard_D4s_v5",
+	}
+}

@@ -1,0 +1,180 @@
+// Package gke is Google Kubernetes Engine as kpool knows it without Google's
+// SDK: a kpool node pool is a GKE node pool, whose node count GKE keeps per
+// zone.
+package gke
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// Type is the platform GKE clusters are on.
+const Type = kpool.PlatformGCP
+
+// Profile is GKE's provider.Profile.
+type Profile struct{}
+
+var _ provider.Profile = Profile{}
+
+// GPUTaint is the taint GKE puts on nodes with GPUs in clusters that also
+// have nodes without.
+var GPUTaint = kpool.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: kpool.EffectNoSchedule}
+
+// MaxAcceleratorTypes bounds a pool's list of accelerators.
+const MaxAcceleratorTypes = 8
+
+func (Profile) Type() kpool.PlatformType { return Type }
+
+func (Profile) Capabilities() provider.Capabilities {
+	return provider.Capabilities{
+		Provider: Type, Name: "GKE", NodePools: true, Autoscaling: true, ScaleToZero: true, SystemScaleToZero: true,
+		Spot: true, Accelerators: true, Taints: true, LabelsInPlace: true, Upgrade: true, Tags: true,
+		Zones: provider.ZonesName, CountPerZone: true,
+		Names: provider.NameRules{MaxLength: 40, Pattern: `^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`, Separator: "-"},
+		Updates: map[provider.Field]provider.Rule{
+			provider.FieldCount:        provider.InPlace("nodePools.setSize (GKE counts nodes per zone; kpool divides the pool's count)"),
+			provider.FieldAutoscaling:  provider.InPlace("nodePools.setAutoscaling"),
+			provider.FieldMachineType:  provider.RollsNodes("nodePools.update migrates the nodes to the new machine type"),
+			provider.FieldZones:        provider.RollsNodes("nodePools.update adds and removes zonal node groups"),
+			provider.FieldLabels:       provider.InPlace("nodePools.update labels"),
+			provider.FieldTaints:       provider.InPlace("nodePools.update taints"),
+			provider.FieldSpot:         provider.NeedsNewPool("spot/preemptible is fixed when the node pool is created"),
+			provider.FieldDisk:         provider.RollsNodes("nodePools.update migrates the nodes to the new disk"),
+			provider.FieldVersion:      provider.RollsNodes("nodePools.update upgrades the nodes (surge or blue-green)"),
+			provider.FieldTags:         provider.InPlace("resource labels change in place"),
+			provider.FieldMode:         provider.InPlace("mode is a kpool label only on GKE"),
+			provider.FieldAccelerators: provider.NeedsNewPool("guest accelerators are fixed when the node pool is created"),
+			provider.FieldImage:        provider.NotSupported("GKE node pools take no custom image or user data here"),
+		},
+	}
+}
+
+func (Profile) ControllerName() string { return "gke-nodepool-controller" }
+func (Profile) LabelDomains() []string { return []string{"cloud.google.com"} }
+
+var (
+	projectRE         = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
+	locationRE        = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)
+	clusterNameRE     = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+	acceleratorTypeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
+)
+
+func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
+	g, f := s.Platform.GCP, "spec.platform.gcp"
+	kpool.ValidatePattern(fe, f+".projectId", g.ProjectID, projectRE, true, "6-30 lowercase letters, digits or '-', starting with a letter")
+	kpool.ValidatePattern(fe, f+".location", g.Location, locationRE, true, "a region such as us-central1 or a zone such as us-central1-a")
+	kpool.ValidatePattern(fe, f+".clusterName", g.ClusterName, clusterNameRE, true, "1-40 lowercase letters, digits or '-', starting with a letter")
+}
+
+func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
+	g := s.Platform.GCP
+	if g == nil {
+		return nil
+	}
+	return []kpool.Setting{{Path: "gcp.clusterName", Value: g.ClusterName}, {Path: "gcp.location", Value: g.Location},
+		{Path: "gcp.projectId", Value: g.ProjectID}}
+}
+
+// Region is the cluster's location, or the region of a zonal cluster's
+// zone.
+func (Profile) Region(s *kpool.ClusterSpec) string {
+	g := s.Platform.GCP
+	if g == nil {
+		return ""
+	}
+	if parts := strings.Split(g.Location, "-"); len(parts) == 3 {
+		return parts[0] + "-" + parts[1]
+	}
+	return g.Location
+}
+
+func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
+	g := s.Platform.GCP
+	if g == nil {
+		return provider.Block{}
+	}
+	const p = "spec.platform.gcp."
+	return provider.Block{
+		MachineType: g.MachineType, Zones: g.Zones, Labels: g.Labels, Taints: g.Taints,
+		DiskSizeGB: g.DiskSize, DiskType: g.DiskType, Spot: g.Preemptible, Accelerators: g.Accelerators,
+		Fields: []provider.BlockField{
+			{Field: provider.FieldMachineType, Path: p + "machineType", Value: g.MachineType},
+			{Field: provider.FieldZones, Path: p + "zones", Value: g.Zones},
+			{Field: provider.FieldLabels, Path: p + "labels", Value: g.Labels},
+			{Field: provider.FieldTaints, Path: p + "taints", Value: g.Taints},
+			{Field: provider.FieldSpot, Path: p + "preemptible", Value: g.Preemptible},
+			{Field: provider.FieldDisk, Path: p + "diskSize", Value: g.DiskSize},
+			{Field: provider.FieldDisk, Path: p + "diskType", Value: g.DiskType},
+			{Field: provider.FieldAccelerators, Path: p + "accelerators", Value: g.Accelerators},
+		},
+	}
+}
+
+func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, _ *kpool.Cluster) {
+	g, f := s.Platform.GCP, "spec.platform.gcp"
+	kpool.ValidateRange(fe, f+".diskSize", g.DiskSize, 10, 65536, "GB")
+	kpool.ValidateDiskType(fe, f+".diskType", g.DiskType, "a disk type such as pd-ssd")
+	if len(g.Accelerators) > MaxAcceleratorTypes {
+		fe.Add(f+".accelerators", "at most %d accelerator types, got %d", MaxAcceleratorTypes, len(g.Accelerators))
+	}
+	for i, a := range g.Accelerators {
+		af := fmt.Sprintf("%s.accelerators[%d]", f, i)
+		kpool.ValidatePattern(fe, af+".type", a.Type, acceleratorTypeRE, true, "an accelerator type such as nvidia-tesla-t4")
+		if a.Count < 1 || a.Count > kpool.MaxAccelerators {
+			fe.Add(af+".count", "must be between 1 and %d, got %d", kpool.MaxAccelerators, a.Count)
+		}
+	}
+}
+
+func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
+	s.Platform.GCP = &kpool.GCPNodePool{MachineType: b.MachineType, DiskSize: b.DiskSizeGB, DiskType: b.DiskType, Preemptible: b.Spot}
+}
+
+// ProviderZone is the region's Nth zone: us-central1-a for "1".
+func (p Profile) ProviderZone(c *kpool.Cluster, logical string) (string, error) {
+	n, err := provider.ZoneNumber(logical)
+	if err != nil {
+		return "", err
+	}
+	return p.Region(&c.Spec) + "-" + provider.ZoneLetter(n), nil
+}
+
+func (p Profile) LogicalZone(c *kpool.Cluster, native string) (string, error) {
+	region := p.Region(&c.Spec)
+	if l, ok := provider.LetterZone(native, region, "-"); ok {
+		return l, nil
+	}
+	return "", fmt.Errorf("%q is not a zone of %s region %q", native, Type, region)
+}
+
+// NodeZone: GKE nodes carry the zone name.
+func (p Profile) NodeZone(c *kpool.Cluster, logical string) (string, error) {
+	return p.ProviderZone(c, logical)
+}
+
+func (Profile) DiskType(t string) string { return t }
+
+// NodeTaints: GKE taints nodes with GPUs.
+func (Profile) NodeTaints(d provider.PoolSpec) []kpool.Taint {
+	if len(d.Accelerators) > 0 {
+		return provider.WithTaint(d.Taints, GPUTaint)
+	}
+	return d.Taints
+}
+
+func (Profile) CLI() provider.CLI {
+	return provider.CLI{
+		PoolNoun: "node pool",
+		ClusterFlags: []provider.ClusterFlag{
+			{Name: "project-id", Field: "projectId", Usage: "GCP project ID"},
+			{Name: "location", Field: "location", Usage: "GCP region or zone"},
+			{Name: "cluster-name", Field: "clusterName", Usage: "name of the cluster at its provider"},
+		},
+		PoolFields:     provider.PoolFields{MachineType: "machineType", Zones: "zones", DiskSize: "diskSize", Spot: "preemptible"},
+		MachineExample: "n2-standard-4",
+	}
+}
