@@ -3,12 +3,11 @@ package kpool
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 )
 
 // Error codes. Every error that leaves kpool carries one of these; the API
-// maps each to one HTTP status (see HTTPStatus).
+// maps each to one HTTP status (api.Status).
 const (
 	CodeValidation       = "VALIDATION_ERROR"
 	CodeNotFound         = "NOT_FOUND"
@@ -22,34 +21,6 @@ const (
 	CodeUnsupportedMedia = "UNSUPPORTED_MEDIA_TYPE"
 	CodeUnavailable      = "UNAVAILABLE"
 )
-
-// HTTPStatus returns the HTTP status code for an error code.
-func HTTPStatus(code string) int {
-	switch code {
-	case CodeValidation:
-		return http.StatusBadRequest
-	case CodeNotFound:
-		return http.StatusNotFound
-	case CodeConflict:
-		return http.StatusConflict
-	case CodeNotImplemented:
-		return http.StatusNotImplemented
-	case CodeUnauthorized:
-		return http.StatusUnauthorized
-	case CodeForbidden:
-		return http.StatusForbidden
-	case CodePayloadTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case CodeUnsupportedMedia:
-		return http.StatusUnsupportedMediaType
-	case CodeUnavailable:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
-}
 
 // Error is kpool's error: a code, a message for people, optional details and,
 // for validation errors, the fields at fault.
@@ -104,6 +75,11 @@ type FieldErrors []FieldError
 // Add records that field is invalid for the formatted reason.
 func (fe *FieldErrors) Add(field, format string, args ...any) {
 	*fe = append(*fe, FieldError{Field: field, Reason: fmt.Sprintf(format, args...)})
+}
+
+// Report records a problem as it is (the shape of jsondoc.Report).
+func (fe *FieldErrors) Report(field, reason string) {
+	*fe = append(*fe, FieldError{Field: field, Reason: reason})
 }
 
 // Err returns nil when nothing was recorded, otherwise a VALIDATION_ERROR

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kpool/kpool/internal/jsondoc"
 )
 
 // Service carries out every operation of the API on a Store: it decides who
@@ -203,7 +205,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	if len(in.Spec) == 0 {
 		return nil, Invalid("spec", "required")
 	}
-	if err := DecodeStrict(in.Spec, &c.Spec, "spec"); err != nil {
+	if err := decode(in.Spec, &c.Spec, "spec"); err != nil {
 		return nil, err
 	}
 	if err := ValidateCluster(s.Platforms, c); err != nil {
@@ -621,7 +623,7 @@ func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePoo
 	if len(in.Spec) == 0 {
 		return nil, Invalid("spec", "required")
 	}
-	if err := DecodeStrict(in.Spec, &p.Spec, "spec"); err != nil {
+	if err := decode(in.Spec, &p.Spec, "spec"); err != nil {
 		return nil, err
 	}
 	s.defaults(&p.Spec, c)
@@ -980,6 +982,16 @@ func precondition(want, have, kind, name string) error {
 	return nil
 }
 
+// decode reads a JSON document strictly into v (see jsondoc.Decode), or
+// answers VALIDATION_ERROR naming every field at fault.
+func decode(data []byte, v any, path string) error {
+	var fe FieldErrors
+	if !jsondoc.Decode(data, v, path, fe.Report) {
+		return fe.Err()
+	}
+	return nil
+}
+
 // mergeSpec merges a PUT or PATCH body's spec into the stored one and decodes
 // the result strictly.
 func mergeSpec[T any](old T, patch json.RawMessage, nullDeletes bool) (T, error) {
@@ -988,14 +1000,14 @@ func mergeSpec[T any](old T, patch json.RawMessage, nullDeletes bool) (T, error)
 	if err != nil {
 		return out, err
 	}
-	merged, err := MergeJSON(base, patch, nullDeletes)
+	merged, err := jsondoc.Merge(base, patch, nullDeletes)
 	if err != nil {
 		return out, Invalid("spec", "%v", err)
 	}
 	if bytes.Equal(bytes.TrimSpace(merged), []byte("null")) {
 		merged = []byte("{}")
 	}
-	if err := DecodeStrict(merged, &out, "spec"); err != nil {
+	if err := decode(merged, &out, "spec"); err != nil {
 		return out, err
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	. "github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/jsondoc"
 	"github.com/kpool/kpool/provider/catalog"
 )
 
@@ -36,7 +37,7 @@ var testPools = map[PlatformType]string{
 func testCluster(t *testing.T, pt PlatformType) *Cluster {
 	t.Helper()
 	c := &Cluster{Name: "prod"}
-	if err := DecodeStrict([]byte(testClusters[pt]), &c.Spec, "spec"); err != nil {
+	if err := decodeStrict([]byte(testClusters[pt]), &c.Spec, "spec"); err != nil {
 		t.Fatal(err)
 	}
 	if err := ValidateCluster(platforms, c); err != nil {
@@ -49,12 +50,12 @@ func testCluster(t *testing.T, pt PlatformType) *Cluster {
 // returns the fields at fault.
 func checkPool(t *testing.T, pt PlatformType, name, patch string) []FieldError {
 	t.Helper()
-	merged, err := MergeJSON([]byte(testPools[pt]), []byte(patch), true)
+	merged, err := jsondoc.Merge([]byte(testPools[pt]), []byte(patch), true)
 	if err != nil {
 		t.Fatalf("bad test patch %s: %v", patch, err)
 	}
 	p := &NodePool{Name: name}
-	if err := DecodeStrict(merged, &p.Spec, "spec"); err != nil {
+	if err := decodeStrict(merged, &p.Spec, "spec"); err != nil {
 		return err.(*Error).Fields
 	}
 	c := testCluster(t, pt)
@@ -298,12 +299,12 @@ func TestValidateCluster(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			merged, err := MergeJSON([]byte(testClusters[tc.platform]), []byte(tc.patch), true)
+			merged, err := jsondoc.Merge([]byte(testClusters[tc.platform]), []byte(tc.patch), true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := &Cluster{Name: "prod"}
-			if err := DecodeStrict(merged, &c.Spec, "spec"); err != nil {
+			if err := decodeStrict(merged, &c.Spec, "spec"); err != nil {
 				t.Fatal(err)
 			}
 			err = ValidateCluster(platforms, c)
@@ -385,59 +386,11 @@ func TestParseEmail(t *testing.T) {
 	}
 }
 
-func TestMergeJSON(t *testing.T) {
-	base := `{"nodeCount":3,"platform":{"gcp":{"machineType":"n1","zones":["a","b"],"diskSize":100}},"labels":{"a":"1","b":"2"}}`
-	tests := []struct {
-		name, patch string
-		nullDeletes bool
-		want        string
-	}{
-		{"nested fields kept", `{"platform":{"gcp":{"machineType":"n2"}}}`, false,
-			`{"labels":{"a":"1","b":"2"},"nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n2","zones":["a","b"]}}}`},
-		{"lists replace", `{"platform":{"gcp":{"zones":["c"]}}}`, false,
-			`{"labels":{"a":"1","b":"2"},"nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["c"]}}}`},
-		{"null kept by PUT", `{"labels":{"a":null},"nodeCount":null}`, false,
-			`{"labels":{"a":"1","b":"2"},"nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["a","b"]}}}`},
-		{"null clears in merge patch", `{"labels":{"a":null},"nodeCount":null}`, true,
-			`{"labels":{"b":"2"},"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["a","b"]}}}`},
-		{"scalar replaces object", `{"labels":"x"}`, true,
-			`{"labels":"x","nodeCount":3,"platform":{"gcp":{"diskSize":100,"machineType":"n1","zones":["a","b"]}}}`},
+// decodeStrict reads a JSON document as the service does.
+func decodeStrict(data []byte, v any, path string) error {
+	var fe FieldErrors
+	if !jsondoc.Decode(data, v, path, fe.Report) {
+		return fe.Err()
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := MergeJSON([]byte(base), []byte(tc.patch), tc.nullDeletes)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tc.want {
-				t.Fatalf("got  %s\nwant %s", got, tc.want)
-			}
-		})
-	}
-	if _, err := MergeJSON([]byte(base), []byte(`{`), false); err == nil {
-		t.Fatal("bad JSON merged")
-	}
-}
-
-func TestDecodeStrictErrors(t *testing.T) {
-	var s NodePoolSpec
-	err := DecodeStrict([]byte(`{"nodeCount":"x","platform":{"gcp":{"diskSize":1.5,"preemptible":"yes"}},"autoscaling":[]}`), &s, "spec")
-	if err == nil {
-		t.Fatal("bad spec decoded")
-	}
-	got := map[string]bool{}
-	for _, f := range err.(*Error).Fields {
-		got[f.Field] = true
-	}
-	for _, want := range []string{"spec.nodeCount", "spec.platform.gcp.diskSize", "spec.platform.gcp.preemptible", "spec.autoscaling"} {
-		if !got[want] {
-			t.Errorf("no error on %s: %v", want, err)
-		}
-	}
-	if err := DecodeStrict([]byte(`{} {}`), &s, "spec"); err == nil {
-		t.Error("two JSON values accepted")
-	}
-	if err := DecodeStrict([]byte(`not json`), &s, ""); err == nil || err.(*Error).Fields[0].Field != "body" {
-		t.Errorf("bad JSON: %v", err)
-	}
+	return nil
 }

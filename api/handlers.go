@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/jsondoc"
 )
 
 // ClusterBody is the body of POST, PUT and PATCH on clusters. Read-only
@@ -500,7 +501,10 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any, allowed .
 		body, err = readBody(w, r)
 	}
 	if err == nil {
-		err = kpool.DecodeStrict(body, v, "")
+		var fe kpool.FieldErrors
+		if !jsondoc.Decode(body, v, "", fe.Report) {
+			err = fe.Err()
+		}
 	}
 	if err != nil {
 		s.writeError(w, r, err)

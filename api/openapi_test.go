@@ -1052,7 +1052,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		r := a.expect(c.status, c.who, c.method, c.path, c.body, c.headers...)
 		var e ErrorBody
 		r.decode(t, &e)
-		if e.Error.Code == "" || kpool.HTTPStatus(e.Error.Code) != c.status {
+		if e.Error.Code == "" || Status(e.Error.Code) != c.status {
 			t.Errorf("%s %s: code %q for status %d", c.method, c.path, e.Error.Code, c.status)
 		}
 	}

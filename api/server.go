@@ -223,7 +223,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		e = &kpool.Error{Code: kpool.CodeInternal, Message: "Internal server error", Details: "request id " + id}
 	}
-	writeJSON(w, kpool.HTTPStatus(e.Code), ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}})
+	writeJSON(w, Status(e.Code), ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -274,4 +274,33 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, kpool.Invalid("body", "required: a JSON object")
 	}
 	return body, nil
+}
+
+// Status returns the HTTP status of an error code (every other code is a
+// 500).
+func Status(code string) int {
+	switch code {
+	case kpool.CodeValidation:
+		return http.StatusBadRequest
+	case kpool.CodeNotFound:
+		return http.StatusNotFound
+	case kpool.CodeConflict:
+		return http.StatusConflict
+	case kpool.CodeNotImplemented:
+		return http.StatusNotImplemented
+	case kpool.CodeUnauthorized:
+		return http.StatusUnauthorized
+	case kpool.CodeForbidden:
+		return http.StatusForbidden
+	case kpool.CodePayloadTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case kpool.CodeMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case kpool.CodeUnsupportedMedia:
+		return http.StatusUnsupportedMediaType
+	case kpool.CodeUnavailable:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
 }

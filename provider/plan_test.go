@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/jsondoc"
 	. "github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/provider/eks"
@@ -35,8 +36,8 @@ var basePools = map[kpool.PlatformType]string{
 func cluster(t *testing.T, pt kpool.PlatformType) *kpool.Cluster {
 	t.Helper()
 	c := &kpool.Cluster{Name: "prod"}
-	if err := kpool.DecodeStrict([]byte(clusters[pt]), &c.Spec, "spec"); err != nil {
-		t.Fatal(err)
+	if !jsondoc.Decode([]byte(clusters[pt]), &c.Spec, "spec", func(f, r string) { t.Fatalf("%s: %s", f, r) }) {
+		t.Fatal("not decoded")
 	}
 	return c
 }
@@ -54,13 +55,13 @@ func spec(t *testing.T, c *kpool.Cluster, patch string) *kpool.NodePoolSpec {
 // merged), defaulted and validated as the service does.
 func checked(t *testing.T, c *kpool.Cluster, patch string) (*kpool.NodePoolSpec, error) {
 	t.Helper()
-	merged, err := kpool.MergeJSON([]byte(basePools[c.Spec.Platform.Type]), []byte(patch), true)
+	merged, err := jsondoc.Merge([]byte(basePools[c.Spec.Platform.Type]), []byte(patch), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var s kpool.NodePoolSpec
-	if err := kpool.DecodeStrict(merged, &s, "spec"); err != nil {
-		t.Fatal(err)
+	if !jsondoc.Decode(merged, &s, "spec", func(f, r string) { t.Fatalf("%s: %s", f, r) }) {
+		t.Fatal("not decoded")
 	}
 	kpool.DefaultNodePoolSpec(&s, c, reg.Profile(c.Spec.Platform.Type).Region(&c.Spec))
 	p := &kpool.NodePool{Name: "workers", Spec: s}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/internal/jsondoc"
 )
 
 // addClientCommands adds the cluster and nodepool commands.
@@ -128,14 +129,11 @@ func decodeFile(cmd *cobra.Command, name string, v any) error {
 	if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
 		return fmt.Errorf("%s is empty", shown)
 	}
-	if err := kpool.DecodeStrict(js, v, ""); err != nil {
-		var e *kpool.Error
-		if errors.As(err, &e) {
-			c := *e
-			c.Message = shown + ": " + c.Message
-			return &c
-		}
-		return fmt.Errorf("%s: %w", shown, err)
+	var fe kpool.FieldErrors
+	if !jsondoc.Decode(js, v, "", fe.Report) {
+		e := fe.Err().(*kpool.Error)
+		e.Message = shown + ": " + e.Message
+		return e
 	}
 	return nil
 }
@@ -154,7 +152,7 @@ func mergeSpec(base json.RawMessage, flags map[string]any) (json.RawMessage, err
 	if len(bytes.TrimSpace(base)) == 0 {
 		return patch, nil
 	}
-	out, err := kpool.MergeJSON(base, patch, false)
+	out, err := jsondoc.Merge(base, patch, false)
 	if err != nil {
 		return nil, fmt.Errorf("merging the flags into the file's spec: %v", err)
 	}

@@ -187,8 +187,13 @@ func asError(err error, e **provider.Error) bool {
 }
 
 func testNotImplemented(t *testing.T, h *Harness) {
-	for _, pt := range []kpool.PlatformType{kpool.PlatformK3s, kpool.PlatformMicroVM} {
-		d := catalog.Registry().Driver(pt)
+	reg := catalog.Registry()
+	for _, p := range reg.Profiles() {
+		if p.Capabilities().NodePools {
+			continue
+		}
+		pt := p.Type()
+		d := reg.Driver(pt)
 		c := &kpool.Cluster{Name: "edge", Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: pt}}}
 		_, e1 := d.NodePoolList(ctx, c)
 		_, e2 := d.NodePoolCreate(ctx, c, provider.PoolSpec{})

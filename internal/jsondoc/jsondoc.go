@@ -1,4 +1,8 @@
-package kpool
+// Package jsondoc reads the API's JSON documents: Decode strictly, naming the
+// full path of every unknown field and mistyped value, and Merge one document
+// into another (PUT's rules, or RFC 7386 merge patch). It reports problems
+// to a callback, so that the caller builds its own errors.
+package jsondoc
 
 import (
 	"bytes"
@@ -12,24 +16,30 @@ import (
 	"time"
 )
 
-// DecodeStrict decodes the JSON in data into v (a pointer to a struct). It
-// refuses unknown fields and values of the wrong type, naming the full path of
-// each (path is the path of data itself, e.g. "spec"; "" for a whole body).
-// Field names match exactly: "MachineType" is not "machineType".
-func DecodeStrict(data []byte, v any, path string) error {
-	raw, err := parseJSON(data)
+// Report receives one problem: the field's path and the reason.
+type Report func(field, reason string)
+
+// Decode decodes the JSON in data into v (a pointer to a struct), reporting
+// unknown fields and values of the wrong type by the full path of each (path
+// is the path of data itself, e.g. "spec"; "" for a whole body), and
+// reports whether v was decoded. Field names match exactly: "MachineType" is
+// not "machineType".
+func Decode(data []byte, v any, path string, report Report) bool {
+	raw, err := parse(data)
 	if err != nil {
-		return Invalid(orBody(path), "%v", err)
+		report(orBody(path), err.Error())
+		return false
 	}
-	var fe FieldErrors
-	checkShape(&fe, raw, reflect.TypeOf(v).Elem(), path)
-	if err := fe.Err(); err != nil {
-		return err
+	ok := true
+	checkShape(func(field, reason string) { ok = false; report(field, reason) }, raw, reflect.TypeOf(v).Elem(), path)
+	if !ok {
+		return false
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return Invalid(orBody(path), "%v", err)
+		report(orBody(path), err.Error())
+		return false
 	}
-	return nil
+	return true
 }
 
 func orBody(path string) string {
@@ -39,8 +49,8 @@ func orBody(path string) string {
 	return path
 }
 
-// parseJSON decodes one JSON value, keeping numbers exact.
-func parseJSON(data []byte) (any, error) {
+// parse decodes one JSON value, keeping numbers exact.
+func parse(data []byte) (any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var v any
@@ -67,7 +77,7 @@ func join(path, key string) string {
 
 // checkShape walks a decoded JSON value alongside the Go type it will be
 // decoded into and records every unknown field and mistyped value.
-func checkShape(fe *FieldErrors, v any, t reflect.Type, path string) {
+func checkShape(report Report, v any, t reflect.Type, path string) {
 	if v == nil {
 		return // null leaves the field at its zero value
 	}
@@ -79,9 +89,9 @@ func checkShape(fe *FieldErrors, v any, t reflect.Type, path string) {
 		return
 	case t == timeType:
 		if s, ok := v.(string); !ok {
-			fe.Add(orBody(path), "must be an RFC 3339 time string")
+			report(orBody(path), "must be an RFC 3339 time string")
 		} else if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			fe.Add(orBody(path), "must be an RFC 3339 time, got %q", s)
+			report(orBody(path), fmt.Sprintf("must be an RFC 3339 time, got %q", s))
 		}
 		return
 	}
@@ -89,65 +99,65 @@ func checkShape(fe *FieldErrors, v any, t reflect.Type, path string) {
 	case reflect.Struct:
 		obj, ok := v.(map[string]any)
 		if !ok {
-			fe.Add(orBody(path), "must be an object, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be an object, got %s", jsonKind(v)))
 			return
 		}
 		fields := jsonFields(t)
 		for k, fv := range obj {
 			f, ok := fields[k]
 			if !ok {
-				fe.Add(join(path, k), "unknown field")
+				report(join(path, k), "unknown field")
 				continue
 			}
-			checkShape(fe, fv, f.Type, join(path, k))
+			checkShape(report, fv, f.Type, join(path, k))
 		}
 	case reflect.Map:
 		obj, ok := v.(map[string]any)
 		if !ok {
-			fe.Add(orBody(path), "must be an object, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be an object, got %s", jsonKind(v)))
 			return
 		}
 		for k, fv := range obj {
 			if fv == nil {
-				fe.Add(join(path, k), "must not be null")
+				report(join(path, k), "must not be null")
 				continue
 			}
-			checkShape(fe, fv, t.Elem(), join(path, k))
+			checkShape(report, fv, t.Elem(), join(path, k))
 		}
 	case reflect.Slice:
 		arr, ok := v.([]any)
 		if !ok {
-			fe.Add(orBody(path), "must be an array, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be an array, got %s", jsonKind(v)))
 			return
 		}
 		for i, ev := range arr {
-			checkShape(fe, ev, t.Elem(), fmt.Sprintf("%s[%d]", orBody(path), i))
+			checkShape(report, ev, t.Elem(), fmt.Sprintf("%s[%d]", orBody(path), i))
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {
-			fe.Add(orBody(path), "must be a string, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be a string, got %s", jsonKind(v)))
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
-			fe.Add(orBody(path), "must be true or false, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be true or false, got %s", jsonKind(v)))
 		}
 	case reflect.Int, reflect.Int32, reflect.Int64:
 		n, ok := v.(json.Number)
 		if !ok {
-			fe.Add(orBody(path), "must be an integer, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be an integer, got %s", jsonKind(v)))
 			return
 		}
 		i, err := strconv.ParseInt(n.String(), 10, 64)
 		if err != nil {
-			fe.Add(orBody(path), "must be an integer, got %s", n)
+			report(orBody(path), fmt.Sprintf("must be an integer, got %s", n))
 			return
 		}
 		if t.Kind() == reflect.Int32 && (i > math.MaxInt32 || i < math.MinInt32) {
-			fe.Add(orBody(path), "out of range: %s", n)
+			report(orBody(path), fmt.Sprintf("out of range: %s", n))
 		}
 	case reflect.Float64, reflect.Float32:
 		if _, ok := v.(json.Number); !ok {
-			fe.Add(orBody(path), "must be a number, got %s", jsonKind(v))
+			report(orBody(path), fmt.Sprintf("must be a number, got %s", jsonKind(v)))
 		}
 	}
 }
@@ -209,20 +219,20 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// MergeJSON merges patch into base and returns the result. Objects merge
+// Merge merges patch into base and returns the result. Objects merge
 // field by field at every depth; any other value (a list, a string, a
 // number) replaces the base's. With nullDeletes, a null in patch removes the
 // field (RFC 7386 JSON merge patch); without it a null leaves the field as it
 // was, so a PUT changes only the fields it carries.
-func MergeJSON(base, patch []byte, nullDeletes bool) ([]byte, error) {
+func Merge(base, patch []byte, nullDeletes bool) ([]byte, error) {
 	var b any
 	if len(bytes.TrimSpace(base)) > 0 {
 		var err error
-		if b, err = parseJSON(base); err != nil {
+		if b, err = parse(base); err != nil {
 			return nil, err
 		}
 	}
-	p, err := parseJSON(patch)
+	p, err := parse(patch)
 	if err != nil {
 		return nil, err
 	}
