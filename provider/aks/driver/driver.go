@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -207,8 +206,8 @@ func adopt(ap *armcontainerservice.AgentPool, s provider.PoolSpec) (*provider.Po
 	case deref(got.EnableAutoScaling) != deref(want.EnableAutoScaling),
 		deref(got.MinCount) != deref(want.MinCount) || deref(got.MaxCount) != deref(want.MaxCount),
 		!deref(want.EnableAutoScaling) && deref(got.Count) != deref(want.Count),
-		!sameLabels(p.Labels, s.Labels), !sameTaints(p.Taints, profile.NodeTaints(s)),
-		!sameMap(p.Tags, s.Tags), p.Mode != s.Mode,
+		!provider.SameLabels(p.Labels, s.Labels, aks.SpotTaint.Key), !provider.SameTaints(p.Taints, profile.NodeTaints(s)),
+		!provider.SameMap(p.Tags, s.Tags), p.Mode != s.Mode,
 		s.Version != "" && p.Version != s.Version:
 		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
 			Reason: "agent pool " + s.ProviderName + " exists with other mutable settings; update it"}
@@ -448,16 +447,7 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 		p.ReadyNodes = p.Count
 		// ARM reports no per-zone counts; AKS balances a zonal pool's
 		// scale set across its zones, so report that split.
-		if len(p.Zones) > 0 {
-			p.NodesByZone = map[string]int{}
-			for i, z := range p.Zones {
-				n := p.Count / len(p.Zones)
-				if i < p.Count%len(p.Zones) {
-					n++
-				}
-				p.NodesByZone[z] = n
-			}
-		}
+		p.NodesByZone = provider.SpreadCount(p.Count, p.Zones)
 	}
 	for k, v := range map[string]*string{"id": ap.ID, "nodeImageVersion": pr.NodeImageVersion,
 		"currentOrchestratorVersion": pr.CurrentOrchestratorVersion, "eTag": pr.ETag} {
@@ -506,25 +496,17 @@ func classify(err error, field string) error {
 	if msg := armMessage(re); msg != "" {
 		reason += ": " + msg
 	}
-	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
-	switch {
-	case re.StatusCode == http.StatusTooManyRequests:
-		e.Kind, e.RetryAfter = provider.KindThrottled, retryAfter(re.RawResponse)
-	case re.StatusCode == http.StatusNotFound:
-		e.Kind = provider.KindNotFound
-	case re.StatusCode == http.StatusConflict, re.StatusCode == http.StatusPreconditionFailed:
-		e.Kind = provider.KindTransient // another operation is in progress on the pool
-	case re.StatusCode == http.StatusUnauthorized, re.StatusCode == http.StatusForbidden:
-		e.Kind = provider.KindPermissionDenied
-	case re.StatusCode == http.StatusBadRequest:
-		e.Kind, e.Field = provider.KindValidation, field
+	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err}
+	switch e.Kind {
+	case provider.KindThrottled, provider.KindTransient:
+		if re.RawResponse != nil {
+			e.RetryAfter = provider.RetryAfterHeader(re.RawResponse.Header, time.Now())
+		}
+	case provider.KindValidation:
+		e.Field = field
 		if e.Field == "" {
 			e.Field = fieldOf(reason)
 		}
-	case re.StatusCode >= 500:
-		e.Kind, e.RetryAfter = provider.KindTransient, retryAfter(re.RawResponse)
-	default:
-		e.Kind = provider.KindTransient
 	}
 	return e
 }
@@ -564,20 +546,6 @@ func fieldOf(reason string) string {
 	return "spec"
 }
 
-func retryAfter(resp *http.Response) time.Duration {
-	if resp == nil {
-		return 0
-	}
-	v := resp.Header.Get("Retry-After")
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
-}
-
 func zonesOf(zs []*string) []string {
 	var out []string
 	for _, z := range zs {
@@ -587,48 +555,6 @@ func zonesOf(zs []*string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func sameLabels(got, want map[string]string) bool {
-	for k, v := range want {
-		if got[k] != v {
-			return false
-		}
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok && k != aks.SpotTaint.Key {
-			return false
-		}
-	}
-	return true
-}
-
-func sameTaints(a, b []kpool.Taint) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	seen := map[kpool.Taint]bool{}
-	for _, t := range a {
-		seen[t] = true
-	}
-	for _, t := range b {
-		if !seen[t] {
-			return false
-		}
-	}
-	return true
-}
-
-func sameMap(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func to[T any](v T) *T { return &v }
