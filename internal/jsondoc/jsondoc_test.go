@@ -73,3 +73,26 @@ func TestDecodeErrors(t *testing.T) {
 		t.Errorf("bad JSON: %v", err)
 	}
 }
+
+// FuzzDecode checks that no document makes Decode panic, that every
+// problem it reports names a field and a reason, and that a document it
+// accepts merges with itself.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{}`, `{"nodeCount":3,"platform":{"gcp":{"machineType":"n1"}}}`, `{"labels":{"a":null}}`,
+		`{"nodeCount":1e400}`, `[1]`, `null`, `{"taints":[{"key":"a","effect":"NoSchedule"}]}`, `{"zones":["1"]} {}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s kpool.NodePoolSpec
+		if !Decode(data, &s, "spec", func(field, reason string) {
+			if field == "" || reason == "" {
+				t.Fatalf("a problem without a field or reason: %q %q", field, reason)
+			}
+		}) {
+			return
+		}
+		if _, err := Merge(data, data, true); err != nil {
+			t.Fatalf("an accepted document does not merge with itself: %v", err)
+		}
+	})
+}
