@@ -276,31 +276,26 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// Status returns the HTTP status of an error code (every other code is a
-// 500).
+// statuses are the HTTP statuses of the error codes.
+var statuses = map[string]int{
+	kpool.CodeValidation:       http.StatusBadRequest,
+	kpool.CodeNotFound:         http.StatusNotFound,
+	kpool.CodeConflict:         http.StatusConflict,
+	kpool.CodeNotImplemented:   http.StatusNotImplemented,
+	kpool.CodeUnauthorized:     http.StatusUnauthorized,
+	kpool.CodeForbidden:        http.StatusForbidden,
+	kpool.CodePayloadTooLarge:  http.StatusRequestEntityTooLarge,
+	kpool.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
+	kpool.CodeUnsupportedMedia: http.StatusUnsupportedMediaType,
+	kpool.CodeUnavailable:      http.StatusServiceUnavailable,
+	kpool.CodeInternal:         http.StatusInternalServerError,
+}
+
+// Status returns the HTTP status of an error code (500 for one it does not
+// know).
 func Status(code string) int {
-	switch code {
-	case kpool.CodeValidation:
-		return http.StatusBadRequest
-	case kpool.CodeNotFound:
-		return http.StatusNotFound
-	case kpool.CodeConflict:
-		return http.StatusConflict
-	case kpool.CodeNotImplemented:
-		return http.StatusNotImplemented
-	case kpool.CodeUnauthorized:
-		return http.StatusUnauthorized
-	case kpool.CodeForbidden:
-		return http.StatusForbidden
-	case kpool.CodePayloadTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case kpool.CodeMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case kpool.CodeUnsupportedMedia:
-		return http.StatusUnsupportedMediaType
-	case kpool.CodeUnavailable:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
+	if s, ok := statuses[code]; ok {
+		return s
 	}
+	return http.StatusInternalServerError
 }
