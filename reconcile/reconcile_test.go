@@ -14,8 +14,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/aks"
 	"github.com/kpool/kpool/reconcile"
@@ -29,6 +29,9 @@ const (
 	aksCl = "aks-prod"
 	owner = "alice@example.com"
 )
+
+// simOptions are the AKS emulators' engine options: the real clock, fast operations.
+var simOptions = sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond}
 
 // world is a kpool service on a store, an AKS emulator on loopback TLS
 // with the real clock and fast operations, and the driver registry.
@@ -76,7 +79,7 @@ func (w *warnings) matching(s string) []string {
 func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	t.Helper()
 	if sim == nil {
-		sim = aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim", PageSize: 50})
+		sim = aksim.New(aksim.Options{Engine: simOptions, Token: "kpool-cloudsim", PageSize: 50})
 		sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
 	}
 	srv := httptest.NewUnstartedServer(sim)
@@ -85,7 +88,7 @@ func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	svc := kpool.NewService(st)
 	svc.Planner = provider.Planner{}
 	w := &world{t: t, svc: svc, sim: sim, drivers: provider.Registry{}, warns: &warnings{}}
-	w.drivers.Add(aks.New(aks.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()}))
+	w.drivers.Add(aks.New(aks.Options{Credential: aksim.Credential{}, Transport: srv.Client()}))
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
 		srv.URL, sub, group, aksCl)
 	c, err := svc.CreateCluster(storetest.Ctx(owner), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(spec)})
@@ -430,7 +433,7 @@ func ptr[T any](v T) *T { return &v }
 // TestImport: a cluster that imports pools gets the provider's pools kpool
 // did not know, in observe mode.
 func TestImport(t *testing.T) {
-	sim := aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim"})
+	sim := aksim.New(aksim.Options{Engine: simOptions, Token: "kpool-cloudsim"})
 	sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
 	w := newWorld(t, storetest.SQLite(t), sim)
 	ctx := context.Background()
