@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -341,6 +340,3 @@ func abs(n int) int {
 	}
 	return n
 }
-
-// idKey is how operation ids are compared: without case.
-func idKey(id string) string { return strings.ToLower(id) }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -88,3 +89,6 @@ func (s *operations) advance(now time.Time) {
 		s.ended = append([]*Operation(nil), s.ended[n:]...)
 	}
 }
+
+// idKey is how operation ids are compared: without case.
+func idKey(id string) string { return strings.ToLower(id) }

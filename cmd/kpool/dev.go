@@ -49,7 +49,7 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 	return cmd
 }
 
-// dev runs kpool with its emulators, whose engines have options emu (tests
+// dev runs kpool with its emulators, whose engines have emuOptions (tests
 // give them a clock they drive).
 func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options, out io.Writer) error {
 	owner, err := kpool.ParseEmail(user)
