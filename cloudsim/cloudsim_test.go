@@ -5,74 +5,28 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim"
+	"github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
-
-func TestManualClock(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := cloudsim.NewManualClock(start)
-	var wg sync.WaitGroup
-	for i := 0; i < 10; i++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); c.Advance(time.Second); _ = c.Now() }()
-	}
-	wg.Wait()
-	if got := c.Now(); !got.Equal(start.Add(10 * time.Second)) {
-		t.Fatalf("now %v", got)
-	}
-	var _ cloudsim.Clock = cloudsim.RealClock{}
-}
-
-func TestTLSServer(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "hello") })
-	ep, caPEM, err := cloudsim.TLSServer(h, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ep.Close()
-	if !strings.HasPrefix(ep.URL, "https://127.0.0.1:") || !bytes.Equal(caPEM, ep.CAPEM) {
-		t.Fatalf("url %s", ep.URL)
-	}
-	resp, err := ep.Client().Get(ep.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "hello" || resp.ProtoMajor != 1 {
-		t.Fatalf("%s over %s", b, resp.Proto)
-	}
-	// The certificate is for localhost too, and chains to the PEM returned.
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		t.Fatal("the CA PEM does not parse")
-	}
-	conn, err := tls.Dial("tcp", ep.Addr.String(), &tls.Config{RootCAs: pool, ServerName: "localhost"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
-	// An untrusting client is refused.
-	if _, err := http.Get(ep.URL); err == nil {
-		t.Fatal("a client without the CA connected")
-	}
-}
 
 // firstWrite records what is written and signals the first write.
 type firstWrite struct {
@@ -96,10 +50,52 @@ func (w *firstWrite) String() string {
 	return w.buf.String()
 }
 
-type anyToken struct{}
+// makeAKS is the AKS emulator with its demo cluster, as cmd/kpool lists it.
+func makeAKS(o sim.Options) (cloudsim.Emulator, error) { return aks.Demo(o) }
 
-func (anyToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
-	return azcore.AccessToken{Token: "demo", ExpiresOn: time.Now().Add(time.Hour)}, nil
+// echo is a small emulator on the engine that is no cloud: it answers
+// each request with its path, after the engine's rate limit.
+type echo struct{ *sim.Engine }
+
+func makeEcho(o sim.Options) (cloudsim.Emulator, error) {
+	e := &echo{}
+	e.Engine = sim.New(o, e.serve)
+	return e, nil
+}
+
+func (e *echo) serve(r *sim.Request) *sim.Reply {
+	if ok, secs := r.Throttle(); !ok {
+		rep := sim.NewReply(http.StatusTooManyRequests)
+		rep.Header.Set("Retry-After", strconv.Itoa(secs))
+		return rep
+	}
+	rep := sim.NewReply(http.StatusOK)
+	rep.Body = []byte(r.HTTP.URL.Path)
+	return rep
+}
+
+func (e *echo) Clusters(endpoint string) []kpool.Cluster {
+	return []kpool.Cluster{{Name: "demo-echo", Spec: kpool.ClusterSpec{Endpoint: endpoint,
+		Platform: kpool.ClusterPlatform{Type: kpool.PlatformK3s, K3s: &kpool.EmptyPlatform{}}}}}
+}
+
+func (e *echo) Describe(w io.Writer, endpoint string) {
+	fmt.Fprintf(w, "  echo:      %s/anything\n", endpoint)
+}
+
+// agentPools is an SDK client of an AKS emulator at endpoint.
+func agentPools(t *testing.T, endpoint string, transport policy.Transporter) *armcontainerservice.AgentPoolsClient {
+	t.Helper()
+	cl, err := armcontainerservice.NewAgentPoolsClient(aks.DemoSubscription, aks.Credential{}, &arm.ClientOptions{ClientOptions: policy.ClientOptions{
+		Cloud: cloud.Configuration{Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
+			cloud.ResourceManager: {Endpoint: endpoint, Audience: "https://management.core.windows.net/"}}},
+		Transport: transport,
+		Retry:     policy.RetryOptions{MaxRetries: -1},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }
 
 func TestRun(t *testing.T) {
@@ -107,7 +103,9 @@ func TestRun(t *testing.T) {
 	out := &firstWrite{ch: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- cloudsim.Run(ctx, "127.0.0.1:0", []string{"aks"}, caFile, out) }()
+	cfg := cloudsim.Config{Emulators: map[string]cloudsim.Maker{"aks": makeAKS}, Names: []string{"aks"},
+		Listen: "127.0.0.1:0", Options: cloudsim.Defaults()}
+	go func() { done <- cloudsim.Run(ctx, cfg, caFile, out) }()
 	select {
 	case <-out.ch:
 	case err := <-done:
@@ -116,8 +114,8 @@ func TestRun(t *testing.T) {
 	text := out.String()
 	t.Logf("Run printed:\n%s", text)
 	m := regexp.MustCompile(`endpoint:\s+(https://\S+)`).FindStringSubmatch(text)
-	if m == nil || !strings.Contains(text, caFile) || !strings.Contains(text, cloudsim.DemoSubscription) ||
-		!strings.Contains(text, "kpool-demo") || !strings.Contains(text, "demo-aks") {
+	if m == nil || !strings.Contains(text, caFile) || !strings.Contains(text, aks.DemoSubscription) ||
+		!strings.Contains(text, "kpool-demo") || !strings.Contains(text, "demo-aks") || !strings.Contains(text, "5s plus 2s per node") {
 		t.Fatalf("output:\n%s", text)
 	}
 	pem, err := os.ReadFile(caFile)
@@ -129,16 +127,7 @@ func TestRun(t *testing.T) {
 		t.Fatal("the CA file does not parse")
 	}
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
-	cl, err := armcontainerservice.NewAgentPoolsClient(cloudsim.DemoSubscription, anyToken{}, &arm.ClientOptions{ClientOptions: policy.ClientOptions{
-		Cloud: cloud.Configuration{Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
-			cloud.ResourceManager: {Endpoint: m[1], Audience: "https://management.core.windows.net/"}}},
-		Transport: hc,
-		Retry:     policy.RetryOptions{MaxRetries: -1},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := cl.NewListPager(cloudsim.DemoResourceGroup, cloudsim.DemoCluster, nil).NextPage(ctx)
+	page, err := agentPools(t, m[1], hc).NewListPager(aks.DemoResourceGroup, aks.DemoCluster, nil).NextPage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +142,88 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunUnknownProvider(t *testing.T) {
-	err := cloudsim.Run(context.Background(), "", []string{"aks", "eks"}, "", io.Discard)
+	cfg := cloudsim.Config{Emulators: map[string]cloudsim.Maker{"aks": makeAKS}, Names: []string{"aks", "eks"}}
+	err := cloudsim.Run(context.Background(), cfg, "", io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `"eks"`) || !strings.Contains(err.Error(), "aks") {
 		t.Fatalf("unknown provider: %v", err)
 	}
+	if _, err := cloudsim.Start(cloudsim.Config{}); err == nil {
+		t.Fatal("Start with no emulators")
+	}
 }
+
+// Two emulators at once, each on its own listener with its own engine,
+// the same options, one CA: both are driven, each sees only its calls.
+func TestStartSeveral(t *testing.T) {
+	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	r, err := cloudsim.Start(cloudsim.Config{
+		Emulators: map[string]cloudsim.Maker{"aks": makeAKS, "echo": makeEcho},
+		Options:   sim.Options{Clock: clock, OperationTime: time.Minute, RateLimit: 0.001, Burst: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if len(r.Emulators) != 2 || r.Emulators[0].Name != "aks" || r.Emulators[1].Name != "echo" || r.Emulators[0].URL == r.Emulators[1].URL {
+		t.Fatalf("emulators %+v", r.URLs())
+	}
+	var names []string
+	for i, c := range r.Clusters {
+		names = append(names, c.Name)
+		if c.Spec.Endpoint != r.Emulators[i].URL {
+			t.Fatalf("cluster %s at %s, its emulator at %s", c.Name, c.Spec.Endpoint, r.Emulators[i].URL)
+		}
+	}
+	if strings.Join(names, ",") != "demo-aks,demo-echo" {
+		t.Fatalf("demo clusters %v", names)
+	}
+	client := r.Client()
+	ctx := context.Background()
+
+	// AKS through its SDK: a create, then the list (the second token).
+	pools := agentPools(t, r.Emulators[0].URL, client)
+	if _, err := pools.BeginCreateOrUpdate(ctx, aks.DemoResourceGroup, aks.DemoCluster, "web", armcontainerservice.AgentPool{
+		Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{VMSize: to("Standard_D4s_v5"), Count: to(int32(2))}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	page, err := pools.NewListPager(aks.DemoResourceGroup, aks.DemoCluster, nil).NextPage(ctx)
+	if err != nil || len(page.Value) != 2 {
+		t.Fatalf("AKS list: %v, %d pools", err, len(page.Value))
+	}
+	// The echo emulator over plain HTTP: its own bucket of two.
+	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+		resp, err := client.Get(r.Emulators[1].URL + "/ping")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || (want == http.StatusOK && string(b) != "/ping") {
+			t.Fatalf("echo request %d: %d %q", i, resp.StatusCode, b)
+		}
+	}
+	// AKS's bucket is spent too, and the clock is the one given.
+	_, err = pools.NewListPager(aks.DemoResourceGroup, aks.DemoCluster, nil).NextPage(ctx)
+	if err == nil || !strings.Contains(err.Error(), "TooManyRequests") {
+		t.Fatalf("a third AKS request: %v", err)
+	}
+	akss, echos := r.Emulators[0].Emulator.(*aks.Server).Calls(), r.Emulators[1].Emulator.(*echo).Calls()
+	if len(akss) != 3 || len(echos) != 3 || !akss[0].Created || echos[0].Path != "/ping" || !akss[0].Time.Equal(clock.Now()) {
+		t.Fatalf("AKS calls %+v\necho calls %+v", akss, echos)
+	}
+	for _, c := range akss {
+		if !strings.HasPrefix(c.Path, "/subscriptions/") {
+			t.Fatalf("AKS got %s", c.Path)
+		}
+	}
+	st, ok := r.Emulators[0].Emulator.(*aks.Server).Pool(aks.DemoSubscription, aks.DemoResourceGroup, aks.DemoCluster, "web")
+	if !ok || st.Operation != "Creating" {
+		t.Fatalf("the pool before the clock moved: %+v", st)
+	}
+	clock.Advance(time.Hour)
+	if st, _ := r.Emulators[0].Emulator.(*aks.Server).Pool(aks.DemoSubscription, aks.DemoResourceGroup, aks.DemoCluster, "web"); st.ReadyNodes != 2 {
+		t.Fatalf("the pool after an hour: %+v", st)
+	}
+}
+
+func to[T any](v T) *T { return &v }

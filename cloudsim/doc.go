@@ -1,13 +1,15 @@
-// Package cloudsim holds kpool's cloud emulators: HTTP servers that speak a
-// provider's node-pool API on the wire, so that the providers' official SDKs
-// (and kpool's drivers on them) can be run and tested without a cloud
-// account. Only AKS exists so far (package cloudsim/aks).
+// Package cloudsim runs kpool's cloud emulators: HTTP servers that speak a
+// provider's node-pool API on the wire, so that the providers' official
+// SDKs (and kpool's drivers on them) run without a cloud account.
 //
-// This package has what the emulators share: the simulated Clock
-// (RealClock, ManualClock), TLSServer (cloud SDKs refuse to send bearer
-// tokens over plain HTTP, so emulators are always served over TLS with a
-// certificate authority made at start), and Run, behind `kpool cloudsim`.
+// The emulators sit below this package and know nothing of it: the engine
+// every emulator is built on is cloudsim/sim, and each cloud's wire
+// protocol is its own package (cloudsim/aks). This package is the runner
+// above them: Start serves the emulators it is given, each on its own TLS
+// listener signed by one certificate authority, and collects their demo
+// clusters; Run, behind `kpool cloudsim`, also prints how to reach them.
+// It names no cloud: what exists is the caller's list (cmd/kpool has it).
 //
-// README.md in this directory documents the emulators and lists what they
-// do not reproduce of the real services.
+// README.md in this directory documents the layout, the AKS emulator and
+// what it does not reproduce of the real service.
 package cloudsim

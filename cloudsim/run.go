@@ -1,174 +1,277 @@
 package cloudsim
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net"
 	"net/http"
 	"os"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
-
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
-// The demo cluster Run adds to the AKS emulator.
-const (
-	DemoSubscription  = "00000000-0000-0000-0000-000000000001"
-	DemoResourceGroup = "kpool-demo"
-	DemoCluster       = "demo-aks"
-	DemoLocation      = "westeurope"
-	DemoVersion       = "1.30.4"
-)
-
-// Simulated durations of the emulators Run starts (on the wall clock).
-const (
-	demoOperationTime = 5 * time.Second
-	demoNodeTime      = 2 * time.Second
-)
-
-// providers are the emulators Run knows, by name.
-var providers = map[string]func() http.Handler{
-	"aks": func() http.Handler {
-		s := aks.New(aks.Options{OperationTime: demoOperationTime, NodeTime: demoNodeTime, MaxCalls: 100000})
-		s.AddCluster(DemoSubscription, DemoResourceGroup, DemoCluster, DemoLocation, DemoVersion)
-		// A real AKS cluster always has a System pool; kpool does not own it.
-		_ = s.AddPool(DemoSubscription, DemoResourceGroup, DemoCluster, armcontainerservice.AgentPool{
-			Name: ptr("nodepool1"),
-			Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-				VMSize: ptr("Standard_D2s_v5"), Count: ptr(int32(1)),
-				Mode:              ptr(armcontainerservice.AgentPoolModeSystem),
-				AvailabilityZones: []*string{ptr("1"), ptr("2"), ptr("3")},
-			},
-		})
-		return s
-	},
+// Emulator is one cloud's emulator as the runner serves it: a handler
+// built on the engine, holding demo data.
+type Emulator interface {
+	http.Handler
+	// Clusters returns the emulator's clusters as kpool registers them
+	// when the emulator is served at endpoint (only Name and Spec set).
+	Clusters(endpoint string) []kpool.Cluster
+	// Describe writes, for people, how to reach the emulator's clusters
+	// at endpoint, one fact a line, indented by two spaces.
+	Describe(w io.Writer, endpoint string)
 }
 
-// Known returns the names of the emulators Run can start.
-func Known() []string {
-	names := make([]string, 0, len(providers))
-	for n := range providers {
-		names = append(names, n)
+// Maker builds an emulator, its demo data included, on an engine with
+// options o.
+type Maker func(o sim.Options) (Emulator, error)
+
+// Defaults are the engine options of emulators that people watch on the
+// wall clock (`kpool cloudsim`, `kpool dev`): an operation takes 5 s plus
+// 2 s per node, and the call log keeps the last 100,000 calls or fewer.
+func Defaults() sim.Options {
+	return sim.Options{OperationTime: 5 * time.Second, NodeTime: 2 * time.Second, MaxCalls: 100000}
+}
+
+// Config says what Start serves.
+type Config struct {
+	// Emulators are the emulators there are, by the name --providers
+	// gives them.
+	Emulators map[string]Maker
+	// Names are the emulators to serve, in order; empty serves them all.
+	Names []string
+	// Listen is the first emulator's address (empty: 127.0.0.1:0). Each
+	// next one listens on the next port, or on a free one for port 0.
+	Listen string
+	// Options are every emulator's engine options.
+	Options sim.Options
+}
+
+// Served is one emulator being served.
+type Served struct {
+	Name     string
+	Emulator Emulator
+	*sim.TLSEndpoint
+}
+
+// Running are emulators being served and what kpool needs to use them.
+type Running struct {
+	// Emulators are in the order they were named.
+	Emulators []Served
+	// CA signed every emulator's certificate; clients must trust it.
+	CA *sim.CA
+	// Clusters are every emulator's demo clusters, their endpoint the
+	// emulator's URL.
+	Clusters []kpool.Cluster
+}
+
+// Start serves the named emulators, each over TLS on its own listener,
+// until Close or Shutdown.
+func Start(cfg Config) (*Running, error) {
+	known := slices.Sorted(maps.Keys(cfg.Emulators))
+	var names []string
+	for _, n := range cfg.Names {
+		if n = strings.ToLower(strings.TrimSpace(n)); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
 	}
-	sort.Strings(names)
-	return names
-}
-
-// Emulators are running emulators and what a kpool needs to use them.
-type Emulators struct {
-	*TLSEndpoint
-	// Clusters are the demo clusters, one per emulated provider, as kpool
-	// registers them (their endpoint is the emulators').
-	Clusters []Demo
-	names    []string
-}
-
-// Demo is a demo cluster in an emulator.
-type Demo struct {
-	Name string
-	Spec kpool.ClusterSpec
-}
-
-// Start serves the named emulators (nil or empty: all of them) over TLS on
-// listen (empty: 127.0.0.1:0) until Shutdown. ARM paths are absolute, so
-// AKS is mounted at the root.
-func Start(listen string, names []string) (*Emulators, error) {
+	if len(names) == 0 {
+		names = known
+	}
+	if len(names) == 0 {
+		return nil, errors.New("cloudsim: no emulators to serve")
+	}
+	for _, n := range names {
+		if cfg.Emulators[n] == nil {
+			return nil, fmt.Errorf("cloudsim: unknown provider %q; known: %s", n, strings.Join(known, ", "))
+		}
+	}
+	listen := cfg.Listen
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
-	var want []string
-	for _, n := range names {
-		if n = strings.ToLower(strings.TrimSpace(n)); n != "" {
-			want = append(want, n)
-		}
-	}
-	if len(want) == 0 {
-		want = Known()
-	}
-	mux := http.NewServeMux()
-	seen := map[string]bool{}
-	for _, n := range want {
-		mk, ok := providers[n]
-		if !ok {
-			return nil, fmt.Errorf("cloudsim: unknown provider %q; known: %s", n, strings.Join(Known(), ", "))
-		}
-		if seen[n] {
-			continue
-		}
-		seen[n] = true
-		mux.Handle("/", mk()) // only AKS exists, at the root
-	}
-	ep, _, err := TLSServer(mux, listen)
+	ca, err := sim.NewCA()
 	if err != nil {
 		return nil, err
 	}
-	e := &Emulators{TLSEndpoint: ep, names: want}
-	if seen["aks"] {
-		e.Clusters = append(e.Clusters, Demo{Name: DemoCluster, Spec: kpool.ClusterSpec{
-			Endpoint: ep.URL,
-			Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
-				SubscriptionID: DemoSubscription, ResourceGroup: DemoResourceGroup, ClusterName: DemoCluster, Location: DemoLocation}},
-		}})
+	r := &Running{CA: ca}
+	for i, n := range names {
+		emu, err := cfg.Emulators[n](cfg.Options)
+		if err != nil {
+			_ = r.Close()
+			return nil, fmt.Errorf("cloudsim: %s: %w", n, err)
+		}
+		addr, err := nthAddr(listen, i)
+		if err != nil {
+			_ = r.Close()
+			return nil, err
+		}
+		ep, err := ca.Serve(emu, addr)
+		if err != nil {
+			_ = r.Close()
+			return nil, err
+		}
+		r.Emulators = append(r.Emulators, Served{Name: n, Emulator: emu, TLSEndpoint: ep})
+		r.Clusters = append(r.Clusters, emu.Clusters(ep.URL)...)
 	}
-	return e, nil
+	return r, nil
 }
 
-// Run serves the named emulators until ctx ends (see Start). It writes
-// the certificate authority's PEM to caFile when one is given, and prints
-// the endpoint, the CA file and the demo cluster's coordinates to out.
-func Run(ctx context.Context, listen string, names []string, caFile string, out io.Writer) error {
+// nthAddr is the address of the i-th emulator (from 0) when the first
+// listens on listen: the same host, the port i further on (0 stays 0).
+func nthAddr(listen string, i int) (string, error) {
+	if i == 0 {
+		return listen, nil
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", fmt.Errorf("cloudsim: listen address %q: %w", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return "", fmt.Errorf("cloudsim: listen address %q: the port must be a number to serve several emulators", listen)
+	}
+	if p == 0 {
+		return listen, nil
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+i)), nil
+}
+
+// Client returns a new HTTP client that trusts every emulator's
+// certificate. It satisfies azcore's policy.Transporter.
+func (r *Running) Client() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: r.CA.Pool, MinVersion: tls.VersionTLS12},
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+	}}
+}
+
+// URLs returns the emulators' URLs, in order.
+func (r *Running) URLs() []string {
+	var out []string
+	for _, s := range r.Emulators {
+		out = append(out, s.URL)
+	}
+	return out
+}
+
+// Close stops every emulator at once.
+func (r *Running) Close() error {
+	var errs []error
+	for _, s := range r.Emulators {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Shutdown stops every emulator gracefully, waiting for requests in
+// flight until ctx ends.
+func (r *Running) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, s := range r.Emulators {
+		errs = append(errs, s.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// Run serves the emulators cfg names until ctx ends (see Start). It
+// writes the certificate authority's PEM to caFile when one is given, and
+// prints to out how to reach each emulator and its demo clusters.
+func Run(ctx context.Context, cfg Config, caFile string, out io.Writer) error {
 	if out == nil {
 		out = io.Discard
 	}
-	e, err := Start(listen, names)
+	r, err := Start(cfg)
 	if err != nil {
 		return err
 	}
-	ep := e.TLSEndpoint
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = ep.Shutdown(sctx)
+		_ = r.Shutdown(sctx)
 	}()
 	caNote := caFile
 	if caFile != "" {
-		if err := os.WriteFile(caFile, ep.CAPEM, 0o644); err != nil {
+		if err := os.WriteFile(caFile, r.CA.PEM, 0o644); err != nil {
 			return fmt.Errorf("cloudsim: writing the CA certificate: %w", err)
 		}
 	} else {
 		caNote = "(not written: pass --ca-file to get the PEM clients must trust)"
 	}
-	register, _ := json.MarshalIndent(map[string]any{"name": DemoCluster, "spec": e.Clusters[0].Spec}, "  ", "  ")
-	fmt.Fprintf(out, `kpool cloudsim: serving %s
-  endpoint:  %s
-  CA file:   %s
-  auth:      any bearer token (Authorization: Bearer <token>)
-  timing:    an operation takes %s plus %s per node added or removed
-AKS demo cluster (api-version %s):
-  subscription:   %s
-  resource group: %s
-  cluster:        %s (%s, Kubernetes %s, System pool nodepool1)
-  agent pools:    %s/subscriptions/%s/resourceGroups/%s/providers/Microsoft.ContainerService/managedClusters/%s/agentPools?api-version=%s
-Register it with kpool:
-  %s
-`, strings.Join(e.names, ", "), ep.URL, caNote, demoOperationTime, demoNodeTime, aks.APIVersion,
-		DemoSubscription, DemoResourceGroup, DemoCluster, DemoLocation, DemoVersion,
-		ep.URL, DemoSubscription, DemoResourceGroup, DemoCluster, aks.APIVersion, register)
+	var banner bytes.Buffer // one write, so that a reader never sees half of it
+	r.describe(&banner, cfg.Options, caNote)
+	_, _ = out.Write(banner.Bytes())
+
+	stopped := make(chan error, len(r.Emulators))
+	for _, s := range r.Emulators {
+		go func() {
+			<-s.Done()
+			stopped <- s.Err()
+		}()
+	}
 	select {
 	case <-ctx.Done():
 		return nil
-	case <-ep.Done():
-		if err := ep.Err(); err != nil {
+	case err := <-stopped:
+		if err != nil {
 			return fmt.Errorf("cloudsim: %w", err)
 		}
 		return nil
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+// describe prints the banner of Run.
+func (r *Running) describe(out io.Writer, o sim.Options, caNote string) {
+	var names []string
+	for _, s := range r.Emulators {
+		names = append(names, s.Name)
+	}
+	fmt.Fprintf(out, "kpool cloudsim: serving %s\n", strings.Join(names, ", "))
+	fmt.Fprintf(out, "  CA file:   %s\n", caNote)
+	fmt.Fprintf(out, "  timing:    an operation takes %s plus %s per node added or removed\n", o.OperationTime, o.NodeTime)
+	if bad := badDay(o); bad != "" {
+		fmt.Fprintf(out, "  bad day:   %s\n", bad)
+	}
+	for _, s := range r.Emulators {
+		fmt.Fprintf(out, "%s:\n  endpoint:  %s\n", s.Name, s.URL)
+		s.Emulator.Describe(out, s.URL)
+	}
+	if len(r.Clusters) > 0 {
+		fmt.Fprintf(out, "Register the demo clusters with kpool (POST /api/v1/clusters):\n")
+		for _, c := range r.Clusters {
+			b, _ := json.MarshalIndent(map[string]any{"name": c.Name, "spec": c.Spec}, "  ", "  ")
+			fmt.Fprintf(out, "  %s\n", b)
+		}
+	}
+}
+
+// badDay says what latency, rate limit and faults o injects; "" for none.
+func badDay(o sim.Options) string {
+	var parts []string
+	if o.Latency > 0 {
+		parts = append(parts, fmt.Sprintf("latency %s", o.Latency))
+	}
+	if o.RateLimit > 0 {
+		limit := fmt.Sprintf("rate limit %g requests/s", o.RateLimit)
+		if o.Burst > 0 {
+			limit += fmt.Sprintf(", burst %d", o.Burst)
+		}
+		parts = append(parts, limit+" (then 429 with Retry-After)")
+	}
+	if o.FaultRate > 0 {
+		parts = append(parts, fmt.Sprintf("fault rate %g, seed %d (500, 503, dropped connections, failed operations)", o.FaultRate, o.Seed))
+	}
+	return strings.Join(parts, "; ")
+}

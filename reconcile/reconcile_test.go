@@ -14,8 +14,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
@@ -31,6 +31,9 @@ const (
 	aksCl = "aks-prod"
 	owner = "alice@example.com"
 )
+
+// simOptions are the AKS emulators' engine options: the real clock, fast operations.
+var simOptions = sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond}
 
 // world is a kpool service on a store, an AKS emulator on loopback TLS
 // with the real clock and fast operations, and the driver registry.
@@ -78,14 +81,14 @@ func (w *warnings) matching(s string) []string {
 func newWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *world {
 	t.Helper()
 	if sim == nil {
-		sim = aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim", PageSize: 50})
+		sim = aksim.New(aksim.Options{Engine: simOptions, Token: "kpool-cloudsim", PageSize: 50})
 		sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
 	}
 	srv := httptest.NewUnstartedServer(sim)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	w := &world{t: t, sim: sim, drivers: catalog.Registry(), warns: &warnings{}}
-	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()}))
+	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client()}))
 	svc := kpool.NewService(st, w.drivers)
 	w.svc = svc
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
@@ -431,7 +434,7 @@ func ptr[T any](v T) *T { return &v }
 // TestImport: a cluster that imports pools gets the provider's pools kpool
 // did not know, in observe mode.
 func TestImport(t *testing.T) {
-	sim := aksim.New(aksim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond, Token: "kpool-cloudsim"})
+	sim := aksim.New(aksim.Options{Engine: simOptions, Token: "kpool-cloudsim"})
 	sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
 	w := newWorld(t, testdb.SQLite(t), sim)
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 // A create answers 201 Creating; nodes come one at a time; the poller sees
@@ -471,7 +472,7 @@ func TestPreconditions(t *testing.T) {
 
 // Beyond the rate limit the answer is 429 with Retry-After.
 func TestRateLimit(t *testing.T) {
-	e := newEnv(t, aks.Options{RateLimit: 1, Burst: 2})
+	e := newEnv(t, aks.Options{Engine: sim.Options{RateLimit: 1, Burst: 2}})
 	for i := 0; i < 2; i++ {
 		if _, err := e.pools.NewListPager(group, cluster, nil).NextPage(ctx); err != nil {
 			t.Fatal(err)
@@ -646,7 +647,7 @@ func TestUnsupported(t *testing.T) {
 
 // Concurrent clients see consistent answers (run with -race).
 func TestConcurrentClients(t *testing.T) {
-	e := newEnv(t, aks.Options{PageSize: 3, MaxCalls: 50})
+	e := newEnv(t, aks.Options{PageSize: 3, Engine: sim.Options{MaxCalls: 50}})
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
 		name := "c" + string(rune('a'+i))

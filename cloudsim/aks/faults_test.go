@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 // snapshot is everything observable about a pool, to compare before and
@@ -45,7 +46,7 @@ func transient(err error) bool {
 // operation that was made to fail ends Failed.
 func TestFaults(t *testing.T) {
 	const rate = 0.25
-	e := newEnv(t, aks.Options{FaultRate: rate, Seed: 7})
+	e := newEnv(t, aks.Options{Engine: sim.Options{FaultRate: rate, Seed: 7}})
 	rnd := rand.New(rand.NewSource(1))
 	accepted := map[string]int{} // accepted writes per pool, as the client saw them
 	failedOps := 0
@@ -230,7 +231,7 @@ func faultedWrite(t *testing.T, e *env, do func() error) {
 // An operation made to fail ends Failed, as ARM reports it, and a later PUT
 // or DELETE recovers.
 func TestFailedOperation(t *testing.T) {
-	e := newEnv(t, aks.Options{Seed: 3})
+	e := newEnv(t, aks.Options{Engine: sim.Options{Seed: 3}})
 	var poller *pollerOf
 	faultedWrite(t, e, func() (err error) {
 		poller, err = e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(4)}, nil)

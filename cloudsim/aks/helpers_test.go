@@ -18,8 +18,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
-	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 const (
@@ -45,7 +45,7 @@ func (t staticToken) GetToken(context.Context, policy.TokenRequestOptions) (azco
 // so that a poller's loop sees simulated time pass without sleeping.
 type ticking struct {
 	next  policy.Transporter
-	clock *cloudsim.ManualClock
+	clock *sim.ManualClock
 	step  time.Duration
 }
 
@@ -57,9 +57,9 @@ func (t ticking) Do(req *http.Request) (*http.Response, error) {
 // env is an emulator on a loopback TLS port and SDK clients of it.
 type env struct {
 	t      *testing.T
-	clock  *cloudsim.ManualClock
+	clock  *sim.ManualClock
 	sim    *aks.Server
-	ep     *cloudsim.TLSEndpoint
+	ep     *sim.TLSEndpoint
 	http   *http.Client
 	pools  *armcontainerservice.AgentPoolsClient
 	opts   aks.Options
@@ -69,24 +69,24 @@ type env struct {
 
 func newEnv(t *testing.T, o aks.Options) *env {
 	t.Helper()
-	clock := cloudsim.NewManualClock(start)
-	if o.Clock == nil {
-		o.Clock = clock
+	clock := sim.NewManualClock(start)
+	if o.Engine.Clock == nil {
+		o.Engine.Clock = clock
 	}
-	if o.OperationTime == 0 {
-		o.OperationTime = 30 * time.Second
+	if o.Engine.OperationTime == 0 {
+		o.Engine.OperationTime = 30 * time.Second
 	}
-	if o.NodeTime == 0 {
-		o.NodeTime = 10 * time.Second
+	if o.Engine.NodeTime == 0 {
+		o.Engine.NodeTime = 10 * time.Second
 	}
-	sim := aks.New(o)
-	sim.AddCluster(sub, group, cluster, "westeurope", "1.30.4")
-	ep, caPEM, err := cloudsim.TLSServer(sim, "127.0.0.1:0")
+	emu := aks.New(o)
+	emu.AddCluster(sub, group, cluster, "westeurope", "1.30.4")
+	ep, caPEM, err := sim.TLSServer(emu, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ep.Close() })
-	e := &env{t: t, clock: clock, sim: sim, ep: ep, http: ep.Client(), opts: o, caPEM: caPEM}
+	e := &env{t: t, clock: clock, sim: emu, ep: ep, http: ep.Client(), opts: o, caPEM: caPEM}
 	e.client = func(cred azcore.TokenCredential, transport policy.Transporter) *armcontainerservice.AgentPoolsClient {
 		cl, err := armcontainerservice.NewAgentPoolsClient(sub, cred, clientOptions(ep.URL, transport))
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 type props = armcontainerservice.ManagedClusterAgentPoolProfileProperties
@@ -47,43 +49,47 @@ type pool struct {
 	props *props
 	state string // provisioningState when no operation runs
 	etag  string
-	ready int        // nodes at the start of op, or now when idle
-	op    *operation // in progress, or nil
+	ready int            // nodes at the start of op, or now when idle
+	op    *sim.Operation // in progress, or nil
 }
 
 func (p *pool) id() string { return p.cluster.id() + "/agentPools/" + p.name }
 
-type operation struct {
-	id, kind     string
-	subscription string
-	location     string
-	pool         *pool
-	start, end   time.Time
-	from, target int // the node ramp
-	fail         bool
-	status       string // InProgress, Succeeded, Failed
-	errCode      string
-	errMessage   string
+// opInfo is what the ARM protocol keeps of an operation, as its
+// sim.Operation's Data.
+type opInfo struct {
+	subscription, location string
+	pool                   *pool
 	// newVersion is the orchestrator version an upgrade moves to.
 	newVersion string
 }
 
+func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }
+
+// opStatus is an operation's status as ARM names it.
+func opStatus(o *sim.Operation) string {
+	switch {
+	case o.Running():
+		return "InProgress"
+	case o.Fails:
+		return stateFailed
+	}
+	return stateSucceeded
+}
+
+// opError is the error of an operation that failed.
+func opError(o *sim.Operation) *armError {
+	return &armError{Code: "InternalOperationError",
+		Message: fmt.Sprintf("The %s operation failed: an internal error occurred (fault injected by kpool cloudsim).", strings.ToLower(o.Kind))}
+}
+
 // readyAt is the number of nodes at t: during an operation they move one
 // at a time, NodeTime apart, from the count at its start to its target.
-func (p *pool) readyAt(t time.Time, nodeTime time.Duration) int {
-	o := p.op
-	if o == nil {
+func (p *pool) readyAt(t time.Time) int {
+	if p.op == nil {
 		return p.ready
 	}
-	n := o.target - o.from
-	steps := abs(n)
-	if nodeTime > 0 && t.Before(o.end) {
-		steps = min(steps, int(max(t.Sub(o.start), 0)/nodeTime))
-	}
-	if n < 0 {
-		return o.from - steps
-	}
-	return o.from + steps
+	return p.op.Nodes(t)
 }
 
 // view returns the pool as ARM returns it.
@@ -91,50 +97,36 @@ func (p *pool) view() armcontainerservice.AgentPool {
 	pr := cloneProps(p.props)
 	st := p.state
 	if p.op != nil {
-		st = p.op.kind
+		st = p.op.Kind
 	}
 	pr.ProvisioningState = to(st)
 	pr.ETag = to(p.etag)
 	return armcontainerservice.AgentPool{ID: to(p.id()), Name: to(p.name), Type: to(poolType), Properties: pr}
 }
 
-// advance finishes the operations whose time has come.
-func (s *Server) advance(now time.Time) {
-	for o := range s.active {
-		if now.Before(o.end) {
-			continue
-		}
-		delete(s.active, o)
-		s.finished = append(s.finished, o)
-		p := o.pool
-		p.ready = o.target
-		p.op = nil
-		if o.fail {
-			o.status = stateFailed
-			p.state = stateFailed
-			continue
-		}
-		o.status = stateSucceeded
-		p.state = stateSucceeded
-		if o.kind == stateDeleting {
-			delete(p.cluster.pools, strings.ToLower(p.name))
-			continue
-		}
-		if o.newVersion != "" {
-			p.props.CurrentOrchestratorVersion = to(o.newVersion)
-		}
+// finish applies an operation's outcome to its pool when it ends.
+func finish(o *sim.Operation) {
+	in := infoOf(o)
+	p := in.pool
+	p.ready = o.To
+	p.op = nil
+	if o.Fails {
+		p.state = stateFailed
+		return
 	}
-	if n := len(s.finished) - keptOperations; n > 0 {
-		for _, o := range s.finished[:n] {
-			delete(s.ops, strings.ToLower(o.id))
-		}
-		s.finished = append([]*operation(nil), s.finished[n:]...)
+	p.state = stateSucceeded
+	if o.Kind == stateDeleting {
+		delete(p.cluster.pools, strings.ToLower(p.name))
+		return
+	}
+	if in.newVersion != "" {
+		p.props.CurrentOrchestratorVersion = to(in.newVersion)
 	}
 }
 
 // lookup finds a cluster, answering ARM's 404s when it is missing.
 // parent is true on the agent-pool paths.
-func (s *Server) lookup(sub, rg, name string, parent bool) (*cluster, *reply) {
+func (s *Server) lookup(sub, rg, name string, parent bool) (*cluster, *sim.Reply) {
 	if c, ok := s.clusters[clusterKey(sub, rg, name)]; ok {
 		return c, nil
 	}
@@ -158,13 +150,13 @@ func (s *Server) lookup(sub, rg, name string, parent bool) (*cluster, *reply) {
 		"The Resource 'Microsoft.ContainerService/managedClusters/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", name, rg)
 }
 
-func poolNotFound(c *cluster, name string) *reply {
+func poolNotFound(c *cluster, name string) *sim.Reply {
 	return errorReply(http.StatusNotFound, "ResourceNotFound",
 		"The Resource 'Microsoft.ContainerService/managedClusters/%s/agentPools/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix",
 		c.name, name, c.resourceGroup)
 }
 
-func (s *Server) getCluster(req *request, sub, rg, name string) *reply {
+func (s *Server) getCluster(req *request, sub, rg, name string) *sim.Reply {
 	c, rep := s.lookup(sub, rg, name, false)
 	if rep != nil {
 		return rep
@@ -192,13 +184,13 @@ func (s *Server) getCluster(req *request, sub, rg, name string) *reply {
 	return jsonReply(http.StatusOK, mc)
 }
 
-func (s *Server) listPools(req *request, sub, rg, name string) *reply {
+func (s *Server) listPools(req *request, sub, rg, name string) *sim.Reply {
 	c, rep := s.lookup(sub, rg, name, true)
 	if rep != nil {
 		return rep
 	}
 	after := ""
-	if tok := req.r.URL.Query().Get("$skipToken"); tok != "" {
+	if tok := req.HTTP.URL.Query().Get("$skipToken"); tok != "" {
 		b, err := base64.RawURLEncoding.DecodeString(tok)
 		if err != nil {
 			return errorReply(http.StatusBadRequest, "InvalidSkipToken", "The $skipToken '%s' is invalid.", tok)
@@ -229,12 +221,12 @@ func (s *Server) listPools(req *request, sub, rg, name string) *reply {
 		q := url.Values{}
 		q.Set("api-version", req.version)
 		q.Set("$skipToken", base64.RawURLEncoding.EncodeToString([]byte(last)))
-		out.NextLink = to(req.base + req.r.URL.Path + "?" + q.Encode())
+		out.NextLink = to(req.base + req.HTTP.URL.Path + "?" + q.Encode())
 	}
 	return jsonReply(http.StatusOK, out)
 }
 
-func (s *Server) getPool(req *request, sub, rg, cl, name string) *reply {
+func (s *Server) getPool(req *request, sub, rg, cl, name string) *sim.Reply {
 	c, rep := s.lookup(sub, rg, cl, true)
 	if rep != nil {
 		return rep
@@ -262,7 +254,7 @@ func etagMatches(header, etag string) bool {
 
 // preconditions checks If-Match and If-None-Match against a pool (nil when
 // it does not exist).
-func preconditions(r *http.Request, p *pool, name string) *reply {
+func preconditions(r *http.Request, p *pool, name string) *sim.Reply {
 	if im := r.Header.Get("If-Match"); im != "" {
 		if p == nil {
 			return errorReply(http.StatusPreconditionFailed, "PreconditionFailed",
@@ -282,29 +274,29 @@ func preconditions(r *http.Request, p *pool, name string) *reply {
 
 var verbs = map[string]string{stateCreating: "create", stateUpdating: "update", stateScaling: "scale", stateUpgrading: "upgrade", stateDeleting: "delete"}
 
-func inProgress(p *pool) *reply {
+func inProgress(p *pool) *sim.Reply {
 	return errorReply(http.StatusConflict, "OperationNotAllowed",
 		"Operation is not allowed because there's an in progress %s operation (id '%s', started %s) on agent pool '%s'. Please wait for it to finish before starting a new operation.",
-		verbs[p.op.kind], p.op.id, p.op.start.UTC().Format(time.RFC3339), p.name)
+		verbs[p.op.Kind], p.op.ID, p.op.Start.UTC().Format(time.RFC3339), p.name)
 }
 
-func (s *Server) putPool(req *request, sub, rg, cl, name string) *reply {
+func (s *Server) putPool(req *request, sub, rg, cl, name string) *sim.Reply {
 	c, rep := s.lookup(sub, rg, cl, true)
 	if rep != nil {
 		return rep
 	}
 	existing := c.pools[strings.ToLower(name)]
-	if rep := preconditions(req.r, existing, name); rep != nil {
+	if rep := preconditions(req.HTTP, existing, name); rep != nil {
 		return rep
 	}
 	if existing != nil && existing.op != nil {
 		return inProgress(existing)
 	}
 	var ap armcontainerservice.AgentPool
-	if len(strings.TrimSpace(string(req.body))) == 0 {
+	if len(strings.TrimSpace(string(req.Body))) == 0 {
 		return errorReply(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: the body is empty.")
 	}
-	if err := json.Unmarshal(req.body, &ap); err != nil {
+	if err := json.Unmarshal(req.Body, &ap); err != nil {
 		return errorReply(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v", err)
 	}
 	if existing != nil {
@@ -332,19 +324,7 @@ func (s *Server) putPool(req *request, sub, rg, cl, name string) *reply {
 			kind = stateScaling
 		}
 	}
-	want := int(deref(next.Count))
-	delta := abs(want - from)
-	target := want
-	if req.failOp {
-		// A failed operation leaves the nodes half way.
-		if want >= from {
-			target = from + delta/2
-		} else {
-			target = from - delta/2
-		}
-	}
-	o := s.startOp(req, c, kind, from, target, delta+upgradeNodes)
-	o.newVersion = newVersion
+	o := req.Start(kind, from, int(deref(next.Count)), upgradeNodes)
 	created := existing == nil
 	p := existing
 	if created {
@@ -352,75 +332,60 @@ func (s *Server) putPool(req *request, sub, rg, cl, name string) *reply {
 		c.pools[strings.ToLower(name)] = p
 	}
 	p.props = next
-	p.etag = s.newID()
-	p.op = o
-	o.pool = p
+	p.etag = s.NewID()
+	startOp(o, c, p)
+	infoOf(o).newVersion = newVersion
 
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
 	rep = jsonReply(status, p.view())
-	rep.created = created
-	rep.header.Set("Azure-AsyncOperation", s.operationURL(req, o, "operations"))
+	rep.Created = created
+	rep.Header.Set("Azure-AsyncOperation", s.operationURL(req, o, "operations"))
 	return rep
 }
 
-func (s *Server) deletePool(req *request, sub, rg, cl, name string) *reply {
+func (s *Server) deletePool(req *request, sub, rg, cl, name string) *sim.Reply {
 	c, rep := s.lookup(sub, rg, cl, true)
 	if rep != nil {
 		return rep
 	}
 	p := c.pools[strings.ToLower(name)]
-	if rep := preconditions(req.r, p, name); rep != nil {
+	if rep := preconditions(req.HTTP, p, name); rep != nil {
 		return rep
 	}
 	if p == nil {
-		return newReply(http.StatusNoContent) // ARM: deleting what is not there succeeds
+		return sim.NewReply(http.StatusNoContent) // ARM: deleting what is not there succeeds
 	}
 	if p.op != nil {
 		return inProgress(p)
 	}
-	from := p.ready
-	target := 0
-	if req.failOp {
-		target = from - from/2
-	}
-	o := s.startOp(req, c, stateDeleting, from, target, from)
-	o.pool = p
-	p.op = o
-	rep = newReply(http.StatusAccepted)
-	rep.header.Set("Azure-AsyncOperation", s.operationURL(req, o, "operations"))
-	rep.header.Set("Location", s.operationURL(req, o, "operationresults"))
+	o := req.Start(stateDeleting, p.ready, 0, 0)
+	startOp(o, c, p)
+	rep = sim.NewReply(http.StatusAccepted)
+	rep.Header.Set("Azure-AsyncOperation", s.operationURL(req, o, "operations"))
+	rep.Header.Set("Location", s.operationURL(req, o, "operationresults"))
 	return rep
 }
 
-// startOp registers an operation that changes nodes nodes.
-func (s *Server) startOp(req *request, c *cluster, kind string, from, target, nodes int) *operation {
-	o := &operation{
-		id: s.newID(), kind: kind, subscription: c.subscription, location: c.location,
-		start: req.now, end: req.now.Add(s.opTime + time.Duration(nodes)*s.nodeTime),
-		from: from, target: target, status: "InProgress",
-	}
-	if req.failOp {
-		o.fail = true
-		req.failStarted = true
-		o.errCode = "InternalOperationError"
-		o.errMessage = fmt.Sprintf("The %s operation failed: an internal error occurred (fault injected by kpool cloudsim).", strings.ToLower(kind))
-	}
-	s.ops[strings.ToLower(o.id)] = o
-	s.active[o] = true
-	return o
+// startOp makes o, just started, the operation in progress on pool p of
+// cluster c.
+func startOp(o *sim.Operation, c *cluster, p *pool) {
+	o.Data = &opInfo{subscription: c.subscription, location: c.location, pool: p}
+	o.Done = finish
+	p.op = o
 }
 
-func (s *Server) operationURL(req *request, o *operation, kind string) string {
+func (s *Server) operationURL(req *request, o *sim.Operation, kind string) string {
+	in := infoOf(o)
 	return fmt.Sprintf("%s/subscriptions/%s/providers/Microsoft.ContainerService/locations/%s/%s/%s?api-version=%s",
-		req.base, o.subscription, o.location, kind, o.id, url.QueryEscape(req.version))
+		req.base, in.subscription, in.location, kind, o.ID, url.QueryEscape(req.version))
 }
 
-func (s *Server) findOp(sub, location, id string) (*operation, *reply) {
-	o, ok := s.ops[strings.ToLower(id)]
-	if !ok || !strings.EqualFold(o.subscription, sub) || !strings.EqualFold(o.location, normLocation(location)) {
+func (s *Server) findOp(req *request, sub, location, id string) (*sim.Operation, *sim.Reply) {
+	o := req.Operation(id)
+	if o == nil || !strings.EqualFold(infoOf(o).subscription, sub) || !strings.EqualFold(infoOf(o).location, normLocation(location)) {
 		return nil, errorReply(http.StatusNotFound, "NotFound", "Operation '%s' was not found in location '%s'.", id, location)
 	}
 	return o, nil
@@ -435,22 +400,23 @@ type operationStatus struct {
 	Error     *armError `json:"error,omitempty"`
 }
 
-func (s *Server) operationStatus(req *request, sub, location, id string) *reply {
-	o, rep := s.findOp(sub, location, id)
+func (s *Server) operationStatus(req *request, sub, location, id string) *sim.Reply {
+	o, rep := s.findOp(req, sub, location, id)
 	if rep != nil {
 		return rep
 	}
+	in := infoOf(o)
 	st := operationStatus{
-		ID:        fmt.Sprintf("/subscriptions/%s/providers/Microsoft.ContainerService/locations/%s/operations/%s", o.subscription, o.location, o.id),
-		Name:      o.id,
-		Status:    o.status,
-		StartTime: o.start.UTC().Format(time.RFC3339Nano),
+		ID:        fmt.Sprintf("/subscriptions/%s/providers/Microsoft.ContainerService/locations/%s/operations/%s", in.subscription, in.location, o.ID),
+		Name:      o.ID,
+		Status:    opStatus(o),
+		StartTime: o.Start.UTC().Format(time.RFC3339Nano),
 	}
-	if o.status != "InProgress" {
-		st.EndTime = o.end.UTC().Format(time.RFC3339Nano)
+	if !o.Running() {
+		st.EndTime = o.End.UTC().Format(time.RFC3339Nano)
 	}
-	if o.status == stateFailed {
-		st.Error = &armError{Code: o.errCode, Message: o.errMessage}
+	if st.Status == stateFailed {
+		st.Error = opError(o)
 	}
 	return jsonReply(http.StatusOK, st)
 }
@@ -458,26 +424,28 @@ func (s *Server) operationStatus(req *request, sub, location, id string) *reply 
 // operationResult answers the Location URL of an operation: 202 while it
 // runs, then 204 for a delete (or a pool since gone), 200 with the pool
 // for a create or update, or the operation's error.
-func (s *Server) operationResult(req *request, sub, location, id string) *reply {
-	o, rep := s.findOp(sub, location, id)
+func (s *Server) operationResult(req *request, sub, location, id string) *sim.Reply {
+	o, rep := s.findOp(req, sub, location, id)
 	if rep != nil {
 		return rep
 	}
-	switch o.status {
+	switch opStatus(o) {
 	case "InProgress":
-		rep := newReply(http.StatusAccepted)
-		rep.header.Set("Location", s.operationURL(req, o, "operationresults"))
+		rep := sim.NewReply(http.StatusAccepted)
+		rep.Header.Set("Location", s.operationURL(req, o, "operationresults"))
 		return rep
 	case stateFailed:
-		return errorReply(http.StatusBadRequest, o.errCode, "%s", o.errMessage)
+		e := opError(o)
+		return errorReply(http.StatusBadRequest, e.Code, "%s", e.Message)
 	}
-	if o.kind == stateDeleting {
-		return newReply(http.StatusNoContent)
+	if o.Kind == stateDeleting {
+		return sim.NewReply(http.StatusNoContent)
 	}
-	if cur, ok := o.pool.cluster.pools[strings.ToLower(o.pool.name)]; ok && cur == o.pool {
+	p := infoOf(o).pool
+	if cur, ok := p.cluster.pools[strings.ToLower(p.name)]; ok && cur == p {
 		return jsonReply(http.StatusOK, cur.view())
 	}
-	return newReply(http.StatusNoContent)
+	return sim.NewReply(http.StatusNoContent)
 }
 
 // onlyCountDiffers reports whether next differs from old in count alone.
@@ -516,11 +484,4 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 // What AKS puts on spot pools itself.
@@ -31,7 +33,7 @@ var (
 // request with AKS's defaults; for an update, the existing pool with every
 // property the request carries replaced (a property the request leaves out
 // keeps its value). It answers AKS's 400s for what AKS refuses.
-func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*props, *reply) {
+func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*props, *sim.Reply) {
 	in := cloneProps(req)
 	// Read-only properties in a request are ignored, as ARM does.
 	in.ProvisioningState, in.ETag, in.CurrentOrchestratorVersion, in.NodeImageVersion = nil, nil, nil, nil
@@ -103,7 +105,7 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 }
 
 // defaults fills in what AKS fills in on create.
-func defaults(c *cluster, p *props) *reply {
+func defaults(c *cluster, p *props) *sim.Reply {
 	if p.EnableAutoScaling == nil {
 		p.EnableAutoScaling = to(false)
 	}
@@ -165,7 +167,7 @@ func defaults(c *cluster, p *props) *reply {
 	if p.OrchestratorVersion == nil {
 		p.OrchestratorVersion = to(c.version)
 	} else {
-		var rep *reply
+		var rep *sim.Reply
 		if v, rep = resolveVersion(c, *p.OrchestratorVersion); rep != nil {
 			return rep
 		}
@@ -200,7 +202,7 @@ func overlay(dst, src *props) {
 
 // immutableChange answers PropertyChangeNotAllowed for the first property
 // AKS fixes at creation that the request changes.
-func immutableChange(old, in *props) *reply {
+func immutableChange(old, in *props) *sim.Reply {
 	fold := func(a, b string) bool { return strings.EqualFold(a, b) }
 	type check struct {
 		prop    string
@@ -231,7 +233,7 @@ func immutableChange(old, in *props) *reply {
 }
 
 // validate answers InvalidParameter for properties AKS refuses.
-func validate(p *props) *reply {
+func validate(p *props) *sim.Reply {
 	count := deref(p.Count)
 	if count < 0 || count > 1000 {
 		return invalid("count", "%d is outside the allowed range 0 to 1000", count)
@@ -359,7 +361,7 @@ func validate(p *props) *reply {
 	return nil
 }
 
-func checkTaint(t string, spot bool) *reply {
+func checkTaint(t string, spot bool) *sim.Reply {
 	kv, effect, ok := strings.Cut(t, ":")
 	if !ok {
 		return invalid("nodeTaints", "taint %q is not of the form key=value:effect", t)
@@ -382,7 +384,7 @@ func checkTaint(t string, spot bool) *reply {
 	return nil
 }
 
-func enum[T ~string](prop string, v *T, allowed []T) *reply {
+func enum[T ~string](prop string, v *T, allowed []T) *sim.Reply {
 	if v == nil || slices.Contains(allowed, *v) {
 		return nil
 	}
@@ -395,7 +397,7 @@ func enum[T ~string](prop string, v *T, allowed []T) *reply {
 
 // resolveVersion checks an orchestratorVersion against the cluster's and
 // returns the full version it means.
-func resolveVersion(c *cluster, v string) (string, *reply) {
+func resolveVersion(c *cluster, v string) (string, *sim.Reply) {
 	cm := versionRE.FindStringSubmatch(c.version)
 	if cm == nil {
 		return v, nil // a cluster version the emulator cannot read: take any

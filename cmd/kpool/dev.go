@@ -7,12 +7,15 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim"
+	aksim "github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
 )
@@ -33,7 +36,7 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
-			return dev(cmd.Context(), &f, user, cmd.OutOrStdout())
+			return dev(cmd.Context(), &f, user, cloudsim.Defaults(), cmd.OutOrStdout())
 		},
 	}
 	f.register(cmd)
@@ -46,18 +49,20 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 	return cmd
 }
 
-func dev(ctx context.Context, f *serveFlags, user string, out io.Writer) error {
+// dev runs kpool with its emulators, whose engines have emuOptions (tests
+// give them a clock they drive).
+func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options, out io.Writer) error {
 	owner, err := kpool.ParseEmail(user)
 	if err != nil {
 		return fmt.Errorf("--user: %w", err)
 	}
-	emu, err := cloudsim.Start("127.0.0.1:0", nil)
+	emu, err := cloudsim.Start(cloudsim.Config{Emulators: emulators(), Listen: "127.0.0.1:0", Options: emuOptions})
 	if err != nil {
 		return err
 	}
 	defer emu.Close()
 	reg := catalog.Registry()
-	reg.Add(aksdriver.New(aksdriver.Options{Credential: cloudsim.Credential{}, Transport: emu.Client()}))
+	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: emu.Client()}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err
@@ -73,7 +78,7 @@ func dev(ctx context.Context, f *serveFlags, user string, out io.Writer) error {
 		return err
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), emu.URL)
+	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), strings.Join(emu.URLs(), ", "))
 	fmt.Fprintf(out, "  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, owner)
 	for _, d := range emu.Clusters {
 		fmt.Fprintf(out, "  %-10s %s  (%s, emulated)\n", d.Name, ids[d.Name], d.Spec.Platform.Type)
@@ -92,7 +97,7 @@ Try it:
 
 // registerDemos registers (or points at this run's emulators) the demo
 // clusters, and returns their ids by name.
-func registerDemos(ctx context.Context, svc *kpool.Service, owner string, demos []cloudsim.Demo) (map[string]string, error) {
+func registerDemos(ctx context.Context, svc *kpool.Service, owner string, demos []kpool.Cluster) (map[string]string, error) {
 	uctx := kpool.WithIdentity(ctx, &kpool.Identity{Email: owner})
 	existing, err := svc.Clusters(uctx, kpool.ListOptions{Limit: kpool.MaxLimit})
 	if err != nil {

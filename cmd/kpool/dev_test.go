@@ -2,31 +2,77 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/cloudsim"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
+
+// watched is a writer that signals when what was written contains want.
+type watched struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	once sync.Once
+	seen chan struct{}
+}
+
+func (w *watched) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
+}
+
+func (w *watched) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
 
 // TestDevCreateWait is README's first two steps: kpool dev, then the
 // nodepool create --wait it suggests, which must end with the pool Ready
-// on the AKS emulator.
+// on the AKS emulator. The emulator runs on a clock the test moves once
+// --wait has shown the pool Provisioning, and --wait polls every 10ms, so
+// the test replaces waitTick and does not run in parallel.
 func TestDevCreateWait(t *testing.T) {
-	t.Parallel()
+	old := waitTick
+	waitTick = func(ctx context.Context) error {
+		tm := time.NewTimer(10 * time.Millisecond)
+		defer tm.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tm.C:
+			return nil
+		}
+	}
+	t.Cleanup(func() { waitTick = old })
+
 	ctx, cancel := context.WithCancel(context.Background())
+	clock := sim.NewManualClock(time.Now())
+	emu := cloudsim.Defaults()
+	emu.Clock = clock
 	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 2 * time.Second, resyncSlow: 5 * time.Minute}
+		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute}
 	pr, pw := io.Pipe()
 	exited := make(chan error, 1)
 	go func() {
-		err := dev(ctx, &f, devUser, pw)
+		err := dev(ctx, &f, devUser, emu, pw)
 		pw.CloseWithError(io.EOF)
 		exited <- err
 	}()
@@ -61,15 +107,32 @@ func TestDevCreateWait(t *testing.T) {
 		t.Fatalf("suggested command %q", try)
 	}
 
-	out, stderr, err := execute("", append(strings.Fields(args), "--server", m[1], "--user", m[2], "--timeout", "2m", "-o", "json")...)
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", try, err, stderr)
+	// Run it; once it shows the pool Provisioning, let the emulator's
+	// operation finish.
+	root := newRoot()
+	var out bytes.Buffer
+	progress := &watched{want: "nodepool web: Provisioning", seen: make(chan struct{})}
+	root.SetOut(&out)
+	root.SetErr(progress)
+	root.SetArgs(append(strings.Fields(args), "--server", m[1], "--user", m[2], "--timeout", "2m", "-o", "json"))
+	ran := make(chan error, 1)
+	go func() { ran <- root.ExecuteContext(ctx) }()
+	var err error
+	select {
+	case <-progress.seen:
+		clock.Advance(time.Hour)
+		err = <-ran
+	case err = <-ran:
+		t.Fatalf("%s ended before the pool was Provisioning: %v\n%s", try, err, progress)
 	}
-	if !strings.Contains(stderr, "nodepool web: Provisioning") || !strings.Contains(stderr, "nodepool web: Ready  3/3 nodes ready") {
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", try, err, progress)
+	}
+	if stderr := progress.String(); !strings.Contains(stderr, "nodepool web: Provisioning") || !strings.Contains(stderr, "nodepool web: Ready  3/3 nodes ready") {
 		t.Errorf("progress:\n%s", stderr)
 	}
 	var p kpool.NodePool
-	if err := json.Unmarshal([]byte(out), &p); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}
 	if p.Status.Phase != kpool.PhaseReady || p.Status.ObservedGeneration != p.Generation {

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/cloudsim"
 )
 
 func main() {
@@ -70,25 +69,4 @@ func env(name, def string) string {
 		return v
 	}
 	return def
-}
-
-// newCloudsim runs kpool's cloud emulators standalone, on loopback.
-func newCloudsim() *cobra.Command {
-	var listen, providers, caFile string
-	cmd := &cobra.Command{
-		Use:   "cloudsim",
-		Short: "Run kpool's cloud emulators (AKS) on loopback over TLS",
-		Long: `cloudsim serves emulators of the providers' node-pool APIs, speaking their wire
-protocols, so that kpool's drivers can be run and tested without a cloud account.
-It prints the endpoint to put in a cluster's spec.endpoint, and writes the TLS
-certificate authority that clients must trust to --ca-file.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cloudsim.Run(cmd.Context(), listen, splitList(providers), caFile, cmd.OutOrStdout())
-		},
-	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to listen on")
-	cmd.Flags().StringVar(&providers, "providers", "aks", "comma-separated emulators to run")
-	cmd.Flags().StringVar(&caFile, "ca-file", "", "write the emulator's CA certificate (PEM) here")
-	return cmd
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/providertest"
@@ -30,7 +30,7 @@ const (
 // cluster pointing at it.
 type emulated struct {
 	sim     *aksim.Server
-	clock   *cloudsim.ManualClock
+	clock   *sim.ManualClock
 	driver  *driver.Driver
 	cluster *kpool.Cluster
 	client  *http.Client // trusts the emulator's certificate
@@ -38,10 +38,10 @@ type emulated struct {
 
 func newEmulated(t *testing.T) *emulated {
 	t.Helper()
-	clock := cloudsim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	sim := aksim.New(aksim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second, Token: "kpool-cloudsim", PageSize: 2})
-	sim.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
-	srv := httptest.NewUnstartedServer(sim)
+	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	emu := aksim.New(aksim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second}, Token: "kpool-cloudsim", PageSize: 2})
+	emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
+	srv := httptest.NewUnstartedServer(emu)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	c := &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
@@ -49,8 +49,8 @@ func newEmulated(t *testing.T) *emulated {
 		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
 			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
 	}}
-	d := driver.New(driver.Options{Credential: cloudsim.Credential{}, Transport: srv.Client()})
-	return &emulated{sim: sim, clock: clock, driver: d, cluster: c, client: srv.Client()}
+	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client()})
+	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
 func (e *emulated) harness(t *testing.T) *providertest.Harness {

@@ -1,4 +1,4 @@
-package cloudsim
+package aks
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
-// Credential is the Azure credential for the emulators: a fixed bearer
-// token they accept. It never leaves loopback and grants nothing elsewhere.
+// Credential is the Azure credential for the emulator: a fixed bearer
+// token it accepts. It never leaves loopback and grants nothing elsewhere.
 type Credential struct{}
 
-// GetToken returns the emulators' token.
+// GetToken returns the emulator's token.
 func (Credential) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
 	return azcore.AccessToken{Token: "kpool-cloudsim", ExpiresOn: time.Now().Add(time.Hour)}, nil
 }

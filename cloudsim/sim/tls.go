@@ -1,4 +1,4 @@
-package cloudsim
+package sim
 
 import (
 	"context"
@@ -19,9 +19,51 @@ import (
 	"time"
 )
 
-// TLSEndpoint is an emulator served over TLS with a certificate made at
-// start. Cloud SDKs refuse to send bearer tokens over plain HTTP, so the
-// emulators are always served this way.
+// CA is a certificate authority made at start. It signs the certificate
+// of every endpoint it serves, so that one PEM is all a client of several
+// emulators needs to trust.
+type CA struct {
+	// PEM is the certificate authority's certificate.
+	PEM []byte
+	// Pool holds it, for a client's tls.Config.RootCAs.
+	Pool *x509.CertPool
+
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+// NewCA makes an ECDSA P-256 certificate authority valid for a year.
+func NewCA() (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, certError(err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{Organization: []string{"kpool cloudsim"}, CommonName: "kpool cloudsim CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.AddDate(1, 0, 0),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, certError(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, certError(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &CA{PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), Pool: pool, cert: cert, key: key}, nil
+}
+
+// TLSEndpoint is an emulator served over TLS. Cloud SDKs refuse to send
+// bearer tokens over plain HTTP, so the emulators are always served this way.
 type TLSEndpoint struct {
 	// URL is the base URL, https://host:port, with no trailing slash.
 	URL string
@@ -39,26 +81,40 @@ type TLSEndpoint struct {
 	err  error
 }
 
-// TLSServer serves h over TLS on addr ("127.0.0.1:0" picks a free loopback
-// port). The certificate is for 127.0.0.1, ::1 and localhost (and the
-// listen host, or this machine's addresses when addr is unspecified),
-// signed by an ECDSA certificate authority made now, whose PEM is returned.
-// HTTP/2 is off, so that an emulator can drop a connection mid-request.
+// TLSServer serves h over TLS on addr with a certificate authority of its
+// own, whose PEM it returns; see CA.Serve.
 func TLSServer(h http.Handler, addr string) (*TLSEndpoint, []byte, error) {
+	ca, err := NewCA()
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := ca.Serve(h, addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, ca.PEM, nil
+}
+
+// Serve serves h over TLS on addr ("127.0.0.1:0" picks a free loopback
+// port). The certificate, signed by ca, is for 127.0.0.1, ::1 and
+// localhost (and the listen host, or this machine's addresses when addr is
+// unspecified). HTTP/2 is off, so that an emulator can drop a connection
+// mid-request.
+func (ca *CA) Serve(h http.Handler, addr string) (*TLSEndpoint, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cloudsim: listen address %q: %w", addr, err)
+		return nil, fmt.Errorf("cloudsim: listen address %q: %w", addr, err)
 	}
-	cert, caPEM, pool, err := newCertificates(certHosts(host))
+	cert, err := ca.sign(certHosts(host))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cloudsim: %w", err)
+		return nil, fmt.Errorf("cloudsim: %w", err)
 	}
 	cfg := &tls.Config{
 		Certificates: []tls.Certificate{cert},
@@ -79,8 +135,8 @@ func TLSServer(h http.Handler, addr string) (*TLSEndpoint, []byte, error) {
 	e := &TLSEndpoint{
 		URL:      "https://" + net.JoinHostPort(urlHost, port),
 		Addr:     ln.Addr(),
-		CAPEM:    caPEM,
-		CertPool: pool,
+		CAPEM:    ca.PEM,
+		CertPool: ca.Pool,
 		srv:      srv,
 		done:     make(chan struct{}),
 	}
@@ -94,7 +150,7 @@ func TLSServer(h http.Handler, addr string) (*TLSEndpoint, []byte, error) {
 		e.mu.Unlock()
 		close(e.done)
 	}()
-	return e, caPEM, nil
+	return e, nil
 }
 
 // Transport returns a new HTTP/1.1 transport that trusts the endpoint's
@@ -162,39 +218,13 @@ func certHosts(listenHost string) []string {
 	return hosts
 }
 
-// newCertificates makes a certificate authority and a server certificate
-// for hosts signed by it, both ECDSA P-256.
-func newCertificates(hosts []string) (tls.Certificate, []byte, *x509.CertPool, error) {
-	fail := func(err error) (tls.Certificate, []byte, *x509.CertPool, error) {
-		return tls.Certificate{}, nil, nil, fmt.Errorf("cloudsim: making the TLS certificate: %w", err)
-	}
-	now := time.Now()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fail(err)
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{Organization: []string{"kpool cloudsim"}, CommonName: "kpool cloudsim CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.AddDate(1, 0, 0),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return fail(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return fail(err)
-	}
+// sign makes a server certificate for hosts, ECDSA P-256, signed by ca.
+func (ca *CA) sign(hosts []string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return fail(err)
+		return tls.Certificate{}, certError(err)
 	}
+	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
 		Subject:      pkix.Name{Organization: []string{"kpool cloudsim"}, CommonName: "localhost"},
@@ -215,15 +245,15 @@ func newCertificates(hosts []string) (tls.Certificate, []byte, *x509.CertPool, e
 			tmpl.DNSNames = append(tmpl.DNSNames, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
-		return fail(err)
+		return tls.Certificate{}, certError(err)
 	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	cert := tls.Certificate{Certificate: [][]byte{der, caDER}, PrivateKey: key}
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	return cert, caPEM, pool, nil
+	return tls.Certificate{Certificate: [][]byte{der, ca.cert.Raw}, PrivateKey: key}, nil
+}
+
+func certError(err error) error {
+	return fmt.Errorf("cloudsim: making the TLS certificate: %w", err)
 }
 
 func serial() *big.Int {

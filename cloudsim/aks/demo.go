@@ -1,0 +1,105 @@
+package aks
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// The demo cluster Demo holds.
+const (
+	DemoSubscription  = "00000000-0000-0000-0000-000000000001"
+	DemoResourceGroup = "kpool-demo"
+	DemoCluster       = "demo-aks"
+	DemoLocation      = "westeurope"
+	DemoVersion       = "1.30.4"
+)
+
+// Demo returns an emulator on an engine with options o that holds the
+// demo cluster and its System pool nodepool1 (a real AKS cluster always
+// has one; kpool does not own it).
+func Demo(o sim.Options) (*Server, error) {
+	s := New(Options{Engine: o})
+	s.AddCluster(DemoSubscription, DemoResourceGroup, DemoCluster, DemoLocation, DemoVersion)
+	err := s.AddPool(DemoSubscription, DemoResourceGroup, DemoCluster, armcontainerservice.AgentPool{
+		Name: to("nodepool1"),
+		Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+			VMSize: to("Standard_D2s_v5"), Count: to(int32(1)),
+			Mode:              to(armcontainerservice.AgentPoolModeSystem),
+			AvailabilityZones: []*string{to("1"), to("2"), to("3")},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Clusters returns the emulator's clusters, by name, as kpool registers
+// them when the emulator is served at endpoint (only Name and Spec set).
+func (s *Server) Clusters(endpoint string) []kpool.Cluster {
+	var out []kpool.Cluster
+	for _, c := range s.sortedClusters() {
+		out = append(out, kpool.Cluster{Name: c.name, Spec: kpool.ClusterSpec{
+			Endpoint: endpoint,
+			Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
+				SubscriptionID: c.subscription, ResourceGroup: c.resourceGroup, ClusterName: c.name, Location: c.location}},
+		}})
+	}
+	return out
+}
+
+// Describe writes, for people, how to reach the emulator's clusters when
+// it is served at endpoint: authentication, api-version, and each
+// cluster's coordinates, pools and agent-pool URL.
+func (s *Server) Describe(w io.Writer, endpoint string) {
+	auth := "any bearer token (Authorization: Bearer <token>)"
+	if s.token != "" {
+		auth = "the bearer token the emulator was given"
+	}
+	fmt.Fprintf(w, "  auth:      %s\n  api:       ARM, api-version %s\n", auth, APIVersion)
+	for _, c := range s.sortedClusters() {
+		fmt.Fprintf(w, "  AKS cluster %s (%s, Kubernetes %s, pools: %s):\n", c.name, c.location, c.version, c.poolList)
+		fmt.Fprintf(w, "    subscription:   %s\n    resource group: %s\n", c.subscription, c.resourceGroup)
+		fmt.Fprintf(w, "    agent pools:    %s/subscriptions/%s/resourceGroups/%s/providers/Microsoft.ContainerService/managedClusters/%s/agentPools?api-version=%s\n",
+			endpoint, c.subscription, c.resourceGroup, c.name, APIVersion)
+	}
+}
+
+// clusterView is a cluster's description, read under the engine's lock.
+type clusterView struct {
+	subscription, resourceGroup, name, location, version string
+	poolList                                             string // "nodepool1 (System), ..." or "none"
+}
+
+// sortedClusters returns a view of every cluster, by name (then
+// subscription and resource group).
+func (s *Server) sortedClusters() []clusterView {
+	var out []clusterView
+	s.Do(func(time.Time) {
+		for _, c := range s.clusters {
+			var pools []string
+			for _, p := range c.sortedPools() {
+				pools = append(pools, fmt.Sprintf("%s (%s)", p.name, deref(p.props.Mode)))
+			}
+			list := strings.Join(pools, ", ")
+			if list == "" {
+				list = "none"
+			}
+			out = append(out, clusterView{subscription: c.subscription, resourceGroup: c.resourceGroup, name: c.name,
+				location: c.location, version: c.version, poolList: list})
+		}
+	})
+	slices.SortFunc(out, func(a, b clusterView) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.subscription, b.subscription), cmp.Compare(a.resourceGroup, b.resourceGroup))
+	})
+	return out
+}
