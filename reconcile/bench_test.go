@@ -21,7 +21,7 @@ func BenchmarkConverge1000(b *testing.B) {
 }
 
 func converge1000(b *testing.B) {
-	w := newWorld(b, testdb.SQLite(b), nil)
+	w := newAKSWorld(b, testdb.SQLite(b), nil)
 	clusters := []string{w.cluster.ID}
 	for i := 1; i < 10; i++ {
 		name := fmt.Sprintf("aks-%d", i)

@@ -23,9 +23,12 @@ import (
 
 	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/metrics"
+	"github.com/kpool/kpool/provider/ratelimit"
 )
 
 // LeaseName is the lease the controllers hold while they act.
@@ -58,6 +61,12 @@ type Config struct {
 	PollEvents time.Duration
 	// Holder names this process in the lease (default host-pid-random).
 	Holder string
+	// Clock times everything the controllers schedule or measure: resyncs,
+	// retries and backoff (through the work queue), Retry-After, rate
+	// limits, lease renewals, event gaps and the metrics (default the wall
+	// clock; tests give a fake one and move it). Leases expire on the
+	// store's own clock.
+	Clock clock.WithTicker
 }
 
 func (c *Config) defaults() {
@@ -66,6 +75,9 @@ func (c *Config) defaults() {
 	}
 	if c.Metrics == nil {
 		c.Metrics = NewMetrics(nil)
+	}
+	if c.Metrics.Provider == nil {
+		c.Metrics.Provider = metrics.New(nil)
 	}
 	if c.Workers == 0 {
 		c.Workers = 8
@@ -88,6 +100,9 @@ func (c *Config) defaults() {
 	if c.PollEvents == 0 {
 		c.PollEvents = 2 * time.Second
 	}
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
+	}
 	if c.Holder == "" {
 		host, _ := os.Hostname()
 		var b [4]byte
@@ -100,7 +115,7 @@ func (c *Config) defaults() {
 type Controller struct {
 	cfg     Config
 	store   kpool.Store
-	drivers map[kpool.PlatformType]provider.Driver // rate-limited and counted
+	drivers map[kpool.PlatformType]provider.Driver // registered ones, rate-limited and counted
 	slots   map[kpool.PlatformType]chan struct{}   // per-provider concurrency
 
 	mu   sync.Mutex
@@ -122,7 +137,11 @@ func New(cfg Config) *Controller {
 		if !ok {
 			l = DefaultLimits
 		}
-		c.drivers[t] = &limited{Driver: cfg.Drivers.Driver(t), name: string(t), limiter: rate.NewLimiter(rate.Limit(l.RequestsPerSecond), l.Burst), m: cfg.Metrics}
+		if cfg.Drivers.HasDriver(t) {
+			d := cfg.Drivers.Driver(t)
+			limiter := rate.NewLimiter(rate.Limit(l.RequestsPerSecond), l.Burst)
+			c.drivers[t] = ratelimit.Decorate(metrics.Decorate(d, cfg.Metrics.Provider), limiter, cfg.Clock)
+		}
 		c.slots[t] = make(chan struct{}, max(1, l.Concurrency))
 	}
 	return c
@@ -153,7 +172,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(renew):
+		case <-c.cfg.Clock.After(renew):
 		}
 	}
 }
@@ -169,19 +188,19 @@ func (c *Controller) lead(ctx context.Context, renew time.Duration) {
 	}()
 	// Keep the lease; stop acting the moment it cannot be renewed, before
 	// it can expire and pass to another process.
-	deadline := time.Now().Add(c.cfg.LeaseTTL)
+	deadline := c.cfg.Clock.Now().Add(c.cfg.LeaseTTL)
 	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-		case <-time.After(renew):
+		case <-c.cfg.Clock.After(renew):
 			held, err := c.store.AcquireLease(ctx, LeaseName, c.cfg.Holder, c.cfg.LeaseTTL)
 			switch {
 			case err == nil && held:
-				deadline = time.Now().Add(c.cfg.LeaseTTL)
+				deadline = c.cfg.Clock.Now().Add(c.cfg.LeaseTTL)
 			case err == nil && !held:
 				c.cfg.Log.Warn("lease taken by another process")
 				cancel()
-			case time.Until(deadline) < renew:
+			case deadline.Sub(c.cfg.Clock.Now()) < renew:
 				c.cfg.Log.Warn("lease could not be renewed in time", "err", err)
 				cancel()
 			}
@@ -195,14 +214,14 @@ func (c *Controller) lead(ctx context.Context, renew time.Duration) {
 func (c *Controller) work(ctx context.Context) {
 	bo := newBackoff(c.cfg.BackoffBase, c.cfg.BackoffMax)
 	q := workqueue.NewTypedRateLimitingQueueWithConfig[string](bo,
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusters"})
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "clusters", Clock: c.cfg.Clock})
 	go func() {
 		<-ctx.Done()
 		q.ShutDown()
 	}()
 	queued := &sync.Map{} // cluster → when queued, for the latency metric
 	add := func(id string) {
-		queued.LoadOrStore(id, time.Now())
+		queued.LoadOrStore(id, c.cfg.Clock.Now())
 		q.Add(id)
 	}
 	var wg sync.WaitGroup
@@ -216,7 +235,7 @@ func (c *Controller) work(ctx context.Context) {
 					return
 				}
 				if at, ok := queued.LoadAndDelete(id); ok {
-					c.cfg.Metrics.QueueLatency.Observe(time.Since(at.(time.Time)).Seconds())
+					c.cfg.Metrics.QueueLatency.Observe(c.cfg.Clock.Since(at.(time.Time)).Seconds())
 				}
 				c.cfg.Metrics.QueueDepth.Set(float64(q.Len()))
 				c.process(ctx, q, bo, id)
@@ -230,9 +249,9 @@ func (c *Controller) work(ctx context.Context) {
 
 // process reconciles one cluster and schedules its next turn.
 func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], bo *backoff, id string) {
-	start := time.Now()
+	start := c.cfg.Clock.Now()
 	next, err := c.reconcileCluster(ctx, id)
-	c.cfg.Metrics.Duration.Observe(time.Since(start).Seconds())
+	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
 	switch {
 	case ctx.Err() != nil:
 		return
@@ -259,19 +278,19 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 // finds events that commit out of id order, so none is missed.
 func (c *Controller) feed(ctx context.Context, add func(string)) {
 	wake := c.store.Subscribe(ctx)
-	f := &kpool.EventFeed{Store: c.store}
+	f := &kpool.EventFeed{Store: c.store, Now: c.cfg.Clock.Now}
 	if err := f.Start(ctx); err != nil && ctx.Err() == nil {
 		c.cfg.Log.Warn("events", "err", err)
 	}
 	c.all(ctx, add)
-	poll := time.NewTicker(c.cfg.PollEvents)
+	poll := c.cfg.Clock.NewTicker(c.cfg.PollEvents)
 	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
-		case <-poll.C:
+		case <-poll.C():
 		}
 		evs, err := f.Next(ctx)
 		if err != nil && ctx.Err() == nil {

@@ -28,7 +28,8 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 		return 0, err
 	}
 	t := cl.Spec.Platform.Type
-	if !c.cfg.Drivers.HasDriver(t) {
+	d, ok := c.drivers[t]
+	if !ok {
 		// No driver here for this provider: its pools are left to
 		// external controllers, which report through the API.
 		return 0, nil
@@ -44,7 +45,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 		return 0, ctx.Err()
 	}
 	prof := c.cfg.Drivers.Profile(t)
-	r := &clusterRun{c: c, cl: cl, d: c.drivers[t], prof: prof, name: prof.ControllerName()}
+	r := &clusterRun{c: c, cl: cl, d: d, prof: prof, name: prof.ControllerName()}
 	observed, err := r.d.NodePoolList(ctx, cl)
 	if err != nil {
 		if provider.Retryable(err) || errors.Is(err, context.Canceled) {
@@ -54,7 +55,9 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 		// cluster): every pool says so, and the cluster is looked at again
 		// slowly, as fixing it is up to a person.
 		for _, p := range pools {
-			r.failAll(ctx, p, err)
+			if err := r.failAll(ctx, p, err); err != nil {
+				return 0, err
+			}
 		}
 		return c.cfg.ResyncSlow, nil
 	}
@@ -111,7 +114,7 @@ func (c *Controller) pools(ctx context.Context, clusterID string) ([]*kpool.Node
 type clusterRun struct {
 	c    *Controller
 	cl   *kpool.Cluster
-	d    provider.Driver  // rate-limited and counted
+	d    provider.Driver  // rate-limited and counted; provider.As finds its optional interfaces
 	prof provider.Profile // the cluster's platform
 	name string           // the controller's name
 }
@@ -138,7 +141,12 @@ func yes(b bool) string {
 // (nil: nothing of that provider name). It reports whether the pool is not
 // settled yet, and returns an error worth retrying.
 func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.Pool) (bool, error) {
-	prev := r.previous(ctx, p.ID)
+	prev, err := r.previous(ctx, p.ID)
+	if err != nil {
+		// Without the last report the controller cannot know what it
+		// already did (a refused generation): act on nothing, retry.
+		return true, err
+	}
 	applied := int64(0)
 	if prev != nil {
 		applied = prev.ObservedGeneration
@@ -215,9 +223,13 @@ func (r *clusterRun) failed(ctx context.Context, p *kpool.NodePool, prev *kpool.
 	r.send(ctx, p, prev, rp)
 }
 
-// failAll reports a cluster-wide refusal on a pool.
-func (r *clusterRun) failAll(ctx context.Context, p *kpool.NodePool, err error) {
-	prev := r.previous(ctx, p.ID)
+// failAll reports a cluster-wide refusal on a pool. It returns the error
+// of reading the pool's last report.
+func (r *clusterRun) failAll(ctx context.Context, p *kpool.NodePool, err error) error {
+	prev, rerr := r.previous(ctx, p.ID)
+	if rerr != nil {
+		return rerr
+	}
 	rp := &report{meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
 	if prev != nil {
 		rp.gen = prev.ObservedGeneration
@@ -232,6 +244,7 @@ func (r *clusterRun) failAll(ctx context.Context, p *kpool.NodePool, err error) 
 		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, reason, "nothing to delete at the provider")
 	}
 	r.failed(ctx, p, prev, rp, reason, err.Error())
+	return nil
 }
 
 // skipRetry reports whether this generation already failed for good.
@@ -438,18 +451,20 @@ func join(ds []provider.Difference) string {
 	return strings.Join(parts, "; ")
 }
 
-// previous returns this controller's last report on a pool.
-func (r *clusterRun) previous(ctx context.Context, poolID string) *kpool.ControllerStatus {
+// previous returns this controller's last report on a pool (nil: none
+// yet). A store error is returned, never taken for "no report": that
+// would forget a refused generation and send it to the provider again.
+func (r *clusterRun) previous(ctx context.Context, poolID string) (*kpool.ControllerStatus, error) {
 	reports, err := r.c.store.ControllerStatuses(ctx, poolID)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("reading the reports on pool %s: %w", poolID, err)
 	}
 	for i := range reports {
 		if reports[i].ControllerName == r.name {
-			return &reports[i]
+			return &reports[i], nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // send reports the pool's status through the service, unless it says what
@@ -508,7 +523,7 @@ func (c *Controller) noteGeneration(p *kpool.NodePool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.seen[p.ID]; !ok || s.generation != p.Generation {
-		c.seen[p.ID] = seenGeneration{generation: p.Generation, at: time.Now()}
+		c.seen[p.ID] = seenGeneration{generation: p.Generation, at: c.cfg.Clock.Now()}
 	}
 }
 
@@ -517,7 +532,7 @@ func (c *Controller) readied(p *kpool.NodePool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.seen[p.ID]; ok && s.generation == p.Generation && !s.at.IsZero() {
-		c.cfg.Metrics.SpecToReady.Observe(time.Since(s.at).Seconds())
+		c.cfg.Metrics.SpecToReady.Observe(c.cfg.Clock.Since(s.at).Seconds())
 		c.seen[p.ID] = seenGeneration{generation: p.Generation}
 	}
 }

@@ -1,115 +1,137 @@
 package reconcile_test
 
 import (
-	"context"
-	"encoding/json"
-	"log/slog"
-	"sync"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/provider/catalog"
-	"github.com/kpool/kpool/provider/civo"
+	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/reconcile"
-	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
 )
 
-// refusing is a Civo driver whose creates are refused: a capability
-// boundary or a validation error. It counts its calls.
-type refusing struct {
-	err   error
-	lists chan struct{} // a value for each list: one resync
-	mu    sync.Mutex
-	calls int
-}
-
-func (r *refusing) Capabilities() provider.Capabilities {
-	return civo.Profile{}.Capabilities()
-}
-func (r *refusing) NodePoolList(context.Context, *kpool.Cluster) ([]provider.Pool, error) {
-	select {
-	case r.lists <- struct{}{}:
-	default:
-	}
-	return nil, nil
-}
-func (r *refusing) NodePoolCreate(context.Context, *kpool.Cluster, provider.PoolSpec) (*provider.Pool, error) {
-	r.mu.Lock()
-	r.calls++
-	r.mu.Unlock()
-	return nil, r.err
-}
-func (r *refusing) NodePoolUpdate(context.Context, *kpool.Cluster, provider.PoolSpec) (*provider.Pool, error) {
-	return nil, r.err
-}
-func (r *refusing) NodePoolDelete(context.Context, *kpool.Cluster, string) error { return nil }
+// quick resyncs every 10s, settled or not, so that a test sees many.
+func quick(c *reconcile.Config) { c.ResyncFast, c.ResyncSlow = 10*time.Second, 10*time.Second }
 
 // TestRefusalsAreNotRetried: NOT_IMPLEMENTED fails the pool with
 // Supported=False, a validation error fails it with the provider's message,
-// and neither is tried again until the spec changes.
+// and neither is tried again until the spec changes; for a create as for
+// an update.
 func TestRefusalsAreNotRetried(t *testing.T) {
-	for name, err := range map[string]error{
-		"not implemented": provider.NotImplementedError(kpool.PlatformCivo, "no pools in this region"),
-		"validation":      provider.ValidationError(kpool.PlatformCivo, "spec.platform.civo.size", "size g9.huge does not exist"),
-	} {
-		t.Run(name, func(t *testing.T) {
-			st := testdb.SQLite(t)
-			reg := catalog.Registry()
-			svc := kpool.NewService(st, reg)
-			drv := &refusing{err: err, lists: make(chan struct{}, 1)}
-			reg.Add(drv)
-			ctx := storetest.Ctx(owner)
-			c, e := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: "civo", Spec: json.RawMessage(`{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`)})
-			if e != nil {
-				t.Fatal(e)
-			}
-			p, e := svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "w", ClusterID: c.ID, Spec: json.RawMessage(`{"platform":{"civo":{"size":"g4s.kube.medium"}}}`)})
-			if e != nil {
-				t.Fatal(e)
-			}
-			w := &world{t: t, svc: svc, drivers: reg, warns: &warnings{}}
-			runCtx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			ctl := reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: slog.New(w.warns), ResyncFast: 10 * time.Millisecond,
-				ResyncSlow: 10 * time.Millisecond, BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond, PollEvents: 10 * time.Millisecond})
-			go func() { _ = ctl.Run(runCtx) }()
-			w.waitFor(time.Minute, func() (bool, string) {
-				got, _ := svc.NodePool(ctx, p.ID)
-				return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase) + ": " + got.Status.Message
-			})
-			doc, _ := svc.NodePoolStatus(ctx, p.ID)
-			supported := ""
-			for _, cond := range doc.Status.Conditions {
-				if cond.Type == kpool.ConditionSupported {
-					supported = cond.Status
+	t.Parallel()
+	tests := []struct {
+		name      string
+		op        fake.Op
+		err       *provider.Error
+		supported string // the Supported condition's status once refused
+	}{
+		{"create not implemented", fake.Create, provider.NotImplementedError(kpool.PlatformCivo, "no pools in this region"), kpool.ConditionFalse},
+		{"create refused", fake.Create, provider.ValidationError(kpool.PlatformCivo, "spec.platform.civo.size", "size g9.huge does not exist"), kpool.ConditionTrue},
+		{"update refused", fake.Update, provider.ValidationError(kpool.PlatformCivo, "spec.nodeCount", "the quota allows 3 nodes"), kpool.ConditionTrue},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t, testdb.SQLite(t), kpool.PlatformCivo)
+				stop := w.start("a", quick)
+				defer stop()
+				p := w.createPool("w", 1)
+				if tc.op == fake.Update {
+					w.until(5*time.Minute, w.ready(p.ID))
+					w.drv.FailPool(fake.Update, p.ProviderName, tc.err)
+					w.patch(p.ID, `{"nodeCount":2}`)
+				} else {
+					w.drv.FailPool(fake.Create, p.ProviderName, tc.err)
 				}
-			}
-			if (name == "not implemented") != (supported == kpool.ConditionFalse) {
-				t.Fatalf("Supported=%s for %s: %+v", supported, name, doc.Status)
-			}
-			if doc.Status.Message == "" {
-				t.Fatal("no message")
-			}
-			// Ten resyncs later, still one call; a new generation tries again.
-			for range 10 {
-				<-drv.lists
-			}
-			drv.mu.Lock()
-			calls := drv.calls
-			drv.mu.Unlock()
-			if calls != 1 {
-				t.Fatalf("%d create calls for one generation, want 1", calls)
-			}
-			if _, e := svc.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: json.RawMessage(`{"nodeCount":2}`)}); e != nil {
-				t.Fatal(e)
-			}
-			w.waitFor(time.Minute, func() (bool, string) {
-				drv.mu.Lock()
-				defer drv.mu.Unlock()
-				return drv.calls == 2, "no retry after the spec changed"
+				w.until(time.Minute, func() (bool, string) {
+					got := w.pool(p.ID)
+					return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase) + ": " + got.Status.Message
+				})
+				rp := w.report(p.ID)
+				if got := condition(rp, kpool.ConditionSupported); !strings.HasPrefix(got, tc.supported+" ") {
+					t.Fatalf("Supported=%q, want %s: %+v", got, tc.supported, rp)
+				}
+				if msg := w.pool(p.ID).Status.Message; !strings.Contains(msg, tc.err.Reason) {
+					t.Fatalf("message %q does not give the provider's %q", msg, tc.err.Reason)
+				}
+				if rp.ObservedGeneration != w.pool(p.ID).Generation {
+					t.Fatalf("the refusal is reported at generation %d, want %d", rp.ObservedGeneration, w.pool(p.ID).Generation)
+				}
+				// Ten resyncs later, still one call; a new generation tries again.
+				lists := w.calls(fake.List, "")
+				w.advance(100 * time.Second)
+				if n := w.calls(fake.List, "") - lists; n < 10 {
+					t.Fatalf("%d resyncs in 100s, want 10", n)
+				}
+				if n := w.calls(tc.op, p.ProviderName); n != 1 {
+					t.Fatalf("%d %s calls for one generation, want 1", n, tc.op)
+				}
+				w.patch(p.ID, `{"nodeCount":3}`)
+				w.until(time.Minute, func() (bool, string) {
+					return w.calls(tc.op, p.ProviderName) == 2, "no retry after the spec changed"
+				})
+			})
+		})
+	}
+}
+
+// TestClusterRefusals: a list the provider refuses for the whole cluster
+// fails every pool and is looked at again slowly, not retried with
+// backoff. NOT_IMPLEMENTED says Supported=False, and a pool being deleted
+// goes, as nothing can exist at a provider without pools.
+func TestClusterRefusals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		err       *provider.Error
+		reason    string
+		supported string
+		deleted   bool // whether the pool being deleted goes
+	}{
+		{"not implemented", provider.NotImplementedError(kpool.PlatformAzure, "no agent pools in this cluster's tier"), "NotImplemented", "False NotImplemented", true},
+		{"permission denied", &provider.Error{Kind: provider.KindPermissionDenied, Provider: kpool.PlatformAzure, Reason: "the identity may not list agent pools"}, "ProviderError", "True ", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+				stop := w.start("a")
+				defer stop()
+				going := w.createPool("going", 1)
+				w.until(5*time.Minute, w.ready(going.ID))
+				w.drv.FailNext(fake.List, 1000, tc.err)
+				w.delete(going.ID)
+				pending := w.createPool("pending", 1)
+				w.until(time.Minute, func() (bool, string) {
+					got := w.pool(pending.ID)
+					return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase)
+				})
+				rp := w.report(pending.ID)
+				if got := condition(rp, kpool.ConditionReady); got != "False "+tc.reason {
+					t.Fatalf("Ready=%q, want False %s", got, tc.reason)
+				}
+				if got := condition(rp, kpool.ConditionSupported); got != tc.supported {
+					t.Fatalf("Supported=%q, want %q", got, tc.supported)
+				}
+				if tc.deleted {
+					w.until(time.Minute, func() (bool, string) { return w.pool(going.ID) == nil, "the deleting pool is still in kpool" })
+				} else if w.pool(going.ID) == nil {
+					t.Fatal("a pool was dropped from kpool while the provider refused to list")
+				}
+				// Looked at again every ResyncSlow (5m), not retried with backoff.
+				lists := w.calls(fake.List, "")
+				w.advance(10 * time.Minute)
+				if n := w.calls(fake.List, "") - lists; n < 1 || n > 3 {
+					t.Fatalf("%d lists in 10 minutes after a refusal, want about one per 5 minutes", n)
+				}
+				if n := w.calls(fake.Create, pending.ProviderName); n != 0 {
+					t.Fatalf("%d creates while the provider refused the cluster", n)
+				}
 			})
 		})
 	}

@@ -1,5 +1,6 @@
-// Package providertest is the conformance suite every driver must pass,
-// run against the driver's cloud emulator on loopback.
+// Package providertest is the conformance suite every driver must pass:
+// a real driver against its cloud emulator on loopback, and the in-memory
+// fake (provider/fake) on its own state, through the same Harness.
 package providertest
 
 import (
@@ -12,7 +13,9 @@ import (
 	"github.com/kpool/kpool/provider/catalog"
 )
 
-// Harness is a driver wired to its emulator, and the emulator's controls.
+// Harness is a driver and the controls of what stands behind it: a cloud
+// emulator, or the fake driver's in-memory provider. Every control acts on
+// that backend, never through the driver under test.
 type Harness struct {
 	Driver  provider.Driver
 	Cluster *kpool.Cluster
@@ -21,9 +24,9 @@ type Harness struct {
 	Spec func(name string, zones ...string) provider.PoolSpec
 	// Settle lets simulated time pass until every operation has finished.
 	Settle func()
-	// Throttle sets the emulator's rate limit (0: none).
+	// Throttle sets the backend's rate limit (0: none).
 	Throttle func(perSecond float64, burst int)
-	// Faults sets the emulator's fault rate (0: none).
+	// Faults sets the backend's fault rate (0: none).
 	Faults func(rate float64)
 	// Creates counts the create calls that reached the provider for a
 	// provider name.
@@ -35,7 +38,7 @@ type Harness struct {
 	ImmutableField func(s *provider.PoolSpec) string
 }
 
-// Run runs the suite; newHarness returns a fresh emulator and driver.
+// Run runs the suite; newHarness returns a fresh backend and driver.
 func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 	tests := []struct {
 		name string

@@ -1,0 +1,102 @@
+package metrics_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/fake"
+	"github.com/kpool/kpool/provider/metrics"
+)
+
+// plain fails every list with an error that is not a provider's.
+type plain struct{ *fake.Driver }
+
+func (plain) NodePoolList(context.Context, *kpool.Cluster) ([]provider.Pool, error) {
+	return nil, errors.New("not a provider error")
+}
+
+// diskTyper is an optional interface a driver may offer beyond Driver.
+type diskTyper interface{ DiskType(string) string }
+
+// diskTyped is a driver with an optional interface.
+type diskTyped struct{ *fake.Driver }
+
+func (diskTyped) DiskType(string) string { return "Managed" }
+
+// TestCountsByResult: each call is counted under its operation and the
+// kind of its error, and timed.
+func TestCountsByResult(t *testing.T) {
+	cl := &kpool.Cluster{ID: "c1"}
+	spec := provider.PoolSpec{ProviderName: "web", MachineType: "Standard_D4s_v5", Count: 1, Labels: map[string]string{provider.LabelPool: "web"}}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		call   func(d provider.Driver, f *fake.Driver) error
+		op     string
+		result string
+	}{
+		{"list", func(d provider.Driver, _ *fake.Driver) error {
+			_, err := d.NodePoolList(context.Background(), cl)
+			return err
+		}, "list", "ok"},
+		{"create throttled", func(d provider.Driver, f *fake.Driver) error {
+			f.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindThrottled})
+			_, err := d.NodePoolCreate(context.Background(), cl, spec)
+			return err
+		}, "create", "throttled"},
+		{"update of a missing pool", func(d provider.Driver, _ *fake.Driver) error {
+			_, err := d.NodePoolUpdate(context.Background(), cl, spec)
+			return err
+		}, "update", "not found"},
+		{"delete canceled", func(d provider.Driver, _ *fake.Driver) error { return d.NodePoolDelete(canceled, cl, "web") }, "delete", "canceled"},
+		{"list failing otherwise", func(d provider.Driver, _ *fake.Driver) error {
+			_, err := d.NodePoolList(context.Background(), cl)
+			return err
+		}, "list", "error"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := fake.New(fake.Options{})
+			var inner provider.Driver = f
+			if tc.result == "error" {
+				inner = plain{f}
+			}
+			m := metrics.New(nil)
+			d := metrics.Decorate(inner, m)
+			err := tc.call(d, f)
+			if (err == nil) != (tc.result == "ok") {
+				t.Fatalf("call returned %v", err)
+			}
+			if n := testutil.ToFloat64(m.Calls.WithLabelValues("azure", tc.op, tc.result)); n != 1 {
+				t.Fatalf("calls{%s,%s} = %v, want 1", tc.op, tc.result, n)
+			}
+			if n := testutil.CollectAndCount(m.Calls); n != 1 {
+				t.Fatalf("%d call series, want 1", n)
+			}
+			if n := testutil.CollectAndCount(m.Duration); n != 1 {
+				t.Fatalf("%d duration series, want 1", n)
+			}
+		})
+	}
+}
+
+// TestOptionalInterfacesReachable: the decorated driver's DiskTyper is
+// found through the decorator.
+func TestOptionalInterfacesReachable(t *testing.T) {
+	d := metrics.Decorate(diskTyped{fake.New(fake.Options{})}, metrics.New(nil))
+	if _, ok := d.(diskTyper); ok {
+		t.Fatal("the decorator itself claims DiskTyper")
+	}
+	if dt, ok := provider.As[diskTyper](d); !ok || dt.DiskType("") != "Managed" {
+		t.Fatal("DiskTyper not reachable through the decorator")
+	}
+	if d.Capabilities().Provider != kpool.PlatformAzure {
+		t.Fatalf("capabilities not forwarded: %+v", d.Capabilities())
+	}
+}
