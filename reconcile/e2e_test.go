@@ -218,7 +218,7 @@ func TestE2EConvergesUnderFaults(t *testing.T) {
 			w.sim.SetRateLimit(1, 1) // throttle hard until throttling is seen, whatever the machine's speed
 			stop := w.start("a")
 			defer stop()
-			runAKSWorkload(t, w, func() {
+			runWorkload(t, w, func() {
 				w.waitFor(time.Minute, func() (bool, string) {
 					n := throttled(w)
 					return n >= 10, fmt.Sprintf("%d throttled calls", n)
@@ -255,38 +255,16 @@ func throttled(w *aksWorld) int {
 	return n
 }
 
-// runAKSWorkload creates 100 pools and changes them; mid, when set, runs
-// after the creates are issued.
-func runAKSWorkload(t *testing.T, w *aksWorld, mid func()) {
-	var pools []*kpool.NodePool
-	for i := range 100 {
-		zones := []string{fmt.Sprint(i%3 + 1)}
-		if i%10 == 0 {
-			zones = []string{"1", "2", "3"}
-		}
-		pools = append(pools, w.createPool(fmt.Sprintf("pool-%03d", i), 1+i%3, zones...))
+// delete deletes a pool through the service.
+func (w *aksWorld) delete(id string) {
+	w.t.Helper()
+	if _, _, err := w.svc.DeleteNodePool(w.ctx(), id, ""); err != nil {
+		w.t.Fatal(err)
 	}
-	if mid != nil {
-		mid()
-	}
-	w.waitFor(2*time.Minute, w.converged(nil))
-	gone := map[string]string{}
-	for i, p := range pools {
-		switch {
-		case i < 50:
-			w.patch(p.ID, fmt.Sprintf(`{"nodeCount":%d}`, 2+i%4))
-		case i < 75:
-			w.patch(p.ID, fmt.Sprintf(`{"labels":{"team":"t%d"}}`, i))
-		default:
-			if _, _, err := w.svc.DeleteNodePool(w.ctx(), p.ID, ""); err != nil {
-				t.Fatal(err)
-			}
-			gone[p.ID] = p.ProviderName
-		}
-	}
-	w.waitFor(2*time.Minute, w.converged(gone))
-	w.noneCreatedTwice()
 }
+
+// reach waits, on the wall clock, until cond holds.
+func (w *aksWorld) reach(cond func() (bool, string)) { w.waitFor(2*time.Minute, cond) }
 
 // TestE2EOneLeader: two controllers on one PostgreSQL database, as two
 // processes would be; one acts; when it stops the other takes over and

@@ -672,9 +672,24 @@ func faults(w *world, kind fake.Fault) int {
 	return n
 }
 
+// workloadWorld is a world runWorkload drives: the fake's, on its clock,
+// or the AKS emulator's, on the wall clock.
+type workloadWorld interface {
+	createPool(name string, count int, zones ...string) *kpool.NodePool
+	patch(id, spec string)
+	delete(id string)
+	converged(gone map[string]string) func() (bool, string)
+	// reach waits until cond holds.
+	reach(cond func() (bool, string))
+	noneCreatedTwice()
+}
+
+// reach moves the clock until cond holds.
+func (w *world) reach(cond func() (bool, string)) { w.until(2*time.Hour, cond) }
+
 // runWorkload creates 100 pools and changes them; mid, when set, runs
 // after the creates are issued.
-func runWorkload(t *testing.T, w *world, mid func()) {
+func runWorkload(t *testing.T, w workloadWorld, mid func()) {
 	var pools []*kpool.NodePool
 	for i := range 100 {
 		zones := []string{fmt.Sprint(i%3 + 1)}
@@ -686,7 +701,7 @@ func runWorkload(t *testing.T, w *world, mid func()) {
 	if mid != nil {
 		mid()
 	}
-	w.until(2*time.Hour, w.converged(nil))
+	w.reach(w.converged(nil))
 	gone := map[string]string{}
 	for i, p := range pools {
 		switch {
@@ -699,7 +714,7 @@ func runWorkload(t *testing.T, w *world, mid func()) {
 			gone[p.ID] = p.ProviderName
 		}
 	}
-	w.until(2*time.Hour, w.converged(gone))
+	w.reach(w.converged(gone))
 	w.noneCreatedTwice()
 }
 
