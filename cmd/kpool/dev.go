@@ -88,9 +88,9 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		fmt.Fprintf(out, `
 Try it:
   export KPOOL_SERVER=%s KPOOL_USER=%s
-  go run ./cmd/kpool nodepool create web --cluster %s --machine-type Standard_D4s_v5 --count 3 --zones 1 --wait
+  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3 --zones 1 --wait
   go run ./cmd/kpool nodepool list
-`, url, owner, ids[first.Name])
+`, url, owner, ids[first.Name], profiles.Profile(first.Spec.Platform.Type).CLI().MachineExample)
 	}
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
 }
