@@ -87,8 +87,14 @@ type Pool struct {
 	State State
 	// ProviderState is the provider's own provisioning state, verbatim.
 	ProviderState string
+	// Message is the provider's own account of the state, when it gives
+	// one: why the last operation failed, the pool's health issues. The
+	// controllers put it in the pool's status.
+	Message string
 	// Nodes is the node count the provider reports; ReadyNodes those
-	// known to be up (equal to Nodes once the pool is Ready).
+	// known to be up (equal to Nodes once the pool is Ready). While an
+	// operation runs, ReadyNodes is what is known to be up, never 0 for
+	// not knowing: a scale from 3 to 5 reports 3 until nodes are added.
 	Nodes       int
 	ReadyNodes  int
 	NodesByZone map[string]int
