@@ -92,11 +92,14 @@ type Pool struct {
 	// controllers put it in the pool's status.
 	Message string
 	// Nodes is the node count the provider reports; ReadyNodes those
-	// known to be up (equal to Nodes once the pool is Ready). While an
-	// operation runs, ReadyNodes is what is known to be up, never 0 for
-	// not knowing: a scale from 3 to 5 reports 3 until nodes are added.
-	Nodes       int
-	ReadyNodes  int
+	// known to be up (equal to Nodes once the pool is Ready). A provider
+	// that does not say how many nodes are up while an operation runs (ARM
+	// gives only the target count) sets ReadyUnknown instead of reporting
+	// 0: the controllers then keep the last count they knew (a scale from 3
+	// to 5 shows 3 until it ends, not 0).
+	Nodes        int
+	ReadyNodes   int
+	ReadyUnknown bool
 	NodesByZone map[string]int
 	// Extra holds provider-specific facts (ids, image versions…).
 	Extra map[string]string
