@@ -100,7 +100,7 @@ type Pool struct {
 	Nodes        int
 	ReadyNodes   int
 	ReadyUnknown bool
-	NodesByZone map[string]int
+	NodesByZone  map[string]int
 	// Extra holds provider-specific facts (ids, image versions…).
 	Extra map[string]string
 	// Problems lists breaches of the placement label contract.
