@@ -80,6 +80,15 @@ func IsThrottled(err error) bool        { return errors.Is(err, ErrThrottled) }
 func IsTransient(err error) bool        { return errors.Is(err, ErrTransient) }
 func IsPermissionDenied(err error) bool { return errors.Is(err, ErrPermissionDenied) }
 
+// ErrTimeout is wrapped by the error of a call the provider did not answer
+// in time (see package deadline): transient, and a sign that the cluster's
+// endpoint may be hanging.
+var ErrTimeout = errors.New("no answer from the provider in time")
+
+// IsTimeout reports whether a call ended because the provider did not
+// answer in time.
+func IsTimeout(err error) bool { return errors.Is(err, ErrTimeout) }
+
 // Retryable reports whether trying the same call again may succeed.
 func Retryable(err error) bool { return IsThrottled(err) || IsTransient(err) }
 

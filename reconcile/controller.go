@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/deadline"
 	"github.com/kpool/kpool/provider/metrics"
 	"github.com/kpool/kpool/provider/ratelimit"
 )
@@ -49,8 +51,20 @@ type Config struct {
 	// Workers is how many clusters are reconciled at once (default 8).
 	Workers int
 	// ResyncFast is the resync period of a cluster with a pool that is not
-	// settled (default 10s); ResyncSlow of a settled one (default 5m).
-	ResyncFast, ResyncSlow time.Duration
+	// settled (default 10s).
+	ResyncFast time.Duration
+	// DriftInterval is the resync period of a settled cluster (default
+	// 1m): one List per cluster per interval, whatever its number of pools,
+	// finds what changed at the provider behind kpool's back.
+	DriftInterval time.Duration
+	// ResyncSlow is how often a cluster the provider refuses as a whole
+	// (permission denied, cluster missing, not implemented) is looked at
+	// again: fixing it is up to a person (default 5m).
+	ResyncSlow time.Duration
+	// CallTimeout is the deadline of every provider call (default 30s). A
+	// cluster whose endpoint lets a call run out is moved to its
+	// provider's slow lane until a List of it succeeds again.
+	CallTimeout time.Duration
 	// BackoffBase and BackoffMax bound the retry delays (1s, 5m).
 	BackoffBase, BackoffMax time.Duration
 	// LeaseTTL is how long the lease lasts unrenewed (default 10s); a
@@ -85,8 +99,14 @@ func (c *Config) defaults() {
 	if c.ResyncFast == 0 {
 		c.ResyncFast = 10 * time.Second
 	}
+	if c.DriftInterval == 0 {
+		c.DriftInterval = time.Minute
+	}
 	if c.ResyncSlow == 0 {
 		c.ResyncSlow = 5 * time.Minute
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = 30 * time.Second
 	}
 	if c.BackoffBase == 0 {
 		c.BackoffBase = time.Second
@@ -115,11 +135,24 @@ func (c *Config) defaults() {
 type Controller struct {
 	cfg     Config
 	store   kpool.Store
-	drivers map[kpool.PlatformType]provider.Driver // registered ones, rate-limited and counted
-	slots   map[kpool.PlatformType]chan struct{}   // per-provider concurrency
+	drivers map[kpool.PlatformType]provider.Driver // registered ones: rate-limited, cut off, counted
+	lanes   map[kpool.PlatformType]*lanes          // per-provider concurrency
+	retries *backoff                               // per pool, for pool errors
 
-	mu   sync.Mutex
-	seen map[string]seenGeneration // pool id → when a generation was first seen
+	mu       sync.Mutex
+	clusters map[string]*clusterState // what the controllers remember of each cluster
+	noDriver map[kpool.PlatformType]bool
+}
+
+// clusterState is what the controllers remember of a cluster between
+// passes. It is pruned as pools and clusters go, so it stays as large as
+// what is stored.
+type clusterState struct {
+	seen  map[string]seenGeneration // pool id → when a generation was first seen
+	retry map[string]poolRetry      // pool id → when to act on it again
+	// slow: a call to the cluster's endpoint ran out of time and no List
+	// has succeeded since; its passes run in the slow lane.
+	slow bool
 }
 
 type seenGeneration struct {
@@ -127,11 +160,24 @@ type seenGeneration struct {
 	at         time.Time
 }
 
+// poolRetry is a pool whose last action failed: it is left alone until
+// next, unless its spec changes.
+type poolRetry struct {
+	generation int64
+	next       time.Time
+}
+
+// lanes are a provider's concurrency slots: main for clusters that answer,
+// slow for those whose endpoint stopped answering, so that any number of
+// hanging endpoints holds at most the slow lane.
+type lanes struct{ main, slow chan struct{} }
+
 // New returns the controllers for cfg.
 func New(cfg Config) *Controller {
 	cfg.defaults()
 	c := &Controller{cfg: cfg, store: cfg.Service.Store, drivers: map[kpool.PlatformType]provider.Driver{},
-		slots: map[kpool.PlatformType]chan struct{}{}, seen: map[string]seenGeneration{}}
+		lanes: map[kpool.PlatformType]*lanes{}, retries: newBackoff(cfg.BackoffBase, cfg.BackoffMax),
+		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}}
 	for _, t := range cfg.Drivers.Types() {
 		l, ok := cfg.Limits[t]
 		if !ok {
@@ -140,11 +186,76 @@ func New(cfg Config) *Controller {
 		if cfg.Drivers.HasDriver(t) {
 			d := cfg.Drivers.Driver(t)
 			limiter := rate.NewLimiter(rate.Limit(l.RequestsPerSecond), l.Burst)
-			c.drivers[t] = ratelimit.Decorate(metrics.Decorate(d, cfg.Metrics.Provider), limiter, cfg.Clock)
+			// The deadline starts once the rate limit lets a call go: a
+			// call waiting its turn is not a provider that fails to answer.
+			d = deadline.Decorate(metrics.Decorate(d, cfg.Metrics.Provider), cfg.CallTimeout, cfg.Clock)
+			c.drivers[t] = ratelimit.Decorate(d, limiter, cfg.Clock)
 		}
-		c.slots[t] = make(chan struct{}, max(1, l.Concurrency))
+		n := max(1, l.Concurrency)
+		c.lanes[t] = &lanes{main: make(chan struct{}, n), slow: make(chan struct{}, max(1, n/4))}
 	}
 	return c
+}
+
+// state returns what the controllers remember of a cluster.
+func (c *Controller) state(id string) *clusterState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.clusters[id]
+	if !ok {
+		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}}
+		c.clusters[id] = st
+	}
+	return st
+}
+
+// forget drops what the controllers remember of a cluster that is gone.
+func (c *Controller) forget(id string) {
+	c.mu.Lock()
+	st := c.clusters[id]
+	delete(c.clusters, id)
+	c.mu.Unlock()
+	if st != nil {
+		for pool := range st.retry {
+			c.retries.Forget(pool)
+		}
+	}
+}
+
+// tracked returns how many clusters and pools the controllers remember,
+// for tests and the metrics.
+func (c *Controller) tracked() (clusters, pools int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.clusters {
+		pools += max(len(st.seen), len(st.retry))
+	}
+	return len(c.clusters), pools
+}
+
+// errSlowLane is a pass put off because the cluster's endpoint stopped
+// answering and the slow lane is taken: retried with the cluster's backoff.
+var errSlowLane = errors.New("the cluster's endpoint did not answer in time lately and its provider's slow lane is busy")
+
+// acquire takes a slot of the provider's main lane, waiting for one, or of
+// its slow lane for a slow cluster, without waiting: a worker is never
+// held by a cluster that does not answer.
+func (c *Controller) acquire(ctx context.Context, t kpool.PlatformType, slow bool) (release func(), err error) {
+	l := c.lanes[t]
+	if slow {
+		select {
+		case l.slow <- struct{}{}:
+			return func() { <-l.slow }, nil
+		default:
+			return nil, errSlowLane
+		}
+	}
+	select {
+	case l.main <- struct{}{}:
+		return func() { <-l.main }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Run campaigns for the lease and runs the controllers while holding it,

@@ -93,7 +93,7 @@ func (w *aksWorld) start(holder string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ctl := reconcile.New(reconcile.Config{
 		Service: w.svc, Drivers: w.drivers, Log: slog.New(w.warns), Holder: holder,
-		Workers: 4, ResyncFast: 25 * time.Millisecond, ResyncSlow: time.Second,
+		Workers: 4, ResyncFast: 25 * time.Millisecond, DriftInterval: time.Second, ResyncSlow: time.Second,
 		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
 		LeaseTTL: 600 * time.Millisecond, PollEvents: 50 * time.Millisecond,
 		Limits: map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 4, RequestsPerSecond: 2000, Burst: 200}},

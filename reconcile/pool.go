@@ -3,8 +3,8 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,12 +12,20 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
+// metaExists is the report's metadata key that says whether the pool
+// exists at the provider (absent: not known, as while a create may be on
+// its way). The API lets any field of a pool that exists nowhere change.
+const metaExists = "exists"
+
 // reconcileCluster reconciles every pool of a cluster from one provider
 // list. It returns when to look again (0: only on the next event), or an
-// error to retry with backoff.
+// error to retry the whole cluster with backoff: only what concerns the
+// cluster as a whole (the List failing, throttling, an endpoint that does
+// not answer, the store). A pool's own errors back off that pool alone.
 func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Duration, error) {
 	cl, err := c.store.Cluster(ctx, id)
 	if kpool.IsNotFound(err) {
+		c.forget(id)
 		return 0, nil // gone, and its pools with it
 	}
 	if err != nil {
@@ -31,24 +39,30 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	d, ok := c.drivers[t]
 	if !ok {
 		// No driver here for this provider: its pools are left to
-		// external controllers, which report through the API.
+		// external controllers, which report through the API (and the
+		// API says so while none has).
+		c.noDriverFor(t)
+		c.forget(id)
 		return 0, nil
 	}
+	st := c.state(id)
 	if len(pools) == 0 && !cl.Spec.ImportPools {
+		st.prune(nil, c.retries)
 		return c.cfg.ResyncSlow, nil
 	}
-	slot := c.slots[t]
-	select {
-	case slot <- struct{}{}:
-		defer func() { <-slot }()
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-	prof := c.cfg.Drivers.Profile(t)
-	r := &clusterRun{c: c, cl: cl, d: d, prof: prof, name: prof.ControllerName()}
-	observed, err := r.d.NodePoolList(ctx, cl)
+	release, err := c.acquire(ctx, t, st.slow)
 	if err != nil {
-		if provider.Retryable(err) || errors.Is(err, context.Canceled) {
+		return 0, err
+	}
+	defer release()
+	prof := c.cfg.Drivers.Profile(t)
+	r := &clusterRun{c: c, cl: cl, d: d, prof: prof, name: prof.ControllerName(), st: st}
+	observed, err := r.d.NodePoolList(ctx, cl)
+	if provider.IsTimeout(err) {
+		st.slow = true
+	}
+	if err != nil {
+		if provider.Retryable(err) || ctx.Err() != nil {
 			return 0, err
 		}
 		// A boundary (not implemented), a refusal (permission, missing
@@ -59,21 +73,63 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 				return 0, err
 			}
 		}
+		st.prune(pools, c.retries)
 		return c.cfg.ResyncSlow, nil
 	}
+	st.slow = false
 	byName := map[string]*provider.Pool{}
 	for i := range observed {
 		byName[observed[i].ProviderName] = &observed[i]
 	}
 	known := map[string]bool{}
-	var firstErr error
 	busy := false
+	next := time.Duration(0) // the earliest retry of a pool, if any
+	soonest := func(d time.Duration) {
+		if next == 0 || d < next {
+			next = max(d, time.Millisecond)
+		}
+	}
+	now := c.cfg.Clock.Now()
 	for _, p := range pools {
 		known[p.ProviderName] = true
+		if rt, ok := st.retry[p.ID]; ok {
+			if rt.generation == p.Generation && now.Before(rt.next) {
+				soonest(rt.next.Sub(now))
+				continue
+			}
+			if rt.generation != p.Generation {
+				// A new spec is worth trying at once.
+				delete(st.retry, p.ID)
+				c.retries.Forget(p.ID)
+			}
+		}
 		b, err := r.pool(ctx, p, byName[p.ProviderName])
 		busy = busy || b
-		if err != nil && firstErr == nil {
-			firstErr = err
+		switch {
+		case err == nil:
+			if !b {
+				// Settled: its failures are behind it.
+				delete(st.retry, p.ID)
+				c.retries.Forget(p.ID)
+			}
+		case ctx.Err() != nil:
+			return 0, ctx.Err()
+		case provider.IsThrottled(err), provider.IsTimeout(err):
+			// The provider asks everyone to slow down, or the endpoint
+			// stopped answering: the rest of the pass would only add to it.
+			if provider.IsTimeout(err) {
+				st.slow = true
+			}
+			return 0, err
+		default:
+			wait := c.retries.When(p.ID)
+			if after, ok := provider.RetryAfter(err); ok {
+				wait = max(wait, after)
+			}
+			st.retry[p.ID] = poolRetry{generation: p.Generation, next: now.Add(wait)}
+			soonest(wait)
+			c.cfg.Log.Info("pool reconcile failed; retrying", "cluster", id, "pool", p.ID, "err", err,
+				"failures", c.retries.NumRequeues(p.ID), "after", wait)
 		}
 	}
 	if cl.Spec.ImportPools {
@@ -83,13 +139,47 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 			}
 		}
 	}
-	if firstErr != nil {
-		return 0, firstErr
-	}
-	if busy {
+	st.prune(pools, c.retries)
+	switch {
+	case next > 0 && busy:
+		return min(next, c.cfg.ResyncFast), nil
+	case next > 0:
+		return next, nil
+	case busy:
 		return c.cfg.ResyncFast, nil
 	}
-	return c.cfg.ResyncSlow, nil
+	return c.cfg.DriftInterval, nil
+}
+
+// prune forgets the pools of the cluster that are no longer stored.
+func (st *clusterState) prune(pools []*kpool.NodePool, retries *backoff) {
+	live := make(map[string]bool, len(pools))
+	for _, p := range pools {
+		live[p.ID] = true
+	}
+	for id := range st.seen {
+		if !live[id] {
+			delete(st.seen, id)
+		}
+	}
+	for id := range st.retry {
+		if !live[id] {
+			delete(st.retry, id)
+			retries.Forget(id)
+		}
+	}
+}
+
+// noDriverFor says once per provider that its pools are left to external
+// controllers.
+func (c *Controller) noDriverFor(t kpool.PlatformType) {
+	c.mu.Lock()
+	said := c.noDriver[t]
+	c.noDriver[t] = true
+	c.mu.Unlock()
+	if !said {
+		c.cfg.Log.Info("no driver for this platform in this kpool: its pools wait for an external controller to report", "platform", t)
+	}
 }
 
 // pools reads every pool of a cluster.
@@ -117,6 +207,7 @@ type clusterRun struct {
 	d    provider.Driver  // rate-limited and counted; provider.As finds its optional interfaces
 	prof provider.Profile // the cluster's platform
 	name string           // the controller's name
+	st   *clusterState
 }
 
 // report is the status a pass found, before it is sent.
@@ -126,8 +217,16 @@ type report struct {
 	meta       map[string]any
 }
 
+// set sets a condition of the report, replacing one of the same type.
 func (rp *report) set(t, status, reason, msg string) {
-	rp.conditions = append(rp.conditions, kpool.Condition{Type: t, Status: status, Reason: reason, Message: msg})
+	c := kpool.Condition{Type: t, Status: status, Reason: reason, Message: msg}
+	for i := range rp.conditions {
+		if rp.conditions[i].Type == t {
+			rp.conditions[i] = c
+			return
+		}
+	}
+	rp.conditions = append(rp.conditions, c)
 }
 
 func yes(b bool) string {
@@ -151,9 +250,9 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 	if prev != nil {
 		applied = prev.ObservedGeneration
 	}
-	r.c.noteGeneration(p)
+	r.noteGeneration(p)
 	rp := &report{gen: applied, meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
-	observeInto(rp, p, obs)
+	observeInto(rp, p, obs, prev)
 
 	desired, err := provider.Desired(r.prof, r.cl, p)
 	if err != nil {
@@ -173,20 +272,45 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 }
 
 // observeInto records what the provider reports in the status metadata.
-func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool) {
+// When the provider cannot say how many nodes are up (an operation runs),
+// the last count known stays, capped at the new target: a scale from 3 to
+// 5 shows 3 until it ends, never 0.
+func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool, prev *kpool.ControllerStatus) {
 	if obs == nil {
 		rp.meta["provisioning_state"] = "NotFound"
+		rp.meta[metaExists] = false
 		return
 	}
+	rp.meta[metaExists] = true
 	rp.meta["provisioning_state"] = obs.ProviderState
-	rp.meta["active_nodes"] = obs.ReadyNodes
+	if obs.Message != "" {
+		rp.meta["provider_message"] = obs.Message
+	}
+	active, byZone := obs.ReadyNodes, obs.NodesByZone
+	if obs.ReadyUnknown {
+		var last struct {
+			Active *int           `json:"active_nodes"`
+			ByZone map[string]int `json:"nodes_by_zone"`
+		}
+		if prev != nil {
+			_ = json.Unmarshal(prev.Metadata, &last)
+		}
+		active, byZone = 0, nil
+		if last.Active != nil {
+			active = min(*last.Active, obs.Count)
+			if *last.Active <= obs.Count {
+				byZone = last.ByZone
+			}
+		}
+	}
+	rp.meta["active_nodes"] = active
 	desired := p.Spec.Count()
 	if p.Spec.Autoscaling.On() {
 		desired = obs.Count // the autoscaler's
 	}
 	rp.meta["desired_nodes"] = desired
-	if len(obs.NodesByZone) > 0 {
-		rp.meta["nodes_by_zone"] = obs.NodesByZone
+	if len(byZone) > 0 {
+		rp.meta["nodes_by_zone"] = byZone
 	}
 	if len(obs.Problems) > 0 {
 		rp.meta["label_problems"] = obs.Problems
@@ -267,22 +391,43 @@ func (r *clusterRun) retry(ctx context.Context, p *kpool.NodePool, prev *kpool.C
 	return true, err
 }
 
+// create creates a pool at the provider. The intent is reported first,
+// and the create is sent only once that report is stored: a pool someone
+// has reported on goes through Deleting when deleted, so a create that may
+// have been sent is always followed by a delete at the provider. A pool
+// deleted before the report finds the report refused, and nothing is sent.
 func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec) (bool, error) {
 	if skipRetry(p, prev) {
 		return false, nil
+	}
+	msg := "creating " + desired.ProviderName + " at " + string(r.cl.Spec.Platform.Type)
+	delete(rp.meta, metaExists) // not known from here until it is listed
+	rp.meta["create_sent_at"] = r.c.cfg.Clock.Now().UTC().Format(time.RFC3339Nano)
+	rp.set(kpool.ConditionReady, kpool.ConditionFalse, "Creating", msg)
+	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Creating", "")
+	claim := *rp
+	claim.conditions = slices.Clone(rp.conditions)
+	if err := r.send(ctx, p, prev, &claim); err != nil {
+		if kpool.IsNotFound(err) {
+			return false, nil // deleted meanwhile: nothing was sent
+		}
+		return true, err
 	}
 	created, err := r.d.NodePoolCreate(ctx, r.cl, desired)
 	switch {
 	case err == nil:
 		rp.gen = p.Generation
 		rp.meta["provisioning_state"] = created.ProviderState
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "Creating", "creating "+desired.ProviderName+" at "+string(r.cl.Spec.Platform.Type))
-		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Creating", "")
-		r.send(ctx, p, prev, rp)
+		rp.meta[metaExists] = true
+		r.send(ctx, p, nil, rp)
 		return true, nil
 	case provider.IsAlreadyExists(err):
 		return true, nil // it appeared since the list: the next pass updates it
-	case r.refused(ctx, p, prev, rp, err):
+	case provider.IsNotImplemented(err) || provider.IsValidation(err):
+		// Refused: nothing was made, so nothing waits to be deleted.
+		rp.meta[metaExists] = false
+		delete(rp.meta, "create_sent_at")
+		r.refused(ctx, p, prev, rp, err)
 		return false, nil
 	}
 	return r.retry(ctx, p, prev, rp, err)
@@ -296,6 +441,23 @@ func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.
 		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
 		r.send(ctx, p, prev, rp)
 		return true, nil
+	case provider.StateReady, provider.StateFailed:
+	default:
+		// A state kpool does not know may be an operation: the pool is
+		// waited on, never written to, until it is one kpool knows.
+		msg := fmt.Sprintf("the provider reports state %q, which kpool does not know; waiting for it to end", obs.ProviderState)
+		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "UnknownState", msg)
+		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "UnknownState", "")
+		r.send(ctx, p, prev, rp)
+		return true, nil
+	}
+	failed := obs.State == provider.StateFailed
+	if failed {
+		why := "the provider's last operation on the pool failed"
+		if obs.Message != "" {
+			why += ": " + obs.Message
+		}
+		rp.meta["last_error"] = why
 	}
 	diffs := provider.Compare(r.prof, desired, obs)
 	caps := r.prof.Capabilities()
@@ -319,12 +481,21 @@ func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.
 		rp.meta["last_error"] = msg
 		rp.set(kpool.ConditionDegraded, kpool.ConditionTrue, "NeedsReplacement", msg)
 	}
-	if len(fixable) > 0 || obs.State == provider.StateFailed {
+	if len(fixable) > 0 || failed {
 		if skipRetry(p, prev) {
 			return false, nil
 		}
 		_, err := r.d.NodePoolUpdate(ctx, r.cl, desired)
 		switch {
+		case err == nil && failed:
+			// Sent again to repair the pool; a pool that keeps failing is
+			// repaired with the pool's backoff, not at every pass.
+			rp.gen = p.Generation
+			msg := rp.meta["last_error"].(string) + "; repairing it"
+			rp.set(kpool.ConditionReady, kpool.ConditionFalse, "RepairingFailed", msg)
+			rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "RepairingFailed", "")
+			r.send(ctx, p, prev, rp)
+			return true, &provider.Error{Kind: provider.KindTransient, Provider: r.cl.Spec.Platform.Type, Reason: msg}
 		case err == nil:
 			rp.gen = p.Generation
 			why := "Updating"
@@ -357,7 +528,7 @@ func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.
 	rp.set(kpool.ConditionReady, kpool.ConditionTrue, "NodesReady", fmt.Sprintf("%d of %d nodes ready", obs.ReadyNodes, obs.Count))
 	rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, "Ready", "")
 	r.send(ctx, p, prev, rp)
-	r.c.readied(p)
+	r.readied(p)
 	return false, nil
 }
 
@@ -387,6 +558,18 @@ func (r *clusterRun) deleting(ctx context.Context, p *kpool.NodePool, prev *kpoo
 		r.send(ctx, p, prev, rp)
 		return false, nil
 	case obs == nil:
+		if wait := r.createInFlight(prev); wait > 0 {
+			// A create sent lately may still reach the provider: the
+			// record stays until it would have, so that its pool is seen
+			// and deleted rather than left behind.
+			msg := fmt.Sprintf("waiting %v for a create sent at %s to settle before the pool is known gone", wait.Round(time.Second), r.cl.Spec.Platform.Type)
+			rp.meta["create_sent_at"] = metaString(prev, "create_sent_at")
+			delete(rp.meta, metaExists)
+			rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, "Deleting", msg)
+			rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Deleting", "")
+			r.send(ctx, p, prev, rp)
+			return true, nil
+		}
 		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, "DeletedAtProvider", "")
 		r.send(ctx, p, prev, rp)
 		return false, nil
@@ -402,6 +585,28 @@ func (r *clusterRun) deleting(ctx context.Context, p *kpool.NodePool, prev *kpoo
 	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Deleting", "")
 	r.send(ctx, p, prev, rp)
 	return true, nil
+}
+
+// createInFlight returns how much longer a create this controller sent may
+// still be on its way to the provider (0: none is): a call lasts at most
+// CallTimeout.
+func (r *clusterRun) createInFlight(prev *kpool.ControllerStatus) time.Duration {
+	at, err := time.Parse(time.RFC3339Nano, metaString(prev, "create_sent_at"))
+	if err != nil {
+		return 0
+	}
+	return max(0, at.Add(r.c.cfg.CallTimeout).Sub(r.c.cfg.Clock.Now()))
+}
+
+// metaString returns a string of a report's metadata ("" when absent).
+func metaString(cs *kpool.ControllerStatus, key string) string {
+	if cs == nil {
+		return ""
+	}
+	var m map[string]any
+	_ = json.Unmarshal(cs.Metadata, &m)
+	v, _ := m[key].(string)
+	return v
 }
 
 // importPool records a provider pool kpool does not know, in observe mode.
@@ -468,8 +673,9 @@ func (r *clusterRun) previous(ctx context.Context, poolID string) (*kpool.Contro
 }
 
 // send reports the pool's status through the service, unless it says what
-// the last report said.
-func (r *clusterRun) send(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report) {
+// the last report said. Its error matters only to a caller that must not
+// act unless the report is stored; the others leave it to the next pass.
+func (r *clusterRun) send(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report) error {
 	for _, t := range []string{kpool.ConditionDegraded, kpool.ConditionDrifted, kpool.ConditionSupported} {
 		if !has(rp.conditions, t) {
 			status := kpool.ConditionFalse
@@ -482,12 +688,14 @@ func (r *clusterRun) send(ctx context.Context, p *kpool.NodePool, prev *kpool.Co
 	meta, _ := json.Marshal(rp.meta)
 	cs := kpool.ControllerStatus{ControllerName: r.name, ObservedGeneration: min(rp.gen, p.Generation), Conditions: rp.conditions, Metadata: meta}
 	if prev != nil && sameReport(prev, &cs) {
-		return
+		return nil
 	}
 	ictx := kpool.WithIdentity(ctx, Identity)
-	if _, err := r.c.cfg.Service.ReportNodePoolStatus(ictx, p.ID, cs); err != nil && !kpool.IsNotFound(err) && ctx.Err() == nil {
+	_, err := r.c.cfg.Service.ReportNodePoolStatus(ictx, p.ID, cs)
+	if err != nil && !kpool.IsNotFound(err) && ctx.Err() == nil {
 		r.c.cfg.Log.Warn("status report", "pool", p.ID, "err", err)
 	}
+	return err
 }
 
 func has(cs []kpool.Condition, t string) bool {
@@ -519,20 +727,16 @@ func sameReport(a, b *kpool.ControllerStatus) bool {
 
 // noteGeneration remembers when a pool's generation was first seen, for
 // the spec-to-Ready metric.
-func (c *Controller) noteGeneration(p *kpool.NodePool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.seen[p.ID]; !ok || s.generation != p.Generation {
-		c.seen[p.ID] = seenGeneration{generation: p.Generation, at: c.cfg.Clock.Now()}
+func (r *clusterRun) noteGeneration(p *kpool.NodePool) {
+	if s, ok := r.st.seen[p.ID]; !ok || s.generation != p.Generation {
+		r.st.seen[p.ID] = seenGeneration{generation: p.Generation, at: r.c.cfg.Clock.Now()}
 	}
 }
 
 // readied records that a pool's generation reached Ready.
-func (c *Controller) readied(p *kpool.NodePool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.seen[p.ID]; ok && s.generation == p.Generation && !s.at.IsZero() {
-		c.cfg.Metrics.SpecToReady.Observe(c.cfg.Clock.Since(s.at).Seconds())
-		c.seen[p.ID] = seenGeneration{generation: p.Generation}
+func (r *clusterRun) readied(p *kpool.NodePool) {
+	if s, ok := r.st.seen[p.ID]; ok && s.generation == p.Generation && !s.at.IsZero() {
+		r.c.cfg.Metrics.SpecToReady.Observe(r.c.cfg.Clock.Since(s.at).Seconds())
+		r.st.seen[p.ID] = seenGeneration{generation: p.Generation}
 	}
 }

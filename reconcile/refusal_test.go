@@ -14,7 +14,9 @@ import (
 )
 
 // quick resyncs every 10s, settled or not, so that a test sees many.
-func quick(c *reconcile.Config) { c.ResyncFast, c.ResyncSlow = 10*time.Second, 10*time.Second }
+func quick(c *reconcile.Config) {
+	c.ResyncFast, c.DriftInterval, c.ResyncSlow = 10*time.Second, 10*time.Second, 10*time.Second
+}
 
 // TestRefusalsAreNotRetried: NOT_IMPLEMENTED fails the pool with
 // Supported=False, a validation error fails it with the provider's message,

@@ -66,8 +66,11 @@ const (
 	// a reply is lost on the way back.
 	FaultLostReply Fault = "lost reply"
 	// FaultFailLater: accepted; the operation fails when it ends and the
-	// pool is left Failed.
+	// pool is left Failed, with the provider's reason in its Message.
 	FaultFailLater Fault = "failed operation"
+	// FaultHang: the cluster's endpoint accepted the call and never
+	// answered; the call ended when its context did (see Hang).
+	FaultHang Fault = "hang"
 )
 
 // Call is one call the driver answered.
@@ -96,6 +99,9 @@ type Options struct {
 	OperationTime, NodeTime time.Duration
 	// Seed seeds the fault rolls.
 	Seed uint64
+	// Opaque makes the driver report, as ARM does, only the target count
+	// while an operation runs: ReadyUnknown, not nodes one at a time.
+	Opaque bool
 }
 
 // Driver is the in-memory driver. It is safe for concurrent use.
@@ -105,8 +111,10 @@ type Driver struct {
 	caps             provider.Capabilities
 	clock            Clock
 	opTime, nodeTime time.Duration
+	opaque           bool
 
 	mu        sync.Mutex
+	hung      map[string]bool // clusters whose endpoint never answers
 	pools     map[poolKey]*pool
 	calls     []Call
 	next      map[Op][]*provider.Error // scripted: the next calls of an op
@@ -120,10 +128,11 @@ type poolKey struct{ cluster, name string }
 
 // pool is a pool as the provider holds it.
 type pool struct {
-	spec  provider.PoolSpec // Name is unset: it is read from the labels
-	state provider.State    // when no operation runs: Ready or Failed
-	nodes int               // when no operation runs
-	op    *operation
+	spec    provider.PoolSpec // Name is unset: it is read from the labels
+	state   provider.State    // when no operation runs: Ready or Failed
+	nodes   int               // when no operation runs
+	message string            // why the last operation failed
+	op      *operation
 }
 
 // operation is a create, update or delete under way: it ends at end, and
@@ -133,6 +142,9 @@ type operation struct {
 	start, end time.Time
 	from, to   int
 	fail       bool
+	// providerState, when set, is the provider's own name for an
+	// operation kpool did not start (see Operate).
+	providerState string
 }
 
 // New returns an empty driver.
@@ -158,7 +170,7 @@ func New(o Options) *Driver {
 	profile := profiles.Profile(o.Platform)
 	return &Driver{
 		platform: o.Platform, profile: profile, caps: profile.Capabilities(), clock: o.Clock, opTime: o.OperationTime, nodeTime: o.NodeTime,
-		pools: map[poolKey]*pool{}, next: map[Op][]*provider.Error{}, failing: map[Op]map[string]*provider.Error{},
+		opaque: o.Opaque, hung: map[string]bool{}, pools: map[poolKey]*pool{}, next: map[Op][]*provider.Error{}, failing: map[Op]map[string]*provider.Error{},
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed)),
 	}
 }
@@ -191,6 +203,49 @@ func (d *Driver) FailPool(op Op, providerName string, err *provider.Error) {
 		return
 	}
 	d.failing[op][providerName] = err
+}
+
+// Hang makes the cluster's endpoint accept calls and never answer them
+// (on), or answer again (off): each call blocks until its context ends.
+func (d *Driver) Hang(c *kpool.Cluster, on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.hung[clusterOf(c)] = on
+}
+
+// hang blocks a call to a hung cluster until ctx ends, and logs it; it
+// returns nil at once for any other cluster.
+func (d *Driver) hang(ctx context.Context, op Op, c *kpool.Cluster, providerName string) error {
+	d.mu.Lock()
+	if !d.hung[clusterOf(c)] {
+		d.mu.Unlock()
+		return nil
+	}
+	d.calls = append(d.calls, Call{Op: op, Cluster: clusterOf(c), ProviderName: providerName, At: d.clock.Now(), Fault: FaultHang})
+	i := len(d.calls) - 1
+	d.mu.Unlock()
+	<-ctx.Done()
+	d.mu.Lock()
+	d.calls[i].Err = ctx.Err()
+	d.mu.Unlock()
+	return ctx.Err()
+}
+
+// Operate starts an operation on a pool outside kpool, as someone using
+// the provider's own tools would (an image upgrade, a stop): for dur the
+// pool reports state and the provider's own providerState, and refuses
+// other operations.
+func (d *Driver) Operate(c *kpool.Cluster, providerName string, state provider.State, providerState string, dur time.Duration) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.clock.Now()
+	d.advance(now)
+	p, ok := d.pools[poolKey{clusterOf(c), providerName}]
+	if !ok {
+		return d.notFound(providerName)
+	}
+	p.op = &operation{kind: state, start: now, end: now.Add(dur), from: p.nodes, to: p.nodes, providerState: providerState}
+	return nil
 }
 
 // SetFaultRate sets the fraction (0..1) of calls that fail in one of the
@@ -335,6 +390,9 @@ func (d *Driver) notFound(providerName string) *provider.Error {
 
 // NodePoolList returns the cluster's pools, sorted by provider name.
 func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	if err := d.hang(ctx, List, c, ""); err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	call, err := d.call(ctx, List, c, "")
@@ -357,6 +415,9 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 // NodePoolCreate starts creating a pool, or returns the one of that
 // provider name when it already matches the spec.
 func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := d.hang(ctx, Create, c, s.ProviderName); err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	call, err := d.call(ctx, Create, c, s.ProviderName)
@@ -401,6 +462,9 @@ func (d *Driver) create(call *Call, s provider.PoolSpec) (*provider.Pool, error)
 // as the pool has them; with autoscaling on, the count stays the
 // autoscaler's (within the new bounds).
 func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := d.hang(ctx, Update, c, s.ProviderName); err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	call, err := d.call(ctx, Update, c, s.ProviderName)
@@ -463,6 +527,9 @@ func (d *Driver) update(call *Call, s provider.PoolSpec) (*provider.Pool, error)
 // NodePoolDelete starts deleting a pool; a missing one, or one being
 // deleted, is not an error.
 func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
+	if err := d.hang(ctx, Delete, c, providerName); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	call, err := d.call(ctx, Delete, c, providerName)
@@ -509,9 +576,12 @@ func (d *Driver) advance(now time.Time) {
 			continue
 		}
 		p.op, p.nodes = nil, o.to
+		p.message = ""
 		switch {
 		case o.fail:
 			p.state = provider.StateFailed
+			p.message = fmt.Sprintf("%s failed: AllocationFailed: not enough capacity for %s in the zone (fault injected by the fake driver)",
+				strings.ToLower(string(o.kind)), p.spec.MachineType)
 		case o.kind == provider.StateDeleting:
 			delete(d.pools, k)
 		default:
@@ -524,13 +594,21 @@ func (d *Driver) advance(now time.Time) {
 func (d *Driver) view(p *pool, k poolKey, now time.Time) provider.Pool {
 	v := provider.Pool{PoolSpec: clone(p.spec), State: p.state, Nodes: p.nodes,
 		Extra: map[string]string{"id": k.cluster + "/" + k.name}}
-	if p.op != nil {
-		v.State, v.Nodes = p.op.kind, p.op.nodesAt(now, d.nodeTime)
-	}
 	v.ProviderState = string(v.State)
+	v.Message = p.message
+	if p.op != nil {
+		v.State, v.Nodes, v.ProviderState = p.op.kind, p.op.nodesAt(now, d.nodeTime), string(p.op.kind)
+		if p.op.providerState != "" {
+			v.ProviderState = p.op.providerState
+		}
+	}
 	v.ReadyNodes = v.Nodes
+	if d.opaque && p.op != nil {
+		// Only the target is known, as ARM reports it.
+		v.Nodes, v.ReadyNodes, v.ReadyUnknown = p.op.to, 0, true
+	}
 	v.Name = v.Labels[provider.LabelPool]
-	if len(v.Zones) > 0 {
+	if len(v.Zones) > 0 && !v.ReadyUnknown {
 		v.NodesByZone = map[string]int{}
 		for i, z := range v.Zones {
 			n := v.Nodes / len(v.Zones)
