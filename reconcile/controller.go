@@ -222,8 +222,7 @@ func (c *Controller) forget(id string) {
 	}
 }
 
-// tracked returns how many clusters and pools the controllers remember,
-// for tests and the metrics.
+// tracked returns how many clusters and pools the controllers remember.
 func (c *Controller) tracked() (clusters, pools int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -363,6 +362,8 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 	start := c.cfg.Clock.Now()
 	next, err := c.reconcileCluster(ctx, id)
 	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
+	_, pools := c.tracked()
+	c.cfg.Metrics.Tracked.Set(float64(pools))
 	switch {
 	case ctx.Err() != nil:
 		return

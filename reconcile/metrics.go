@@ -14,6 +14,9 @@ type Metrics struct {
 	QueueLatency prometheus.Histogram   // from enqueue to work
 	SpecToReady  prometheus.Histogram   // from a spec change seen to Ready reported
 	Leader       prometheus.Gauge       // 1 while this process leads
+	// Tracked is how many pools the controllers keep state on: it follows
+	// the stored pools down as they go, never only up.
+	Tracked prometheus.Gauge
 	// Provider counts and times the calls to the providers.
 	Provider *metrics.Metrics
 }
@@ -34,15 +37,19 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		SpecToReady: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kpool_spec_to_ready_seconds",
 			Help: "Time from a controller seeing a pool's new generation to reporting it Ready.", Buckets: prometheus.ExponentialBuckets(0.1, 2, 16)}),
 		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process runs the controllers."}),
+		Tracked: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_tracked_pools",
+			Help: "Pools the controllers keep state on (generations seen, retries due)."}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader)
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked)
 	m.Provider = metrics.New(reg)
 	return m
 }
 
 // Limits bound the calls to one provider.
 type Limits struct {
-	// Concurrency is how many clusters of the provider are reconciled at once.
+	// Concurrency is how many clusters of the provider are reconciled at
+	// once; a quarter of that more (at least one) is kept for clusters
+	// whose endpoint stopped answering, so they never take the others'.
 	Concurrency int
 	// RequestsPerSecond and Burst bound the calls to the provider's API.
 	RequestsPerSecond float64

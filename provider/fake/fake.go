@@ -115,6 +115,7 @@ type Driver struct {
 
 	mu        sync.Mutex
 	hung      map[string]bool // clusters whose endpoint never answers
+	failOps   map[Op]int      // accepted operations still to fail (FailOperations)
 	pools     map[poolKey]*pool
 	calls     []Call
 	next      map[Op][]*provider.Error // scripted: the next calls of an op
@@ -170,7 +171,7 @@ func New(o Options) *Driver {
 	profile := profiles.Profile(o.Platform)
 	return &Driver{
 		platform: o.Platform, profile: profile, caps: profile.Capabilities(), clock: o.Clock, opTime: o.OperationTime, nodeTime: o.NodeTime,
-		opaque: o.Opaque, hung: map[string]bool{}, pools: map[poolKey]*pool{}, next: map[Op][]*provider.Error{}, failing: map[Op]map[string]*provider.Error{},
+		opaque: o.Opaque, hung: map[string]bool{}, failOps: map[Op]int{}, pools: map[poolKey]*pool{}, next: map[Op][]*provider.Error{}, failing: map[Op]map[string]*provider.Error{},
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed)),
 	}
 }
@@ -188,6 +189,15 @@ func (d *Driver) FailNext(op Op, n int, err *provider.Error) {
 	for range n {
 		d.next[op] = append(d.next[op], err)
 	}
+}
+
+// FailOperations makes the next n operations of op (create, update or
+// delete) that the driver accepts fail when they end, leaving the pool
+// Failed with the provider's reason in its Message.
+func (d *Driver) FailOperations(op Op, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.failOps[op] += n
 }
 
 // FailPool makes every call of op (create, update or delete) on the pool
@@ -366,6 +376,10 @@ func (d *Driver) call(ctx context.Context, op Op, c *kpool.Cluster, providerName
 		case FaultUnavailable:
 			return call, d.transient("service unavailable (fault injected by the fake driver)", time.Second)
 		}
+	}
+	if d.failOps[op] > 0 && call.Fault == "" {
+		d.failOps[op]--
+		call.Fault = FaultFailLater
 	}
 	return call, nil
 }
