@@ -2,14 +2,20 @@ package driver_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
@@ -49,7 +55,14 @@ func newEmulated(t *testing.T) *emulated {
 		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
 			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
 	}}
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client()})
+	// The emulator's 503s carry Retry-After: 1 (seconds, on the wall
+	// clock); a MaxRetryDelay below it hands them back to the caller at
+	// once, as kpool's controllers would get them, so that the conformance
+	// suite's all-faults test does not sleep. TestLongListUnderFaults runs
+	// the default retries.
+	retry := driver.Retry()
+	retry.RetryDelay, retry.MaxRetryDelay = time.Millisecond, 500*time.Millisecond
+	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry})
 	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
@@ -185,4 +198,226 @@ type badToken struct{}
 
 func (badToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
 	return azcore.AccessToken{Token: "wrong", ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+// tarpit returns the URL of a TLS endpoint on loopback that accepts
+// requests and never answers them, and a client that trusts it.
+func tarpit(t *testing.T) (string, *http.Client) {
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) }) // runs first: the handlers return, then Close
+	return srv.URL, srv.Client()
+}
+
+// handshakeTarpit returns the address of a loopback listener that accepts
+// connections and never reads from them: the TLS handshake never ends.
+func handshakeTarpit(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+func clusterAt(endpoint string) *kpool.Cluster {
+	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
+		Endpoint: endpoint,
+		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
+			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
+	}}
+}
+
+// TestTarpit: an ARM endpoint that accepts and never answers cannot hold
+// a call for ever. The caller's deadline ends it, or, without one, the
+// per-try timeout does; either way it is transient.
+func TestTarpit(t *testing.T) {
+	answerless, client := tarpit(t)
+	short := driver.Retry()
+	short.TryTimeout, short.RetryDelay = 50*time.Millisecond, time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+		retry    *policy.RetryOptions
+		deadline time.Duration // 0: none
+	}{
+		{"no answer, caller's deadline", answerless, nil, 200 * time.Millisecond},
+		{"no answer, try timeout", answerless, &short, 0},
+		{"no handshake, caller's deadline", "https://" + handshakeTarpit(t), nil, 200 * time.Millisecond},
+		{"no handshake, try timeout", "https://" + handshakeTarpit(t), &short, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: client, Retry: tc.retry})
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := d.NodePoolList(ctx, clusterAt(tc.endpoint))
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			if !provider.IsTransient(err) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("got %v, want a transient deadline error", err)
+			}
+		})
+	}
+}
+
+// TestPlainHTTPEndpoint: azcore sends no bearer token over http, so an
+// http endpoint is a validation error on spec.endpoint, never retried.
+func TestPlainHTTPEndpoint(t *testing.T) {
+	e := newEmulated(t)
+	srv := httptest.NewServer(e.sim)
+	t.Cleanup(srv.Close)
+	d := driver.New(driver.Options{Credential: aksim.Credential{}})
+	_, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
+		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
+	}
+	if n := len(e.sim.Calls()); n != 0 {
+		t.Fatalf("%d calls reached the emulator", n)
+	}
+}
+
+// TestLongListUnderFaults: with the driver's default retries, a list of
+// 40 pages succeeds at a 5% fault rate (500, 503 with Retry-After: 1,
+// dropped connections), where one bad answer used to fail the whole list.
+func TestLongListUnderFaults(t *testing.T) {
+	for _, seed := range []int64{1, 2, 4, 5} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			emu := aksim.New(aksim.Options{Engine: sim.Options{Seed: seed}, PageSize: 1})
+			emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
+			for i := range 40 {
+				ap := armcontainerservice.AgentPool{Name: ptr(fmt.Sprintf("pool%d", i)), Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+					VMSize: ptr("Standard_D4s_v5"), Count: ptr(int32(1)), Mode: ptr(armcontainerservice.AgentPoolModeUser)}}
+				if err := emu.AddPool(subscription, group, clusterName, ap); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := httptest.NewUnstartedServer(emu)
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			emu.SetFaultRate(0.05)
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client()})
+			pools, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
+			if err != nil || len(pools) != 40 {
+				t.Fatalf("%d pools, %v", len(pools), err)
+			}
+			faults := 0
+			for _, c := range emu.Calls() {
+				if c.Fault != "" {
+					faults++
+				}
+			}
+			if faults == 0 {
+				t.Fatal("no fault was injected: the test shows nothing")
+			}
+		})
+	}
+}
+
+// tokenEndpoint serves an Entra ID tenant on loopback whose token
+// endpoint answers status with body.
+func tokenEndpoint(t *testing.T, status int, body string) (authority string, client *http.Client) {
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration") {
+			base := srv.URL + "/" + strings.Split(strings.Trim(r.URL.Path, "/"), "/")[0]
+			fmt.Fprintf(w, `{"token_endpoint":%q,"authorization_endpoint":%q,"issuer":%q}`,
+				base+"/oauth2/v2.0/token", base+"/oauth2/v2.0/authorize", base+"/v2.0")
+			return
+		}
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", srv.Client()
+}
+
+// TestCredentialErrors: a real client-secret credential whose token
+// endpoint refuses it is permission denied; one whose endpoint is down or
+// failing is transient (an identity outage, retried), never the reverse.
+func TestCredentialErrors(t *testing.T) {
+	e := newEmulated(t)
+	closed := func() (string, *http.Client) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		_ = ln.Close() // nothing listens there now
+		return "https://" + addr + "/", http.DefaultClient
+	}
+	for _, tc := range []struct {
+		name     string
+		endpoint func() (string, *http.Client)
+		kind     provider.Kind
+	}{
+		{"bad client secret (401)", func() (string, *http.Client) {
+			return tokenEndpoint(t, 401, `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`)
+		}, provider.KindPermissionDenied},
+		{"unknown tenant (400)", func() (string, *http.Client) {
+			return tokenEndpoint(t, 400, `{"error":"invalid_request","error_description":"AADSTS90002: Tenant not found."}`)
+		}, provider.KindPermissionDenied},
+		{"token endpoint failing (500)", func() (string, *http.Client) {
+			return tokenEndpoint(t, 500, `{"error":"server_error","error_description":"AADSTS50000: There was an error issuing a token."}`)
+		}, provider.KindTransient},
+		{"token endpoint unreachable", closed, provider.KindTransient},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			authority, client := tc.endpoint()
+			cred, err := azidentity.NewClientSecretCredential("00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb", "wrong",
+				&azidentity.ClientSecretCredentialOptions{DisableInstanceDiscovery: true, ClientOptions: policy.ClientOptions{
+					Cloud:     cloud.Configuration{ActiveDirectoryAuthorityHost: authority},
+					Transport: client,
+					Retry:     policy.RetryOptions{MaxRetries: -1},
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := driver.New(driver.Options{Credential: cred, Transport: e.client})
+			_, err = d.NodePoolList(context.Background(), e.cluster)
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Kind != tc.kind {
+				t.Fatalf("got %v, want %s", err, tc.kind)
+			}
+			t.Log(pe.Reason)
+			if n := len(e.sim.Calls()); n != 0 {
+				t.Fatalf("%d calls reached ARM without a token", n)
+			}
+		})
+	}
 }
