@@ -421,3 +421,113 @@ func TestCredentialErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestProgress: mid-scale, ARM shows the new target count and a busy
+// provisioning state and never how many nodes are up, so the driver says
+// it does not know rather than 0; once done, all are ready.
+func TestProgress(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.harness(t).Spec("web")
+	s.Count = 3
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	list := func() provider.Pool {
+		t.Helper()
+		pools, err := e.driver.NodePoolList(ctx, e.cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := provider.Find(pools, s.ProviderName)
+		if !ok {
+			t.Fatal("pool missing")
+		}
+		return *p
+	}
+	if p := list(); p.State != provider.StateCreating || !p.ReadyUnknown || p.ReadyNodes != 0 {
+		t.Fatalf("creating: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
+	}
+	e.clock.Advance(time.Hour)
+	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 3 {
+		t.Fatalf("created: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
+	}
+	s.Count = 5
+	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ProviderState != "Scaling" || !got.ReadyUnknown || got.Count != 5 {
+		t.Fatalf("accepted scale: %s, count %d, unknown %v", got.ProviderState, got.Count, got.ReadyUnknown)
+	}
+	e.clock.Advance(15 * time.Second) // one of the two new nodes is up
+	if st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName); st.Operation != "Scaling" || st.ReadyNodes < 3 || st.ReadyNodes >= 5 {
+		t.Fatalf("the emulator is not mid-scale: %q, %d nodes", st.Operation, st.ReadyNodes)
+	}
+	p := list()
+	if p.ProviderState != "Scaling" || p.State != provider.StateUpdating || p.Count != 5 || p.Nodes != 5 ||
+		!p.ReadyUnknown || p.ReadyNodes != 0 || len(p.NodesByZone) != 0 {
+		t.Fatalf("mid-scale: %s/%s count %d, %d ready, unknown %v, by zone %v", p.ProviderState, p.State, p.Count, p.ReadyNodes, p.ReadyUnknown, p.NodesByZone)
+	}
+	e.clock.Advance(time.Hour)
+	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 5 {
+		t.Fatalf("scaled: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
+	}
+}
+
+// TestFailedOperationMessage: a pool whose operation failed says why in
+// Message. armcontainerservice v6 speaks api-version 2025-02-01, whose
+// agent pools carry no provisioningError, so the driver reads the error of
+// the operation it started; a driver that did not start it says what it
+// knows.
+func TestFailedOperationMessage(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.harness(t).Spec("web")
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	failed := false
+	for i := 0; i < 100 && !failed; i++ {
+		s.Count = 3 + i%2
+		e.sim.SetFaultRate(0.5)
+		_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+		e.sim.SetFaultRate(0)
+		calls := e.sim.Calls()
+		last := calls[len(calls)-1]
+		failed = err == nil && last.Method == http.MethodPut && last.Fault == sim.FaultFail
+		e.clock.Advance(time.Hour)
+	}
+	if !failed {
+		t.Fatal("no operation failed in 100 tries")
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p.State != provider.StateFailed || !p.ReadyUnknown ||
+		!strings.HasPrefix(p.Message, "ReconcileVMSSAgentPoolFailed: ") || !strings.Contains(p.Message, "AllocationFailed: Allocation failed") {
+		t.Fatalf("failed pool: %s, unknown %v, message %q", p.State, p.ReadyUnknown, p.Message)
+	}
+	st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName)
+	if p.Message != st.ProvisioningError {
+		t.Fatalf("message %q, the emulator's provisioning error %q", p.Message, st.ProvisioningError)
+	}
+	before := len(e.sim.Calls())
+	if _, err := e.driver.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.sim.Calls()) - before; n != 1 {
+		t.Fatalf("a second list made %d calls: the reason is not kept", n)
+	}
+	other := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: e.client})
+	pools, err = other.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := provider.Find(pools, s.ProviderName); p.State != provider.StateFailed || !strings.Contains(p.Message, "failed") {
+		t.Fatalf("seen by another driver: %s, %q", p.State, p.Message)
+	}
+}

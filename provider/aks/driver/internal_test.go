@@ -211,3 +211,22 @@ type (
 	armPower = armcontainerservice.PowerState
 	armCode  = armcontainerservice.Code
 )
+
+// TestProvisioningErrors reads properties.status.provisioningError
+// (ErrorDetail) from a list page as AKS sends it from api-version
+// 2025-05-01, which armcontainerservice v6 does not decode.
+func TestProvisioningErrors(t *testing.T) {
+	page := `{"value":[
+	 {"name":"Web","properties":{"provisioningState":"Failed","status":{"provisioningError":{"code":"ReconcileVMSSAgentPoolFailed",
+	   "message":"could not allocate","details":[{"code":"AllocationFailed","message":"Allocation failed."},{"code":"ZonalAllocationFailed","message":"zone 2"}]}}}},
+	 {"name":"ok","properties":{"provisioningState":"Succeeded","status":{}}},
+	 {"name":"old","properties":{"provisioningState":"Failed"}}]}`
+	got := provisioningErrors(response(http.StatusOK, nil, page))
+	want := "ReconcileVMSSAgentPoolFailed: could not allocate (AllocationFailed: Allocation failed.; ZonalAllocationFailed: zone 2)"
+	if len(got) != 1 || got["web"] != want {
+		t.Fatalf("got %q", got)
+	}
+	if got := provisioningErrors(response(http.StatusOK, nil, "not json")); len(got) != 0 {
+		t.Fatalf("from garbage: %q", got)
+	}
+}
