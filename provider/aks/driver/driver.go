@@ -41,27 +41,39 @@ type Options struct {
 	// Transport sends the HTTP requests; nil means azcore's default. Set it
 	// to trust the certificate of an ARM endpoint the system does not.
 	Transport policy.Transporter
-	// Retry is how the SDK times out and retries each call; nil is Retry().
+	// Retry is how the SDK times out and retries a call; nil is Retry().
 	Retry *policy.RetryOptions
+	// ListRetry is the same for each page of a list; nil is ListRetry().
+	ListRetry *policy.RetryOptions
 }
 
-// Retry returns the driver's SDK retry options: no try outlives
-// TryTimeout (a tarpit cannot hold a call for ever), and a failure a
-// retry may cure (408, 500, 502, 503, 504, a dropped connection, a try
-// timed out) is retried twice, quickly, so that one bad answer in a long
-// list does not fail it. 429 is not retried here, nor an answer whose
-// Retry-After exceeds MaxRetryDelay: throttling goes back to kpool's
-// controllers, which back off and honour Retry-After. Agent-pool calls
-// are GET, PUT and DELETE, all idempotent.
+// Retry returns the driver's SDK retry options for one call: no try
+// outlives TryTimeout (a tarpit cannot hold a call for ever), and a
+// failure a retry may cure (408, 500, 502, 503, 504, a dropped
+// connection, a try timed out) is retried twice, quickly. 429 is not
+// retried here, nor an answer whose Retry-After exceeds MaxRetryDelay:
+// throttling and asked-for waits go back to kpool's controllers, which
+// back off and honour Retry-After without holding a worker. Agent-pool
+// calls are GET, PUT and DELETE, all idempotent.
 func Retry() policy.RetryOptions {
 	return policy.RetryOptions{
 		MaxRetries:    2,
 		TryTimeout:    30 * time.Second,
 		RetryDelay:    100 * time.Millisecond,
-		MaxRetryDelay: 2 * time.Second,
+		MaxRetryDelay: 500 * time.Millisecond,
 		StatusCodes: []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
 			http.StatusServiceUnavailable, http.StatusGatewayTimeout},
 	}
+}
+
+// ListRetry returns Retry() for the pages of a list, but honouring a
+// Retry-After of up to 2 s: a list that fails on one page starts again
+// from the first, so a 40-page list would rarely end if one 503 of ARM's
+// ended it.
+func ListRetry() policy.RetryOptions {
+	o := Retry()
+	o.MaxRetryDelay = 2 * time.Second
+	return o
 }
 
 // cacheSize bounds the driver's caches: clients by subscription and
@@ -70,8 +82,8 @@ const cacheSize = 256
 
 // Driver is the AKS driver.
 type Driver struct {
-	opts  Options
-	retry policy.RetryOptions
+	opts             Options
+	retry, listRetry policy.RetryOptions
 
 	mu      sync.Mutex
 	cred    azcore.TokenCredential // wrapped in credential
@@ -89,9 +101,12 @@ type clients struct {
 
 // New returns an AKS driver.
 func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: Retry(), clients: newLRU[*clients](cacheSize), ops: newLRU[*opRecord](cacheSize)}
+	d := &Driver{opts: o, retry: Retry(), listRetry: ListRetry(), clients: newLRU[*clients](cacheSize), ops: newLRU[*opRecord](cacheSize)}
 	if o.Retry != nil {
 		d.retry = *o.Retry
+	}
+	if o.ListRetry != nil {
+		d.listRetry = *o.ListRetry
 	}
 	if o.Credential != nil {
 		d.cred = credential{o.Credential}
@@ -163,6 +178,7 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 	}
 	var out []provider.Pool
 	pager := cs.pools.NewListPager(a.ResourceGroup, a.ClusterName, nil)
+	ctx = policy.WithRetryOptions(ctx, d.listRetry)
 	for pager.More() {
 		var raw *http.Response
 		page, err := pager.NextPage(runtime.WithCaptureResponse(ctx, &raw))

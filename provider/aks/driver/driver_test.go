@@ -57,12 +57,12 @@ func newEmulated(t *testing.T) *emulated {
 	}}
 	// The emulator's 503s carry Retry-After: 1 (seconds, on the wall
 	// clock); a MaxRetryDelay below it hands them back to the caller at
-	// once, as kpool's controllers would get them, so that the conformance
-	// suite's all-faults test does not sleep. TestLongListUnderFaults runs
-	// the default retries.
+	// once, as kpool's controllers get them from single calls, so that the
+	// conformance suite's all-faults test does not sleep on lists.
+	// TestLongListUnderFaults runs the default retries.
 	retry := driver.Retry()
 	retry.RetryDelay, retry.MaxRetryDelay = time.Millisecond, 500*time.Millisecond
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry})
+	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &retry})
 	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
@@ -274,7 +274,7 @@ func TestTarpit(t *testing.T) {
 		{"no handshake, try timeout", "https://" + handshakeTarpit(t), &short, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: client, Retry: tc.retry})
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: client, Retry: tc.retry, ListRetry: tc.retry})
 			ctx := context.Background()
 			if tc.deadline > 0 {
 				var cancel context.CancelFunc
