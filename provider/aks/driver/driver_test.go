@@ -531,3 +531,30 @@ func TestFailedOperationMessage(t *testing.T) {
 		t.Fatalf("seen by another driver: %s, %q", p.State, p.Message)
 	}
 }
+
+// TestStoppedPool: a pool stopped behind kpool's back (az aks nodepool
+// stop) is provisioned but not Ready: none of its nodes are up, known,
+// and Message says why.
+func TestStoppedPool(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.harness(t).Spec("web")
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if err := e.sim.Mutate(subscription, group, clusterName, s.ProviderName, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+		p.PowerState = &armcontainerservice.PowerState{Code: ptr(armcontainerservice.CodeStopped)}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p.State == provider.StateReady || p.ProviderState != "Succeeded" || p.ReadyNodes != 0 || p.ReadyUnknown ||
+		p.Nodes != s.Count || !strings.Contains(p.Message, "stopped") {
+		t.Fatalf("stopped pool: %s/%s, %d of %d ready, unknown %v, %q", p.State, p.ProviderState, p.ReadyNodes, p.Nodes, p.ReadyUnknown, p.Message)
+	}
+}

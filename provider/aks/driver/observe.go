@@ -189,6 +189,7 @@ func provisioningErrors(raw *http.Response) map[string]string {
 type opRecord struct {
 	url    string
 	reason string
+	read   bool // the status was read for good: no need to ask again
 }
 
 // opKey names a pool across clusters and endpoints.
@@ -227,15 +228,16 @@ func (d *Driver) explain(ctx context.Context, cs *clients, key string, p *provid
 	d.mu.Lock()
 	rec, ok := d.ops.get(key)
 	var u, reason string
+	read := false
 	if ok {
-		u, reason = rec.url, rec.reason
+		u, reason, read = rec.url, rec.reason, rec.read
 	}
 	d.mu.Unlock()
-	if reason == "" && u != "" {
-		if reason = operationError(ctx, cs.pl, u); reason != "" {
+	if !read && u != "" {
+		if reason, read = operationError(ctx, cs.pl, u); read {
 			d.mu.Lock()
 			if cur, ok := d.ops.get(key); ok && cur.url == u {
-				cur.reason = reason
+				cur.reason, cur.read = reason, true
 			}
 			d.mu.Unlock()
 		}
@@ -252,30 +254,40 @@ func (d *Driver) explain(ctx context.Context, cs *clients, key string, p *provid
 // apiVersion is what armcontainerservice v6.6.0 sends.
 const apiVersion = "2025-02-01"
 
-// operationError reads a finished operation's status and returns its
-// error; "" when it cannot be read, has not ended, or did not fail.
-func operationError(ctx context.Context, pl runtime.Pipeline, u string) string {
+// operationError reads an operation's status and returns its error.
+// final is false when asking again may tell more (no answer, a 5xx, the
+// operation still running); true with "" when it never will (ARM forgot
+// the operation, or it did not fail).
+func operationError(ctx context.Context, pl runtime.Pipeline, u string) (reason string, final bool) {
 	req, err := runtime.NewRequest(ctx, http.MethodGet, u)
 	if err != nil {
-		return ""
+		return "", true
 	}
 	resp, err := pl.Do(req)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	body, err := runtime.Payload(resp)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return ""
+	switch {
+	case err != nil, resp.StatusCode >= 500, resp.StatusCode == http.StatusTooManyRequests:
+		return "", false
+	case resp.StatusCode != http.StatusOK:
+		return "", true
 	}
 	var st struct {
 		Status string       `json:"status"`
 		Error  *errorDetail `json:"error"`
 	}
-	if json.Unmarshal(body, &st) != nil || (st.Status != "Failed" && st.Status != "Canceled") {
-		return ""
+	switch {
+	case json.Unmarshal(body, &st) != nil:
+		return "", true
+	case st.Status == "InProgress":
+		return "", false
+	case st.Status != "Failed" && st.Status != "Canceled":
+		return "", true
 	}
 	if s := st.Error.String(); s != "" {
-		return s
+		return s, true
 	}
-	return "the operation ended " + st.Status
+	return "the operation ended " + st.Status, true
 }
