@@ -3,7 +3,6 @@ package cloudsim
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -149,13 +148,11 @@ func nthAddr(listen string, i int) (string, error) {
 }
 
 // Client returns a new HTTP client that trusts every emulator's
-// certificate. It satisfies azcore's policy.Transporter.
+// certificate, with sim.Transport's timeouts (an emulator that stops
+// answering fails requests rather than hanging them). It satisfies
+// azcore's policy.Transporter.
 func (r *Running) Client() *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		TLSClientConfig:     &tls.Config{RootCAs: r.CA.Pool, MinVersion: tls.VersionTLS12},
-		MaxIdleConnsPerHost: 16,
-		IdleConnTimeout:     90 * time.Second,
-	}}
+	return &http.Client{Transport: sim.Transport(r.CA.Pool)}
 }
 
 // URLs returns the emulators' URLs, in order.

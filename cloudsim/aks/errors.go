@@ -4,15 +4,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
-// armError is the body of an ARM error: {"error":{"code","message"}}.
+// armError is ARM's ErrorDetail: the body of an error
+// ({"error":{...}}), a failed operation's error, and, from api-version
+// 2025-05-01, an agent pool's properties.status.provisioningError.
 type armError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Target  string `json:"target,omitempty"`
+	Code    string      `json:"code"`
+	Message string      `json:"message"`
+	Target  string      `json:"target,omitempty"`
+	Details []*armError `json:"details,omitempty"`
+}
+
+// String is "code: message (detail code: detail message; ...)".
+func (e *armError) String() string {
+	out := e.Code + ": " + e.Message
+	var ds []string
+	for _, d := range e.Details {
+		ds = append(ds, d.String())
+	}
+	if len(ds) > 0 {
+		out += " (" + strings.Join(ds, "; ") + ")"
+	}
+	return out
 }
 
 // jsonReply answers v as JSON.

@@ -240,12 +240,46 @@ func TestFailedOperation(t *testing.T) {
 	e.settle()
 	_, err := poller.PollUntilDone(ctx, nil) // done at the first poll: no wait
 	re := responseError(t, err)
-	if re.ErrorCode != "InternalOperationError" {
+	if re.ErrorCode != "ReconcileVMSSAgentPoolFailed" {
 		t.Fatalf("failed create: %v", err)
 	}
 	st := e.state("workers")
 	if deref(st.Properties.ProvisioningState) != "Failed" || st.ReadyNodes != 2 || st.Operation != "" {
 		t.Fatalf("after a failed create: %s, %d ready", deref(st.Properties.ProvisioningState), st.ReadyNodes)
+	}
+	if !strings.HasPrefix(st.ProvisioningError, "ReconcileVMSSAgentPoolFailed: ") || !strings.Contains(st.ProvisioningError, "(AllocationFailed: ") {
+		t.Fatalf("provisioning error %q", st.ProvisioningError)
+	}
+	// From api-version 2025-05-01 the pool itself says why (AgentPoolStatus);
+	// 2025-02-01, what armcontainerservice v6 speaks, has no such field.
+	for version, want := range map[string]bool{"2025-02-01": false, "2025-05-01": true, "2025-08-02-preview": true} {
+		for _, path := range []string{poolPath("workers"), strings.TrimSuffix(poolPath("workers"), "/workers")} {
+			resp, body := e.raw(http.MethodGet, path+"?api-version="+version, nil, nil)
+			var got struct {
+				Properties struct {
+					Status *struct {
+						ProvisioningError struct{ Code, Message string }
+					}
+				}
+				Value []struct {
+					Properties struct {
+						Status *struct {
+							ProvisioningError struct{ Code, Message string }
+						}
+					}
+				}
+			}
+			if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s %s: %d %v", version, path, resp.StatusCode, err)
+			}
+			if len(got.Value) == 1 {
+				got.Properties = got.Value[0].Properties
+			}
+			status := got.Properties.Status
+			if (status != nil) != want || want && (status.ProvisioningError.Code != "ReconcileVMSSAgentPoolFailed" || status.ProvisioningError.Message == "") {
+				t.Fatalf("%s %s: status %+v, want one: %v", version, path, status, want)
+			}
+		}
 	}
 	// ARM keeps the pool; a PUT of it again reconciles.
 	p, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(4)}, nil)
@@ -256,8 +290,8 @@ func TestFailedOperation(t *testing.T) {
 	if res, err := p.PollUntilDone(ctx, nil); err != nil || deref(res.Properties.ProvisioningState) != "Succeeded" {
 		t.Fatalf("retried: %v", err)
 	}
-	if st := e.state("workers"); st.ReadyNodes != 4 {
-		t.Fatalf("ready %d", st.ReadyNodes)
+	if st := e.state("workers"); st.ReadyNodes != 4 || st.ProvisioningError != "" {
+		t.Fatalf("ready %d, provisioning error %q after a success", st.ReadyNodes, st.ProvisioningError)
 	}
 
 	var del *deletePoller
@@ -269,6 +303,9 @@ func TestFailedOperation(t *testing.T) {
 	_, err = del.PollUntilDone(ctx, nil)
 	if re := responseError(t, err); re.ErrorCode != "InternalOperationError" {
 		t.Fatalf("failed delete: %v", err)
+	}
+	if st := e.state("workers"); !strings.HasPrefix(st.ProvisioningError, "InternalOperationError: Deleting") {
+		t.Fatalf("provisioning error %q after a failed delete", st.ProvisioningError)
 	}
 	if st := e.state("workers"); deref(st.Properties.ProvisioningState) != "Failed" || st.ReadyNodes != 2 {
 		t.Fatalf("after a failed delete: %s, %d ready", deref(st.Properties.ProvisioningState), st.ReadyNodes)

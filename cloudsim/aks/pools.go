@@ -51,6 +51,8 @@ type pool struct {
 	etag  string
 	ready int            // nodes at the start of op, or now when idle
 	op    *sim.Operation // in progress, or nil
+	// failure is why the last operation failed; nil once one succeeds.
+	failure *armError
 }
 
 func (p *pool) id() string { return p.cluster.id() + "/agentPools/" + p.name }
@@ -77,10 +79,82 @@ func opStatus(o *sim.Operation) string {
 	return stateSucceeded
 }
 
-// opError is the error of an operation that failed.
+// opError is the error of an operation that failed, as AKS words the
+// usual causes: a scale set that cannot get VMs for a create or a scale,
+// a drain a PodDisruptionBudget blocks for an upgrade, an internal error
+// for a delete. The operation's status and, from api-version 2025-05-01,
+// the pool's properties.status.provisioningError carry it.
 func opError(o *sim.Operation) *armError {
-	return &armError{Code: "InternalOperationError",
-		Message: fmt.Sprintf("The %s operation failed: an internal error occurred (fault injected by kpool cloudsim).", strings.ToLower(o.Kind))}
+	p := infoOf(o).pool
+	const injected = " (fault injected by kpool cloudsim)"
+	switch o.Kind {
+	case stateUpgrading:
+		return &armError{Code: "UpgradeFailed",
+			Message: fmt.Sprintf("Drain node aks-%s-%s-vmss000000 failed when evicting pod web-0 in namespace default: Eviction failed with Too many requests error. "+
+				"This is often caused by a restrictive Pod Disruption Budget (PDB) policy. See http://aka.ms/aks/debugdrainfailures.%s", p.name, vmssID(p), injected),
+			Details: []*armError{{Code: "DrainNodeFailed", Message: "Cannot evict pod as it would violate the pod's disruption budget."}}}
+	case stateDeleting:
+		return &armError{Code: "InternalOperationError",
+			Message: fmt.Sprintf("Deleting the virtual machine scale set of agent pool '%s' failed: an internal error occurred.%s", p.name, injected)}
+	}
+	return &armError{Code: "ReconcileVMSSAgentPoolFailed",
+		Message: fmt.Sprintf("Agent pool '%s' could not reach %d nodes: the virtual machine scale set aks-%s-%s-vmss failed to allocate instances.%s",
+			p.name, deref(p.props.Count), p.name, vmssID(p), injected),
+		Details: []*armError{{Code: "AllocationFailed",
+			Message: fmt.Sprintf("Allocation failed. We do not have sufficient capacity for the requested VM size %s in this region. "+
+				"Read more about improving likelihood of allocation success at http://aka.ms/allocation-guidance", deref(p.props.VMSize))}}}
+}
+
+// vmssID is the number AKS puts in a pool's scale set name.
+func vmssID(p *pool) string {
+	h := uint32(2166136261)
+	for _, b := range []byte(strings.ToLower(p.cluster.name + "/" + p.name)) {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return fmt.Sprintf("%08d", h%100000000)
+}
+
+// statusVersion is the first api-version whose agent pools have
+// properties.status (AgentPoolStatus, armcontainerservice v7.1.0).
+const statusVersion = "2025-05-01"
+
+// wire returns the pool as ARM answers api-version version: from
+// statusVersion on, a pool whose last operation failed carries why in
+// properties.status.provisioningError; older versions have no such field.
+func (p *pool) wire(version string) any {
+	v := p.view()
+	if p.failure == nil || len(version) < len(statusVersion) || version[:len(statusVersion)] < statusVersion {
+		return v
+	}
+	return withStatus{pool: v, err: p.failure}
+}
+
+// withStatus is an agent pool with properties.status, which
+// armcontainerservice v6 has no field for.
+type withStatus struct {
+	pool armcontainerservice.AgentPool
+	err  *armError
+}
+
+func (w withStatus) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(w.pool)
+	if err != nil {
+		return nil, err
+	}
+	var top, props map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(top["properties"], &props); err != nil {
+		return nil, err
+	}
+	if props["status"], err = json.Marshal(map[string]any{"provisioningError": w.err}); err != nil {
+		return nil, err
+	}
+	if top["properties"], err = json.Marshal(props); err != nil {
+		return nil, err
+	}
+	return json.Marshal(top)
 }
 
 // readyAt is the number of nodes at t: during an operation they move one
@@ -112,9 +186,11 @@ func finish(o *sim.Operation) {
 	p.op = nil
 	if o.Fails {
 		p.state = stateFailed
+		p.failure = opError(o)
 		return
 	}
 	p.state = stateSucceeded
+	p.failure = nil
 	if o.Kind == stateDeleting {
 		delete(p.cluster.pools, strings.ToLower(p.name))
 		return
@@ -197,7 +273,7 @@ func (s *Server) listPools(req *request, sub, rg, name string) *sim.Reply {
 		}
 		after = string(b)
 	}
-	var page []*armcontainerservice.AgentPool
+	var page []any
 	var last string
 	more := false
 	for _, p := range c.sortedPools() {
@@ -209,13 +285,16 @@ func (s *Server) listPools(req *request, sub, rg, name string) *sim.Reply {
 			more = true
 			break
 		}
-		v := p.view()
-		page = append(page, &v)
+		page = append(page, p.wire(req.version))
 		last = key
 	}
-	out := armcontainerservice.AgentPoolListResult{Value: page}
+	// AgentPoolListResult, with pools that may carry properties.status.
+	out := struct {
+		Value    []any   `json:"value"`
+		NextLink *string `json:"nextLink,omitempty"`
+	}{Value: page}
 	if out.Value == nil {
-		out.Value = []*armcontainerservice.AgentPool{}
+		out.Value = []any{}
 	}
 	if more {
 		q := url.Values{}
@@ -235,7 +314,7 @@ func (s *Server) getPool(req *request, sub, rg, cl, name string) *sim.Reply {
 	if !ok {
 		return poolNotFound(c, name)
 	}
-	return jsonReply(http.StatusOK, p.view())
+	return jsonReply(http.StatusOK, p.wire(req.version))
 }
 
 // etagMatches reports whether an If-Match or If-None-Match header value
@@ -340,7 +419,7 @@ func (s *Server) putPool(req *request, sub, rg, cl, name string) *sim.Reply {
 	if created {
 		status = http.StatusCreated
 	}
-	rep = jsonReply(status, p.view())
+	rep = jsonReply(status, p.wire(req.version))
 	rep.Created = created
 	rep.Header.Set("Azure-AsyncOperation", s.operationURL(req, o, "operations"))
 	return rep
@@ -443,7 +522,7 @@ func (s *Server) operationResult(req *request, sub, location, id string) *sim.Re
 	}
 	p := infoOf(o).pool
 	if cur, ok := p.cluster.pools[strings.ToLower(p.name)]; ok && cur == p {
-		return jsonReply(http.StatusOK, cur.view())
+		return jsonReply(http.StatusOK, cur.wire(req.version))
 	}
 	return sim.NewReply(http.StatusNoContent)
 }

@@ -56,6 +56,10 @@ type PoolState struct {
 	Operation string
 	// OperationID is the id of that operation; "" when idle.
 	OperationID string
+	// ProvisioningError is why the last operation failed ("code: message
+	// (details)"), as properties.status.provisioningError says it from
+	// api-version 2025-05-01; "" when it did not.
+	ProvisioningError string
 }
 
 // Server is the emulator: the ARM protocol on a sim.Engine, whose
@@ -142,6 +146,9 @@ func (s *Server) Pool(subscription, resourceGroup, clusterName, name string) (st
 		st, found = PoolState{AgentPool: p.view(), ReadyNodes: p.readyAt(now)}, true
 		if p.op != nil {
 			st.Operation, st.OperationID = p.op.Kind, p.op.ID
+		}
+		if p.failure != nil {
+			st.ProvisioningError = p.failure.String()
 		}
 	})
 	return st, found

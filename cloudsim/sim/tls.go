@@ -154,12 +154,35 @@ func (ca *CA) Serve(h http.Handler, addr string) (*TLSEndpoint, error) {
 }
 
 // Transport returns a new HTTP/1.1 transport that trusts the endpoint's
-// certificate authority.
-func (e *TLSEndpoint) Transport() *http.Transport {
+// certificate authority (see Transport).
+func (e *TLSEndpoint) Transport() *http.Transport { return Transport(e.CertPool) }
+
+// Timeouts bound each phase of a request a client of the emulators
+// sends: an endpoint that accepts and never answers (a tarpit, a hung
+// process) fails the request instead of holding it for ever. Header is
+// above any latency an emulator is given to rehearse a bad day.
+type Timeouts struct {
+	Dial, Handshake, Header, Idle time.Duration
+}
+
+// DefaultTimeouts are the timeouts of Transport.
+var DefaultTimeouts = Timeouts{Dial: 10 * time.Second, Handshake: 10 * time.Second, Header: 60 * time.Second, Idle: 90 * time.Second}
+
+// Transport returns a new HTTP/1.1 transport that trusts roots, with
+// DefaultTimeouts. It satisfies azcore's policy.Transporter as the
+// Transport of an http.Client.
+func Transport(roots *x509.CertPool) *http.Transport { return transport(roots, DefaultTimeouts) }
+
+func transport(roots *x509.CertPool, t Timeouts) *http.Transport {
 	return &http.Transport{
-		TLSClientConfig:     &tls.Config{RootCAs: e.CertPool, MinVersion: tls.VersionTLS12},
-		MaxIdleConnsPerHost: 16,
-		IdleConnTimeout:     90 * time.Second,
+		Proxy:                 nil, // the emulators are on loopback
+		DialContext:           (&net.Dialer{Timeout: t.Dial, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:       &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   t.Handshake,
+		ResponseHeaderTimeout: t.Header,
+		ExpectContinueTimeout: time.Second,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       t.Idle,
 	}
 }
 

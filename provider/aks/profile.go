@@ -113,7 +113,49 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, _ *kpool.Cluster) {
 	a, f := s.Platform.Azure, "spec.platform.azure"
 	kpool.ValidateRange(fe, f+".osDiskSizeGB", a.OSDiskSizeGB, 30, 2048, "GB")
-	kpool.ValidateDiskType(fe, f+".osDiskType", a.OSDiskType, "a disk type such as Managed, Ephemeral or Premium_LRS")
+	validateDiskType(fe, f+".osDiskType", a.OSDiskType, a.VMSize)
+}
+
+// validateDiskType checks osDiskType against what an AKS agent pool takes:
+// Managed or Ephemeral. AKS gives a managed OS disk the SKU its VM size
+// allows (premium SSD on sizes with premium storage), so Premium_LRS, as
+// the NodePools guide writes it, is a Managed disk and is accepted only
+// where AKS would make it premium; any other storage SKU cannot be asked
+// of AKS and is refused rather than silently becoming something else.
+func validateDiskType(fe *kpool.FieldErrors, field, t, vmSize string) {
+	switch {
+	case t == "", strings.EqualFold(t, "Managed"), strings.EqualFold(t, "Ephemeral"):
+	case strings.EqualFold(t, "Premium_LRS"):
+		if premium, known := PremiumStorage(vmSize); known && !premium {
+			fe.Add(field, "Premium_LRS needs a VM size with premium storage (an 's' in its features, such as Standard_D4s_v5): "+
+				"AKS gives %s's managed OS disk a standard SKU; use Managed, or a premium-storage size", vmSize)
+		}
+	default:
+		fe.Add(field, "%q is not an AKS OS disk type: use Managed or Ephemeral (AKS picks a managed disk's SKU from the VM size; "+
+			"Premium_LRS is accepted for sizes with premium storage)", t)
+	}
+}
+
+// vmSizeRE reads an Azure VM size's first part: family (upper case),
+// vCPUs, constrained vCPUs, additive features (lower case), as in
+// Standard_E64-16ds_v4 or Standard_NC24ads_A100_v4.
+var vmSizeRE = regexp.MustCompile(`^(?i:standard|basic)_([A-Z]+)([0-9]+)(-[0-9]+)?([a-z]*)(_|$)`)
+
+// PremiumStorage reports whether a VM size supports premium storage, by
+// Azure's naming convention: an 's' among its additive features
+// (Standard_D4s_v5, Standard_B2ms), or one of the older families that
+// always do (DS, GS). known is false when the name does not follow the
+// convention.
+func PremiumStorage(vmSize string) (premium, known bool) {
+	m := vmSizeRE.FindStringSubmatch(vmSize)
+	if m == nil {
+		return false, false
+	}
+	switch m[1] {
+	case "DS", "GS":
+		return true, true
+	}
+	return strings.Contains(m[4], "s"), true
 }
 
 func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
@@ -146,9 +188,9 @@ func (p Profile) NodeZone(c *kpool.Cluster, logical string) (string, error) {
 	return strings.ToLower(p.Region(&c.Spec)) + "-" + z, nil
 }
 
-// DiskType is the OS disk type AKS reports: Managed or Ephemeral. A storage
-// SKU such as Premium_LRS (as the NodePools guide writes it) is a managed
-// disk; AKS picks the SKU the VM size supports.
+// DiskType is the OS disk type AKS reports: Managed or Ephemeral.
+// Premium_LRS (as the NodePools guide writes it, accepted only for sizes
+// with premium storage) is a managed disk, so it is not drift.
 func (Profile) DiskType(t string) string {
 	if strings.EqualFold(t, "Ephemeral") {
 		return "Ephemeral"

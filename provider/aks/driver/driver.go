@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -40,19 +41,77 @@ type Options struct {
 	// Transport sends the HTTP requests; nil means azcore's default. Set it
 	// to trust the certificate of an ARM endpoint the system does not.
 	Transport policy.Transporter
+	// Retry is how the SDK times out and retries a call; nil is Retry().
+	Retry *policy.RetryOptions
+	// ListRetry is the same for each page of a list; nil is ListRetry().
+	ListRetry *policy.RetryOptions
 }
+
+// Retry returns the driver's SDK retry options for one call: no try
+// outlives TryTimeout (a tarpit cannot hold a call for ever), and a
+// failure a retry may cure (408, 500, 502, 503, 504, a dropped
+// connection, a try timed out) is retried twice, quickly. 429 is not
+// retried here, nor an answer whose Retry-After exceeds MaxRetryDelay:
+// throttling and asked-for waits go back to kpool's controllers, which
+// back off and honour Retry-After without holding a worker. Agent-pool
+// calls are GET, PUT and DELETE, all idempotent.
+func Retry() policy.RetryOptions {
+	return policy.RetryOptions{
+		MaxRetries:    2,
+		TryTimeout:    30 * time.Second,
+		RetryDelay:    100 * time.Millisecond,
+		MaxRetryDelay: 500 * time.Millisecond,
+		StatusCodes: []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
+			http.StatusServiceUnavailable, http.StatusGatewayTimeout},
+	}
+}
+
+// ListRetry returns Retry() for the pages of a list, but honouring a
+// Retry-After of up to 2 s: a list that fails on one page starts again
+// from the first, so a 40-page list would rarely end if one 503 of ARM's
+// ended it.
+func ListRetry() policy.RetryOptions {
+	o := Retry()
+	o.MaxRetryDelay = 2 * time.Second
+	return o
+}
+
+// cacheSize bounds the driver's caches: clients by subscription and
+// endpoint, operations by pool. Both keys are chosen by users.
+const cacheSize = 256
 
 // Driver is the AKS driver.
 type Driver struct {
-	opts    Options
+	opts             Options
+	retry, listRetry policy.RetryOptions
+
 	mu      sync.Mutex
-	cred    azcore.TokenCredential
-	clients map[string]*armcontainerservice.AgentPoolsClient
+	cred    azcore.TokenCredential // wrapped in credential
+	clients *lru[*clients]
+	ops     *lru[*opRecord]
+}
+
+// clients are what the driver calls one subscription's ARM endpoint with.
+type clients struct {
+	pools *armcontainerservice.AgentPoolsClient
+	// pl sends the requests the generated client has no method for (an
+	// operation's status), with the same credential, retries and transport.
+	pl runtime.Pipeline
 }
 
 // New returns an AKS driver.
 func New(o Options) *Driver {
-	return &Driver{opts: o, cred: o.Credential, clients: map[string]*armcontainerservice.AgentPoolsClient{}}
+	d := &Driver{opts: o, retry: Retry(), listRetry: ListRetry(), clients: newLRU[*clients](cacheSize), ops: newLRU[*opRecord](cacheSize)}
+	if o.Retry != nil {
+		d.retry = *o.Retry
+	}
+	if o.ListRetry != nil {
+		d.listRetry = *o.ListRetry
+	}
+	if o.Credential != nil {
+		d.cred = credential{o.Credential}
+	}
+	return d
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -60,25 +119,36 @@ var _ provider.Driver = (*Driver)(nil)
 // Capabilities returns AKS's capabilities.
 func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilities() }
 
-// client returns the agent-pool client of a cluster's subscription and ARM
-// endpoint (the public cloud's unless the cluster names another).
-func (d *Driver) client(c *kpool.Cluster) (*armcontainerservice.AgentPoolsClient, *kpool.AzureCluster, error) {
+// client returns the clients of a cluster's subscription and ARM endpoint
+// (the public cloud's unless the cluster names another).
+func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error) {
 	a := c.Spec.Platform.Azure
 	if a == nil {
 		return nil, nil, provider.ValidationError(platform, "spec.platform.azure", "cluster %s has no azure settings", c.Name)
 	}
+	if e := c.Spec.Endpoint; e != "" {
+		u, err := url.Parse(e)
+		switch {
+		case err != nil || u.Host == "":
+			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", e)
+		case !strings.EqualFold(u.Scheme, "https"):
+			// azcore refuses to send a bearer token over plain http:
+			// every call would fail, so say so once, as a spec error.
+			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q: ARM must be reached over https (the Azure SDK sends no credentials over %s)", e, u.Scheme)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := a.SubscriptionID + " " + c.Spec.Endpoint
-	if cl, ok := d.clients[key]; ok {
-		return cl, a, nil
+	if cs, ok := d.clients.get(key); ok {
+		return cs, a, nil
 	}
 	if d.cred == nil {
 		cred, err := azidentity.NewDefaultAzureCredential(nil)
 		if err != nil {
 			return nil, nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential: " + err.Error(), Err: err}
 		}
-		d.cred = cred
+		d.cred = credential{cred}
 	}
 	cfg := cloud.AzurePublic
 	if c.Spec.Endpoint != "" {
@@ -86,38 +156,45 @@ func (d *Driver) client(c *kpool.Cluster) (*armcontainerservice.AgentPoolsClient
 			cloud.ResourceManager: {Endpoint: c.Spec.Endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
 		}
 	}
-	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{
-		Cloud:     cfg,
-		Transport: d.opts.Transport,
-		// kpool's controllers retry with backoff and jitter; the SDK's own
-		// retries would hide throttling and faults from them.
-		Retry: policy.RetryOptions{MaxRetries: -1},
-	}}
-	cl, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, d.cred, opts)
+	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Transport: d.opts.Transport, Retry: d.retry}}
+	pools, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, d.cred, opts)
 	if err != nil {
 		return nil, nil, classify(err, "")
 	}
-	d.clients[key] = cl
-	return cl, a, nil
+	ac, err := arm.NewClient("kpool/aks", "v1.0.0", d.cred, opts)
+	if err != nil {
+		return nil, nil, classify(err, "")
+	}
+	cs := &clients{pools: pools, pl: ac.Pipeline()}
+	d.clients.put(key, cs)
+	return cs, a, nil
 }
 
 // NodePoolList lists the cluster's agent pools.
 func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
-	cl, a, err := d.client(c)
+	cs, a, err := d.client(c)
 	if err != nil {
 		return nil, err
 	}
 	var out []provider.Pool
-	pager := cl.NewListPager(a.ResourceGroup, a.ClusterName, nil)
+	pager := cs.pools.NewListPager(a.ResourceGroup, a.ClusterName, nil)
+	ctx = policy.WithRetryOptions(ctx, d.listRetry)
 	for pager.More() {
-		page, err := pager.NextPage(ctx)
+		var raw *http.Response
+		page, err := pager.NextPage(runtime.WithCaptureResponse(ctx, &raw))
 		if err != nil {
 			return nil, classify(err, "")
 		}
+		reasons := provisioningErrors(raw)
 		for _, ap := range page.Value {
-			if ap != nil {
-				out = append(out, observe(ap))
+			if ap == nil {
+				continue
 			}
+			p := observe(ap)
+			if p.State == provider.StateFailed {
+				d.explain(ctx, cs, opKey(c, p.ProviderName), &p, reasons[strings.ToLower(p.ProviderName)])
+			}
+			out = append(out, p)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
@@ -125,8 +202,8 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 }
 
 // get reads one agent pool; a missing one is (nil, nil).
-func get(ctx context.Context, cl *armcontainerservice.AgentPoolsClient, a *kpool.AzureCluster, name string) (*armcontainerservice.AgentPool, error) {
-	resp, err := cl.Get(ctx, a.ResourceGroup, a.ClusterName, name, nil)
+func get(ctx context.Context, cl *clients, a *kpool.AzureCluster, name string) (*armcontainerservice.AgentPool, error) {
+	resp, err := cl.pools.Get(ctx, a.ResourceGroup, a.ClusterName, name, nil)
 	if err != nil {
 		if poolMissing(err) {
 			return nil, nil
@@ -156,11 +233,11 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	if !aks.Names.Match(s.ProviderName) {
 		return nil, provider.ValidationError(platform, "provider_name", "%q is not an AKS agent pool name: 1-12 lowercase letters and digits, starting with a letter", s.ProviderName)
 	}
-	cl, a, err := d.client(c)
+	cs, a, err := d.client(c)
 	if err != nil {
 		return nil, err
 	}
-	existing, err := get(ctx, cl, a, s.ProviderName)
+	existing, err := get(ctx, cs, a, s.ProviderName)
 	if err != nil {
 		return nil, err
 	}
@@ -168,16 +245,17 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		return adopt(existing, s)
 	}
 	// Create only: two creates racing cannot both write the pool.
-	return put(ctx, cl, a, s, properties(s), &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
+	return d.put(ctx, c, cs, a, s, properties(s), &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
 }
 
 // put sends an agent pool and returns it as AKS accepted it, without
 // waiting for the operation. A failed precondition (the pool appeared, or
-// changed, since it was read) is transient: list again.
-func put(ctx context.Context, cl *armcontainerservice.AgentPoolsClient, a *kpool.AzureCluster, s provider.PoolSpec,
+// changed, since it was read) is transient: list again. The operation's
+// status URL is kept, to tell why it failed if it does.
+func (d *Driver) put(ctx context.Context, c *kpool.Cluster, cl *clients, a *kpool.AzureCluster, s provider.PoolSpec,
 	props *armcontainerservice.ManagedClusterAgentPoolProfileProperties, opts *armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions) (*provider.Pool, error) {
 	var raw *http.Response
-	_, err := cl.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
+	_, err := cl.pools.BeginCreateOrUpdate(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, s.ProviderName,
 		armcontainerservice.AgentPool{Properties: props}, opts)
 	if err != nil {
 		var re *azcore.ResponseError
@@ -186,7 +264,8 @@ func put(ctx context.Context, cl *armcontainerservice.AgentPoolsClient, a *kpool
 		}
 		return nil, classify(err, "")
 	}
-	return started(raw, s)
+	d.started(c, s.ProviderName, raw)
+	return accepted(raw, s)
 }
 
 // adopt answers a create for a pool that exists: returned as it is when it
@@ -251,11 +330,11 @@ func immutable(ap *armcontainerservice.AgentPool, s provider.PoolSpec) error {
 // labels stay as the pool has them; with autoscaling on, the count stays
 // the autoscaler's.
 func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	cl, a, err := d.client(c)
+	cs, a, err := d.client(c)
 	if err != nil {
 		return nil, err
 	}
-	existing, err := get(ctx, cl, a, s.ProviderName)
+	existing, err := get(ctx, cs, a, s.ProviderName)
 	if err != nil {
 		return nil, err
 	}
@@ -300,12 +379,12 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if old.ETag != nil {
 		opts = &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: old.ETag}
 	}
-	return put(ctx, cl, a, s, &next, opts)
+	return d.put(ctx, c, cs, a, s, &next, opts)
 }
 
-// started returns the pool as the accepted PUT's answer shows it; the
+// accepted returns the pool as the accepted PUT's answer shows it; the
 // operation goes on at AKS and NodePoolList follows it.
-func started(raw *http.Response, s provider.PoolSpec) (*provider.Pool, error) {
+func accepted(raw *http.Response, s provider.PoolSpec) (*provider.Pool, error) {
 	var ap armcontainerservice.AgentPool
 	if raw != nil {
 		if body, err := runtime.Payload(raw); err == nil && len(body) > 0 && json.Unmarshal(body, &ap) == nil && ap.Properties != nil {
@@ -314,22 +393,24 @@ func started(raw *http.Response, s provider.PoolSpec) (*provider.Pool, error) {
 		}
 	}
 	// No body to read: report what was asked for, in progress.
-	p := provider.Pool{PoolSpec: s, State: provider.StateCreating, ProviderState: "Accepted"}
+	p := provider.Pool{PoolSpec: s, State: provider.StateCreating, ProviderState: "Accepted", ReadyUnknown: true}
 	return &p, nil
 }
 
 // NodePoolDelete deletes an agent pool; a missing one is not an error.
 func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
-	cl, a, err := d.client(c)
+	cs, a, err := d.client(c)
 	if err != nil {
 		return err
 	}
-	if _, err := cl.BeginDelete(ctx, a.ResourceGroup, a.ClusterName, providerName, nil); err != nil {
+	var raw *http.Response
+	if _, err := cs.pools.BeginDelete(runtime.WithCaptureResponse(ctx, &raw), a.ResourceGroup, a.ClusterName, providerName, nil); err != nil {
 		if poolMissing(err) {
 			return nil
 		}
 		return classify(err, "")
 	}
+	d.started(c, providerName, raw)
 	return nil
 }
 
@@ -396,154 +477,6 @@ func parseTaint(s string) (kpool.Taint, bool) {
 	}
 	k, v, _ := strings.Cut(kv, "=")
 	return kpool.Taint{Key: k, Value: v, Effect: effect}, true
-}
-
-// observe maps an agent pool to the neutral observed pool.
-func observe(ap *armcontainerservice.AgentPool) provider.Pool {
-	pr := ap.Properties
-	if pr == nil {
-		pr = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
-	}
-	p := provider.Pool{
-		PoolSpec: provider.PoolSpec{
-			ProviderName: deref(ap.Name),
-			MachineType:  deref(pr.VMSize),
-			Count:        int(deref(pr.Count)),
-			Autoscaling:  deref(pr.EnableAutoScaling),
-			MinCount:     int(deref(pr.MinCount)),
-			MaxCount:     int(deref(pr.MaxCount)),
-			Zones:        zonesOf(pr.AvailabilityZones),
-			DiskSizeGB:   int(deref(pr.OSDiskSizeGB)),
-			DiskType:     string(derefP(pr.OSDiskType, "")),
-			Spot:         derefP(pr.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot,
-			Labels:       map[string]string{},
-			Tags:         map[string]string{},
-			Version:      deref(pr.OrchestratorVersion),
-			Mode:         kpool.ModeUser,
-		},
-		ProviderState: deref(pr.ProvisioningState),
-		Extra:         map[string]string{},
-	}
-	if derefP(pr.Mode, "") == armcontainerservice.AgentPoolModeSystem {
-		p.Mode = kpool.ModeSystem
-	}
-	for k, v := range pr.NodeLabels {
-		p.Labels[k] = deref(v)
-	}
-	p.Name = p.Labels[provider.LabelPool]
-	for _, t := range pr.NodeTaints {
-		if tt, ok := parseTaint(deref(t)); ok {
-			p.Taints = append(p.Taints, tt)
-		}
-	}
-	p.Taints = profile.NodeTaints(provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
-	for k, v := range pr.Tags {
-		p.Tags[k] = deref(v)
-	}
-	p.State = state(p.ProviderState)
-	p.Nodes = p.Count
-	stopped := pr.PowerState != nil && deref(pr.PowerState.Code) == armcontainerservice.CodeStopped
-	if p.State == provider.StateReady && !stopped {
-		p.ReadyNodes = p.Count
-		// ARM reports no per-zone counts; AKS balances a zonal pool's
-		// scale set across its zones, so report that split.
-		p.NodesByZone = provider.SpreadCount(p.Count, p.Zones)
-	}
-	for k, v := range map[string]*string{"id": ap.ID, "nodeImageVersion": pr.NodeImageVersion,
-		"currentOrchestratorVersion": pr.CurrentOrchestratorVersion, "eTag": pr.ETag} {
-		if v != nil {
-			p.Extra[k] = *v
-		}
-	}
-	if pr.PowerState != nil && pr.PowerState.Code != nil {
-		p.Extra["powerState"] = string(*pr.PowerState.Code)
-	}
-	p.Problems = provider.CheckContract(&p)
-	return p
-}
-
-// state maps AKS's provisioningState to the neutral state.
-func state(s string) provider.State {
-	switch s {
-	case "Succeeded":
-		return provider.StateReady
-	case "Creating":
-		return provider.StateCreating
-	case "Updating", "Scaling", "Upgrading", "Starting", "Stopping", "Canceling":
-		return provider.StateUpdating
-	case "Deleting":
-		return provider.StateDeleting
-	case "Failed", "Canceled":
-		return provider.StateFailed
-	}
-	return provider.StateUnknown
-}
-
-// classify maps an SDK error to a provider error.
-func classify(err error, field string) error {
-	var re *azcore.ResponseError
-	if !errors.As(err, &re) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		var authErr *azidentity.AuthenticationFailedError
-		if errors.As(err, &authErr) {
-			return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "authentication failed", Err: err}
-		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling ARM: " + err.Error(), Err: err}
-	}
-	reason := re.ErrorCode
-	if msg := armMessage(re); msg != "" {
-		reason += ": " + msg
-	}
-	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err}
-	switch e.Kind {
-	case provider.KindThrottled, provider.KindTransient:
-		if re.RawResponse != nil {
-			e.RetryAfter = provider.RetryAfterHeader(re.RawResponse.Header, time.Now())
-		}
-	case provider.KindValidation:
-		e.Field = field
-		if e.Field == "" {
-			e.Field = fieldOf(reason)
-		}
-	}
-	return e
-}
-
-// armMessage reads the message of an ARM error body.
-func armMessage(re *azcore.ResponseError) string {
-	if re.RawResponse == nil {
-		return ""
-	}
-	body, err := runtime.Payload(re.RawResponse)
-	if err != nil {
-		return ""
-	}
-	var b struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &b) != nil {
-		return ""
-	}
-	return b.Error.Message
-}
-
-// fieldOf guesses the spec field an ARM validation message is about.
-func fieldOf(reason string) string {
-	for prop, field := range map[string]string{
-		"vmSize": "spec.platform.azure.vmSize", "availabilityZones": "spec.zones", "osDiskSizeGB": "spec.platform.azure.osDiskSizeGB",
-		"osDiskType": "spec.platform.azure.osDiskType", "scaleSetPriority": "spec.platform.azure.spotInstances",
-		"count": "spec.nodeCount", "minCount": "spec.autoscaling.minNodes", "maxCount": "spec.autoscaling.maxNodes",
-		"orchestratorVersion": "spec.kubernetesVersion", "nodeTaints": "spec.taints", "nodeLabels": "spec.labels",
-	} {
-		if strings.Contains(reason, "'"+prop+"'") || strings.Contains(reason, "properties."+prop) {
-			return field
-		}
-	}
-	return "spec"
 }
 
 func zonesOf(zs []*string) []string {

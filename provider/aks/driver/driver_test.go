@@ -2,14 +2,20 @@ package driver_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
@@ -49,7 +55,14 @@ func newEmulated(t *testing.T) *emulated {
 		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
 			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
 	}}
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client()})
+	// The emulator's 503s carry Retry-After: 1 (seconds, on the wall
+	// clock); a MaxRetryDelay below it hands them back to the caller at
+	// once, as kpool's controllers get them from single calls, so that the
+	// conformance suite's all-faults test does not sleep on lists.
+	// TestLongListUnderFaults runs the default retries.
+	retry := driver.Retry()
+	retry.RetryDelay, retry.MaxRetryDelay = time.Millisecond, 500*time.Millisecond
+	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &retry})
 	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
@@ -185,4 +198,363 @@ type badToken struct{}
 
 func (badToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
 	return azcore.AccessToken{Token: "wrong", ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+// tarpit returns the URL of a TLS endpoint on loopback that accepts
+// requests and never answers them, and a client that trusts it.
+func tarpit(t *testing.T) (string, *http.Client) {
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) }) // runs first: the handlers return, then Close
+	return srv.URL, srv.Client()
+}
+
+// handshakeTarpit returns the address of a loopback listener that accepts
+// connections and never reads from them: the TLS handshake never ends.
+func handshakeTarpit(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+func clusterAt(endpoint string) *kpool.Cluster {
+	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
+		Endpoint: endpoint,
+		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
+			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
+	}}
+}
+
+// TestTarpit: an ARM endpoint that accepts and never answers cannot hold
+// a call for ever. The caller's deadline ends it, or, without one, the
+// per-try timeout does; either way it is transient.
+func TestTarpit(t *testing.T) {
+	answerless, client := tarpit(t)
+	short := driver.Retry()
+	short.TryTimeout, short.RetryDelay = 50*time.Millisecond, time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+		retry    *policy.RetryOptions
+		deadline time.Duration // 0: none
+	}{
+		{"no answer, caller's deadline", answerless, nil, 200 * time.Millisecond},
+		{"no answer, try timeout", answerless, &short, 0},
+		{"no handshake, caller's deadline", "https://" + handshakeTarpit(t), nil, 200 * time.Millisecond},
+		{"no handshake, try timeout", "https://" + handshakeTarpit(t), &short, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: client, Retry: tc.retry, ListRetry: tc.retry})
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := d.NodePoolList(ctx, clusterAt(tc.endpoint))
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			if !provider.IsTransient(err) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("got %v, want a transient deadline error", err)
+			}
+		})
+	}
+}
+
+// TestPlainHTTPEndpoint: azcore sends no bearer token over http, so an
+// http endpoint is a validation error on spec.endpoint, never retried.
+func TestPlainHTTPEndpoint(t *testing.T) {
+	e := newEmulated(t)
+	srv := httptest.NewServer(e.sim)
+	t.Cleanup(srv.Close)
+	d := driver.New(driver.Options{Credential: aksim.Credential{}})
+	_, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
+		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
+	}
+	if n := len(e.sim.Calls()); n != 0 {
+		t.Fatalf("%d calls reached the emulator", n)
+	}
+}
+
+// TestLongListUnderFaults: with the driver's default retries, a list of
+// 40 pages succeeds at a 5% fault rate (500, 503 with Retry-After: 1,
+// dropped connections), where one bad answer used to fail the whole list.
+func TestLongListUnderFaults(t *testing.T) {
+	for _, seed := range []int64{1, 2, 4, 5} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			emu := aksim.New(aksim.Options{Engine: sim.Options{Seed: seed}, PageSize: 1})
+			emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
+			for i := range 40 {
+				ap := armcontainerservice.AgentPool{Name: ptr(fmt.Sprintf("pool%d", i)), Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+					VMSize: ptr("Standard_D4s_v5"), Count: ptr(int32(1)), Mode: ptr(armcontainerservice.AgentPoolModeUser)}}
+				if err := emu.AddPool(subscription, group, clusterName, ap); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := httptest.NewUnstartedServer(emu)
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			emu.SetFaultRate(0.05)
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client()})
+			pools, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
+			if err != nil || len(pools) != 40 {
+				t.Fatalf("%d pools, %v", len(pools), err)
+			}
+			faults := 0
+			for _, c := range emu.Calls() {
+				if c.Fault != "" {
+					faults++
+				}
+			}
+			if faults == 0 {
+				t.Fatal("no fault was injected: the test shows nothing")
+			}
+		})
+	}
+}
+
+// tokenEndpoint serves an Entra ID tenant on loopback whose token
+// endpoint answers status with body.
+func tokenEndpoint(t *testing.T, status int, body string) (authority string, client *http.Client) {
+	var srv *httptest.Server
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration") {
+			base := srv.URL + "/" + strings.Split(strings.Trim(r.URL.Path, "/"), "/")[0]
+			fmt.Fprintf(w, `{"token_endpoint":%q,"authorization_endpoint":%q,"issuer":%q}`,
+				base+"/oauth2/v2.0/token", base+"/oauth2/v2.0/authorize", base+"/v2.0")
+			return
+		}
+		w.WriteHeader(status)
+		fmt.Fprint(w, body)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", srv.Client()
+}
+
+// TestCredentialErrors: a real client-secret credential whose token
+// endpoint refuses it is permission denied; one whose endpoint is down or
+// failing is transient (an identity outage, retried), never the reverse.
+func TestCredentialErrors(t *testing.T) {
+	e := newEmulated(t)
+	closed := func() (string, *http.Client) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		_ = ln.Close() // nothing listens there now
+		return "https://" + addr + "/", http.DefaultClient
+	}
+	for _, tc := range []struct {
+		name     string
+		endpoint func() (string, *http.Client)
+		kind     provider.Kind
+	}{
+		{"bad client secret (401)", func() (string, *http.Client) {
+			return tokenEndpoint(t, 401, `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`)
+		}, provider.KindPermissionDenied},
+		{"unknown tenant (400)", func() (string, *http.Client) {
+			return tokenEndpoint(t, 400, `{"error":"invalid_request","error_description":"AADSTS90002: Tenant not found."}`)
+		}, provider.KindPermissionDenied},
+		{"token endpoint failing (500)", func() (string, *http.Client) {
+			return tokenEndpoint(t, 500, `{"error":"server_error","error_description":"AADSTS50000: There was an error issuing a token."}`)
+		}, provider.KindTransient},
+		{"token endpoint unreachable", closed, provider.KindTransient},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			authority, client := tc.endpoint()
+			cred, err := azidentity.NewClientSecretCredential("00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb", "wrong",
+				&azidentity.ClientSecretCredentialOptions{DisableInstanceDiscovery: true, ClientOptions: policy.ClientOptions{
+					Cloud:     cloud.Configuration{ActiveDirectoryAuthorityHost: authority},
+					Transport: client,
+					Retry:     policy.RetryOptions{MaxRetries: -1},
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := driver.New(driver.Options{Credential: cred, Transport: e.client})
+			_, err = d.NodePoolList(context.Background(), e.cluster)
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Kind != tc.kind {
+				t.Fatalf("got %v, want %s", err, tc.kind)
+			}
+			t.Log(pe.Reason)
+			if n := len(e.sim.Calls()); n != 0 {
+				t.Fatalf("%d calls reached ARM without a token", n)
+			}
+		})
+	}
+}
+
+// TestProgress: mid-scale, ARM shows the new target count and a busy
+// provisioning state and never how many nodes are up, so the driver says
+// it does not know rather than 0; once done, all are ready.
+func TestProgress(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.harness(t).Spec("web")
+	s.Count = 3
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	list := func() provider.Pool {
+		t.Helper()
+		pools, err := e.driver.NodePoolList(ctx, e.cluster)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := provider.Find(pools, s.ProviderName)
+		if !ok {
+			t.Fatal("pool missing")
+		}
+		return *p
+	}
+	if p := list(); p.State != provider.StateCreating || !p.ReadyUnknown || p.ReadyNodes != 0 {
+		t.Fatalf("creating: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
+	}
+	e.clock.Advance(time.Hour)
+	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 3 {
+		t.Fatalf("created: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
+	}
+	s.Count = 5
+	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ProviderState != "Scaling" || !got.ReadyUnknown || got.Count != 5 {
+		t.Fatalf("accepted scale: %s, count %d, unknown %v", got.ProviderState, got.Count, got.ReadyUnknown)
+	}
+	e.clock.Advance(15 * time.Second) // one of the two new nodes is up
+	if st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName); st.Operation != "Scaling" || st.ReadyNodes < 3 || st.ReadyNodes >= 5 {
+		t.Fatalf("the emulator is not mid-scale: %q, %d nodes", st.Operation, st.ReadyNodes)
+	}
+	p := list()
+	if p.ProviderState != "Scaling" || p.State != provider.StateUpdating || p.Count != 5 || p.Nodes != 5 ||
+		!p.ReadyUnknown || p.ReadyNodes != 0 || len(p.NodesByZone) != 0 {
+		t.Fatalf("mid-scale: %s/%s count %d, %d ready, unknown %v, by zone %v", p.ProviderState, p.State, p.Count, p.ReadyNodes, p.ReadyUnknown, p.NodesByZone)
+	}
+	e.clock.Advance(time.Hour)
+	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 5 {
+		t.Fatalf("scaled: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
+	}
+}
+
+// TestFailedOperationMessage: a pool whose operation failed says why in
+// Message. armcontainerservice v6 speaks api-version 2025-02-01, whose
+// agent pools carry no provisioningError, so the driver reads the error of
+// the operation it started; a driver that did not start it says what it
+// knows.
+func TestFailedOperationMessage(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.harness(t).Spec("web")
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	failed := false
+	for i := 0; i < 100 && !failed; i++ {
+		s.Count = 3 + i%2
+		e.sim.SetFaultRate(0.5)
+		_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+		e.sim.SetFaultRate(0)
+		calls := e.sim.Calls()
+		last := calls[len(calls)-1]
+		failed = err == nil && last.Method == http.MethodPut && last.Fault == sim.FaultFail
+		e.clock.Advance(time.Hour)
+	}
+	if !failed {
+		t.Fatal("no operation failed in 100 tries")
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p.State != provider.StateFailed || !p.ReadyUnknown ||
+		!strings.HasPrefix(p.Message, "ReconcileVMSSAgentPoolFailed: ") || !strings.Contains(p.Message, "AllocationFailed: Allocation failed") {
+		t.Fatalf("failed pool: %s, unknown %v, message %q", p.State, p.ReadyUnknown, p.Message)
+	}
+	st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName)
+	if p.Message != st.ProvisioningError {
+		t.Fatalf("message %q, the emulator's provisioning error %q", p.Message, st.ProvisioningError)
+	}
+	before := len(e.sim.Calls())
+	if _, err := e.driver.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.sim.Calls()) - before; n != 1 {
+		t.Fatalf("a second list made %d calls: the reason is not kept", n)
+	}
+	other := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: e.client})
+	pools, err = other.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := provider.Find(pools, s.ProviderName); p.State != provider.StateFailed || !strings.Contains(p.Message, "failed") {
+		t.Fatalf("seen by another driver: %s, %q", p.State, p.Message)
+	}
+}
+
+// TestStoppedPool: a pool stopped behind kpool's back (az aks nodepool
+// stop) is provisioned but not Ready: none of its nodes are up, known,
+// and Message says why.
+func TestStoppedPool(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.harness(t).Spec("web")
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if err := e.sim.Mutate(subscription, group, clusterName, s.ProviderName, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+		p.PowerState = &armcontainerservice.PowerState{Code: ptr(armcontainerservice.CodeStopped)}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p.State == provider.StateReady || p.ProviderState != "Succeeded" || p.ReadyNodes != 0 || p.ReadyUnknown ||
+		p.Nodes != s.Count || !strings.Contains(p.Message, "stopped") {
+		t.Fatalf("stopped pool: %s/%s, %d of %d ready, unknown %v, %q", p.State, p.ProviderState, p.ReadyNodes, p.Nodes, p.ReadyUnknown, p.Message)
+	}
 }

@@ -1,0 +1,187 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/kpool/kpool/provider"
+)
+
+// tokenError is an error of the credential, marked so that classify can
+// tell an identity outage (transient) from a refused identity.
+type tokenError struct{ err error }
+
+func (e *tokenError) Error() string { return e.err.Error() }
+func (e *tokenError) Unwrap() error { return e.err }
+
+// credential marks the errors of the credential it wraps as tokenErrors.
+type credential struct{ inner azcore.TokenCredential }
+
+func (c credential) GetToken(ctx context.Context, o policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	tk, err := c.inner.GetToken(ctx, o)
+	if err != nil {
+		return tk, &tokenError{err}
+	}
+	return tk, nil
+}
+
+// errPlainHTTP is what azcore answers when asked to send a bearer token
+// over plain HTTP; it never sends it, so retrying is pointless.
+const errPlainHTTP = "non-TLS protected (https) endpoints"
+
+// classify maps an SDK error to a provider error. field names the spec
+// field a validation error is about ("" guesses it from ARM's message).
+func classify(err error, field string) error {
+	var te *tokenError
+	if errors.As(err, &te) {
+		return classifyToken(te.err)
+	}
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+			// A tarpit, or the caller gave up: ARM may answer next time.
+			return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "no answer from ARM in time: " + err.Error(), Err: err}
+		case strings.Contains(err.Error(), errPlainHTTP):
+			return provider.ValidationError(platform, "spec.endpoint", "ARM must be reached over https: the Azure SDK sends no credentials over plain http")
+		}
+		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling ARM: " + firstLine(err.Error()), Err: err}
+	}
+	reason := re.ErrorCode
+	if msg := armMessage(re); msg != "" {
+		reason += ": " + msg
+	}
+	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err}
+	switch e.Kind {
+	case provider.KindThrottled, provider.KindTransient:
+		if re.RawResponse != nil {
+			e.RetryAfter = provider.RetryAfterHeader(re.RawResponse.Header, time.Now())
+		}
+	case provider.KindValidation:
+		e.Field = field
+		if e.Field == "" {
+			e.Field = fieldOf(reason)
+		}
+	}
+	return e
+}
+
+// classifyToken maps a credential's error. The token endpoint refusing
+// the identity (400 unknown tenant, 401 bad secret, 403) is permission
+// denied; the endpoint being unreachable, slow, throttling or answering
+// 5xx is an outage, transient like ARM's own.
+func classifyToken(err error) error {
+	msg := err.Error()
+	var af *azidentity.AuthenticationFailedError
+	if errors.As(err, &af) && af.RawResponse != nil {
+		msg = tokenReason(af)
+	}
+	deny := func(why string) error {
+		return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: why + ": " + firstLine(msg), Err: err}
+	}
+	outage := &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "the Azure token endpoint is unavailable: " + firstLine(msg), Err: err}
+	if af != nil && af.RawResponse != nil {
+		switch s := af.RawResponse.StatusCode; {
+		case s == http.StatusTooManyRequests:
+			outage.Kind = provider.KindThrottled
+			outage.RetryAfter = provider.RetryAfterHeader(af.RawResponse.Header, time.Now())
+			return outage
+		case s == http.StatusRequestTimeout || s >= 500:
+			outage.RetryAfter = provider.RetryAfterHeader(af.RawResponse.Header, time.Now())
+			return outage
+		}
+		return deny("Azure refused the credential")
+	}
+	switch {
+	case af != nil:
+		// Authentication failed with no answer: the endpoint was not reached.
+		return outage
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), unreachable(err.Error()):
+		return outage
+	}
+	// A credential that is unavailable for want of configuration.
+	return deny("no usable Azure credential")
+}
+
+// unreachable reports whether a credential's message (credential-
+// unavailable errors carry only a message) says its token endpoint could
+// not be reached or failed, rather than that it is not configured.
+func unreachable(msg string) bool {
+	msg = strings.ToLower(msg)
+	for _, s := range []string{"no response", "connection refused", "connection reset", "timeout", "timed out",
+		"deadline exceeded", "no such host", "dial tcp", "eof", "unexpected response \"5", "status code 5", "503", "502", "504", "500 "} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine returns s on one line, its spaces collapsed, cut at 300
+// bytes: a reason for a status, not a dump.
+func firstLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// tokenReason is the token endpoint's status and error_description.
+func tokenReason(af *azidentity.AuthenticationFailedError) string {
+	out := af.RawResponse.Status
+	if body, err := runtime.Payload(af.RawResponse); err == nil {
+		var b struct {
+			Error       string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		if json.Unmarshal(body, &b) == nil && b.Error+b.Description != "" {
+			out += ": " + strings.TrimSpace(b.Error+" "+b.Description)
+		}
+	}
+	return firstLine(out)
+}
+
+// armMessage reads the message of an ARM error body.
+func armMessage(re *azcore.ResponseError) string {
+	if re.RawResponse == nil {
+		return ""
+	}
+	body, err := runtime.Payload(re.RawResponse)
+	if err != nil {
+		return ""
+	}
+	var b struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return ""
+	}
+	return b.Error.Message
+}
+
+// fieldOf guesses the spec field an ARM validation message is about.
+func fieldOf(reason string) string {
+	for prop, field := range map[string]string{
+		"vmSize": "spec.platform.azure.vmSize", "availabilityZones": "spec.zones", "osDiskSizeGB": "spec.platform.azure.osDiskSizeGB",
+		"osDiskType": "spec.platform.azure.osDiskType", "scaleSetPriority": "spec.platform.azure.spotInstances",
+		"count": "spec.nodeCount", "minCount": "spec.autoscaling.minNodes", "maxCount": "spec.autoscaling.maxNodes",
+		"orchestratorVersion": "spec.kubernetesVersion", "nodeTaints": "spec.taints", "nodeLabels": "spec.labels",
+	} {
+		if strings.Contains(reason, "'"+prop+"'") || strings.Contains(reason, "properties."+prop) {
+			return field
+		}
+	}
+	return "spec"
+}

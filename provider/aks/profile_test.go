@@ -1,0 +1,103 @@
+package aks
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+func TestPremiumStorage(t *testing.T) {
+	for _, tc := range []struct {
+		size           string
+		premium, known bool
+	}{
+		{"Standard_D4s_v5", true, true},
+		{"Standard_D4s_v3", true, true},
+		{"Standard_DS2_v2", true, true},
+		{"Standard_GS5", true, true},
+		{"Standard_B2ms", true, true},
+		{"Standard_E64-16ds_v4", true, true},
+		{"Standard_NC24ads_A100_v4", true, true},
+		{"Standard_NC6s_v3", true, true},
+		{"Standard_D2plds_v5", true, true},
+		{"Standard_M128ms", true, true},
+		{"Standard_D4_v3", false, true},
+		{"Standard_D4d_v5", false, true},
+		{"Standard_A2_v2", false, true},
+		{"Standard_NC6", false, true},
+		{"Standard_F4", false, true},
+		{"", false, false},
+		{"d4s", false, false},
+		{"Standard_", false, false},
+	} {
+		if premium, known := PremiumStorage(tc.size); premium != tc.premium || known != tc.known {
+			t.Errorf("PremiumStorage(%q) = %v, %v; want %v, %v", tc.size, premium, known, tc.premium, tc.known)
+		}
+	}
+}
+
+// TestOSDiskType: AKS agent pools take Managed or Ephemeral; the guide's
+// Premium_LRS is a Managed disk on a size with premium storage and is
+// refused, naming the field, where AKS would give a standard disk.
+func TestOSDiskType(t *testing.T) {
+	for _, tc := range []struct {
+		diskType, vmSize string
+		bad              string // what the error says; "" for none
+	}{
+		{"", "Standard_D4_v3", ""},
+		{"Managed", "Standard_D4_v3", ""},
+		{"managed", "Standard_D4s_v5", ""},
+		{"Ephemeral", "Standard_D4ds_v5", ""},
+		{"Premium_LRS", "Standard_D4s_v3", ""},
+		{"premium_lrs", "Standard_DS2_v2", ""},
+		{"Premium_LRS", "", ""},              // no size yet: nothing to judge by
+		{"Premium_LRS", "Custom_Size_1", ""}, // not Azure's naming: AKS judges
+		{"Premium_LRS", "Standard_D4_v3", "premium storage"},
+		{"Premium_LRS", "Standard_A2_v2", "premium storage"},
+		{"StandardSSD_LRS", "Standard_D4s_v5", "Managed or Ephemeral"},
+		{"Standard_LRS", "Standard_D4_v3", "Managed or Ephemeral"},
+		{"Premium_ZRS", "Standard_D4s_v5", "Managed or Ephemeral"},
+		{"UltraSSD_LRS", "Standard_D4s_v5", "Managed or Ephemeral"},
+		{"fast", "Standard_D4s_v5", "Managed or Ephemeral"},
+	} {
+		t.Run(tc.diskType+"/"+tc.vmSize, func(t *testing.T) {
+			s := &kpool.NodePoolSpec{Platform: kpool.NodePoolPlatform{Type: kpool.PlatformAzure,
+				Azure: &kpool.AzureNodePool{VMSize: tc.vmSize, OSDiskType: tc.diskType}}}
+			var fe kpool.FieldErrors
+			Profile{}.ValidateBlock(&fe, s, nil)
+			switch {
+			case tc.bad == "" && len(fe) > 0:
+				t.Fatalf("refused: %v", fe)
+			case tc.bad != "" && (len(fe) != 1 || fe[0].Field != "spec.platform.azure.osDiskType" || !strings.Contains(fe[0].Reason, tc.bad)):
+				t.Fatalf("got %v, want an error on spec.platform.azure.osDiskType saying %q", fe, tc.bad)
+			}
+		})
+	}
+}
+
+// TestDiskTypeDrift: a pool asked for with Premium_LRS reports Managed
+// and is not drift; Ephemeral against Managed is.
+func TestDiskTypeDrift(t *testing.T) {
+	for _, tc := range []struct {
+		want, got string
+		drift     bool
+	}{
+		{"Premium_LRS", "Managed", false},
+		{"Managed", "Managed", false},
+		{"Ephemeral", "Ephemeral", false},
+		{"Ephemeral", "Managed", true},
+		{"Premium_LRS", "Ephemeral", true},
+	} {
+		want := provider.PoolSpec{ProviderName: "web", MachineType: "Standard_D4s_v5", DiskType: tc.want}
+		got := &provider.Pool{PoolSpec: provider.PoolSpec{ProviderName: "web", MachineType: "Standard_D4s_v5", DiskType: tc.got}}
+		drift := false
+		for _, d := range provider.Compare(Profile{}, want, got) {
+			drift = drift || d.Field == provider.FieldDisk
+		}
+		if drift != tc.drift {
+			t.Errorf("%s vs %s: drift %v, want %v", tc.want, tc.got, drift, tc.drift)
+		}
+	}
+}
