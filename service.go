@@ -508,7 +508,7 @@ func (s *Service) deletePool(tx Tx, p *NodePool, reports []ControllerStatus, act
 	}
 	p.DeletionTimestamp = &now
 	p.UpdatedAt = now
-	p.Status = Aggregate(p, reports, p.Status, now)
+	p.Status = s.aggregate(p, reports, p.Status, now)
 	if err := updatePool(tx, p); err != nil {
 		return false, err
 	}
@@ -538,6 +538,12 @@ func (s *Service) removeClusterIfDone(tx Tx, c *Cluster, actor string, now time.
 }
 
 // ---- node pools ----
+
+// aggregate is Aggregate for a pool, knowing whether a controller in this
+// kpool acts on the pool's platform.
+func (s *Service) aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now time.Time) NodePoolStatus {
+	return Aggregate(p, reports, prev, now, s.Platforms.HasDriver(p.Spec.Platform.Type))
+}
 
 // CreateNodePool creates a pool in a cluster the caller may change.
 func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, error) {
@@ -671,7 +677,7 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 			now := s.now()
 			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 			p.ResourceVersion = NewResourceVersion()
-			p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+			p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
 			if err := tx.CreateNodePool(p, c.Generation); err != nil {
 				return err
 			}
@@ -879,7 +885,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			doc.Deleted = true
 			return s.removeClusterIfDone(tx, c, id.Email, now)
 		}
-		p.Status = Aggregate(p, reports, p.Status, now)
+		p.Status = s.aggregate(p, reports, p.Status, now)
 		p.UpdatedAt = now
 		if err := updatePool(tx, p); err != nil {
 			return err
@@ -1103,7 +1109,7 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 		now := s.now()
 		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 		p.ResourceVersion = NewResourceVersion()
-		p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+		p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
 		if err := tx.CreateNodePool(p, c.Generation); err != nil {
 			if errors.Is(err, ErrProviderNameTaken) {
 				return Errorf(CodeConflict, "NodePool with provider name '%s' already exists in cluster", providerName)

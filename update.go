@@ -262,6 +262,6 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	next.UpdatedAt = now
 	next.Generation = p.Generation + 1
 	next.ResourceVersion = NewResourceVersion()
-	next.Status = Aggregate(&next, reports, p.Status, now)
+	next.Status = s.aggregate(&next, reports, p.Status, now)
 	return &next, &Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: op.id.Email, CreatedAt: now}, nil
 }

@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -33,11 +35,17 @@ type testAPI struct {
 
 func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 	t.Helper()
+	return newTestAPIOn(t, open, catalog.Registry())
+}
+
+// newTestAPIOn is newTestAPI with the platforms (and drivers) of reg.
+func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *testAPI {
+	t.Helper()
 	access, err := kpool.NewAccess([]string{admin}, []string{controller})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(open(t), catalog.Registry())
+	svc := kpool.NewService(open(t), reg)
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
@@ -836,4 +844,66 @@ func TestCapabilityBoundaries(t *testing.T) {
 	aws := a.cluster(user, "aws", `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0"}}}}`)
 	wantError(t, a.as(user, "POST", "/api/v1/clusters/"+aws.ID+"/nodepools", `{"name":"x","spec":{"platform":{"aws":{"instanceType":"m5.large","availabilityZones":["us-west-2b"]}}}}`),
 		http.StatusBadRequest, kpool.CodeValidation, "subnet")
+}
+
+// condition returns a status's condition of type t.
+func condition(st kpool.NodePoolStatus, t string) kpool.Condition {
+	for _, c := range st.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return kpool.Condition{}
+}
+
+// TestNoController checks the status of pools on a platform that no
+// controller in this kpool acts on: Pending, saying why, until an external
+// controller reports; then the reports drive it. A platform with a driver
+// here waits for it (Controller Unknown).
+func TestNoController(t *testing.T) {
+	reg := catalog.Registry()
+	reg.Add(fake.New(fake.Options{Platform: kpool.PlatformAzure}))
+	a := newTestAPIOn(t, testdb.SQLite, reg)
+
+	gke := a.cluster(user, "gke", gcpCluster)
+	p := a.pool(user, gke.ID, "workers")
+	var st kpool.StatusDocument
+	a.as(user, "GET", "/api/v1/nodepools/"+p.ID+"/status", "").json(t, &st)
+	ctl := condition(st.Status, kpool.ConditionController)
+	msg := "no controller in this kpool acts on gcp pools; an external controller must report status"
+	if st.Status.Phase != kpool.PhasePending || ctl.Status != kpool.ConditionFalse || ctl.Reason != kpool.ReasonNoController ||
+		st.Status.Message != msg || !st.Status.NoController() {
+		t.Fatalf("status of a pool no controller acts on: %+v", st.Status)
+	}
+	// The list shows it too (the status is stored, reads compute nothing).
+	var l NodePoolList
+	a.as(user, "GET", "/api/v1/nodepools?cluster_id="+gke.ID, "").json(t, &l)
+	if len(l.NodePools) != 1 || !l.NodePools[0].Status.NoController() {
+		t.Fatalf("list: %+v", l.NodePools)
+	}
+	// An external controller's report is accepted and drives the status.
+	r := a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status",
+		`{"controller_name":"gcp-nodepool-controller","observed_generation":1,"conditions":[{"type":"Ready","status":"True"}]}`)
+	want(t, r, http.StatusOK)
+	r.json(t, &st)
+	if ctl := condition(st.Status, kpool.ConditionController); st.Status.Phase != kpool.PhaseReady || ctl.Status != kpool.ConditionTrue || st.Status.NoController() {
+		t.Fatalf("status after an external controller's report: %+v", st.Status)
+	}
+	// A spec change keeps the controller's reports: still not NoController.
+	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"nodeCount":4}}`)
+	want(t, r, http.StatusOK)
+	var q kpool.NodePool
+	r.json(t, &q)
+	if q.Status.Phase != kpool.PhaseUpdating || q.Status.NoController() {
+		t.Fatalf("after a spec change: %+v", q.Status)
+	}
+
+	// AKS has a driver here: its pool waits for this kpool's controller.
+	aks := a.cluster(user, "aks", aksCluster)
+	r = a.as(user, "POST", "/api/v1/clusters/"+aks.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}}}}`)
+	want(t, r, http.StatusCreated)
+	r.json(t, &q)
+	if ctl := condition(q.Status, kpool.ConditionController); q.Status.Phase != kpool.PhasePending || ctl.Status != kpool.ConditionUnknown || q.Status.NoController() {
+		t.Fatalf("a pool with a driver here: %+v", q.Status)
+	}
 }
