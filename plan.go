@@ -17,6 +17,10 @@ const (
 	UpdateReplace UpdateClass = "replace"
 	// UpdateNotImplemented: the provider cannot do this at all.
 	UpdateNotImplemented UpdateClass = "not_implemented"
+	// UpdateAdvisory is stored and shown but applied by no provider to the
+	// pool (such as autoscaler targets, which clouds take cluster-wide if
+	// at all); the write is answered with a Warning naming the field.
+	UpdateAdvisory UpdateClass = "advisory"
 )
 
 // Change is one field of an update and its class at the provider.

@@ -134,6 +134,17 @@ func (cs *ControllerStatus) Condition(t string) string {
 	return ""
 }
 
+// Absent reports whether the controller says the pool does not exist at its
+// provider (metadata MetaExists is false). A report without the key says
+// nothing about it: not absent.
+func (cs *ControllerStatus) Absent() bool {
+	var m map[string]json.RawMessage
+	if len(cs.Metadata) == 0 || json.Unmarshal(cs.Metadata, &m) != nil {
+		return false
+	}
+	return string(m[MetaExists]) == "false"
+}
+
 func (cs *ControllerStatus) message(t string) string {
 	for _, c := range cs.Conditions {
 		if c.Type == t {

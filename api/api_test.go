@@ -774,7 +774,20 @@ func TestChangePlan(t *testing.T) {
 		t.Fatalf("provider name %q, zones %v", p.ProviderName, p.Spec.Zones)
 	}
 
-	// vmSize and zones cannot change on AKS: 400 naming each field.
+	// While no controller reports that the pool exists at AKS, it has no
+	// in-place limits: a new vmSize is planned in place.
+	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
+	want(t, r, http.StatusOK)
+	var before DryRun
+	r.json(t, &before)
+	if len(before.Plan.Changes) != 1 || before.Plan.Changes[0].Class != kpool.UpdateInPlace {
+		t.Fatalf("plan of a pool not at the provider: %+v", before.Plan)
+	}
+	want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+	a.as(user, "GET", "/api/v1/nodepools/"+p.ID, "").json(t, &p)
+
+	// Once one does, vmSize and zones cannot change on AKS: 400 naming
+	// each field.
 	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}},"zones":["1","2"]}}`)
 	e := wantError(t, r, http.StatusBadRequest, kpool.CodeValidation, "azure")
 	fields := map[string]bool{}
@@ -823,8 +836,8 @@ func TestChangePlan(t *testing.T) {
 	r = a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?dry_run=true", "")
 	want(t, r, http.StatusOK)
 	r.json(t, &dry)
-	if !dry.Gone {
-		t.Fatalf("dry-run delete: %s", r.body)
+	if dry.Gone || dry.NodePool == nil || dry.NodePool.Status.Phase != kpool.PhaseDeleting {
+		t.Fatalf("dry-run delete of a reported pool: %s", r.body)
 	}
 	want(t, a.as(user, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusOK)
 	wantError(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?dry_run=maybe", ""), http.StatusBadRequest, kpool.CodeValidation, "dry_run")
@@ -840,6 +853,9 @@ func TestCapabilityBoundaries(t *testing.T) {
 	var p kpool.NodePool
 	r.json(t, &p)
 	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"kubernetesVersion":"1.31"}}`), http.StatusNotImplemented, kpool.CodeNotImplemented, "kubernetesVersion")
+	// A report without metadata.exists says nothing of it: the pool may
+	// exist, so a new size needs a new pool.
+	want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"civo-controller","observed_generation":1}`), http.StatusOK)
 	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"platform":{"civo":{"size":"g4s.kube.large"}}}}`), http.StatusBadRequest, kpool.CodeValidation, "civo")
 	aws := a.cluster(user, "aws", `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0"}}}}`)
 	wantError(t, a.as(user, "POST", "/api/v1/clusters/"+aws.ID+"/nodepools", `{"name":"x","spec":{"platform":{"aws":{"instanceType":"m5.large","availabilityZones":["us-west-2b"]}}}}`),
@@ -906,4 +922,54 @@ func TestNoController(t *testing.T) {
 	if ctl := condition(q.Status, kpool.ConditionController); q.Status.Phase != kpool.PhasePending || ctl.Status != kpool.ConditionUnknown || q.Status.NoController() {
 		t.Fatalf("a pool with a driver here: %+v", q.Status)
 	}
+}
+
+// TestRepairFailedCreate is issue 11's item 6: a pool whose create failed at
+// AKS (zone 4 does not exist there) can be given other zones, since nothing
+// exists at the provider to change in place; once a controller says it may
+// exist, AKS's limits hold again.
+func TestRepairFailedCreate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, a *testAPI) {
+		c := a.cluster(user, "aks", aksCluster)
+		r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["4"]}}`)
+		want(t, r, http.StatusCreated)
+		var p kpool.NodePool
+		r.json(t, &p)
+		failed := `{"controller_name":"aks-nodepool-controller","observed_generation":1,
+			"conditions":[{"type":"Ready","status":"False","reason":"ProviderRefused","message":"zone 4 is not available in westeurope"},
+			              {"type":"Progressing","status":"False","reason":"ProviderRefused"}],
+			"metadata":{"provisioning_state":"NotFound","failed_generation":1,"exists":false}}`
+		want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", failed), http.StatusOK)
+
+		// The plan says why a zone change is not a replace.
+		path := "/api/v1/nodepools/" + p.ID
+		r = a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"zones":["1"]}}`)
+		want(t, r, http.StatusOK)
+		var dry DryRun
+		r.json(t, &dry)
+		if len(dry.Plan.Changes) != 1 || dry.Plan.Changes[0].Field != "spec.zones" || dry.Plan.Changes[0].Class != kpool.UpdateInPlace ||
+			!strings.HasPrefix(dry.Plan.Changes[0].Reason, "the pool does not exist at the provider yet") {
+			t.Fatalf("plan: %s", r.body)
+		}
+		// Checked as a create would be: what AKS lacks is still refused.
+		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["1"],"platform":{"azure":{"vmSize":"Standard_D4s_v5","osDiskSizeGB":10}}}}`),
+			http.StatusBadRequest, kpool.CodeValidation, "osDiskSizeGB")
+		r = a.as(user, "PATCH", path, `{"spec":{"zones":["1"]}}`)
+		want(t, r, http.StatusOK)
+		r.json(t, &p)
+		if p.Generation != 2 || strings.Join(p.Spec.Zones, ",") != "1" || p.Status.Phase == kpool.PhaseFailed {
+			t.Fatalf("repaired pool: generation %d, zones %v, phase %s", p.Generation, p.Spec.Zones, p.Status.Phase)
+		}
+
+		// A second controller that says nothing of existence: the pool may
+		// exist, and AKS cannot change zones in place.
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"inventory","observed_generation":2}`), http.StatusOK)
+		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+		// Every controller saying it does not exist lifts the limits again;
+		// one saying it does puts them back.
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"inventory","observed_generation":2,"metadata":{"exists":false}}`), http.StatusOK)
+		want(t, a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"zones":["2"]}}`), http.StatusOK)
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":2,"metadata":{"exists":true}}`), http.StatusOK)
+		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+	})
 }

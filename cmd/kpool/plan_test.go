@@ -34,6 +34,16 @@ func TestDryRun(t *testing.T) {
 	}
 	id := p.ID
 
+	// Before a controller reports that the pool exists at AKS, nothing
+	// limits a change: it is made by the create.
+	out := mustRun(t, srv, "nodepool", "update", id, "--machine-type", "Standard_D8s_v5", "--dry-run")
+	if rows := table(out); len(rows) != 3 || !reflect.DeepEqual(rows[1][:4], []string{"spec.platform.azure.vmSize", "in_place", `"Standard_D4s_v5"`, `"Standard_D8s_v5"`}) ||
+		!strings.Contains(out, "the pool does not exist at the provider yet") {
+		t.Errorf("plan of a pool not at the provider:\n%s", out)
+	}
+	reportAs(t, srv, id, 1, `{"exists": true}`)
+	p = decode[*kpool.NodePool](t, srv, "nodepool", "get", id)
+
 	t.Run("table", func(t *testing.T) {
 		out := mustRun(t, srv, "nodepool", "update", id, "--count", "5", "--kubernetes-version", "1.31", "--dry-run")
 		rows := table(out)
@@ -168,7 +178,9 @@ func TestLogicalZones(t *testing.T) {
 	if p.Spec.Zones != nil || !reflect.DeepEqual(p.Spec.Platform.GCP.Zones, []string{"us-central1-a"}) {
 		t.Fatalf("native zones: %+v", p.Spec)
 	}
-	// Moving to logical zones: a rolling change on GKE.
+	// Moving to logical zones: a rolling change on GKE (once the pool
+	// exists there).
+	reportAs(t, srv, p.ID, 1, `{"exists": true}`)
 	out := mustRun(t, srv, "nodepool", "update", p.ID, "--zones", "1,2", "--dry-run")
 	if rows := table(out); len(rows) != 3 || !reflect.DeepEqual(rows[1][:4], []string{"spec.zones", "rolls_nodes", `["1"]`, `["1","2"]`}) ||
 		!strings.HasSuffix(out, "provider gcp (node pool native): 1 change, rolls nodes\n") {
