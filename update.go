@@ -247,6 +247,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if err := ValidateNodePool(s.Platforms, &next, c); err != nil {
 		return nil, nil, err
 	}
+	if op.plan.Warnings, err = s.advisories(c, &next.Spec, u.Spec); err != nil {
+		return nil, nil, err
+	}
 	if next.Spec.Equal(&p.Spec) {
 		return p, nil, nil
 	}

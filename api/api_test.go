@@ -973,3 +973,81 @@ func TestRepairFailedCreate(t *testing.T) {
 		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
 	})
 }
+
+// TestAdvisoryFields is issue 11's item 11: the guide's autoscaler targets
+// and delays are accepted and stored, planned advisory (no provider applies
+// them per pool), and every write that sets them is answered with a Warning
+// naming each field and why.
+func TestAdvisoryFields(t *testing.T) {
+	forEachStore(t, func(t *testing.T, a *testAPI) {
+		c := a.cluster(user, "aks", aksCluster)
+		warnings := func(r reply) map[string]string {
+			t.Helper()
+			out := map[string]string{}
+			for _, h := range r.header.Values("Warning") {
+				text := WarningText(h)
+				if !strings.HasPrefix(h, `299 kpool "`) || text == h {
+					t.Fatalf("Warning %q is not 299 kpool \"…\"", h)
+				}
+				field, _, _ := strings.Cut(text, " ")
+				out[field] = text
+			}
+			return out
+		}
+		r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},
+			"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"targetCPUUtilization":70,"targetMemoryUtilization":80,"scaleDownDelay":"10m","scaleUpDelay":"3m"}}}`)
+		want(t, r, http.StatusCreated)
+		var p kpool.NodePool
+		r.json(t, &p)
+		w := warnings(r)
+		for _, f := range []string{"targetCPUUtilization", "targetMemoryUtilization", "scaleDownDelay", "scaleUpDelay"} {
+			if !strings.Contains(w["spec.autoscaling."+f], "is stored but not applied to the pool: AKS takes autoscaler targets and delays cluster-wide") {
+				t.Errorf("create: no warning for %s: %v", f, w)
+			}
+		}
+		if len(w) != 4 || p.Spec.Autoscaling.TargetCPUUtilization == nil || *p.Spec.Autoscaling.TargetCPUUtilization != 70 || p.Spec.Autoscaling.ScaleUpDelay != "3m" {
+			t.Fatalf("create: %d warnings, stored %+v", len(w), p.Spec.Autoscaling)
+		}
+		path := "/api/v1/nodepools/" + p.ID
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+
+		// A change of one is planned advisory, not in place, and warned of.
+		r = a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"autoscaling":{"targetCPUUtilization":60,"maxNodes":6}}}`)
+		want(t, r, http.StatusOK)
+		var dry DryRun
+		r.json(t, &dry)
+		classes := map[string]kpool.UpdateClass{}
+		for _, ch := range dry.Plan.Changes {
+			classes[ch.Field] = ch.Class
+		}
+		if len(classes) != 2 || classes["spec.autoscaling"] != kpool.UpdateInPlace || classes["spec.autoscaling.targetCPUUtilization"] != kpool.UpdateAdvisory ||
+			len(dry.Plan.Warnings) != 1 || len(warnings(r)) != 1 {
+			t.Fatalf("plan: %s (warnings %v)", r.body, r.header.Values("Warning"))
+		}
+		r = a.as(user, "PATCH", path, `{"spec":{"autoscaling":{"targetCPUUtilization":60}}}`)
+		want(t, r, http.StatusOK)
+		if w := warnings(r); len(w) != 1 || w["spec.autoscaling.targetCPUUtilization"] == "" {
+			t.Fatalf("PATCH: warnings %v", w)
+		}
+		// A PUT that sends one again sets it too; one that does not send
+		// any is not warned, though the pool still has them.
+		r = a.as(user, "PUT", path, `{"spec":{"autoscaling":{"scaleUpDelay":"3m"}}}`)
+		want(t, r, http.StatusOK)
+		if w := warnings(r); len(w) != 1 || w["spec.autoscaling.scaleUpDelay"] == "" {
+			t.Fatalf("PUT of the same value: warnings %v", w)
+		}
+		r = a.as(user, "PUT", path, `{"spec":{"nodeCount":2}}`)
+		want(t, r, http.StatusOK)
+		if w := warnings(r); len(w) != 0 {
+			t.Fatalf("PUT without them: warnings %v", w)
+		}
+		// Removing them is no warning either.
+		r = a.as(user, "PATCH", path, `{"spec":{"autoscaling":{"targetCPUUtilization":null,"targetMemoryUtilization":null,"scaleDownDelay":null,"scaleUpDelay":null}}}`)
+		want(t, r, http.StatusOK)
+		var cleared kpool.NodePool
+		r.json(t, &cleared)
+		if w := warnings(r); len(w) != 0 || cleared.Spec.Autoscaling.TargetCPUUtilization != nil || !cleared.Spec.Autoscaling.On() {
+			t.Fatalf("removing them: warnings %v, autoscaling %+v", w, cleared.Spec.Autoscaling)
+		}
+	})
+}

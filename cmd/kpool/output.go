@@ -268,6 +268,9 @@ func planSummary(p *kpool.Plan) string {
 	if len(effects) == 0 {
 		effects = []string{"no node replaced"}
 	}
+	if has[kpool.UpdateAdvisory] {
+		effects = append(effects, "some stored but not applied (advisory)")
+	}
 	return out + ", " + strings.Join(effects, ", ")
 }
 

@@ -261,3 +261,34 @@ func TestZonesOverFile(t *testing.T) {
 		t.Errorf("update -f --zones us-central1-c: %+v", up.Spec)
 	}
 }
+
+// TestAdvisoryWarnings checks that the CLI shows the server's warnings of
+// fields stored but not applied, and plans them advisory.
+func TestAdvisoryWarnings(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	aks := createCluster(t, srv, "aks", kpool.PlatformAzure)
+	file := writeFile(t, "pool.yaml", `
+name: web
+spec:
+  platform: {azure: {vmSize: Standard_D4s_v5}}
+  autoscaling: {enabled: true, minNodes: 1, maxNodes: 5, targetCPUUtilization: 70}
+`)
+	out, errOut, err := execute("", "nodepool", "create", "-f", file, "--cluster", aks, "-o", "json", "--server", srv, "--user", testUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p kpool.NodePool
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(errOut, "Warning: spec.autoscaling.targetCPUUtilization is stored but not applied to the pool: AKS takes") {
+		t.Errorf("create: stderr %q", errOut)
+	}
+	reportAs(t, srv, p.ID, 1, `{"exists": true}`)
+	out = mustRun(t, srv, "nodepool", "update", p.ID, "-f", writeFile(t, "tune.yaml", "spec: {autoscaling: {targetCPUUtilization: 60}}"), "--dry-run")
+	if rows := table(out); len(rows) != 3 || !reflect.DeepEqual(rows[1][:4], []string{"spec.autoscaling.targetCPUUtilization", "advisory", "70", "60"}) ||
+		!strings.HasSuffix(out, "1 change, no node replaced, some stored but not applied (advisory)\n") {
+		t.Errorf("plan:\n%s", out)
+	}
+}
