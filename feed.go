@@ -2,8 +2,17 @@ package kpool
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrEventsPruned is what EventFeed.Next returns (with the events it read)
+// when events after the feed's cursor were pruned from the outbox before it
+// read them: it fell behind by more than the retention (see EventRetention).
+// What they said is lost, so the reader must treat everything as changed
+// (the controllers queue every cluster). The feed goes on from the oldest
+// event kept.
+var ErrEventsPruned = errors.New("events after the feed's cursor were pruned from the outbox before it read them: resync everything")
 
 // EventFeed reads the events outbox in order without missing an event.
 //
@@ -14,6 +23,12 @@ import (
 // good. The feed remembers such gaps and looks for them again until they
 // fill or are older than GapWait (a transaction that rolled back leaves a
 // gap that never fills).
+//
+// Old events are pruned (Store.PruneEvents), always from the bottom of the
+// outbox and never the newest. When a read finds ids missing right after
+// the cursor, the feed asks for the oldest event kept: if it is above them,
+// they were pruned (or never committed), and Next says so with
+// ErrEventsPruned.
 type EventFeed struct {
 	Store Store
 	// GapWait is how long a missing id is waited for (default 30s).
@@ -55,13 +70,24 @@ func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
 		f.gaps = map[int64]time.Time{}
 	}
 	var out []Event
+	var pruned error
+	var floor int64 // with pruned: the oldest event kept; no gap is below it
 	for {
 		evs, err := f.Store.Events(ctx, f.high, feedPage)
 		if err != nil {
 			return out, err
 		}
+		if len(evs) > 0 && evs[0].ID > f.high+1 && pruned == nil {
+			oldest, err := f.Store.Events(ctx, 0, 1)
+			if err != nil {
+				return out, err
+			}
+			if len(oldest) > 0 && oldest[0].ID > f.high+1 {
+				pruned, floor = ErrEventsPruned, oldest[0].ID
+			}
+		}
 		for _, e := range evs {
-			for id := max(f.high+1, e.ID-maxGaps); id < e.ID && len(f.gaps) < maxGaps; id++ {
+			for id := max(f.high+1, floor, e.ID-maxGaps); id < e.ID && len(f.gaps) < maxGaps; id++ {
 				f.gaps[id] = now()
 			}
 			f.high = e.ID
@@ -72,7 +98,7 @@ func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
 		}
 	}
 	if len(f.gaps) == 0 {
-		return out, nil
+		return out, pruned
 	}
 	low := f.high
 	for id := range f.gaps {
@@ -80,7 +106,7 @@ func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
 	}
 	late, err := f.Store.Events(ctx, low-1, int(min(f.high-low+1, 2*feedPage)))
 	if err != nil {
-		return out, err
+		return out, errors.Join(pruned, err)
 	}
 	for _, e := range late {
 		if _, missing := f.gaps[e.ID]; missing {
@@ -93,5 +119,5 @@ func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
 			delete(f.gaps, id) // rolled back, or its transaction is stuck
 		}
 	}
-	return out, nil
+	return out, pruned
 }

@@ -2,6 +2,7 @@ package kpool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"testing"
@@ -102,5 +103,41 @@ func TestEventFeedPages(t *testing.T) {
 	got, _ = f.Next(ctx)
 	if ids(got) != "[600]" {
 		t.Fatalf("late event: got %s", ids(got))
+	}
+}
+
+// TestEventFeedPruned checks that a feed whose cursor is below the oldest
+// event kept says so (ErrEventsPruned) with the events it read, and that a
+// rolled-back id right after the cursor is not taken for a pruned one.
+func TestEventFeedPruned(t *testing.T) {
+	ctx := context.Background()
+	o := &outbox{visible: map[int64]Event{}}
+	o.commit(1, 2, 3)
+	behind, current := &EventFeed{Store: o}, &EventFeed{Store: o}
+	for _, f := range []*EventFeed{behind, current} {
+		if err := f.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.commit(4, 5, 6, 7, 8, 9, 10)
+	if got, err := current.Next(ctx); err != nil || ids(got) != "[4 5 6 7 8 9 10]" {
+		t.Fatalf("current feed: %s, %v", ids(got), err)
+	}
+	for id := int64(1); id <= 8; id++ { // pruned from the bottom; 9 and 10 kept
+		delete(o.visible, id)
+	}
+	got, err := behind.Next(ctx)
+	if !errors.Is(err, ErrEventsPruned) || ids(got) != "[9 10]" {
+		t.Fatalf("feed behind the pruning: %s, %v; want [9 10] and ErrEventsPruned", ids(got), err)
+	}
+	if len(behind.gaps) != 0 {
+		t.Fatalf("the feed waits for pruned ids: %v", behind.gaps)
+	}
+	// Both go on: 11 rolled back and 12 committed is a gap, not pruning.
+	o.commit(12)
+	for name, f := range map[string]*EventFeed{"behind": behind, "current": current} {
+		if got, err := f.Next(ctx); err != nil || ids(got) != "[12]" {
+			t.Errorf("%s feed after a rollback: %s, %v", name, ids(got), err)
+		}
 	}
 }

@@ -17,6 +17,10 @@ const (
 	UpdateReplace UpdateClass = "replace"
 	// UpdateNotImplemented: the provider cannot do this at all.
 	UpdateNotImplemented UpdateClass = "not_implemented"
+	// UpdateAdvisory is stored and shown but applied by no provider to the
+	// pool (such as autoscaler targets, which clouds take cluster-wide if
+	// at all); the write is answered with a Warning naming the field.
+	UpdateAdvisory UpdateClass = "advisory"
 )
 
 // Change is one field of an update and its class at the provider.
@@ -34,6 +38,10 @@ type Plan struct {
 	// ProviderName is the pool's name at the provider.
 	ProviderName string   `json:"provider_name,omitempty"`
 	Changes      []Change `json:"changes"`
+	// Warnings name each field the write sets that the provider does not
+	// apply (class advisory), and why; the API sends each as a Warning
+	// header.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Refusal turns a plan's replace and not-implemented changes into the
@@ -58,4 +66,9 @@ func (p Plan) Refusal() error {
 		return &Error{Code: CodeNotImplemented, Message: "Not implemented by " + p.Provider, Details: details}
 	}
 	return fe.Err()
+}
+
+// advisoryWarning is the warning of a field stored but not applied.
+func advisoryWarning(c Change) string {
+	return c.Field + " is stored but not applied to the pool: " + c.Reason
 }

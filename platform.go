@@ -43,6 +43,10 @@ type Platforms interface {
 	Platform(t PlatformType) (Platform, bool)
 	// Types lists the known platforms.
 	Types() []PlatformType
+	// HasDriver reports whether a controller in this kpool acts on pools of
+	// the platform (its driver is built in and configured). Pools of one
+	// without are left to external controllers, and their status says so.
+	HasDriver(t PlatformType) bool
 	// LabelDomains are the label key domains that kpool, Kubernetes or a
 	// provider own; users may not set labels there.
 	LabelDomains() []string

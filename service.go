@@ -508,7 +508,7 @@ func (s *Service) deletePool(tx Tx, p *NodePool, reports []ControllerStatus, act
 	}
 	p.DeletionTimestamp = &now
 	p.UpdatedAt = now
-	p.Status = Aggregate(p, reports, p.Status, now)
+	p.Status = s.aggregate(p, reports, p.Status, now)
 	if err := updatePool(tx, p); err != nil {
 		return false, err
 	}
@@ -539,13 +539,34 @@ func (s *Service) removeClusterIfDone(tx Tx, c *Cluster, actor string, now time.
 
 // ---- node pools ----
 
+// aggregate is Aggregate for a pool, knowing whether a controller in this
+// kpool acts on the pool's platform.
+func (s *Service) aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now time.Time) NodePoolStatus {
+	return Aggregate(p, reports, prev, now, s.Platforms.HasDriver(p.Spec.Platform.Type))
+}
+
 // CreateNodePool creates a pool in a cluster the caller may change.
 func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, error) {
+	p, _, err := s.CreateNodePoolPlan(ctx, in)
+	return p, err
+}
+
+// CreateNodePoolPlan is CreateNodePool that also returns the plan: no
+// changes, and a warning for each field set that the provider does not apply.
+func (s *Service) CreateNodePoolPlan(ctx context.Context, in NodePoolCreate) (*NodePool, Plan, error) {
+	p, warnings, err := s.createNodePool(ctx, in)
+	if err != nil {
+		return nil, Plan{Changes: []Change{}}, err
+	}
+	return p, Plan{Provider: string(p.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []Change{}, Warnings: warnings}, nil
+}
+
+func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, []string, error) {
 	if in.ClusterID == "" {
-		return nil, Invalid("cluster_id", "required")
+		return nil, nil, Invalid("cluster_id", "required")
 	}
 	if !IsUUID(in.ClusterID) {
-		return nil, Invalid("cluster_id", "%q is not a cluster id (a UUID in canonical form)", in.ClusterID)
+		return nil, nil, Invalid("cluster_id", "%q is not a cluster id (a UUID in canonical form)", in.ClusterID)
 	}
 	if in.ID == "" {
 		in.ID = newID()
@@ -557,7 +578,7 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 	for attempt := 0; ; attempt++ {
 		id, c, cached, err := s.clusterForCreate(ctx, in.ClusterID, fresh)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p, err := s.newPool(id, c, in)
 		if err != nil && cached {
@@ -565,7 +586,11 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		warnings, err := s.advisories(c, &p.Spec, in.Spec)
+		if err != nil {
+			return nil, nil, err
 		}
 		err = s.insertPool(ctx, id, c, p)
 		switch {
@@ -574,21 +599,44 @@ func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 			fresh = true
 			continue
 		case errors.Is(err, ErrClusterChanged):
-			return nil, Errorf(CodeConflict, "Cluster '%s' is changing; try again", c.Name)
+			return nil, nil, Errorf(CodeConflict, "Cluster '%s' is changing; try again", c.Name)
 		case errors.Is(err, ErrClusterDeleting):
 			s.clusters.forget(c.ID)
-			return nil, Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+			return nil, nil, Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
 		case IsNotFound(err):
 			s.clusters.forget(c.ID)
-			return nil, notFound("Cluster", c.ID)
+			return nil, nil, notFound("Cluster", c.ID)
 		case errors.Is(err, ErrProviderNameTaken):
-			return nil, &Error{Code: CodeConflict, Message: "No free provider name for node pool '" + p.Name + "'",
+			return nil, nil, &Error{Code: CodeConflict, Message: "No free provider name for node pool '" + p.Name + "'",
 				Details: "pools are being created with names that map to the same provider names; try again"}
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		}
-		return p, nil
+		return p, warnings, nil
 	}
+}
+
+// advisories returns a warning for each field of spec that sent (the
+// request's spec) carries and that the pool's provider stores but does not
+// apply (class advisory in its capabilities): those the plan of a create,
+// from nothing to spec, classes advisory. Only the autoscaler's targets and
+// delays can be, so a spec without them costs nothing.
+func (s *Service) advisories(c *Cluster, spec *NodePoolSpec, sent json.RawMessage) ([]string, error) {
+	a := spec.Autoscaling
+	if a == nil || (a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil && a.ScaleDownDelay == "" && a.ScaleUpDelay == "") {
+		return nil, nil
+	}
+	pl, err := s.Platforms.Plan(c, &NodePoolSpec{}, spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ch := range pl.Changes {
+		if ch.Class == UpdateAdvisory && jsondoc.Carries(sent, strings.TrimPrefix(ch.Field, "spec.")) {
+			out = append(out, advisoryWarning(ch))
+		}
+	}
+	return out, nil
 }
 
 // clusterForCreate returns the cluster a pool is to be created in, if the
@@ -671,7 +719,7 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 			now := s.now()
 			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 			p.ResourceVersion = NewResourceVersion()
-			p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+			p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
 			if err := tx.CreateNodePool(p, c.Generation); err != nil {
 				return err
 			}
@@ -879,7 +927,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			doc.Deleted = true
 			return s.removeClusterIfDone(tx, c, id.Email, now)
 		}
-		p.Status = Aggregate(p, reports, p.Status, now)
+		p.Status = s.aggregate(p, reports, p.Status, now)
 		p.UpdatedAt = now
 		if err := updatePool(tx, p); err != nil {
 			return err
@@ -1103,7 +1151,7 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 		now := s.now()
 		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 		p.ResourceVersion = NewResourceVersion()
-		p.Status = Aggregate(p, nil, NodePoolStatus{}, now)
+		p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
 		if err := tx.CreateNodePool(p, c.Generation); err != nil {
 			if errors.Is(err, ErrProviderNameTaken) {
 				return Errorf(CodeConflict, "NodePool with provider name '%s' already exists in cluster", providerName)

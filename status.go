@@ -65,7 +65,30 @@ const (
 	// ConditionDeleted=True says the controller has removed the pool at its
 	// provider; once every reporting controller says so the record goes.
 	ConditionDeleted = "Deleted"
+	// ConditionController says whether a controller acts on the pool: True
+	// once one has reported, Unknown while this kpool's own controller has
+	// not yet, False (ReasonNoController) when no controller in this kpool
+	// acts on the pool's platform and none has reported, so that only an
+	// external controller's report will move the pool out of Pending.
+	ConditionController = "Controller"
 )
+
+// ReasonNoController is the reason of Controller=False and of the Ready
+// condition of a pool that no controller in this kpool acts on.
+const ReasonNoController = "NoController"
+
+// MetaExists is the controller report metadata key that says whether the
+// pool exists at its provider: true once the provider lists it, false while
+// it does not (not created yet, or its create failed). A pool that every
+// reporting controller says does not exist (or that none has reported on)
+// has no in-place limits: any change is accepted, checked as a create is.
+const MetaExists = "exists"
+
+// NoControllerMessage says that no controller in this kpool acts on pools
+// of platform t.
+func NoControllerMessage(t PlatformType) string {
+	return fmt.Sprintf("no controller in this kpool acts on %s pools; an external controller must report status", t)
+}
 
 // Condition is one observation, in the Kubernetes condition shape.
 type Condition struct {
@@ -111,6 +134,17 @@ func (cs *ControllerStatus) Condition(t string) string {
 	return ""
 }
 
+// Absent reports whether the controller says the pool does not exist at its
+// provider (metadata MetaExists is false). A report without the key says
+// nothing about it: not absent.
+func (cs *ControllerStatus) Absent() bool {
+	var m map[string]json.RawMessage
+	if len(cs.Metadata) == 0 || json.Unmarshal(cs.Metadata, &m) != nil {
+		return false
+	}
+	return string(m[MetaExists]) == "false"
+}
+
 func (cs *ControllerStatus) message(t string) string {
 	for _, c := range cs.Conditions {
 		if c.Type == t {
@@ -140,8 +174,10 @@ func (cs *ControllerStatus) failed() (bool, string) {
 
 // Aggregate computes a pool's status from its controllers' reports. prev is
 // the status stored before this write; it keeps condition transition times
-// and the last ready generation.
-func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now time.Time) NodePoolStatus {
+// and the last ready generation. driven says whether a controller in this
+// kpool acts on the pool's platform: a pool without one, that no external
+// controller has reported on either, is Pending with reason NoController.
+func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now time.Time, driven bool) NodePoolStatus {
 	sorted := append([]ControllerStatus(nil), reports...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ControllerName < sorted[j].ControllerName })
 
@@ -190,6 +226,9 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 			}
 		}
 		st.Message = "waiting for " + strings.Join(waiting, ", ") + " to delete the pool"
+	case len(sorted) == 0 && !driven:
+		st.Phase, reason = PhasePending, ReasonNoController
+		st.Message = NoControllerMessage(p.Spec.Platform.Type)
 	case len(sorted) == 0:
 		st.Phase, reason = PhasePending, "NoControllers"
 		st.Message = "no controller has reported on this pool yet"
@@ -230,7 +269,34 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 	set(ConditionDegraded, len(degraded) > 0 || st.Phase == PhaseFailed, reason, strings.Join(append(degraded, failed...), "; "))
 	set(ConditionDrifted, len(drifted) > 0, "", strings.Join(drifted, "; "))
 	set(ConditionSupported, len(unsupported) == 0, "", strings.Join(unsupported, "; "))
+	ctl := Condition{Type: ConditionController, Status: ConditionTrue, Reason: "Reporting", Message: "reported on by " + names(sorted)}
+	switch {
+	case len(sorted) == 0 && !driven:
+		ctl.Status, ctl.Reason, ctl.Message = ConditionFalse, ReasonNoController, st.Message
+	case len(sorted) == 0:
+		ctl.Status, ctl.Reason, ctl.Message = ConditionUnknown, "AwaitingReport", "this kpool's controller has not reported on the pool yet"
+	}
+	st.Conditions = append(st.Conditions, transition(prev.Conditions, ctl, now))
 	return st
+}
+
+// NoController reports whether a status says that no controller will act on
+// the pool until an external one reports.
+func (st *NodePoolStatus) NoController() bool {
+	for _, c := range st.Conditions {
+		if c.Type == ConditionController {
+			return c.Status == ConditionFalse && c.Reason == ReasonNoController
+		}
+	}
+	return false
+}
+
+func names(reports []ControllerStatus) string {
+	n := make([]string, len(reports))
+	for i, r := range reports {
+		n[i] = r.ControllerName
+	}
+	return strings.Join(n, ", ")
 }
 
 func label(controller, msg string) string {

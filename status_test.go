@@ -47,7 +47,7 @@ func TestAggregate(t *testing.T) {
 			if tc.deleting {
 				p.DeletionTimestamp = &deleting
 			}
-			st := Aggregate(p, tc.reports, NodePoolStatus{LastReadyGeneration: tc.lastReady}, now)
+			st := Aggregate(p, tc.reports, NodePoolStatus{LastReadyGeneration: tc.lastReady}, now, true)
 			if st.Phase != tc.phase || st.ObservedGeneration != tc.observed || st.Health != tc.health {
 				t.Fatalf("phase %s observed %d health %s; want %s %d %s (message %q)", st.Phase, st.ObservedGeneration, st.Health, tc.phase, tc.observed, tc.health, st.Message)
 			}
@@ -76,17 +76,87 @@ func TestAggregateKeepsTransitionTimes(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	p := &NodePool{Generation: 1}
 	ready := []ControllerStatus{report("a", 1, "Ready", "True")}
-	first := Aggregate(p, ready, NodePoolStatus{}, t0)
-	second := Aggregate(p, ready, first, t0.Add(time.Hour))
+	first := Aggregate(p, ready, NodePoolStatus{}, t0, true)
+	second := Aggregate(p, ready, first, t0.Add(time.Hour), true)
 	if got := second.Conditions[0]; got.Type != ConditionReady || !got.LastTransitionTime.Equal(t0) {
 		t.Fatalf("unchanged Ready moved its transition time: %+v", got)
 	}
 	p.Generation = 2
-	third := Aggregate(p, ready, second, t0.Add(2*time.Hour))
+	third := Aggregate(p, ready, second, t0.Add(2*time.Hour), true)
 	if got := third.Conditions[0]; got.Status != ConditionFalse || !got.LastTransitionTime.Equal(t0.Add(2*time.Hour)) {
 		t.Fatalf("Ready going False kept the old time: %+v", got)
 	}
 	if third.LastReadyGeneration != 1 {
 		t.Fatalf("last ready generation %d, want 1", third.LastReadyGeneration)
+	}
+}
+
+// TestAggregateController checks the Controller condition: a pool on a
+// platform no controller in this kpool acts on says so until an external
+// controller reports, and that report then drives the status as any other.
+func TestAggregateController(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name         string
+		driven       bool
+		reports      []ControllerStatus
+		phase        Phase
+		controller   string // the Controller condition's status
+		reason       string // and reason
+		noController bool
+	}{
+		{"driver, no report yet", true, nil, PhasePending, ConditionUnknown, "AwaitingReport", false},
+		{"driver, reported", true, []ControllerStatus{report("aks", 1, "Ready", "True")}, PhaseReady, ConditionTrue, "Reporting", false},
+		{"no driver, no report", false, nil, PhasePending, ConditionFalse, ReasonNoController, true},
+		{"no driver, external controller working", false, []ControllerStatus{report("ext", 1, "Ready", "False", "Progressing", "True")}, PhaseProvisioning, ConditionTrue, "Reporting", false},
+		{"no driver, external controller ready", false, []ControllerStatus{report("ext", 1, "Ready", "True")}, PhaseReady, ConditionTrue, "Reporting", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &NodePool{Generation: 1, Spec: NodePoolSpec{Platform: NodePoolPlatform{Type: "gcp"}}}
+			st := Aggregate(p, tc.reports, NodePoolStatus{}, now, tc.driven)
+			var ctl *Condition
+			for i := range st.Conditions {
+				if st.Conditions[i].Type == ConditionController {
+					ctl = &st.Conditions[i]
+				}
+			}
+			if ctl == nil {
+				t.Fatalf("no Controller condition: %+v", st.Conditions)
+			}
+			if st.Phase != tc.phase || ctl.Status != tc.controller || ctl.Reason != tc.reason || st.NoController() != tc.noController {
+				t.Fatalf("phase %s, Controller %s/%s, NoController %v; want %s, %s/%s, %v", st.Phase, ctl.Status, ctl.Reason, st.NoController(),
+					tc.phase, tc.controller, tc.reason, tc.noController)
+			}
+			if tc.noController {
+				want := "no controller in this kpool acts on gcp pools; an external controller must report status"
+				if st.Message != want || ctl.Message != want || st.Conditions[0].Reason != ReasonNoController {
+					t.Fatalf("message %q, condition %q, Ready reason %q; want %q", st.Message, ctl.Message, st.Conditions[0].Reason, want)
+				}
+			}
+		})
+	}
+}
+
+func TestAtProvider(t *testing.T) {
+	meta := func(m string) ControllerStatus { return ControllerStatus{ControllerName: "c", Metadata: []byte(m)} }
+	tests := []struct {
+		name    string
+		reports []ControllerStatus
+		want    bool
+	}{
+		{"no reports", nil, false},
+		{"says it does not exist", []ControllerStatus{meta(`{"exists":false,"failed_generation":1}`)}, false},
+		{"says it exists", []ControllerStatus{meta(`{"exists":true}`)}, true},
+		{"says nothing", []ControllerStatus{meta(`{}`)}, true},
+		{"no metadata", []ControllerStatus{{ControllerName: "c"}}, true},
+		{"not a boolean", []ControllerStatus{meta(`{"exists":"false"}`)}, true},
+		{"all say not", []ControllerStatus{meta(`{"exists":false}`), meta(`{"exists":false}`)}, false},
+		{"one of two says nothing", []ControllerStatus{meta(`{"exists":false}`), meta(`{"active_nodes":0}`)}, true},
+	}
+	for _, tc := range tests {
+		if got := atProvider(tc.reports); got != tc.want {
+			t.Errorf("%s: atProvider = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

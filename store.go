@@ -27,6 +27,10 @@ type Store interface {
 
 	// LastEventID returns the id of the newest event (0 when none).
 	LastEventID(ctx context.Context) (int64, error)
+	// PruneEvents deletes up to limit events created before before, oldest
+	// first, and never the newest event; it returns how many it deleted.
+	// Concurrent calls (every kpool process prunes) are harmless.
+	PruneEvents(ctx context.Context, before time.Time, limit int) (int, error)
 	// Subscribe returns a channel that receives a value (coalesced) after
 	// a write with events commits: in this process, and on PostgreSQL in
 	// any process on the database. Readers then read Events from their

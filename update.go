@@ -247,6 +247,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if err := ValidateNodePool(s.Platforms, &next, c); err != nil {
 		return nil, nil, err
 	}
+	if op.plan.Warnings, err = s.advisories(c, &next.Spec, u.Spec); err != nil {
+		return nil, nil, err
+	}
 	if next.Spec.Equal(&p.Spec) {
 		return p, nil, nil
 	}
@@ -255,6 +258,18 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 		return nil, nil, err
 	}
 	op.plan.Changes = pl.Changes
+	if !atProvider(reports) {
+		// Nothing exists at the provider to change in place: the pool will
+		// be created as it now is, so the change is checked as a create.
+		if err := s.Platforms.CheckCreate(c, &next.Spec); err != nil {
+			return nil, nil, err
+		}
+		for i := range pl.Changes {
+			if ch := &pl.Changes[i]; ch.Class != UpdateAdvisory {
+				ch.Class, ch.Reason = UpdateInPlace, notCreatedReason
+			}
+		}
+	}
 	if err := pl.Refusal(); err != nil {
 		return nil, nil, err
 	}
@@ -262,6 +277,23 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	next.UpdatedAt = now
 	next.Generation = p.Generation + 1
 	next.ResourceVersion = NewResourceVersion()
-	next.Status = Aggregate(&next, reports, p.Status, now)
+	next.Status = s.aggregate(&next, reports, p.Status, now)
 	return &next, &Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: op.id.Email, CreatedAt: now}, nil
+}
+
+// notCreatedReason is the plan's reason for a change of a pool that does not
+// exist at its provider.
+const notCreatedReason = "the pool does not exist at the provider yet: it will be created with this value"
+
+// atProvider reports whether the pool may exist at its provider: some
+// controller has reported on it without saying MetaExists false. A pool no
+// controller has reported on, or that every one says does not exist (not
+// created yet, or its create failed), has no in-place limits.
+func atProvider(reports []ControllerStatus) bool {
+	for i := range reports {
+		if !reports[i].Absent() {
+			return true
+		}
+	}
+	return false
 }

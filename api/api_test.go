@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -33,11 +35,17 @@ type testAPI struct {
 
 func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 	t.Helper()
+	return newTestAPIOn(t, open, catalog.Registry())
+}
+
+// newTestAPIOn is newTestAPI with the platforms (and drivers) of reg.
+func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *testAPI {
+	t.Helper()
 	access, err := kpool.NewAccess([]string{admin}, []string{controller})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(open(t), catalog.Registry())
+	svc := kpool.NewService(open(t), reg)
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
@@ -766,7 +774,20 @@ func TestChangePlan(t *testing.T) {
 		t.Fatalf("provider name %q, zones %v", p.ProviderName, p.Spec.Zones)
 	}
 
-	// vmSize and zones cannot change on AKS: 400 naming each field.
+	// While no controller reports that the pool exists at AKS, it has no
+	// in-place limits: a new vmSize is planned in place.
+	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
+	want(t, r, http.StatusOK)
+	var before DryRun
+	r.json(t, &before)
+	if len(before.Plan.Changes) != 1 || before.Plan.Changes[0].Class != kpool.UpdateInPlace {
+		t.Fatalf("plan of a pool not at the provider: %+v", before.Plan)
+	}
+	want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+	a.as(user, "GET", "/api/v1/nodepools/"+p.ID, "").json(t, &p)
+
+	// Once one does, vmSize and zones cannot change on AKS: 400 naming
+	// each field.
 	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}},"zones":["1","2"]}}`)
 	e := wantError(t, r, http.StatusBadRequest, kpool.CodeValidation, "azure")
 	fields := map[string]bool{}
@@ -815,8 +836,8 @@ func TestChangePlan(t *testing.T) {
 	r = a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?dry_run=true", "")
 	want(t, r, http.StatusOK)
 	r.json(t, &dry)
-	if !dry.Gone {
-		t.Fatalf("dry-run delete: %s", r.body)
+	if dry.Gone || dry.NodePool == nil || dry.NodePool.Status.Phase != kpool.PhaseDeleting {
+		t.Fatalf("dry-run delete of a reported pool: %s", r.body)
 	}
 	want(t, a.as(user, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusOK)
 	wantError(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?dry_run=maybe", ""), http.StatusBadRequest, kpool.CodeValidation, "dry_run")
@@ -832,8 +853,201 @@ func TestCapabilityBoundaries(t *testing.T) {
 	var p kpool.NodePool
 	r.json(t, &p)
 	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"kubernetesVersion":"1.31"}}`), http.StatusNotImplemented, kpool.CodeNotImplemented, "kubernetesVersion")
+	// A report without metadata.exists says nothing of it: the pool may
+	// exist, so a new size needs a new pool.
+	want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"civo-controller","observed_generation":1}`), http.StatusOK)
 	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"platform":{"civo":{"size":"g4s.kube.large"}}}}`), http.StatusBadRequest, kpool.CodeValidation, "civo")
 	aws := a.cluster(user, "aws", `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0"}}}}`)
 	wantError(t, a.as(user, "POST", "/api/v1/clusters/"+aws.ID+"/nodepools", `{"name":"x","spec":{"platform":{"aws":{"instanceType":"m5.large","availabilityZones":["us-west-2b"]}}}}`),
 		http.StatusBadRequest, kpool.CodeValidation, "subnet")
+}
+
+// condition returns a status's condition of type t.
+func condition(st kpool.NodePoolStatus, t string) kpool.Condition {
+	for _, c := range st.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return kpool.Condition{}
+}
+
+// TestNoController checks the status of pools on a platform that no
+// controller in this kpool acts on: Pending, saying why, until an external
+// controller reports; then the reports drive it. A platform with a driver
+// here waits for it (Controller Unknown).
+func TestNoController(t *testing.T) {
+	reg := catalog.Registry()
+	reg.Add(fake.New(fake.Options{Platform: kpool.PlatformAzure}))
+	a := newTestAPIOn(t, testdb.SQLite, reg)
+
+	gke := a.cluster(user, "gke", gcpCluster)
+	p := a.pool(user, gke.ID, "workers")
+	var st kpool.StatusDocument
+	a.as(user, "GET", "/api/v1/nodepools/"+p.ID+"/status", "").json(t, &st)
+	ctl := condition(st.Status, kpool.ConditionController)
+	msg := "no controller in this kpool acts on gcp pools; an external controller must report status"
+	if st.Status.Phase != kpool.PhasePending || ctl.Status != kpool.ConditionFalse || ctl.Reason != kpool.ReasonNoController ||
+		st.Status.Message != msg || !st.Status.NoController() {
+		t.Fatalf("status of a pool no controller acts on: %+v", st.Status)
+	}
+	// The list shows it too (the status is stored, reads compute nothing).
+	var l NodePoolList
+	a.as(user, "GET", "/api/v1/nodepools?cluster_id="+gke.ID, "").json(t, &l)
+	if len(l.NodePools) != 1 || !l.NodePools[0].Status.NoController() {
+		t.Fatalf("list: %+v", l.NodePools)
+	}
+	// An external controller's report is accepted and drives the status.
+	r := a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status",
+		`{"controller_name":"gcp-nodepool-controller","observed_generation":1,"conditions":[{"type":"Ready","status":"True"}]}`)
+	want(t, r, http.StatusOK)
+	r.json(t, &st)
+	if ctl := condition(st.Status, kpool.ConditionController); st.Status.Phase != kpool.PhaseReady || ctl.Status != kpool.ConditionTrue || st.Status.NoController() {
+		t.Fatalf("status after an external controller's report: %+v", st.Status)
+	}
+	// A spec change keeps the controller's reports: still not NoController.
+	r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"nodeCount":4}}`)
+	want(t, r, http.StatusOK)
+	var q kpool.NodePool
+	r.json(t, &q)
+	if q.Status.Phase != kpool.PhaseUpdating || q.Status.NoController() {
+		t.Fatalf("after a spec change: %+v", q.Status)
+	}
+
+	// AKS has a driver here: its pool waits for this kpool's controller.
+	aks := a.cluster(user, "aks", aksCluster)
+	r = a.as(user, "POST", "/api/v1/clusters/"+aks.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}}}}`)
+	want(t, r, http.StatusCreated)
+	r.json(t, &q)
+	if ctl := condition(q.Status, kpool.ConditionController); q.Status.Phase != kpool.PhasePending || ctl.Status != kpool.ConditionUnknown || q.Status.NoController() {
+		t.Fatalf("a pool with a driver here: %+v", q.Status)
+	}
+}
+
+// TestRepairFailedCreate is issue 11's item 6: a pool whose create failed at
+// AKS (zone 4 does not exist there) can be given other zones, since nothing
+// exists at the provider to change in place; once a controller says it may
+// exist, AKS's limits hold again.
+func TestRepairFailedCreate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, a *testAPI) {
+		c := a.cluster(user, "aks", aksCluster)
+		r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["4"]}}`)
+		want(t, r, http.StatusCreated)
+		var p kpool.NodePool
+		r.json(t, &p)
+		failed := `{"controller_name":"aks-nodepool-controller","observed_generation":1,
+			"conditions":[{"type":"Ready","status":"False","reason":"ProviderRefused","message":"zone 4 is not available in westeurope"},
+			              {"type":"Progressing","status":"False","reason":"ProviderRefused"}],
+			"metadata":{"provisioning_state":"NotFound","failed_generation":1,"exists":false}}`
+		want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", failed), http.StatusOK)
+
+		// The plan says why a zone change is not a replace.
+		path := "/api/v1/nodepools/" + p.ID
+		r = a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"zones":["1"]}}`)
+		want(t, r, http.StatusOK)
+		var dry DryRun
+		r.json(t, &dry)
+		if len(dry.Plan.Changes) != 1 || dry.Plan.Changes[0].Field != "spec.zones" || dry.Plan.Changes[0].Class != kpool.UpdateInPlace ||
+			!strings.HasPrefix(dry.Plan.Changes[0].Reason, "the pool does not exist at the provider yet") {
+			t.Fatalf("plan: %s", r.body)
+		}
+		// Checked as a create would be: what AKS lacks is still refused.
+		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["1"],"platform":{"azure":{"vmSize":"Standard_D4s_v5","osDiskSizeGB":10}}}}`),
+			http.StatusBadRequest, kpool.CodeValidation, "osDiskSizeGB")
+		r = a.as(user, "PATCH", path, `{"spec":{"zones":["1"]}}`)
+		want(t, r, http.StatusOK)
+		r.json(t, &p)
+		if p.Generation != 2 || strings.Join(p.Spec.Zones, ",") != "1" || p.Status.Phase == kpool.PhaseFailed {
+			t.Fatalf("repaired pool: generation %d, zones %v, phase %s", p.Generation, p.Spec.Zones, p.Status.Phase)
+		}
+
+		// A second controller that says nothing of existence: the pool may
+		// exist, and AKS cannot change zones in place.
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"inventory","observed_generation":2}`), http.StatusOK)
+		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+		// Every controller saying it does not exist lifts the limits again;
+		// one saying it does puts them back.
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"inventory","observed_generation":2,"metadata":{"exists":false}}`), http.StatusOK)
+		want(t, a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"zones":["2"]}}`), http.StatusOK)
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":2,"metadata":{"exists":true}}`), http.StatusOK)
+		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+	})
+}
+
+// TestAdvisoryFields is issue 11's item 11: the guide's autoscaler targets
+// and delays are accepted and stored, planned advisory (no provider applies
+// them per pool), and every write that sets them is answered with a Warning
+// naming each field and why.
+func TestAdvisoryFields(t *testing.T) {
+	forEachStore(t, func(t *testing.T, a *testAPI) {
+		c := a.cluster(user, "aks", aksCluster)
+		warnings := func(r reply) map[string]string {
+			t.Helper()
+			out := map[string]string{}
+			for _, h := range r.header.Values("Warning") {
+				text := WarningText(h)
+				if !strings.HasPrefix(h, `299 kpool "`) || text == h {
+					t.Fatalf("Warning %q is not 299 kpool \"…\"", h)
+				}
+				field, _, _ := strings.Cut(text, " ")
+				out[field] = text
+			}
+			return out
+		}
+		r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},
+			"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5,"targetCPUUtilization":70,"targetMemoryUtilization":80,"scaleDownDelay":"10m","scaleUpDelay":"3m"}}}`)
+		want(t, r, http.StatusCreated)
+		var p kpool.NodePool
+		r.json(t, &p)
+		w := warnings(r)
+		for _, f := range []string{"targetCPUUtilization", "targetMemoryUtilization", "scaleDownDelay", "scaleUpDelay"} {
+			if !strings.Contains(w["spec.autoscaling."+f], "is stored but not applied to the pool: AKS takes autoscaler targets and delays cluster-wide") {
+				t.Errorf("create: no warning for %s: %v", f, w)
+			}
+		}
+		if len(w) != 4 || p.Spec.Autoscaling.TargetCPUUtilization == nil || *p.Spec.Autoscaling.TargetCPUUtilization != 70 || p.Spec.Autoscaling.ScaleUpDelay != "3m" {
+			t.Fatalf("create: %d warnings, stored %+v", len(w), p.Spec.Autoscaling)
+		}
+		path := "/api/v1/nodepools/" + p.ID
+		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+
+		// A change of one is planned advisory, not in place, and warned of.
+		r = a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"autoscaling":{"targetCPUUtilization":60,"maxNodes":6}}}`)
+		want(t, r, http.StatusOK)
+		var dry DryRun
+		r.json(t, &dry)
+		classes := map[string]kpool.UpdateClass{}
+		for _, ch := range dry.Plan.Changes {
+			classes[ch.Field] = ch.Class
+		}
+		if len(classes) != 2 || classes["spec.autoscaling"] != kpool.UpdateInPlace || classes["spec.autoscaling.targetCPUUtilization"] != kpool.UpdateAdvisory ||
+			len(dry.Plan.Warnings) != 1 || len(warnings(r)) != 1 {
+			t.Fatalf("plan: %s (warnings %v)", r.body, r.header.Values("Warning"))
+		}
+		r = a.as(user, "PATCH", path, `{"spec":{"autoscaling":{"targetCPUUtilization":60}}}`)
+		want(t, r, http.StatusOK)
+		if w := warnings(r); len(w) != 1 || w["spec.autoscaling.targetCPUUtilization"] == "" {
+			t.Fatalf("PATCH: warnings %v", w)
+		}
+		// A PUT that sends one again sets it too; one that does not send
+		// any is not warned, though the pool still has them.
+		r = a.as(user, "PUT", path, `{"spec":{"autoscaling":{"scaleUpDelay":"3m"}}}`)
+		want(t, r, http.StatusOK)
+		if w := warnings(r); len(w) != 1 || w["spec.autoscaling.scaleUpDelay"] == "" {
+			t.Fatalf("PUT of the same value: warnings %v", w)
+		}
+		r = a.as(user, "PUT", path, `{"spec":{"nodeCount":2}}`)
+		want(t, r, http.StatusOK)
+		if w := warnings(r); len(w) != 0 {
+			t.Fatalf("PUT without them: warnings %v", w)
+		}
+		// Removing them is no warning either.
+		r = a.as(user, "PATCH", path, `{"spec":{"autoscaling":{"targetCPUUtilization":null,"targetMemoryUtilization":null,"scaleDownDelay":null,"scaleUpDelay":null}}}`)
+		want(t, r, http.StatusOK)
+		var cleared kpool.NodePool
+		r.json(t, &cleared)
+		if w := warnings(r); len(w) != 0 || cleared.Spec.Autoscaling.TargetCPUUtilization != nil || !cleared.Spec.Autoscaling.On() {
+			t.Fatalf("removing them: warnings %v, autoscaling %+v", w, cleared.Spec.Autoscaling)
+		}
+	})
 }

@@ -22,6 +22,9 @@ type Client struct {
 	BaseURL string // such as http://127.0.0.1:8080
 	User    string // sent as X-User-Email
 	HTTP    *http.Client
+	// OnWarning, when set, receives the text of each Warning header of a
+	// successful answer (a field stored but not applied, say).
+	OnWarning func(text string)
 }
 
 // NewClient returns a client of the server at baseURL acting as user.
@@ -80,6 +83,11 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 			return r, &kpool.Error{Code: kpool.CodeInternal, Message: fmt.Sprintf("%s %s: HTTP %d", method, path, resp.StatusCode), Details: strings.TrimSpace(string(data))}
 		}
 		return r, &kpool.Error{Code: eb.Error.Code, Message: eb.Error.Message, Details: eb.Error.Details, Fields: eb.Error.Fields}
+	}
+	if c.OnWarning != nil {
+		for _, h := range resp.Header.Values("Warning") {
+			c.OnWarning(WarningText(h))
+		}
 	}
 	if out != nil && len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -232,4 +240,21 @@ func (c *Client) Place(ctx context.Context, clusterID string, b PlacementRequest
 	var out placement.Result
 	_, err := c.Do(ctx, http.MethodPost, "/api/v1/clusters/"+url.PathEscape(clusterID)+"/placements", nil, nil, b, &out)
 	return &out, err
+}
+
+// WarningText returns the text of a Warning header (`299 kpool "text"`), or
+// the header as it is when it is not in that form.
+func WarningText(h string) string {
+	_, rest, ok := strings.Cut(h, " ")
+	if !ok {
+		return h
+	}
+	_, quoted, ok := strings.Cut(rest, " ")
+	if !ok {
+		return h
+	}
+	if text, err := strconv.Unquote(quoted); err == nil {
+		return text
+	}
+	return h
 }

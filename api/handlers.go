@@ -398,15 +398,14 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 		}
 		in.ClusterID = path
 	}
-	p, err := s.svc.CreateNodePool(r.Context(), in)
-	var plan *kpool.Plan
+	p, plan, err := s.svc.CreateNodePoolPlan(r.Context(), in)
 	if err == nil {
-		plan = &kpool.Plan{Provider: string(p.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []kpool.Change{}}
+		warn(w, plan.Warnings)
 		if !kpool.IsDryRun(r.Context()) {
 			w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
 		}
 	}
-	s.written(w, r, http.StatusCreated, p, plan, false, err)
+	s.written(w, r, http.StatusCreated, p, &plan, false, err)
 }
 
 func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
@@ -440,7 +439,18 @@ func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 	}
 	p, plan, err := s.svc.UpdateNodePoolPlan(r.Context(), r.PathValue("id"), kpool.Update{
 		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
+	if err == nil {
+		warn(w, plan.Warnings)
+	}
 	s.written(w, r, http.StatusOK, p, &plan, false, err)
+}
+
+// warn adds a Warning header (RFC 9111 code 299, agent kpool) for each of
+// a write's warnings: fields stored but not applied, stale reports.
+func warn(w http.ResponseWriter, warnings []string) {
+	for _, text := range warnings {
+		w.Header().Add("Warning", fmt.Sprintf("299 kpool %q", text))
+	}
 }
 
 func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
@@ -487,7 +497,7 @@ func (s *Server) putNodePoolStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if doc.Ignored != "" {
-		w.Header().Set("Warning", fmt.Sprintf("299 kpool %q", "report ignored: "+doc.Ignored))
+		warn(w, []string{"report ignored: " + doc.Ignored})
 	}
 	writeJSON(w, http.StatusOK, doc)
 }

@@ -756,12 +756,15 @@ func TestOpenAPIConformance(t *testing.T) {
 	a.expect(409, oaOwner, "PATCH", "/api/v1/nodepools/"+gpu.ID, `{"resource_version":"0000000000000000","spec":{"nodeCount":4}}`)
 	a.expect(400, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"resource_version":"a","spec":{}}`, `If-Match: "b"`)
 	// A merge patch that removes fields with null. (Not the accelerators:
-	// GKE fixes them when the pool is created, so that change is a 400.)
+	// GKE fixes them when the pool is created, so that change is a 400 once
+	// a controller reports that the pool exists.)
+	r = a.expect(200, oaController, "PUT", "/api/v1/nodepools/"+gpu.ID+"/status", `{"controller_name":"gcp-nodepool-controller","observed_generation":2,"metadata":{"exists":true}}`)
+	etag = ""
 	a.expect(400, oaOwner, "PATCH", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"platform":{"gcp":{"accelerators":null}}}}`,
 		"Content-Type: application/merge-patch+json")
 	r = a.expect(200, oaOwner, "PATCH", "/api/v1/nodepools/"+gpu.ID,
 		`{"spec":{"autoscaling":null,"platform":{"gcp":{"diskType":null}},"labels":{"environment":null},"tags":null}}`,
-		"Content-Type: application/merge-patch+json", "If-Match: W/"+etag)
+		"Content-Type: application/merge-patch+json")
 	var patched kpool.NodePool
 	r.decode(t, &patched)
 	if patched.Spec.Autoscaling != nil || patched.Spec.Platform.GCP.DiskType != "" || patched.Spec.Labels != nil || patched.Generation != 3 {
@@ -831,6 +834,19 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Fatalf("pool with logical zones: %s", clip(r.body))
 	}
 	gp := "/api/v1/nodepools/" + gw.ID
+	if d := dryRun(a.expect(200, oaOwner, "DELETE", gp+"?dry_run=true", "")); !d.Gone || d.NodePool == nil || d.Plan != nil {
+		t.Fatalf("dry-run delete of an unreported pool: %+v", d)
+	}
+	// A pool no controller reports as existing at AKS has no in-place
+	// limits: a new vmSize is planned in place.
+	d = dryRun(a.expect(200, oaOwner, "PATCH", gp+"?dry_run=true", `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`))
+	if len(d.Plan.Changes) != 1 || d.Plan.Changes[0].Class != kpool.UpdateInPlace || !strings.Contains(d.Plan.Changes[0].Reason, "does not exist at the provider") {
+		t.Fatalf("vmSize of a pool not at the provider: %+v", d.Plan)
+	}
+	// Once a controller reports that it exists, AKS's own limits hold.
+	a.expect(200, oaController, "PUT", gp+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`)
+	r = a.expect(200, oaOwner, "GET", gp, "")
+	r.decode(t, &gw)
 	d = dryRun(a.expect(200, oaOwner, "PATCH", gp+"?dry_run=true", `{"spec":{"nodeCount":5,"kubernetesVersion":"1.31"}}`))
 	classes := map[string]kpool.UpdateClass{}
 	for _, c := range d.Plan.Changes {
@@ -858,9 +874,6 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 	}
 	a.expect(400, oaOwner, "PUT", gp, `{"spec":{"zones":["2"]}}`)
-	if d := dryRun(a.expect(200, oaOwner, "DELETE", gp+"?dry_run=true", "")); !d.Gone || d.NodePool == nil || d.Plan != nil {
-		t.Fatalf("dry-run delete of an unreported pool: %+v", d)
-	}
 	r = a.expect(200, oaOwner, "GET", gp, "")
 	var still kpool.NodePool
 	r.decode(t, &still)
@@ -874,6 +887,9 @@ func TestOpenAPIConformance(t *testing.T) {
 			t.Fatalf("civo version change: %s", clip(r.body))
 		}
 	}
+	// A report without metadata.exists says nothing of it: the pool may
+	// exist, and a new size still needs a new pool.
+	a.expect(200, oaController, "PUT", "/api/v1/nodepools/"+pools["small"].ID+"/status", `{"controller_name":"inventory","observed_generation":1}`)
 	a.expect(400, oaOwner, "PUT", "/api/v1/nodepools/"+pools["small"].ID, `{"spec":{"platform":{"civo":{"size":"g4s.kube.large"}}}}`)
 	a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters["civo"].ID+"/nodepools?dry_run=true",
 		`{"name":"zoned","spec":{"platform":{"civo":{"size":"g4s.kube.medium"}},"zones":["1"]}}`)

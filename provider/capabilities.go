@@ -22,11 +22,15 @@ const (
 	FieldMode         Field = "mode"
 	FieldAccelerators Field = "accelerators"
 	FieldImage        Field = "image" // provider-only inputs: an image, user data, a shape's size
+	// FieldAutoscalerTuning is the autoscaler's targets and delays
+	// (targetCPUUtilization, targetMemoryUtilization, scaleDownDelay,
+	// scaleUpDelay): Advisory where the provider takes them cluster-wide.
+	FieldAutoscalerTuning Field = "autoscalerTuning"
 )
 
 // Fields lists every Field, in the order a capability table gives them.
 var Fields = []Field{FieldCount, FieldAutoscaling, FieldMachineType, FieldZones, FieldLabels, FieldTaints,
-	FieldSpot, FieldDisk, FieldVersion, FieldTags, FieldMode, FieldAccelerators, FieldImage}
+	FieldSpot, FieldDisk, FieldVersion, FieldTags, FieldMode, FieldAccelerators, FieldImage, FieldAutoscalerTuning}
 
 // ZoneStyle says how a provider places a pool in zones.
 type ZoneStyle string
@@ -81,6 +85,10 @@ func RollsNodes(reason string) Rule   { return Rule{kpool.UpdateRollsNodes, reas
 func NewNodesOnly(reason string) Rule { return Rule{kpool.UpdateNewNodesOnly, reason} }
 func NeedsNewPool(reason string) Rule { return Rule{kpool.UpdateReplace, reason} }
 func NotSupported(reason string) Rule { return Rule{kpool.UpdateNotImplemented, reason} }
+
+// Advisory is the rule of a field kpool stores and the provider does not
+// apply to the pool: accepted, and answered with a warning saying why.
+func Advisory(reason string) Rule { return Rule{kpool.UpdateAdvisory, reason} }
 
 // MinNodes is how far an autoscaled pool of a mode may scale down, and why
 // not to zero.

@@ -25,9 +25,20 @@ func fieldsOf(p Profile, c *kpool.Cluster, s *kpool.NodePoolSpec) ([]fieldValue,
 		return nil, err
 	}
 	b := p.Block(c, s)
+	// The autoscaler's bounds, and apart from them its targets and delays,
+	// which a provider may take only cluster-wide.
+	bounds, tuning := s.Autoscaling, kpool.Autoscaling{}
+	if a := s.Autoscaling; a != nil {
+		tuning = *a
+		bounds = &kpool.Autoscaling{Enabled: a.Enabled, MinNodes: a.MinNodes, MaxNodes: a.MaxNodes}
+	}
 	out := []fieldValue{
 		{FieldCount, "spec.nodeCount", s.Count()},
-		{FieldAutoscaling, "spec.autoscaling", s.Autoscaling},
+		{FieldAutoscaling, "spec.autoscaling", bounds},
+		{FieldAutoscalerTuning, "spec.autoscaling.targetCPUUtilization", tuning.TargetCPUUtilization},
+		{FieldAutoscalerTuning, "spec.autoscaling.targetMemoryUtilization", tuning.TargetMemoryUtilization},
+		{FieldAutoscalerTuning, "spec.autoscaling.scaleDownDelay", tuning.ScaleDownDelay},
+		{FieldAutoscalerTuning, "spec.autoscaling.scaleUpDelay", tuning.ScaleUpDelay},
 		{FieldMachineType, b.Path(FieldMachineType), b.MachineType},
 		{FieldZones, zonePath, zones},
 		{FieldLabels, "spec.labels", Labels(b, s)},

@@ -127,6 +127,45 @@ func TestPlanFollowsTheResearch(t *testing.T) {
 	}
 }
 
+// TestPlanAdvisory checks that the autoscaler's targets and delays are
+// planned apart from its bounds, advisory on every provider (none applies
+// them per pool), and accepted at create.
+func TestPlanAdvisory(t *testing.T) {
+	const auto = `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":9}}`
+	const tuned = `{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":9,"targetCPUUtilization":70,"scaleDownDelay":"10m"}}`
+	for pt := range basePools {
+		t.Run(string(pt), func(t *testing.T) {
+			c := cluster(t, pt)
+			old, next := spec(t, c, auto), spec(t, c, tuned)
+			plan, err := reg.Plan(c, old, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields := map[string]kpool.UpdateClass{}
+			for _, ch := range plan.Changes {
+				fields[ch.Field] = ch.Class
+				if ch.Reason == "" || !strings.Contains(ch.Reason, "cluster") {
+					t.Errorf("%s: reason %q does not say where the provider takes it", ch.Field, ch.Reason)
+				}
+			}
+			if len(fields) != 2 || fields["spec.autoscaling.targetCPUUtilization"] != kpool.UpdateAdvisory || fields["spec.autoscaling.scaleDownDelay"] != kpool.UpdateAdvisory {
+				t.Fatalf("plan %+v; want the two advisory fields only", plan.Changes)
+			}
+			if err := plan.Refusal(); err != nil {
+				t.Fatalf("advisory changes refused: %v", err)
+			}
+			if err := reg.CheckCreate(c, next); err != nil {
+				t.Fatalf("create with advisory fields: %v", err)
+			}
+			// The bounds alone are in place, whatever the targets.
+			plan, _ = reg.Plan(c, next, spec(t, c, `{"autoscaling":{"enabled":true,"minNodes":2,"maxNodes":9,"targetCPUUtilization":70,"scaleDownDelay":"10m"}}`))
+			if len(plan.Changes) != 1 || plan.Changes[0].Field != "spec.autoscaling" || plan.Changes[0].Class != kpool.UpdateInPlace {
+				t.Fatalf("bounds: %+v", plan.Changes)
+			}
+		})
+	}
+}
+
 func TestPlanNoChange(t *testing.T) {
 	for pt := range basePools {
 		c := cluster(t, pt)

@@ -488,6 +488,22 @@ func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 	return *id, err
 }
 
+// PruneEvents deletes up to limit events created before before, oldest
+// first, in one statement of its own (a short transaction, whatever the
+// outbox's size). What goes is a run from the bottom of the outbox: of the
+// oldest limit events by id, those below the first one that is not old
+// enough (clocks of several processes may disagree a little), and never the
+// newest event. So every event pruned has a lower id than every event kept,
+// and a feed can tell that events after its cursor were pruned (see
+// kpool.EventFeed). It returns how many went.
+func (db *DB) PruneEvents(ctx context.Context, before time.Time, limit int) (int, error) {
+	n, err := db.db.Exec(ctx, db.q(`DELETE FROM events WHERE id IN (
+		SELECT id FROM events WHERE id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)
+		AND id < coalesce((SELECT min(w.id) FROM (SELECT id, created_at FROM events ORDER BY id LIMIT ?) w WHERE w.created_at >= ?), 9223372036854775807)`),
+		limit, limit, db.d.Time(before))
+	return int(n), err
+}
+
 // Write runs fn in one transaction and commits it. A transaction that lost a
 // deadlock or serialization race is run again, up to three times.
 func (db *DB) Write(ctx context.Context, fn func(kpool.Tx) error) error {

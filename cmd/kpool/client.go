@@ -81,6 +81,14 @@ func (f *clientFlags) client() *api.Client {
 	return api.NewClient(f.server, strings.TrimSpace(f.user))
 }
 
+// writer is client for a command that writes: the server's warnings (such
+// as a field stored but not applied) go to the command's stderr.
+func (f *clientFlags) writer(cmd *cobra.Command) *api.Client {
+	c := f.client()
+	c.OnWarning = func(text string) { fmt.Fprintf(cmd.ErrOrStderr(), "Warning: %s\n", text) }
+	return c
+}
+
 // idArg accepts exactly one positional argument, the ID of a kind of object.
 func idArg(kind string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

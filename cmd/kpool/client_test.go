@@ -18,6 +18,9 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/store/sqlite"
 )
 
@@ -26,8 +29,18 @@ const (
 	testController = "gcp-controller@example.com"
 )
 
-// newServer starts the real API on an SQLite store and returns its URL.
+// newServer starts the real API on an SQLite store and returns its URL. Its
+// kpool has a driver for GCP (the in-memory fake), so that GCP pools wait for
+// this kpool's controller, as AKS pools do in kpool serve.
 func newServer(t *testing.T) string {
+	t.Helper()
+	reg := catalog.Registry()
+	reg.Add(fake.New(fake.Options{Platform: kpool.PlatformGCP}))
+	return newServerOn(t, reg)
+}
+
+// newServerOn is newServer with the platforms (and drivers) of reg.
+func newServerOn(t *testing.T, reg *provider.Registry) string {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "kpool.db"))
@@ -39,7 +52,7 @@ func newServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(st, profiles) // as kpool serve has it
+	svc := kpool.NewService(st, reg)
 	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv.URL

@@ -68,7 +68,7 @@ func TestDevCreateWait(t *testing.T) {
 	emu := cloudsim.Defaults()
 	emu.Clock = clock
 	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute}
+		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention}
 	pr, pw := io.Pipe()
 	exited := make(chan error, 1)
 	go func() {
@@ -142,5 +142,29 @@ func TestDevCreateWait(t *testing.T) {
 	list, err := api.NewClient(m[1], m[2]).Clusters(ctx, kpool.ListOptions{})
 	if err != nil || len(list.Clusters) != 1 || list.Clusters[0].ID != p.ClusterID {
 		t.Errorf("the demo clusters: %+v, %v", list, err)
+	}
+}
+
+// TestEventRetentionFlag checks --event-retention's bounds on every command
+// that runs a kpool process.
+func TestEventRetentionFlag(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "kpool.db")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--event-retention", "10s"}, "--event-retention 10s: give 0 (keep every event) or at least 1m"},
+		{[]string{"controller", "--event-retention", "59s"}, "--event-retention 59s"},
+		{[]string{"dev", "--event-retention", "1ms"}, "--event-retention 1ms"},
+		{[]string{"serve", "--event-retention", "soon"}, `invalid argument "soon" for "--event-retention"`},
+	} {
+		_, _, err := execute("", append(tt.args, "--database", db, "--listen", "127.0.0.1:0")...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	t.Setenv("KPOOL_EVENT_RETENTION", "a day")
+	if _, _, err := execute("", "serve", "--database", db, "--listen", "127.0.0.1:0"); err == nil || !strings.Contains(err.Error(), `KPOOL_EVENT_RETENTION "a day"`) {
+		t.Errorf("a bad KPOOL_EVENT_RETENTION: %v", err)
 	}
 }

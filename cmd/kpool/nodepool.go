@@ -275,7 +275,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 			if fs.Changed("id") {
 				body.ID = id
 			}
-			c := f.client()
+			c := f.writer(cmd)
 			var tgt poolTarget
 			if anyChanged(fs, platformFlags...) {
 				cl, err := c.Cluster(cmd.Context(), *body.ClusterID)
@@ -469,7 +469,7 @@ and changes nothing.`,
 			case !anyChanged(fs, specFlags...):
 				return errors.New("nothing to update: give flags such as --count or --machine-type, or -f FILE")
 			}
-			c := f.client()
+			c := f.writer(cmd)
 			var tgt poolTarget
 			if anyChanged(fs, platformFlags...) {
 				var err error
@@ -549,7 +549,7 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 				}
 				return f.printDryRun(cmd, d)
 			}
-			c := f.client()
+			c := f.writer(cmd)
 			p, err := c.UpdateNodePool(cmd.Context(), args[0], body, false)
 			if err != nil {
 				return err

@@ -210,6 +210,9 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	if p.Status.Message != "" {
 		kv("Message", p.Status.Message)
 	}
+	if p.Status.NoController() {
+		kv("Controller", "none in this kpool acts on "+string(pt)+" pools: an external controller must report status")
+	}
 	kv("Created", when(p.CreatedAt)+" by "+p.CreatedBy)
 	kv("Updated", when(p.UpdatedAt))
 	if p.DeletionTimestamp != nil {
@@ -264,6 +267,9 @@ func planSummary(p *kpool.Plan) string {
 	}
 	if len(effects) == 0 {
 		effects = []string{"no node replaced"}
+	}
+	if has[kpool.UpdateAdvisory] {
+		effects = append(effects, "some stored but not applied (advisory)")
 	}
 	return out + ", " + strings.Join(effects, ", ")
 }

@@ -34,6 +34,16 @@ func TestDryRun(t *testing.T) {
 	}
 	id := p.ID
 
+	// Before a controller reports that the pool exists at AKS, nothing
+	// limits a change: it is made by the create.
+	out := mustRun(t, srv, "nodepool", "update", id, "--machine-type", "Standard_D8s_v5", "--dry-run")
+	if rows := table(out); len(rows) != 3 || !reflect.DeepEqual(rows[1][:4], []string{"spec.platform.azure.vmSize", "in_place", `"Standard_D4s_v5"`, `"Standard_D8s_v5"`}) ||
+		!strings.Contains(out, "the pool does not exist at the provider yet") {
+		t.Errorf("plan of a pool not at the provider:\n%s", out)
+	}
+	reportAs(t, srv, id, 1, `{"exists": true}`)
+	p = decode[*kpool.NodePool](t, srv, "nodepool", "get", id)
+
 	t.Run("table", func(t *testing.T) {
 		out := mustRun(t, srv, "nodepool", "update", id, "--count", "5", "--kubernetes-version", "1.31", "--dry-run")
 		rows := table(out)
@@ -168,7 +178,9 @@ func TestLogicalZones(t *testing.T) {
 	if p.Spec.Zones != nil || !reflect.DeepEqual(p.Spec.Platform.GCP.Zones, []string{"us-central1-a"}) {
 		t.Fatalf("native zones: %+v", p.Spec)
 	}
-	// Moving to logical zones: a rolling change on GKE.
+	// Moving to logical zones: a rolling change on GKE (once the pool
+	// exists there).
+	reportAs(t, srv, p.ID, 1, `{"exists": true}`)
 	out := mustRun(t, srv, "nodepool", "update", p.ID, "--zones", "1,2", "--dry-run")
 	if rows := table(out); len(rows) != 3 || !reflect.DeepEqual(rows[1][:4], []string{"spec.zones", "rolls_nodes", `["1"]`, `["1","2"]`}) ||
 		!strings.HasSuffix(out, "provider gcp (node pool native): 1 change, rolls nodes\n") {
@@ -247,5 +259,36 @@ func TestZonesOverFile(t *testing.T) {
 	up := decode[kpool.NodePool](t, srv, "nodepool", "update", p.ID, "-f", writeFile(t, "got.yaml", got), "--zones", "us-central1-c")
 	if up.Spec.Zones != nil || !reflect.DeepEqual(up.Spec.Platform.GCP.Zones, []string{"us-central1-c"}) || up.Generation != 2 {
 		t.Errorf("update -f --zones us-central1-c: %+v", up.Spec)
+	}
+}
+
+// TestAdvisoryWarnings checks that the CLI shows the server's warnings of
+// fields stored but not applied, and plans them advisory.
+func TestAdvisoryWarnings(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	aks := createCluster(t, srv, "aks", kpool.PlatformAzure)
+	file := writeFile(t, "pool.yaml", `
+name: web
+spec:
+  platform: {azure: {vmSize: Standard_D4s_v5}}
+  autoscaling: {enabled: true, minNodes: 1, maxNodes: 5, targetCPUUtilization: 70}
+`)
+	out, errOut, err := execute("", "nodepool", "create", "-f", file, "--cluster", aks, "-o", "json", "--server", srv, "--user", testUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p kpool.NodePool
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(errOut, "Warning: spec.autoscaling.targetCPUUtilization is stored but not applied to the pool: AKS takes") {
+		t.Errorf("create: stderr %q", errOut)
+	}
+	reportAs(t, srv, p.ID, 1, `{"exists": true}`)
+	out = mustRun(t, srv, "nodepool", "update", p.ID, "-f", writeFile(t, "tune.yaml", "spec: {autoscaling: {targetCPUUtilization: 60}}"), "--dry-run")
+	if rows := table(out); len(rows) != 3 || !reflect.DeepEqual(rows[1][:4], []string{"spec.autoscaling.targetCPUUtilization", "advisory", "70", "60"}) ||
+		!strings.HasSuffix(out, "1 change, no node replaced, some stored but not applied (advisory)\n") {
+		t.Errorf("plan:\n%s", out)
 	}
 }

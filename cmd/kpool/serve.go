@@ -43,12 +43,17 @@ type serveFlags struct {
 	resyncFast  time.Duration
 	resyncSlow  time.Duration
 	pprof       string
+	// eventRetention is how long the events outbox keeps an event (0: for
+	// ever).
+	eventRetention time.Duration
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.reconcile, "reconcile", envBool("KPOOL_RECONCILE", true), "run the controllers in this process (KPOOL_RECONCILE); false for API-only replicas")
 	cmd.Flags().DurationVar(&f.resyncFast, "resync-fast", 10*time.Second, "resync period of a cluster with a pool still changing")
 	cmd.Flags().DurationVar(&f.resyncSlow, "resync-slow", 5*time.Minute, "resync period of a settled cluster")
+	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", envDuration("KPOOL_EVENT_RETENTION", kpool.DefaultEventRetention),
+		"how long the events outbox keeps an event before this process prunes it, at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
 	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
@@ -182,6 +187,9 @@ type process struct {
 	ctl     *reconcile.Controller
 	// pprofAddr is where run serves pprof (--pprof); "" for nowhere.
 	pprofAddr string
+	// retention prunes the events outbox (--event-retention); nil keeps
+	// every event. Every process runs it: pruning is idempotent.
+	retention *kpool.EventRetention
 }
 
 func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process, error) {
@@ -196,6 +204,14 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	if err != nil {
 		return nil, err
 	}
+	if v := os.Getenv("KPOOL_EVENT_RETENTION"); v != "" {
+		if _, err := time.ParseDuration(v); err != nil {
+			return nil, fmt.Errorf("KPOOL_EVENT_RETENTION %q: not a duration such as 24h or 0", v)
+		}
+	}
+	if f.eventRetention != 0 && f.eventRetention < time.Minute {
+		return nil, fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
+	}
 	access, err := kpool.NewAccess(splitList(f.admins), splitList(f.controllers))
 	if err != nil {
 		return nil, err
@@ -208,6 +224,9 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof}
+	if f.eventRetention > 0 {
+		p.retention = &kpool.EventRetention{Store: st, Retention: f.eventRetention}
+	}
 	if f.reconcile {
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow})
@@ -253,6 +272,13 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 			errc <- p.ctl.Run(ctx)
 		}
 	}()
+	pruneDone := make(chan struct{})
+	go func() {
+		defer close(pruneDone)
+		if p.retention != nil {
+			p.retention.Run(ctx, p.log.With("component", "events"))
+		}
+	}()
 	var err error
 	select {
 	case err = <-errc:
@@ -266,6 +292,7 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 		err = serr
 	}
 	<-ctlDone
+	<-pruneDone
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -312,6 +339,15 @@ func serve(ctx context.Context, f *serveFlags) error {
 	}
 	p.log.Info("kpool serving", "url", "http://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil)
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+}
+
+// envDuration is a duration from the environment, or def when it is unset or
+// not a duration.
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(env(name, def.String())); err == nil {
+		return d
+	}
+	return def
 }
 
 func envBool(name string, def bool) bool {

@@ -194,6 +194,11 @@ func (w *waiter) judge(doc *kpool.StatusDocument) (bool, error) {
 		return true, nil
 	case st.Phase == kpool.PhaseDeleting:
 		return false, fmt.Errorf("nodepool %s (%s) is being deleted: it will not become Ready", w.pool.Name, w.pool.ID)
+	case st.NoController():
+		// Nothing in this kpool will move the pool: waiting would be for
+		// ever unless an external controller reports.
+		return false, fmt.Errorf("nodepool %s (%s) stays Pending: %s; not waiting for it (kpool nodepool status %s shows when a controller reports)",
+			w.pool.Name, w.pool.ID, st.Message, w.pool.ID)
 	}
 	return false, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/provider/catalog"
 )
 
 // The tests of --wait replace waitTick, so they do not run in parallel (the
@@ -199,6 +200,46 @@ func TestDeleteWait(t *testing.T) {
 	})
 	if r := <-done; r.err == nil || !strings.Contains(r.err.Error(), "was deleted while waiting") {
 		t.Errorf("a pool deleted during the wait: %v", r.err)
+	}
+}
+
+// TestWaitNoController checks that --wait on a pool that no controller in
+// this kpool acts on stops at once and says why, and that get shows it.
+func TestWaitNoController(t *testing.T) {
+	srv := newServerOn(t, catalog.Registry()) // no driver at all
+	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
+	const id = "5e0b4a8c-2f1d-4c3b-9a7e-6d5c4b3a2f10"
+	_, errOut, err := execute("", "nodepool", "create", "web", "--cluster", cluster, "--id", id, "--machine-type", "e2-small", "--wait",
+		"--server", srv, "--user", testUser)
+	var out bytes.Buffer
+	if code := exitCode(err, &out); code != exitFailed {
+		t.Fatalf("exit code %d, want %d: %v", code, exitFailed, err)
+	}
+	for _, w := range []string{"nodepool web (" + id + ") stays Pending", "no controller in this kpool acts on gcp pools; an external controller must report status",
+		"kpool nodepool status " + id} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("no %q in\n%s", w, out.String())
+		}
+	}
+	if !strings.HasPrefix(errOut, "nodepool web: Pending  ?/1 nodes ready  (no controller in this kpool acts on gcp pools") {
+		t.Errorf("progress:\n%s", errOut)
+	}
+	get := mustRun(t, srv, "nodepool", "get", id)
+	if !strings.Contains(get, "Controller:") || !strings.Contains(get, "none in this kpool acts on gcp pools") {
+		t.Errorf("get does not say that no controller acts:\n%s", get)
+	}
+
+	// Once an external controller reports, the status is its, and --wait
+	// follows it as any other.
+	reportAs(t, srv, id, 1, `{"active_nodes": 1, "desired_nodes": 1}`, notReady, progressing)
+	s := stepWaits(t)
+	done := background(srv, "nodepool", "scale", id, "--count", "2", "--wait")
+	s.step(func() { reportAs(t, srv, id, 2, `{"active_nodes": 2, "desired_nodes": 2}`, ready) })
+	if r := <-done; r.err != nil {
+		t.Fatalf("scale --wait with an external controller: %v\n%s", r.err, r.stderr)
+	}
+	if get := mustRun(t, srv, "nodepool", "get", id); strings.Contains(get, "Controller:") || !strings.Contains(get, "Ready") {
+		t.Errorf("get after the external controller's report:\n%s", get)
 	}
 }
 

@@ -261,3 +261,22 @@ func merge(base, patch any, nullDeletes bool) any {
 	}
 	return out
 }
+
+// Carries reports whether the JSON object doc sets the field at path (keys
+// joined by dots, such as "autoscaling.minNodes") to a value other than null.
+func Carries(doc []byte, path string) bool {
+	v, err := parse(doc)
+	if err != nil {
+		return false
+	}
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		if v, ok = m[k]; !ok {
+			return false
+		}
+	}
+	return v != nil
+}

@@ -96,3 +96,28 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestCarries(t *testing.T) {
+	doc := []byte(`{"autoscaling":{"minNodes":1,"scaleUpDelay":null},"labels":{"a":"b"},"zones":["1"]}`)
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"autoscaling", true},
+		{"autoscaling.minNodes", true},
+		{"autoscaling.scaleUpDelay", false}, // null sets nothing
+		{"autoscaling.maxNodes", false},
+		{"zones", true},
+		{"zones.0", false}, // not an object
+		{"labels.a", true},
+		{"nodeCount", false},
+	}
+	for _, tc := range tests {
+		if got := Carries(doc, tc.path); got != tc.want {
+			t.Errorf("Carries(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	if Carries([]byte(`not json`), "a") || Carries(nil, "a") {
+		t.Error("Carries of a document that is not JSON")
+	}
+}

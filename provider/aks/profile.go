@@ -48,6 +48,9 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldMode:         provider.InPlace("mode (System/User) changes in place"),
 			provider.FieldAccelerators: provider.NotSupported("AKS takes GPUs from the vmSize, not from an accelerators list"),
 			provider.FieldImage:        provider.NotSupported("AKS agent pools take no custom image or user data here"),
+
+			// Stored and shown, not applied to the pool: the API warns when they are set.
+			provider.FieldAutoscalerTuning: provider.Advisory("AKS takes autoscaler targets and delays cluster-wide (the cluster's autoScalerProfile), not per agent pool"),
 		},
 	}
 }

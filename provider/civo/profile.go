@@ -40,6 +40,9 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldMode:         provider.InPlace("mode is a kpool label only on Civo"),
 			provider.FieldAccelerators: provider.NotSupported("Civo takes GPUs from the size"),
 			provider.FieldImage:        provider.NotSupported("Civo pools take no custom image"),
+
+			// Stored and shown, not applied to the pool: the API warns when they are set.
+			provider.FieldAutoscalerTuning: provider.Advisory("Civo's cluster autoscaler takes no per-pool targets or delays"),
 		},
 	}
 }

@@ -44,6 +44,9 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldMode:         provider.InPlace("mode is a kpool label only on EKS"),
 			provider.FieldAccelerators: provider.NotSupported("EKS takes GPUs from the instance type, not from an accelerators list"),
 			provider.FieldImage:        provider.NeedsNewPool("user data lives in the launch template the node group was created with"),
+
+			// Stored and shown, not applied to the pool: the API warns when they are set.
+			provider.FieldAutoscalerTuning: provider.Advisory("EKS node groups take no autoscaler settings: the Cluster Autoscaler (or Karpenter) in the cluster takes them cluster-wide"),
 		},
 	}
 }

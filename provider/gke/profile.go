@@ -49,6 +49,9 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldMode:         provider.InPlace("mode is a kpool label only on GKE"),
 			provider.FieldAccelerators: provider.NeedsNewPool("guest accelerators are fixed when the node pool is created"),
 			provider.FieldImage:        provider.NotSupported("GKE node pools take no custom image or user data here"),
+
+			// Stored and shown, not applied to the pool: the API warns when they are set.
+			provider.FieldAutoscalerTuning: provider.Advisory("GKE takes an autoscaling profile cluster-wide, not per node pool targets or delays"),
 		},
 	}
 }

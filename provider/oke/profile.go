@@ -43,6 +43,9 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldMode:         provider.InPlace("mode is a kpool label only on OKE"),
 			provider.FieldAccelerators: provider.NotSupported("OKE takes GPUs from the shape, not from an accelerators list"),
 			provider.FieldImage:        provider.NewNodesOnly("the image and shape config apply to nodes created afterwards"),
+
+			// Stored and shown, not applied to the pool: the API warns when they are set.
+			provider.FieldAutoscalerTuning: provider.Advisory("OKE's cluster autoscaler add-on takes these cluster-wide, not per node pool"),
 		},
 	}
 }

@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/store/postgres"
@@ -40,5 +42,78 @@ func TestNotifyAcrossProcesses(t *testing.T) {
 	<-wake
 	if id, err := b.LastEventID(ctx); err != nil || id == 0 {
 		t.Fatalf("the other process sees event %d (%v)", id, err)
+	}
+}
+
+// TestFeedOutOfOrderCommits is D16 made to happen: on PostgreSQL a
+// transaction that took an event id first may commit after one that took a
+// later id. A reader that only asks for ids after the last it saw skips the
+// late event for good; kpool.EventFeed returns it once it commits.
+func TestFeedOutOfOrderCommits(t *testing.T) {
+	ctx := context.Background()
+	st := testdb.Postgres(t)
+	svc := kpool.NewService(st, storetest.Platforms)
+	c := storetest.NewCluster(t, svc, storetest.Alice, "prod")
+	feed := &kpool.EventFeed{Store: st}
+	if err := feed.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cursor, err := st.LastEventID(ctx) // the naive reader's
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := func(typ string) *kpool.Event {
+		return &kpool.Event{Type: typ, ObjectID: c.ID, ClusterID: c.ID, Actor: "test", CreatedAt: time.Now().UTC()}
+	}
+	held, release, slow := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		slow <- st.Write(ctx, func(tx kpool.Tx) error {
+			if err := tx.AddEvent(event("test.slow")); err != nil {
+				return err
+			}
+			if err := tx.Flush(); err != nil { // inserted: its id is taken
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	if err := st.Write(ctx, func(tx kpool.Tx) error { return tx.AddEvent(event("test.fast")) }); err != nil {
+		t.Fatal(err)
+	}
+	types := func(evs []kpool.Event) []string {
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.Type)
+		}
+		return out
+	}
+	naive := func() []kpool.Event {
+		evs, err := st.Events(ctx, cursor, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) > 0 {
+			cursor = evs[len(evs)-1].ID
+		}
+		return evs
+	}
+	if got, want := types(naive()), []string{"test.fast"}; !slices.Equal(got, want) {
+		t.Fatalf("naive reader: %v, want %v", got, want)
+	}
+	if evs, err := feed.Next(ctx); err != nil || !slices.Equal(types(evs), []string{"test.fast"}) {
+		t.Fatalf("feed before the slow commit: %v, %v", types(evs), err)
+	}
+	close(release)
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+	if got := naive(); len(got) != 0 {
+		t.Fatalf("the naive reader saw %v: the ids did not commit out of order", types(got))
+	}
+	if evs, err := feed.Next(ctx); err != nil || !slices.Equal(types(evs), []string{"test.slow"}) {
+		t.Fatalf("feed after the slow commit: %v, %v; want [test.slow]", types(evs), err)
 	}
 }

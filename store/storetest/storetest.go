@@ -75,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 		{"DryRunMeetsConflicts", testDryRunMeetsConflicts},
 		{"FeedSeesEveryEvent", testFeedSeesEveryEvent},
 		{"ConcurrentCreates", testConcurrentCreates},
+		{"EventRetention", testEventRetention},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -650,5 +651,89 @@ func testSubscribe(t *testing.T, s *kpool.Service) {
 	}
 	cancel()
 	for range wake { // closed once ctx ends
+	}
+}
+
+// testEventRetention checks the outbox's pruning: events older than the
+// retention go, oldest first, in batches, always as a run from the bottom
+// (an event whose clock says young stops it) and never the newest; a feed
+// that fell behind the pruning is told so, one that kept up is not.
+func testEventRetention(t *testing.T, s *kpool.Service) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) { s.Now = func() time.Time { return t0.Add(d) } }
+	behind, current := &kpool.EventFeed{Store: s.Store}, &kpool.EventFeed{Store: s.Store}
+	for _, f := range []*kpool.EventFeed{behind, current} {
+		if err := f.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at(0)
+	c := NewCluster(t, s, Alice, "prod") // 1 event
+	for i := range 4 {                   // 4 more
+		NewPool(t, s, c, fmt.Sprintf("old-%d", i))
+	}
+	at(90 * time.Minute)
+	NewPool(t, s, c, "young")
+	at(30 * time.Minute) // a process whose clock is behind
+	NewPool(t, s, c, "skewed")
+	at(0)
+	NewPool(t, s, c, "old-after-skew")
+	at(2 * time.Hour)
+	NewPool(t, s, c, "newest")
+	all := ok(s.Store.Events(ctx, 0, 100))(t)
+	if len(all) != 9 {
+		t.Fatalf("%d events, want 9", len(all))
+	}
+	if evs, err := current.Next(ctx); err != nil || len(evs) != 9 {
+		t.Fatalf("current feed: %d events, %v", len(evs), err)
+	}
+
+	// Older than an hour at 2h: the first five (not "skewed", which says
+	// 30m, and not what follows it, though "old-after-skew" is old).
+	r := &kpool.EventRetention{Store: s.Store, Retention: time.Hour, Batch: 2, Now: func() time.Time { return t0.Add(2 * time.Hour) }}
+	if n := ok(r.Prune(ctx))(t); n != 5 {
+		t.Fatalf("pruned %d, want 5", n)
+	}
+	kept := ok(s.Store.Events(ctx, 0, 100))(t)
+	if len(kept) != 4 || kept[0].ID != all[5].ID {
+		t.Fatalf("kept %v; want the last 4 of %v", kept, all)
+	}
+	if n := ok(r.Prune(ctx))(t); n != 0 {
+		t.Fatalf("pruning again deleted %d", n)
+	}
+	evs, err := behind.Next(ctx)
+	if !errors.Is(err, kpool.ErrEventsPruned) || len(evs) != 4 || evs[0].ID != kept[0].ID {
+		t.Fatalf("feed behind the pruning: %d events, %v; want the 4 kept and ErrEventsPruned", len(evs), err)
+	}
+
+	// Much later everything is old: all go but the newest, concurrently
+	// pruned by two processes.
+	late := func() time.Time { return t0.Add(10 * time.Hour) }
+	counts := make([]int, 2)
+	errs := parallel(2, func(i int) error {
+		var err error
+		counts[i], err = (&kpool.EventRetention{Store: s.Store, Retention: time.Hour, Batch: 1, Now: late}).Prune(ctx)
+		return err
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if counts[0]+counts[1] != 3 {
+		t.Fatalf("two pruners deleted %v, want 3 in all", counts)
+	}
+	kept = ok(s.Store.Events(ctx, 0, 100))(t)
+	if len(kept) != 1 || kept[0].ID != all[8].ID || ok(s.Store.LastEventID(ctx))(t) != all[8].ID {
+		t.Fatalf("kept %v; want the newest, %d", kept, all[8].ID)
+	}
+	// Feeds that kept up are not told to resync, and see what comes next.
+	at(10 * time.Hour)
+	NewPool(t, s, c, "next")
+	for name, f := range map[string]*kpool.EventFeed{"behind": behind, "current": current} {
+		if evs, err := f.Next(ctx); err != nil || len(evs) != 1 {
+			t.Fatalf("%s feed after pruning: %d events, %v", name, len(evs), err)
+		}
 	}
 }
