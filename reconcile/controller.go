@@ -405,7 +405,13 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 		case <-poll.C():
 		}
 		evs, err := f.Next(ctx)
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case errors.Is(err, kpool.ErrEventsPruned):
+			// The feed fell behind the outbox's retention: what it missed
+			// is found by looking at every cluster.
+			c.cfg.Log.Info("events pruned past the feed; resyncing every cluster")
+			c.all(ctx, add)
+		case err != nil && ctx.Err() == nil:
 			c.cfg.Log.Warn("events", "err", err)
 		}
 		for _, e := range evs {

@@ -75,7 +75,11 @@ func newAKSWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *aksWorld {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	w := &aksWorld{t: t, sim: sim, drivers: catalog.Registry(), warns: &warnings{}}
-	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client()}))
+	// Quick SDK retries: the emulator's Retry-After of 1s on a 503 would
+	// make these tests wait on the wall clock for nothing.
+	retry := aksdriver.Retry()
+	retry.RetryDelay, retry.MaxRetryDelay = 5*time.Millisecond, 20*time.Millisecond
+	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &retry}))
 	svc := kpool.NewService(st, w.drivers)
 	w.svc = svc
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,

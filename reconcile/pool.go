@@ -12,11 +12,6 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
-// metaExists is the report's metadata key that says whether the pool
-// exists at the provider (absent: not known, as while a create may be on
-// its way). The API lets any field of a pool that exists nowhere change.
-const metaExists = "exists"
-
 // reconcileCluster reconciles every pool of a cluster from one provider
 // list. It returns when to look again (0: only on the next event), or an
 // error to retry the whole cluster with backoff: only what concerns the
@@ -278,10 +273,10 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool, prev *kpool.ControllerStatus) {
 	if obs == nil {
 		rp.meta["provisioning_state"] = "NotFound"
-		rp.meta[metaExists] = false
+		rp.meta[kpool.MetaExists] = false
 		return
 	}
-	rp.meta[metaExists] = true
+	rp.meta[kpool.MetaExists] = true
 	rp.meta["provisioning_state"] = obs.ProviderState
 	if obs.Message != "" {
 		rp.meta["provider_message"] = obs.Message
@@ -401,7 +396,7 @@ func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.
 		return false, nil
 	}
 	msg := "creating " + desired.ProviderName + " at " + string(r.cl.Spec.Platform.Type)
-	delete(rp.meta, metaExists) // not known from here until it is listed
+	delete(rp.meta, kpool.MetaExists) // not known from here until it is listed
 	rp.meta["create_sent_at"] = r.c.cfg.Clock.Now().UTC().Format(time.RFC3339Nano)
 	rp.set(kpool.ConditionReady, kpool.ConditionFalse, "Creating", msg)
 	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Creating", "")
@@ -418,14 +413,14 @@ func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.
 	case err == nil:
 		rp.gen = p.Generation
 		rp.meta["provisioning_state"] = created.ProviderState
-		rp.meta[metaExists] = true
+		rp.meta[kpool.MetaExists] = true
 		r.send(ctx, p, nil, rp)
 		return true, nil
 	case provider.IsAlreadyExists(err):
 		return true, nil // it appeared since the list: the next pass updates it
 	case provider.IsNotImplemented(err) || provider.IsValidation(err):
 		// Refused: nothing was made, so nothing waits to be deleted.
-		rp.meta[metaExists] = false
+		rp.meta[kpool.MetaExists] = false
 		delete(rp.meta, "create_sent_at")
 		r.refused(ctx, p, prev, rp, err)
 		return false, nil
@@ -564,7 +559,7 @@ func (r *clusterRun) deleting(ctx context.Context, p *kpool.NodePool, prev *kpoo
 			// and deleted rather than left behind.
 			msg := fmt.Sprintf("waiting %v for a create sent at %s to settle before the pool is known gone", wait.Round(time.Second), r.cl.Spec.Platform.Type)
 			rp.meta["create_sent_at"] = metaString(prev, "create_sent_at")
-			delete(rp.meta, metaExists)
+			delete(rp.meta, kpool.MetaExists)
 			rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, "Deleting", msg)
 			rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Deleting", "")
 			r.send(ctx, p, prev, rp)

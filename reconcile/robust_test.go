@@ -12,6 +12,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/testdb"
@@ -437,5 +438,69 @@ func TestStateIsPruned(t *testing.T) {
 		w.until(10*time.Minute, func() (bool, string) {
 			return w.gauge("kpool_controller_tracked_pools") == 0, fmt.Sprintf("%v pools tracked", w.gauge("kpool_controller_tracked_pools"))
 		})
+	})
+}
+
+// TestRepairFailedCreate (case 6): a pool whose create the provider
+// refused exists nowhere, so every field of it may change, zones included
+// (which AKS cannot change in place); the controller then creates it.
+func TestRepairFailedCreate(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		stop := w.start("a")
+		defer stop()
+		p := w.createPool("web", 1, "3")
+		w.drv.FailPool(fake.Create, p.ProviderName, provider.ValidationError(kpool.PlatformAzure, "spec.zones", "zone 3 has no capacity for Standard_D4s_v5"))
+		w.until(time.Minute, func() (bool, string) {
+			got := w.pool(p.ID)
+			return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase)
+		})
+		if exists, ok := meta(w.report(p.ID))[kpool.MetaExists]; !ok || exists != false {
+			t.Fatalf("a refused create reports exists=%v, want false", exists)
+		}
+		w.drv.FailPool(fake.Create, p.ProviderName, nil)
+		w.patch(p.ID, `{"zones":["1"]}`)
+		w.until(5*time.Minute, w.ready(p.ID))
+		if fp, _ := w.drv.Pool(w.cluster, p.ProviderName); len(fp.Zones) != 1 || fp.Zones[0] != "1" {
+			t.Fatalf("created in zones %v, want [1]", fp.Zones)
+		}
+		// Once it exists, the zones are AKS's to keep.
+		if _, err := w.svc.UpdateNodePool(w.ctx(), p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"zones":["2"]}`)}); err == nil {
+			t.Fatal("the zones of an existing AKS pool changed in place")
+		}
+	})
+}
+
+// TestNoDriverSaysSo (case 5): a pool on a platform with no driver in this
+// kpool says that no controller here acts on it, and an external
+// controller's report still drives it.
+func TestNoDriverSaysSo(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		st := testdb.SQLite(t)
+		w := newWorld(t, st, kpool.PlatformAzure)
+		// A registry without the fake: azure has no driver here.
+		bare := catalog.Registry()
+		w.svc = kpool.NewService(st, bare)
+		stop := w.start("a", func(c *reconcile.Config) { c.Drivers = bare })
+		defer stop()
+		p := w.createPool("web", 1)
+		w.advance(time.Minute)
+		got := w.pool(p.ID)
+		if got.Status.Phase != kpool.PhasePending || !strings.Contains(got.Status.Message, "no controller in this kpool") {
+			t.Fatalf("%s: %q; want Pending, saying no controller acts", got.Status.Phase, got.Status.Message)
+		}
+		if n := len(w.drv.Calls()); n != 0 {
+			t.Fatalf("%d provider calls without a driver", n)
+		}
+		ext := kpool.WithIdentity(context.Background(), &kpool.Identity{Email: "ext@example.com", Controller: true})
+		if _, err := w.svc.ReportNodePoolStatus(ext, p.ID, kpool.ControllerStatus{ControllerName: "external", ObservedGeneration: p.Generation,
+			Conditions: []kpool.Condition{{Type: kpool.ConditionReady, Status: kpool.ConditionTrue, Reason: "NodesReady"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.pool(p.ID); got.Status.Phase != kpool.PhaseReady {
+			t.Fatalf("after an external report: %s %q", got.Status.Phase, got.Status.Message)
+		}
 	})
 }

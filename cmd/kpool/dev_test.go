@@ -68,7 +68,8 @@ func TestDevCreateWait(t *testing.T) {
 	emu := cloudsim.Defaults()
 	emu.Clock = clock
 	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention}
+		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
+		driftInterval: time.Minute, callTimeout: 30 * time.Second}
 	pr, pw := io.Pipe()
 	exited := make(chan error, 1)
 	go func() {

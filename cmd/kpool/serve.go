@@ -42,7 +42,12 @@ type serveFlags struct {
 	reconcile   bool
 	resyncFast  time.Duration
 	resyncSlow  time.Duration
-	pprof       string
+	// driftInterval is how often a settled cluster is listed to find
+	// changes made behind kpool's back; callTimeout the deadline of every
+	// provider call.
+	driftInterval time.Duration
+	callTimeout   time.Duration
+	pprof         string
 	// eventRetention is how long the events outbox keeps an event (0: for
 	// ever).
 	eventRetention time.Duration
@@ -51,7 +56,11 @@ type serveFlags struct {
 func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.reconcile, "reconcile", envBool("KPOOL_RECONCILE", true), "run the controllers in this process (KPOOL_RECONCILE); false for API-only replicas")
 	cmd.Flags().DurationVar(&f.resyncFast, "resync-fast", 10*time.Second, "resync period of a cluster with a pool still changing")
-	cmd.Flags().DurationVar(&f.resyncSlow, "resync-slow", 5*time.Minute, "resync period of a settled cluster")
+	cmd.Flags().DurationVar(&f.resyncSlow, "resync-slow", 5*time.Minute, "how often a cluster its provider refuses as a whole (permission, missing cluster) is looked at again")
+	cmd.Flags().DurationVar(&f.driftInterval, "drift-interval", envDuration("KPOOL_DRIFT_INTERVAL", time.Minute),
+		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
+	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", envDuration("KPOOL_CALL_TIMEOUT", 30*time.Second),
+		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
 	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", envDuration("KPOOL_EVENT_RETENTION", kpool.DefaultEventRetention),
 		"how long the events outbox keeps an event before this process prunes it, at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
@@ -204,10 +213,18 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	if err != nil {
 		return nil, err
 	}
-	if v := os.Getenv("KPOOL_EVENT_RETENTION"); v != "" {
-		if _, err := time.ParseDuration(v); err != nil {
-			return nil, fmt.Errorf("KPOOL_EVENT_RETENTION %q: not a duration such as 24h or 0", v)
+	for _, name := range []string{"KPOOL_EVENT_RETENTION", "KPOOL_DRIFT_INTERVAL", "KPOOL_CALL_TIMEOUT"} {
+		if v := os.Getenv(name); v != "" {
+			if _, err := time.ParseDuration(v); err != nil {
+				return nil, fmt.Errorf("%s %q: not a duration such as 1m or 30s", name, v)
+			}
 		}
+	}
+	if f.driftInterval < time.Second {
+		return nil, fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)
+	}
+	if f.callTimeout < 100*time.Millisecond {
+		return nil, fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
 	}
 	if f.eventRetention != 0 && f.eventRetention < time.Minute {
 		return nil, fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
@@ -229,7 +246,8 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	}
 	if f.reconcile {
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
-			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow})
+			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
+			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout})
 	}
 	return p, nil
 }
