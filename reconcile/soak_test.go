@@ -23,8 +23,8 @@ import (
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/provider/catalog"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
+	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -46,15 +46,15 @@ var (
 
 // soakRun is what one run of the soak measured.
 type soakRun struct {
-	create, change  time.Duration // to converge after the creates, after the changes
+	create, change time.Duration // to converge after the creates, after the changes
 	// Each pool's time from its create or change to Ready at that
 	// generation: the 50th and 90th percentiles and the longest.
 	createLat, changeLat [3]time.Duration
-	calls, faulted  int           // emulator calls, and those with a fault
-	throttled, hung int           // 429s; calls to the hanging endpoint
-	duplicates      int           // agent pools created more than once
-	orphans         []string      // agent pools no live kpool pool owns
-	quickDeletes    int           // pools deleted right after their create
+	calls, faulted       int      // emulator calls, and those with a fault
+	throttled, hung      int      // 429s; calls to the hanging endpoint
+	duplicates           int      // agent pools created more than once
+	orphans              []string // agent pools no live kpool pool owns
+	quickDeletes         int      // pools deleted right after their create
 }
 
 // TestSoak (issue 11): every pool on the healthy clusters converges with 0
