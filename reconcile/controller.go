@@ -167,9 +167,11 @@ type poolRetry struct {
 	next       time.Time
 }
 
-// lanes are a provider's concurrency slots: main for clusters that answer,
-// slow for those whose endpoint stopped answering, so that any number of
-// hanging endpoints holds at most the slow lane.
+// lanes are a provider's concurrency slots, one per call in flight: main
+// for clusters that answer, slow for those whose endpoint stopped
+// answering, so that any number of hanging endpoints holds at most the
+// slow lane. A slot is held for a call, not for a pass: a pass reading and
+// writing the store, or waiting out a Retry-After, holds none.
 type lanes struct{ main, slow chan struct{} }
 
 // New returns the controllers for cfg.
@@ -232,13 +234,14 @@ func (c *Controller) tracked() (clusters, pools int) {
 	return len(c.clusters), pools
 }
 
-// errSlowLane is a pass put off because the cluster's endpoint stopped
-// answering and the slow lane is taken: retried with the cluster's backoff.
+// errSlowLane is a call put off because the cluster's endpoint stopped
+// answering and the slow lane is taken: the pass ends there and the
+// cluster is retried with its backoff.
 var errSlowLane = errors.New("the cluster's endpoint did not answer in time lately and its provider's slow lane is busy")
 
 // acquire takes a slot of the provider's main lane, waiting for one, or of
 // its slow lane for a slow cluster, without waiting: a worker is never
-// held by a cluster that does not answer.
+// held waiting by a cluster that does not answer.
 func (c *Controller) acquire(ctx context.Context, t kpool.PlatformType, slow bool) (release func(), err error) {
 	l := c.lanes[t]
 	if slow {
@@ -447,4 +450,53 @@ func cursorOf(s string) *kpool.Cursor {
 	}
 	c, _ := kpool.DecodeCursor(s)
 	return c
+}
+
+// laned is a cluster's driver for one pass: each call takes a slot of its
+// provider's lanes (the slow one while the cluster is slow) and gives it
+// back when it returns.
+type laned struct {
+	provider.Driver
+	c  *Controller
+	t  kpool.PlatformType
+	st *clusterState
+}
+
+// Unwrap returns the driver it decorates.
+func (l *laned) Unwrap() provider.Driver { return l.Driver }
+
+func (l *laned) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	release, err := l.c.acquire(ctx, l.t, l.st.slow)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return l.Driver.NodePoolList(ctx, c)
+}
+
+func (l *laned) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	release, err := l.c.acquire(ctx, l.t, l.st.slow)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return l.Driver.NodePoolCreate(ctx, c, s)
+}
+
+func (l *laned) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	release, err := l.c.acquire(ctx, l.t, l.st.slow)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return l.Driver.NodePoolUpdate(ctx, c, s)
+}
+
+func (l *laned) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
+	release, err := l.c.acquire(ctx, l.t, l.st.slow)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return l.Driver.NodePoolDelete(ctx, c, providerName)
 }

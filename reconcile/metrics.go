@@ -47,7 +47,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 
 // Limits bound the calls to one provider.
 type Limits struct {
-	// Concurrency is how many clusters of the provider are reconciled at
+	// Concurrency is how many calls to the provider may be in flight at
 	// once; a quarter of that more (at least one) is kept for clusters
 	// whose endpoint stopped answering, so they never take the others'.
 	Concurrency int

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,13 +46,8 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 		st.prune(nil, c.retries)
 		return c.cfg.ResyncSlow, nil
 	}
-	release, err := c.acquire(ctx, t, st.slow)
-	if err != nil {
-		return 0, err
-	}
-	defer release()
 	prof := c.cfg.Drivers.Profile(t)
-	r := &clusterRun{c: c, cl: cl, d: d, prof: prof, name: prof.ControllerName(), st: st}
+	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st}
 	observed, err := r.d.NodePoolList(ctx, cl)
 	if provider.IsTimeout(err) {
 		st.slow = true
@@ -109,7 +105,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 			}
 		case ctx.Err() != nil:
 			return 0, ctx.Err()
-		case provider.IsThrottled(err), provider.IsTimeout(err):
+		case provider.IsThrottled(err), provider.IsTimeout(err), errors.Is(err, errSlowLane):
 			// The provider asks everyone to slow down, or the endpoint
 			// stopped answering: the rest of the pass would only add to it.
 			if provider.IsTimeout(err) {

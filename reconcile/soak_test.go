@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -65,7 +64,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("the soak takes minutes; run it with -soak")
 	}
 	free := runSoak(t, 0, false, 0)
-	hard := runSoak(t, *soakFaults, os.Getenv("SOAK_NOHANG") == "", map[bool]int{true: 2, false: 0}[os.Getenv("SOAK_NOCRASH") == ""])
+	hard := runSoak(t, *soakFaults, true, 2)
 	t.Logf("%-10s %8s %8s %8s %8s | %8s %8s %8s %8s | %6s %6s %5s %4s %5s %7s", "run", "create", "p50", "p90", "max", "change", "p50", "p90", "max",
 		"calls", "faults", "429s", "hung", "dups", "orphans")
 	ms := func(d time.Duration) string { return d.Round(10 * time.Millisecond).String() }
@@ -86,19 +85,26 @@ func TestSoak(t *testing.T) {
 	if hard.faulted == 0 || hard.throttled == 0 || hard.hung == 0 {
 		t.Errorf("the faulty run saw %d faults, %d throttled calls, %d hung calls; it must exercise all three", hard.faulted, hard.throttled, hard.hung)
 	}
-	// Changes are applied within twice the fault-free time: nine in ten
-	// (the 90th percentile of the pools' times). The slowest tenth are
-	// reported, not held to it: they hold the pools whose operation failed
-	// at the provider (a quarter of the faults: 7.5% of operations at 30%),
-	// and a failed operation costs a second operation, whatever the
-	// controller does.
-	if hard.createLat[1] > 2*free.createLat[1] || hard.changeLat[1] > 2*free.changeLat[1] {
-		t.Errorf("faulty run: p90 create %v, change %v; more than twice the fault-free %v, %v",
-			hard.createLat[1], hard.changeLat[1], free.createLat[1], free.changeLat[1])
+	// Changes are applied within twice the fault-free time, the typical
+	// one (median) and nine in ten (90th percentile). For the creates,
+	// only the median is held to it: the create phase starts with ten
+	// seconds of hard throttling (every call refused with Retry-After, and
+	// kpool waits as asked), and the slowest pools are those whose
+	// operation failed at the provider, which costs a second operation
+	// whatever the controller does. Every figure is logged.
+	for _, c := range []struct {
+		what       string
+		hard, free time.Duration
+	}{
+		{"median change", hard.changeLat[0], free.changeLat[0]},
+		{"90th percentile change", hard.changeLat[1], free.changeLat[1]},
+		{"median create", hard.createLat[0], free.createLat[0]},
+	} {
+		if c.hard > 2*c.free {
+			t.Errorf("faulty run: %s took %v, more than twice the fault-free %v", c.what, c.hard, c.free)
+		}
 	}
 }
-
-var soakMetrics *reconcile.Metrics
 
 // crashing is a store whose controller dies without giving its lease up,
 // as a killed process does: the next one waits for the lease to expire.
@@ -117,7 +123,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	// soak keeps the ratio roughly: operations of seconds (not the other
 	// tests' milliseconds), so that a run measures the controllers and not
 	// a one-second Retry-After against a 20ms operation.
-	emu := aksim.New(aksim.Options{Engine: sim.Options{OperationTime: 3 * time.Second, NodeTime: 300 * time.Millisecond},
+	emu := aksim.New(aksim.Options{Engine: sim.Options{OperationTime: 8 * time.Second, NodeTime: 500 * time.Millisecond},
 		Token: "kpool-cloudsim", PageSize: 50})
 	srv := httptest.NewUnstartedServer(emu)
 	srv.StartTLS()
@@ -132,7 +138,12 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	defer tarpit.Close()
 
 	drivers := catalog.Registry()
-	drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client()}))
+	// The SDK's retry delays shrink with the operations (100ms against
+	// minutes at AKS is 10ms against seconds here); Retry-After is the
+	// emulator's, as AKS would send it.
+	retry, listRetry := aksdriver.Retry(), aksdriver.ListRetry()
+	retry.RetryDelay, listRetry.RetryDelay = 10*time.Millisecond, 10*time.Millisecond
+	drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &listRetry}))
 	svc := kpool.NewService(st, drivers)
 	ctx := storetest.Ctx(owner)
 	var cls []*kpool.Cluster
@@ -158,16 +169,34 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	}
 
 	warns := &warnings{}
+	// The controllers' metrics, kept across the crashes: how long a pass
+	// took, and how passes ended.
+	reg := prometheus.NewRegistry()
+	metrics := reconcile.NewMetrics(reg)
+	defer func() {
+		mfs, _ := reg.Gather()
+		for _, mf := range mfs {
+			switch mf.GetName() {
+			case "kpool_reconcile_duration_seconds":
+				h := mf.GetMetric()[0].GetHistogram()
+				t.Logf("faults %v: %d cluster passes, %.0fms each on average", faults, h.GetSampleCount(), 1000*h.GetSampleSum()/float64(max(1, h.GetSampleCount())))
+			case "kpool_reconciles_total":
+				for _, m := range mf.GetMetric() {
+					t.Logf("faults %v: passes ending %s: %v", faults, m.GetLabel()[0].GetValue(), m.GetCounter().GetValue())
+				}
+			}
+		}
+	}()
 	var mu sync.Mutex
 	var stop func()
 	start := func(holder string) {
 		cctx, cancel := context.WithCancel(context.Background())
-		ctl := reconcile.New(reconcile.Config{Metrics: soakMetrics,
-			Service: kpool.NewService(crashing{st}, drivers), Drivers: drivers, Log: soakLog(warns, faults), Holder: holder,
+		ctl := reconcile.New(reconcile.Config{Metrics: metrics,
+			Service: kpool.NewService(crashing{st}, drivers), Drivers: drivers, Log: slog.New(warns), Holder: holder,
 			Workers: 8, ResyncFast: 500 * time.Millisecond, DriftInterval: 5 * time.Second, ResyncSlow: 5 * time.Second,
-			BackoffBase: 20 * time.Millisecond, BackoffMax: 2 * time.Second, CallTimeout: 2 * time.Second,
+			BackoffBase: 20 * time.Millisecond, BackoffMax: 2 * time.Second, CallTimeout: 5 * time.Second,
 			LeaseTTL: time.Second, PollEvents: 50 * time.Millisecond,
-			Limits: map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 4, RequestsPerSecond: 2000, Burst: 200}},
+			Limits: map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 4, RequestsPerSecond: 1000, Burst: 100}},
 		})
 		done := make(chan struct{})
 		go func() {
@@ -185,26 +214,22 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		s()
 		start(fmt.Sprintf("after-crash-%d", n))
 	}
-	reg := prometheus.NewRegistry()
-	soakMetrics = reconcile.NewMetrics(reg)
-	defer func() {
-		mfs, _ := reg.Gather()
-		for _, mf := range mfs {
-			if h := mf.GetMetric()[0].GetHistogram(); h != nil {
-				t.Logf("%s: %d, mean %.4fs", mf.GetName(), h.GetSampleCount(), h.GetSampleSum()/float64(max(1, h.GetSampleCount())))
-			}
-			for _, m := range mf.GetMetric() {
-				if c := m.GetCounter(); c != nil {
-					t.Logf("%s %v: %v", mf.GetName(), m.GetLabel(), c.GetValue())
-				}
-			}
-		}
-	}()
+
 	start("first")
 	defer func() { stop() }()
+	lifted := true
+	lift := func() {
+		if !lifted && throttledCalls(emu) >= 10 {
+			emu.SetRateLimit(800, 80)
+			lifted = true
+		}
+	}
 	if faults > 0 {
 		emu.SetFaultRate(faults)
-		emu.SetRateLimit(400, 40) // throttling on top
+		// Throttling on top: hard at first, until the controllers have
+		// been throttled ten times, then a budget they must keep under.
+		emu.SetRateLimit(1, 1)
+		lifted = false
 	}
 
 	// Creates, with some pools deleted right after their create (before
@@ -239,12 +264,18 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			continue
 		}
 		pools = append(pools, p)
+		if i%20 == 0 {
+			lift()
+		}
 		if crashed < crashes/2+crashes%2 && i == *soakPools/3 {
 			crash(1)
 			crashed++
 		}
 	}
-	converged := func() (bool, string) { return soakConverged(svc, emu, cls, hung, gone, lat) }
+	converged := func() (bool, string) {
+		lift()
+		return soakConverged(svc, emu, cls, hung, gone, lat)
+	}
 	soakWait(t, 10*time.Minute, converged)
 	r := soakRun{create: time.Since(began), quickDeletes: quick, createLat: lat.percentiles()}
 	lat.reset()
@@ -314,6 +345,16 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		t.Errorf("reports ahead of the generation: %v", ahead[:min(3, len(ahead))])
 	}
 	return r
+}
+
+func throttledCalls(emu *aksim.Server) int {
+	n := 0
+	for _, c := range emu.Calls() {
+		if c.Status == http.StatusTooManyRequests {
+			n++
+		}
+	}
+	return n
 }
 
 func clusterAt(cls []*kpool.Cluster, i int) *kpool.Cluster {
@@ -441,13 +482,6 @@ func soakOrphans(t *testing.T, svc *kpool.Service, d provider.Driver, cls []*kpo
 		}
 	}
 	return out
-}
-
-func soakLog(w *warnings, faults float64) *slog.Logger {
-	if os.Getenv("SOAK_LOG") != "" && faults > 0 {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	return slog.New(w)
 }
 
 // latencies are the pools' times from a create or change to Ready.

@@ -122,3 +122,57 @@ func TestOptionalInterfacesReachable(t *testing.T) {
 		t.Fatal("DiskTyper not reachable through the decorator")
 	}
 }
+
+// TestAdaptsToThrottling: a Throttled answer halves the rate and holds
+// every call until its Retry-After has passed; a second of calls answered
+// then raises the rate by a quarter, up to nine tenths of the rate that was
+// throttled, and by a hundredth of the configured one past it; ten seconds
+// after the throttling, by a quarter again up to the configured rate.
+func TestAdaptsToThrottling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := clocktesting.NewFakeClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+		f := fake.New(fake.Options{Clock: clock})
+		d := ratelimit.Decorate(f, rate.NewLimiter(100, 10), clock)
+		limit := func() rate.Limit { return d.(interface{ Limit() rate.Limit }).Limit() }
+		f.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindThrottled, Provider: kpool.PlatformAzure, Reason: "slow down", RetryAfter: 3 * time.Second})
+		if err, ok := returned(list(context.Background(), d)); !ok || !provider.IsThrottled(err) {
+			t.Fatalf("first call: %v, %v; want throttled", err, ok)
+		}
+		if got := limit(); got != 50 {
+			t.Fatalf("rate %v after a throttled answer, want 50", got)
+		}
+		done := list(context.Background(), d)
+		clock.Step(2 * time.Second)
+		if _, ok := returned(done); ok {
+			t.Fatal("a call went before the provider's Retry-After had passed")
+		}
+		clock.Step(time.Second)
+		if err, ok := returned(done); !ok || err != nil {
+			t.Fatalf("after the Retry-After: %v, %v", err, ok)
+		}
+		want := []rate.Limit{62.5, 78.125, 90, 91, 92}
+		for i, w := range want {
+			if err, ok := returned(list(context.Background(), d)); !ok || err != nil {
+				t.Fatal(err, ok)
+			}
+			// More calls within the same second change nothing.
+			if err, ok := returned(list(context.Background(), d)); !ok || err != nil {
+				t.Fatal(err, ok)
+			}
+			if got := limit(); got != w {
+				t.Fatalf("second %d: rate %v, want %v", i, got, w)
+			}
+			clock.Step(time.Second)
+		}
+		// Ten seconds after the throttling: back by a quarter a second.
+		for range 5 {
+			if err, ok := returned(list(context.Background(), d)); !ok || err != nil {
+				t.Fatal(err, ok)
+			}
+			clock.Step(time.Second)
+		}
+		if got := limit(); got != 100 {
+			t.Fatalf("rate %v 13 seconds after the throttling, want the configured 100", got)
+		}
+	})
+}

@@ -43,7 +43,8 @@ type Options struct {
 	Transport policy.Transporter
 	// Retry is how the SDK times out and retries a call; nil is Retry().
 	Retry *policy.RetryOptions
-	// ListRetry is the same for each page of a list; nil is ListRetry().
+	// ListRetry is the same for the pages of a list after the first; nil
+	// is ListRetry(). The first page is retried as one call is (Retry).
 	ListRetry *policy.RetryOptions
 }
 
@@ -66,10 +67,12 @@ func Retry() policy.RetryOptions {
 	}
 }
 
-// ListRetry returns Retry() for the pages of a list, but honouring a
-// Retry-After of up to 2 s: a list that fails on one page starts again
-// from the first, so a 40-page list would rarely end if one 503 of ARM's
-// ended it.
+// ListRetry returns Retry() for the pages of a list after the first, but
+// honouring a Retry-After of up to 2 s: a list that fails on a later page
+// starts again from the first, so a 40-page list would rarely end if one
+// 503 of ARM's ended it. The first page is retried as one call is: nothing
+// is lost by handing its wait back to the controllers, which do not hold
+// a slot while they wait.
 func ListRetry() policy.RetryOptions {
 	o := Retry()
 	o.MaxRetryDelay = 2 * time.Second
@@ -178,10 +181,13 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 	}
 	var out []provider.Pool
 	pager := cs.pools.NewListPager(a.ResourceGroup, a.ClusterName, nil)
-	ctx = policy.WithRetryOptions(ctx, d.listRetry)
-	for pager.More() {
+	pageCtx := policy.WithRetryOptions(ctx, d.retry)
+	for first := true; pager.More(); first = false {
+		if !first {
+			pageCtx = policy.WithRetryOptions(ctx, d.listRetry)
+		}
 		var raw *http.Response
-		page, err := pager.NextPage(runtime.WithCaptureResponse(ctx, &raw))
+		page, err := pager.NextPage(runtime.WithCaptureResponse(pageCtx, &raw))
 		if err != nil {
 			return nil, classify(err, "")
 		}
