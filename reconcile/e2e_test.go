@@ -225,7 +225,7 @@ func TestE2EConvergesUnderFaults(t *testing.T) {
 			runWorkload(t, w, func() {
 				w.waitFor(time.Minute, func() (bool, string) {
 					n := throttled(w)
-					return n >= 10, fmt.Sprintf("%d throttled calls", n)
+					return n >= 3, fmt.Sprintf("%d throttled calls", n)
 				})
 				w.sim.SetRateLimit(250, 25)
 			})
