@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 )
@@ -30,34 +28,14 @@ func TestTransportTimeouts(t *testing.T) {
 	t.Cleanup(func() { _ = ep.Close() })
 	t.Cleanup(func() { close(done) })
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tp, err := NewTarpit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept() // and never read: no handshake
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
+	t.Cleanup(func() { _ = tp.Close() })
 
 	short := Timeouts{Dial: time.Second, Handshake: 100 * time.Millisecond, Header: 100 * time.Millisecond, Idle: time.Second}
-	for name, url := range map[string]string{"no response header": ep.URL + "/", "no handshake": "https://" + ln.Addr().String() + "/"} {
+	for name, url := range map[string]string{"no response header": ep.URL + "/", "no handshake": "https://" + tp.Addr() + "/"} {
 		t.Run(name, func(t *testing.T) {
 			client := &http.Client{Transport: transport(ca.Pool, short)}
 			start := time.Now()

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -219,32 +218,12 @@ func tarpit(t *testing.T) (string, *http.Client) {
 // handshakeTarpit returns the address of a loopback listener that accepts
 // connections and never reads from them: the TLS handshake never ends.
 func handshakeTarpit(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	tp, err := sim.NewTarpit()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return ln.Addr().String()
+	t.Cleanup(func() { _ = tp.Close() })
+	return tp.Addr()
 }
 
 func clusterAt(endpoint string) *kpool.Cluster {
