@@ -77,6 +77,11 @@ func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
 	}
 	kpool.ValidatePattern(fe, f+".clusterName", a.ClusterName, clusterNameRE, true, "1-63 letters, digits, '_' or '-', starting and ending with a letter or digit")
 	kpool.ValidatePattern(fe, f+".location", a.Location, locationRE, false, "an Azure region name such as westeurope")
+	if strings.HasPrefix(strings.ToLower(s.Endpoint), "http://") {
+		// The SDK sends a bearer token over TLS only: every call would be
+		// refused, and no retry could change that.
+		fe.Add("spec.endpoint", "an Azure Resource Manager endpoint must be https://, got %q", s.Endpoint)
+	}
 }
 
 func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {

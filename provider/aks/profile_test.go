@@ -101,3 +101,31 @@ func TestDiskTypeDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointMustBeTLS: an http:// endpoint is refused when the cluster is
+// registered, on spec.endpoint: the SDK never sends a token over it, so the
+// controllers could only fail.
+func TestEndpointMustBeTLS(t *testing.T) {
+	for _, tc := range []struct {
+		endpoint string
+		ok       bool
+	}{
+		{"", true},
+		{"https://management.azure.com", true},
+		{"http://127.0.0.1:8080", false},
+		{"HTTP://arm.example", false},
+	} {
+		s := &kpool.ClusterSpec{Endpoint: tc.endpoint, Platform: kpool.ClusterPlatform{Type: Type,
+			Azure: &kpool.AzureCluster{SubscriptionID: "0b1f6471-1bf0-4dda-aec3-111122223333", ResourceGroup: "rg", ClusterName: "c"}}}
+		var fe kpool.FieldErrors
+		Profile{}.ValidateCluster(&fe, s)
+		if got := len(fe) == 0; got != tc.ok {
+			t.Errorf("%q: errors %v, want ok=%v", tc.endpoint, fe, tc.ok)
+		}
+		for _, e := range fe {
+			if e.Field != "spec.endpoint" {
+				t.Errorf("%q: error on %s, want spec.endpoint", tc.endpoint, e.Field)
+			}
+		}
+	}
+}
