@@ -222,7 +222,7 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 		var waiting []string
 		for _, r := range sorted {
 			if r.Condition(ConditionDeleted) != ConditionTrue {
-				waiting = append(waiting, r.ControllerName)
+				waiting = append(waiting, label(r.ControllerName, r.message(ConditionDeleted)))
 			}
 		}
 		st.Message = "waiting for " + strings.Join(waiting, ", ") + " to delete the pool"
@@ -249,7 +249,13 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 		}
 		var waiting []string
 		for _, r := range behind {
-			waiting = append(waiting, fmt.Sprintf("%s (at generation %d)", r.ControllerName, r.ObservedGeneration))
+			// What holds it back, when it says (a pool busy at the
+			// provider, an error it retries).
+			at := fmt.Sprintf("%s (at generation %d", r.ControllerName, r.ObservedGeneration)
+			if msg := r.message(ConditionReady); msg != "" && r.Condition(ConditionReady) != ConditionTrue {
+				at += ": " + msg
+			}
+			waiting = append(waiting, at+")")
 		}
 		waiting = append(waiting, notReady...)
 		st.Message = fmt.Sprintf("waiting for generation %d: %s", p.Generation, strings.Join(waiting, "; "))

@@ -156,15 +156,6 @@ func TestCreateInFlightIsWaitedFor(t *testing.T) {
 	})
 }
 
-func readyMessage(cs *kpool.ControllerStatus) string {
-	for _, c := range cs.Conditions {
-		if c.Type == kpool.ConditionReady {
-			return c.Message
-		}
-	}
-	return ""
-}
-
 func metaString(cs *kpool.ControllerStatus, key string) string {
 	s, _ := meta(cs)[key].(string)
 	return s
@@ -393,8 +384,8 @@ func TestBusyPoolIsNotWritten(t *testing.T) {
 				if n := w.calls(fake.Update, p.ProviderName); n != 0 {
 					t.Fatalf("%d updates sent into a busy pool", n)
 				}
-				if msg := readyMessage(w.report(p.ID)); !strings.Contains(msg, tc.providerState) {
-					t.Fatalf("the report does not say what the pool is busy with: %q", msg)
+				if msg := w.pool(p.ID).Status.Message; !strings.Contains(msg, tc.providerState) {
+					t.Fatalf("the pool's status does not say what it is busy with: %q", msg)
 				}
 				w.until(5*time.Minute, w.ready(p.ID))
 				if fp, _ := w.drv.Pool(w.cluster, p.ProviderName); fp.Count != 2 {
