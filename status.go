@@ -225,7 +225,7 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 				waiting = append(waiting, label(r.ControllerName, r.message(ConditionDeleted)))
 			}
 		}
-		st.Message = "waiting for " + strings.Join(waiting, ", ") + " to delete the pool"
+		st.Message = "waiting for the pool to be deleted by " + strings.Join(waiting, "; ")
 	case len(sorted) == 0 && !driven:
 		st.Phase, reason = PhasePending, ReasonNoController
 		st.Message = NoControllerMessage(p.Spec.Platform.Type)

@@ -160,3 +160,24 @@ func TestAtProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateSaysWhatHolds: a controller behind the generation, or not
+// done deleting, is named with what it says holds it.
+func TestAggregateSaysWhatHolds(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	busy := report("aks", 1, "Ready", "False")
+	busy.Conditions[0].Message = `the provider reports state "UpgradingNodeImageVersion"`
+	st := Aggregate(&NodePool{Generation: 2}, []ControllerStatus{busy}, NodePoolStatus{LastReadyGeneration: 1}, now, true)
+	if want := `waiting for generation 2: aks (at generation 1: the provider reports state "UpgradingNodeImageVersion")`; st.Message != want {
+		t.Fatalf("message %q, want %q", st.Message, want)
+	}
+	st = Aggregate(&NodePool{Generation: 2}, []ControllerStatus{report("aks", 1, "Ready", "True")}, NodePoolStatus{LastReadyGeneration: 1}, now, true)
+	if want := "waiting for generation 2: aks (at generation 1)"; st.Message != want {
+		t.Fatalf("message %q, want %q", st.Message, want)
+	}
+	deleting := now
+	st = Aggregate(&NodePool{Generation: 2, DeletionTimestamp: &deleting}, []ControllerStatus{report("aks", 2, "Deleted", "False")}, NodePoolStatus{}, now, true)
+	if want := "waiting for the pool to be deleted by aks: Deleted says False"; st.Message != want {
+		t.Fatalf("message %q, want %q", st.Message, want)
+	}
+}

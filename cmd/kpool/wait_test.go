@@ -186,7 +186,7 @@ func TestDeleteWait(t *testing.T) {
 	if r.err != nil || r.stdout != "nodepool "+p.ID+" deleted\n" {
 		t.Fatalf("delete --wait: %q, %v", r.stdout, r.err)
 	}
-	if !strings.HasPrefix(r.stderr, "nodepool web: Deleting  (waiting for gcp-nodepool-controller to delete the pool)") {
+	if !strings.HasPrefix(r.stderr, "nodepool web: Deleting  (waiting for the pool to be deleted by gcp-nodepool-controller)") {
 		t.Errorf("progress:\n%s", r.stderr)
 	}
 
