@@ -587,7 +587,7 @@ func TestDelete(t *testing.T) {
 	other := createCluster(t, srv, "other", kpool.PlatformGCP)
 	p := createPool(t, srv, "p", other, "--machine-type", "e2-small")
 	report(t, srv, p.ID, 1, kpool.Condition{Type: "Ready", Status: "True"})
-	if out := mustRun(t, srv, "nodepool", "delete", p.ID); !strings.HasPrefix(out, "nodepool "+p.ID+" is being deleted (waiting for gcp-nodepool-controller") {
+	if out := mustRun(t, srv, "nodepool", "delete", p.ID); !strings.HasPrefix(out, "nodepool "+p.ID+" is being deleted (waiting for the pool to be deleted by gcp-nodepool-controller") {
 		t.Errorf("delete reported pool: %q", out)
 	}
 }
