@@ -241,6 +241,16 @@ func (d *Driver) hang(ctx context.Context, op Op, c *kpool.Cluster, providerName
 	return ctx.Err()
 }
 
+// at returns a cluster's pool of a provider name as it is now, operations
+// ended; d.mu is held.
+func (d *Driver) at(c *kpool.Cluster, providerName string) (*pool, poolKey, time.Time, bool) {
+	now := d.clock.Now()
+	d.advance(now)
+	k := poolKey{clusterOf(c), providerName}
+	p, ok := d.pools[k]
+	return p, k, now, ok
+}
+
 // Operate starts an operation on a pool outside kpool, as someone using
 // the provider's own tools would (an image upgrade, a stop): for dur the
 // pool reports state and the provider's own providerState, and refuses
@@ -248,9 +258,7 @@ func (d *Driver) hang(ctx context.Context, op Op, c *kpool.Cluster, providerName
 func (d *Driver) Operate(c *kpool.Cluster, providerName string, state provider.State, providerState string, dur time.Duration) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	now := d.clock.Now()
-	d.advance(now)
-	p, ok := d.pools[poolKey{clusterOf(c), providerName}]
+	p, _, now, ok := d.at(c, providerName)
 	if !ok {
 		return d.notFound(providerName)
 	}
@@ -303,13 +311,11 @@ func (d *Driver) Creates(providerName string) int {
 func (d *Driver) Pool(c *kpool.Cluster, providerName string) (provider.Pool, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	now := d.clock.Now()
-	d.advance(now)
-	p, ok := d.pools[poolKey{clusterOf(c), providerName}]
+	p, k, now, ok := d.at(c, providerName)
 	if !ok {
 		return provider.Pool{}, false
 	}
-	return d.view(p, poolKey{clusterOf(c), providerName}, now), true
+	return d.view(p, k, now), true
 }
 
 // Mutate changes a pool behind the driver's back, as someone using the
