@@ -153,6 +153,10 @@ type clusterState struct {
 	// slow: a call to the cluster's endpoint ran out of time and no List
 	// has succeeded since; its passes run in the slow lane.
 	slow bool
+	// pools is how many pools seen and retry hold, as of the end of the
+	// last pass; the maps are the cluster's worker's alone, this count is
+	// read under the controller's lock.
+	pools int
 }
 
 type seenGeneration struct {
@@ -224,14 +228,14 @@ func (c *Controller) forget(id string) {
 	}
 }
 
-// tracked returns how many clusters and pools the controllers remember.
-func (c *Controller) tracked() (clusters, pools int) {
+// tracked returns how many pools the controllers remember.
+func (c *Controller) tracked() (pools int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, st := range c.clusters {
-		pools += max(len(st.seen), len(st.retry))
+		pools += st.pools
 	}
-	return len(c.clusters), pools
+	return pools
 }
 
 // errSlowLane is a call put off because the cluster's endpoint stopped
@@ -365,8 +369,7 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 	start := c.cfg.Clock.Now()
 	next, err := c.reconcileCluster(ctx, id)
 	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
-	_, pools := c.tracked()
-	c.cfg.Metrics.Tracked.Set(float64(pools))
+	c.cfg.Metrics.Tracked.Set(float64(c.tracked()))
 	switch {
 	case ctx.Err() != nil:
 		return

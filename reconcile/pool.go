@@ -43,7 +43,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	}
 	st := c.state(id)
 	if len(pools) == 0 && !cl.Spec.ImportPools {
-		st.prune(nil, c.retries)
+		c.prune(st, nil)
 		return c.cfg.ResyncSlow, nil
 	}
 	prof := c.cfg.Drivers.Profile(t)
@@ -64,7 +64,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 				return 0, err
 			}
 		}
-		st.prune(pools, c.retries)
+		c.prune(st, pools)
 		return c.cfg.ResyncSlow, nil
 	}
 	st.slow = false
@@ -130,7 +130,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 			}
 		}
 	}
-	st.prune(pools, c.retries)
+	c.prune(st, pools)
 	switch {
 	case next > 0 && busy:
 		return min(next, c.cfg.ResyncFast), nil
@@ -142,8 +142,9 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	return c.cfg.DriftInterval, nil
 }
 
-// prune forgets the pools of the cluster that are no longer stored.
-func (st *clusterState) prune(pools []*kpool.NodePool, retries *backoff) {
+// prune forgets the pools of the cluster that are no longer stored, and
+// counts the rest for the metrics.
+func (c *Controller) prune(st *clusterState, pools []*kpool.NodePool) {
 	live := make(map[string]bool, len(pools))
 	for _, p := range pools {
 		live[p.ID] = true
@@ -156,9 +157,12 @@ func (st *clusterState) prune(pools []*kpool.NodePool, retries *backoff) {
 	for id := range st.retry {
 		if !live[id] {
 			delete(st.retry, id)
-			retries.Forget(id)
+			c.retries.Forget(id)
 		}
 	}
+	c.mu.Lock()
+	st.pools = max(len(st.seen), len(st.retry))
+	c.mu.Unlock()
 }
 
 // noDriverFor says once per provider that its pools are left to external
