@@ -1,0 +1,124 @@
+// Package oidc authenticates people by the ID tokens of an OpenID Connect
+// issuer (coreos/go-oidc): the token's signature, issuer, audience and
+// expiry are checked against the issuer's published keys; its email claim
+// is the user, and its groups can make the user an admin. Controllers are
+// not people: they use kpool's own tokens.
+package oidc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+
+	"github.com/kpool/kpool"
+)
+
+// Config is the issuer kpool trusts and how its claims map to identities.
+type Config struct {
+	// Issuer is the issuer's URL, as its tokens' iss claim has it.
+	Issuer string
+	// Audience is the client id kpool's tokens are issued to (aud).
+	Audience string
+	// GroupsClaim names the claim that lists the user's groups (default
+	// "groups"); members of AdminGroups are admins.
+	GroupsClaim string
+	AdminGroups []string
+	// Client reaches the issuer (nil: http.DefaultClient).
+	Client *http.Client
+}
+
+// Verifier turns ID tokens into identities.
+type Verifier struct {
+	cfg Config
+	v   *oidc.IDTokenVerifier
+	ctx context.Context // carries the client for key refreshes
+}
+
+// New discovers the issuer (its /.well-known/openid-configuration) and
+// returns a verifier of its tokens.
+func New(ctx context.Context, cfg Config) (*Verifier, error) {
+	if cfg.Issuer == "" || cfg.Audience == "" {
+		return nil, errors.New("oidc: an issuer and an audience (client id) are required")
+	}
+	if cfg.GroupsClaim == "" {
+		cfg.GroupsClaim = "groups"
+	}
+	if cfg.Client != nil {
+		ctx = oidc.ClientContext(ctx, cfg.Client)
+	}
+	// Keys are fetched later too, when the issuer rotates them: with this
+	// context's client, never with the first request's.
+	keys := oidc.ClientContext(context.WithoutCancel(ctx), clientOf(cfg))
+	p, err := oidc.NewProvider(ctx, cfg.Issuer)
+	if err != nil {
+		return nil, fmt.Errorf("oidc: discovering %s: %w", cfg.Issuer, err)
+	}
+	return &Verifier{cfg: cfg, v: p.VerifierContext(keys, &oidc.Config{ClientID: cfg.Audience}), ctx: keys}, nil
+}
+
+func clientOf(cfg Config) *http.Client {
+	if cfg.Client != nil {
+		return cfg.Client
+	}
+	return http.DefaultClient
+}
+
+// ErrInvalid is every refusal of a token; its text says why, for the log,
+// not for the caller.
+var ErrInvalid = errors.New("oidc: invalid token")
+
+// Identify verifies a raw ID token and returns whom it names.
+func (v *Verifier) Identify(ctx context.Context, raw string) (*kpool.Identity, error) {
+	tok, err := v.v.Verify(ctx, raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	var claims map[string]any
+	if err := tok.Claims(&claims); err != nil {
+		return nil, fmt.Errorf("%w: claims: %v", ErrInvalid, err)
+	}
+	email, _ := claims["email"].(string)
+	if email == "" {
+		return nil, fmt.Errorf("%w: no email claim", ErrInvalid)
+	}
+	if verified, ok := claims["email_verified"]; ok && verified != true {
+		return nil, fmt.Errorf("%w: the email %s is not verified", ErrInvalid, email)
+	}
+	e, err := kpool.ParseEmail(email)
+	if err != nil {
+		return nil, fmt.Errorf("%w: email claim: %v", ErrInvalid, err)
+	}
+	id := &kpool.Identity{Email: e}
+	for _, g := range groups(claims[v.cfg.GroupsClaim]) {
+		if slices.Contains(v.cfg.AdminGroups, g) {
+			id.Admin = true
+		}
+	}
+	return id, nil
+}
+
+// groups reads a groups claim: a list of strings, or one string.
+func groups(c any) []string {
+	switch c := c.(type) {
+	case string:
+		return []string{c}
+	case []any:
+		var out []string
+		for _, g := range c {
+			if s, ok := g.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// IsJWT reports whether a bearer token has a JWT's shape (three base64url
+// parts), as opposed to one of kpool's own tokens.
+func IsJWT(raw string) bool { return strings.Count(raw, ".") == 2 && !strings.HasPrefix(raw, "kpool_") }
