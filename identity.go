@@ -148,6 +148,15 @@ func NewTokenAccess(tokens TokenStore) *Access {
 	return &Access{mode: AuthToken, tokens: tokens, now: time.Now}
 }
 
+// WithTokens makes a header-mode Access accept API tokens too: a request
+// whose Authorization carries a kpool token is who the token says (and
+// refused if it is not valid); any other is identified by X-User-Email, so a
+// gateway's own Authorization header passes through as before.
+func (a *Access) WithTokens(tokens TokenStore) *Access {
+	a.tokens, a.now = tokens, time.Now
+	return a
+}
+
 // Mode is AuthToken or AuthHeader.
 func (a *Access) Mode() string { return a.mode }
 
@@ -158,12 +167,13 @@ var unauthorized = &Error{Code: CodeUnauthorized, Message: "Authentication requi
 // Authenticate returns the caller of a request from its Authorization and
 // X-User-Email headers, as the mode says.
 func (a *Access) Authenticate(ctx context.Context, authorization, email string) (*Identity, error) {
-	if a.mode == AuthHeader {
-		return a.Identify(email)
-	}
 	scheme, secret, _ := strings.Cut(strings.TrimSpace(authorization), " ")
 	secret = strings.TrimSpace(secret)
-	if !strings.EqualFold(scheme, "Bearer") || !LooksLikeToken(secret) {
+	bearer := strings.EqualFold(scheme, "Bearer")
+	if a.mode == AuthHeader && (a.tokens == nil || !bearer || !strings.HasPrefix(secret, TokenPrefix)) {
+		return a.Identify(email)
+	}
+	if !bearer || !LooksLikeToken(secret) {
 		return nil, unauthorized
 	}
 	t, err := a.tokens.TokenByHash(ctx, HashToken(secret))
