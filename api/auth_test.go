@@ -161,3 +161,36 @@ func TestHeaderModeTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestForgedControllerReport is the research's D4: after the owner's
+// DELETE, a controller identity reported Deleted=True under the built-in
+// controller's name and the pool record went, orphaning the cloud pool. Now
+// only an identity granted the name may use it.
+func TestForgedControllerReport(t *testing.T) {
+	a := newTestAPI(t, testdb.SQLite)
+	c := a.cluster(user, "aks", aksCluster)
+	r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["1"]}}`)
+	want(t, r, http.StatusCreated)
+	var p kpool.NodePool
+	r.json(t, &p)
+	status := "/api/v1/nodepools/" + p.ID + "/status"
+	want(t, a.as(aksController, "PUT", status, `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+	want(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID, ""), http.StatusAccepted)
+
+	deleted := func(name string) string {
+		return `{"controller_name":"` + name + `","observed_generation":1,"conditions":[{"type":"Deleted","status":"True","reason":"DeletedAtProvider"}]}`
+	}
+	for _, tc := range []struct{ name, who, as string }{
+		{"bare controller, built-in name", controller, "aks-nodepool-controller"},
+		{"granted controller, another name", aksController, "gcp-nodepool-controller"},
+	} {
+		e := wantError(t, a.as(tc.who, "PUT", status, deleted(tc.as)), http.StatusForbidden, kpool.CodeForbidden, "")
+		if len(e.Fields) != 1 || e.Fields[0].Field != "controller_name" {
+			t.Fatalf("%s: %+v", tc.name, e)
+		}
+		want(t, a.as(admin, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusOK)
+	}
+	// The controller granted the name still finishes the delete.
+	want(t, a.as(aksController, "PUT", status, deleted("aks-nodepool-controller")), http.StatusOK)
+	want(t, a.as(admin, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusNotFound)
+}
