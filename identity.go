@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/mail"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Identity is the caller of an operation. Admins see and change everything;
@@ -14,6 +16,12 @@ type Identity struct {
 	Email      string
 	Admin      bool
 	Controller bool
+	// ControllerNames are the controller names a controller was granted;
+	// nil lets it report under any name that no built-in controller has.
+	ControllerNames []string
+	// System marks kpool's own controllers, which report under the
+	// built-in controllers' names.
+	System bool
 }
 
 // SeesAll reports whether the caller may read every cluster and pool.
@@ -21,6 +29,30 @@ func (id *Identity) SeesAll() bool { return id.Admin || id.Controller }
 
 // Owns reports whether the caller may see and change an object created by owner.
 func (id *Identity) Owns(owner string) bool { return id.Admin || strings.EqualFold(id.Email, owner) }
+
+// MayReportAs checks that a controller may report status under name;
+// reserved are the names of kpool's built-in controllers, which only kpool's
+// own controllers and identities granted them may use. The error is a
+// FORBIDDEN naming controller_name.
+func (id *Identity) MayReportAs(name string, reserved []string) error {
+	switch {
+	case id.System:
+		return nil
+	case id.ControllerNames != nil:
+		if slices.Contains(id.ControllerNames, name) {
+			return nil
+		}
+		return forbiddenName(name, fmt.Sprintf("%s may report only as %s", id.Email, strings.Join(id.ControllerNames, ", ")))
+	case slices.Contains(reserved, name):
+		return forbiddenName(name, fmt.Sprintf("%q is a built-in controller's name: grant it to %s explicitly", name, id.Email))
+	}
+	return nil
+}
+
+func forbiddenName(name, reason string) error {
+	return &Error{Code: CodeForbidden, Message: fmt.Sprintf("Not allowed to report as %s", name),
+		Details: reason, Fields: []FieldError{{Field: "controller_name", Reason: reason}}}
+}
 
 type identityKey struct{}
 
@@ -53,39 +85,123 @@ func ParseEmail(s string) (string, error) {
 	return strings.ToLower(s), nil
 }
 
-// Access decides who is an admin and who is a controller.
+// Auth modes of the API.
+const (
+	// AuthToken requires an API token (Authorization: Bearer) on every call.
+	AuthToken = "token"
+	// AuthHeader trusts the X-User-Email header that a gateway in front of
+	// kpool sets: for loopback or behind such a gateway only.
+	AuthHeader = "header"
+)
+
+// Access decides who the caller of a request is: from its API token, or in
+// header mode from X-User-Email and the lists of admins and controllers.
 type Access struct {
+	mode        string
 	admins      map[string]bool
-	controllers map[string]bool
+	controllers map[string][]string // e-mail -> names granted (nil: any not reserved)
+	tokens      TokenStore
+	now         func() time.Time
 }
 
-// NewAccess builds an Access from lists of e-mail addresses.
+// NewAccess builds a header-mode Access from lists of e-mail addresses. A
+// controller entry may grant names: email=name1|name2.
 func NewAccess(admins, controllers []string) (*Access, error) {
-	a := &Access{admins: map[string]bool{}, controllers: map[string]bool{}}
-	for _, set := range []struct {
-		name string
-		in   []string
-		out  map[string]bool
-	}{{"admins", admins, a.admins}, {"controllers", controllers, a.controllers}} {
-		for _, s := range set.in {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
-			e, err := ParseEmail(s)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", set.name, err)
-			}
-			set.out[e] = true
+	a := &Access{mode: AuthHeader, admins: map[string]bool{}, controllers: map[string][]string{}}
+	for _, s := range admins {
+		if strings.TrimSpace(s) == "" {
+			continue
 		}
+		e, err := ParseEmail(s)
+		if err != nil {
+			return nil, fmt.Errorf("admins: %v", err)
+		}
+		a.admins[e] = true
+	}
+	for _, s := range controllers {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		addr, list, granted := strings.Cut(s, "=")
+		e, err := ParseEmail(addr)
+		if err != nil {
+			return nil, fmt.Errorf("controllers: %v", err)
+		}
+		var names []string
+		if granted {
+			names = []string{}
+			for _, n := range strings.Split(list, "|") {
+				if n = strings.TrimSpace(n); !controllerName.MatchString(n) {
+					return nil, fmt.Errorf("controllers: %s: %q is not a controller name: use lowercase letters, digits, '-' and '.'", e, n)
+				}
+				names = append(names, n)
+			}
+		}
+		a.controllers[e] = names
 	}
 	return a, nil
 }
 
-// Identify turns the address a caller presents into an Identity.
+// NewTokenAccess builds a token-mode Access: callers are who their API
+// token (kept in tokens) says.
+func NewTokenAccess(tokens TokenStore) *Access {
+	return &Access{mode: AuthToken, tokens: tokens, now: time.Now}
+}
+
+// WithTokens makes a header-mode Access accept API tokens too: a request
+// whose Authorization carries a kpool token is who the token says (and
+// refused if it is not valid); any other is identified by X-User-Email, so a
+// gateway's own Authorization header passes through as before.
+func (a *Access) WithTokens(tokens TokenStore) *Access {
+	a.tokens, a.now = tokens, time.Now
+	return a
+}
+
+// Mode is AuthToken or AuthHeader.
+func (a *Access) Mode() string { return a.mode }
+
+// unauthorized is the one answer to a missing, unknown, expired or revoked
+// token: it does not say which.
+var unauthorized = &Error{Code: CodeUnauthorized, Message: "Authentication required", Details: "send Authorization: Bearer <API token>"}
+
+// Authenticate returns the caller of a request from its Authorization and
+// X-User-Email headers, as the mode says.
+func (a *Access) Authenticate(ctx context.Context, authorization, email string) (*Identity, error) {
+	scheme, secret, _ := strings.Cut(strings.TrimSpace(authorization), " ")
+	secret = strings.TrimSpace(secret)
+	bearer := strings.EqualFold(scheme, "Bearer")
+	if a.mode == AuthHeader && (a.tokens == nil || !bearer || !strings.HasPrefix(secret, TokenPrefix)) {
+		return a.Identify(email)
+	}
+	if !bearer || !LooksLikeToken(secret) {
+		return nil, unauthorized
+	}
+	t, err := a.tokens.TokenByHash(ctx, HashToken(secret))
+	if ErrorCode(err) == CodeNotFound {
+		return nil, unauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := a.now()
+	if t.Usable(now) != "" {
+		return nil, unauthorized
+	}
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= TouchEvery {
+		if err := a.tokens.TouchToken(ctx, t.ID, now); err != nil {
+			return nil, err
+		}
+	}
+	return t.Identity(), nil
+}
+
+// Identify turns the address a caller presents into an Identity (header
+// mode).
 func (a *Access) Identify(email string) (*Identity, error) {
 	e, err := ParseEmail(email)
 	if err != nil {
 		return nil, &Error{Code: CodeUnauthorized, Message: "Authentication required", Details: "X-User-Email: " + err.Error()}
 	}
-	return &Identity{Email: e, Admin: a.admins[e], Controller: a.controllers[e]}, nil
+	names, ctl := a.controllers[e]
+	return &Identity{Email: e, Admin: a.admins[e], Controller: ctl, ControllerNames: names}, nil
 }

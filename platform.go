@@ -55,6 +55,10 @@ type Platforms interface {
 	CheckCreate(c *Cluster, s *NodePoolSpec) error
 	// Plan classifies every field that differs between old and next.
 	Plan(c *Cluster, old, next *NodePoolSpec) (Plan, error)
+	// ControllerNames are the names kpool's built-in controllers report
+	// under: reserved for kpool's own controllers and the identities granted
+	// them.
+	ControllerNames() []string
 	// ProviderNames returns the names the pool may have at the provider,
 	// derived from its kpool name, the preferred first (n > 0: the first n
 	// only). The service takes the first that no other pool of the cluster

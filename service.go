@@ -874,6 +874,9 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 	if err := ValidateControllerStatus(&r); err != nil {
 		return nil, err
 	}
+	if err := id.MayReportAs(r.ControllerName, s.Platforms.ControllerNames()); err != nil {
+		return nil, err
+	}
 	var doc *StatusDocument
 	err = s.write(ctx, func(tx Tx) error {
 		p, c, reports, err := lockPool(ctx, tx, id, poolID, false)

@@ -24,6 +24,9 @@ const (
 	other      = "other@example.com"
 	admin      = "admin@example.com"
 	controller = "gcp-controller@example.com"
+	// aksController is granted the built-in AKS controller's name, which
+	// the bare controller may not use.
+	aksController = "aks-controller@example.com"
 )
 
 // testAPI is a kpool server on a loopback port, every exchange checked
@@ -41,7 +44,7 @@ func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 // newTestAPIOn is newTestAPI with the platforms (and drivers) of reg.
 func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *testAPI {
 	t.Helper()
-	access, err := kpool.NewAccess([]string{admin}, []string{controller})
+	access, err := kpool.NewAccess([]string{admin}, []string{controller, aksController + "=aks-nodepool-controller"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -783,7 +786,7 @@ func TestChangePlan(t *testing.T) {
 	if len(before.Plan.Changes) != 1 || before.Plan.Changes[0].Class != kpool.UpdateInPlace {
 		t.Fatalf("plan of a pool not at the provider: %+v", before.Plan)
 	}
-	want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+	want(t, a.as(aksController, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
 	a.as(user, "GET", "/api/v1/nodepools/"+p.ID, "").json(t, &p)
 
 	// Once one does, vmSize and zones cannot change on AKS: 400 naming
@@ -939,7 +942,7 @@ func TestRepairFailedCreate(t *testing.T) {
 			"conditions":[{"type":"Ready","status":"False","reason":"ProviderRefused","message":"zone 4 is not available in westeurope"},
 			              {"type":"Progressing","status":"False","reason":"ProviderRefused"}],
 			"metadata":{"provisioning_state":"NotFound","failed_generation":1,"exists":false}}`
-		want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", failed), http.StatusOK)
+		want(t, a.as(aksController, "PUT", "/api/v1/nodepools/"+p.ID+"/status", failed), http.StatusOK)
 
 		// The plan says why a zone change is not a replace.
 		path := "/api/v1/nodepools/" + p.ID
@@ -969,7 +972,7 @@ func TestRepairFailedCreate(t *testing.T) {
 		// one saying it does puts them back.
 		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"inventory","observed_generation":2,"metadata":{"exists":false}}`), http.StatusOK)
 		want(t, a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"zones":["2"]}}`), http.StatusOK)
-		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":2,"metadata":{"exists":true}}`), http.StatusOK)
+		want(t, a.as(aksController, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":2,"metadata":{"exists":true}}`), http.StatusOK)
 		wantError(t, a.as(user, "PATCH", path, `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
 	})
 }
@@ -1009,7 +1012,7 @@ func TestAdvisoryFields(t *testing.T) {
 			t.Fatalf("create: %d warnings, stored %+v", len(w), p.Spec.Autoscaling)
 		}
 		path := "/api/v1/nodepools/" + p.ID
-		want(t, a.as(controller, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+		want(t, a.as(aksController, "PUT", path+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
 
 		// A change of one is planned advisory, not in place, and warned of.
 		r = a.as(user, "PATCH", path+"?dry_run=true", `{"spec":{"autoscaling":{"targetCPUUtilization":60,"maxNodes":6}}}`)

@@ -20,8 +20,10 @@ import (
 // *kpool.Error with the server's code, message, details and fields.
 type Client struct {
 	BaseURL string // such as http://127.0.0.1:8080
-	User    string // sent as X-User-Email
-	HTTP    *http.Client
+	User    string // sent as X-User-Email (header mode)
+	// Token is an API token, sent as Authorization: Bearer.
+	Token string
+	HTTP  *http.Client
 	// OnWarning, when set, receives the text of each Warning header of a
 	// successful answer (a field stored but not applied, say).
 	OnWarning func(text string)
@@ -66,6 +68,9 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	req.Header.Set("Accept", "application/json")
 	if c.User != "" {
 		req.Header.Set("X-User-Email", c.User)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

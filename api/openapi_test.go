@@ -533,6 +533,8 @@ const (
 	oaStranger   = "stranger@example.com"
 	oaAdmin      = "admin@example.com"
 	oaController = "ctl@example.com"
+	// oaAKSController is granted the built-in AKS controller's name.
+	oaAKSController = "aks-ctl@example.com"
 )
 
 type oaAPI struct {
@@ -616,7 +618,7 @@ func TestOpenAPIConformance(t *testing.T) {
 			store.Close()
 		}
 	})
-	access, err := kpool.NewAccess([]string{oaAdmin}, []string{oaController})
+	access, err := kpool.NewAccess([]string{oaAdmin}, []string{oaController, oaAKSController + "=aks-nodepool-controller"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -844,7 +846,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Fatalf("vmSize of a pool not at the provider: %+v", d.Plan)
 	}
 	// Once a controller reports that it exists, AKS's own limits hold.
-	a.expect(200, oaController, "PUT", gp+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`)
+	a.expect(200, oaAKSController, "PUT", gp+"/status", `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`)
 	r = a.expect(200, oaOwner, "GET", gp, "")
 	r.decode(t, &gw)
 	d = dryRun(a.expect(200, oaOwner, "PATCH", gp+"?dry_run=true", `{"spec":{"nodeCount":5,"kubernetesVersion":"1.31"}}`))

@@ -34,8 +34,8 @@ type Server struct {
 	mux    *http.ServeMux
 }
 
-// NewServer returns the API server for svc. access decides who is an admin
-// or a controller; log receives access logs and internal errors.
+// NewServer returns the API server for svc. access authenticates callers
+// (tokens, or the trusted header) and decides who is an admin or a controller; log receives access logs and internal errors.
 func NewServer(svc *kpool.Service, access *kpool.Access, log *slog.Logger) *Server {
 	s := &Server{svc: svc, access: access, log: log, mux: http.NewServeMux()}
 	s.routes()
@@ -158,11 +158,12 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// authed requires a valid X-User-Email and puts the caller's identity in the
-// request context.
+// authed authenticates the caller (an API token, or X-User-Email in header
+// mode) and puts its identity in the request context. Neither the token nor
+// the Authorization header is ever logged.
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := s.access.Identify(r.Header.Get("X-User-Email"))
+		id, err := s.access.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get("X-User-Email"))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -222,6 +223,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		id, _ := r.Context().Value(requestIDKey).(string)
 		s.log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		e = &kpool.Error{Code: kpool.CodeInternal, Message: "Internal server error", Details: "request id " + id}
+	}
+	if e.Code == kpool.CodeUnauthorized {
+		w.Header().Set("WWW-Authenticate", "Bearer")
 	}
 	writeJSON(w, Status(e.Code), ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}})
 }

@@ -102,6 +102,15 @@ func (r *Registry) Platform(t kpool.PlatformType) (kpool.Platform, bool) {
 	return platform{p: p, domains: r.domains}, true
 }
 
+// ControllerNames are every profile's controller name.
+func (r *Registry) ControllerNames() []string {
+	out := make([]string, 0, len(r.types))
+	for _, t := range r.types {
+		out = append(out, r.profiles[t].ControllerName())
+	}
+	return out
+}
+
 // Types lists the known platforms, in order.
 func (r *Registry) Types() []kpool.PlatformType { return slices.Clone(r.types) }
 

@@ -38,7 +38,7 @@ const LeaseName = "kpool-controllers"
 
 // Identity is the controllers' own identity: they read everything and
 // write status through the service, like any external controller.
-var Identity = &kpool.Identity{Email: "controllers@kpool.internal", Controller: true}
+var Identity = &kpool.Identity{Email: "controllers@kpool.internal", Controller: true, System: true}
 
 // Config configures the controllers. Zero values take the defaults.
 type Config struct {

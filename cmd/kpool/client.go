@@ -35,6 +35,7 @@ const (
 type clientFlags struct {
 	server string
 	user   string
+	token  string
 	output string
 }
 
@@ -42,7 +43,8 @@ type clientFlags struct {
 func (f *clientFlags) register(cmd *cobra.Command) {
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&f.server, "server", env("KPOOL_SERVER", "http://127.0.0.1:8080"), "URL of the kpool API server (KPOOL_SERVER)")
-	pf.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, sent as X-User-Email (KPOOL_USER)")
+	pf.StringVar(&f.token, "token", env("KPOOL_TOKEN", ""), "your API token, sent as Authorization: Bearer (KPOOL_TOKEN); prefer the variable, as flags show in process lists")
+	pf.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, sent as X-User-Email to a server in --auth header mode (KPOOL_USER)")
 	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, json or yaml")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if c.HasSubCommands() {
@@ -67,8 +69,8 @@ func (f *clientFlags) check() error {
 	default:
 		return fmt.Errorf("--output %q is not a format: use table, json or yaml", f.output)
 	}
-	if strings.TrimSpace(f.user) == "" {
-		return errors.New("set --user or KPOOL_USER to your e-mail address")
+	if strings.TrimSpace(f.user) == "" && strings.TrimSpace(f.token) == "" {
+		return errors.New("set KPOOL_TOKEN (or --token) to your API token, or, for a server in --auth header mode, KPOOL_USER (or --user) to your e-mail address")
 	}
 	u, err := url.Parse(f.server)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -78,7 +80,9 @@ func (f *clientFlags) check() error {
 }
 
 func (f *clientFlags) client() *api.Client {
-	return api.NewClient(f.server, strings.TrimSpace(f.user))
+	c := api.NewClient(f.server, strings.TrimSpace(f.user))
+	c.Token = strings.TrimSpace(f.token)
+	return c
 }
 
 // writer is client for a command that writes: the server's warnings (such

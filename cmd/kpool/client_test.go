@@ -617,8 +617,9 @@ func TestErrors(t *testing.T) {
 
 	t.Run("missing user", func(t *testing.T) {
 		t.Setenv("KPOOL_USER", "")
+		t.Setenv("KPOOL_TOKEN", "")
 		_, _, err := execute("", "cluster", "list", "--server", srv)
-		if err == nil || err.Error() != "set --user or KPOOL_USER to your e-mail address" {
+		if err == nil || !strings.HasPrefix(err.Error(), "set KPOOL_TOKEN (or --token) to your API token, or,") {
 			t.Errorf("error %v", err)
 		}
 		// A command group prints its help without needing a user.

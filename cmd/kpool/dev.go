@@ -8,6 +8,7 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,10 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 	f.register(cmd)
 	_ = cmd.Flags().Set("database", env("KPOOL_DATABASE", "sqlite:"+filepath.Join(dataDir(), "kpool", "dev.db")))
 	cmd.Flags().Lookup("database").DefValue = "sqlite:" + filepath.Join(dataDir(), "kpool", "dev.db")
+	// On loopback the guide's walkthrough (curl with X-User-Email, KPOOL_USER)
+	// keeps working; dev's own token works as well.
+	_ = cmd.Flags().Set("auth", env("KPOOL_AUTH", kpool.AuthHeader))
+	cmd.Flags().Lookup("auth").DefValue = kpool.AuthHeader
 	_ = cmd.Flags().Set("resync-fast", "2s")
 	cmd.Flags().Lookup("resync-fast").DefValue = "2s"
 	cmd.Flags().StringVar(&user, "user", devUser, "the user who owns the demo clusters")
@@ -55,6 +60,9 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	owner, err := kpool.ParseEmail(user)
 	if err != nil {
 		return fmt.Errorf("--user: %w", err)
+	}
+	if err := checkExposure(f); err != nil {
+		return err
 	}
 	emu, err := cloudsim.Start(cloudsim.Config{Emulators: emulators(), Listen: "127.0.0.1:0", Options: emuOptions})
 	if err != nil {
@@ -72,12 +80,17 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		p.close()
 		return err
 	}
+	token, err := devToken(ctx, p.store, owner)
+	if err != nil {
+		p.close()
+		return err
+	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		p.close()
 		return err
 	}
-	url := "http://" + ln.Addr().String()
+	url := p.scheme() + "://" + ln.Addr().String()
 	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), strings.Join(emu.URLs(), ", "))
 	fmt.Fprintf(out, "  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, owner)
 	for _, d := range emu.Clusters {
@@ -86,13 +99,39 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	if len(emu.Clusters) > 0 {
 		first := emu.Clusters[0]
 		fmt.Fprintf(out, `
-Try it:
-  export KPOOL_SERVER=%s KPOOL_USER=%s
+Try it (the token is %s's, made for this run):
+  export KPOOL_SERVER=%s KPOOL_TOKEN=%s
   go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3 --zones 1 --wait
   go run ./cmd/kpool nodepool list
-`, url, owner, ids[first.Name], profiles.Profile(first.Spec.Platform.Type).CLI().MachineExample)
+`, owner, url, token, ids[first.Name], profiles.Profile(first.Spec.Platform.Type).CLI().MachineExample)
 	}
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+}
+
+// devCreatedBy marks the tokens kpool dev makes.
+const devCreatedBy = "kpool dev"
+
+// devToken makes a user token for owner, the one printed for this run, and
+// revokes the ones earlier runs made, so that they do not pile up.
+func devToken(ctx context.Context, st kpool.Store, owner string) (string, error) {
+	ts, ok := st.(kpool.TokenStore)
+	if !ok {
+		return "", fmt.Errorf("the dev store keeps no tokens")
+	}
+	old, err := ts.Tokens(ctx)
+	if err != nil {
+		return "", err
+	}
+	now := time.Now()
+	for _, t := range old {
+		if t.CreatedBy == devCreatedBy && t.RevokedAt == nil {
+			if err := ts.RevokeToken(ctx, t.ID, now); err != nil {
+				return "", err
+			}
+		}
+	}
+	secret, _, err := createToken(ctx, ts, kpool.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy}, now)
+	return secret, err
 }
 
 // registerDemos registers (or points at this run's emulators) the demo

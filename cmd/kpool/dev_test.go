@@ -69,7 +69,7 @@ func TestDevCreateWait(t *testing.T) {
 	emu.Clock = clock
 	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
 		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
-		driftInterval: time.Minute, callTimeout: 30 * time.Second}
+		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
 	pr, pw := io.Pipe()
 	exited := make(chan error, 1)
 	go func() {
@@ -99,9 +99,9 @@ func TestDevCreateWait(t *testing.T) {
 	if try == "" {
 		t.Fatalf("kpool dev printed no nodepool create to try:\n%s", printed.String())
 	}
-	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_USER=(\S+)`).FindStringSubmatch(printed.String())
-	if m == nil || m[2] != devUser {
-		t.Fatalf("kpool dev printed no server and user:\n%s", printed.String())
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed.String())
+	if m == nil || !kpool.LooksLikeToken(m[2]) {
+		t.Fatalf("kpool dev printed no server and token:\n%s", printed.String())
 	}
 	args, ok := strings.CutPrefix(try, "go run ./cmd/kpool ")
 	if !ok || !strings.Contains(args, "--wait") {
@@ -115,7 +115,7 @@ func TestDevCreateWait(t *testing.T) {
 	progress := &watched{want: "nodepool web: Provisioning", seen: make(chan struct{})}
 	root.SetOut(&out)
 	root.SetErr(progress)
-	root.SetArgs(append(strings.Fields(args), "--server", m[1], "--user", m[2], "--timeout", "2m", "-o", "json"))
+	root.SetArgs(append(strings.Fields(args), "--server", m[1], "--token", m[2], "--timeout", "2m", "-o", "json"))
 	ran := make(chan error, 1)
 	go func() { ran <- root.ExecuteContext(ctx) }()
 	var err error
@@ -139,10 +139,15 @@ func TestDevCreateWait(t *testing.T) {
 	if p.Status.Phase != kpool.PhaseReady || p.Status.ObservedGeneration != p.Generation {
 		t.Errorf("pool after --wait: %+v", p.Status)
 	}
-	// The demo cluster is visible to its owner.
-	list, err := api.NewClient(m[1], m[2]).Clusters(ctx, kpool.ListOptions{})
-	if err != nil || len(list.Clusters) != 1 || list.Clusters[0].ID != p.ClusterID {
-		t.Errorf("the demo clusters: %+v, %v", list, err)
+	// The demo cluster is visible to its owner, by the token and, on
+	// loopback in header mode, by X-User-Email as the guide does it.
+	byToken := api.NewClient(m[1], "")
+	byToken.Token = m[2]
+	for name, c := range map[string]*api.Client{"token": byToken, "header": api.NewClient(m[1], devUser)} {
+		list, err := c.Clusters(ctx, kpool.ListOptions{})
+		if err != nil || len(list.Clusters) != 1 || list.Clusters[0].ID != p.ClusterID {
+			t.Errorf("the demo clusters by %s: %+v, %v", name, list, err)
+		}
 	}
 }
 

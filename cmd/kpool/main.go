@@ -58,7 +58,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newCloudsim(), newPlace())
+	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace())
 	addClientCommands(root)
 	return root
 }

@@ -54,7 +54,7 @@ func TestPlaceOffline(t *testing.T) {
 		{[]string{"place", "-f", path, "--pool", "a", "--pools", "b,c"}, "[pool pools] were all set"},
 		{[]string{"place", "-f", path, "--zone", "1", "--zones", "1,2"}, "[zone zones] were all set"},
 		{[]string{"place", "-f", path, "--app", writeFile(t, "kompox.yml", "spec: {compose: x}")}, "has no spec.deployment"},
-		{[]string{"place", "-f", path, "--cluster", "c"}, "set --user or KPOOL_USER"},
+		{[]string{"place", "-f", path, "--cluster", "c"}, "set KPOOL_TOKEN (or --token)"},
 	} {
 		if _, _, err := execute("", tt.args...); err == nil || !strings.Contains(err.Error()+fieldsOf(err), tt.want) {
 			t.Errorf("%v: %v, want %q", tt.args, err, tt.want)

@@ -51,6 +51,11 @@ type serveFlags struct {
 	// eventRetention is how long the events outbox keeps an event (0: for
 	// ever).
 	eventRetention time.Duration
+	// auth is kpool.AuthToken or kpool.AuthHeader; behindGateway lets
+	// header mode listen beyond loopback; tlsCert and tlsKey serve HTTPS.
+	auth            string
+	behindGateway   bool
+	tlsCert, tlsKey string
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -65,8 +70,12 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how long the events outbox keeps an event before this process prunes it, at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
 	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
-	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
-	cmd.Flags().StringVar(&f.controllers, "controllers", env("KPOOL_CONTROLLERS", ""), "comma-separated e-mail addresses of controllers (KPOOL_CONTROLLERS)")
+	cmd.Flags().StringVar(&f.auth, "auth", env("KPOOL_AUTH", kpool.AuthToken), "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
+	cmd.Flags().BoolVar(&f.behindGateway, "behind-gateway", envBool("KPOOL_BEHIND_GATEWAY", false), "with --auth header, listen beyond loopback: only where a gateway that authenticates users sets X-User-Email and no one reaches kpool around it (KPOOL_BEHIND_GATEWAY)")
+	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", env("KPOOL_TLS_CERT", ""), "PEM certificate (chain) to serve HTTPS with, with --tls-key (KPOOL_TLS_CERT)")
+	cmd.Flags().StringVar(&f.tlsKey, "tls-key", env("KPOOL_TLS_KEY", ""), "PEM private key of --tls-cert (KPOOL_TLS_KEY)")
+	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "with --auth header: comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
+	cmd.Flags().StringVar(&f.controllers, "controllers", env("KPOOL_CONTROLLERS", ""), "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", env("KPOOL_LOG_FORMAT", "text"), "text or json (KPOOL_LOG_FORMAT)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", env("KPOOL_PPROF", ""), "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
 }
@@ -199,6 +208,33 @@ type process struct {
 	// retention prunes the events outbox (--event-retention); nil keeps
 	// every event. Every process runs it: pruning is idempotent.
 	retention *kpool.EventRetention
+	// tlsCert and tlsKey, when set, make run serve HTTPS.
+	tlsCert, tlsKey string
+}
+
+// scheme is how the process's listener is reached: http or https.
+func (p *process) scheme() string {
+	if p.tlsCert != "" {
+		return "https"
+	}
+	return "http"
+}
+
+// checkExposure refuses header mode on an address beyond loopback unless
+// the operator says a gateway sits in front: anyone who reaches kpool there
+// could send X-User-Email of an admin. It runs before kpool listens.
+func checkExposure(f *serveFlags) error {
+	if f.auth != kpool.AuthHeader || f.behindGateway {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(f.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %v", f.listen, err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("--listen %s: --auth header trusts X-User-Email, so anyone who reaches this address could claim to be an admin; listen on loopback (127.0.0.1), use --auth token, or add --behind-gateway if a gateway that authenticates users is the only way in", f.listen)
 }
 
 func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process, error) {
@@ -229,18 +265,40 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	if f.eventRetention != 0 && f.eventRetention < time.Minute {
 		return nil, fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
 	}
-	access, err := kpool.NewAccess(splitList(f.admins), splitList(f.controllers))
-	if err != nil {
-		return nil, err
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return nil, fmt.Errorf("--tls-cert and --tls-key: give both, or neither")
+	}
+	var access *kpool.Access
+	switch f.auth {
+	case kpool.AuthHeader:
+		if access, err = kpool.NewAccess(splitList(f.admins), splitList(f.controllers)); err != nil {
+			return nil, err
+		}
+	case kpool.AuthToken:
+		if f.admins != "" || f.controllers != "" {
+			return nil, fmt.Errorf("--admins and --controllers apply to --auth header; with --auth token a token's role says who is an admin or a controller (kpool token create --role)")
+		}
+	default:
+		return nil, fmt.Errorf("--auth %q: use token or header", f.auth)
 	}
 	st, err := openStore(ctx, f.database)
 	if err != nil {
 		return nil, err
 	}
+	ts, hasTokens := st.(kpool.TokenStore)
+	switch {
+	case access == nil && !hasTokens:
+		st.Close()
+		return nil, fmt.Errorf("--auth token: the store %s keeps no tokens", redact(f.database))
+	case access == nil:
+		access = kpool.NewTokenAccess(ts)
+	case hasTokens:
+		access.WithTokens(ts) // kpool tokens work in header mode too
+	}
 	svc := kpool.NewService(st, reg)
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof}
+	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
 	if f.eventRetention > 0 {
 		p.retention = &kpool.EventRetention{Store: st, Retention: f.eventRetention}
 	}
@@ -282,7 +340,13 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if p.tlsCert != "" {
+			errc <- srv.ServeTLS(ln, p.tlsCert, p.tlsKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	ctlDone := make(chan struct{})
 	go func() {
 		defer close(ctlDone)
@@ -346,6 +410,9 @@ func (p *process) servePprof(addr string) (*http.Server, error) {
 // serve runs the API (and, unless --reconcile=false, the controllers) until
 // ctx ends.
 func serve(ctx context.Context, f *serveFlags) error {
+	if err := checkExposure(f); err != nil {
+		return err
+	}
 	p, err := start(ctx, f, drivers())
 	if err != nil {
 		return err
@@ -355,7 +422,7 @@ func serve(ctx context.Context, f *serveFlags) error {
 		p.close()
 		return err
 	}
-	p.log.Info("kpool serving", "url", "http://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil)
+	p.log.Info("kpool serving", "url", p.scheme()+"://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil, "auth", f.auth)
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
 }
 

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"FeedSeesEveryEvent", testFeedSeesEveryEvent},
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"EventRetention", testEventRetention},
+		{"Tokens", testTokens},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

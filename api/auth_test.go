@@ -1,0 +1,196 @@
+package api
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/store/testdb"
+)
+
+// lockedBuffer is a log that handlers write to concurrently.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestTokenAuth: in token mode only a current API token gets in. Each of
+// these attacks passed before tokens, when X-User-Email was the identity.
+func TestTokenAuth(t *testing.T) {
+	st := testdb.SQLite(t)
+	ts := st.(kpool.TokenStore)
+	mk := func(req kpool.TokenRequest, at time.Time) (string, *kpool.Token) {
+		tok, err := kpool.CheckToken(req, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, hash := kpool.NewTokenSecret()
+		if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
+			t.Fatal(err)
+		}
+		return secret, tok
+	}
+	now := time.Now()
+	good, _ := mk(kpool.TokenRequest{User: admin, Role: kpool.RoleAdmin}, now)
+	expired, _ := mk(kpool.TokenRequest{User: admin, Role: kpool.RoleAdmin, Expires: time.Minute}, now.Add(-time.Hour))
+	revoked, rt := mk(kpool.TokenRequest{User: admin, Role: kpool.RoleAdmin}, now)
+	if err := ts.RevokeToken(t.Context(), rt.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	h := NewServer(kpool.NewService(st, catalog.Registry()), kpool.NewTokenAccess(ts), slog.New(slog.NewTextHandler(&log, nil)))
+	srv := httptest.NewServer(checkOpenAPI(t, h))
+	t.Cleanup(srv.Close)
+
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"anonymous", nil, http.StatusUnauthorized},
+		{"forged header", map[string]string{"X-User-Email": admin}, http.StatusUnauthorized},
+		{"expired token", map[string]string{"Authorization": "Bearer " + expired}, http.StatusUnauthorized},
+		{"revoked token", map[string]string{"Authorization": "Bearer " + revoked}, http.StatusUnauthorized},
+		{"not a token", map[string]string{"Authorization": "Bearer " + admin}, http.StatusUnauthorized},
+		{"token", map[string]string{"Authorization": "Bearer " + good}, http.StatusOK},
+		{"token beside a forged header", map[string]string{"Authorization": "Bearer " + good, "X-User-Email": "someone@example.com"}, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", srv.URL+"/api/v1/clusters", nil)
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.want, body)
+			}
+			if tc.want == http.StatusUnauthorized {
+				if got := resp.Header.Get("WWW-Authenticate"); got != "Bearer" {
+					t.Errorf("WWW-Authenticate %q", got)
+				}
+				if strings.Contains(string(body), "expired") || strings.Contains(string(body), "revoked") {
+					t.Errorf("the refusal says why: %s", body)
+				}
+			}
+		})
+	}
+	// The admin token sees everything: its identity is the token's.
+	c := NewClient(srv.URL, "")
+	c.Token = good
+	if _, err := c.Clusters(t.Context(), kpool.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{good, expired, revoked} {
+		if strings.Contains(log.String(), secret) || strings.Contains(log.String(), secret[len(kpool.TokenPrefix):]) {
+			t.Fatalf("a token is in the log:\n%s", log.String())
+		}
+	}
+	if !strings.Contains(log.String(), "status=401") {
+		t.Fatalf("no access log of the refusals:\n%s", log.String())
+	}
+}
+
+// TestHeaderModeTokens: a header-mode server also takes kpool tokens, while a
+// gateway's own Authorization header does not stop X-User-Email.
+func TestHeaderModeTokens(t *testing.T) {
+	st := testdb.SQLite(t)
+	ts := st.(kpool.TokenStore)
+	tok, err := kpool.CheckToken(kpool.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, hash := kpool.NewTokenSecret()
+	if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
+		t.Fatal(err)
+	}
+	access, err := kpool.NewAccess(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewServer(kpool.NewService(st, catalog.Registry()), access.WithTokens(ts), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	unknown, _ := kpool.NewTokenSecret()
+	for _, tc := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"header", map[string]string{"X-User-Email": user}, http.StatusOK},
+		{"token", map[string]string{"Authorization": "Bearer " + secret}, http.StatusOK},
+		{"gateway's bearer and header", map[string]string{"Authorization": "Bearer eyJhbGciOi.x.y", "X-User-Email": user}, http.StatusOK},
+		{"unknown kpool token and header", map[string]string{"Authorization": "Bearer " + unknown, "X-User-Email": user}, http.StatusUnauthorized},
+		{"nothing", nil, http.StatusUnauthorized},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/clusters", nil)
+		for k, v := range tc.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+// TestForgedControllerReport is the research's D4: after the owner's
+// DELETE, a controller identity reported Deleted=True under the built-in
+// controller's name and the pool record went, orphaning the cloud pool. Now
+// only an identity granted the name may use it.
+func TestForgedControllerReport(t *testing.T) {
+	a := newTestAPI(t, testdb.SQLite)
+	c := a.cluster(user, "aks", aksCluster)
+	r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["1"]}}`)
+	want(t, r, http.StatusCreated)
+	var p kpool.NodePool
+	r.json(t, &p)
+	status := "/api/v1/nodepools/" + p.ID + "/status"
+	want(t, a.as(aksController, "PUT", status, `{"controller_name":"aks-nodepool-controller","observed_generation":1,"metadata":{"exists":true}}`), http.StatusOK)
+	want(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID, ""), http.StatusAccepted)
+
+	deleted := func(name string) string {
+		return `{"controller_name":"` + name + `","observed_generation":1,"conditions":[{"type":"Deleted","status":"True","reason":"DeletedAtProvider"}]}`
+	}
+	for _, tc := range []struct{ name, who, as string }{
+		{"bare controller, built-in name", controller, "aks-nodepool-controller"},
+		{"granted controller, another name", aksController, "gcp-nodepool-controller"},
+	} {
+		e := wantError(t, a.as(tc.who, "PUT", status, deleted(tc.as)), http.StatusForbidden, kpool.CodeForbidden, "")
+		if len(e.Fields) != 1 || e.Fields[0].Field != "controller_name" {
+			t.Fatalf("%s: %+v", tc.name, e)
+		}
+		want(t, a.as(admin, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusOK)
+	}
+	// The controller granted the name still finishes the delete.
+	want(t, a.as(aksController, "PUT", status, deleted("aks-nodepool-controller")), http.StatusOK)
+	want(t, a.as(admin, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusNotFound)
+}

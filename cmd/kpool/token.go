@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpool/kpool"
+)
+
+// newToken is kpool token: API tokens, made and revoked on the database
+// itself (like kpool migrate), so that the first admin needs no token.
+func newToken() *cobra.Command {
+	var database string
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list and revoke API tokens (on the database directly)",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  groupRun,
+	}
+	cmd.PersistentFlags().StringVar(&database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+
+	var req kpool.TokenRequest
+	var role, expires string
+	create := &cobra.Command{
+		Use:   "create",
+		Short: "Create a token and print it (once: only its hash is stored)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			d, err := kpool.ParseExpiry(expires)
+			if err != nil {
+				return fmt.Errorf("--expires: %v", err)
+			}
+			req.Role, req.Expires, req.CreatedBy = kpool.Role(role), d, "kpool token create"
+			return withTokens(c.Context(), database, func(ts kpool.TokenStore) error {
+				secret, t, err := createToken(c.Context(), ts, req, time.Now())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(c.OutOrStdout(), secret)
+				fmt.Fprintf(c.ErrOrStderr(), "token %s for %s (%s): store it now, it is not shown again\n", t.ID, t.User, t.Role)
+				return nil
+			})
+		},
+	}
+	create.Flags().StringVar(&req.User, "user", "", "e-mail address of the token's holder")
+	create.Flags().StringVar(&role, "role", string(kpool.RoleUser), "user, admin or controller")
+	create.Flags().StringSliceVar(&req.ControllerNames, "controller-name", nil, "a controller name the token may report status under (role controller; repeat for several)")
+	create.Flags().StringVar(&expires, "expires", "", "lifetime, such as 90d or 12h (default: until revoked)")
+
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List tokens (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return withTokens(c.Context(), database, func(ts kpool.TokenStore) error {
+				list, err := ts.Tokens(c.Context())
+				if err != nil {
+					return err
+				}
+				return printTokens(c.OutOrStdout(), list)
+			})
+		},
+	}
+	revoke := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token: it is refused from then on",
+		Args:  idArg("token"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return withTokens(c.Context(), database, func(ts kpool.TokenStore) error {
+				if err := ts.RevokeToken(c.Context(), args[0], time.Now().UTC()); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "token %s revoked\n", args[0])
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(create, list, revoke)
+	return cmd
+}
+
+// createToken checks and stores a new token; it returns the secret.
+func createToken(ctx context.Context, ts kpool.TokenStore, req kpool.TokenRequest, now time.Time) (string, *kpool.Token, error) {
+	t, err := kpool.CheckToken(req, now)
+	if err != nil {
+		return "", nil, err
+	}
+	secret, hash := kpool.NewTokenSecret()
+	if err := ts.CreateToken(ctx, t, hash); err != nil {
+		return "", nil, err
+	}
+	return secret, t, nil
+}
+
+// withTokens opens the database's token store for fn.
+func withTokens(ctx context.Context, database string, fn func(kpool.TokenStore) error) error {
+	st, err := openStore(ctx, database)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ts, ok := st.(kpool.TokenStore)
+	if !ok {
+		return fmt.Errorf("--database %s: this store keeps no tokens", redact(database))
+	}
+	return fn(ts)
+}
+
+func printTokens(out io.Writer, list []*kpool.Token) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tUSER\tROLE\tCONTROLLER NAMES\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
+	at := func(t *time.Time) string {
+		if t == nil {
+			return "-"
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	for _, t := range list {
+		names := strings.Join(t.ControllerNames, ",")
+		if names == "" {
+			names = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, names, at(&t.CreatedAt), at(t.ExpiresAt), at(t.LastUsedAt), at(t.RevokedAt))
+	}
+	return w.Flush()
+}

@@ -1,0 +1,82 @@
+package storetest
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/kpool/kpool"
+)
+
+// testTokens stores tokens by the hash of their secret, lists them without
+// it, revokes them once and records their use at most once a minute.
+func testTokens(t *testing.T, s *kpool.Service) {
+	ts, isTS := s.Store.(kpool.TokenStore)
+	if !isTS {
+		t.Fatalf("%T does not keep tokens", s.Store)
+	}
+	ctx := context.Background()
+	now := time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
+	ctl := ok(kpool.CheckToken(kpool.TokenRequest{User: Controller, Role: kpool.RoleController,
+		ControllerNames: []string{"gcp-nodepool-controller", "x.y"}, CreatedBy: "kpool token create", Expires: 90 * 24 * time.Hour}, now))(t)
+	user := ok(kpool.CheckToken(kpool.TokenRequest{User: Alice, Role: kpool.RoleUser}, now.Add(time.Second)))(t)
+	secret, hash := kpool.NewTokenSecret()
+	_, hash2 := kpool.NewTokenSecret()
+	if err := ts.CreateToken(ctx, ctl, hash); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.CreateToken(ctx, user, hash2); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.CreateToken(ctx, &kpool.Token{ID: "tok_other", User: Bob, Role: kpool.RoleUser, CreatedAt: now}, hash); err == nil {
+		t.Fatal("a second token with the same hash was stored")
+	}
+
+	got := ok(ts.TokenByHash(ctx, kpool.HashToken(secret)))(t)
+	if !reflect.DeepEqual(got, ctl) {
+		t.Fatalf("by hash: got %+v, want %+v", got, ctl)
+	}
+	if _, err := ts.TokenByHash(ctx, kpool.HashToken(secret+"x")); kpool.ErrorCode(err) != kpool.CodeNotFound {
+		t.Fatalf("unknown hash: want NOT_FOUND, got %v", err)
+	}
+	list := ok(ts.Tokens(ctx))(t)
+	if len(list) != 2 || list[0].ID != ctl.ID || list[1].ID != user.ID || list[1].ExpiresAt != nil || len(list[1].ControllerNames) != 0 {
+		t.Fatalf("list: %+v", list)
+	}
+
+	// Use is recorded once a minute at most.
+	for _, tc := range []struct {
+		at   time.Time
+		want time.Time
+	}{
+		{now.Add(time.Minute), now.Add(time.Minute)},
+		{now.Add(time.Minute + 59*time.Second), now.Add(time.Minute)},
+		{now.Add(2 * time.Minute), now.Add(2 * time.Minute)},
+	} {
+		if err := ts.TouchToken(ctx, ctl.ID, tc.at); err != nil {
+			t.Fatal(err)
+		}
+		got := ok(ts.TokenByHash(ctx, hash))(t)
+		if got.LastUsedAt == nil || !got.LastUsedAt.Equal(tc.want) {
+			t.Fatalf("touched at %s: last used %v, want %s", tc.at, got.LastUsedAt, tc.want)
+		}
+	}
+
+	if err := ts.RevokeToken(ctx, ctl.ID, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.RevokeToken(ctx, ctl.ID, now.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got = ok(ts.TokenByHash(ctx, hash))(t)
+	if got.RevokedAt == nil || !got.RevokedAt.Equal(now.Add(time.Hour)) || got.Usable(now.Add(time.Hour)) != "revoked" {
+		t.Fatalf("revoked: %+v", got)
+	}
+	if err := ts.RevokeToken(ctx, "tok_missing", now); kpool.ErrorCode(err) != kpool.CodeNotFound {
+		t.Fatalf("revoke of an unknown id: want NOT_FOUND, got %v", err)
+	}
+	if u := ok(ts.TokenByHash(ctx, hash2))(t); u.Usable(now.Add(100*365*24*time.Hour)) != "" {
+		t.Fatalf("a token without expiry expired: %+v", u)
+	}
+}

@@ -1,0 +1,205 @@
+package kpool_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/store/testdb"
+)
+
+func TestCheckToken(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name  string
+		in    kpool.TokenRequest
+		field string // "" for valid
+	}{
+		{"user", kpool.TokenRequest{User: "A@x.io", Role: kpool.RoleUser}, ""},
+		{"admin expiring", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin, Expires: time.Hour}, ""},
+		{"controller", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"gcp-nodepool-controller"}}, ""},
+		{"bad user", kpool.TokenRequest{User: "Bob <b@x.io>", Role: kpool.RoleUser}, "user"},
+		{"bad role", kpool.TokenRequest{User: "a@x.io", Role: "root"}, "role"},
+		{"controller without names", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController}, "controller_names"},
+		{"user with names", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, ControllerNames: []string{"x"}}, "controller_names"},
+		{"bad name", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"Bad Name"}}, "controller_names"},
+		{"twice", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"x", "x"}}, "controller_names"},
+		{"negative expiry", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Expires: -time.Hour}, "expires"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok, err := kpool.CheckToken(tc.in, now)
+			if tc.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tok.User != strings.ToLower(tc.in.User) || !strings.HasPrefix(tok.ID, "tok_") || (tc.in.Expires > 0) != (tok.ExpiresAt != nil) {
+					t.Fatalf("token %+v", tok)
+				}
+				return
+			}
+			var e *kpool.Error
+			if err == nil || !asError(err, &e) || len(e.Fields) == 0 || e.Fields[0].Field != tc.field {
+				t.Fatalf("want an error on %s, got %v", tc.field, err)
+			}
+		})
+	}
+}
+
+func asError(err error, e **kpool.Error) bool {
+	x, ok := err.(*kpool.Error)
+	*e = x
+	return ok
+}
+
+func TestTokenSecret(t *testing.T) {
+	s, h := kpool.NewTokenSecret()
+	s2, _ := kpool.NewTokenSecret()
+	if len(s) != len("kpool_")+43 || !kpool.LooksLikeToken(s) || s == s2 || kpool.HashToken(s) != h || len(h) != 64 {
+		t.Fatalf("secret %q hash %q", s, h)
+	}
+	for _, bad := range []string{"", "kpool_", s[:len(s)-1], "xpool_" + s[6:], s[:10] + "!" + s[11:], s + "A"} {
+		if kpool.LooksLikeToken(bad) {
+			t.Errorf("%q looks like a token", bad)
+		}
+	}
+}
+
+func TestParseExpiry(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"", 0, false}, {"90d", 90 * 24 * time.Hour, false}, {"12h", 12 * time.Hour, false},
+		{"0d", 0, true}, {"-1h", 0, true}, {"1.5d", 0, true}, {"d", 0, true}, {"3x", 0, true}, {"01d", 0, true},
+	} {
+		got, err := kpool.ParseExpiry(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("%q: got %s, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestMayReportAs(t *testing.T) {
+	reserved := []string{"aks-nodepool-controller", "gcp-nodepool-controller"}
+	for _, tc := range []struct {
+		name string
+		id   kpool.Identity
+		as   string
+		ok   bool
+	}{
+		{"bare controller, own name", kpool.Identity{Controller: true}, "my-controller", true},
+		{"bare controller, built-in name", kpool.Identity{Controller: true}, "gcp-nodepool-controller", false},
+		{"granted built-in name", kpool.Identity{Controller: true, ControllerNames: []string{"gcp-nodepool-controller"}}, "gcp-nodepool-controller", true},
+		{"granted, other name", kpool.Identity{Controller: true, ControllerNames: []string{"gcp-nodepool-controller"}}, "aks-nodepool-controller", false},
+		{"granted, unreserved other name", kpool.Identity{Controller: true, ControllerNames: []string{"mine"}}, "yours", false},
+		{"kpool's own", kpool.Identity{Controller: true, System: true}, "aks-nodepool-controller", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.id.MayReportAs(tc.as, reserved)
+			if tc.ok != (err == nil) {
+				t.Fatalf("got %v", err)
+			}
+			if err != nil {
+				e := err.(*kpool.Error)
+				if e.Code != kpool.CodeForbidden || len(e.Fields) != 1 || e.Fields[0].Field != "controller_name" {
+					t.Fatalf("error %+v", e)
+				}
+			}
+		})
+	}
+}
+
+func TestNewAccessControllers(t *testing.T) {
+	a, err := kpool.NewAccess([]string{"Boss@x.io"}, []string{"any@x.io", "gke@x.io=gcp-nodepool-controller|mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		email string
+		want  kpool.Identity
+	}{
+		{"boss@x.io", kpool.Identity{Email: "boss@x.io", Admin: true}},
+		{"any@x.io", kpool.Identity{Email: "any@x.io", Controller: true}},
+		{"GKE@x.io", kpool.Identity{Email: "gke@x.io", Controller: true, ControllerNames: []string{"gcp-nodepool-controller", "mine"}}},
+		{"u@x.io", kpool.Identity{Email: "u@x.io"}},
+	} {
+		id, err := a.Authenticate(context.Background(), "Bearer whatever", tc.email)
+		if err != nil || id.Email != tc.want.Email || id.Admin != tc.want.Admin || id.Controller != tc.want.Controller ||
+			strings.Join(id.ControllerNames, ",") != strings.Join(tc.want.ControllerNames, ",") {
+			t.Errorf("%s: got %+v, %v", tc.email, id, err)
+		}
+	}
+	for _, bad := range [][]string{{"x@x.io=Bad Name"}, {"x@x.io="}, {"x@x.io=a|"}, {"not-an-email=a"}} {
+		if _, err := kpool.NewAccess(nil, bad); err == nil || !strings.Contains(err.Error(), "controllers") {
+			t.Errorf("%q: want an error naming controllers, got %v", bad, err)
+		}
+	}
+}
+
+// TestTokenAccess: only a known, current token authenticates; the header
+// of header mode counts for nothing, and every refusal reads the same.
+func TestTokenAccess(t *testing.T) {
+	st := testdb.SQLite(t)
+	ts := st.(kpool.TokenStore)
+	ctx := context.Background()
+	mk := func(req kpool.TokenRequest, at time.Time) (string, *kpool.Token) {
+		tok, err := kpool.CheckToken(req, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, hash := kpool.NewTokenSecret()
+		if err := ts.CreateToken(ctx, tok, hash); err != nil {
+			t.Fatal(err)
+		}
+		return secret, tok
+	}
+	now := time.Now()
+	good, goodTok := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin}, now)
+	ctl, _ := mk(kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"mine"}}, now)
+	expired, _ := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin, Expires: time.Hour}, now.Add(-2*time.Hour))
+	revoked, revokedTok := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin}, now)
+	if err := ts.RevokeToken(ctx, revokedTok.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	unknown, _ := kpool.NewTokenSecret()
+	a := kpool.NewTokenAccess(ts)
+
+	id, err := a.Authenticate(ctx, "Bearer "+good, "")
+	if err != nil || id.Email != "a@x.io" || !id.Admin || id.Controller {
+		t.Fatalf("good token: %+v, %v", id, err)
+	}
+	if id, err := a.Authenticate(ctx, "bearer "+ctl, ""); err != nil || !id.Controller || strings.Join(id.ControllerNames, ",") != "mine" {
+		t.Fatalf("controller token: %+v, %v", id, err)
+	}
+	list, _ := ts.Tokens(ctx)
+	for _, tok := range list {
+		if tok.ID == goodTok.ID && tok.LastUsedAt == nil {
+			t.Fatal("use of a token not recorded")
+		}
+	}
+	var first *kpool.Error
+	for _, tc := range []struct{ name, authz, email string }{
+		{"anonymous", "", ""},
+		{"forged header", "", "a@x.io"},
+		{"basic", "Basic " + good, ""},
+		{"no scheme", good, ""},
+		{"unknown", "Bearer " + unknown, ""},
+		{"expired", "Bearer " + expired, ""},
+		{"revoked", "Bearer " + revoked, ""},
+		{"garbage", "Bearer kpool_short", ""},
+	} {
+		_, err := a.Authenticate(ctx, tc.authz, tc.email)
+		e, isErr := err.(*kpool.Error)
+		if !isErr || e.Code != kpool.CodeUnauthorized {
+			t.Fatalf("%s: want UNAUTHORIZED, got %v", tc.name, err)
+		}
+		if first == nil {
+			first = e
+		} else if e.Message != first.Message || e.Details != first.Details {
+			t.Fatalf("%s: the refusal says more than the others: %+v", tc.name, e)
+		}
+	}
+}
