@@ -101,7 +101,21 @@ type Access struct {
 	admins      map[string]bool
 	controllers map[string][]string // e-mail -> names granted (nil: any not reserved)
 	tokens      TokenStore
+	people      People // token mode: bearers that are not kpool tokens (OIDC)
 	now         func() time.Time
+}
+
+// People identifies a person by a bearer token of an identity provider
+// (package oidc: an OpenID Connect issuer's ID token).
+type People interface {
+	Identify(ctx context.Context, raw string) (*Identity, error)
+}
+
+// WithPeople makes a token-mode Access accept the identity provider's
+// tokens for people, beside kpool's own API tokens.
+func (a *Access) WithPeople(p People) *Access {
+	a.people = p
+	return a
 }
 
 // NewAccess builds a header-mode Access from lists of e-mail addresses. A
@@ -172,6 +186,14 @@ func (a *Access) Authenticate(ctx context.Context, authorization, email string) 
 	bearer := strings.EqualFold(scheme, "Bearer")
 	if a.mode == AuthHeader && (a.tokens == nil || !bearer || !strings.HasPrefix(secret, TokenPrefix)) {
 		return a.Identify(email)
+	}
+	if bearer && a.people != nil && !strings.HasPrefix(secret, TokenPrefix) {
+		id, err := a.people.Identify(ctx, secret)
+		if err != nil {
+			return nil, unauthorized
+		}
+		// People are users or admins: controllers use API tokens.
+		return &Identity{Email: id.Email, Admin: id.Admin}, nil
 	}
 	if !bearer || !LooksLikeToken(secret) {
 		return nil, unauthorized

@@ -6,15 +6,22 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/oidc"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/store/testdb"
 )
 
 // issuer is a small OpenID Connect issuer on loopback: discovery, its
@@ -136,5 +143,53 @@ func TestIssuerRequired(t *testing.T) {
 	srv.Close() // a closed port on loopback
 	if _, err := oidc.New(context.Background(), oidc.Config{Issuer: srv.URL, Audience: "kpool"}); err == nil {
 		t.Fatal("an issuer that does not answer accepted")
+	}
+}
+
+// TestAPIWithIssuer: kpool's API in token mode, with the issuer's people
+// beside API tokens: an ID token is the user it names, an admin by group
+// sees everything, a token of another issuer is 401.
+func TestAPIWithIssuer(t *testing.T) {
+	is := newIssuer(t)
+	v, err := oidc.New(context.Background(), oidc.Config{Issuer: is.srv.URL, Audience: "kpool", AdminGroups: []string{"platform-admins"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := testdb.SQLite(t)
+	access := kpool.NewTokenAccess(st.(kpool.TokenStore)).WithPeople(v)
+	srv := httptest.NewServer(api.NewServer(kpool.NewService(st, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	t.Cleanup(srv.Close)
+	call := func(method, path, body, bearer string) (int, string) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	now := time.Now()
+	claims := func(email string, groups ...string) map[string]any {
+		return map[string]any{"iss": is.srv.URL, "aud": "kpool", "sub": email, "email": email, "groups": groups,
+			"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+	}
+	alice, bob := is.token(t, claims("alice@example.com"), nil), is.token(t, claims("bob@example.com", "platform-admins"), nil)
+	if code, body := call("POST", "/api/v1/clusters", `{"name":"prod","spec":{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"prod"}}}}`, alice); code != http.StatusCreated || !strings.Contains(body, `"created_by":"alice@example.com"`) {
+		t.Fatalf("create as alice: %d %s", code, body)
+	}
+	if code, body := call("GET", "/api/v1/clusters", "", bob); code != http.StatusOK || !strings.Contains(body, `"name":"prod"`) {
+		t.Fatalf("list as bob, an admin by group: %d %s", code, body)
+	}
+	forged, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := call("GET", "/api/v1/clusters", "", is.token(t, claims("alice@example.com"), forged)); code != http.StatusUnauthorized {
+		t.Fatalf("a token signed by another key: %d, want 401", code)
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
@@ -56,6 +57,9 @@ type serveFlags struct {
 	auth            string
 	behindGateway   bool
 	tlsCert, tlsKey string
+	// oidc* configure an OpenID Connect issuer whose ID tokens identify
+	// people in token mode.
+	oidcIssuer, oidcAudience, oidcGroupsClaim, oidcAdminGroups string
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -72,6 +76,10 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
 	cmd.Flags().StringVar(&f.auth, "auth", env("KPOOL_AUTH", kpool.AuthToken), "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
 	cmd.Flags().BoolVar(&f.behindGateway, "behind-gateway", envBool("KPOOL_BEHIND_GATEWAY", false), "with --auth header, listen beyond loopback: only where a gateway that authenticates users sets X-User-Email and no one reaches kpool around it (KPOOL_BEHIND_GATEWAY)")
+	cmd.Flags().StringVar(&f.oidcIssuer, "oidc-issuer", env("KPOOL_OIDC_ISSUER", ""), "with --auth token, also accept ID tokens of this OpenID Connect issuer for people; their email claim is the user (KPOOL_OIDC_ISSUER)")
+	cmd.Flags().StringVar(&f.oidcAudience, "oidc-audience", env("KPOOL_OIDC_AUDIENCE", ""), "the client id the issuer's tokens must be for (KPOOL_OIDC_AUDIENCE)")
+	cmd.Flags().StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", env("KPOOL_OIDC_GROUPS_CLAIM", "groups"), "the claim that lists a user's groups (KPOOL_OIDC_GROUPS_CLAIM)")
+	cmd.Flags().StringVar(&f.oidcAdminGroups, "oidc-admin-groups", env("KPOOL_OIDC_ADMIN_GROUPS", ""), "comma-separated groups whose members are admins (KPOOL_OIDC_ADMIN_GROUPS)")
 	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", env("KPOOL_TLS_CERT", ""), "PEM certificate (chain) to serve HTTPS with, with --tls-key (KPOOL_TLS_CERT)")
 	cmd.Flags().StringVar(&f.tlsKey, "tls-key", env("KPOOL_TLS_KEY", ""), "PEM private key of --tls-cert (KPOOL_TLS_KEY)")
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "with --auth header: comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
@@ -294,6 +302,21 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		access = kpool.NewTokenAccess(ts)
 	case hasTokens:
 		access.WithTokens(ts) // kpool tokens work in header mode too
+	}
+	if f.oidcIssuer != "" {
+		if f.auth != kpool.AuthToken {
+			st.Close()
+			return nil, fmt.Errorf("--oidc-issuer works with --auth token: in header mode the gateway says who the caller is")
+		}
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		people, err := oidc.New(dctx, oidc.Config{Issuer: f.oidcIssuer, Audience: f.oidcAudience,
+			GroupsClaim: f.oidcGroupsClaim, AdminGroups: splitList(f.oidcAdminGroups)})
+		cancel()
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("--oidc-issuer: %w", err)
+		}
+		access.WithPeople(people)
 	}
 	svc := kpool.NewService(st, reg)
 	m := prometheus.NewRegistry()
