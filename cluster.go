@@ -38,6 +38,10 @@ type ClusterSpec struct {
 	// Endpoint overrides the provider API's base URL (a cloud emulator,
 	// a sovereign cloud). Empty means the provider's public endpoint.
 	Endpoint string `json:"endpoint,omitempty"`
+	// Credential names the operator's credential the drivers use for the
+	// cluster (kpool serve --credentials). Empty means the platform's
+	// default credential.
+	Credential string `json:"credential,omitempty"`
 	// ImportPools makes the controllers import the provider's pools that
 	// kpool does not know, as pools in observe mode.
 	ImportPools bool `json:"importPools,omitempty"`

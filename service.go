@@ -31,6 +31,12 @@ type Service struct {
 	// platform's rules and its provider can do, and name pools at their
 	// providers.
 	Platforms Platforms
+	// Endpoints are the endpoints any user may give a cluster; admins may
+	// give others.
+	Endpoints Origins
+	// Credentials say which named credentials a caller may give a cluster;
+	// nil means there are none and spec.credential must stay empty.
+	Credentials CredentialGrants
 
 	// clusters caches the clusters pool creates are checked against.
 	clusters clusterCache
@@ -211,6 +217,9 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	if err := ValidateCluster(s.Platforms, c); err != nil {
 		return nil, err
 	}
+	if err := s.authorizeCloud(id, nil, &c.Spec); err != nil {
+		return nil, err
+	}
 	if c.ID == "" {
 		c.ID = newID()
 	}
@@ -372,6 +381,9 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 			return err
 		}
 		if err := s.clusterImmutable(&c.Spec, &next.Spec); err != nil {
+			return err
+		}
+		if err := s.authorizeCloud(id, &c.Spec, &next.Spec); err != nil {
 			return err
 		}
 		if specEqual(c.Spec, next.Spec) {

@@ -30,6 +30,7 @@ var (
 	zoneRE         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
 	controllerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 	conditionType  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,62}$`)
+	credentialRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$`)
 	conditionWhy   = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
 )
 
@@ -99,6 +100,7 @@ func validateClusterSpec(fe *FieldErrors, ps Platforms, s *ClusterSpec) {
 			fe.Add(base+"."+string(p.Type), "required for platform type %q", p.Type)
 		}
 	}
+	ValidatePattern(fe, "spec.credential", s.Credential, credentialRE, false, "the name of a credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
 	if s.Endpoint != "" {
 		u, err := url.Parse(s.Endpoint)
 		switch {

@@ -633,6 +633,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		seen[op][status] = true
 	}
 	svc := kpool.NewService(store, catalog.Registry())
+	svc.Endpoints, _ = kpool.ParseOrigins([]string{"https://container.googleapis.com", "https://gke.example.com", "https://aks.example.com", "https://eks.example.com"})
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPIWith(t, h, record))
 	defer srv.Close()

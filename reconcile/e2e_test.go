@@ -79,8 +79,16 @@ func newAKSWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *aksWorld {
 	// make these tests wait on the wall clock for nothing.
 	retry := aksdriver.Retry()
 	retry.RetryDelay, retry.MaxRetryDelay = 5*time.Millisecond, 20*time.Millisecond
-	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &retry}))
+	// The emulator is an allowed endpoint, which the owner may register
+	// and the default credential may be sent to.
+	creds, err := provider.DefaultCredentials(catalog.Profiles(), []string{srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: srv.Client(), Retry: &retry, ListRetry: &retry}))
 	svc := kpool.NewService(st, w.drivers)
+	svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL})
+	svc.Credentials = creds
 	w.svc = svc
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
 		srv.URL, sub, group, aksCl)

@@ -143,8 +143,14 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	// emulator's, as AKS would send it.
 	retry, listRetry := aksdriver.Retry(), aksdriver.ListRetry()
 	retry.RetryDelay, listRetry.RetryDelay = 10*time.Millisecond, 10*time.Millisecond
-	drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &listRetry}))
+	creds, err := provider.DefaultCredentials(catalog.Profiles(), []string{srv.URL, tarpit.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: srv.Client(), Retry: &retry, ListRetry: &listRetry}))
 	svc := kpool.NewService(st, drivers)
+	svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL, tarpit.URL})
+	svc.Credentials = creds
 	ctx := storetest.Ctx(owner)
 	var cls []*kpool.Cluster
 	hung := -1

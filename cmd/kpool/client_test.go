@@ -53,6 +53,10 @@ func newServerOn(t *testing.T, reg *provider.Registry) string {
 		t.Fatal(err)
 	}
 	svc := kpool.NewService(st, reg)
+	svc.Endpoints, err = kpool.ParseOrigins([]string{"https://127.0.0.1:9999", "https://oci.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -161,9 +165,9 @@ spec:
 				a := c.Spec.Platform.AWS
 				return a != nil && a.Subnets["us-west-2b"] == "subnet-0123456789abcdef1" && len(a.Subnets) == 2 && a.NodeRoleARN != ""
 			}},
-		{"civo flags with endpoint", append([]string{"civo", "--endpoint", "http://127.0.0.1:9999"}, clusterFlags[kpool.PlatformCivo]...), "",
+		{"civo flags with endpoint", append([]string{"civo", "--endpoint", "https://127.0.0.1:9999"}, clusterFlags[kpool.PlatformCivo]...), "",
 			func(c *kpool.Cluster) bool {
-				return c.Spec.Platform.Civo != nil && c.Spec.Platform.Civo.Region == "LON1" && c.Spec.Endpoint == "http://127.0.0.1:9999"
+				return c.Spec.Platform.Civo != nil && c.Spec.Platform.Civo.Region == "LON1" && c.Spec.Endpoint == "https://127.0.0.1:9999"
 			}},
 		{"k3s", []string{"edge", "--platform", "k3s"}, "",
 			func(c *kpool.Cluster) bool { return c.Spec.Platform.Type == kpool.PlatformK3s }},

@@ -69,8 +69,15 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		return err
 	}
 	defer emu.Close()
+	// The demo clusters' owner registers them at the emulators: allowed
+	// endpoints, where the default credential (the emulator's) may go.
+	f.extraEndpoints = append(f.extraEndpoints, emu.URLs()...)
+	c, err := f.cloud()
+	if err != nil {
+		return err
+	}
 	reg := catalog.Registry()
-	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Transport: emu.Client()}))
+	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: c.creds, Transport: emu.Client()}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err

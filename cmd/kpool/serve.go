@@ -60,6 +60,46 @@ type serveFlags struct {
 	// oidc* configure an OpenID Connect issuer whose ID tokens identify
 	// people in token mode.
 	oidcIssuer, oidcAudience, oidcGroupsClaim, oidcAdminGroups string
+	// allowedEndpoints are the https origins any user may put in
+	// spec.endpoint; credentials is the file of named cloud credentials.
+	allowedEndpoints, credentials string
+	// extraEndpoints are allowed besides --allowed-endpoints (kpool dev:
+	// its emulators); clouds is what cloud() made of it all.
+	extraEndpoints []string
+	clouds         *clouds
+}
+
+// clouds is what the operator allows users of cloud endpoints and
+// credentials.
+type clouds struct {
+	endpoints kpool.Origins
+	creds     *provider.CredentialSet
+}
+
+// cloud reads --allowed-endpoints and --credentials, once: the service and
+// the drivers share what it returns. Without a credentials file, each
+// cloud's SDK default chain is the default credential, for everyone, and is
+// sent only to the cloud's public endpoint and the allowed endpoints.
+func (f *serveFlags) cloud() (*clouds, error) {
+	if f.clouds != nil {
+		return f.clouds, nil
+	}
+	allowed := append(splitList(f.allowedEndpoints), f.extraEndpoints...)
+	eps, err := kpool.ParseOrigins(allowed)
+	if err != nil {
+		return nil, fmt.Errorf("--allowed-endpoints: %w", err)
+	}
+	var creds *provider.CredentialSet
+	if f.credentials != "" {
+		creds, err = provider.LoadCredentials(f.credentials, catalog.Profiles())
+		if err != nil {
+			return nil, fmt.Errorf("--credentials: %w", err)
+		}
+	} else if creds, err = provider.DefaultCredentials(catalog.Profiles(), allowed); err != nil {
+		return nil, err
+	}
+	f.clouds = &clouds{endpoints: eps, creds: creds}
+	return f.clouds, nil
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -74,6 +114,10 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how long the events outbox keeps an event before this process prunes it, at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
 	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	cmd.Flags().StringVar(&f.allowedEndpoints, "allowed-endpoints", env("KPOOL_ALLOWED_ENDPOINTS", ""),
+		"comma-separated https origins (https://host[:port]) any user may put in a cluster's spec.endpoint; only admins may set others (KPOOL_ALLOWED_ENDPOINTS)")
+	cmd.Flags().StringVar(&f.credentials, "credentials", env("KPOOL_CREDENTIALS", ""),
+		"YAML or JSON file of named cloud credentials: who may use each, for which subscriptions, sent to which endpoints; without it, the cloud SDK's default chain for everyone, sent only to the public endpoint and --allowed-endpoints (KPOOL_CREDENTIALS)")
 	cmd.Flags().StringVar(&f.auth, "auth", env("KPOOL_AUTH", kpool.AuthToken), "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
 	cmd.Flags().BoolVar(&f.behindGateway, "behind-gateway", envBool("KPOOL_BEHIND_GATEWAY", false), "with --auth header, listen beyond loopback: only where a gateway that authenticates users sets X-User-Email and no one reaches kpool around it (KPOOL_BEHIND_GATEWAY)")
 	cmd.Flags().StringVar(&f.oidcIssuer, "oidc-issuer", env("KPOOL_OIDC_ISSUER", ""), "with --auth token, also accept ID tokens of this OpenID Connect issuer for people; their email claim is the user (KPOOL_OIDC_ISSUER)")
@@ -192,13 +236,17 @@ func newLogger(format string) (*slog.Logger, *logSink, error) {
 	return slog.New(flushHandler{h, sink, slog.LevelWarn}), sink, nil
 }
 
-// drivers are the provider drivers of a real deployment: AKS with Azure's
-// DefaultAzureCredential (environment, workload or managed identity, CLI),
-// made when first needed.
-func drivers() *provider.Registry {
+// drivers are the provider drivers of a real deployment: AKS with the
+// operator's credentials (or Azure's DefaultAzureCredential), each sent only
+// where the operator allows.
+func drivers(f *serveFlags) (*provider.Registry, error) {
+	c, err := f.cloud()
+	if err != nil {
+		return nil, err
+	}
 	r := catalog.Registry()
-	r.Add(aksdriver.New(aksdriver.Options{}))
-	return r
+	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds}))
+	return r, nil
 }
 
 // process is what a kpool process runs: the store, the service, the API and
@@ -276,6 +324,10 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return nil, fmt.Errorf("--tls-cert and --tls-key: give both, or neither")
 	}
+	c, err := f.cloud()
+	if err != nil {
+		return nil, err
+	}
 	var access *kpool.Access
 	switch f.auth {
 	case kpool.AuthHeader:
@@ -319,6 +371,7 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		access.WithPeople(people)
 	}
 	svc := kpool.NewService(st, reg)
+	svc.Endpoints, svc.Credentials = c.endpoints, c.creds
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
@@ -436,7 +489,11 @@ func serve(ctx context.Context, f *serveFlags) error {
 	if err := checkExposure(f); err != nil {
 		return err
 	}
-	p, err := start(ctx, f, drivers())
+	reg, err := drivers(f)
+	if err != nil {
+		return err
+	}
+	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err
 	}
@@ -476,7 +533,11 @@ within seconds when the leader stops. --listen serves /metrics and /healthz.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
-			p, err := start(cmd.Context(), &f, drivers())
+			reg, err := drivers(&f)
+			if err != nil {
+				return err
+			}
+			p, err := start(cmd.Context(), &f, reg)
 			if err != nil {
 				return err
 			}

@@ -129,7 +129,8 @@ func testClusterLifecycle(t *testing.T, s *kpool.Service) {
 	if got.Name != "prod" || got.Spec.Platform.GCP.ProjectID != "acme-prod" || !got.CreatedAt.Equal(c.CreatedAt) {
 		t.Fatalf("read back: %+v", got)
 	}
-	up := ok(s.UpdateCluster(ctx, c.ID, kpool.Update{Spec: json.RawMessage(`{"endpoint":"http://127.0.0.1:9999"}`)}))(t)
+	// An admin sets the endpoint: users may set only those the operator allows.
+	up := ok(s.UpdateCluster(Ctx(Admin), c.ID, kpool.Update{Spec: json.RawMessage(`{"endpoint":"http://127.0.0.1:9999"}`)}))(t)
 	if up.Generation != 2 || up.ResourceVersion == c.ResourceVersion || up.Spec.Endpoint != "http://127.0.0.1:9999" || up.Spec.Platform.GCP == nil {
 		t.Fatalf("updated cluster: %+v", up)
 	}

@@ -34,9 +34,14 @@ var profile = aks.Profile{}
 
 // Options configure the driver.
 type Options struct {
-	// Credential authenticates to ARM. Nil means azidentity's
-	// DefaultAzureCredential (environment, workload identity, managed
-	// identity, Azure CLI), made when first needed.
+	// Credentials say which of the operator's credentials each cluster
+	// uses, for which subscriptions, and the hosts it may be sent to. Nil
+	// means provider.DefaultCredentials(nil): the default chain, any
+	// subscription, public ARM only.
+	Credentials provider.Credentials
+	// Credential is the identity of credentials of kind "default". Nil
+	// means azidentity's DefaultAzureCredential (environment, workload
+	// identity, managed identity, Azure CLI), made when first needed.
 	Credential azcore.TokenCredential
 	// Transport sends the HTTP requests; nil means azcore's default. Set it
 	// to trust the certificate of an ARM endpoint the system does not.
@@ -88,8 +93,10 @@ type Driver struct {
 	opts             Options
 	retry, listRetry policy.RetryOptions
 
+	creds provider.Credentials
+
 	mu      sync.Mutex
-	cred    azcore.TokenCredential // wrapped in credential
+	tokens  map[string]azcore.TokenCredential // by credential name, wrapped in credential
 	clients *lru[*clients]
 	ops     *lru[*opRecord]
 }
@@ -111,8 +118,14 @@ func New(o Options) *Driver {
 	if o.ListRetry != nil {
 		d.listRetry = *o.ListRetry
 	}
-	if o.Credential != nil {
-		d.cred = credential{o.Credential}
+	d.tokens = map[string]azcore.TokenCredential{}
+	d.creds = o.Credentials
+	if d.creds == nil {
+		set, err := provider.DefaultCredentials([]provider.Profile{profile}, nil)
+		if err != nil {
+			panic(err) // the built-in public endpoints parse
+		}
+		d.creds = set
 	}
 	return d
 }
@@ -122,8 +135,11 @@ var _ provider.Driver = (*Driver)(nil)
 // Capabilities returns AKS's capabilities.
 func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilities() }
 
-// client returns the clients of a cluster's subscription and ARM endpoint
-// (the public cloud's unless the cluster names another).
+// client returns the clients of a cluster's credential, subscription and
+// ARM endpoint (the public cloud's unless the cluster names another). The
+// credential must allow both: a cluster that names another host or
+// subscription is refused here, before any request, and every request is
+// checked again at the wire (guard).
 func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error) {
 	a := c.Spec.Platform.Azure
 	if a == nil {
@@ -140,18 +156,19 @@ func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error)
 			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q: ARM must be reached over https (the Azure SDK sends no credentials over %s)", e, u.Scheme)
 		}
 	}
+	cr, err := d.creds.Resolve(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	key := a.SubscriptionID + " " + c.Spec.Endpoint
+	key := cr.Name + " " + a.SubscriptionID + " " + c.Spec.Endpoint
 	if cs, ok := d.clients.get(key); ok {
 		return cs, a, nil
 	}
-	if d.cred == nil {
-		cred, err := azidentity.NewDefaultAzureCredential(nil)
-		if err != nil {
-			return nil, nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential: " + err.Error(), Err: err}
-		}
-		d.cred = credential{cred}
+	tc, err := d.token(cr)
+	if err != nil {
+		return nil, nil, err
 	}
 	cfg := cloud.AzurePublic
 	if c.Spec.Endpoint != "" {
@@ -159,18 +176,49 @@ func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error)
 			cloud.ResourceManager: {Endpoint: c.Spec.Endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
 		}
 	}
-	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Transport: d.opts.Transport, Retry: d.retry}}
-	pools, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, d.cred, opts)
+	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Transport: d.opts.Transport, Retry: d.retry,
+		PerRetryPolicies: []policy.Policy{guard{cr}}}}
+	pools, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, tc, opts)
 	if err != nil {
 		return nil, nil, classify(err, "")
 	}
-	ac, err := arm.NewClient("kpool/aks", "v1.0.0", d.cred, opts)
+	ac, err := arm.NewClient("kpool/aks", "v1.0.0", tc, opts)
 	if err != nil {
 		return nil, nil, classify(err, "")
 	}
 	cs := &clients{pools: pools, pl: ac.Pipeline()}
 	d.clients.put(key, cs)
 	return cs, a, nil
+}
+
+// token returns the Azure identity of a credential, made once. d.mu is
+// held.
+func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) {
+	if tc, ok := d.tokens[cr.Name]; ok {
+		return tc, nil
+	}
+	var tc azcore.TokenCredential
+	var err error
+	switch cr.Kind {
+	case provider.CredentialDefault:
+		tc = d.opts.Credential
+		if tc == nil {
+			tc, err = azidentity.NewDefaultAzureCredential(nil)
+		}
+	case provider.CredentialClientSecret:
+		var secret string
+		if secret, err = cr.Secret(); err == nil {
+			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, nil)
+		}
+	default:
+		err = fmt.Errorf("kind %q is not an Azure credential kind", cr.Kind)
+	}
+	if err != nil {
+		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential " + cr.Name + ": " + err.Error(), Err: err}
+	}
+	tc = credential{tc}
+	d.tokens[cr.Name] = tc
+	return tc, nil
 }
 
 // NodePoolList lists the cluster's agent pools.

@@ -21,6 +21,7 @@ import (
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/aks"
 	"github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/providertest"
 )
@@ -39,6 +40,17 @@ type emulated struct {
 	driver  *driver.Driver
 	cluster *kpool.Cluster
 	client  *http.Client // trusts the emulator's certificate
+}
+
+// allow is the default credential, allowed to go to urls (the emulator's)
+// besides public ARM.
+func allow(t testing.TB, urls ...string) provider.Credentials {
+	t.Helper()
+	set, err := provider.DefaultCredentials([]provider.Profile{aks.Profile{}}, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
 }
 
 func newEmulated(t *testing.T) *emulated {
@@ -61,7 +73,7 @@ func newEmulated(t *testing.T) *emulated {
 	// TestLongListUnderFaults runs the default retries.
 	retry := driver.Retry()
 	retry.RetryDelay, retry.MaxRetryDelay = time.Millisecond, 500*time.Millisecond
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client(), Retry: &retry, ListRetry: &retry})
+	d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, srv.URL), Transport: srv.Client(), Retry: &retry, ListRetry: &retry})
 	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
 }
 
@@ -186,7 +198,7 @@ func TestRefusedByTheService(t *testing.T) {
 // a permission error, not a transient one.
 func TestNoToken(t *testing.T) {
 	e := newEmulated(t)
-	d := driver.New(driver.Options{Credential: badToken{}, Transport: e.client})
+	d := driver.New(driver.Options{Credential: badToken{}, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
 	_, err := d.NodePoolList(context.Background(), e.cluster)
 	if !provider.IsPermissionDenied(err) {
 		t.Fatalf("wrong token: %v", err)
@@ -253,7 +265,7 @@ func TestTarpit(t *testing.T) {
 		{"no handshake, try timeout", "https://" + handshakeTarpit(t), &short, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: client, Retry: tc.retry, ListRetry: tc.retry})
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, tc.endpoint), Transport: client, Retry: tc.retry, ListRetry: tc.retry})
 			ctx := context.Background()
 			if tc.deadline > 0 {
 				var cancel context.CancelFunc
@@ -308,7 +320,7 @@ func TestLongListUnderFaults(t *testing.T) {
 			srv.StartTLS()
 			t.Cleanup(srv.Close)
 			emu.SetFaultRate(0.05)
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: srv.Client()})
+			d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, srv.URL), Transport: srv.Client()})
 			pools, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
 			if err != nil || len(pools) != 40 {
 				t.Fatalf("%d pools, %v", len(pools), err)
@@ -387,7 +399,7 @@ func TestCredentialErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := driver.New(driver.Options{Credential: cred, Transport: e.client})
+			d := driver.New(driver.Options{Credential: cred, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
 			_, err = d.NodePoolList(context.Background(), e.cluster)
 			var pe *provider.Error
 			if !errors.As(err, &pe) || pe.Kind != tc.kind {
@@ -501,7 +513,7 @@ func TestFailedOperationMessage(t *testing.T) {
 	if n := len(e.sim.Calls()) - before; n != 1 {
 		t.Fatalf("a second list made %d calls: the reason is not kept", n)
 	}
-	other := driver.New(driver.Options{Credential: aksim.Credential{}, Transport: e.client})
+	other := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
 	pools, err = other.NodePoolList(ctx, e.cluster)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
 
@@ -34,6 +36,30 @@ func (c credential) GetToken(ctx context.Context, o policy.TokenRequestOptions) 
 	return tk, nil
 }
 
+// guard is the last policy before the wire: a request to a host its
+// credential may not be sent to fails there, with its bearer token unsent,
+// whatever sent it there (an endpoint stored around the API's checks, an
+// operation URL ARM answered with, a redirect the SDK follows).
+type guard struct{ cred *provider.Credential }
+
+func (g guard) Do(req *policy.Request) (*http.Response, error) {
+	u := req.Raw().URL
+	if o, err := kpool.Origin(u.Scheme + "://" + u.Host); err != nil || !g.cred.AllowsOrigin(o) {
+		return nil, &refusedHost{cred: g.cred.Name, host: u.Scheme + "://" + u.Host}
+	}
+	return req.Next()
+}
+
+// refusedHost is guard's error; the SDK does not retry it.
+type refusedHost struct{ cred, host string }
+
+func (e *refusedHost) Error() string {
+	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.host)
+}
+
+// NonRetriable tells azcore's retry policy that trying again cannot help.
+func (e *refusedHost) NonRetriable() {}
+
 // errPlainHTTP is what azcore answers when asked to send a bearer token
 // over plain HTTP; it never sends it, so retrying is pointless.
 const errPlainHTTP = "non-TLS protected (https) endpoints"
@@ -41,6 +67,10 @@ const errPlainHTTP = "non-TLS protected (https) endpoints"
 // classify maps an SDK error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from ARM's message).
 func classify(err error, field string) error {
+	var rh *refusedHost
+	if errors.As(err, &rh) {
+		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+	}
 	var te *tokenError
 	if errors.As(err, &te) {
 		return classifyToken(te.err)

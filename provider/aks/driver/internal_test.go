@@ -127,7 +127,15 @@ func (noToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.Acc
 // TestClientCacheBounded: clusters in ever new subscriptions and endpoints
 // (both chosen by users) do not grow the driver's clients without bound.
 func TestClientCacheBounded(t *testing.T) {
-	d := New(Options{Credential: noToken{}})
+	var eps []string
+	for i := range 7 {
+		eps = append(eps, fmt.Sprintf("https://arm%d.example", i))
+	}
+	set, err := provider.DefaultCredentials([]provider.Profile{profile}, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := New(Options{Credential: noToken{}, Credentials: set})
 	for i := range 3 * cacheSize {
 		c := &kpool.Cluster{Name: "c", Spec: kpool.ClusterSpec{
 			Endpoint: fmt.Sprintf("https://arm%d.example", i%7),

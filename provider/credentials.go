@@ -1,0 +1,371 @@
+package provider
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kpool/kpool"
+)
+
+// Credential kinds: how a driver gets the identity it calls its cloud with.
+const (
+	// CredentialDefault is the cloud SDK's default chain: environment,
+	// workload or managed identity, the cloud's CLI.
+	CredentialDefault = "default"
+	// CredentialClientSecret is an application's id and secret (a service
+	// principal of TenantID), the secret read from SecretEnv or SecretFile
+	// when the driver first needs it.
+	CredentialClientSecret = "client-secret"
+)
+
+// CredentialProfile is a profile whose driver calls its cloud with the
+// operator's credentials: it says where the cloud's public API is and which
+// subscription, account, project or compartment a cluster is in, what
+// credentials are scoped to.
+type CredentialProfile interface {
+	Profile
+	// PublicEndpoints are the https origins of the cloud's public API:
+	// where a credential that lists no endpoints may be sent.
+	PublicEndpoints() []string
+	// Scope returns the field and value of the cluster's subscription,
+	// account, project or compartment, and what the cloud calls it.
+	Scope(s *kpool.ClusterSpec) (field, id, word string)
+}
+
+// Any, in a credential's scopes or users, allows every one.
+const Any = "*"
+
+// Credential is one credential the operator configured: what identity it
+// is, what it may be used for and by whom, and where it may be sent.
+// Secrets are never inline: they are read from the environment or a file.
+type Credential struct {
+	Name string             `json:"-"`
+	Type kpool.PlatformType `json:"type"`
+	Kind string             `json:"kind"`
+	// TenantID and ClientID say which application a client-secret
+	// credential is.
+	TenantID   string `json:"tenantId,omitempty"`
+	ClientID   string `json:"clientId,omitempty"`
+	SecretEnv  string `json:"secretEnv,omitempty"`
+	SecretFile string `json:"secretFile,omitempty"`
+	// Scopes are the subscriptions, accounts, projects or compartments the
+	// credential may be used for; "*" is any.
+	Scopes []string `json:"scopes"`
+	// Endpoints are the https origins the credential may be sent to; none
+	// means the cloud's public endpoint only.
+	Endpoints []string `json:"endpoints,omitempty"`
+	// Users may name the credential in spec.credential (and use it as
+	// their platform's default): e-mail addresses, or "*" for everyone.
+	// Admins may use every credential.
+	Users []string `json:"users,omitempty"`
+
+	profile CredentialProfile
+	origins kpool.Origins
+	scopes  map[string]bool
+	users   map[string]bool
+}
+
+// AllowsOrigin reports whether the credential may be sent to origin (in
+// kpool.Origin's form).
+func (c *Credential) AllowsOrigin(origin string) bool { return c.origins[origin] }
+
+// AllowsScope reports whether the credential may be used for the
+// subscription, account, project or compartment id.
+func (c *Credential) AllowsScope(id string) bool {
+	return c.scopes[Any] || (id != "" && c.scopes[strings.ToLower(id)])
+}
+
+// Secret reads a client-secret credential's secret from its environment
+// variable or file.
+func (c *Credential) Secret() (string, error) {
+	if c.SecretEnv != "" {
+		v := strings.TrimSpace(os.Getenv(c.SecretEnv))
+		if v == "" {
+			return "", fmt.Errorf("credential %s: environment variable %s is empty", c.Name, c.SecretEnv)
+		}
+		return v, nil
+	}
+	b, err := os.ReadFile(c.SecretFile)
+	if err != nil {
+		return "", fmt.Errorf("credential %s: %w", c.Name, err)
+	}
+	if v := strings.TrimSpace(string(b)); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("credential %s: %s is empty", c.Name, c.SecretFile)
+}
+
+// Credentials resolve the credential a driver uses for a cluster. Drivers
+// call Resolve before every use, so a record written around the API's
+// checks (an old one, a restore) is refused too.
+type Credentials interface {
+	// Resolve returns the cluster's credential (spec.credential, or its
+	// platform's default) after checking that it is for the cluster's
+	// platform, may be used for its subscription, account or project and
+	// may be sent to its endpoint; otherwise a validation error naming
+	// spec.credential or spec.endpoint.
+	Resolve(c *kpool.Cluster) (*Credential, error)
+}
+
+// CredentialSet is the operator's named credentials (kpool serve
+// --credentials), with a default per platform. It answers both the API
+// (kpool.CredentialGrants: who may use which) and the drivers
+// (Credentials: where one may go).
+type CredentialSet struct {
+	byName   map[string]*Credential
+	defaults map[kpool.PlatformType]string
+}
+
+var (
+	_ Credentials            = (*CredentialSet)(nil)
+	_ kpool.CredentialGrants = (*CredentialSet)(nil)
+)
+
+var credentialName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$`)
+
+// credentialsFile is the --credentials file, YAML or JSON.
+type credentialsFile struct {
+	// Defaults name, per platform type, the credential of the clusters
+	// that name none.
+	Defaults    map[kpool.PlatformType]string `json:"defaults,omitempty"`
+	Credentials map[string]*Credential        `json:"credentials"`
+}
+
+// LoadCredentials reads a credentials file (YAML or JSON); profiles are
+// the platforms kpool knows (catalog.Profiles).
+func LoadCredentials(path string, profiles []Profile) (*CredentialSet, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseCredentials(b, profiles)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseCredentials parses a credentials file (YAML or JSON); unknown keys
+// are errors, so that a misspelt limit is not silently no limit.
+func ParseCredentials(data []byte, profiles []Profile) (*CredentialSet, error) {
+	var f credentialsFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, err
+	}
+	if len(f.Credentials) == 0 {
+		return nil, fmt.Errorf("credentials: none configured")
+	}
+	s := &CredentialSet{byName: map[string]*Credential{}, defaults: map[kpool.PlatformType]string{}}
+	for _, name := range kpool.SortedKeys(f.Credentials) {
+		c := f.Credentials[name]
+		if c == nil {
+			return nil, fmt.Errorf("credentials.%s: empty", name)
+		}
+		c.Name = name
+		if err := c.check(profiles); err != nil {
+			return nil, err
+		}
+		s.byName[name] = c
+	}
+	for _, t := range slices.Sorted(maps.Keys(f.Defaults)) {
+		name := f.Defaults[t]
+		c, ok := s.byName[name]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("defaults.%s: no credential named %q", t, name)
+		case c.Type != t:
+			return nil, fmt.Errorf("defaults.%s: credential %q is for %s", t, name, c.Type)
+		}
+		s.defaults[t] = name
+	}
+	return s, nil
+}
+
+// check validates a credential and builds its sets.
+func (c *Credential) check(profiles []Profile) error {
+	at := "credentials." + c.Name
+	if !credentialName.MatchString(c.Name) {
+		return fmt.Errorf("%s: name must be 1-63 lowercase letters, digits, '-', '_' and '.'", at)
+	}
+	var known []string
+	for _, p := range credentialProfiles(profiles) {
+		known = append(known, string(p.Type()))
+		if p.Type() == c.Type {
+			c.profile = p
+		}
+	}
+	if c.profile == nil {
+		return fmt.Errorf("%s.type: %q takes no credentials in this kpool (those that do: %s)", at, c.Type, strings.Join(known, ", "))
+	}
+	switch c.Kind {
+	case CredentialDefault:
+		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" {
+			return fmt.Errorf("%s: kind %s takes no tenantId, clientId or secret", at, c.Kind)
+		}
+	case CredentialClientSecret:
+		switch {
+		case c.TenantID == "" || c.ClientID == "":
+			return fmt.Errorf("%s: kind %s needs tenantId and clientId", at, c.Kind)
+		case (c.SecretEnv == "") == (c.SecretFile == ""):
+			return fmt.Errorf("%s: kind %s needs exactly one of secretEnv and secretFile (never the secret itself)", at, c.Kind)
+		}
+	default:
+		return fmt.Errorf("%s.kind: %q: use %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret)
+	}
+	if len(c.Scopes) == 0 {
+		return fmt.Errorf("%s.scopes: required: the subscriptions, accounts or projects it may be used for, or \"*\" for any", at)
+	}
+	c.scopes = map[string]bool{}
+	for _, s := range c.Scopes {
+		c.scopes[strings.ToLower(strings.TrimSpace(s))] = true
+	}
+	eps := c.Endpoints
+	if len(eps) == 0 {
+		eps = c.profile.PublicEndpoints()
+	}
+	o, err := kpool.ParseOrigins(eps)
+	if err != nil {
+		return fmt.Errorf("%s.endpoints: %v", at, err)
+	}
+	c.origins = o
+	c.users = map[string]bool{}
+	for _, u := range c.Users {
+		if u == Any {
+			c.users[Any] = true
+			continue
+		}
+		e, err := kpool.ParseEmail(u)
+		if err != nil {
+			return fmt.Errorf("%s.users: %v", at, err)
+		}
+		c.users[e] = true
+	}
+	return nil
+}
+
+// credentialProfiles are the profiles that take credentials.
+func credentialProfiles(profiles []Profile) []CredentialProfile {
+	var out []CredentialProfile
+	for _, p := range profiles {
+		if cp, ok := p.(CredentialProfile); ok {
+			out = append(out, cp)
+		}
+	}
+	return out
+}
+
+// DefaultCredentials is the set a kpool without a credentials file has: for
+// each platform of profiles that takes credentials, a credential of the
+// SDK's default chain ("default", or "<type>-default" when there are
+// several), for any subscription, usable by everyone, sent only to the
+// cloud's public endpoint and to extra (the operator's allowed endpoints).
+func DefaultCredentials(profiles []Profile, extra []string) (*CredentialSet, error) {
+	s := &CredentialSet{byName: map[string]*Credential{}, defaults: map[kpool.PlatformType]string{}}
+	cps := credentialProfiles(profiles)
+	for _, p := range cps {
+		c := &Credential{Name: "default", Type: p.Type(), Kind: CredentialDefault, Scopes: []string{Any},
+			Endpoints: append(slices.Clone(p.PublicEndpoints()), extra...), Users: []string{Any}}
+		if len(cps) > 1 {
+			c.Name = string(p.Type()) + "-default"
+		}
+		if err := c.check(profiles); err != nil {
+			return nil, err
+		}
+		s.byName[c.Name] = c
+		s.defaults[c.Type] = c.Name
+	}
+	return s, nil
+}
+
+// Names lists the credentials' names.
+func (s *CredentialSet) Names() []string { return kpool.SortedKeys(s.byName) }
+
+// lookup finds the credential a spec uses: its own or its platform's
+// default; nil (and no error) when it names none and there is no default.
+func (s *CredentialSet) lookup(spec *kpool.ClusterSpec) (*Credential, string, error) {
+	name := spec.Credential
+	if name == "" {
+		name = s.defaults[spec.Platform.Type]
+		if name == "" {
+			return nil, "", nil
+		}
+	}
+	c, ok := s.byName[name]
+	if !ok {
+		return nil, name, fmt.Errorf("no credential named %q is configured", name)
+	}
+	if c.Type != spec.Platform.Type {
+		return nil, name, fmt.Errorf("credential %q is for %s, not %s", name, c.Type, spec.Platform.Type)
+	}
+	return c, name, nil
+}
+
+// fits checks the credential against the cluster's scope and endpoint; it
+// returns the field at fault and why.
+func (c *Credential) fits(spec *kpool.ClusterSpec) (field, reason string) {
+	if f, id, word := c.profile.Scope(spec); f != "" && !c.AllowsScope(id) {
+		return "spec.credential", fmt.Sprintf("credential %q may not be used for %s %q", c.Name, word, id)
+	}
+	if spec.Endpoint != "" {
+		o, err := kpool.Origin(spec.Endpoint)
+		if err != nil {
+			return "spec.endpoint", err.Error()
+		}
+		if !c.AllowsOrigin(o) {
+			return "spec.endpoint", fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", c.Name, o)
+		}
+	}
+	return "", ""
+}
+
+// Resolve implements Credentials.
+func (s *CredentialSet) Resolve(cl *kpool.Cluster) (*Credential, error) {
+	t := cl.Spec.Platform.Type
+	c, _, err := s.lookup(&cl.Spec)
+	switch {
+	case err != nil:
+		return nil, ValidationError(t, "spec.credential", "%v", err)
+	case c == nil:
+		return nil, ValidationError(t, "spec.credential", "cluster %s names no credential and the operator configured no default for %s", cl.Name, t)
+	}
+	if field, why := c.fits(&cl.Spec); field != "" {
+		return nil, ValidationError(t, field, "%s", why)
+	}
+	return c, nil
+}
+
+// Grant implements kpool.CredentialGrants: the credential must exist, be
+// granted to id (admins: every one) and fit the cluster. To a user, a name
+// that does not exist answers as one not granted, so that names cannot be
+// probed.
+func (s *CredentialSet) Grant(id *kpool.Identity, spec *kpool.ClusterSpec) error {
+	c, name, err := s.lookup(spec)
+	if c == nil && err == nil {
+		return nil // no credential for the platform: its drivers need none here
+	}
+	if err != nil || !(id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)]) {
+		what := fmt.Sprintf("no credential %q is available to you", name)
+		switch {
+		case err != nil && id.Admin:
+			what = err.Error()
+		case spec.Credential == "":
+			what = fmt.Sprintf("the default credential for %s (%q) is not granted to you; name one that is in spec.credential", spec.Platform.Type, name)
+		}
+		return forbidden("spec.credential", what)
+	}
+	if field, why := c.fits(spec); field != "" {
+		return forbidden(field, why)
+	}
+	return nil
+}
+
+func forbidden(field, reason string) error {
+	return &kpool.Error{Code: kpool.CodeForbidden, Message: "Credential not allowed", Details: field + ": " + reason,
+		Fields: []kpool.FieldError{{Field: field, Reason: reason}}}
+}
