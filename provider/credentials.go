@@ -283,6 +283,12 @@ func DefaultCredentials(profiles []Profile, extra []string) (*CredentialSet, err
 	return s, nil
 }
 
+// Credential returns the credential named name.
+func (s *CredentialSet) Credential(name string) (*Credential, bool) {
+	c, ok := s.byName[name]
+	return c, ok
+}
+
 // Names lists the credentials' names.
 func (s *CredentialSet) Names() []string { return kpool.SortedKeys(s.byName) }
 

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/store/testdb"
+)
+
+// TestCloudAccessIsTheOperators is issue 12's first attack at the API: a
+// user cannot point a cluster at a host of their choosing, nor use a
+// credential or subscription the operator did not grant them. The
+// stand-in attacker never hears from kpool.
+func TestCloudAccessIsTheOperators(t *testing.T) {
+	var hits atomic.Int64
+	evil := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer evil.Close()
+	const (
+		alice, bob = "alice@example.com", "bob@example.com"
+		subA, subB = "0b1f6471-1bf0-4dda-aec3-11112222aaaa", "0b1f6471-1bf0-4dda-aec3-11112222bbbb"
+		sovereign  = "https://arm.sovereign.example"
+	)
+	creds, err := provider.ParseCredentials([]byte(fmt.Sprintf(`
+defaults:
+  azure: shared
+credentials:
+  shared:
+    type: azure
+    kind: default
+    scopes: ["*"]
+    endpoints: [https://management.azure.com, %s]
+    users: ["*"]
+  team-a:
+    type: azure
+    kind: client-secret
+    tenantId: 00000000-0000-0000-0000-0000000000aa
+    clientId: 00000000-0000-0000-0000-0000000000bb
+    secretEnv: TEAM_A_SECRET
+    scopes: [%s]
+    users: [%s]
+`, sovereign, subA, alice)), catalog.Profiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	access, err := kpool.NewAccess([]string{admin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := kpool.NewService(testdb.SQLite(t), catalog.Registry())
+	svc.Endpoints, _ = kpool.ParseOrigins([]string{sovereign})
+	svc.Credentials = creds
+	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	defer srv.Close()
+	a := &testAPI{t: t, srv: srv}
+
+	body := func(name, sub, endpoint, cred string) string {
+		extra := ""
+		if endpoint != "" {
+			extra += fmt.Sprintf(`,"endpoint":%q`, endpoint)
+		}
+		if cred != "" {
+			extra += fmt.Sprintf(`,"credential":%q`, cred)
+		}
+		return fmt.Sprintf(`{"name":%q,"spec":{"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":"rg","clusterName":%q,"location":"westeurope"}}%s}}`,
+			name, sub, name, extra)
+	}
+	for _, tc := range []struct {
+		name, who, body string
+		status          int
+		field           string
+	}{
+		{"user, public endpoint, default credential", bob, body("c1", subB, "", ""), 201, ""},
+		{"user, attacker's endpoint", bob, body("c2", subB, evil.URL, ""), 403, "spec.endpoint"},
+		{"user, allowed endpoint", bob, body("c3", subB, sovereign, ""), 201, ""},
+		{"user, allowed endpoint spelt otherwise", bob, body("c4", subB, "HTTPS://ARM.Sovereign.Example:443/", ""), 201, ""},
+		{"admin, attacker's endpoint: the credential does not go there", admin, body("c5", subB, evil.URL, ""), 403, "spec.endpoint"},
+		{"user, a credential not granted", bob, body("c6", subA, "", "team-a"), 403, "spec.credential"},
+		{"user, a credential that does not exist: as not granted", bob, body("c7", subA, "", "nope"), 403, "spec.credential"},
+		{"granted user, credential's subscription", alice, body("c8", subA, "", "team-a"), 201, ""},
+		{"granted user, another subscription", alice, body("c9", subB, "", "team-a"), 403, "spec.credential"},
+		{"granted user, credential to an endpoint it may not go to", alice, body("c10", subA, sovereign, "team-a"), 403, "spec.endpoint"},
+		{"malformed credential name", alice, body("c11", subA, "", "Team A"), 400, "spec.credential"},
+		{"admin, any credential", admin, body("c12", subA, "", "team-a"), 201, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.do("POST", "/api/v1/clusters", tc.body, "X-User-Email: "+tc.who)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
+			}
+			if tc.field != "" {
+				e := r.errorBody(t)
+				if len(e.Fields) != 1 || e.Fields[0].Field != tc.field {
+					t.Fatalf("fields %+v, want %s", e.Fields, tc.field)
+				}
+			}
+		})
+	}
+
+	// Updates: a user may not move a cluster to the attacker, nor to a
+	// credential not theirs; an admin's choice stays while the user edits
+	// other fields.
+	var c struct {
+		ID   string `json:"id"`
+		Spec struct {
+			Endpoint string `json:"endpoint"`
+		} `json:"spec"`
+	}
+	a.do("POST", "/api/v1/clusters", body("u1", subB, "", ""), "X-User-Email: "+bob).json(t, &c)
+	patch := func(who, spec string) reply {
+		return a.do("PATCH", "/api/v1/clusters/"+c.ID, `{"spec":`+spec+`}`, "X-User-Email: "+who, "Content-Type: application/merge-patch+json")
+	}
+	if r := patch(bob, fmt.Sprintf(`{"endpoint":%q}`, evil.URL)); r.status != 403 {
+		t.Fatalf("user moving the cluster to the attacker: %d %s", r.status, r.body)
+	}
+	if r := patch(bob, `{"credential":"team-a"}`); r.status != 403 {
+		t.Fatalf("user taking team-a's credential: %d %s", r.status, r.body)
+	}
+	if r := patch(admin, fmt.Sprintf(`{"endpoint":%q}`, sovereign)); r.status != 200 {
+		t.Fatalf("admin: %d %s", r.status, r.body)
+	}
+	if r := patch(bob, `{"importPools":true}`); r.status != 200 {
+		t.Fatalf("user editing another field: %d %s", r.status, r.body)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the attacker's server was called %d times", n)
+	}
+}
