@@ -23,6 +23,10 @@ import (
 	"github.com/kpool/kpool"
 )
 
+// RetryUnavailable is the Retry-After (seconds) of a 503 UNAVAILABLE answer:
+// long enough for a database restart or failover to be under way.
+const RetryUnavailable = "2"
+
 // MaxBodyBytes is the largest request body accepted; larger ones get 413.
 const MaxBodyBytes = 1 << 20
 
@@ -32,6 +36,8 @@ type Server struct {
 	access *kpool.Access
 	log    *slog.Logger
 	mux    *http.ServeMux
+	// limiter, when set, caps each caller's request rate (see Limit).
+	limiter *Limiter
 }
 
 // NewServer returns the API server for svc. access decides who is an admin
@@ -163,6 +169,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := s.access.Identify(r.Header.Get("X-User-Email"))
+		if !s.allow(w, r, callerKey(id)) {
+			return
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -182,8 +191,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.svc.Store.Ping(ctx); err != nil {
-		s.log.Warn("not ready", "err", err)
-		s.writeError(w, r, &kpool.Error{Code: kpool.CodeUnavailable, Message: "Database unreachable"})
+		s.writeError(w, r, kpool.Unavailable("Database unreachable", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
@@ -222,6 +230,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		id, _ := r.Context().Value(requestIDKey).(string)
 		s.log.Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 		e = &kpool.Error{Code: kpool.CodeInternal, Message: "Internal server error", Details: "request id " + id}
+	}
+	if e.Code == kpool.CodeUnavailable {
+		// The database (or another dependency) is down for now: say when to
+		// try again, and log the cause, which the caller does not see.
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", RetryUnavailable)
+		}
+		id, _ := r.Context().Value(requestIDKey).(string)
+		s.log.Warn("unavailable", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeJSON(w, Status(e.Code), ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}})
 }
@@ -288,6 +305,7 @@ var statuses = map[string]int{
 	kpool.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	kpool.CodeUnsupportedMedia: http.StatusUnsupportedMediaType,
 	kpool.CodeUnavailable:      http.StatusServiceUnavailable,
+	kpool.CodeRateLimited:      http.StatusTooManyRequests,
 	kpool.CodeInternal:         http.StatusInternalServerError,
 }
 

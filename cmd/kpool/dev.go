@@ -92,7 +92,7 @@ Try it:
   go run ./cmd/kpool nodepool list
 `, url, owner, ids[first.Name], profiles.Profile(first.Spec.Platform.Type).CLI().MachineExample)
 	}
-	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 
 // registerDemos registers (or points at this run's emulators) the demo

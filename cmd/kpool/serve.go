@@ -51,6 +51,9 @@ type serveFlags struct {
 	// eventRetention is how long the events outbox keeps an event (0: for
 	// ever).
 	eventRetention time.Duration
+	// rate and burst cap each caller's API requests (0: no cap).
+	rate  float64
+	burst int
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -68,6 +71,10 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
 	cmd.Flags().StringVar(&f.controllers, "controllers", env("KPOOL_CONTROLLERS", ""), "comma-separated e-mail addresses of controllers (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", env("KPOOL_LOG_FORMAT", "text"), "text or json (KPOOL_LOG_FORMAT)")
+	cmd.Flags().Float64Var(&f.rate, "rate", envFloat("KPOOL_RATE", api.DefaultRate),
+		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
+	cmd.Flags().IntVar(&f.burst, "burst", int(envFloat("KPOOL_BURST", api.DefaultBurst)),
+		"API requests an identity may send at once above --rate (KPOOL_BURST)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", env("KPOOL_PPROF", ""), "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
 }
 
@@ -356,7 +363,7 @@ func serve(ctx context.Context, f *serveFlags) error {
 		return err
 	}
 	p.log.Info("kpool serving", "url", "http://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil)
-	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 
 // envDuration is a duration from the environment, or def when it is unset or
@@ -364,6 +371,15 @@ func serve(ctx context.Context, f *serveFlags) error {
 func envDuration(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(env(name, def.String())); err == nil {
 		return d
+	}
+	return def
+}
+
+// envFloat is a number from the environment, or def when it is unset or not
+// a number.
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(env(name, ""), 64); err == nil {
+		return v
 	}
 	return def
 }
