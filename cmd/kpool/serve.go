@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -150,13 +151,40 @@ func openStore(ctx context.Context, database string) (kpool.Store, error) {
 	return nil, fmt.Errorf("--database %q: use sqlite:PATH or a postgres:// URL", redact(database))
 }
 
-// redact hides a password in a database URL.
+// redact hides the secrets of a database URL or key/value DSN for logs: the
+// userinfo password, and any password parameter (password, sslpassword…) in
+// a URL's query or a DSN, as xxxxx. A value it cannot parse is hidden whole
+// past its scheme, since it may hold anything.
 func redact(database string) string {
-	if u, err := url.Parse(database); err == nil && u.User != nil {
-		return u.Redacted()
+	if strings.HasPrefix(database, "sqlite:") {
+		return database
 	}
-	return database
+	if !strings.Contains(database, "://") {
+		return dsnPassword.ReplaceAllString(database, "${1}xxxxx")
+	}
+	u, err := url.Parse(database)
+	if err != nil {
+		scheme, _, _ := strings.Cut(database, "://")
+		return scheme + "://(unparsable, hidden)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q[k] = []string{"xxxxx"}
+		}
+	}
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
+
+// dsnPassword matches a password in a key/value DSN (password=x,
+// password='x y', sslpassword=…), up to its end.
+var dsnPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
 
 func splitList(s string) []string {
 	var out []string
