@@ -770,6 +770,15 @@ func (t *tx) violation(err error) (string, bool) {
 	return t.db.d.Violation(err)
 }
 
+// idTaken is the answer to a create whose id is in use: the same whoever
+// owns the object, naming neither it nor its id, so that a create cannot
+// tell another user's object from one's own (ids are random UUIDs; one
+// chosen by the client is only ever refused).
+func idTaken(kind string) error {
+	return &kpool.Error{Code: kpool.CodeConflict, Message: kind + " id is taken",
+		Details: "choose another id, or leave id out and the server picks one"}
+}
+
 func (t *tx) CreateCluster(c *kpool.Cluster) error {
 	c.CreatedBy = strings.ToLower(c.CreatedBy)
 	return t.queue(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at, deletion_timestamp)
@@ -779,7 +788,7 @@ func (t *tx) CreateCluster(c *kpool.Cluster) error {
 		func(_ int64, err error) error {
 			switch name, _ := t.violation(err); name {
 			case violationClusterID:
-				return kpool.Errorf(kpool.CodeConflict, "Cluster with id %s already exists", c.ID)
+				return idTaken("Cluster")
 			case violationClusterName:
 				return kpool.Errorf(kpool.CodeConflict, "Cluster with name '%s' already exists", c.Name)
 			}
@@ -811,7 +820,7 @@ func (t *tx) CreateNodePool(p *kpool.NodePool, clusterGeneration int64) error {
 			name, _ := t.violation(err)
 			switch {
 			case name == violationPoolID:
-				return kpool.Errorf(kpool.CodeConflict, "NodePool with id %s already exists", p.ID)
+				return idTaken("NodePool")
 			case name == violationPoolName:
 				return kpool.Errorf(kpool.CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name)
 			case name == violationProviderName:
