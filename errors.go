@@ -20,6 +20,7 @@ const (
 	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
 	CodeUnsupportedMedia = "UNSUPPORTED_MEDIA_TYPE"
 	CodeUnavailable      = "UNAVAILABLE"
+	CodeRateLimited      = "RATE_LIMITED"
 )
 
 // Error is kpool's error: a code, a message for people, optional details and,
@@ -29,6 +30,9 @@ type Error struct {
 	Message string
 	Details string
 	Fields  []FieldError
+	// cause is the error behind an UNAVAILABLE one (see Unavailable): kept
+	// for errors.Is/As and logs, never shown to the API's callers.
+	cause error
 }
 
 // FieldError names one field (a JSON path such as spec.autoscaling.maxNodes)
@@ -39,11 +43,28 @@ type FieldError struct {
 }
 
 func (e *Error) Error() string {
-	if e.Details == "" {
-		return e.Message
+	s := e.Message
+	if e.Details != "" {
+		s += ": " + e.Details
 	}
-	return e.Message + ": " + e.Details
+	if e.cause != nil {
+		s += ": " + e.cause.Error()
+	}
+	return s
 }
+
+// Unwrap returns the cause of an UNAVAILABLE error, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Unavailable returns an UNAVAILABLE error (503, try again later) with the
+// message for people and the cause for logs: a dependency, such as the
+// database, cannot be reached for now.
+func Unavailable(message string, cause error) *Error {
+	return &Error{Code: CodeUnavailable, Message: message, Details: "try again shortly", cause: cause}
+}
+
+// IsUnavailable reports whether err is UNAVAILABLE.
+func IsUnavailable(err error) bool { return ErrorCode(err) == CodeUnavailable }
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

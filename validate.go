@@ -16,9 +16,14 @@ import (
 
 // Limits that validation enforces.
 const (
-	MaxNodes        = 1000
-	MaxTaints       = 50
-	MaxTags         = 50
+	MaxNodes  = 1000
+	MaxTaints = 50
+	MaxTags   = 50
+	// MaxLabels and MaxLabelBytes (keys and values together) cap a pool's
+	// node labels, in spec.labels and in all with a platform block's: every
+	// read of the pool carries them.
+	MaxLabels       = 64
+	MaxLabelBytes   = 16 << 10
 	MaxAccelerators = 16
 	MaxUserData     = 16 << 10
 	maxDelay        = 24 * time.Hour
@@ -357,6 +362,9 @@ func ValidateBlockMetadata(fe *FieldErrors, s *NodePoolSpec, domains []string, l
 			}
 		}
 	}
+	if labelsPath != "" && len(labels) > 0 {
+		labelsFit(fe, "spec.labels", " in all (with "+labelsPath+")", s.Labels, labels)
+	}
 	all := len(s.Taints)
 	if taintsPath != "" {
 		ValidateTaints(fe, taintsPath, taints)
@@ -385,6 +393,9 @@ func ValidateBlockMetadata(fe *FieldErrors, s *NodePoolSpec, domains []string, l
 // ValidateLabels checks node labels: Kubernetes syntax, and no key in one of
 // domains (those kpool, Kubernetes or a provider own).
 func ValidateLabels(fe *FieldErrors, field string, m map[string]string, domains []string) {
+	if !labelsFit(fe, field, "", m, nil) {
+		return // each label's own faults would only make a huge answer
+	}
 	for _, k := range SortedKeys(m) {
 		f := field + "." + k
 		if errs := content.IsLabelKey(k); len(errs) > 0 {
@@ -398,6 +409,32 @@ func ValidateLabels(fe *FieldErrors, field string, m map[string]string, domains 
 			fe.Add(f, "%q is not a valid label value: %s", m[k], strings.Join(errs, "; "))
 		}
 	}
+}
+
+// labelsFit checks that the labels of a and b together (a key in both
+// counts once) stay within MaxLabels and MaxLabelBytes, reporting at field.
+func labelsFit(fe *FieldErrors, field, inAll string, a, b map[string]string) bool {
+	n, size := len(a), 0
+	for k, v := range a {
+		size += len(k) + len(v)
+	}
+	for k, v := range b {
+		if w, ok := a[k]; ok {
+			size += len(v) - len(w)
+			continue
+		}
+		n++
+		size += len(k) + len(v)
+	}
+	switch {
+	case n > MaxLabels:
+		fe.Add(field, "at most %d labels%s, got %d", MaxLabels, inAll, n)
+	case size > MaxLabelBytes:
+		fe.Add(field, "at most %d bytes of label keys and values%s, got %d", MaxLabelBytes, inAll, size)
+	default:
+		return true
+	}
+	return false
 }
 
 // ReservedDomain returns the domain of domains that a label key falls in,

@@ -76,6 +76,16 @@ func TestValidateNodePool(t *testing.T) {
 	for i := range manyTags {
 		manyTags[i] = fmt.Sprintf(`"t%d":"v"`, i)
 	}
+	labels := func(n int, key string, value string) string {
+		l := make([]string, n)
+		for i := range l {
+			l[i] = fmt.Sprintf(`"%s%d":%q`, key, i, value)
+		}
+		return "{" + strings.Join(l, ",") + "}"
+	}
+	// A key of about 250 bytes (a 239-byte DNS prefix) and a 63-byte value: 60
+	// such labels are under MaxLabels but over MaxLabelBytes.
+	prefix := strings.Repeat(strings.Repeat("d", 59)+".", 4)[:239] + "/k"
 	tests := []struct {
 		name     string
 		platform PlatformType
@@ -164,6 +174,13 @@ func TestValidateNodePool(t *testing.T) {
 		{"label civo", PlatformCivo, "", `{"labels":{"kubernetes.civo.com/pool":"x"}}`, "spec.labels.kubernetes.civo.com/pool"},
 		{"block label ok", PlatformGCP, "", `{"platform":{"gcp":{"labels":{"team":"a"}}},"labels":{"team":"a"}}`, ""},
 		{"block label conflict", PlatformGCP, "", `{"platform":{"gcp":{"labels":{"team":"a"}}},"labels":{"team":"b"}}`, "spec.platform.gcp.labels.team"},
+		{"labels 64", PlatformGCP, "", `{"labels":` + labels(64, "l", "v") + `}`, ""},
+		{"labels 65", PlatformGCP, "", `{"labels":` + labels(65, "l", "v") + `}`, "spec.labels"},
+		{"labels 10000", PlatformGCP, "", `{"labels":` + labels(10000, "l", "v") + `}`, "spec.labels"},
+		{"labels big", PlatformGCP, "", `{"labels":` + labels(60, prefix, long[:63]) + `}`, "spec.labels"},
+		{"labels 40 + block 40 alike", PlatformGCP, "", `{"labels":` + labels(40, "l", "v") + `,"platform":{"gcp":{"labels":` + labels(40, "l", "v") + `}}}`, ""},
+		{"labels 40 + block 40 more", PlatformGCP, "", `{"labels":` + labels(40, "l", "v") + `,"platform":{"gcp":{"labels":` + labels(40, "b", "v") + `}}}`, "spec.labels"},
+		{"block labels 65", PlatformGCP, "", `{"platform":{"gcp":{"labels":` + labels(65, "b", "v") + `}}}`, "spec.platform.gcp.labels"},
 		{"block label reserved", PlatformOCI, "", `{"platform":{"oci":{"labels":{"kompox.dev/node-zone":"1"}}}}`, "spec.platform.oci.labels.kompox.dev/node-zone"},
 
 		// taints

@@ -18,7 +18,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -632,7 +634,8 @@ func TestOpenAPIConformance(t *testing.T) {
 		}
 		seen[op][status] = true
 	}
-	svc := kpool.NewService(store, catalog.Registry())
+	broken := &brokenStore{Store: store}
+	svc := kpool.NewService(broken, catalog.Registry())
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{"https://container.googleapis.com", "https://gke.example.com", "https://aks.example.com", "https://eks.example.com"})
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPIWith(t, h, record))
@@ -1093,11 +1096,8 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Errorf("HEAD /api/v1/clusters: %d %q", r.status, r.body)
 	}
 
-	// ---- a database that has gone away ----
-	store.Close()
-	closed = true
-	a.expect(503, "", "GET", "/readyz", "")
-	for _, c := range []struct{ who, method, path, body string }{
+	// ---- a store that fails (500), then a database that has gone away (503) ----
+	failing := []struct{ who, method, path, body string }{
 		{oaOwner, "GET", "/api/v1/clusters", ""},
 		{oaOwner, "POST", "/api/v1/clusters", `{"name":"x","spec":{"platform":{"type":"k3s"}}}`},
 		{oaOwner, "GET", "/api/v1/clusters/" + gke.ID, ""},
@@ -1117,12 +1117,45 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "DELETE", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID + "/status", ""},
 		{oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{"controller_name":"x"}`},
-	} {
+	}
+	// A caller past its rate (429): a second server on the same service,
+	// whose limiter's clock stands still, takes one request a caller.
+	lim := NewLimiter(1, 1)
+	frozen := time.Now()
+	lim.now = func() time.Time { return frozen }
+	lsrv := httptest.NewServer(checkOpenAPIWith(t, NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))).Limit(lim), record))
+	defer lsrv.Close()
+	la := &oaAPI{t: t, url: lsrv.URL}
+	la.expect(200, oaOwner, "GET", "/api/v1/clusters", "")
+	la.expect(200, oaController, "GET", "/api/v1/nodepools", "")
+	for _, c := range failing {
+		r := la.expect(429, c.who, c.method, c.path, c.body)
+		var e ErrorBody
+		r.decode(t, &e)
+		if e.Error.Code != kpool.CodeRateLimited || r.header.Get("Retry-After") != "1" {
+			t.Errorf("%s %s: %s (Retry-After %q)", c.method, c.path, r.body, r.header.Get("Retry-After"))
+		}
+	}
+
+	broken.failing.Store(true)
+	for _, c := range failing {
 		r := a.expect(500, c.who, c.method, c.path, c.body)
 		var e ErrorBody
 		r.decode(t, &e)
 		if e.Error.Code != kpool.CodeInternal || !strings.HasPrefix(e.Error.Details, "request id ") {
 			t.Errorf("%s %s: %s", c.method, c.path, r.body)
+		}
+	}
+	broken.failing.Store(false)
+	store.Close()
+	closed = true
+	a.expect(503, "", "GET", "/readyz", "")
+	for _, c := range failing {
+		r := a.expect(503, c.who, c.method, c.path, c.body)
+		var e ErrorBody
+		r.decode(t, &e)
+		if e.Error.Code != kpool.CodeUnavailable || r.header.Get("Retry-After") != RetryUnavailable {
+			t.Errorf("%s %s: %s (Retry-After %q)", c.method, c.path, r.body, r.header.Get("Retry-After"))
 		}
 	}
 
@@ -1148,4 +1181,77 @@ func TestOpenAPIConformance(t *testing.T) {
 	if !seen[""][404] || !seen[""][405] {
 		t.Errorf("the unknown-endpoint answers were not exercised: %v", seen[""])
 	}
+}
+
+// errBroken is a store failure that is not a kpool error (a bug, a corrupt
+// row): the API answers 500 INTERNAL.
+var errBroken = errors.New("store broken for the test")
+
+// brokenStore fails every read and write with errBroken while failing is set.
+type brokenStore struct {
+	kpool.Store
+	failing atomic.Bool
+}
+
+func (b *brokenStore) Cluster(ctx context.Context, id string) (*kpool.Cluster, error) {
+	if b.failing.Load() {
+		return nil, errBroken
+	}
+	return b.Store.Cluster(ctx, id)
+}
+
+func (b *brokenStore) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Cluster, int, error) {
+	if b.failing.Load() {
+		return nil, 0, errBroken
+	}
+	return b.Store.Clusters(ctx, f)
+}
+
+func (b *brokenStore) NodePool(ctx context.Context, id string) (*kpool.NodePool, error) {
+	if b.failing.Load() {
+		return nil, errBroken
+	}
+	return b.Store.NodePool(ctx, id)
+}
+
+func (b *brokenStore) NodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.NodePool, int, error) {
+	if b.failing.Load() {
+		return nil, 0, errBroken
+	}
+	return b.Store.NodePools(ctx, f)
+}
+
+func (b *brokenStore) RawNodePool(ctx context.Context, id string) (*kpool.RawNodePool, error) {
+	if b.failing.Load() {
+		return nil, errBroken
+	}
+	return b.Store.RawNodePool(ctx, id)
+}
+
+func (b *brokenStore) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.RawNodePool, int, error) {
+	if b.failing.Load() {
+		return nil, 0, errBroken
+	}
+	return b.Store.RawNodePools(ctx, f)
+}
+
+func (b *brokenStore) ControllerStatuses(ctx context.Context, poolID string) ([]kpool.ControllerStatus, error) {
+	if b.failing.Load() {
+		return nil, errBroken
+	}
+	return b.Store.ControllerStatuses(ctx, poolID)
+}
+
+func (b *brokenStore) Write(ctx context.Context, fn func(kpool.Tx) error) error {
+	if b.failing.Load() {
+		return errBroken
+	}
+	return b.Store.Write(ctx, fn)
+}
+
+func (b *brokenStore) Insert(ctx context.Context, fn func(kpool.Tx) error) error {
+	if b.failing.Load() {
+		return errBroken
+	}
+	return b.Store.Insert(ctx, fn)
 }

@@ -23,6 +23,10 @@ import (
 	"github.com/kpool/kpool"
 )
 
+// RetryUnavailable is the Retry-After (seconds) of a 503 UNAVAILABLE answer:
+// long enough for a database restart or failover to be under way.
+const RetryUnavailable = "2"
+
 // MaxBodyBytes is the largest request body accepted; larger ones get 413.
 const MaxBodyBytes = 1 << 20
 
@@ -32,6 +36,8 @@ type Server struct {
 	access *kpool.Access
 	log    *slog.Logger
 	mux    *http.ServeMux
+	// limiter, when set, caps each caller's request rate (see Limit).
+	limiter *Limiter
 }
 
 // NewServer returns the API server for svc. access authenticates callers
@@ -164,6 +170,11 @@ func (r *recorder) Write(b []byte) (int, error) {
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id, err := s.access.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get("X-User-Email"))
+		// Charged to the caller, or to its address when it has none: a
+		// failed login counts too.
+		if !s.allow(w, r, callerKey(id)) {
+			return
+		}
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -183,8 +194,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.svc.Store.Ping(ctx); err != nil {
-		s.log.Warn("not ready", "err", err)
-		s.writeError(w, r, &kpool.Error{Code: kpool.CodeUnavailable, Message: "Database unreachable"})
+		s.writeError(w, r, kpool.Unavailable("Database unreachable", err))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
@@ -226,6 +236,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if e.Code == kpool.CodeUnauthorized {
 		w.Header().Set("WWW-Authenticate", "Bearer")
+	}
+	if e.Code == kpool.CodeUnavailable {
+		// The database (or another dependency) is down for now: say when to
+		// try again, and log the cause, which the caller does not see.
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", RetryUnavailable)
+		}
+		id, _ := r.Context().Value(requestIDKey).(string)
+		s.log.Warn("unavailable", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeJSON(w, Status(e.Code), ErrorBody{Error: ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}})
 }
@@ -292,6 +311,7 @@ var statuses = map[string]int{
 	kpool.CodeMethodNotAllowed: http.StatusMethodNotAllowed,
 	kpool.CodeUnsupportedMedia: http.StatusUnsupportedMediaType,
 	kpool.CodeUnavailable:      http.StatusServiceUnavailable,
+	kpool.CodeRateLimited:      http.StatusTooManyRequests,
 	kpool.CodeInternal:         http.StatusInternalServerError,
 }
 

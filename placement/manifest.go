@@ -31,8 +31,9 @@ func split(data []byte) ([]*document, error) {
 	if len(data) > MaxManifestBytes {
 		return nil, kpool.Invalid("manifests", "%d bytes: the limit is %d", len(data), MaxManifestBytes)
 	}
+	noDocs := kpool.Invalid("manifests", "no documents: give Kubernetes manifests in YAML or JSON")
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, kpool.Invalid("manifests", "no documents: give Kubernetes manifests in YAML or JSON")
+		return nil, noDocs
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var docs []*document
@@ -79,6 +80,9 @@ func split(data []byte) ([]*document, error) {
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err
+	}
+	if len(docs) == 0 { // only separators ("---"), found by FuzzPlace
+		return nil, noDocs
 	}
 	return docs, nil
 }

@@ -12,6 +12,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -53,6 +54,11 @@ type Dialect struct {
 	// changed: needed where writes are pipelined with the commit, as the
 	// store sees a row count only after the commit has been sent.
 	OneRow func(update string) string
+	// Unavailable reports whether err means the database cannot be reached
+	// or used for now (refused, dropped, shut down, closed, busy beyond its
+	// timeout): the store then returns a kpool UNAVAILABLE error, which the
+	// API answers 503 with Retry-After rather than 500.
+	Unavailable func(error) bool
 }
 
 // Constraint names the store maps to kpool errors.
@@ -116,9 +122,23 @@ func (db *DB) Close() error {
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
 	if err := db.db.Ping(ctx); err != nil {
-		return fmt.Errorf("database unreachable: %w", err)
+		return db.fail(ctx, fmt.Errorf("database unreachable: %w", err))
 	}
 	return nil
+}
+
+// fail turns a database error that means "unreachable for now" into a kpool
+// UNAVAILABLE error (which keeps err as its cause). kpool errors, and any
+// error once ctx has ended (the caller left), are returned as they are.
+func (db *DB) fail(ctx context.Context, err error) error {
+	if err == nil || db.d.Unavailable == nil || ctx.Err() != nil {
+		return err
+	}
+	var ke *kpool.Error
+	if errors.As(err, &ke) || !db.d.Unavailable(err) {
+		return err
+	}
+	return kpool.Unavailable("Database unavailable", err)
 }
 
 // q rewrites ? placeholders for the dialect. The store's queries are a small
@@ -299,7 +319,7 @@ func (db *DB) Cluster(ctx context.Context, id string) (*kpool.Cluster, error) {
 	if err == nil && c == nil {
 		err = clusterNotFound(id)
 	}
-	return c, err
+	return c, db.fail(ctx, err)
 }
 
 func (db *DB) clusterRead(id, lock string, out **kpool.Cluster) Read {
@@ -329,7 +349,7 @@ func (db *DB) RawNodePool(ctx context.Context, id string) (*kpool.RawNodePool, e
 	if err == nil && p == nil {
 		err = poolNotFound(id)
 	}
-	return p, err
+	return p, db.fail(ctx, err)
 }
 
 // where builds a WHERE clause from conditions joined by AND.
@@ -380,7 +400,7 @@ func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Clu
 		}),
 		db.read(`SELECT count(*) FROM clusters c`+w.String(), w.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, db.fail(ctx, err)
 	}
 	return out, total, nil
 }
@@ -437,7 +457,7 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 		}),
 		db.read(`SELECT coalesce(sum(k.n), 0)`+counts+cw.String(), cw.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, db.fail(ctx, err)
 	}
 	return out, int(total), nil
 }
@@ -445,7 +465,7 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 // ControllerStatuses returns every controller's report on a pool, by name.
 func (db *DB) ControllerStatuses(ctx context.Context, poolID string) ([]kpool.ControllerStatus, error) {
 	out := []kpool.ControllerStatus{}
-	return out, db.db.Read(ctx, db.statusesRead(poolID, &out))
+	return out, db.fail(ctx, db.db.Read(ctx, db.statusesRead(poolID, &out)))
 }
 
 func (db *DB) statusesRead(poolID string, out *[]kpool.ControllerStatus) Read {
@@ -475,7 +495,7 @@ func (db *DB) Events(ctx context.Context, after int64, limit int) ([]kpool.Event
 		out = append(out, e)
 		return nil
 	}))
-	return out, err
+	return out, db.fail(ctx, err)
 }
 
 // LastEventID returns the newest event's id.
@@ -483,9 +503,9 @@ func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 	var id *int64
 	err := db.db.Read(ctx, db.read(`SELECT max(id) FROM events`, nil, func(s Scanner) error { return s.Scan(&id) }))
 	if id == nil {
-		return 0, err
+		return 0, db.fail(ctx, err)
 	}
-	return *id, err
+	return *id, db.fail(ctx, err)
 }
 
 // PruneEvents deletes up to limit events created before before, oldest
@@ -501,7 +521,7 @@ func (db *DB) PruneEvents(ctx context.Context, before time.Time, limit int) (int
 		SELECT id FROM events WHERE id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)
 		AND id < coalesce((SELECT min(w.id) FROM (SELECT id, created_at FROM events ORDER BY id LIMIT ?) w WHERE w.created_at >= ?), 9223372036854775807)`),
 		limit, limit, db.d.Time(before))
-	return int(n), err
+	return int(n), db.fail(ctx, err)
 }
 
 // Write runs fn in one transaction and commits it. A transaction that lost a
@@ -515,10 +535,10 @@ func (db *DB) Write(ctx context.Context, fn func(kpool.Tx) error) error {
 			err = db.write1(ctx, fn)
 		}
 		if err == nil || db.d.Retryable == nil || !db.d.Retryable(err) {
-			return err
+			return db.fail(ctx, err)
 		}
 	}
-	return err
+	return db.fail(ctx, err)
 }
 
 func (db *DB) write1(ctx context.Context, fn func(kpool.Tx) error) error {
@@ -547,7 +567,7 @@ func (db *DB) write1(ctx context.Context, fn func(kpool.Tx) error) error {
 // reasons (see group).
 func (db *DB) Insert(ctx context.Context, fn func(kpool.Tx) error) error {
 	if db.d.GroupInserts > 0 && !db.d.GroupCommit {
-		return db.submit(ctx, &db.inserts, fn)
+		return db.fail(ctx, db.submit(ctx, &db.inserts, fn))
 	}
 	return db.Write(ctx, fn)
 }
@@ -602,7 +622,7 @@ func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Du
 	n, err := db.db.Exec(ctx, db.q(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 		WHERE leases.holder = excluded.holder OR leases.expires_at < ?`), name, holder, db.d.Time(now.Add(ttl)), db.d.Time(now))
-	return n == 1, err
+	return n == 1, db.fail(ctx, err)
 }
 
 // ReleaseLease expires the lease if holder has it, so a standby need not
@@ -610,7 +630,7 @@ func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Du
 func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
 	_, err := db.db.Exec(ctx, db.q(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`),
 		db.d.Time(time.Unix(0, 0).UTC()), name, holder)
-	return err
+	return db.fail(ctx, err)
 }
 
 // tx implements kpool.Tx on a Conn. Reads go out at once; writes may be
@@ -750,6 +770,15 @@ func (t *tx) violation(err error) (string, bool) {
 	return t.db.d.Violation(err)
 }
 
+// idTaken is the answer to a create whose id is in use: the same whoever
+// owns the object, naming neither it nor its id, so that a create cannot
+// tell another user's object from one's own (ids are random UUIDs; one
+// chosen by the client is only ever refused).
+func idTaken(kind string) error {
+	return &kpool.Error{Code: kpool.CodeConflict, Message: kind + " id is taken",
+		Details: "choose another id, or leave id out and the server picks one"}
+}
+
 func (t *tx) CreateCluster(c *kpool.Cluster) error {
 	c.CreatedBy = strings.ToLower(c.CreatedBy)
 	return t.queue(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at, deletion_timestamp)
@@ -759,7 +788,7 @@ func (t *tx) CreateCluster(c *kpool.Cluster) error {
 		func(_ int64, err error) error {
 			switch name, _ := t.violation(err); name {
 			case violationClusterID:
-				return kpool.Errorf(kpool.CodeConflict, "Cluster with id %s already exists", c.ID)
+				return idTaken("Cluster")
 			case violationClusterName:
 				return kpool.Errorf(kpool.CodeConflict, "Cluster with name '%s' already exists", c.Name)
 			}
@@ -791,7 +820,7 @@ func (t *tx) CreateNodePool(p *kpool.NodePool, clusterGeneration int64) error {
 			name, _ := t.violation(err)
 			switch {
 			case name == violationPoolID:
-				return kpool.Errorf(kpool.CodeConflict, "NodePool with id %s already exists", p.ID)
+				return idTaken("NodePool")
 			case name == violationPoolName:
 				return kpool.Errorf(kpool.CodeConflict, "NodePool with name '%s' already exists in cluster", p.Name)
 			case name == violationProviderName:

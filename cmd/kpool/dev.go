@@ -112,7 +112,7 @@ Try it (the token is %s's, made for this run):
   go run ./cmd/kpool nodepool list
 `, owner, url, token, ids[first.Name], profiles.Profile(first.Spec.Platform.Type).CLI().MachineExample)
 	}
-	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 
 // devCreatedBy marks the tokens kpool dev makes.

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -67,6 +68,9 @@ type serveFlags struct {
 	// its emulators); clouds is what cloud() made of it all.
 	extraEndpoints []string
 	clouds         *clouds
+	// rate and burst cap each caller's API requests (0: no cap).
+	rate  float64
+	burst int
 }
 
 // clouds is what the operator allows users of cloud endpoints and
@@ -129,6 +133,10 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "with --auth header: comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
 	cmd.Flags().StringVar(&f.controllers, "controllers", env("KPOOL_CONTROLLERS", ""), "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", env("KPOOL_LOG_FORMAT", "text"), "text or json (KPOOL_LOG_FORMAT)")
+	cmd.Flags().Float64Var(&f.rate, "rate", envFloat("KPOOL_RATE", api.DefaultRate),
+		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
+	cmd.Flags().IntVar(&f.burst, "burst", int(envFloat("KPOOL_BURST", api.DefaultBurst)),
+		"API requests an identity may send at once above --rate (KPOOL_BURST)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", env("KPOOL_PPROF", ""), "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
 }
 
@@ -204,13 +212,40 @@ func openStore(ctx context.Context, database string) (kpool.Store, error) {
 	return nil, fmt.Errorf("--database %q: use sqlite:PATH or a postgres:// URL", redact(database))
 }
 
-// redact hides a password in a database URL.
+// redact hides the secrets of a database URL or key/value DSN for logs: the
+// userinfo password, and any password parameter (password, sslpassword…) in
+// a URL's query or a DSN, as xxxxx. A value it cannot parse is hidden whole
+// past its scheme, since it may hold anything.
 func redact(database string) string {
-	if u, err := url.Parse(database); err == nil && u.User != nil {
-		return u.Redacted()
+	if strings.HasPrefix(database, "sqlite:") {
+		return database
 	}
-	return database
+	if !strings.Contains(database, "://") {
+		return dsnPassword.ReplaceAllString(database, "${1}xxxxx")
+	}
+	u, err := url.Parse(database)
+	if err != nil {
+		scheme, _, _ := strings.Cut(database, "://")
+		return scheme + "://(unparsable, hidden)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q[k] = []string{"xxxxx"}
+		}
+	}
+	if len(q) > 0 {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
+
+// dsnPassword matches a password in a key/value DSN (password=x,
+// password='x y', sslpassword=…), up to its end.
+var dsnPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
 
 func splitList(s string) []string {
 	var out []string
@@ -503,7 +538,7 @@ func serve(ctx context.Context, f *serveFlags) error {
 		return err
 	}
 	p.log.Info("kpool serving", "url", p.scheme()+"://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil, "auth", f.auth)
-	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log)))
+	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 
 // envDuration is a duration from the environment, or def when it is unset or
@@ -511,6 +546,15 @@ func serve(ctx context.Context, f *serveFlags) error {
 func envDuration(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(env(name, def.String())); err == nil {
 		return d
+	}
+	return def
+}
+
+// envFloat is a number from the environment, or def when it is unset or not
+// a number.
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(env(name, ""), 64); err == nil {
+		return v
 	}
 	return def
 }

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"runtime"
 	"strings"
 	"time"
@@ -43,6 +45,7 @@ var Dialect = store.Dialect{
 		var e *pgconn.PgError
 		return errors.As(err, &e) && (e.Code == "40001" || e.Code == "40P01")
 	},
+	Unavailable: unavailable,
 	// Creates share transactions, a few at once (see store's group): a
 	// transaction's fixed cost is most of a create's. Fewer at once make
 	// bigger groups; on 2 cores, 2 did best (16 clients: 1, 2, 4 groups
@@ -56,6 +59,26 @@ var Dialect = store.Dialect{
 	OneRow: func(update string) string {
 		return `WITH w AS (` + update + ` RETURNING 1) SELECT kpool_one_row(count(*)) FROM w`
 	},
+}
+
+// unavailable reports whether err means PostgreSQL cannot be reached or used
+// for now: a connection refused or dropped, the server shutting down or
+// starting, out of connections, or the pool closed. kpool then answers 503.
+func unavailable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe):
+		// Class 08 is "connection exception"; 57P01-03 are admin and crash
+		// shutdown and "cannot connect now"; 53300 is too many connections.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || pe.Code == "53300"
+	case errors.As(err, &ce), errors.As(err, &ne),
+		errors.Is(err, pgconn.ErrConnClosed), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return true
+	}
+	// pgxpool's "closed pool" (puddle.ErrClosedPool) is not exported by pgx.
+	return strings.Contains(err.Error(), "closed pool")
 }
 
 // channel is the LISTEN/NOTIFY channel of committed events.

@@ -40,6 +40,20 @@ var Dialect = store.Dialect{
 		var e *sqlite3.Error
 		return errors.As(err, &e) && e.Code()&0xff == sqlite3lib.SQLITE_BUSY
 	},
+	Unavailable: unavailable,
+}
+
+// unavailable reports whether err means the database cannot be used for now:
+// still locked once busy_timeout (and the store's retries) ran out, or its
+// handles closed (the process is shutting down). kpool then answers 503.
+func unavailable(err error) bool {
+	var e *sqlite3.Error
+	if errors.As(err, &e) {
+		c := e.Code() & 0xff
+		return c == sqlite3lib.SQLITE_BUSY || c == sqlite3lib.SQLITE_LOCKED
+	}
+	// database/sql's "sql: database is closed" is not exported.
+	return errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "sql: database is closed")
 }
 
 // indexes names the unique indexes by the columns SQLite's error lists.

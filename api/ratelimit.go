@@ -1,0 +1,146 @@
+package api
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kpool/kpool"
+)
+
+// Default request rate per identity: generous for people, scripts and
+// controllers alike, a brake on a runaway loop or a flood.
+const (
+	DefaultRate  = 50.0
+	DefaultBurst = 100
+)
+
+// MaxBuckets bounds the limiter's memory: past it, buckets that have filled
+// up again (idle callers) go, and if that is not enough, arbitrary ones do
+// (they start again with a full burst).
+const MaxBuckets = 1 << 16
+
+// Limiter is a token bucket per key (an identity, or the address of a caller
+// that has none): rate tokens a second up to burst, one per request.
+type Limiter struct {
+	rate  float64
+	burst float64
+	// now is the clock; tests set it.
+	now func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	max     int
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// NewLimiter returns a limiter of rate requests a second with bursts of
+// burst, or nil (no limit) when rate or burst is 0 or less.
+func NewLimiter(rate float64, burst int) *Limiter {
+	if rate <= 0 || burst <= 0 {
+		return nil
+	}
+	return &Limiter{rate: rate, burst: float64(burst), now: time.Now, buckets: map[string]*bucket{}, max: MaxBuckets}
+}
+
+// Allow takes a token from key's bucket; when there is none it reports false
+// and how long until there is one.
+func (l *Limiter) Allow(key string) (bool, time.Duration) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) >= l.max {
+			l.evict(now)
+		}
+		b = &bucket{tokens: l.burst, at: now}
+		l.buckets[key] = b
+	}
+	b.tokens = l.fill(b, now)
+	b.at = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+}
+
+// fill is b's tokens at now.
+func (l *Limiter) fill(b *bucket, now time.Time) float64 {
+	if d := now.Sub(b.at); d > 0 {
+		return math.Min(l.burst, b.tokens+d.Seconds()*l.rate)
+	}
+	return b.tokens
+}
+
+// evict drops full buckets (a full bucket is the same as none); if that
+// frees less than a quarter of the room, it drops arbitrary ones too.
+func (l *Limiter) evict(now time.Time) {
+	for k, b := range l.buckets {
+		if l.fill(b, now) >= l.burst {
+			delete(l.buckets, k)
+		}
+	}
+	for k := range l.buckets {
+		if len(l.buckets) <= l.max*3/4 {
+			break
+		}
+		delete(l.buckets, k)
+	}
+}
+
+// Len is the number of buckets held.
+func (l *Limiter) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
+}
+
+// Limit makes s answer 429 RATE_LIMITED to a caller past l's rate (nil: no
+// limit). It returns s.
+func (s *Server) Limit(l *Limiter) *Server {
+	s.limiter = l
+	return s
+}
+
+// callerKey is the e-mail of id, or "" for a caller without an identity.
+func callerKey(id *kpool.Identity) string {
+	if id == nil {
+		return ""
+	}
+	return id.Email
+}
+
+// allow charges the request to its caller: the identity's e-mail, or the
+// remote address when there is none. Past the rate it answers 429 with
+// Retry-After and reports false.
+func (s *Server) allow(w http.ResponseWriter, r *http.Request, email string) bool {
+	if s.limiter == nil {
+		return true
+	}
+	key := "user " + email
+	if email == "" {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			host = r.RemoteAddr
+		}
+		key = "addr " + host
+	}
+	ok, wait := s.limiter.Allow(key)
+	if ok {
+		return true
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	s.writeError(w, r, &kpool.Error{Code: kpool.CodeRateLimited, Message: "Too many requests",
+		Details: fmt.Sprintf("at most %g requests per second (burst %g) per identity", s.limiter.rate, s.limiter.burst)})
+	return false
+}
