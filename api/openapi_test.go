@@ -271,7 +271,7 @@ func TestOpenAPIDocumentValid(t *testing.T) {
 		t.Errorf("openapi %q, want 3.0.3", doc.OpenAPI)
 	}
 	// Every operation has an id, and every /api/v1 operation but the
-	// document itself requires X-User-Email.
+	// document itself requires a bearer token or (header mode) X-User-Email.
 	ids := map[string]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -287,9 +287,10 @@ func TestOpenAPIDocumentValid(t *testing.T) {
 				security = *op.Security
 			}
 			public := path == "/healthz" || path == "/readyz" || path == "/api/v1/openapi.json"
-			authed := len(security) == 1 && len(security[0]) == 1 && security[0]["userEmail"] != nil
+			authed := len(security) == 2 && len(security[0]) == 1 && security[0]["bearerAuth"] != nil &&
+				len(security[1]) == 1 && security[1]["userEmail"] != nil
 			if public == authed {
-				t.Errorf("%s: security %v; want X-User-Email on every /api/v1 operation but the document", name, security)
+				t.Errorf("%s: security %v; want a bearer token or X-User-Email on every /api/v1 operation but the document", name, security)
 			}
 		}
 	}
