@@ -7,16 +7,17 @@ import (
 	"time"
 )
 
-// Event retention defaults: events are kept a day, and pruned in batches
-// small enough that each delete is a short transaction.
+// Event retention defaults: the outbox is also the audit trail, so events
+// are kept 30 days, and pruned in batches small enough that each delete is a
+// short transaction.
 const (
-	DefaultEventRetention = 24 * time.Hour
+	DefaultEventRetention = 30 * 24 * time.Hour
 	defaultPruneBatch     = 500
 	maxPruneEvery         = 10 * time.Minute
 )
 
-// EventRetention prunes the events outbox, which otherwise grows by every
-// write for ever: events older than Retention are deleted, oldest first, a
+// EventRetention prunes the events outbox (the audit trail), which
+// otherwise grows by every write for ever: events older than Retention are deleted, oldest first, a
 // batch per statement. Every kpool process may run it: deleting what another
 // process deleted already is nothing. Readers that fall further behind than
 // Retention are told (ErrEventsPruned) and resync.

@@ -231,7 +231,9 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 		if err := tx.CreateCluster(c); err != nil {
 			return err
 		}
-		return tx.AddEvent(&Event{Type: EventClusterCreated, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: id.Email, CreatedAt: now})
+		ev := clusterEvent(ctx, EventClusterCreated, c, 0, id.Email)
+		ev.CreatedAt = now
+		return tx.AddEvent(ev)
 	})
 	if err != nil {
 		return nil, err
@@ -395,7 +397,9 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 			return err
 		}
 		out = &next
-		return tx.AddEvent(&Event{Type: EventClusterUpdated, ObjectID: next.ID, ClusterID: next.ID, Generation: next.Generation, Actor: id.Email, CreatedAt: next.UpdatedAt})
+		ev := clusterEvent(ctx, EventClusterUpdated, &next, c.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = changedFields("spec.", c.Spec, next.Spec), next.UpdatedAt
+		return tx.AddEvent(ev)
 	})
 	if err != nil {
 		return nil, err
@@ -471,7 +475,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 			if err != nil {
 				return err
 			}
-			removed, err := s.deletePool(tx, p, reports, id.Email, now)
+			removed, err := s.deletePool(ctx, tx, p, reports, id.Email, "with its cluster (force)", now)
 			if err != nil {
 				return err
 			}
@@ -485,7 +489,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 			if err := tx.DeleteCluster(c.ID); err != nil {
 				return err
 			}
-			return tx.AddEvent(&Event{Type: EventClusterDeleted, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: id.Email, CreatedAt: now})
+			return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleted, c, id.Email, force, now))
 		}
 		if c.DeletionTimestamp == nil {
 			c.DeletionTimestamp = &now
@@ -496,7 +500,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 			return err
 		}
 		out = c
-		return tx.AddEvent(&Event{Type: EventClusterDeleting, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: id.Email, CreatedAt: now})
+		return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleting, c, id.Email, force, now))
 	})
 	if err != nil {
 		return nil, false, err
@@ -508,7 +512,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 // deletePool removes a pool no controller has reported on, or marks it
 // Deleting until every reporting controller confirms. It reports whether the
 // record is gone.
-func (s *Service) deletePool(tx Tx, p *NodePool, reports []ControllerStatus, actor string, now time.Time) (bool, error) {
+func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []ControllerStatus, actor, detail string, now time.Time) (bool, error) {
 	if p.Deleting() {
 		return false, nil
 	}
@@ -516,7 +520,9 @@ func (s *Service) deletePool(tx Tx, p *NodePool, reports []ControllerStatus, act
 		if err := tx.DeleteNodePool(p.ID); err != nil {
 			return false, err
 		}
-		return true, tx.AddEvent(&Event{Type: EventNodePoolDeleted, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: actor, CreatedAt: now})
+		ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, actor)
+		ev.Detail, ev.CreatedAt = detail, now
+		return true, tx.AddEvent(ev)
 	}
 	p.DeletionTimestamp = &now
 	p.UpdatedAt = now
@@ -524,14 +530,16 @@ func (s *Service) deletePool(tx Tx, p *NodePool, reports []ControllerStatus, act
 	if err := updatePool(tx, p); err != nil {
 		return false, err
 	}
-	return false, tx.AddEvent(&Event{Type: EventNodePoolDeleting, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: actor, CreatedAt: now})
+	ev := poolEvent(ctx, EventNodePoolDeleting, p, p.Generation, actor)
+	ev.Detail, ev.CreatedAt = detail, now
+	return false, tx.AddEvent(ev)
 }
 
 // removeClusterIfDone deletes a Deleting cluster whose last pool has gone. c
 // is the cluster as read with its pool; it is locked here, so that of two
 // last pools going at once, the second to commit sees the first gone. (A
 // cluster whose delete begins after c was read finds the pool gone itself.)
-func (s *Service) removeClusterIfDone(tx Tx, c *Cluster, actor string, now time.Time) error {
+func (s *Service) removeClusterIfDone(ctx context.Context, tx Tx, c *Cluster, actor string, now time.Time) error {
 	if !c.Deleting() {
 		return nil
 	}
@@ -546,7 +554,9 @@ func (s *Service) removeClusterIfDone(tx Tx, c *Cluster, actor string, now time.
 	if err := tx.DeleteCluster(c.ID); err != nil {
 		return err
 	}
-	return tx.AddEvent(&Event{Type: EventClusterDeleted, ObjectID: c.ID, ClusterID: c.ID, Generation: c.Generation, Actor: actor, CreatedAt: now})
+	ev := clusterEvent(ctx, EventClusterDeleted, c, c.Generation, actor)
+	ev.Detail, ev.CreatedAt = "its last node pool is gone", now
+	return tx.AddEvent(ev)
 }
 
 // ---- node pools ----
@@ -735,7 +745,9 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 			if err := tx.CreateNodePool(p, c.Generation); err != nil {
 				return err
 			}
-			return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
+			ev := poolEvent(ctx, EventNodePoolCreated, p, 0, id.Email)
+			ev.CreatedAt = now
+			return tx.AddEvent(ev)
 		})
 		if !errors.Is(err, ErrProviderNameTaken) || attempt == 2 {
 			return err
@@ -832,12 +844,12 @@ func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *N
 			return err
 		}
 		now := s.now()
-		if gone, err = s.deletePool(tx, p, reports, id.Email, now); err != nil {
+		if gone, err = s.deletePool(ctx, tx, p, reports, id.Email, "", now); err != nil {
 			return err
 		}
 		out = p
 		if gone {
-			return s.removeClusterIfDone(tx, c, id.Email, now)
+			return s.removeClusterIfDone(ctx, tx, c, id.Email, now)
 		}
 		return nil
 	})
@@ -935,12 +947,14 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			if err := tx.DeleteNodePool(p.ID); err != nil {
 				return err
 			}
-			if err := tx.AddEvent(&Event{Type: EventNodePoolDeleted, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: id.Email, CreatedAt: now}); err != nil {
+			ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, id.Email)
+			ev.Detail, ev.CreatedAt = statusDetail(&r), now
+			if err := tx.AddEvent(ev); err != nil {
 				return err
 			}
 			doc = statusDocument(p, reports)
 			doc.Deleted = true
-			return s.removeClusterIfDone(tx, c, id.Email, now)
+			return s.removeClusterIfDone(ctx, tx, c, id.Email, now)
 		}
 		p.Status = s.aggregate(p, reports, p.Status, now)
 		p.UpdatedAt = now
@@ -948,7 +962,9 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			return err
 		}
 		doc = statusDocument(p, reports)
-		return tx.AddEvent(&Event{Type: EventNodePoolStatus, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Actor: id.Email, CreatedAt: now})
+		ev := poolEvent(ctx, EventNodePoolStatus, p, p.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = statusDetail(&r), now
+		return tx.AddEvent(ev)
 	})
 	if err != nil {
 		return nil, err
@@ -1174,7 +1190,9 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 			return err
 		}
 		out = p
-		return tx.AddEvent(&Event{Type: EventNodePoolCreated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: 1, Actor: id.Email, CreatedAt: now})
+		ev := poolEvent(ctx, EventNodePoolCreated, p, 0, id.Email)
+		ev.Detail, ev.CreatedAt = "imported from the provider as "+providerName, now
+		return tx.AddEvent(ev)
 	})
 	return out, err
 }

@@ -24,6 +24,9 @@ type Store interface {
 	ControllerStatuses(ctx context.Context, poolID string) ([]ControllerStatus, error)
 	// Events returns up to limit events with an id above after, oldest first.
 	Events(ctx context.Context, after int64, limit int) ([]Event, error)
+	// AuditEvents returns the events f selects, newest first: the audit
+	// trail read back.
+	AuditEvents(ctx context.Context, f EventFilter) ([]Event, error)
 
 	// LastEventID returns the id of the newest event (0 when none).
 	LastEventID(ctx context.Context) (int64, error)
@@ -150,14 +153,41 @@ const (
 	EventNodePoolDeleted  = "nodepool.deleted"
 )
 
-// Event is a row of the outbox: what changed, at which generation, by whom.
-// It commits in the same transaction as the change it describes.
+// Event is a row of the outbox, which is also the audit trail: what changed,
+// from which generation to which, by whom, in which request. It commits in
+// the same transaction as the change it describes, so no write goes
+// unrecorded and no record outlives a write that rolled back.
 type Event struct {
-	ID         int64     `json:"id"`
-	Type       string    `json:"type"`
-	ObjectID   string    `json:"object_id"`
-	ClusterID  string    `json:"cluster_id"`
-	Generation int64     `json:"generation"`
-	Actor      string    `json:"actor"`
-	CreatedAt  time.Time `json:"created_at"`
+	ID        int64  `json:"id"`
+	Type      string `json:"type"`
+	ObjectID  string `json:"object_id"`
+	ClusterID string `json:"cluster_id"`
+	// Owner is who registered the cluster: the user who may read the event.
+	Owner string `json:"owner"`
+	// GenerationBefore is the object's generation before the write (0 for
+	// a create), Generation the one after it.
+	GenerationBefore int64  `json:"generation_before"`
+	Generation       int64  `json:"generation"`
+	Actor            string `json:"actor"`
+	// RequestID is the API request that made the change ("" for kpool's
+	// own controllers); it is the request_id of the access log.
+	RequestID string `json:"request_id,omitempty"`
+	// Detail says what changed, briefly: the spec fields of an update, a
+	// controller's conditions, a forced delete.
+	Detail    string    `json:"detail,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// EventFilter selects events of the audit trail. Empty fields select
+// everything; Before pages back from an event id.
+type EventFilter struct {
+	Owner     string // the cluster's owner, compared in lower case
+	ClusterID string
+	ObjectID  string
+	// Type is an event type ("nodepool.updated") or a kind followed by a
+	// dot ("nodepool.").
+	Type   string
+	Actor  string // compared in lower case
+	Before int64  // only events with a smaller id (0: from the newest)
+	Limit  int
 }

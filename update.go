@@ -278,7 +278,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	next.Generation = p.Generation + 1
 	next.ResourceVersion = NewResourceVersion()
 	next.Status = s.aggregate(&next, reports, p.Status, now)
-	return &next, &Event{Type: EventNodePoolUpdated, ObjectID: p.ID, ClusterID: p.ClusterID, Generation: next.Generation, Actor: op.id.Email, CreatedAt: now}, nil
+	ev := poolEvent(op.ctx, EventNodePoolUpdated, &next, p.Generation, op.id.Email)
+	ev.Detail, ev.CreatedAt = changedFields("spec.", p.Spec, next.Spec), now
+	return &next, ev, nil
 }
 
 // notCreatedReason is the plan's reason for a change of a pool that does not

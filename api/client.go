@@ -177,6 +177,22 @@ func (c *Client) DeleteCluster(ctx context.Context, id string, force bool) (cl *
 	return &out, false, nil
 }
 
+// Events reads a page of the audit trail, newest first.
+func (c *Client) Events(ctx context.Context, eq kpool.EventQuery) (*EventList, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"cluster_id": eq.ClusterID, "nodepool_id": eq.NodePoolID, "type": eq.Type, "actor": eq.Actor, "after": eq.After} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if eq.Limit > 0 {
+		q.Set("limit", strconv.Itoa(eq.Limit))
+	}
+	var out EventList
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/events", q, nil, nil, &out)
+	return &out, err
+}
+
 // CreateNodePool creates a pool (b.ClusterID names the cluster).
 func (c *Client) CreateNodePool(ctx context.Context, b NodePoolBody) (*kpool.NodePool, error) {
 	var out kpool.NodePool

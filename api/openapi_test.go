@@ -982,6 +982,15 @@ func TestOpenAPIConformance(t *testing.T) {
 	a.expect(204, oaOwner, "DELETE", "/api/v1/clusters/"+clusters["aks"].ID+"?force=1", "")
 	a.expect(204, oaOwner, "DELETE", "/api/v1/clusters/"+clusters["lab"].ID+"?force=false", "", "If-Match: *")
 
+	// ---- the audit trail of all the above ----
+	var events EventList
+	r = a.expect(200, oaOwner, "GET", "/api/v1/events?limit=3&type=nodepool.", "")
+	r.decode(t, &events)
+	if len(events.Events) != 3 || events.Next == "" {
+		t.Errorf("events: %s", r.body)
+	}
+	a.expect(200, oaOwner, "GET", "/api/v1/events?limit=3&type=nodepool.&after="+events.Next, "")
+
 	// ---- errors ----
 	for _, c := range []struct {
 		status            int
@@ -990,6 +999,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		headers           []string
 	}{
 		{400, oaOwner, "GET", "/api/v1/clusters?limit=0", "", nil},
+		{400, oaOwner, "GET", "/api/v1/events?cluster_id=prod", "", nil},
 		{400, oaOwner, "GET", "/api/v1/clusters?cursor=x", "", nil},
 		{400, oaOwner, "GET", "/api/v1/clusters/" + gke.ID + "?verbose=1", "", nil},
 		{400, oaOwner, "GET", "/api/v1/clusters/" + gke.ID + "/nodepools?status=Running", "", nil},
@@ -1011,6 +1021,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": ""}`, nil},
 		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "x", "tolerate": true}`, nil},
 		{401, "", "GET", "/api/v1/clusters", "", nil},
+		{401, "", "GET", "/api/v1/events", "", nil},
 		{401, "Joe <joe@example.com>", "POST", "/api/v1/clusters", `{}`, nil},
 		{401, "", "GET", "/api/v1/clusters/" + gke.ID, "", nil},
 		{401, "", "PUT", "/api/v1/clusters/" + gke.ID, `{}`, nil},
@@ -1118,6 +1129,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "DELETE", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID + "/status", ""},
 		{oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{"controller_name":"x"}`},
+		{oaOwner, "GET", "/api/v1/events", ""},
 	}
 	// A caller past its rate (429): a second server on the same service,
 	// whose limiter's clock stands still, takes one request a caller.
@@ -1199,6 +1211,13 @@ func (b *brokenStore) Cluster(ctx context.Context, id string) (*kpool.Cluster, e
 		return nil, errBroken
 	}
 	return b.Store.Cluster(ctx, id)
+}
+
+func (b *brokenStore) AuditEvents(ctx context.Context, f kpool.EventFilter) ([]kpool.Event, error) {
+	if b.failing.Load() {
+		return nil, errBroken
+	}
+	return b.Store.AuditEvents(ctx, f)
 }
 
 func (b *brokenStore) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Cluster, int, error) {

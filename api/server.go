@@ -95,6 +95,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /api/v1/nodepools/{id}", s.authed(s.deleteNodePool))
 	s.mux.HandleFunc("GET /api/v1/nodepools/{id}/status", s.authed(s.getNodePoolStatus))
 	s.mux.HandleFunc("PUT /api/v1/nodepools/{id}/status", s.authed(s.putNodePoolStatus))
+	s.mux.HandleFunc("GET /api/v1/events", s.authed(s.listEvents))
 }
 
 type ctxKey int
@@ -112,7 +113,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id = hex.EncodeToString(b[:])
 	}
 	w.Header().Set("X-Request-ID", id)
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	r = r.WithContext(kpool.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id))
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {

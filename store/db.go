@@ -483,17 +483,60 @@ func (db *DB) statusesRead(poolID string, out *[]kpool.ControllerStatus) Read {
 	})
 }
 
+const eventCols = `id, type, object_id, cluster_id, owner, generation_before, generation, actor, request_id, detail, created_at`
+
+func scanEvent(s Scanner) (kpool.Event, error) {
+	var e kpool.Event
+	err := s.Scan(&e.ID, &e.Type, &e.ObjectID, &e.ClusterID, &e.Owner, &e.GenerationBefore, &e.Generation,
+		&e.Actor, &e.RequestID, &e.Detail, timeCol{&e.CreatedAt})
+	return e, err
+}
+
 // Events returns up to limit outbox events after the given id.
 func (db *DB) Events(ctx context.Context, after int64, limit int) ([]kpool.Event, error) {
 	out := []kpool.Event{}
-	err := db.db.Read(ctx, db.read(`SELECT id, type, object_id, cluster_id, generation, actor, created_at
-		FROM events WHERE id > ? ORDER BY id LIMIT ?`, []any{after, limit}, func(s Scanner) error {
-		var e kpool.Event
-		if err := s.Scan(&e.ID, &e.Type, &e.ObjectID, &e.ClusterID, &e.Generation, &e.Actor, timeCol{&e.CreatedAt}); err != nil {
-			return err
-		}
+	err := db.db.Read(ctx, db.read(`SELECT `+eventCols+` FROM events WHERE id > ? ORDER BY id LIMIT ?`, []any{after, limit}, func(s Scanner) error {
+		e, err := scanEvent(s)
 		out = append(out, e)
-		return nil
+		return err
+	}))
+	return out, db.fail(ctx, err)
+}
+
+// AuditEvents returns the events f selects, newest first. Each filter is
+// a range of an index on (column, id), so a page costs the same at any
+// depth of the trail.
+func (db *DB) AuditEvents(ctx context.Context, f kpool.EventFilter) ([]kpool.Event, error) {
+	var w where
+	if f.Owner != "" {
+		w.add("owner = ?", strings.ToLower(f.Owner))
+	}
+	if f.ClusterID != "" {
+		w.add("cluster_id = ?", f.ClusterID)
+	}
+	if f.ObjectID != "" {
+		w.add("object_id = ?", f.ObjectID)
+	}
+	if kind, ok := strings.CutSuffix(f.Type, "."); ok {
+		w.add("type LIKE ?", kind+".%")
+	} else if f.Type != "" {
+		w.add("type = ?", f.Type)
+	}
+	if f.Actor != "" {
+		w.add("actor = ?", strings.ToLower(f.Actor))
+	}
+	if f.Before > 0 {
+		w.add("id < ?", f.Before)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = kpool.DefaultLimit
+	}
+	out := []kpool.Event{}
+	err := db.db.Read(ctx, db.read(`SELECT `+eventCols+` FROM events`+w.String()+` ORDER BY id DESC LIMIT ?`, append(w.args, limit), func(s Scanner) error {
+		e, err := scanEvent(s)
+		out = append(out, e)
+		return err
 	}))
 	return out, db.fail(ctx, err)
 }
@@ -891,8 +934,9 @@ func (t *tx) PutControllerStatus(poolID string, cs *kpool.ControllerStatus) erro
 
 func (t *tx) AddEvent(e *kpool.Event) error {
 	t.events++
-	return t.queue(`INSERT INTO events (type, object_id, cluster_id, generation, actor, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		[]any{e.Type, e.ObjectID, e.ClusterID, e.Generation, e.Actor, t.db.d.Time(e.CreatedAt)}, plain)
+	return t.queue(`INSERT INTO events (type, object_id, cluster_id, owner, generation_before, generation, actor, request_id, detail, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		[]any{e.Type, e.ObjectID, e.ClusterID, strings.ToLower(e.Owner), e.GenerationBefore, e.Generation, e.Actor, e.RequestID, e.Detail, t.db.d.Time(e.CreatedAt)}, plain)
 }
 
 var _ kpool.Store = (*DB)(nil)

@@ -115,7 +115,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", envDuration("KPOOL_CALL_TIMEOUT", 30*time.Second),
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
 	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", envDuration("KPOOL_EVENT_RETENTION", kpool.DefaultEventRetention),
-		"how long the events outbox keeps an event before this process prunes it, at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
+		"how long the events outbox, which is the audit trail, keeps an event before this process prunes it (720h is 30 days), at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
 	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
 	cmd.Flags().StringVar(&f.allowedEndpoints, "allowed-endpoints", env("KPOOL_ALLOWED_ENDPOINTS", ""),

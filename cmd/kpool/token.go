@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/user"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -36,7 +38,7 @@ func newToken() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--expires: %v", err)
 			}
-			req.Role, req.Expires, req.CreatedBy = kpool.Role(role), d, "kpool token create"
+			req.Role, req.Expires, req.CreatedBy = kpool.Role(role), d, tokenMaker()
 			return withTokens(c.Context(), database, func(ts kpool.TokenStore) error {
 				secret, t, err := createToken(c.Context(), ts, req, time.Now())
 				if err != nil {
@@ -129,4 +131,17 @@ func printTokens(out io.Writer, list []*kpool.Token) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, names, at(&t.CreatedAt), at(t.ExpiresAt), at(t.LastUsedAt), at(t.RevokedAt))
 	}
 	return w.Flush()
+}
+
+// tokenMaker records who ran kpool token create: the OS account and host,
+// since no API identity is involved (the command works on the database).
+func tokenMaker() string {
+	who := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		who = u.Username
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		who += "@" + h
+	}
+	return "kpool token create (" + who + ")"
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentWithoutResourceVersion", testConcurrentNoRV},
 		{"RollbackLeavesNothing", testRollback},
 		{"EventsCommitWithWrites", testEvents},
+		{"AuditTrail", testAuditTrail},
 		{"ListOrderPagingFilters", testList},
 		{"Visibility", testVisibility},
 		{"StatusReports", testStatusReports},
@@ -359,6 +361,79 @@ func testEvents(t *testing.T, s *kpool.Service) {
 	tail := ok(s.Store.Events(context.Background(), evs[1].ID, 1))(t)
 	if len(tail) != 1 || tail[0].ID != evs[2].ID {
 		t.Fatalf("Events(after, 1) = %v", tail)
+	}
+}
+
+// testAuditTrail: every field of an event round-trips, each filter
+// selects what it says, newest first; updates of one pool written in one
+// batch keep each its own request id and generations.
+func testAuditTrail(t *testing.T, s *kpool.Service) {
+	bg := context.Background()
+	in := func(owner, req string) context.Context { return kpool.WithRequestID(Ctx(owner), req) }
+	c := ok(s.CreateCluster(in(Alice, "r-cluster"), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
+	p := ok(s.CreateNodePool(in(Alice, "r-pool"), kpool.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
+	theirs := NewCluster(t, s, Bob, "theirs")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok(s.UpdateNodePool(in(Alice, fmt.Sprintf("r-scale-%d", i)), p.ID, kpool.Update{Spec: count(i + 1), Patch: true}))(t)
+		}()
+	}
+	wg.Wait()
+
+	all := ok(s.Store.AuditEvents(bg, kpool.EventFilter{ClusterID: c.ID, Limit: 100}))(t)
+	if len(all) != 10 {
+		t.Fatalf("%d events of the cluster, want 10: %+v", len(all), all)
+	}
+	first := all[len(all)-1]
+	if first.Type != kpool.EventClusterCreated || first.RequestID != "r-cluster" || first.Owner != Alice || first.Actor != Alice ||
+		first.GenerationBefore != 0 || first.Generation != 1 || first.ObjectID != c.ID || first.CreatedAt.IsZero() {
+		t.Errorf("cluster create recorded as %+v", first)
+	}
+	// Eight updates: generations 1→2 … 8→9, in id order, each with its
+	// own request id once.
+	reqs := map[string]bool{}
+	gen := int64(1)
+	for i := len(all) - 3; i >= 0; i-- {
+		e := all[i]
+		if e.Type != kpool.EventNodePoolUpdated || e.GenerationBefore != gen || e.Generation != gen+1 || e.Detail != "spec.nodeCount" {
+			t.Errorf("update %d recorded as %+v, want generation %d→%d", len(all)-3-i, e, gen, gen+1)
+		}
+		gen++
+		if reqs[e.RequestID] || !strings.HasPrefix(e.RequestID, "r-scale-") {
+			t.Errorf("request id %q repeated or not the update's own", e.RequestID)
+		}
+		reqs[e.RequestID] = true
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ID >= all[i-1].ID {
+			t.Fatalf("not newest first: %d after %d", all[i].ID, all[i-1].ID)
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		f    kpool.EventFilter
+		want int
+	}{
+		{"owner", kpool.EventFilter{Owner: strings.ToUpper(Bob)}, 1},
+		{"object", kpool.EventFilter{ObjectID: p.ID}, 9},
+		{"kind", kpool.EventFilter{ClusterID: c.ID, Type: "cluster."}, 1},
+		{"type", kpool.EventFilter{Type: kpool.EventNodePoolCreated, ClusterID: c.ID}, 1},
+		{"actor", kpool.EventFilter{Actor: Bob}, 1},
+		{"other owner's cluster", kpool.EventFilter{Owner: Alice, ClusterID: theirs.ID}, 0},
+		{"limit", kpool.EventFilter{ClusterID: c.ID, Limit: 3}, 3},
+		{"before", kpool.EventFilter{ClusterID: c.ID, Before: all[1].ID}, 8},
+	} {
+		if tc.f.Limit == 0 {
+			tc.f.Limit = 100
+		}
+		got := ok(s.Store.AuditEvents(bg, tc.f))(t)
+		if len(got) != tc.want {
+			t.Errorf("%s: %d events, want %d", tc.name, len(got), tc.want)
+		}
 	}
 }
 
