@@ -381,6 +381,9 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		return nil, err
 	}
 	ts, hasTokens := st.(kpool.TokenStore)
+	if hasTokens {
+		ts = kpool.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within kpool.TokenCacheTTL
+	}
 	switch {
 	case access == nil && !hasTokens:
 		st.Close()
