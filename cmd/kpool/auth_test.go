@@ -61,6 +61,8 @@ func TestServeAuthFlags(t *testing.T) {
 		{[]string{"serve", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key: give both"},
 		{[]string{"serve", "--auth", "header", "--controllers", "c@x.io=Bad"}, "controllers: c@x.io"},
 		{[]string{"dev", "--listen", "0.0.0.0:0"}, "--behind-gateway"},
+		{[]string{"serve", "--token-cache", "10m"}, "--token-cache 10m0s: give 0 (no cache) up to 1m"},
+		{[]string{"serve", "--token-cache", "-1s"}, "--token-cache -1s"},
 	} {
 		_, _, err := execute("", append(tc.args, "--database", db)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -121,7 +123,8 @@ func TestServeTokenTLS(t *testing.T) {
 			t.Errorf("%s: want UNAUTHORIZED, got %v", name, err)
 		}
 	}
-	// Revoked on the database, the token is refused from the next call.
+	// Revoked on the database, the token is refused from the next call (no
+	// --token-cache here: TestTokenCache has the cache's TTL).
 	list, _, err := execute("", "token", "list", "--database", db)
 	if err != nil || strings.Contains(list, secret) || !strings.Contains(list, "alice@example.com") {
 		t.Fatalf("token list: %v\n%s", err, list)

@@ -53,6 +53,9 @@ type serveFlags struct {
 	// eventRetention is how long the events outbox keeps an event (0: for
 	// ever).
 	eventRetention time.Duration
+	// tokenCache is how long a looked-up API token is trusted (0: every
+	// request reads the store).
+	tokenCache time.Duration
 	// auth is kpool.AuthToken or kpool.AuthHeader; behindGateway lets
 	// header mode listen beyond loopback; tlsCert and tlsKey serve HTTPS.
 	auth            string
@@ -114,6 +117,8 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", envDuration("KPOOL_CALL_TIMEOUT", 30*time.Second),
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
+	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", envDuration("KPOOL_TOKEN_CACHE", kpool.TokenCacheTTL),
+		"how long this process trusts an API token it looked up; a revocation holds within it; 0 looks every request up, at most 1m (KPOOL_TOKEN_CACHE)")
 	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", envDuration("KPOOL_EVENT_RETENTION", kpool.DefaultEventRetention),
 		"how long the events outbox, which is the audit trail, keeps an event before this process prunes it (720h is 30 days), at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
@@ -353,6 +358,9 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	if f.callTimeout < 100*time.Millisecond {
 		return nil, fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
 	}
+	if f.tokenCache < 0 || f.tokenCache > time.Minute {
+		return nil, fmt.Errorf("--token-cache %s: give 0 (no cache) up to 1m: a revoked token is trusted that long", f.tokenCache)
+	}
 	if f.eventRetention != 0 && f.eventRetention < time.Minute {
 		return nil, fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
 	}
@@ -381,8 +389,10 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		return nil, err
 	}
 	ts, hasTokens := st.(kpool.TokenStore)
-	if hasTokens {
-		ts = kpool.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within kpool.TokenCacheTTL
+	if hasTokens && f.tokenCache > 0 {
+		c := kpool.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within --token-cache
+		c.TTL = f.tokenCache
+		ts = c
 	}
 	switch {
 	case access == nil && !hasTokens:
