@@ -54,6 +54,10 @@ type Credential struct {
 	ClientID   string `json:"clientId,omitempty"`
 	SecretEnv  string `json:"secretEnv,omitempty"`
 	SecretFile string `json:"secretFile,omitempty"`
+	// Authority is the https origin a client-secret credential's secret
+	// is sent to for access tokens (Entra ID's authority host: a sovereign
+	// cloud's, an emulator's); empty is the cloud's public one.
+	Authority string `json:"authority,omitempty"`
 	// Scopes are the subscriptions, accounts, projects or compartments the
 	// credential may be used for; "*" is any.
 	Scopes []string `json:"scopes"`
@@ -65,10 +69,20 @@ type Credential struct {
 	// Admins may use every credential.
 	Users []string `json:"users,omitempty"`
 
-	profile CredentialProfile
-	origins kpool.Origins
-	scopes  map[string]bool
-	users   map[string]bool
+	profile   CredentialProfile
+	origins   kpool.Origins
+	scopes    map[string]bool
+	users     map[string]bool
+	authority string // Authority as kpool.Origin has it
+}
+
+// AuthorityHost is the origin of the credential's Authority with a
+// trailing slash, as the cloud's SDK takes it; "" for the public one.
+func (c *Credential) AuthorityHost() string {
+	if c.authority == "" {
+		return ""
+	}
+	return c.authority + "/"
 }
 
 // AllowsOrigin reports whether the credential may be sent to origin (in
@@ -87,7 +101,10 @@ func (c *Credential) Secret() (string, error) {
 	if c.SecretEnv != "" {
 		v := strings.TrimSpace(os.Getenv(c.SecretEnv))
 		if v == "" {
-			return "", fmt.Errorf("credential %s: environment variable %s is empty", c.Name, c.SecretEnv)
+			// The variable is not named: the message reaches logs and the
+			// pool's status, and a secret pasted into secretEnv by mistake
+			// would be in it.
+			return "", fmt.Errorf("credential %s: the environment variable its secretEnv names is empty or unset", c.Name)
 		}
 		return v, nil
 	}
@@ -128,6 +145,9 @@ var (
 )
 
 var credentialName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$`)
+
+// envName is an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // credentialsFile is the --credentials file, YAML or JSON.
 type credentialsFile struct {
@@ -205,8 +225,8 @@ func (c *Credential) check(profiles []Profile) error {
 	}
 	switch c.Kind {
 	case CredentialDefault:
-		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" {
-			return fmt.Errorf("%s: kind %s takes no tenantId, clientId or secret", at, c.Kind)
+		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" || c.Authority != "" {
+			return fmt.Errorf("%s: kind %s takes no tenantId, clientId, secret or authority", at, c.Kind)
 		}
 	case CredentialClientSecret:
 		switch {
@@ -214,6 +234,19 @@ func (c *Credential) check(profiles []Profile) error {
 			return fmt.Errorf("%s: kind %s needs tenantId and clientId", at, c.Kind)
 		case (c.SecretEnv == "") == (c.SecretFile == ""):
 			return fmt.Errorf("%s: kind %s needs exactly one of secretEnv and secretFile (never the secret itself)", at, c.Kind)
+		case c.SecretEnv != "" && !envName.MatchString(c.SecretEnv):
+			// Not echoed: a secret pasted here by mistake must not reach a
+			// log.
+			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the secret", at)
+		}
+		if c.Authority != "" {
+			o, err := kpool.ParseOrigins([]string{c.Authority})
+			if err != nil {
+				return fmt.Errorf("%s.authority: %v", at, err)
+			}
+			for a := range o {
+				c.authority = a
+			}
 		}
 	default:
 		return fmt.Errorf("%s.kind: %q: use %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret)
