@@ -65,15 +65,17 @@ type Credential struct {
 	// means the cloud's public endpoint only.
 	Endpoints []string `json:"endpoints,omitempty"`
 	// Users may name the credential in spec.credential (and use it as
-	// their platform's default): e-mail addresses, or "*" for everyone.
-	// Admins may use every credential.
+	// their platform's default): e-mail addresses, group:NAME for everyone
+	// in a group (an OpenID Connect groups claim, a token's --group), or
+	// "*" for everyone. Admins may use every credential.
 	Users []string `json:"users,omitempty"`
 
 	profile   CredentialProfile
 	origins   kpool.Origins
 	scopes    map[string]bool
-	users     map[string]bool
-	authority string // Authority as kpool.Origin has it
+	users     map[string]bool // e-mail addresses, or Any
+	groups    map[string]bool // group names, as kpool.ParseGroup has them
+	authority string          // Authority as kpool.Origin has it
 }
 
 // AuthorityHost is the origin of the credential's Authority with a
@@ -267,19 +269,50 @@ func (c *Credential) check(profiles []Profile) error {
 		return fmt.Errorf("%s.endpoints: %v", at, err)
 	}
 	c.origins = o
-	c.users = map[string]bool{}
-	for _, u := range c.Users {
+	c.users, c.groups = map[string]bool{}, map[string]bool{}
+	for i, u := range c.Users {
+		field := fmt.Sprintf("%s.users[%d]", at, i)
 		if u == Any {
 			c.users[Any] = true
 			continue
 		}
+		if len(u) >= len(GroupPrefix) && strings.EqualFold(u[:len(GroupPrefix)], GroupPrefix) {
+			g, err := kpool.ParseGroup(u[len(GroupPrefix):])
+			if err != nil {
+				return fmt.Errorf("%s: %v; write %sNAME", field, err, GroupPrefix)
+			}
+			c.groups[g] = true
+			continue
+		}
+		if strings.Contains(u, ":") {
+			return fmt.Errorf("%s: %q: an entry is an e-mail address, %s or %sNAME", field, u, Any, GroupPrefix)
+		}
 		e, err := kpool.ParseEmail(u)
 		if err != nil {
-			return fmt.Errorf("%s.users: %v", at, err)
+			return fmt.Errorf("%s: %v (an entry is an e-mail address, %s or %sNAME)", field, err, Any, GroupPrefix)
 		}
 		c.users[e] = true
 	}
 	return nil
+}
+
+// GroupPrefix starts an entry of a credential's users that grants it to
+// everyone in a group: group:NAME.
+const GroupPrefix = "group:"
+
+// Granted reports whether id may use the credential: admins may use every
+// one; others if it is granted to everyone, their address or one of their
+// groups.
+func (c *Credential) Granted(id *kpool.Identity) bool {
+	if id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)] {
+		return true
+	}
+	for _, g := range id.Groups {
+		if c.groups[g] {
+			return true
+		}
+	}
+	return false
 }
 
 // credentialProfiles are the profiles that take credentials.
@@ -388,7 +421,7 @@ func (s *CredentialSet) Grant(id *kpool.Identity, spec *kpool.ClusterSpec) error
 	if c == nil && err == nil {
 		return nil // no credential for the platform: its drivers need none here
 	}
-	if err != nil || !(id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)]) {
+	if err != nil || !c.Granted(id) {
 		what := fmt.Sprintf("no credential %q is available to you", name)
 		switch {
 		case err != nil && id.Admin:
