@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -294,9 +295,14 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 		return nil, err
 	}
 	r := catalog.Registry()
-	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds}))
+	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
 	return r, nil
 }
+
+// cloudTransport sends the drivers' requests (tokens from the identity
+// provider, then the cloud's API); nil is the cloud SDK's default. Tests set
+// it to reach the emulators and record what is sent.
+var cloudTransport policy.Transporter
 
 // process is what a kpool process runs: the store, the service, the API and
 // the controllers.

@@ -20,8 +20,9 @@ const Hidden = "xxxxx"
 const tokenPrefix = "kpool_"
 
 var (
-	// apiToken is a kpool token, or a long enough piece of one.
-	apiToken = regexp.MustCompile(tokenPrefix + `[A-Za-z0-9_-]{16,}`)
+	// apiToken is a kpool token (43 characters of base64url after the
+	// prefix), or a long enough piece of one.
+	apiToken = regexp.MustCompile(tokenPrefix + `[A-Za-z0-9_-]{24,}`)
 	// jwt is a JSON Web Token: base64url header (always starting {" ,
 	// eyJ), payload and signature.
 	jwt = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)
@@ -37,9 +38,11 @@ var (
 func String(s string) string {
 	if strings.Contains(s, tokenPrefix) {
 		s = apiToken.ReplaceAllStringFunc(s, func(m string) string {
-			// kpool's metric and channel names (kpool_queue_depth) are
-			// lowercase words; a token's random body is not.
-			if strings.IndexFunc(m[len(tokenPrefix):], func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' }) < 0 {
+			// Names such as kpool's metrics (kpool_provider_calls_total)
+			// or a schema (kpool_test_3f9a…) are lower case; 24 random
+			// characters of a token have an upper-case letter or a '-'
+			// but once in 2^19.
+			if strings.IndexFunc(m[len(tokenPrefix):], func(r rune) bool { return r >= 'A' && r <= 'Z' || r == '-' }) < 0 {
 				return m
 			}
 			return tokenPrefix + Hidden

@@ -17,8 +17,9 @@ func TestString(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"API token in a query", "GET /api/v1/clusters?token=" + token, "GET /api/v1/clusters?token=xxxxx"},
 		{"API token in a path", "/api/v1/clusters/" + token + "/nodepools", "/api/v1/clusters/kpool_xxxxx/nodepools"},
-		{"a long piece of a token", "got " + token[:30] + "…", "got kpool_xxxxx…"},
-		{"metric names stay", "kpool_queue_depth and kpool_provider_calls_total", "kpool_queue_depth and kpool_provider_calls_total"},
+		{"a long piece of a token", "got kpool_dLCf2_TNeixBY_OEuzB69J6jN…", "got kpool_xxxxx…"},
+		{"metric names stay", "kpool_queue_depth and kpool_controller_tracked_pools_total", "kpool_queue_depth and kpool_controller_tracked_pools_total"},
+		{"schema names stay", "search_path=kpool_test_3f9a1c2b7d4e0011aabb", "search_path=kpool_test_3f9a1c2b7d4e0011aabb"},
 		{"JWT", "id token " + jwt + " refused", "id token xxxxx refused"},
 		{"bearer header", "Authorization: Bearer abcdefgh.ijklmnop", "Authorization: Bearer xxxxx"},
 		{"basic header", "authorization: basic dXNlcjpwYXNzd29yZA==", "authorization: basic xxxxx"},
