@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Identity is the caller of an operation. Admins see and change everything;
@@ -22,6 +24,50 @@ type Identity struct {
 	// System marks kpool's own controllers, which report under the
 	// built-in controllers' names.
 	System bool
+	// Groups are the groups the caller is in, in lower case (ParseGroup):
+	// from an OpenID Connect ID token's groups claim, or an API token's
+	// --group. The operator's credentials may be granted to a group.
+	Groups []string
+}
+
+// InGroup reports whether the caller is in group (in ParseGroup's form).
+func (id *Identity) InGroup(group string) bool { return slices.Contains(id.Groups, group) }
+
+// MaxGroupLen is the longest group name kpool takes.
+const MaxGroupLen = 256
+
+// ParseGroup checks a group name and returns it in the form kpool compares
+// and stores: trimmed and in lower case. Names are what identity providers
+// send (platform-admins, an Entra ID object id, /team/sub, cn=a,ou=b): any
+// printable text up to MaxGroupLen bytes. The name is not echoed in the
+// error.
+func ParseGroup(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", fmt.Errorf("empty group name")
+	case len(s) > MaxGroupLen:
+		return "", fmt.Errorf("a group name of %d bytes: at most %d", len(s), MaxGroupLen)
+	case !utf8.ValidString(s) || strings.IndexFunc(s, unicode.IsControl) >= 0:
+		return "", fmt.Errorf("a group name with control characters or invalid UTF-8")
+	}
+	return strings.ToLower(s), nil
+}
+
+// ParseGroups parses a list of group names with ParseGroup, dropping
+// duplicates; nil for none.
+func ParseGroups(list []string) ([]string, error) {
+	var out []string
+	for _, g := range list {
+		n, err := ParseGroup(g)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // SeesAll reports whether the caller may read every cluster and pool.
@@ -193,7 +239,7 @@ func (a *Access) Authenticate(ctx context.Context, authorization, email string) 
 			return nil, unauthorized
 		}
 		// People are users or admins: controllers use API tokens.
-		return &Identity{Email: id.Email, Admin: id.Admin}, nil
+		return &Identity{Email: id.Email, Admin: id.Admin, Groups: id.Groups}, nil
 	}
 	if !bearer || !LooksLikeToken(secret) {
 		return nil, unauthorized

@@ -37,12 +37,15 @@ type Token struct {
 	Role Role   `json:"role"`
 	// ControllerNames are the controller names a controller token may
 	// report status under.
-	ControllerNames []string   `json:"controller_names"`
-	CreatedAt       time.Time  `json:"created_at"`
-	CreatedBy       string     `json:"created_by"`
-	ExpiresAt       *time.Time `json:"expires_at,omitempty"`
-	LastUsedAt      *time.Time `json:"last_used_at,omitempty"`
-	RevokedAt       *time.Time `json:"revoked_at,omitempty"`
+	ControllerNames []string `json:"controller_names"`
+	// Groups are the groups the holder is in (ParseGroup's form), for the
+	// operator's credentials granted to a group.
+	Groups     []string   `json:"groups"`
+	CreatedAt  time.Time  `json:"created_at"`
+	CreatedBy  string     `json:"created_by"`
+	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
+	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 }
 
 // TokenStore keeps API tokens (store/sqlite and store/postgres).
@@ -104,7 +107,9 @@ type TokenRequest struct {
 	User            string
 	Role            Role
 	ControllerNames []string
-	CreatedBy       string
+	// Groups put the holder in groups (user and admin tokens).
+	Groups    []string
+	CreatedBy string
 	// Expires is how long the token lasts from now (0: until revoked).
 	Expires time.Duration
 }
@@ -142,13 +147,23 @@ func CheckToken(in TokenRequest, now time.Time) (*Token, error) {
 	if in.Expires < 0 {
 		fe.Add("expires", "must not be negative")
 	}
+	groups, err := ParseGroups(in.Groups)
+	switch {
+	case err != nil:
+		fe.Add("groups", "%v", err)
+	case len(groups) > 0 && in.Role == RoleController:
+		fe.Add("groups", "only user and admin tokens are in groups: controllers are bound to their names")
+	}
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	t := &Token{ID: NewTokenID(), User: user, Role: in.Role, ControllerNames: in.ControllerNames,
+	t := &Token{ID: NewTokenID(), User: user, Role: in.Role, ControllerNames: in.ControllerNames, Groups: groups,
 		CreatedAt: now.UTC().Truncate(time.Microsecond), CreatedBy: in.CreatedBy}
 	if t.ControllerNames == nil {
 		t.ControllerNames = []string{}
+	}
+	if t.Groups == nil {
+		t.Groups = []string{}
 	}
 	if in.Expires > 0 {
 		at := t.CreatedAt.Add(in.Expires)
@@ -162,6 +177,9 @@ func (t *Token) Identity() *Identity {
 	id := &Identity{Email: t.User, Admin: t.Role == RoleAdmin, Controller: t.Role == RoleController}
 	if id.Controller {
 		id.ControllerNames = append([]string{}, t.ControllerNames...)
+	}
+	if len(t.Groups) > 0 {
+		id.Groups = append([]string{}, t.Groups...)
 	}
 	return id
 }

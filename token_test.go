@@ -27,6 +27,12 @@ func TestCheckToken(t *testing.T) {
 		{"bad name", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"Bad Name"}}, "controller_names"},
 		{"twice", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"x", "x"}}, "controller_names"},
 		{"negative expiry", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Expires: -time.Hour}, "expires"},
+		{"user in groups", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{"Team-A", " cn=ops,ou=groups ", "team-a"}}, ""},
+		{"admin in a group", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin, Groups: []string{"platform"}}, ""},
+		{"controller in a group", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"x"}, Groups: []string{"g"}}, "groups"},
+		{"empty group", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{" "}}, "groups"},
+		{"group with a newline", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{"a\nb"}}, "groups"},
+		{"group too long", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{strings.Repeat("g", kpool.MaxGroupLen+1)}}, "groups"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tok, err := kpool.CheckToken(tc.in, now)
@@ -36,6 +42,15 @@ func TestCheckToken(t *testing.T) {
 				}
 				if tok.User != strings.ToLower(tc.in.User) || !strings.HasPrefix(tok.ID, "tok_") || (tc.in.Expires > 0) != (tok.ExpiresAt != nil) {
 					t.Fatalf("token %+v", tok)
+				}
+				// Groups are kept lower-cased and trimmed, once each, and
+				// are the identity's.
+				want, _ := kpool.ParseGroups(tc.in.Groups)
+				if strings.Join(tok.Groups, "|") != strings.Join(want, "|") || strings.Join(tok.Identity().Groups, "|") != strings.Join(want, "|") {
+					t.Fatalf("groups %q, identity's %q, want %q", tok.Groups, tok.Identity().Groups, want)
+				}
+				if tc.name == "user in groups" && strings.Join(want, "|") != "team-a|cn=ops,ou=groups" {
+					t.Fatalf("ParseGroups: %q", want)
 				}
 				return
 			}

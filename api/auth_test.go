@@ -194,3 +194,68 @@ func TestForgedControllerReport(t *testing.T) {
 	want(t, a.as(aksController, "PUT", status, deleted("aks-nodepool-controller")), http.StatusOK)
 	want(t, a.as(admin, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusNotFound)
 }
+
+// TestAccessLogQuery: a token a caller puts in the query (?token=,
+// ?access_token=, or bare) is refused and is not in the access log, which
+// keeps the values of the parameters the API takes. Before, the log wrote
+// the request URI as it came.
+func TestAccessLogQuery(t *testing.T) {
+	st := testdb.SQLite(t)
+	ts := st.(kpool.TokenStore)
+	tok, err := kpool.CheckToken(kpool.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, hash := kpool.NewTokenSecret()
+	if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
+		t.Fatal(err)
+	}
+	var log lockedBuffer
+	srv := httptest.NewServer(NewServer(kpool.NewService(st, catalog.Registry()), kpool.NewTokenAccess(ts), slog.New(slog.NewTextHandler(&log, nil))))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		query, bearer string
+		status        int
+		logged        string
+	}{
+		{"token=" + secret, "", http.StatusUnauthorized, "path=\"/api/v1/clusters?token=xxxxx\" "},
+		{"limit=5&access_token=" + secret, secret, http.StatusBadRequest, "path=\"/api/v1/clusters?limit=5&access_token=xxxxx\" "},
+		{secret, "", http.StatusUnauthorized, "path=/api/v1/clusters?xxxxx "},
+		{"limit=5&after=abc", secret, http.StatusBadRequest, "path=\"/api/v1/clusters?limit=5&after=abc\" "},
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/clusters?"+tc.query, nil)
+		if tc.bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("?%s: status %d, want %d", tc.query, resp.StatusCode, tc.status)
+		}
+		if !strings.Contains(log.String(), tc.logged) {
+			t.Errorf("?%s: want %s in the log:\n%s", tc.query, tc.logged, log.String())
+		}
+	}
+	if strings.Contains(log.String(), secret[len(kpool.TokenPrefix):len(kpool.TokenPrefix)+12]) {
+		t.Fatalf("the token is in the log:\n%s", log.String())
+	}
+}
+
+// TestLoggedParamsCoverOpenAPI: every query parameter the API documents
+// keeps its value in the access log, so a parameter added to the API
+// without being added to loggedParams is caught here, not in an incident.
+func TestLoggedParamsCoverOpenAPI(t *testing.T) {
+	doc, _ := loadOpenAPI(t)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, p := range append(item.Parameters, op.Parameters...) {
+				if p.Value != nil && p.Value.In == "query" && !loggedParams[p.Value.Name] {
+					t.Errorf("%s %s: query parameter %q is not in loggedParams", method, path, p.Value.Name)
+				}
+			}
+		}
+	}
+}

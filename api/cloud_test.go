@@ -6,8 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -131,5 +133,72 @@ credentials:
 	}
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the attacker's server was called %d times", n)
+	}
+}
+
+// TestCredentialGroupGrant: a credential granted to group:NAME may be
+// picked, through the API, by a token whose holder is in the group (any
+// case), and not by one outside it: 403 naming spec.credential, the same
+// answer as for a credential that does not exist.
+func TestCredentialGroupGrant(t *testing.T) {
+	const subA = "0b1f6471-1bf0-4dda-aec3-11112222aaaa"
+	creds, err := provider.ParseCredentials([]byte(`
+credentials:
+  team-a:
+    type: azure
+    kind: client-secret
+    tenantId: 00000000-0000-0000-0000-0000000000aa
+    clientId: 00000000-0000-0000-0000-0000000000bb
+    secretEnv: TEAM_A_SECRET
+    scopes: [`+subA+`]
+    users: ["group:Team-A"]
+`), catalog.Profiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := testdb.SQLite(t)
+	ts := st.(kpool.TokenStore)
+	token := func(email string, groups ...string) string {
+		tok, err := kpool.CheckToken(kpool.TokenRequest{User: email, Role: kpool.RoleUser, Groups: groups}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, hash := kpool.NewTokenSecret()
+		if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
+			t.Fatal(err)
+		}
+		return secret
+	}
+	svc := kpool.NewService(st, catalog.Registry())
+	svc.Credentials = creds
+	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, kpool.NewTokenAccess(ts), slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	defer srv.Close()
+	a := &testAPI{t: t, srv: srv}
+	body := func(name, cred string) string {
+		return fmt.Sprintf(`{"name":%q,"spec":{"credential":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":"rg","clusterName":%q,"location":"westeurope"}}}}`,
+			name, cred, subA, name)
+	}
+	for _, tc := range []struct {
+		name, token, cred string
+		status            int
+	}{
+		{"in the group", token("carol@example.com", "TEAM-A"), "team-a", 201},
+		{"in the group among others", token("carol2@example.com", "dev", "team-a"), "team-a", 201},
+		{"in another group", token("dave@example.com", "team-b"), "team-a", 403},
+		{"in no group", token("erin@example.com"), "team-a", 403},
+		{"in the group but no such credential", token("frank@example.com", "team-a"), "team-z", 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := a.do("POST", "/api/v1/clusters", body("c-"+strings.ReplaceAll(tc.name, " ", "-"), tc.cred),
+				"Authorization: Bearer "+tc.token, "Content-Type: application/json")
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
+			}
+			if tc.status == 403 {
+				if e := r.errorBody(t); len(e.Fields) != 1 || e.Fields[0].Field != "spec.credential" || !strings.Contains(e.Fields[0].Reason, "is available to you") {
+					t.Fatalf("fields %+v, want spec.credential", e.Fields)
+				}
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -122,12 +123,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.writeError(rw, r, fmt.Errorf("panic: %v", v))
 			}
 		}
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", r.URL.RequestURI()),
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", logURI(r.URL)),
 			slog.Int("status", rw.status), slog.Int("bytes", rw.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("request_id", id), slog.String("user", rw.user))
 	}()
 
 	s.mux.ServeHTTP(rw, r)
+}
+
+// loggedParams are the query parameters the API takes: the access log keeps
+// their values. Any other parameter's value is hidden there, since a caller
+// may put anything in one (a token in ?token= or ?access_token=, a
+// password) and the API refuses it anyway; its name is kept, to say what
+// was sent.
+var loggedParams = map[string]bool{"limit": true, "offset": true, "after": true, "status": true, "health": true,
+	"cluster_id": true, "clusterId": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true}
+
+// logURI is the request's path and query as the access log writes them:
+// the values of parameters the API does not take hidden, and a parameter
+// without a value that it does not take (?kpool_…) hidden whole.
+func logURI(u *url.URL) string {
+	p := u.EscapedPath()
+	if u.RawQuery == "" {
+		return p
+	}
+	parts := strings.Split(u.RawQuery, "&")
+	for i, part := range parts {
+		k, _, hasValue := strings.Cut(part, "=")
+		name, err := url.QueryUnescape(k)
+		switch {
+		case err == nil && loggedParams[name]:
+		case hasValue && err == nil:
+			parts[i] = k + "=xxxxx"
+		case part != "":
+			parts[i] = "xxxxx"
+		}
+	}
+	return p + "?" + strings.Join(parts, "&")
 }
 
 func validRequestID(id string) bool {

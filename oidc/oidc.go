@@ -1,7 +1,8 @@
 // Package oidc authenticates people by the ID tokens of an OpenID Connect
 // issuer (coreos/go-oidc): the token's signature, issuer, audience and
 // expiry are checked against the issuer's published keys; its email claim
-// is the user, and its groups can make the user an admin. Controllers are
+// is the user, and its groups are the identity's groups (for credentials
+// granted to a group) and can make the user an admin. Controllers are
 // not people: they use kpool's own tokens.
 package oidc
 
@@ -97,6 +98,12 @@ func (v *Verifier) Identify(ctx context.Context, raw string) (*kpool.Identity, e
 	for _, g := range groups(claims[v.cfg.GroupsClaim]) {
 		if slices.Contains(v.cfg.AdminGroups, g) {
 			id.Admin = true
+		}
+		// The identity's groups, for credentials granted to a group: in
+		// kpool's form, once each; a name kpool cannot take (empty,
+		// control characters, too long) is left out.
+		if n, err := kpool.ParseGroup(g); err == nil && !id.InGroup(n) {
+			id.Groups = append(id.Groups, n)
 		}
 	}
 	return id, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,65 +13,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
-
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/oidc"
+	"github.com/kpool/kpool/oidc/oidctest"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
 )
 
-// issuer is a small OpenID Connect issuer on loopback: discovery, its
-// keys, and tokens signed with them.
-type issuer struct {
-	srv *httptest.Server
-	key *rsa.PrivateKey
-}
-
-func newIssuer(t *testing.T) *issuer {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	is := &issuer{key: key}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"issuer": is.srv.URL, "jwks_uri": is.srv.URL + "/keys", "authorization_endpoint": is.srv.URL + "/auth",
-			"id_token_signing_alg_values_supported": []string{"RS256"},
-		})
-	})
-	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
-		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
-	})
-	is.srv = httptest.NewServer(mux)
-	t.Cleanup(is.srv.Close)
-	return is
-}
-
-// token signs claims with key (the issuer's unless another is given).
-func (is *issuer) token(t *testing.T, claims map[string]any, key *rsa.PrivateKey) string {
-	t.Helper()
-	if key == nil {
-		key = is.key
-	}
-	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key}, (&jose.SignerOptions{}).WithHeader("kid", "k1").WithType("JWT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := jwt.Signed(sig).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
-
 func TestIdentify(t *testing.T) {
-	is := newIssuer(t)
-	v, err := oidc.New(context.Background(), oidc.Config{Issuer: is.srv.URL, Audience: "kpool", AdminGroups: []string{"platform-admins"}})
+	is := oidctest.New(t)
+	v, err := oidc.New(context.Background(), oidc.Config{Issuer: is.URL, Audience: "kpool", AdminGroups: []string{"platform-admins"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +33,7 @@ func TestIdentify(t *testing.T) {
 	}
 	now := time.Now()
 	base := func(extra map[string]any) map[string]any {
-		c := map[string]any{"iss": is.srv.URL, "aud": "kpool", "sub": "u1", "email": "Alice@Example.com", "email_verified": true,
+		c := map[string]any{"iss": is.URL, "aud": "kpool", "sub": "u1", "email": "Alice@Example.com", "email_verified": true,
 			"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 		for k, v := range extra {
 			if v == nil {
@@ -99,21 +50,23 @@ func TestIdentify(t *testing.T) {
 		key    *rsa.PrivateKey
 		email  string // "" for a refusal
 		admin  bool
+		groups []string
 	}{
-		{"a user", base(nil), nil, "alice@example.com", false},
-		{"an admin by group", base(map[string]any{"groups": []string{"dev", "platform-admins"}}), nil, "alice@example.com", true},
-		{"another group", base(map[string]any{"groups": "dev"}), nil, "alice@example.com", false},
-		{"signed by another key", base(nil), other, "", false},
-		{"for another audience", base(map[string]any{"aud": "someone-else"}), nil, "", false},
-		{"from another issuer", base(map[string]any{"iss": "https://evil.example"}), nil, "", false},
-		{"expired", base(map[string]any{"exp": now.Add(-time.Minute).Unix()}), nil, "", false},
-		{"no email", base(map[string]any{"email": nil}), nil, "", false},
-		{"email not verified", base(map[string]any{"email_verified": false}), nil, "", false},
-		{"email with a name", base(map[string]any{"email": "Alice <alice@example.com>"}), nil, "", false},
+		{"a user", base(nil), nil, "alice@example.com", false, nil},
+		{"an admin by group", base(map[string]any{"groups": []string{"dev", "platform-admins"}}), nil, "alice@example.com", true, []string{"dev", "platform-admins"}},
+		{"another group", base(map[string]any{"groups": "dev"}), nil, "alice@example.com", false, []string{"dev"}},
+		{"groups in kpool's form", base(map[string]any{"groups": []any{"Team-A", "team-a", " CN=Ops,OU=Groups ", "", "bad\x00name", 7}}), nil, "alice@example.com", false, []string{"team-a", "cn=ops,ou=groups"}},
+		{"signed by another key", base(nil), other, "", false, nil},
+		{"for another audience", base(map[string]any{"aud": "someone-else"}), nil, "", false, nil},
+		{"from another issuer", base(map[string]any{"iss": "https://evil.example"}), nil, "", false, nil},
+		{"expired", base(map[string]any{"exp": now.Add(-time.Minute).Unix()}), nil, "", false, nil},
+		{"no email", base(map[string]any{"email": nil}), nil, "", false, nil},
+		{"email not verified", base(map[string]any{"email_verified": false}), nil, "", false, nil},
+		{"email with a name", base(map[string]any{"email": "Alice <alice@example.com>"}), nil, "", false, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			raw := is.token(t, tc.claims, tc.key)
+			raw := is.Sign(t, tc.claims, tc.key)
 			if !oidc.IsJWT(raw) {
 				t.Fatalf("%q is not taken for a JWT", raw)
 			}
@@ -123,8 +76,8 @@ func TestIdentify(t *testing.T) {
 				t.Fatalf("accepted (%+v, %v), want a refusal", id, err)
 			case tc.email != "" && err != nil:
 				t.Fatal(err)
-			case tc.email != "" && (id.Email != tc.email || id.Admin != tc.admin || id.Controller):
-				t.Fatalf("identity %+v, want %s admin=%v", id, tc.email, tc.admin)
+			case tc.email != "" && (id.Email != tc.email || id.Admin != tc.admin || id.Controller || strings.Join(id.Groups, "|") != strings.Join(tc.groups, "|")):
+				t.Fatalf("identity %+v, want %s admin=%v groups %q", id, tc.email, tc.admin, tc.groups)
 			}
 		})
 	}
@@ -150,8 +103,8 @@ func TestIssuerRequired(t *testing.T) {
 // beside API tokens: an ID token is the user it names, an admin by group
 // sees everything, a token of another issuer is 401.
 func TestAPIWithIssuer(t *testing.T) {
-	is := newIssuer(t)
-	v, err := oidc.New(context.Background(), oidc.Config{Issuer: is.srv.URL, Audience: "kpool", AdminGroups: []string{"platform-admins"}})
+	is := oidctest.New(t)
+	v, err := oidc.New(context.Background(), oidc.Config{Issuer: is.URL, Audience: "kpool", AdminGroups: []string{"platform-admins"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,10 +128,10 @@ func TestAPIWithIssuer(t *testing.T) {
 	}
 	now := time.Now()
 	claims := func(email string, groups ...string) map[string]any {
-		return map[string]any{"iss": is.srv.URL, "aud": "kpool", "sub": email, "email": email, "groups": groups,
+		return map[string]any{"iss": is.URL, "aud": "kpool", "sub": email, "email": email, "groups": groups,
 			"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
 	}
-	alice, bob := is.token(t, claims("alice@example.com"), nil), is.token(t, claims("bob@example.com", "platform-admins"), nil)
+	alice, bob := is.Sign(t, claims("alice@example.com"), nil), is.Sign(t, claims("bob@example.com", "platform-admins"), nil)
 	if code, body := call("POST", "/api/v1/clusters", `{"name":"prod","spec":{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"prod"}}}}`, alice); code != http.StatusCreated || !strings.Contains(body, `"created_by":"alice@example.com"`) {
 		t.Fatalf("create as alice: %d %s", code, body)
 	}
@@ -189,7 +142,7 @@ func TestAPIWithIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _ := call("GET", "/api/v1/clusters", "", is.token(t, claims("alice@example.com"), forged)); code != http.StatusUnauthorized {
+	if code, _ := call("GET", "/api/v1/clusters", "", is.Sign(t, claims("alice@example.com"), forged)); code != http.StatusUnauthorized {
 		t.Fatalf("a token signed by another key: %d, want 401", code)
 	}
 }

@@ -54,6 +54,10 @@ type Credential struct {
 	ClientID   string `json:"clientId,omitempty"`
 	SecretEnv  string `json:"secretEnv,omitempty"`
 	SecretFile string `json:"secretFile,omitempty"`
+	// Authority is the https origin a client-secret credential's secret
+	// is sent to for access tokens (Entra ID's authority host: a sovereign
+	// cloud's, an emulator's); empty is the cloud's public one.
+	Authority string `json:"authority,omitempty"`
 	// Scopes are the subscriptions, accounts, projects or compartments the
 	// credential may be used for; "*" is any.
 	Scopes []string `json:"scopes"`
@@ -61,14 +65,26 @@ type Credential struct {
 	// means the cloud's public endpoint only.
 	Endpoints []string `json:"endpoints,omitempty"`
 	// Users may name the credential in spec.credential (and use it as
-	// their platform's default): e-mail addresses, or "*" for everyone.
-	// Admins may use every credential.
+	// their platform's default): e-mail addresses, group:NAME for everyone
+	// in a group (an OpenID Connect groups claim, a token's --group), or
+	// "*" for everyone. Admins may use every credential.
 	Users []string `json:"users,omitempty"`
 
-	profile CredentialProfile
-	origins kpool.Origins
-	scopes  map[string]bool
-	users   map[string]bool
+	profile   CredentialProfile
+	origins   kpool.Origins
+	scopes    map[string]bool
+	users     map[string]bool // e-mail addresses, or Any
+	groups    map[string]bool // group names, as kpool.ParseGroup has them
+	authority string          // Authority as kpool.Origin has it
+}
+
+// AuthorityHost is the origin of the credential's Authority with a
+// trailing slash, as the cloud's SDK takes it; "" for the public one.
+func (c *Credential) AuthorityHost() string {
+	if c.authority == "" {
+		return ""
+	}
+	return c.authority + "/"
 }
 
 // AllowsOrigin reports whether the credential may be sent to origin (in
@@ -87,7 +103,10 @@ func (c *Credential) Secret() (string, error) {
 	if c.SecretEnv != "" {
 		v := strings.TrimSpace(os.Getenv(c.SecretEnv))
 		if v == "" {
-			return "", fmt.Errorf("credential %s: environment variable %s is empty", c.Name, c.SecretEnv)
+			// The variable is not named: the message reaches logs and the
+			// pool's status, and a secret pasted into secretEnv by mistake
+			// would be in it.
+			return "", fmt.Errorf("credential %s: the environment variable its secretEnv names is empty or unset", c.Name)
 		}
 		return v, nil
 	}
@@ -128,6 +147,9 @@ var (
 )
 
 var credentialName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$`)
+
+// envName is an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // credentialsFile is the --credentials file, YAML or JSON.
 type credentialsFile struct {
@@ -205,8 +227,8 @@ func (c *Credential) check(profiles []Profile) error {
 	}
 	switch c.Kind {
 	case CredentialDefault:
-		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" {
-			return fmt.Errorf("%s: kind %s takes no tenantId, clientId or secret", at, c.Kind)
+		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" || c.Authority != "" {
+			return fmt.Errorf("%s: kind %s takes no tenantId, clientId, secret or authority", at, c.Kind)
 		}
 	case CredentialClientSecret:
 		switch {
@@ -214,6 +236,19 @@ func (c *Credential) check(profiles []Profile) error {
 			return fmt.Errorf("%s: kind %s needs tenantId and clientId", at, c.Kind)
 		case (c.SecretEnv == "") == (c.SecretFile == ""):
 			return fmt.Errorf("%s: kind %s needs exactly one of secretEnv and secretFile (never the secret itself)", at, c.Kind)
+		case c.SecretEnv != "" && !envName.MatchString(c.SecretEnv):
+			// Not echoed: a secret pasted here by mistake must not reach a
+			// log.
+			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the secret", at)
+		}
+		if c.Authority != "" {
+			o, err := kpool.ParseOrigins([]string{c.Authority})
+			if err != nil {
+				return fmt.Errorf("%s.authority: %v", at, err)
+			}
+			for a := range o {
+				c.authority = a
+			}
 		}
 	default:
 		return fmt.Errorf("%s.kind: %q: use %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret)
@@ -234,19 +269,50 @@ func (c *Credential) check(profiles []Profile) error {
 		return fmt.Errorf("%s.endpoints: %v", at, err)
 	}
 	c.origins = o
-	c.users = map[string]bool{}
-	for _, u := range c.Users {
+	c.users, c.groups = map[string]bool{}, map[string]bool{}
+	for i, u := range c.Users {
+		field := fmt.Sprintf("%s.users[%d]", at, i)
 		if u == Any {
 			c.users[Any] = true
 			continue
 		}
+		if len(u) >= len(GroupPrefix) && strings.EqualFold(u[:len(GroupPrefix)], GroupPrefix) {
+			g, err := kpool.ParseGroup(u[len(GroupPrefix):])
+			if err != nil {
+				return fmt.Errorf("%s: %v; write %sNAME", field, err, GroupPrefix)
+			}
+			c.groups[g] = true
+			continue
+		}
+		if strings.Contains(u, ":") {
+			return fmt.Errorf("%s: %q: an entry is an e-mail address, %s or %sNAME", field, u, Any, GroupPrefix)
+		}
 		e, err := kpool.ParseEmail(u)
 		if err != nil {
-			return fmt.Errorf("%s.users: %v", at, err)
+			return fmt.Errorf("%s: %v (an entry is an e-mail address, %s or %sNAME)", field, err, Any, GroupPrefix)
 		}
 		c.users[e] = true
 	}
 	return nil
+}
+
+// GroupPrefix starts an entry of a credential's users that grants it to
+// everyone in a group: group:NAME.
+const GroupPrefix = "group:"
+
+// Granted reports whether id may use the credential: admins may use every
+// one; others if it is granted to everyone, their address or one of their
+// groups.
+func (c *Credential) Granted(id *kpool.Identity) bool {
+	if id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)] {
+		return true
+	}
+	for _, g := range id.Groups {
+		if c.groups[g] {
+			return true
+		}
+	}
+	return false
 }
 
 // credentialProfiles are the profiles that take credentials.
@@ -355,7 +421,7 @@ func (s *CredentialSet) Grant(id *kpool.Identity, spec *kpool.ClusterSpec) error
 	if c == nil && err == nil {
 		return nil // no credential for the platform: its drivers need none here
 	}
-	if err != nil || !(id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)]) {
+	if err != nil || !c.Granted(id) {
 		what := fmt.Sprintf("no credential %q is available to you", name)
 		switch {
 		case err != nil && id.Admin:

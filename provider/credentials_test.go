@@ -1,11 +1,13 @@
 package provider_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 )
@@ -26,7 +28,16 @@ func TestParseCredentials(t *testing.T) {
 		{"endpoint with a path", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], endpoints: ['https://arm.example/x']}", "without a path"},
 		{"platform without credentials", "credentials:\n  a: {type: k3s, kind: default, scopes: ['*']}", "takes no credentials"},
 		{"unknown kind", "credentials:\n  a: {type: azure, kind: magic, scopes: ['*']}", "credentials.a.kind"},
-		{"bad user", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['Alice <a@x.example>']}", "credentials.a.users"},
+		{"bad user", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['Alice <a@x.example>']}", "credentials.a.users[0]"},
+		{"empty group", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['a@x.example', 'group:']}", "credentials.a.users[1]: empty group name"},
+		{"blank group", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['group:   ']}", "credentials.a.users[0]: empty group name"},
+		{"group with a control character", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: [\"group:a\\tb\"]}", "credentials.a.users[0]: a group name with control characters"},
+		{"group too long", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['group:" + strings.Repeat("g", 257) + "']}", "credentials.a.users[0]: a group name of 257 bytes"},
+		{"another kind of entry", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['team:ops']}", "credentials.a.users[0]: \"team:ops\": an entry is an e-mail address, * or group:NAME"},
+		{"secretEnv not a name", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: 'pasted s3cret!', scopes: ['*']}", "credentials.a.secretEnv: not an environment variable name"},
+		{"authority over http", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, authority: 'http://login.example', scopes: ['*']}", "credentials.a.authority"},
+		{"authority with a path", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, authority: 'https://login.example/tenant', scopes: ['*']}", "credentials.a.authority"},
+		{"authority of the default chain", "credentials:\n  a: {type: azure, kind: default, authority: 'https://login.example', scopes: ['*']}", "takes no tenantId, clientId, secret or authority"},
 		{"bad name", "credentials:\n  A B: {type: azure, kind: default, scopes: ['*']}", "name must be"},
 		{"default unknown", "defaults: {azure: b}\ncredentials:\n  a: {type: azure, kind: default, scopes: ['*']}", "defaults.azure"},
 	} {
@@ -34,6 +45,9 @@ func TestParseCredentials(t *testing.T) {
 			_, err := provider.ParseCredentials([]byte(tc.file), catalog.Profiles())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error saying %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("the error echoes what may be a secret: %v", err)
 			}
 		})
 	}
@@ -67,5 +81,57 @@ credentials:
 		if got != want || (want == "") != (err != nil) {
 			t.Fatalf("%s: %q, %v", name, got, err)
 		}
+	}
+}
+
+// TestCredentialGroups: a credential's users may name groups (group:NAME,
+// compared without case); an identity in one of them may use it, as may
+// the addresses listed, everyone for "*", and admins always.
+func TestCredentialGroups(t *testing.T) {
+	set, err := provider.ParseCredentials([]byte(`
+credentials:
+  team: {type: azure, kind: default, scopes: ['*'], users: [alice@example.com, 'group:Platform-Team', 'GROUP: cn=ops,ou=groups']}
+  open: {type: azure, kind: default, scopes: ['*'], users: ['*']}
+  admins-only: {type: azure, kind: default, scopes: ['*']}
+`), catalog.Profiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		id    kpool.Identity
+		cred  string
+		grant bool
+	}{
+		{"listed address", kpool.Identity{Email: "Alice@Example.com"}, "team", true},
+		{"in the group", kpool.Identity{Email: "bob@example.com", Groups: []string{"dev", "platform-team"}}, "team", true},
+		{"in the other group", kpool.Identity{Email: "carol@example.com", Groups: []string{"cn=ops,ou=groups"}}, "team", true},
+		{"in another group", kpool.Identity{Email: "dave@example.com", Groups: []string{"platform-team-b"}}, "team", false},
+		{"in no group", kpool.Identity{Email: "erin@example.com"}, "team", false},
+		{"a group named like an address", kpool.Identity{Email: "frank@example.com", Groups: []string{"alice@example.com"}}, "team", false},
+		{"admin", kpool.Identity{Email: "root@example.com", Admin: true}, "team", true},
+		{"everyone", kpool.Identity{Email: "erin@example.com"}, "open", true},
+		{"no users: admins only", kpool.Identity{Email: "bob@example.com", Groups: []string{"platform-team"}}, "admins-only", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, ok := set.Credential(tc.cred)
+			if !ok {
+				t.Fatalf("no credential %s", tc.cred)
+			}
+			if got := c.Granted(&tc.id); got != tc.grant {
+				t.Fatalf("Granted = %v, want %v", got, tc.grant)
+			}
+			spec := &kpool.ClusterSpec{Credential: tc.cred}
+			spec.Platform.Type = kpool.PlatformAzure
+			spec.Platform.Azure = &kpool.AzureCluster{SubscriptionID: "s"}
+			err := set.Grant(&tc.id, spec)
+			var e *kpool.Error
+			switch {
+			case tc.grant && err != nil:
+				t.Fatalf("Grant: %v", err)
+			case !tc.grant && (!errors.As(err, &e) || e.Code != kpool.CodeForbidden || len(e.Fields) != 1 || e.Fields[0].Field != "spec.credential"):
+				t.Fatalf("Grant: %v, want 403 on spec.credential", err)
+			}
+		})
 	}
 }

@@ -7,16 +7,19 @@ import (
 	"github.com/kpool/kpool"
 )
 
-const tokenCols = `id, user_email, role, controller_names, created_at, created_by, expires_at, last_used_at, revoked_at`
+const tokenCols = `id, user_email, role, controller_names, group_names, created_at, created_by, expires_at, last_used_at, revoked_at`
 
 func scanToken(s Scanner) (*kpool.Token, error) {
 	t := &kpool.Token{}
 	var role string
-	err := s.Scan(&t.ID, &t.User, &role, jsonCol{&t.ControllerNames}, timeCol{&t.CreatedAt}, &t.CreatedBy,
+	err := s.Scan(&t.ID, &t.User, &role, jsonCol{&t.ControllerNames}, jsonCol{&t.Groups}, timeCol{&t.CreatedAt}, &t.CreatedBy,
 		nullTimeCol{&t.ExpiresAt}, nullTimeCol{&t.LastUsedAt}, nullTimeCol{&t.RevokedAt})
 	t.Role = kpool.Role(role)
 	if t.ControllerNames == nil {
 		t.ControllerNames = []string{}
+	}
+	if t.Groups == nil {
+		t.Groups = []string{}
 	}
 	return t, err
 }
@@ -27,13 +30,16 @@ func tokenNotFound(id string) error {
 
 // CreateToken stores a token with the hash of its secret.
 func (db *DB) CreateToken(ctx context.Context, t *kpool.Token, hash string) error {
-	names := t.ControllerNames
+	names, groups := t.ControllerNames, t.Groups
 	if names == nil {
 		names = []string{}
 	}
-	_, err := db.db.Exec(ctx, db.q(`INSERT INTO tokens (id, token_hash, user_email, role, controller_names, created_at, created_by, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, hash, t.User, string(t.Role), mustJSON(names), db.d.Time(t.CreatedAt), t.CreatedBy, db.nullTime(t.ExpiresAt))
+	if groups == nil {
+		groups = []string{}
+	}
+	_, err := db.db.Exec(ctx, db.q(`INSERT INTO tokens (id, token_hash, user_email, role, controller_names, group_names, created_at, created_by, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		t.ID, hash, t.User, string(t.Role), mustJSON(names), mustJSON(groups), db.d.Time(t.CreatedAt), t.CreatedBy, db.nullTime(t.ExpiresAt))
 	return err
 }
 

@@ -62,7 +62,12 @@ func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 // cluster's coordinates, pools and agent-pool URL.
 func (s *Server) Describe(w io.Writer, endpoint string) {
 	auth := "any bearer token (Authorization: Bearer <token>)"
-	if s.token != "" {
+	apps := 0
+	s.Do(func(time.Time) { apps = len(s.apps) })
+	switch {
+	case apps > 0:
+		auth = "access tokens from its Entra ID token endpoint (authority " + endpoint + ", client secrets of the registered apps)"
+	case s.token != "":
 		auth = "the bearer token the emulator was given"
 	}
 	fmt.Fprintf(w, "  auth:      %s\n  api:       ARM, api-version %s\n", auth, APIVersion)

@@ -37,7 +37,8 @@ type Options struct {
 	// latency, rate limit, faults, call log.
 	Engine sim.Options
 	// Token, when set, is the only bearer token accepted; otherwise any
-	// non-empty bearer token is.
+	// non-empty bearer token is, until an application is registered
+	// (AddApp): then only the tokens the emulator issued, and Token.
 	Token string
 	// PageSize is the number of pools in a page of the list; 0 is 10.
 	PageSize int
@@ -72,11 +73,18 @@ type Server struct {
 	pageSize int
 	// clusters is guarded by the engine's lock (its handler, Do).
 	clusters map[string]*cluster // key: lower(sub/rg/name)
+	// apps are the applications of the Entra ID token endpoint (key:
+	// lower(tenant/client), value: secret); issued the access tokens it
+	// gave, with their expiry, and issuedOrder the same in order. Guarded
+	// by the engine's lock.
+	apps        map[string]string
+	issued      map[string]time.Time
+	issuedOrder []string
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{token: o.Token, pageSize: o.PageSize, clusters: map[string]*cluster{}}
+	s := &Server{token: o.Token, pageSize: o.PageSize, clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{}}
 	if s.pageSize <= 0 {
 		s.pageSize = 10
 	}
@@ -191,6 +199,11 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 
 // serve answers one ARM request, with the ids ARM puts on every answer.
 func (s *Server) serve(req *sim.Request) *sim.Reply {
+	if tenant, what, ok := entraPath(req.HTTP); ok {
+		// Entra ID is another service: ARM's checks, throttling and
+		// faults are not its.
+		return s.entra(req, tenant, what)
+	}
 	rep := s.answer(req)
 	if !rep.Dropped() {
 		rep.Header.Set("x-ms-request-id", s.NewID())
@@ -207,7 +220,7 @@ func (s *Server) serve(req *sim.Request) *sim.Reply {
 // throttling, api-version, the body), lets the engine inject a fault, and
 // routes the request.
 func (s *Server) answer(req *sim.Request) *sim.Reply {
-	if rep := s.authenticate(req.HTTP); rep != nil {
+	if rep := s.authenticate(req.HTTP, req.Now); rep != nil {
 		return rep
 	}
 	if ok, secs := req.Throttle(); !ok {
@@ -251,7 +264,7 @@ func (s *Server) answer(req *sim.Request) *sim.Reply {
 }
 
 // authenticate checks the bearer token; nil means it is accepted.
-func (s *Server) authenticate(r *http.Request) *sim.Reply {
+func (s *Server) authenticate(r *http.Request, now time.Time) *sim.Reply {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		rep := errorReply(http.StatusUnauthorized, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.")
@@ -265,7 +278,9 @@ func (s *Server) authenticate(r *http.Request) *sim.Reply {
 		rep.Header.Set("WWW-Authenticate", `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="The authentication failed because of an invalid 'Authorization' header."`)
 		return rep
 	}
-	if s.token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) != 1 {
+	fixed := s.token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) == 1
+	expiry, issued := s.issued[tok]
+	if !fixed && (s.token != "" || len(s.apps) > 0) && !(issued && now.Before(expiry)) {
 		rep := errorReply(http.StatusUnauthorized, "InvalidAuthenticationToken", "The access token is invalid.")
 		rep.Header.Set("WWW-Authenticate", `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="The access token is invalid."`)
 		return rep

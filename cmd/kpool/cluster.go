@@ -30,6 +30,7 @@ func newClusterCmd() *cobra.Command {
 
 type clusterCreateFlags struct {
 	file, platform, endpoint, id string
+	credential                   string
 	values                       map[string]*string
 	maps                         map[string]*[]string // the repeatable KEY=VALUE flags
 }
@@ -39,6 +40,7 @@ func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.platform, "platform", "", "platform type: "+platformNames())
 	fs.StringVar(&c.endpoint, "endpoint", "", "provider API base URL (an emulator or sovereign cloud)")
 	fs.StringVar(&c.id, "id", "", "cluster ID (a UUID) to use instead of a generated one")
+	fs.StringVar(&c.credential, "credential", "", "the operator's named credential the drivers use for the cluster (default: the platform's default)")
 	c.values = map[string]*string{}
 	c.maps = map[string]*[]string{}
 	for _, p := range clusterPlatformFlags() {
@@ -99,6 +101,9 @@ func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[
 	}
 	if fs.Changed("endpoint") {
 		spec["endpoint"] = c.endpoint
+	}
+	if fs.Changed("credential") {
+		spec["credential"] = c.credential
 	}
 	return spec, nil
 }

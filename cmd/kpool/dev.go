@@ -37,6 +37,7 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
+			f.logOut = cmd.ErrOrStderr()
 			return dev(cmd.Context(), &f, user, cloudsim.Defaults(), cmd.OutOrStdout())
 		},
 	}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kpool/kpool"
 )
 
 // lockedBuffer is a bytes.Buffer the sink's timer may write to while the test
@@ -48,5 +51,29 @@ func TestLogSink(t *testing.T) {
 	if strings.Count(s, "component=test") != 4 || !strings.Contains(s, "g.k=v") ||
 		strings.Index(s, "msg=second") > strings.Index(s, "msg=third") {
 		t.Fatalf("after a flush, want four lines in order:\n%s", s)
+	}
+}
+
+// TestLoggerScrubs: the process's logger, in both formats, hides a token
+// whatever carries it, and exitCode's message does too.
+func TestLoggerScrubs(t *testing.T) {
+	secret, _ := kpool.NewTokenSecret()
+	for _, format := range []string{"text", "json"} {
+		var out lockedBuffer
+		log, sink, err := newLogger(format, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log.Info("request", "path", "/api/v1/clusters/"+secret, "err", errors.New("Bearer "+secret))
+		if err := sink.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if s := out.String(); strings.Contains(s, secret[6:18]) || !strings.Contains(s, "kpool_xxxxx") {
+			t.Fatalf("%s: %s", format, s)
+		}
+	}
+	var stderr strings.Builder
+	if exitCode(errors.New("calling postgres://u:"+secret+"@db/x"), &stderr) != 1 || strings.Contains(stderr.String(), secret[6:18]) {
+		t.Fatalf("exitCode printed %q", stderr.String())
 	}
 }

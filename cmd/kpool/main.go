@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/scrub"
 )
 
 func main() {
@@ -26,11 +27,13 @@ func main() {
 
 // exitCode prints err (with the server's code for API errors) and returns
 // the process exit code: 0 for success, 1 for an error, and the code an
-// exitError carries (such as 2 when --wait times out).
+// exitError carries (such as 2 when --wait times out). What it prints is
+// scrubbed of secrets, as the log is.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	stderr = scrubbed{stderr}
 	code := 1
 	var x *exitError
 	if errors.As(err, &x) {
@@ -69,4 +72,15 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// scrubbed writes what it is given with the secrets scrub recognises
+// hidden; each write must be whole lines.
+type scrubbed struct{ w io.Writer }
+
+func (s scrubbed) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, scrub.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

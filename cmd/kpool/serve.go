@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -25,6 +27,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/internal/scrub"
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
@@ -74,6 +77,9 @@ type serveFlags struct {
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
 	burst int
+	// logOut receives the log (nil: os.Stderr); the commands give their
+	// stderr, so that tests read what a run logs.
+	logOut io.Writer
 }
 
 // clouds is what the operator allows users of cloud endpoints and
@@ -152,6 +158,7 @@ func newServe() *cobra.Command {
 		Short: "Run the kpool API server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.logOut = cmd.ErrOrStderr()
 			return serve(cmd.Context(), &f)
 		},
 	}
@@ -262,14 +269,22 @@ func splitList(s string) []string {
 	return out
 }
 
-func newLogger(format string) (*slog.Logger, *logSink, error) {
-	sink := newLogSink(os.Stderr)
+// newLogger returns the process's logger, writing to out (os.Stderr when
+// nil) through a logSink. Every string it writes is scrubbed of secrets
+// (package scrub): kpool logs none on purpose, and a token a caller put
+// where it does not belong, or an error quoting a request, is caught here.
+func newLogger(format string, out io.Writer) (*slog.Logger, *logSink, error) {
+	if out == nil {
+		out = os.Stderr
+	}
+	sink := newLogSink(out)
+	opts := &slog.HandlerOptions{ReplaceAttr: scrub.Attr}
 	var h slog.Handler
 	switch format {
 	case "text":
-		h = slog.NewTextHandler(sink, nil)
+		h = slog.NewTextHandler(sink, opts)
 	case "json":
-		h = slog.NewJSONHandler(sink, nil)
+		h = slog.NewJSONHandler(sink, opts)
 	default:
 		return nil, nil, fmt.Errorf("--log-format %q: use text or json", format)
 	}
@@ -285,9 +300,14 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 		return nil, err
 	}
 	r := catalog.Registry()
-	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds}))
+	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
 	return r, nil
 }
+
+// cloudTransport sends the drivers' requests (tokens from the identity
+// provider, then the cloud's API); nil is the cloud SDK's default. Tests set
+// it to reach the emulators and record what is sent.
+var cloudTransport policy.Transporter
 
 // process is what a kpool process runs: the store, the service, the API and
 // the controllers.
@@ -341,7 +361,7 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		// still decides.
 		debug.SetGCPercent(400)
 	}
-	log, sink, err := newLogger(f.logFormat)
+	log, sink, err := newLogger(f.logFormat, f.logOut)
 	if err != nil {
 		return nil, err
 	}
@@ -590,6 +610,7 @@ within seconds when the leader stops. --listen serves /metrics and /healthz.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
+			f.logOut = cmd.ErrOrStderr()
 			reg, err := drivers(&f)
 			if err != nil {
 				return err

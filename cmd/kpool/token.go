@@ -45,7 +45,11 @@ func newToken() *cobra.Command {
 					return err
 				}
 				fmt.Fprintln(c.OutOrStdout(), secret)
-				fmt.Fprintf(c.ErrOrStderr(), "token %s for %s (%s): store it now, it is not shown again\n", t.ID, t.User, t.Role)
+				in := ""
+				if len(t.Groups) > 0 {
+					in = ", in " + strings.Join(t.Groups, ", ")
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "token %s for %s (%s%s): store it now, it is not shown again\n", t.ID, t.User, t.Role, in)
 				return nil
 			})
 		},
@@ -53,6 +57,7 @@ func newToken() *cobra.Command {
 	create.Flags().StringVar(&req.User, "user", "", "e-mail address of the token's holder")
 	create.Flags().StringVar(&role, "role", string(kpool.RoleUser), "user, admin or controller")
 	create.Flags().StringSliceVar(&req.ControllerNames, "controller-name", nil, "a controller name the token may report status under (role controller; repeat for several)")
+	create.Flags().StringArrayVar(&req.Groups, "group", nil, "a group the token's holder is in, for credentials granted to group:NAME (roles user and admin; repeat for several)")
 	create.Flags().StringVar(&expires, "expires", "", "lifetime, such as 90d or 12h (default: until revoked)")
 
 	list := &cobra.Command{
@@ -116,7 +121,7 @@ func withTokens(ctx context.Context, database string, fn func(kpool.TokenStore) 
 
 func printTokens(out io.Writer, list []*kpool.Token) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tUSER\tROLE\tCONTROLLER NAMES\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
+	fmt.Fprintln(w, "ID\tUSER\tROLE\tCONTROLLER NAMES\tGROUPS\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
 	at := func(t *time.Time) string {
 		if t == nil {
 			return "-"
@@ -124,11 +129,15 @@ func printTokens(out io.Writer, list []*kpool.Token) error {
 		return t.UTC().Format(time.RFC3339)
 	}
 	for _, t := range list {
-		names := strings.Join(t.ControllerNames, ",")
-		if names == "" {
-			names = "-"
+		list := func(l []string, sep string) string {
+			if len(l) == 0 {
+				return "-"
+			}
+			return strings.Join(l, sep)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, names, at(&t.CreatedAt), at(t.ExpiresAt), at(t.LastUsedAt), at(t.RevokedAt))
+		// Group names may hold commas (cn=ops,ou=groups).
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, list(t.ControllerNames, ","), list(t.Groups, "|"),
+			at(&t.CreatedAt), at(t.ExpiresAt), at(t.LastUsedAt), at(t.RevokedAt))
 	}
 	return w.Flush()
 }

@@ -20,7 +20,7 @@ func testTokens(t *testing.T, s *kpool.Service) {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
 	ctl := ok(kpool.CheckToken(kpool.TokenRequest{User: Controller, Role: kpool.RoleController,
 		ControllerNames: []string{"gcp-nodepool-controller", "x.y"}, CreatedBy: "kpool token create", Expires: 90 * 24 * time.Hour}, now))(t)
-	user := ok(kpool.CheckToken(kpool.TokenRequest{User: Alice, Role: kpool.RoleUser}, now.Add(time.Second)))(t)
+	user := ok(kpool.CheckToken(kpool.TokenRequest{User: Alice, Role: kpool.RoleUser, Groups: []string{"Team-A", "cn=ops,ou=groups"}}, now.Add(time.Second)))(t)
 	secret, hash := kpool.NewTokenSecret()
 	_, hash2 := kpool.NewTokenSecret()
 	if err := ts.CreateToken(ctx, ctl, hash); err != nil {
@@ -43,6 +43,15 @@ func testTokens(t *testing.T, s *kpool.Service) {
 	list := ok(ts.Tokens(ctx))(t)
 	if len(list) != 2 || list[0].ID != ctl.ID || list[1].ID != user.ID || list[1].ExpiresAt != nil || len(list[1].ControllerNames) != 0 {
 		t.Fatalf("list: %+v", list)
+	}
+	// Groups are kept as CheckToken made them (lower case), and a token
+	// without any lists none, not null.
+	if !reflect.DeepEqual(list[1], user) || !reflect.DeepEqual(list[1].Groups, []string{"team-a", "cn=ops,ou=groups"}) ||
+		list[0].Groups == nil || len(list[0].Groups) != 0 {
+		t.Fatalf("groups: %+v and %+v, want %+v", list[0], list[1], user)
+	}
+	if got := ok(ts.TokenByHash(ctx, hash2))(t); !reflect.DeepEqual(got.Identity().Groups, []string{"team-a", "cn=ops,ou=groups"}) {
+		t.Fatalf("by hash: the identity's groups are %q", got.Identity().Groups)
 	}
 
 	// Use is recorded once a minute at most.

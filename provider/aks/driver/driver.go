@@ -208,7 +208,15 @@ func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) 
 	case provider.CredentialClientSecret:
 		var secret string
 		if secret, err = cr.Secret(); err == nil {
-			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, nil)
+			// The secret goes to the credential's authority (Entra ID's
+			// public one unless the operator names another), through the
+			// driver's transport.
+			o := &azidentity.ClientSecretCredentialOptions{ClientOptions: policy.ClientOptions{Transport: d.opts.Transport}}
+			if host := cr.AuthorityHost(); host != "" {
+				o.Cloud.ActiveDirectoryAuthorityHost = host
+				o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
+			}
+			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, o)
 		}
 	default:
 		err = fmt.Errorf("kind %q is not an Azure credential kind", cr.Kind)

@@ -549,3 +549,37 @@ func TestStoppedPool(t *testing.T) {
 		t.Fatalf("stopped pool: %s/%s, %d of %d ready, unknown %v, %q", p.State, p.ProviderState, p.ReadyNodes, p.Nodes, p.ReadyUnknown, p.Message)
 	}
 }
+
+// TestClientSecretAuthority: a client-secret credential of the operator's
+// file gets its tokens from the authority it names (here the emulator's
+// Entra ID endpoint, through the driver's transport), and ARM is called
+// with the token issued there.
+func TestClientSecretAuthority(t *testing.T) {
+	e := newEmulated(t)
+	const tenant, client = "00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb"
+	e.sim.AddApp(aksim.App{TenantID: tenant, ClientID: client, Secret: "the-apps-secret"})
+	t.Setenv("KPOOL_TEST_APP_SECRET", "the-apps-secret")
+	creds, err := provider.ParseCredentials([]byte(fmt.Sprintf(`
+defaults: {azure: app}
+credentials:
+  app: {type: azure, kind: client-secret, tenantId: %s, clientId: %s, secretEnv: KPOOL_TEST_APP_SECRET,
+        authority: %s, scopes: [%s], endpoints: [%s]}
+`, tenant, client, e.cluster.Spec.Endpoint, subscription, e.cluster.Spec.Endpoint)), []provider.Profile{aks.Profile{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := driver.New(driver.Options{Credentials: creds, Transport: e.client})
+	if _, err := d.NodePoolList(context.Background(), e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.sim.IssuedTokens()); n != 1 {
+		t.Fatalf("%d tokens issued, want 1", n)
+	}
+	t.Setenv("KPOOL_TEST_APP_SECRET", "wrong")
+	d = driver.New(driver.Options{Credentials: creds, Transport: e.client})
+	_, err = d.NodePoolList(context.Background(), e.cluster)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindPermissionDenied || strings.Contains(err.Error(), "wrong") {
+		t.Fatalf("a wrong secret: %v, want permission denied without the secret", err)
+	}
+}
