@@ -220,6 +220,9 @@ func tarpit(t *testing.T) (string, *http.Client) {
 		case <-r.Context().Done():
 		case <-done:
 		}
+		// Never an answer, not even an empty 200 that an SDK would read as
+		// an empty list: the connection is dropped.
+		panic(http.ErrAbortHandler)
 	}))
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
