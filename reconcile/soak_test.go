@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -29,19 +30,90 @@ import (
 	"github.com/kpool/kpool/store/testdb"
 )
 
-// The soak runs the controllers and the AKS driver against the AKS
-// emulator at scale, on the wall clock, twice: once fault-free, once with
+// The soak runs the controllers and the drivers against the clouds'
+// emulators at scale (-soak.clouds: ten clusters spread over them), on the
+// wall clock, twice: once fault-free, once with
 // faults, throttling, a cluster whose endpoint hangs and two controller
 // crashes; and compares. It takes minutes, so it runs only when asked:
 //
 //	go test ./reconcile -run Soak -soak -v
-//	go test ./reconcile -run Soak -soak -soak.pools 200 -soak.store sqlite -v
+//	go test ./reconcile -run Soak -soak -soak.pools 200 -soak.store sqlite -soak.clouds aks -v
 var (
-	soak       = flag.Bool("soak", false, "run TestSoak (minutes): pools in 10 AKS clusters on the emulator, faults, a hanging endpoint, two crashes")
+	soak       = flag.Bool("soak", false, "run TestSoak (minutes): pools in 10 clusters on the clouds' emulators, faults, a hanging endpoint, two crashes")
 	soakPools  = flag.Int("soak.pools", 1000, "pools in all for TestSoak, in 10 clusters")
 	soakStore  = flag.String("soak.store", "postgres", "TestSoak's store: postgres or sqlite")
 	soakFaults = flag.Float64("soak.faults", 0.3, "the fraction of emulator calls TestSoak fails (5xx, dropped connections, failed operations)")
+	soakClouds = flag.String("soak.clouds", strings.Join(slices.Sorted(maps.Keys(soakCloudMakers())), ","), "the clouds TestSoak spreads its clusters over, each on its emulator")
 )
+
+// soakEmulator is what the soak needs of a cloud's emulator: every one is
+// built on the cloudsim engine.
+type soakEmulator interface {
+	http.Handler
+	Calls() []sim.Call
+	SetFaultRate(rate float64)
+	SetRateLimit(perSecond float64, burst int)
+}
+
+// soakCloud is one cloud in the soak: its emulator and driver, and how a
+// cluster and a pool of it are written.
+type soakCloud struct {
+	platform kpool.PlatformType
+	emu      soakEmulator
+	// cluster adds a cluster named name to the emulator (unless only its
+	// spec is wanted) and returns its kpool spec at endpoint.
+	cluster func(name, endpoint string, add bool) string
+	// pool is the spec of the i-th pool: nodeCount and one zone.
+	pool func(i int) string
+	// at reads a pool at the emulator: its node count, whether no
+	// operation runs on it, and whether it exists.
+	at func(clusterName, providerName string) (count int, settled, found bool)
+	// driver is the cloud's driver, with SDK retry delays scaled down to
+	// the soak's seconds-long operations (Retry-After stays the
+	// emulator's).
+	driver func(creds provider.Credentials, client *http.Client) provider.Driver
+}
+
+// soakOperations are the emulators' timings: the clouds' operations take
+// minutes and their Retry-After is seconds; the soak keeps the ratio
+// roughly (operations of seconds, not the other tests' milliseconds), so
+// that a run measures the controllers and not a one-second Retry-After
+// against a 20ms operation.
+var soakOperations = sim.Options{OperationTime: 8 * time.Second, NodeTime: 500 * time.Millisecond}
+
+// soakCloudMakers are the clouds the soak can run on, by name.
+func soakCloudMakers() map[string]func() soakCloud {
+	return map[string]func() soakCloud{
+		"aks": func() soakCloud {
+			emu := aksim.New(aksim.Options{Engine: soakOperations, Token: "kpool-cloudsim", PageSize: 50})
+			return soakCloud{
+				platform: kpool.PlatformAzure, emu: emu,
+				cluster: func(name, endpoint string, add bool) string {
+					if add {
+						emu.AddCluster(sub, group, name, "westeurope", "1.30.4")
+					}
+					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
+						endpoint, sub, group, name)
+				},
+				pool: func(i int) string {
+					return fmt.Sprintf(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
+				},
+				at: func(cluster, name string) (int, bool, bool) {
+					ap, ok := emu.Pool(sub, group, cluster, name)
+					if !ok {
+						return 0, false, false
+					}
+					return int(*ap.Properties.Count), *ap.Properties.ProvisioningState == "Succeeded", true
+				},
+				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
+					retry, listRetry := aksdriver.Retry(), aksdriver.ListRetry()
+					retry.RetryDelay, listRetry.RetryDelay = 10*time.Millisecond, 10*time.Millisecond
+					return aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: client, Retry: &retry, ListRetry: &listRetry})
+				},
+			}
+		},
+	}
+}
 
 // soakRun is what one run of the soak measured.
 type soakRun struct {
@@ -119,15 +191,20 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		open = testdb.SQLite
 	}
 	st := open(t)
-	// AKS's operations take minutes and its Retry-After is seconds; the
-	// soak keeps the ratio roughly: operations of seconds (not the other
-	// tests' milliseconds), so that a run measures the controllers and not
-	// a one-second Retry-After against a 20ms operation.
-	emu := aksim.New(aksim.Options{Engine: sim.Options{OperationTime: 8 * time.Second, NodeTime: 500 * time.Millisecond},
-		Token: "kpool-cloudsim", PageSize: 50})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	defer srv.Close()
+	var clouds []soakCloud
+	var servers []*httptest.Server
+	endpoints := []string{}
+	for _, name := range strings.Split(*soakClouds, ",") {
+		mk, ok := soakCloudMakers()[strings.TrimSpace(name)]
+		if !ok {
+			t.Fatalf("-soak.clouds: no cloud %q", name)
+		}
+		c := mk()
+		srv := httptest.NewUnstartedServer(c.emu)
+		srv.StartTLS()
+		defer srv.Close()
+		clouds, servers, endpoints = append(clouds, c), append(servers, srv), append(endpoints, srv.URL)
+	}
 	// The tarpit completes TLS and never answers.
 	var tarpitCalls atomic.Int64
 	tarpit := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -138,18 +215,18 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	defer tarpit.Close()
 
 	drivers := catalog.Registry()
-	// The SDK's retry delays shrink with the operations (100ms against
-	// minutes at AKS is 10ms against seconds here); Retry-After is the
-	// emulator's, as AKS would send it.
-	retry, listRetry := aksdriver.Retry(), aksdriver.ListRetry()
-	retry.RetryDelay, listRetry.RetryDelay = 10*time.Millisecond, 10*time.Millisecond
-	creds, err := provider.DefaultCredentials(catalog.Profiles(), []string{srv.URL, tarpit.URL})
+	endpoints = append(endpoints, tarpit.URL)
+	creds, err := provider.DefaultCredentials(catalog.Profiles(), endpoints)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: srv.Client(), Retry: &retry, ListRetry: &listRetry}))
+	limits := map[kpool.PlatformType]reconcile.Limits{}
+	for i, c := range clouds {
+		drivers.Add(c.driver(creds, servers[i].Client()))
+		limits[c.platform] = reconcile.Limits{Concurrency: 4, RequestsPerSecond: 1000, Burst: 100}
+	}
 	svc := kpool.NewService(st, drivers)
-	svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL, tarpit.URL})
+	svc.Endpoints, _ = kpool.ParseOrigins(endpoints)
 	svc.Credentials = creds
 	ctx := storetest.Ctx(owner)
 	var cls []*kpool.Cluster
@@ -157,16 +234,17 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	if hang {
 		hung = clusters - 1
 	}
+	// Clusters go round the clouds; the hung one is the last cluster's
+	// cloud's, its endpoint the tarpit.
+	cloudOf := func(i int) int { return i % len(clouds) }
 	for i := range clusters {
-		name := fmt.Sprintf("aks-%02d", i)
-		endpoint := srv.URL
+		cl := clouds[cloudOf(i)]
+		name := fmt.Sprintf("%s-%02d", cl.platform, i)
+		endpoint := servers[cloudOf(i)].URL
 		if i == hung {
 			endpoint = tarpit.URL
-		} else {
-			emu.AddCluster(sub, group, name, "westeurope", "1.30.4")
 		}
-		spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
-			endpoint, sub, group, name)
+		spec := cl.cluster(name, endpoint, i != hung)
 		c, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: name, Spec: json.RawMessage(spec)})
 		if err != nil {
 			t.Fatal(err)
@@ -202,7 +280,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			Workers: 8, ResyncFast: 500 * time.Millisecond, DriftInterval: 5 * time.Second, ResyncSlow: 5 * time.Second,
 			BackoffBase: 20 * time.Millisecond, BackoffMax: 2 * time.Second, CallTimeout: 5 * time.Second,
 			LeaseTTL: time.Second, PollEvents: 50 * time.Millisecond,
-			Limits: map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 4, RequestsPerSecond: 1000, Burst: 100}},
+			Limits: limits,
 		})
 		done := make(chan struct{})
 		go func() {
@@ -225,16 +303,21 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	defer func() { stop() }()
 	lifted := true
 	lift := func() {
-		if !lifted && throttledCalls(emu) >= 10 {
-			emu.SetRateLimit(800, 80)
+		if !lifted && throttledCalls(clouds) >= 10*len(clouds) {
+			for _, c := range clouds {
+				c.emu.SetRateLimit(800, 80)
+			}
 			lifted = true
 		}
 	}
 	if faults > 0 {
-		emu.SetFaultRate(faults)
 		// Throttling on top: hard at first, until the controllers have
-		// been throttled ten times, then a budget they must keep under.
-		emu.SetRateLimit(1, 1)
+		// been throttled ten times a cloud, then a budget they must keep
+		// under.
+		for _, c := range clouds {
+			c.emu.SetFaultRate(faults)
+			c.emu.SetRateLimit(1, 1)
+		}
 		lifted = false
 	}
 
@@ -249,7 +332,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	crashed := 0
 	for i := range *soakPools {
 		c := cls[i%clusters]
-		spec := fmt.Sprintf(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
+		spec := clouds[cloudOf(i%clusters)].pool(i)
 		p, err := svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("p%04d", i), ClusterID: c.ID, Spec: json.RawMessage(spec)})
 		if err != nil {
 			t.Fatal(err)
@@ -264,7 +347,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			if _, _, err := svc.DeleteNodePool(ctx, p.ID, ""); err != nil {
 				t.Fatal(err)
 			}
-			gone[p.ID] = c.Spec.Platform.Azure.ClusterName + "/" + p.ProviderName
+			gone[p.ID] = c.Name + "/" + p.ProviderName
 			lat.drop(p.ID)
 			quick++
 			continue
@@ -280,7 +363,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	}
 	converged := func() (bool, string) {
 		lift()
-		return soakConverged(svc, emu, cls, hung, gone, lat)
+		return soakConverged(svc, clouds, cloudOf, cls, hung, gone, lat)
 	}
 	soakWait(t, 10*time.Minute, converged)
 	r := soakRun{create: time.Since(began), quickDeletes: quick, createLat: lat.percentiles()}
@@ -312,7 +395,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			if _, _, err := svc.DeleteNodePool(ctx, p.ID, ""); err != nil {
 				t.Fatal(err)
 			}
-			gone[p.ID] = c.Spec.Platform.Azure.ClusterName + "/" + p.ProviderName
+			gone[p.ID] = c.Name + "/" + p.ProviderName
 		}
 		if crashed < crashes && i == len(pools)/2 {
 			crash(2)
@@ -325,7 +408,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 
 	// The record of duplicates and orphans.
 	creates := map[string]int{}
-	for _, c := range emu.Calls() {
+	for _, c := range allCalls(clouds) {
 		r.calls++
 		if c.Fault != "" {
 			r.faulted++
@@ -343,9 +426,11 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			t.Logf("created %d times: %s", n, path)
 		}
 	}
-	emu.SetFaultRate(0)
-	emu.SetRateLimit(0, 0)
-	r.orphans = soakOrphans(t, svc, drivers.Driver(kpool.PlatformAzure), cls, hung)
+	for _, c := range clouds {
+		c.emu.SetFaultRate(0)
+		c.emu.SetRateLimit(0, 0)
+	}
+	r.orphans = soakOrphans(t, svc, drivers, cls, hung)
 	r.hung = int(tarpitCalls.Load())
 	if ahead := warns.matching("ahead"); len(ahead) > 0 {
 		t.Errorf("reports ahead of the generation: %v", ahead[:min(3, len(ahead))])
@@ -353,9 +438,18 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	return r
 }
 
-func throttledCalls(emu *aksim.Server) int {
+// allCalls is every emulator's call log.
+func allCalls(clouds []soakCloud) []sim.Call {
+	var out []sim.Call
+	for _, c := range clouds {
+		out = append(out, c.emu.Calls()...)
+	}
+	return out
+}
+
+func throttledCalls(clouds []soakCloud) int {
 	n := 0
-	for _, c := range emu.Calls() {
+	for _, c := range allCalls(clouds) {
 		if c.Status == http.StatusTooManyRequests {
 			n++
 		}
@@ -398,9 +492,9 @@ func soakWait(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 }
 
 // soakConverged: every pool of the healthy clusters is Ready at its
-// generation and matches its agent pool; the deleted ones are gone from
-// kpool and from AKS.
-func soakConverged(svc *kpool.Service, emu *aksim.Server, cls []*kpool.Cluster, hung int, gone map[string]string, lat *latencies) (bool, string) {
+// generation and matches the cloud's pool; the deleted ones are gone from
+// kpool and from their cloud.
+func soakConverged(svc *kpool.Service, clouds []soakCloud, cloudOf func(int) int, cls []*kpool.Cluster, hung int, gone map[string]string, lat *latencies) (bool, string) {
 	bg := context.Background()
 	now := time.Now()
 	ok, why := true, ""
@@ -427,7 +521,7 @@ func soakConverged(svc *kpool.Service, emu *aksim.Server, cls []*kpool.Cluster, 
 		if i == hung {
 			continue
 		}
-		name := c.Spec.Platform.Azure.ClusterName
+		cloud := clouds[cloudOf(i)]
 		pools, _, err := svc.Store.NodePools(bg, kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: 1000}})
 		if err != nil {
 			return false, err.Error()
@@ -439,19 +533,20 @@ func soakConverged(svc *kpool.Service, emu *aksim.Server, cls []*kpool.Cluster, 
 			if p.Status.Phase != kpool.PhaseReady || p.Status.ObservedGeneration != p.Generation {
 				return false, fmt.Sprintf("%s is %s at %d/%d", p.Name, p.Status.Phase, p.Status.ObservedGeneration, p.Generation)
 			}
-			ap, ok := emu.Pool(sub, group, name, p.ProviderName)
+			n, settled, ok := cloud.at(c.Name, p.ProviderName)
 			if !ok {
-				return false, p.Name + " missing at AKS"
+				return false, fmt.Sprintf("%s missing at %s", p.Name, cloud.platform)
 			}
-			if pr := ap.Properties; int(*pr.Count) != p.Spec.Count() || *pr.ProvisioningState != "Succeeded" {
-				return false, fmt.Sprintf("%s at AKS: count %d, %s", p.Name, *pr.Count, *pr.ProvisioningState)
+			if n != p.Spec.Count() || !settled {
+				return false, fmt.Sprintf("%s at %s: count %d, settled %v", p.Name, cloud.platform, n, settled)
 			}
 		}
 	}
 	for id, path := range gone {
 		cl, pn, _ := strings.Cut(path, "/")
-		if _, ok := emu.Pool(sub, group, cl, pn); ok {
-			return false, path + " still at AKS"
+		i := slices.IndexFunc(cls, func(c *kpool.Cluster) bool { return c.Name == cl })
+		if _, _, ok := clouds[cloudOf(i)].at(cl, pn); ok {
+			return false, path + " still at its cloud"
 		}
 		if _, err := svc.Store.NodePool(bg, id); err == nil {
 			return false, path + " still in kpool"
@@ -460,19 +555,20 @@ func soakConverged(svc *kpool.Service, emu *aksim.Server, cls []*kpool.Cluster, 
 	return true, ""
 }
 
-// soakOrphans lists the agent pools at AKS that no stored pool owns, as
-// the driver lists them.
-func soakOrphans(t *testing.T, svc *kpool.Service, d provider.Driver, cls []*kpool.Cluster, hung int) []string {
+// soakOrphans lists the pools at the clouds that no stored pool owns, as
+// the drivers list them.
+func soakOrphans(t *testing.T, svc *kpool.Service, drivers *provider.Registry, cls []*kpool.Cluster, hung int) []string {
 	var out []string
 	for i, c := range cls {
 		if i == hung {
 			continue
 		}
-		name := c.Spec.Platform.Azure.ClusterName
+		name := c.Name
 		pools, _, err := svc.Store.NodePools(context.Background(), kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: 1000}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		d := drivers.Driver(c.Spec.Platform.Type)
 		owned := map[string]bool{}
 		for _, p := range pools {
 			owned[p.ProviderName] = true
