@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -101,4 +104,11 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		}
 		fmt.Fprintf(w, "    node groups:    %s/clusters/%s/node-groups\n", endpoint, c.name)
 	}
+}
+
+// Credential is the demo access key as an AWS credentials provider, for a
+// driver that talks to the demo emulator. It signs requests to the
+// emulator only and grants nothing elsewhere.
+func Credential() aws.CredentialsProvider {
+	return credentials.NewStaticCredentialsProvider(DemoAccessKey, DemoSecretKey, "")
 }
