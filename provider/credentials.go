@@ -275,8 +275,6 @@ func (c *Credential) check(profiles []Profile) error {
 		}
 	case CredentialStatic:
 		switch {
-		case c.Type != kpool.PlatformAWS:
-			return fmt.Errorf("%s: kind %s is for type %s only", at, c.Kind, kpool.PlatformAWS)
 		case c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" || c.Authority != "":
 			return fmt.Errorf("%s: kind %s takes accessKeyId and secretAccessKey variables or files only", at, c.Kind)
 		case (c.AccessKeyIDEnv == "") == (c.AccessKeyIDFile == ""):
