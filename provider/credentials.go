@@ -22,6 +22,11 @@ const (
 	// principal of TenantID), the secret read from SecretEnv or SecretFile
 	// when the driver first needs it.
 	CredentialClientSecret = "client-secret"
+	// CredentialStatic is an AWS access key: its id and secret access key
+	// read from the environment variables AccessKeyIDEnv and
+	// SecretAccessKeyEnv, or from the files AccessKeyIDFile and
+	// SecretAccessKeyFile, when the driver first needs them.
+	CredentialStatic = "static"
 )
 
 // CredentialProfile is a profile whose driver calls its cloud with the
@@ -58,6 +63,12 @@ type Credential struct {
 	// is sent to for access tokens (Entra ID's authority host: a sovereign
 	// cloud's, an emulator's); empty is the cloud's public one.
 	Authority string `json:"authority,omitempty"`
+	// The access key of a static (aws) credential: each part from an
+	// environment variable or a file, never inline.
+	AccessKeyIDEnv      string `json:"accessKeyIdEnv,omitempty"`
+	AccessKeyIDFile     string `json:"accessKeyIdFile,omitempty"`
+	SecretAccessKeyEnv  string `json:"secretAccessKeyEnv,omitempty"`
+	SecretAccessKeyFile string `json:"secretAccessKeyFile,omitempty"`
 	// Scopes are the subscriptions, accounts, projects or compartments the
 	// credential may be used for; "*" is any.
 	Scopes []string `json:"scopes"`
@@ -118,6 +129,37 @@ func (c *Credential) Secret() (string, error) {
 		return v, nil
 	}
 	return "", fmt.Errorf("credential %s: %s is empty", c.Name, c.SecretFile)
+}
+
+// AccessKey reads a static credential's access key id and secret access
+// key from their environment variables or files.
+func (c *Credential) AccessKey() (id, secret string, err error) {
+	if id, err = readPart(c.Name, "accessKeyIdEnv", c.AccessKeyIDEnv, c.AccessKeyIDFile); err != nil {
+		return "", "", err
+	}
+	if secret, err = readPart(c.Name, "secretAccessKeyEnv", c.SecretAccessKeyEnv, c.SecretAccessKeyFile); err != nil {
+		return "", "", err
+	}
+	return id, secret, nil
+}
+
+// readPart reads one part of a credential from the variable env or the
+// file; the messages never name the variable's value.
+func readPart(name, what, env, file string) (string, error) {
+	if env != "" {
+		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+			return v, nil
+		}
+		return "", fmt.Errorf("credential %s: the environment variable its %s names is empty or unset", name, what)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("credential %s: %w", name, err)
+	}
+	if v := strings.TrimSpace(string(b)); v != "" {
+		return v, nil
+	}
+	return "", fmt.Errorf("credential %s: %s is empty", name, file)
 }
 
 // Credentials resolve the credential a driver uses for a cluster. Drivers
@@ -225,13 +267,29 @@ func (c *Credential) check(profiles []Profile) error {
 	if c.profile == nil {
 		return fmt.Errorf("%s.type: %q takes no credentials in this kpool (those that do: %s)", at, c.Type, strings.Join(known, ", "))
 	}
+	awsKey := c.AccessKeyIDEnv != "" || c.AccessKeyIDFile != "" || c.SecretAccessKeyEnv != "" || c.SecretAccessKeyFile != ""
 	switch c.Kind {
 	case CredentialDefault:
-		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" || c.Authority != "" {
+		if c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" || c.Authority != "" || awsKey {
 			return fmt.Errorf("%s: kind %s takes no tenantId, clientId, secret or authority", at, c.Kind)
+		}
+	case CredentialStatic:
+		switch {
+		case c.TenantID != "" || c.ClientID != "" || c.SecretEnv != "" || c.SecretFile != "" || c.Authority != "":
+			return fmt.Errorf("%s: kind %s takes accessKeyId and secretAccessKey variables or files only", at, c.Kind)
+		case (c.AccessKeyIDEnv == "") == (c.AccessKeyIDFile == ""):
+			return fmt.Errorf("%s: kind %s needs exactly one of accessKeyIdEnv and accessKeyIdFile", at, c.Kind)
+		case (c.SecretAccessKeyEnv == "") == (c.SecretAccessKeyFile == ""):
+			return fmt.Errorf("%s: kind %s needs exactly one of secretAccessKeyEnv and secretAccessKeyFile (never the key itself)", at, c.Kind)
+		case c.AccessKeyIDEnv != "" && !envName.MatchString(c.AccessKeyIDEnv),
+			c.SecretAccessKeyEnv != "" && !envName.MatchString(c.SecretAccessKeyEnv):
+			// Not echoed, like secretEnv.
+			return fmt.Errorf("%s: accessKeyIdEnv and secretAccessKeyEnv name environment variables (letters, digits and '_')", at)
 		}
 	case CredentialClientSecret:
 		switch {
+		case awsKey:
+			return fmt.Errorf("%s: kind %s takes no access key", at, c.Kind)
 		case c.TenantID == "" || c.ClientID == "":
 			return fmt.Errorf("%s: kind %s needs tenantId and clientId", at, c.Kind)
 		case (c.SecretEnv == "") == (c.SecretFile == ""):
@@ -251,7 +309,7 @@ func (c *Credential) check(profiles []Profile) error {
 			}
 		}
 	default:
-		return fmt.Errorf("%s.kind: %q: use %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret)
+		return fmt.Errorf("%s.kind: %q: use %s, %s (azure) or %s (aws)", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialStatic)
 	}
 	if len(c.Scopes) == 0 {
 		return fmt.Errorf("%s.scopes: required: the subscriptions, accounts or projects it may be used for, or \"*\" for any", at)

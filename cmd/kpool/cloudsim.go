@@ -11,6 +11,7 @@ import (
 
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -19,6 +20,7 @@ import (
 func emulators() map[string]cloudsim.Maker {
 	return map[string]cloudsim.Maker{
 		"aks": func(o sim.Options) (cloudsim.Emulator, error) { return aksim.Demo(o) },
+		"eks": func(o sim.Options) (cloudsim.Emulator, error) { return ekssim.Demo(o) },
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -301,8 +302,22 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	}
 	r := catalog.Registry()
 	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
+	r.Add(eksdriver.New(eksdriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	return r, nil
 }
+
+// roundTripper is cloudTransport for the drivers that take an
+// http.RoundTripper; nil stays nil (the SDK's default).
+func roundTripper(t policy.Transporter) http.RoundTripper {
+	if t == nil {
+		return nil
+	}
+	return transporterTrip{t}
+}
+
+type transporterTrip struct{ t policy.Transporter }
+
+func (t transporterTrip) RoundTrip(r *http.Request) (*http.Response, error) { return t.t.Do(r) }
 
 // cloudTransport sends the drivers' requests (tokens from the identity
 // provider, then the cloud's API); nil is the cloud SDK's default. Tests set

@@ -1,0 +1,640 @@
+package eks
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// Node group statuses (NodegroupStatus) and update statuses (UpdateStatus)
+// of the EKS model.
+const (
+	statusCreating     = "CREATING"
+	statusActive       = "ACTIVE"
+	statusUpdating     = "UPDATING"
+	statusDeleting     = "DELETING"
+	statusCreateFailed = "CREATE_FAILED"
+	statusDeleteFailed = "DELETE_FAILED"
+	statusDegraded     = "DEGRADED"
+
+	updateInProgress = "InProgress"
+	updateFailed     = "Failed"
+	updateSuccessful = "Successful"
+
+	typeConfig  = "ConfigUpdate"
+	typeVersion = "VersionUpdate"
+)
+
+type cluster struct {
+	name, region, account, version string
+	subnets                        map[string]string // subnet id to zone name
+	nodegroups                     map[string]*nodegroup
+	updates                        map[string]*update // by id
+}
+
+func (c *cluster) arn() string {
+	return fmt.Sprintf("arn:aws:eks:%s:%s:cluster/%s", c.region, c.account, c.name)
+}
+
+// Wire shapes of the EKS model (member names as the JSON carries them;
+// timestamps in epoch seconds, restJson1's default).
+type (
+	scalingConfig struct {
+		MinSize     *int32 `json:"minSize,omitempty"`
+		MaxSize     *int32 `json:"maxSize,omitempty"`
+		DesiredSize *int32 `json:"desiredSize,omitempty"`
+	}
+	taint struct {
+		Key    *string `json:"key,omitempty"`
+		Value  *string `json:"value,omitempty"`
+		Effect string  `json:"effect,omitempty"`
+	}
+	issue struct {
+		Code        string   `json:"code"`
+		Message     string   `json:"message"`
+		ResourceIDs []string `json:"resourceIds,omitempty"`
+	}
+	health struct {
+		Issues []issue `json:"issues"`
+	}
+	updateConfig struct {
+		MaxUnavailable           *int32 `json:"maxUnavailable,omitempty"`
+		MaxUnavailablePercentage *int32 `json:"maxUnavailablePercentage,omitempty"`
+	}
+	resources struct {
+		AutoScalingGroups []struct {
+			Name string `json:"name"`
+		} `json:"autoScalingGroups"`
+	}
+	// Nodegroup is a node group as DescribeNodegroup returns it.
+	Nodegroup struct {
+		NodegroupName  string            `json:"nodegroupName"`
+		NodegroupArn   string            `json:"nodegroupArn"`
+		ClusterName    string            `json:"clusterName"`
+		Version        string            `json:"version"`
+		ReleaseVersion string            `json:"releaseVersion"`
+		CreatedAt      float64           `json:"createdAt"`
+		ModifiedAt     float64           `json:"modifiedAt"`
+		Status         string            `json:"status"`
+		CapacityType   string            `json:"capacityType"`
+		ScalingConfig  scalingConfig     `json:"scalingConfig"`
+		InstanceTypes  []string          `json:"instanceTypes"`
+		Subnets        []string          `json:"subnets"`
+		AmiType        string            `json:"amiType"`
+		NodeRole       string            `json:"nodeRole"`
+		Labels         map[string]string `json:"labels"`
+		Taints         []taint           `json:"taints"`
+		Resources      *resources        `json:"resources,omitempty"`
+		DiskSize       *int32            `json:"diskSize,omitempty"`
+		Health         health            `json:"health"`
+		UpdateConfig   updateConfig      `json:"updateConfig"`
+		Tags           map[string]string `json:"tags"`
+	}
+	updateParam struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	}
+	errorDetail struct {
+		ErrorCode    string   `json:"errorCode"`
+		ErrorMessage string   `json:"errorMessage"`
+		ResourceIDs  []string `json:"resourceIds,omitempty"`
+	}
+	updateView struct {
+		ID        string        `json:"id"`
+		Status    string        `json:"status"`
+		Type      string        `json:"type"`
+		Params    []updateParam `json:"params"`
+		CreatedAt float64       `json:"createdAt"`
+		Errors    []errorDetail `json:"errors"`
+	}
+)
+
+// nodegroup is a node group and what only the emulator knows of it.
+type nodegroup struct {
+	cluster *cluster
+	name    string
+	ng      Nodegroup // status is the idle one; the operation's wins
+	token   string    // the clientRequestToken of its create
+	op      *sim.Operation
+	ready   int // nodes now when idle
+	updates []string
+}
+
+// update is an UpdateNodegroupConfig or UpdateNodegroupVersion.
+type update struct {
+	id, typ, nodegroup string
+	params             []updateParam
+	created            time.Time
+	op                 *sim.Operation
+	errors             []errorDetail
+}
+
+func (u *update) view() updateView {
+	v := updateView{ID: u.id, Type: u.typ, Params: u.params, CreatedAt: epoch(u.created), Errors: u.errors, Status: updateSuccessful}
+	switch {
+	case u.op.Running():
+		v.Status = updateInProgress
+	case u.op.Fails:
+		v.Status = updateFailed
+	}
+	if v.Errors == nil {
+		v.Errors = []errorDetail{}
+	}
+	return v
+}
+
+func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+// NodegroupState is a node group as DescribeNodegroup returns it now, plus
+// what only the emulator knows.
+type NodegroupState struct {
+	Nodegroup
+	// ReadyNodes is the number of nodes that exist now: it moves one node
+	// at a time towards desiredSize while an operation runs.
+	ReadyNodes int
+	// Operation is the status of the operation in progress (CREATING,
+	// UPDATING, DELETING); "" when idle.
+	Operation string
+}
+
+// view returns the node group as DescribeNodegroup returns it.
+func (g *nodegroup) view() Nodegroup {
+	v := g.ng
+	v.Labels = maps.Clone(v.Labels)
+	v.Tags = maps.Clone(v.Tags)
+	v.Taints = slices.Clone(v.Taints)
+	v.Health.Issues = slices.Clone(v.Health.Issues)
+	if v.Health.Issues == nil {
+		v.Health.Issues = []issue{}
+	}
+	if g.op != nil {
+		v.Status = g.op.Kind
+	}
+	return v
+}
+
+func (g *nodegroup) readyAt(t time.Time) int {
+	if g.op == nil {
+		return g.ready
+	}
+	return g.op.Nodes(t)
+}
+
+// NodegroupOf returns a copy of a node group as EKS would describe it now;
+// false if there is none.
+func (s *Server) NodegroupOf(region, clusterName, name string) (st NodegroupState, found bool) {
+	s.Do(func(now time.Time) {
+		c, ok := s.clusters[clusterKey(region, clusterName)]
+		if !ok {
+			return
+		}
+		g, ok := c.nodegroups[name]
+		if !ok {
+			return
+		}
+		st, found = NodegroupState{Nodegroup: g.view(), ReadyNodes: g.readyAt(now)}, true
+		if g.op != nil {
+			st.Operation = g.op.Kind
+		}
+	})
+	return st, found
+}
+
+// Mutate changes a node group behind the client's back, as someone using
+// the console would: fn may change anything of it, its status included.
+func (s *Server) Mutate(region, clusterName, name string, fn func(*Nodegroup)) (err error) {
+	s.Do(func(now time.Time) {
+		c, ok := s.clusters[clusterKey(region, clusterName)]
+		if !ok {
+			err = fmt.Errorf("eks: no cluster %s in %s", clusterName, region)
+			return
+		}
+		g, ok := c.nodegroups[name]
+		if !ok {
+			err = fmt.Errorf("eks: no node group %s in cluster %s", name, clusterName)
+			return
+		}
+		v := g.view()
+		fn(&v)
+		g.ng = v
+		g.ng.ModifiedAt = epoch(now)
+		if g.op == nil {
+			g.ready = int(deref(v.ScalingConfig.DesiredSize))
+		}
+	})
+	return err
+}
+
+func ngNotFound(c *cluster, name string) *sim.Reply {
+	return fail(errNotFound, apiError{Message: "No node group found for name: " + name + ".", ClusterName: c.name, NodegroupName: name})
+}
+
+func (s *Server) describeCluster(req *sim.Request, c *cluster) *sim.Reply {
+	var subnets []string
+	for id := range c.subnets {
+		subnets = append(subnets, id)
+	}
+	slices.Sort(subnets)
+	return jsonReply(map[string]any{"cluster": map[string]any{
+		"name": c.name, "arn": c.arn(), "version": c.version, "status": statusActive,
+		"endpoint":           fmt.Sprintf("https://%X.gr7.%s.eks.amazonaws.com", c.name, c.region),
+		"platformVersion":    "eks.1",
+		"resourcesVpcConfig": map[string]any{"subnetIds": subnets, "vpcId": "vpc-0123456789abcdef0"},
+		"createdAt":          epoch(req.Now.Add(-24 * time.Hour)),
+		"tags":               map[string]string{},
+	}})
+}
+
+// listNodegroups answers a page of names; nextToken is opaque to
+// clients (here, the last name, encoded).
+func (s *Server) listNodegroups(req *sim.Request, c *cluster) *sim.Reply {
+	q := req.HTTP.URL.Query()
+	size := s.pageSize
+	if v := q.Get("maxResults"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return invalid(c, "", "maxResults must be between 1 and 100.")
+		}
+		size = n
+	}
+	after := ""
+	if tok := q.Get("nextToken"); tok != "" {
+		b, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil {
+			return invalid(c, "", "The nextToken provided is invalid.")
+		}
+		after = string(b)
+	}
+	out := struct {
+		Nodegroups []string `json:"nodegroups"`
+		NextToken  *string  `json:"nextToken,omitempty"`
+	}{Nodegroups: []string{}}
+	for _, g := range c.sortedNodegroups() {
+		if after != "" && g.name <= after {
+			continue
+		}
+		if len(out.Nodegroups) == size {
+			tok := base64.RawURLEncoding.EncodeToString([]byte(out.Nodegroups[len(out.Nodegroups)-1]))
+			out.NextToken = &tok
+			break
+		}
+		out.Nodegroups = append(out.Nodegroups, g.name)
+	}
+	return jsonReply(out)
+}
+
+func (s *Server) describeNodegroup(req *sim.Request, c *cluster, name string) *sim.Reply {
+	g, ok := c.nodegroups[name]
+	if !ok {
+		return ngNotFound(c, name)
+	}
+	return jsonReply(map[string]any{"nodegroup": g.view()})
+}
+
+// createRequest is CreateNodegroupRequest.
+type createRequest struct {
+	NodegroupName      *string           `json:"nodegroupName"`
+	ScalingConfig      *scalingConfig    `json:"scalingConfig"`
+	DiskSize           *int32            `json:"diskSize"`
+	Subnets            []string          `json:"subnets"`
+	InstanceTypes      []string          `json:"instanceTypes"`
+	AmiType            *string           `json:"amiType"`
+	RemoteAccess       json.RawMessage   `json:"remoteAccess"`
+	NodeRole           *string           `json:"nodeRole"`
+	Labels             map[string]string `json:"labels"`
+	Taints             []taint           `json:"taints"`
+	Tags               map[string]string `json:"tags"`
+	ClientRequestToken *string           `json:"clientRequestToken"`
+	LaunchTemplate     json.RawMessage   `json:"launchTemplate"`
+	UpdateConfig       *updateConfig     `json:"updateConfig"`
+	CapacityType       *string           `json:"capacityType"`
+	Version            *string           `json:"version"`
+	ReleaseVersion     *string           `json:"releaseVersion"`
+}
+
+func decode(req *sim.Request, v any) *sim.Reply {
+	if len(strings.TrimSpace(string(req.Body))) == 0 {
+		return failf(errSerialization, "The request body is empty.")
+	}
+	if err := json.Unmarshal(req.Body, v); err != nil {
+		return failf(errSerialization, "The request body could not be deserialized: %v", err)
+	}
+	return nil
+}
+
+func (s *Server) createNodegroup(req *sim.Request, c *cluster) *sim.Reply {
+	var in createRequest
+	if rep := decode(req, &in); rep != nil {
+		return rep
+	}
+	name := deref(in.NodegroupName)
+	if g, ok := c.nodegroups[name]; ok {
+		if tok := deref(in.ClientRequestToken); tok != "" && tok == g.token {
+			return jsonReply(map[string]any{"nodegroup": g.view()}) // a retry of the same create
+		}
+		return fail(errInUse, apiError{Message: "NodeGroup already exists with name " + name + " and cluster name " + c.name,
+			ClusterName: c.name, NodegroupName: name})
+	}
+	ng, rep := s.validateCreate(c, &in)
+	if rep != nil {
+		return rep
+	}
+	ng.CreatedAt, ng.ModifiedAt = epoch(req.Now), epoch(req.Now)
+	g := &nodegroup{cluster: c, name: name, ng: *ng, token: deref(in.ClientRequestToken)}
+	c.nodegroups[name] = g
+	o := req.Start(statusCreating, 0, int(*ng.ScalingConfig.DesiredSize), 0)
+	s.begin(o, g, nil)
+	rep = jsonReply(map[string]any{"nodegroup": g.view()})
+	rep.Created = true
+	return rep
+}
+
+// begin makes o the operation in progress on g, and u's when it is an
+// update's.
+func (s *Server) begin(o *sim.Operation, g *nodegroup, u *update) {
+	g.op = o
+	o.Data = g
+	o.Done = func(o *sim.Operation) { finish(o, g, u) }
+}
+
+// finish applies an operation's outcome to its node group when it ends.
+func finish(o *sim.Operation, g *nodegroup, u *update) {
+	g.op = nil
+	g.ready = o.To
+	g.ng.ModifiedAt = epoch(o.End)
+	c := g.cluster
+	const injected = " (fault injected by kpool cloudsim)"
+	asg := "eks-" + g.name + "-" + g.ng.NodegroupArn[len(g.ng.NodegroupArn)-8:]
+	switch {
+	case o.Kind == statusDeleting && !o.Fails:
+		delete(c.nodegroups, g.name)
+	case o.Kind == statusDeleting:
+		g.ng.Status = statusDeleteFailed
+		g.ng.Health.Issues = []issue{{Code: "Ec2SecurityGroupDeletionFailure",
+			Message: "DependencyViolation - resource has a dependent object" + injected, ResourceIDs: []string{"sg-0a1b2c3d4e5f60718"}}}
+	case o.Kind == statusCreating && o.Fails:
+		g.ng.Status = statusCreateFailed
+		g.ng.Health.Issues = []issue{{Code: "AsgInstanceLaunchFailures",
+			Message: fmt.Sprintf("Could not launch On-Demand Instances. InsufficientInstanceCapacity - We currently do not have sufficient %s capacity in the Availability Zone you requested. Launching EC2 instance failed.%s",
+				first(g.ng.InstanceTypes), injected), ResourceIDs: []string{asg}}}
+	case o.Fails && u != nil && u.typ == typeVersion:
+		// The nodes that could not be drained keep the old version; the
+		// node group stays usable.
+		g.ng.Status = statusActive
+		u.errors = []errorDetail{{ErrorCode: "PodEvictionFailure",
+			ErrorMessage: "Reached max retries while trying to evict pods from nodes in node group " + g.name + injected, ResourceIDs: []string{g.name}}}
+	case o.Fails:
+		g.ng.Status = statusDegraded
+		g.ng.Health.Issues = []issue{{Code: "AsgInstanceLaunchFailures",
+			Message:     "Could not launch Spot Instances or On-Demand Instances: the Auto Scaling group could not reach its desired capacity." + injected,
+			ResourceIDs: []string{asg}}}
+		if u != nil {
+			u.errors = []errorDetail{{ErrorCode: "AsgInstanceLaunchFailures", ErrorMessage: g.ng.Health.Issues[0].Message, ResourceIDs: []string{asg}}}
+		}
+	default:
+		g.ng.Status = statusActive
+		g.ng.Health.Issues = nil
+		if u != nil && u.typ == typeVersion {
+			for _, p := range u.params {
+				switch p.Type {
+				case "Version":
+					g.ng.Version = p.Value
+				case "ReleaseVersion":
+					g.ng.ReleaseVersion = p.Value
+				}
+			}
+		}
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// busy refuses a second operation on a node group, as EKS does.
+func busy(c *cluster, g *nodegroup, what string) *sim.Reply {
+	st := g.view().Status
+	return fail(errInUse, apiError{Message: fmt.Sprintf("Nodegroup %s cannot be %s as it is currently not in Active State (status %s).", g.name, what, st),
+		ClusterName: c.name, NodegroupName: g.name})
+}
+
+func (s *Server) deleteNodegroup(req *sim.Request, c *cluster, name string) *sim.Reply {
+	g, ok := c.nodegroups[name]
+	if !ok {
+		return ngNotFound(c, name)
+	}
+	if g.op != nil {
+		return busy(c, g, "deleted")
+	}
+	o := req.Start(statusDeleting, g.ready, 0, 0)
+	s.begin(o, g, nil)
+	return jsonReply(map[string]any{"nodegroup": g.view()})
+}
+
+// updateConfigRequest is UpdateNodegroupConfigRequest.
+type updateConfigRequest struct {
+	Labels *struct {
+		AddOrUpdateLabels map[string]string `json:"addOrUpdateLabels"`
+		RemoveLabels      []string          `json:"removeLabels"`
+	} `json:"labels"`
+	Taints *struct {
+		AddOrUpdateTaints []taint `json:"addOrUpdateTaints"`
+		RemoveTaints      []taint `json:"removeTaints"`
+	} `json:"taints"`
+	ScalingConfig      *scalingConfig  `json:"scalingConfig"`
+	UpdateConfig       *updateConfig   `json:"updateConfig"`
+	NodeRepairConfig   json.RawMessage `json:"nodeRepairConfig"`
+	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+// updatable refuses an update of a node group that is busy or broken.
+func updatable(c *cluster, g *nodegroup) *sim.Reply {
+	if g.op != nil {
+		return busy(c, g, "updated")
+	}
+	if st := g.ng.Status; st != statusActive && st != statusDegraded {
+		return fail(errInvalidRequest, apiError{Message: fmt.Sprintf("Nodegroup %s cannot be updated in status %s; only ACTIVE or DEGRADED node groups can be.", g.name, st),
+			ClusterName: c.name, NodegroupName: g.name})
+	}
+	return nil
+}
+
+func (s *Server) updateConfig(req *sim.Request, c *cluster, name string) *sim.Reply {
+	g, ok := c.nodegroups[name]
+	if !ok {
+		return ngNotFound(c, name)
+	}
+	var in updateConfigRequest
+	if rep := decode(req, &in); rep != nil {
+		return rep
+	}
+	if rep := updatable(c, g); rep != nil {
+		return rep
+	}
+	next, params, rep := validateConfig(c, g, &in)
+	if rep != nil {
+		return rep
+	}
+	from := g.ready
+	g.ng = next
+	g.ng.ModifiedAt = epoch(req.Now)
+	o := req.Start(statusUpdating, from, int(*next.ScalingConfig.DesiredSize), 0)
+	u := &update{id: o.ID, typ: typeConfig, nodegroup: g.name, params: params, created: req.Now, op: o}
+	c.updates[u.id] = u
+	g.updates = append(g.updates, u.id)
+	s.begin(o, g, u)
+	return jsonReply(map[string]any{"update": u.view()})
+}
+
+// updateVersionRequest is UpdateNodegroupVersionRequest.
+type updateVersionRequest struct {
+	Version            *string         `json:"version"`
+	ReleaseVersion     *string         `json:"releaseVersion"`
+	LaunchTemplate     json.RawMessage `json:"launchTemplate"`
+	Force              bool            `json:"force"`
+	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+func (s *Server) updateVersion(req *sim.Request, c *cluster, name string) *sim.Reply {
+	g, ok := c.nodegroups[name]
+	if !ok {
+		return ngNotFound(c, name)
+	}
+	var in updateVersionRequest
+	if len(strings.TrimSpace(string(req.Body))) > 0 {
+		if rep := decode(req, &in); rep != nil {
+			return rep
+		}
+	}
+	if rep := updatable(c, g); rep != nil {
+		return rep
+	}
+	params, rep := validateVersion(c, g, &in)
+	if rep != nil {
+		return rep
+	}
+	// Every node is replaced: one new node up and one old node drained each.
+	n := g.ready
+	o := req.Start(statusUpdating, n, n, 2*n)
+	u := &update{id: o.ID, typ: typeVersion, nodegroup: g.name, params: params, created: req.Now, op: o}
+	c.updates[u.id] = u
+	g.updates = append(g.updates, u.id)
+	s.begin(o, g, u)
+	return jsonReply(map[string]any{"update": u.view()})
+}
+
+func (s *Server) describeUpdate(req *sim.Request, c *cluster, id string) *sim.Reply {
+	u, ok := c.updates[id]
+	ngName := req.HTTP.URL.Query().Get("nodegroupName")
+	if !ok || (ngName != "" && ngName != u.nodegroup) {
+		return fail(errNotFound, apiError{Message: "No update found for ID: " + id + ".", ClusterName: c.name, NodegroupName: ngName})
+	}
+	return jsonReply(map[string]any{"update": u.view()})
+}
+
+// listUpdates lists a node group's updates, newest last (nodegroupName
+// given), or none: the cluster's own updates are not emulated.
+func (s *Server) listUpdates(req *sim.Request, c *cluster) *sim.Reply {
+	q := req.HTTP.URL.Query()
+	out := struct {
+		UpdateIDs []string `json:"updateIds"`
+	}{UpdateIDs: []string{}}
+	if n := q.Get("nodegroupName"); n != "" {
+		g, ok := c.nodegroups[n]
+		if !ok {
+			return ngNotFound(c, n)
+		}
+		out.UpdateIDs = append(out.UpdateIDs, g.updates...)
+	}
+	return jsonReply(out)
+}
+
+// byArn finds the node group of an ARN in the request's region.
+func (s *Server) byArn(region, arn string) (*nodegroup, *sim.Reply) {
+	// arn:aws:eks:REGION:ACCOUNT:nodegroup/CLUSTER/NAME/UUID
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "eks" {
+		return nil, failf(errBadRequest, "%s is not a valid resource ARN.", arn)
+	}
+	res := strings.Split(parts[5], "/")
+	if parts[3] == region && len(res) == 4 && res[0] == "nodegroup" {
+		if c, ok := s.clusters[clusterKey(region, res[1])]; ok {
+			if g, ok := c.nodegroups[res[2]]; ok && g.ng.NodegroupArn == arn {
+				return g, nil
+			}
+		}
+	}
+	return nil, failf(errTagNotFound, "Resource %s not found.", arn)
+}
+
+func (s *Server) tagResource(req *sim.Request, region, arn string) *sim.Reply {
+	g, rep := s.byArn(region, arn)
+	if rep != nil {
+		return rep
+	}
+	var in struct {
+		Tags map[string]string `json:"tags"`
+	}
+	if rep := decode(req, &in); rep != nil {
+		return rep
+	}
+	if len(in.Tags) == 0 {
+		return failf(errBadRequest, "tags must not be empty.")
+	}
+	merged := maps.Clone(g.ng.Tags)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, in.Tags)
+	if msg := checkTags(merged); msg != "" {
+		return failf(errBadRequest, "%s", msg)
+	}
+	g.ng.Tags = merged
+	return jsonReply(struct{}{})
+}
+
+func (s *Server) untagResource(req *sim.Request, region, arn string, keys []string) *sim.Reply {
+	g, rep := s.byArn(region, arn)
+	if rep != nil {
+		return rep
+	}
+	if len(keys) == 0 {
+		return failf(errBadRequest, "tagKeys must not be empty.")
+	}
+	for _, k := range keys {
+		delete(g.ng.Tags, k)
+	}
+	return jsonReply(struct{}{})
+}
+
+func (s *Server) listTags(req *sim.Request, region, arn string) *sim.Reply {
+	g, rep := s.byArn(region, arn)
+	if rep != nil {
+		return rep
+	}
+	tags := maps.Clone(g.ng.Tags)
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	return jsonReply(map[string]any{"tags": tags})
+}
+
+func to[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

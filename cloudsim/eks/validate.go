@@ -1,0 +1,423 @@
+package eks
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// EKS's rules for node groups. The enums (AMITypes, CapacityTypes,
+// TaintEffect) and the required members are the service model's
+// (aws-sdk-go-v2/service/eks v1.105 types/enums.go and validators.go);
+// the bounds and patterns are those the EKS API reference documents for
+// CreateNodegroup and UpdateNodegroupConfig, which the model does not
+// carry.
+var (
+	amiTypes = []string{"AL2_x86_64", "AL2_x86_64_GPU", "AL2_ARM_64", "CUSTOM", "BOTTLEROCKET_ARM_64", "BOTTLEROCKET_x86_64",
+		"BOTTLEROCKET_ARM_64_FIPS", "BOTTLEROCKET_x86_64_FIPS", "BOTTLEROCKET_ARM_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA",
+		"BOTTLEROCKET_ARM_64_NVIDIA_FIPS", "BOTTLEROCKET_x86_64_NVIDIA_FIPS", "WINDOWS_CORE_2019_x86_64", "WINDOWS_FULL_2019_x86_64",
+		"WINDOWS_CORE_2022_x86_64", "WINDOWS_FULL_2022_x86_64", "WINDOWS_CORE_2025_x86_64", "WINDOWS_FULL_2025_x86_64",
+		"AL2023_x86_64_STANDARD", "AL2023_ARM_64_STANDARD", "AL2023_x86_64_NEURON", "AL2023_x86_64_NVIDIA", "AL2023_ARM_64_NVIDIA"}
+	capacityTypes = []string{"ON_DEMAND", "SPOT", "CAPACITY_BLOCK"}
+	taintEffects  = []string{"NO_SCHEDULE", "NO_EXECUTE", "PREFER_NO_SCHEDULE"}
+
+	nodegroupNameRE  = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9\-_]{0,62}$`)
+	roleRE           = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
+	instanceTypeRE   = regexp.MustCompile(`^[a-z][a-z0-9-]*\.[a-z0-9]+$`)
+	versionRE        = regexp.MustCompile(`^1\.(\d{1,2})$`)
+	releaseVersionRE = regexp.MustCompile(`^1\.(\d{1,2})\.\d{1,3}-\d{8}$`)
+)
+
+const (
+	maxTaints        = 50
+	maxLabels        = 100
+	maxTags          = 50
+	maxInstanceTypes = 20
+	maxDesiredSize   = 1000 // the default quota of nodes per managed node group
+)
+
+// validateCreate checks a CreateNodegroup request and returns the node
+// group it makes, with EKS's defaults.
+func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim.Reply) {
+	name := deref(in.NodegroupName)
+	switch {
+	case in.NodegroupName == nil:
+		return nil, invalid(c, "", "nodegroupName is required.")
+	case !nodegroupNameRE.MatchString(name):
+		return nil, invalid(c, name, "Nodegroup name %s is invalid: it must be 1-63 letters, digits, '-' or '_', starting with a letter or digit.", name)
+	case len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null":
+		return nil, invalid(c, name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
+	case len(in.RemoteAccess) > 0 && string(in.RemoteAccess) != "null":
+		return nil, invalid(c, name, "remoteAccess: kpool cloudsim does not emulate remote access.")
+	case in.NodeRole == nil || *in.NodeRole == "":
+		return nil, invalid(c, name, "nodeRole is required.")
+	case !roleRE.MatchString(*in.NodeRole):
+		return nil, invalid(c, name, "The role with name %s cannot be found: nodeRole must be an IAM role ARN.", *in.NodeRole)
+	case len(in.Subnets) == 0:
+		return nil, invalid(c, name, "subnets is required: give at least one subnet of the cluster's VPC.")
+	}
+	for _, id := range in.Subnets {
+		if _, ok := c.subnets[id]; !ok {
+			return nil, invalid(c, name, "The subnet ID '%s' does not exist (Service: AmazonEC2; Error Code: InvalidSubnetID.NotFound)", id)
+		}
+	}
+	ng := &Nodegroup{
+		NodegroupName: name, ClusterName: c.name, NodeRole: *in.NodeRole,
+		NodegroupArn: fmt.Sprintf("arn:aws:eks:%s:%s:nodegroup/%s/%s/%s", c.region, c.account, c.name, name, s.NewID()),
+		Status:       statusCreating, CapacityType: "ON_DEMAND", AmiType: "AL2023_x86_64_STANDARD",
+		Subnets: slices.Clone(in.Subnets), InstanceTypes: []string{"t3.medium"}, Version: c.version,
+		Labels: maps.Clone(in.Labels), Tags: maps.Clone(in.Tags), Taints: slices.Clone(in.Taints),
+		UpdateConfig: updateConfig{MaxUnavailable: to(int32(1))},
+		DiskSize:     to(int32(20)),
+	}
+	if ng.Labels == nil {
+		ng.Labels = map[string]string{}
+	}
+	if ng.Tags == nil {
+		ng.Tags = map[string]string{}
+	}
+	if ng.Taints == nil {
+		ng.Taints = []taint{}
+	}
+	sc := scalingConfig{MinSize: to(int32(1)), MaxSize: to(int32(2)), DesiredSize: to(int32(2))}
+	if in.ScalingConfig != nil {
+		sc = *in.ScalingConfig
+		if sc.MinSize == nil {
+			sc.MinSize = to(int32(0))
+		}
+		if sc.MaxSize == nil {
+			sc.MaxSize = to(max(*sc.MinSize, 1))
+		}
+		if sc.DesiredSize == nil {
+			sc.DesiredSize = sc.MinSize
+		}
+	}
+	if rep := checkScaling(c, name, sc); rep != nil {
+		return nil, rep
+	}
+	ng.ScalingConfig = sc
+	if len(in.InstanceTypes) > 0 {
+		if len(in.InstanceTypes) > maxInstanceTypes {
+			return nil, invalid(c, name, "instanceTypes: at most %d instance types, got %d.", maxInstanceTypes, len(in.InstanceTypes))
+		}
+		for _, t := range in.InstanceTypes {
+			if !instanceTypeRE.MatchString(t) {
+				return nil, invalid(c, name, "Instance type %s is not supported: instanceTypes must be EC2 instance types such as m5.large.", t)
+			}
+		}
+		ng.InstanceTypes = slices.Clone(in.InstanceTypes)
+	}
+	if in.CapacityType != nil {
+		if !slices.Contains(capacityTypes, *in.CapacityType) {
+			return nil, invalid(c, name, "capacityType %q is invalid: it must be one of %s.", *in.CapacityType, strings.Join(capacityTypes, ", "))
+		}
+		ng.CapacityType = *in.CapacityType
+	}
+	if in.AmiType != nil {
+		if !slices.Contains(amiTypes, *in.AmiType) || *in.AmiType == "CUSTOM" {
+			return nil, invalid(c, name, "amiType %q is invalid: it must be one of the AMITypes (CUSTOM only with a launch template).", *in.AmiType)
+		}
+		ng.AmiType = *in.AmiType
+	} else if strings.Contains(first(ng.InstanceTypes), "g.") || strings.Contains(first(ng.InstanceTypes), "gd.") {
+		ng.AmiType = "AL2023_ARM_64_STANDARD" // Graviton
+	}
+	if in.DiskSize != nil {
+		if *in.DiskSize < 1 || *in.DiskSize > 16384 {
+			return nil, invalid(c, name, "diskSize must be between 1 and 16384 GiB, got %d.", *in.DiskSize)
+		}
+		ng.DiskSize = in.DiskSize
+	}
+	if rep := checkLabels(c, name, ng.Labels); rep != nil {
+		return nil, rep
+	}
+	if rep := checkTaints(c, name, ng.Taints); rep != nil {
+		return nil, rep
+	}
+	if msg := checkTags(ng.Tags); msg != "" {
+		return nil, invalid(c, name, "%s", msg)
+	}
+	if in.Version != nil {
+		if rep := checkVersion(c, name, *in.Version); rep != nil {
+			return nil, rep
+		}
+		ng.Version = *in.Version
+	}
+	ng.ReleaseVersion = ng.Version + ".0-20260101"
+	if in.ReleaseVersion != nil {
+		m := releaseVersionRE.FindStringSubmatch(*in.ReleaseVersion)
+		if m == nil || !strings.HasPrefix(*in.ReleaseVersion, ng.Version+".") {
+			return nil, invalid(c, name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, ng.Version)
+		}
+		ng.ReleaseVersion = *in.ReleaseVersion
+	}
+	return ng, nil
+}
+
+// checkScaling checks a scalingConfig: minSize >= 0, maxSize >= 1,
+// desiredSize >= 0, minSize <= desiredSize <= maxSize.
+func checkScaling(c *cluster, name string, sc scalingConfig) *sim.Reply {
+	lo, hi, want := *sc.MinSize, *sc.MaxSize, *sc.DesiredSize
+	switch {
+	case lo < 0:
+		return invalid(c, name, "Minimum capacity %d can't be less than 0.", lo)
+	case hi < 1:
+		return invalid(c, name, "Maximum capacity %d can't be less than 1.", hi)
+	case want < 0:
+		return invalid(c, name, "Desired capacity %d can't be less than 0.", want)
+	case lo > hi:
+		return invalid(c, name, "Minimum capacity %d can't be greater than maximum capacity %d.", lo, hi)
+	case want < lo:
+		return invalid(c, name, "Desired capacity %d can't be less than minimum capacity %d.", want, lo)
+	case want > hi:
+		return invalid(c, name, "Desired capacity %d can't be greater than maximum capacity %d.", want, hi)
+	case hi > maxDesiredSize:
+		return fail(errResourceLimit, apiError{Message: fmt.Sprintf("Maximum capacity %d exceeds the limit of %d nodes per node group.", hi, maxDesiredSize), ClusterName: c.name, NodegroupName: name})
+	}
+	return nil
+}
+
+// checkLabels checks Kubernetes labels: qualified-name keys, label values.
+func checkLabels(c *cluster, name string, labels map[string]string) *sim.Reply {
+	if len(labels) > maxLabels {
+		return invalid(c, name, "labels: at most %d labels, got %d.", maxLabels, len(labels))
+	}
+	for _, k := range sortedKeys(labels) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return invalid(c, name, "labels: key %q is invalid: %s", k, errs[0])
+		}
+		if errs := validation.IsValidLabelValue(labels[k]); len(errs) > 0 {
+			return invalid(c, name, "labels: value %q of key %q is invalid: %s", labels[k], k, errs[0])
+		}
+	}
+	return nil
+}
+
+// checkTaints checks taints: key and value as labels have them, an
+// effect of TaintEffect, at most 50, no key and effect twice.
+func checkTaints(c *cluster, name string, ts []taint) *sim.Reply {
+	if len(ts) > maxTaints {
+		return invalid(c, name, "taints: at most %d taints, got %d.", maxTaints, len(ts))
+	}
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if rep := checkTaint(c, name, t); rep != nil {
+			return rep
+		}
+		id := deref(t.Key) + ":" + t.Effect
+		if seen[id] {
+			return invalid(c, name, "taints: the taint %s is given twice.", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+func checkTaint(c *cluster, name string, t taint) *sim.Reply {
+	k := deref(t.Key)
+	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+		return invalid(c, name, "taints: key %q is invalid: %s", k, errs[0])
+	}
+	if errs := validation.IsValidLabelValue(deref(t.Value)); len(errs) > 0 {
+		return invalid(c, name, "taints: value %q of key %q is invalid: %s", deref(t.Value), k, errs[0])
+	}
+	if !slices.Contains(taintEffects, t.Effect) {
+		return invalid(c, name, "taints: effect %q of key %q is invalid: it must be one of %s.", t.Effect, k, strings.Join(taintEffects, ", "))
+	}
+	return nil
+}
+
+// checkTags checks AWS resource tags; "" when they are fine.
+func checkTags(tags map[string]string) string {
+	if len(tags) > maxTags {
+		return fmt.Sprintf("tags: at most %d tags, got %d.", maxTags, len(tags))
+	}
+	for _, k := range sortedKeys(tags) {
+		switch {
+		case k == "" || len(k) > 128:
+			return fmt.Sprintf("tags: key %q must be 1-128 characters.", k)
+		case strings.HasPrefix(strings.ToLower(k), "aws:"):
+			return fmt.Sprintf("tags: key %q: the aws: prefix is reserved for AWS use.", k)
+		case len(tags[k]) > 256:
+			return fmt.Sprintf("tags: the value of key %q is longer than 256 characters.", k)
+		}
+	}
+	return ""
+}
+
+// checkVersion checks a node group's Kubernetes version: major.minor, not
+// newer than the cluster's and at most three minors older.
+func checkVersion(c *cluster, name, v string) *sim.Reply {
+	m := versionRE.FindStringSubmatch(v)
+	cm := versionRE.FindStringSubmatch(c.version)
+	if m == nil || cm == nil {
+		return invalid(c, name, "Requested Kubernetes version %s is invalid: give major.minor, such as %s.", v, c.version)
+	}
+	minor, _ := strconv.Atoi(m[1])
+	cminor, _ := strconv.Atoi(cm[1])
+	switch {
+	case minor > cminor:
+		return invalid(c, name, "Requested Nodegroup version %s is newer than the cluster's version %s.", v, c.version)
+	case minor < cminor-3:
+		return invalid(c, name, "Requested Nodegroup version %s is more than three minor versions older than the cluster's version %s.", v, c.version)
+	}
+	return nil
+}
+
+// validateConfig checks an UpdateNodegroupConfig request against the node
+// group and returns the node group it makes and the update's params.
+func validateConfig(c *cluster, g *nodegroup, in *updateConfigRequest) (Nodegroup, []updateParam, *sim.Reply) {
+	next := g.view()
+	next.Status = g.ng.Status
+	var params []updateParam
+	add := func(typ, value string) { params = append(params, updateParam{Type: typ, Value: value}) }
+	if sc := in.ScalingConfig; sc != nil {
+		merged := next.ScalingConfig
+		if sc.MinSize != nil {
+			merged.MinSize = sc.MinSize
+			add("MinSize", strconv.Itoa(int(*sc.MinSize)))
+		}
+		if sc.MaxSize != nil {
+			merged.MaxSize = sc.MaxSize
+			add("MaxSize", strconv.Itoa(int(*sc.MaxSize)))
+		}
+		if sc.DesiredSize != nil {
+			merged.DesiredSize = sc.DesiredSize
+			add("DesiredSize", strconv.Itoa(int(*sc.DesiredSize)))
+		}
+		if rep := checkScaling(c, g.name, merged); rep != nil {
+			return next, nil, rep
+		}
+		next.ScalingConfig = merged
+	}
+	if l := in.Labels; l != nil {
+		for _, k := range l.RemoveLabels {
+			if _, both := l.AddOrUpdateLabels[k]; both {
+				return next, nil, invalid(c, g.name, "labels: key %s is in both addOrUpdateLabels and removeLabels.", k)
+			}
+			if _, ok := next.Labels[k]; !ok {
+				return next, nil, invalid(c, g.name, "labels: cannot remove label %s: the node group has no such label.", k)
+			}
+			delete(next.Labels, k)
+		}
+		maps.Copy(next.Labels, l.AddOrUpdateLabels)
+		if rep := checkLabels(c, g.name, next.Labels); rep != nil {
+			return next, nil, rep
+		}
+		if len(l.AddOrUpdateLabels) > 0 {
+			add("LabelsToAdd", jsonString(l.AddOrUpdateLabels))
+		}
+		if len(l.RemoveLabels) > 0 {
+			add("LabelsToRemove", jsonString(l.RemoveLabels))
+		}
+	}
+	if t := in.Taints; t != nil {
+		id := func(x taint) string { return deref(x.Key) + ":" + x.Effect }
+		adding := map[string]bool{}
+		for _, a := range t.AddOrUpdateTaints {
+			if rep := checkTaint(c, g.name, a); rep != nil {
+				return next, nil, rep
+			}
+			adding[id(a)] = true
+		}
+		for _, r := range t.RemoveTaints {
+			if adding[id(r)] {
+				return next, nil, invalid(c, g.name, "taints: taint %s is in both addOrUpdateTaints and removeTaints.", id(r))
+			}
+			i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(r) })
+			if i < 0 {
+				return next, nil, invalid(c, g.name, "taints: cannot remove taint %s: the node group has no such taint.", id(r))
+			}
+			next.Taints = slices.Delete(next.Taints, i, i+1)
+		}
+		for _, a := range t.AddOrUpdateTaints {
+			if i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(a) }); i >= 0 {
+				next.Taints[i] = a
+			} else {
+				next.Taints = append(next.Taints, a)
+			}
+		}
+		if rep := checkTaints(c, g.name, next.Taints); rep != nil {
+			return next, nil, rep
+		}
+		if len(t.AddOrUpdateTaints) > 0 {
+			add("TaintsToAdd", jsonString(t.AddOrUpdateTaints))
+		}
+		if len(t.RemoveTaints) > 0 {
+			add("TaintsToRemove", jsonString(t.RemoveTaints))
+		}
+	}
+	if u := in.UpdateConfig; u != nil {
+		if (u.MaxUnavailable == nil) == (u.MaxUnavailablePercentage == nil) {
+			return next, nil, invalid(c, g.name, "updateConfig: give exactly one of maxUnavailable and maxUnavailablePercentage.")
+		}
+		next.UpdateConfig = *u
+		if u.MaxUnavailable != nil {
+			add("MaxUnavailable", strconv.Itoa(int(*u.MaxUnavailable)))
+		} else {
+			add("MaxUnavailablePercentage", strconv.Itoa(int(*u.MaxUnavailablePercentage)))
+		}
+	}
+	if len(params) == 0 {
+		return next, nil, invalid(c, g.name, "No changes needed: the request updates nothing.")
+	}
+	return next, params, nil
+}
+
+// validateVersion checks an UpdateNodegroupVersion request and returns
+// the update's params.
+func validateVersion(c *cluster, g *nodegroup, in *updateVersionRequest) ([]updateParam, *sim.Reply) {
+	if len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null" {
+		return nil, invalid(c, g.name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
+	}
+	version := g.ng.Version
+	if in.Version != nil {
+		if rep := checkVersion(c, g.name, *in.Version); rep != nil {
+			return nil, rep
+		}
+		if m, cur := versionRE.FindStringSubmatch(*in.Version), versionRE.FindStringSubmatch(g.ng.Version); m != nil && cur != nil {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(cur[1])
+			if a < b {
+				return nil, invalid(c, g.name, "Requested Nodegroup version %s is older than its current version %s: node groups cannot be downgraded.", *in.Version, g.ng.Version)
+			}
+		}
+		version = *in.Version
+	} else if in.ReleaseVersion == nil {
+		version = c.version // no version: the cluster's, with its latest AMI
+	}
+	release := version + ".0-20260101"
+	if in.ReleaseVersion != nil {
+		if !releaseVersionRE.MatchString(*in.ReleaseVersion) || !strings.HasPrefix(*in.ReleaseVersion, version+".") {
+			return nil, invalid(c, g.name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, version)
+		}
+		release = *in.ReleaseVersion
+	}
+	if version == g.ng.Version && release == g.ng.ReleaseVersion {
+		return nil, invalid(c, g.name, "Nodegroup %s is already at version %s (release %s).", g.name, version, release)
+	}
+	params := []updateParam{{Type: "Version", Value: version}, {Type: "ReleaseVersion", Value: release}}
+	return params, nil
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,420 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/kpool/kpool"
+	ekssim "github.com/kpool/kpool/cloudsim/eks"
+	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/eks"
+	"github.com/kpool/kpool/provider/eks/driver"
+	"github.com/kpool/kpool/provider/providertest"
+)
+
+const (
+	region      = "us-west-2"
+	account     = "123456789012"
+	clusterName = "prod"
+	accessKey   = "AKIATESTTESTTEST0001"
+	secretKey   = "test-secret-access-key"
+)
+
+var subnets = map[string]string{
+	"us-west-2a": "subnet-0aaaaaaaaaaaaaaa1",
+	"us-west-2b": "subnet-0bbbbbbbbbbbbbbb2",
+	"us-west-2c": "subnet-0ccccccccccccccc3",
+}
+
+var static = credentials.NewStaticCredentialsProvider(accessKey, secretKey, "")
+
+// emulated is an EKS emulator on a loopback TLS port with a driver and a
+// cluster pointing at it.
+type emulated struct {
+	sim     *ekssim.Server
+	clock   *sim.ManualClock
+	driver  *driver.Driver
+	cluster *kpool.Cluster
+	client  *http.Client
+}
+
+// allow is the default credential, allowed to go to urls besides the
+// public EKS endpoints.
+func allow(t testing.TB, urls ...string) provider.Credentials {
+	t.Helper()
+	set, err := provider.DefaultCredentials([]provider.Profile{eks.Profile{}}, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// fast retries quickly: the emulator's faults are answered at once.
+func fast() *driver.RetryOptions {
+	r := driver.Retry()
+	r.MaxBackoff = time.Millisecond
+	return &r
+}
+
+func clusterAt(endpoint string) *kpool.Cluster {
+	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
+		Endpoint: endpoint,
+		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: &kpool.AWSCluster{
+			Region: region, ClusterName: clusterName, NodeRoleARN: "arn:aws:iam::" + account + ":role/nodes", Subnets: subnets}},
+	}}
+}
+
+func newEmulated(t *testing.T) *emulated {
+	t.Helper()
+	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	emu := ekssim.New(ekssim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second},
+		Keys: map[string]string{accessKey: secretKey}, PageSize: 2})
+	emu.AddCluster(ekssim.Cluster{Name: clusterName, Region: region, Account: account, Version: "1.31", Subnets: subnets})
+	srv := httptest.NewUnstartedServer(emu)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fast()})
+	return &emulated{sim: emu, clock: clock, driver: d, cluster: clusterAt(srv.URL), client: srv.Client()}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (e *emulated) harness(t *testing.T) *providertest.Harness {
+	return &providertest.Harness{
+		Driver:  e.driver,
+		Cluster: e.cluster,
+		Spec: func(name string, zones ...string) provider.PoolSpec {
+			return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
+				NodeCount: ptr(2), Zones: zones,
+				Platform: kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "m5.large", VolumeSize: 50}},
+			})
+		},
+		Settle:   func() { e.clock.Advance(time.Hour) },
+		Throttle: e.sim.SetRateLimit,
+		Faults:   e.sim.SetFaultRate,
+		Creates: func(pn string) int {
+			n := 0
+			for _, c := range e.sim.Calls() {
+				if c.Created && c.Method == http.MethodPost {
+					if st, ok := e.sim.NodegroupOf(region, clusterName, pn); ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000 {
+						n++
+					}
+				}
+			}
+			return n
+		},
+		Unlabel: func(pn, label string) {
+			if err := e.sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) }); err != nil {
+				t.Fatal(err)
+			}
+		},
+		ImmutableField: func(s *provider.PoolSpec) string {
+			s.MachineType = "m5.2xlarge"
+			return "spec.platform.aws.instanceType"
+		},
+	}
+}
+
+func TestConformance(t *testing.T) {
+	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
+}
+
+var ctx = context.Background()
+
+// TestMapping checks the fields the EKS driver maps both ways.
+func TestMapping(t *testing.T) {
+	e := newEmulated(t)
+	s := providertest.Spec(e.cluster, "spot-ml", kpool.NodePoolSpec{
+		NodeCount:         ptr(3),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(0), MaxNodes: ptr(5)},
+		Zones:             []string{"1", "3"},
+		KubernetesVersion: "1.30",
+		Labels:            map[string]string{"team": "ml"},
+		Taints:            []kpool.Taint{{Key: "dedicated", Value: "ml", Effect: kpool.EffectPreferNoSchedule}, {Key: "gpu", Effect: kpool.EffectNoExecute}},
+		Tags:              map[string]string{"cost-center": "42"},
+		Platform:          kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "g5.xlarge", VolumeSize: 200, SpotInstances: true}},
+	})
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	st, ok := e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	if !ok {
+		t.Fatal("the emulator has no such node group")
+	}
+	sc := st.ScalingConfig
+	if *sc.MinSize != 0 || *sc.MaxSize != 5 || *sc.DesiredSize != 3 || st.CapacityType != "SPOT" || *st.DiskSize != 200 ||
+		strings.Join(st.InstanceTypes, ",") != "g5.xlarge" || st.Version != "1.30" || st.NodeRole != "arn:aws:iam::"+account+":role/nodes" ||
+		strings.Join(st.Subnets, ",") != subnets["us-west-2a"]+","+subnets["us-west-2c"] || st.Tags["cost-center"] != "42" ||
+		st.Labels[provider.LabelPool] != "spot-ml" || st.Labels["team"] != "ml" || len(st.Taints) != 2 || st.Taints[0].Effect != "PREFER_NO_SCHEDULE" ||
+		st.Taints[1].Effect != "NO_EXECUTE" || st.Status != "CREATING" {
+		t.Fatalf("sent: %+v", st.Nodegroup)
+	}
+	if _, has := st.Labels[provider.LabelZone]; has {
+		t.Fatal("a two-zone pool got a node-zone label")
+	}
+	e.clock.Advance(time.Hour)
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p.State != provider.StateReady || !p.Spot || p.DiskSizeGB != 200 || p.Version != "1.30" || !p.Autoscaling || p.MinCount != 0 || p.MaxCount != 5 ||
+		p.Count != 3 || strings.Join(p.Zones, ",") != "1,3" || p.Labels["team"] != "ml" || len(p.Taints) != 2 || p.Tags["cost-center"] != "42" ||
+		p.NodesByZone["1"]+p.NodesByZone["3"] != 3 || p.Extra["arn"] == "" || len(p.Problems) > 0 {
+		t.Fatalf("observed: %+v", p)
+	}
+
+	// Autoscaling off: min = max = desired = the count; labels, taints
+	// and tags as diffs; then the version, once the config update is done.
+	s.Autoscaling, s.Count = false, 4
+	s.Labels = map[string]string{provider.LabelPool: "spot-ml", "team": "infra", "tier": "gold"}
+	s.Taints = []kpool.Taint{{Key: "dedicated", Value: "infra", Effect: kpool.EffectPreferNoSchedule}}
+	s.Tags = map[string]string{"owner": "ops"}
+	s.Version = "1.31"
+	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != provider.StateUpdating || got.Count != 4 || got.Autoscaling {
+		t.Fatalf("accepted update: %+v", got)
+	}
+	st, _ = e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	if sc := st.ScalingConfig; *sc.MinSize != 4 || *sc.MaxSize != 4 || *sc.DesiredSize != 4 || st.Labels["tier"] != "gold" || st.Labels["team"] != "infra" ||
+		len(st.Taints) != 1 || *st.Taints[0].Value != "infra" || st.Tags["owner"] != "ops" || st.Tags["cost-center"] != "" || st.Version != "1.30" {
+		t.Fatalf("after the config update: %+v", st.Nodegroup)
+	}
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+		t.Fatalf("a second update while one runs: %v, want transient (ResourceInUseException)", err)
+	}
+	e.clock.Advance(time.Hour)
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	st, _ = e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	if st.Version != "1.31" || st.Status != "ACTIVE" {
+		t.Fatalf("after the version update: %s %s", st.Version, st.Status)
+	}
+}
+
+// TestRefusedByTheService: the emulator refuses what EKS refuses even if a
+// driver sent it, and the driver types the refusals.
+func TestRefusedByTheService(t *testing.T) {
+	e := newEmulated(t)
+	bad := e.harness(t).Spec("bad")
+	bad.Autoscaling, bad.MinCount, bad.MaxCount = true, 5, 3
+	_, err := e.driver.NodePoolCreate(ctx, e.cluster, bad)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.autoscaling.minNodes" {
+		t.Fatalf("min > max: %v, want a validation error on spec.autoscaling.minNodes", err)
+	}
+	bad = e.harness(t).Spec("bad")
+	bad.MachineType = "not an instance type"
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.platform.aws.instanceType" {
+		t.Fatalf("a bad instance type: %v", err)
+	}
+	bad = e.harness(t).Spec("bad")
+	bad.Taints = []kpool.Taint{{Key: "x", Effect: "Sometimes"}}
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
+		t.Fatalf("a bad taint effect: %v", err)
+	}
+	bad = e.harness(t).Spec("bad")
+	bad.Version = "1.40"
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
+		t.Fatalf("a version newer than the cluster's: %v", err)
+	}
+	missing := clusterAt(e.cluster.Spec.Endpoint)
+	missing.Spec.Platform.AWS.ClusterName = "nope"
+	if _, err := e.driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
+		t.Fatalf("list in a missing cluster: %v", err)
+	}
+	if err := e.driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
+		t.Fatalf("delete in a missing cluster: %v, want not found (not the node group's absence)", err)
+	}
+}
+
+// TestWrongKey: a request signed with a key the service does not know is
+// permission denied, never retried as transient.
+func TestWrongKey(t *testing.T) {
+	e := newEmulated(t)
+	d := driver.New(driver.Options{Credential: credentials.NewStaticCredentialsProvider("AKIAUNKNOWNUNKNOWN01", "x", ""),
+		Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
+	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+		t.Fatalf("unknown key: %v", err)
+	}
+	d = driver.New(driver.Options{Credential: credentials.NewStaticCredentialsProvider(accessKey, "wrong", ""),
+		Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
+	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+		t.Fatalf("wrong secret: %v", err)
+	}
+}
+
+// TestNoCredentialToOtherHosts: a cluster whose endpoint the credential
+// may not go to is refused before any request; the wire check refuses a
+// request the SDK would send elsewhere.
+func TestNoCredentialToOtherHosts(t *testing.T) {
+	e := newEmulated(t)
+	other := httptest.NewUnstartedServer(e.sim)
+	other.StartTLS()
+	t.Cleanup(other.Close)
+	// The credential allows only the first emulator.
+	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: other.Client().Transport})
+	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
+		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
+	}
+	// No endpoint: the SDK resolves the public one, which a credential of
+	// the operator's that lists only the emulator may not reach.
+	creds, err := provider.ParseCredentials([]byte(`
+defaults: {aws: emu}
+credentials:
+  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+`), []provider.Profile{eks.Profile{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = driver.New(driver.Options{Credential: static, Credentials: creds, Transport: e.client.Transport})
+	_, err = d.NodePoolList(ctx, clusterAt(""))
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "eks.us-west-2.amazonaws.com") {
+		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
+	}
+	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatalf("the allowed endpoint: %v", err)
+	}
+	// Another account is refused by scope.
+	foreign := clusterAt(e.cluster.Spec.Endpoint)
+	foreign.Spec.Platform.AWS.NodeRoleARN = "arn:aws:iam::999999999999:role/nodes"
+	if _, err := d.NodePoolList(ctx, foreign); !errors.As(err, &pe) || pe.Field != "spec.credential" {
+		t.Fatalf("another account: %v", err)
+	}
+	before := len(e.sim.Calls())
+	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.cluster.Spec.Endpoint, "https://")))
+	if n := len(e.sim.Calls()) - before; n != 0 {
+		t.Fatalf("%d calls over plain http", n)
+	}
+}
+
+// TestStaticCredential: a static credential's key is read from the
+// variables the operator's file names and signs the requests.
+func TestStaticCredential(t *testing.T) {
+	e := newEmulated(t)
+	t.Setenv("KPOOL_TEST_AWS_KEY", accessKey)
+	t.Setenv("KPOOL_TEST_AWS_SECRET", secretKey)
+	creds, err := provider.ParseCredentials([]byte(`
+defaults: {aws: key}
+credentials:
+  key: {type: aws, kind: static, accessKeyIdEnv: KPOOL_TEST_AWS_KEY, secretAccessKeyEnv: KPOOL_TEST_AWS_SECRET, scopes: ["`+account+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+`), []provider.Profile{eks.Profile{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
+	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KPOOL_TEST_AWS_SECRET", "wrong-secret")
+	d = driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
+	_, err = d.NodePoolList(ctx, e.cluster)
+	if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "wrong-secret") {
+		t.Fatalf("a wrong secret: %v, want permission denied without the secret", err)
+	}
+}
+
+// tarpit returns the URL of a TLS endpoint on loopback that accepts
+// requests and never answers them, and a client that trusts it.
+func tarpit(t *testing.T) (string, *http.Client) {
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+		panic(http.ErrAbortHandler)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	return srv.URL, srv.Client()
+}
+
+// TestTarpit: an endpoint that accepts and never answers cannot hold a
+// call for ever: the caller's deadline ends it, or, without one, the
+// per-try timeout does; either way it is transient.
+func TestTarpit(t *testing.T) {
+	answerless, client := tarpit(t)
+	tp, err := sim.NewTarpit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tp.Close() })
+	short := driver.Retry()
+	short.TryTimeout, short.MaxBackoff = 50*time.Millisecond, time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+		retry    *driver.RetryOptions
+		deadline time.Duration
+	}{
+		{"no answer, caller's deadline", answerless, nil, 200 * time.Millisecond},
+		{"no answer, try timeout", answerless, &short, 0},
+		{"no handshake, caller's deadline", "https://" + tp.Addr(), nil, 200 * time.Millisecond},
+		{"no handshake, try timeout", "https://" + tp.Addr(), &short, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := driver.New(driver.Options{Credential: static, Credentials: allow(t, tc.endpoint), Transport: client.Transport, Retry: tc.retry})
+			c := ctx
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				c, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := d.NodePoolList(c, clusterAt(tc.endpoint))
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			if !provider.IsTransient(err) {
+				t.Fatalf("got %v, want transient", err)
+			}
+		})
+	}
+}
+
+// TestFailedCreateMessage: a node group whose create failed is Failed, and
+// its health issues are the pool's message.
+func TestFailedCreateMessage(t *testing.T) {
+	e := newEmulated(t)
+	s := e.harness(t).Spec("web")
+	failed := false
+	for i := 0; i < 100 && !failed; i++ {
+		e.sim.SetFaultRate(0.5)
+		_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+		e.sim.SetFaultRate(0)
+		calls := e.sim.Calls()
+		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
+		if !failed {
+			_ = e.driver.NodePoolDelete(ctx, e.cluster, s.ProviderName)
+		}
+		e.clock.Advance(time.Hour)
+	}
+	if !failed {
+		t.Fatal("no create failed in 100 tries")
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p == nil || p.State != provider.StateFailed || p.ProviderState != "CREATE_FAILED" || !p.ReadyUnknown || !strings.HasPrefix(p.Message, "AsgInstanceLaunchFailures: ") {
+		t.Fatalf("failed node group: %+v", p)
+	}
+}

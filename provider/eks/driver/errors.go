@@ -1,0 +1,238 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// guard is the SDK's HTTP client: the last step before the wire. A request
+// to a host its credential may not be sent to fails there, its signature
+// unsent, whatever sent it there (an endpoint stored around the API's
+// checks, a resolved endpoint of another partition). Each try is bounded
+// by try; redirects are not followed (EKS sends none, and a redirect would
+// carry the signed request to another host).
+type guard struct {
+	cred   *provider.Credential
+	try    time.Duration
+	client *http.Client
+}
+
+func (g *guard) Do(req *http.Request) (*http.Response, error) {
+	u := req.URL
+	if o, err := kpool.Origin(u.Scheme + "://" + u.Host); err != nil || !g.cred.AllowsOrigin(o) {
+		return nil, &refusedHost{cred: g.cred.Name, host: u.Scheme + "://" + u.Host}
+	}
+	if g.try <= 0 {
+		return g.client.Do(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), g.try)
+	resp, err := g.client.Do(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{resp.Body, cancel}
+	return resp, nil
+}
+
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// cancelOnClose ends a try's context once its body is read and closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// refusedHost is guard's error; it is never retried.
+type refusedHost struct{ cred, host string }
+
+func (e *refusedHost) Error() string {
+	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.host)
+}
+
+// identityError is an error of the credential provider, marked so that
+// classify tells it from the service's.
+type identityError struct{ err error }
+
+func (e *identityError) Error() string { return e.err.Error() }
+func (e *identityError) Unwrap() error { return e.err }
+
+// identity marks the errors of the provider it wraps.
+type identity struct{ inner aws.CredentialsProvider }
+
+func (i identity) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	c, err := i.inner.Retrieve(ctx)
+	if err != nil {
+		return c, &identityError{err}
+	}
+	return c, nil
+}
+
+// retryable says which failures the SDK tries again: 500, 502, 503, 504,
+// a connection dropped or refused, a try timed out. Never a refused host,
+// a credential's error, throttling or any other answer.
+func retryable(err error) aws.Ternary {
+	var rh *refusedHost
+	var ie *identityError
+	if errors.As(err, &rh) || errors.As(err, &ie) {
+		return aws.FalseTernary
+	}
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		switch re.HTTPStatusCode() {
+		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return aws.TrueTernary
+		}
+		return aws.FalseTernary
+	}
+	if t := (retry.RetryableConnectionError{}).IsErrorRetryable(err); t != aws.UnknownTernary {
+		return t
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return aws.TrueTernary
+	}
+	return aws.FalseTernary
+}
+
+// The codes of AWS's front door that refuse the caller's identity.
+var authCodes = map[string]bool{
+	"AccessDeniedException": true, "UnrecognizedClientException": true, "InvalidSignatureException": true,
+	"MissingAuthenticationTokenException": true, "IncompleteSignatureException": true, "ExpiredTokenException": true,
+	"InvalidClientTokenId": true, "SignatureDoesNotMatch": true,
+}
+
+// throttleWait is the Retry-After of a throttled call when EKS gives none
+// (it never does): a second, the SDK's own first backoff for throttling.
+const throttleWait = time.Second
+
+// classify maps an SDK error to a provider error. field names the spec
+// field a validation error is about ("" guesses it from EKS's message).
+func classify(err error, field string) error {
+	var rh *refusedHost
+	if errors.As(err, &rh) {
+		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+	}
+	var ie *identityError
+	if errors.As(err, &ie) {
+		kind := provider.KindPermissionDenied
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			kind = provider.KindTransient
+		}
+		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + firstLine(ie.err.Error()), Err: err}
+	}
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "no answer from EKS in time: " + firstLine(err.Error()), Err: err}
+		}
+		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling EKS: " + firstLine(err.Error()), Err: err}
+	}
+	status := 0
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		status = re.HTTPStatusCode()
+	}
+	code := ae.ErrorCode()
+	reason := code
+	if msg := ae.ErrorMessage(); msg != "" {
+		reason += ": " + firstLine(msg)
+	}
+	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
+	var (
+		throttled *types.ThrottlingException
+		notFound  *types.ResourceNotFoundException
+		inUse     *types.ResourceInUseException
+		badParam  *types.InvalidParameterException
+		badReq    *types.InvalidRequestException
+		server    *types.ServerException
+	)
+	switch {
+	case errors.As(err, &throttled) || status == http.StatusTooManyRequests:
+		e.Kind, e.RetryAfter = provider.KindThrottled, throttleWait
+		if re != nil && re.Response != nil {
+			if d := provider.RetryAfterHeader(re.Response.Header, time.Now()); d > 0 {
+				e.RetryAfter = d
+			}
+		}
+	case authCodes[code] || status == http.StatusForbidden || status == http.StatusUnauthorized:
+		e.Kind = provider.KindPermissionDenied
+	case errors.As(err, &notFound) || status == http.StatusNotFound:
+		e.Kind = provider.KindNotFound
+	case errors.As(err, &inUse) || status == http.StatusConflict:
+		// Another update holds the node group: try again once it ends.
+		e.Kind = provider.KindTransient
+	case errors.As(err, &badParam), errors.As(err, &badReq), status == http.StatusBadRequest:
+		e.Kind, e.Field = provider.KindValidation, field
+		if e.Field == "" {
+			e.Field = fieldOf(reason)
+		}
+	case errors.As(err, &server):
+		e.Kind = provider.KindTransient
+	default:
+		e.Kind = provider.KindOfStatus(status)
+	}
+	return e
+}
+
+// nodegroupMissing reports whether err says the node group does not
+// exist, as opposed to its cluster: EKS names the node group in the
+// exception when it is the one missing.
+func nodegroupMissing(err error) bool {
+	var nf *types.ResourceNotFoundException
+	if !errors.As(err, &nf) {
+		return false
+	}
+	if nf.NodegroupName != nil {
+		return *nf.NodegroupName != ""
+	}
+	return strings.Contains(strings.ToLower(nf.ErrorMessage()), "node group") || strings.Contains(strings.ToLower(nf.ErrorMessage()), "nodegroup")
+}
+
+// fieldOf guesses the spec field an EKS validation message is about.
+func fieldOf(reason string) string {
+	low := strings.ToLower(reason)
+	for _, f := range []struct{ word, field string }{
+		{"instance type", "spec.platform.aws.instanceType"}, {"instancetypes", "spec.platform.aws.instanceType"},
+		{"capacitytype", "spec.platform.aws.spotInstances"}, {"disksize", "spec.platform.aws.volumeSize"},
+		{"subnet", "spec.zones"}, {"taint", "spec.taints"}, {"label", "spec.labels"}, {"tags", "spec.tags"},
+		{"release version", "spec.kubernetesVersion"}, {"version", "spec.kubernetesVersion"},
+		{"minimum capacity", "spec.autoscaling.minNodes"}, {"maximum capacity", "spec.autoscaling.maxNodes"},
+		{"desired capacity", "spec.nodeCount"}, {"noderole", "spec.platform.aws.nodeRoleArn"}, {"role", "spec.platform.aws.nodeRoleArn"},
+		{"amitype", "spec.platform.aws"}, {"nodegroup name", "provider_name"},
+	} {
+		if strings.Contains(low, f.word) {
+			return f.field
+		}
+	}
+	return "spec"
+}
+
+// firstLine returns s on one line, its spaces collapsed, cut at 300
+// bytes: a reason for a status, not a dump.
+func firstLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
