@@ -286,7 +286,7 @@ func TestValidateCluster(t *testing.T) {
 		{"aws role", PlatformAWS, `{"platform":{"aws":{"nodeRoleArn":"eks-nodes"}}}`, "spec.platform.aws.nodeRoleArn"},
 		{"aws subnets required", PlatformAWS, `{"platform":{"aws":{"subnets":null}}}`, "spec.platform.aws.subnets"},
 		{"aws subnet zone", PlatformAWS, `{"platform":{"aws":{"subnets":{"eu-west-1a":"subnet-0123456789abcdef2"}}}}`, "spec.platform.aws.subnets.eu-west-1a"},
-		{"aws subnet zone id", PlatformAWS, `{"platform":{"aws":{"subnets":{"usw2-az3":"subnet-0123456789abcdef2"}}}}`, ""},
+		{"aws subnet zone id", PlatformAWS, `{"platform":{"aws":{"subnets":{"usw2-az3":"subnet-0123456789abcdef2"}}}}`, "spec.platform.aws.subnets.usw2-az3"},
 		{"aws subnet id", PlatformAWS, `{"platform":{"aws":{"subnets":{"us-west-2c":"sn-1"}}}}`, "spec.platform.aws.subnets.us-west-2c"},
 		{"gcp ok", PlatformGCP, `{}`, ""},
 		{"gcp zonal location", PlatformGCP, `{"platform":{"gcp":{"location":"us-central1-a"}}}`, ""},

@@ -18,7 +18,7 @@ var reg = catalog.Registry()
 
 var clusters = map[kpool.PlatformType]string{
 	kpool.PlatformAzure: `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}`,
-	kpool.PlatformAWS:   `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0","usw2-az2":"subnet-0123456789abcdef1"}}}}`,
+	kpool.PlatformAWS:   `{"platform":{"type":"aws","aws":{"region":"us-west-2","clusterName":"eks","nodeRoleArn":"arn:aws:iam::123456789012:role/n","subnets":{"us-west-2a":"subnet-0123456789abcdef0","us-west-2b":"subnet-0123456789abcdef1"}}}}`,
 	kpool.PlatformGCP:   `{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"gke"}}}`,
 	kpool.PlatformOCI:   `{"platform":{"type":"oci","oci":{"region":"us-ashburn-1","compartmentId":"ocid1.compartment.oc1..a","clusterId":"ocid1.cluster.oc1..a","imageId":"ocid1.image.oc1..a","subnets":{"Uocm:US-ASHBURN-AD-1":"ocid1.subnet.oc1..a","Uocm:US-ASHBURN-AD-2":"ocid1.subnet.oc1..b"}}}}`,
 	kpool.PlatformCivo:  `{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`,

@@ -59,7 +59,6 @@ var (
 	clusterNameRE = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
 	roleRE        = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
 	zoneIDRE      = regexp.MustCompile(`^[a-z]{3,5}\d{0,2}-az\d{1,2}$`)
-	zoneIDNumRE   = regexp.MustCompile(`-az([1-9][0-9]?)$`)
 	subnetRE      = regexp.MustCompile(`^subnet-[0-9a-f]{8,17}$`)
 	volumeTypeRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
 )
@@ -75,8 +74,13 @@ func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
 	for _, zone := range kpool.SortedKeys(a.Subnets) {
 		zf := f + ".subnets." + zone
 		inRegion := a.Region != "" && strings.HasPrefix(zone, a.Region) && len(zone) == len(a.Region)+1 && zone[len(zone)-1] >= 'a' && zone[len(zone)-1] <= 'z'
-		if !inRegion && !zoneIDRE.MatchString(zone) {
-			fe.Add(zf, "%q is not an availability zone of region %q (such as %sa) or a zone id (such as use1-az1)", zone, a.Region, a.Region)
+		switch {
+		case zoneIDRE.MatchString(zone):
+			// AWS maps zone ids to zone names differently in every
+			// account: the name the nodes carry cannot be told from an id.
+			fe.Add(zf, "%q is a zone id; AWS maps zone ids to zone names differently in every account, so key the subnet by its zone name (such as %sa), the one its nodes carry in %s", zone, a.Region, provider.LabelTopologyZone)
+		case !inRegion:
+			fe.Add(zf, "%q is not an availability zone of region %q (such as %sa)", zone, a.Region, a.Region)
 		}
 		kpool.ValidatePattern(fe, zf, a.Subnets[zone], subnetRE, true, "a subnet id such as subnet-0123456789abcdef0")
 	}
@@ -152,16 +156,14 @@ func (p Profile) ProviderZone(c *kpool.Cluster, logical string) (string, error) 
 	return p.Region(&c.Spec) + provider.ZoneLetter(n), nil
 }
 
-// LogicalZone reads a zone name (us-west-2b) or a zone id (usw2-az2).
+// LogicalZone reads a zone name (us-west-2b). A zone id (usw2-az2) is not
+// read: which name it is differs by account.
 func (p Profile) LogicalZone(c *kpool.Cluster, native string) (string, error) {
 	region := p.Region(&c.Spec)
 	if l, ok := provider.LetterZone(native, region, ""); ok {
 		return l, nil
 	}
-	if m := zoneIDNumRE.FindStringSubmatch(native); m != nil {
-		return m[1], nil
-	}
-	return "", fmt.Errorf("%q is not a zone of %s region %q", native, Type, region)
+	return "", fmt.Errorf("%q is not a zone name of %s region %q", native, Type, region)
 }
 
 // NodeZone: EKS nodes carry the zone name.
@@ -170,7 +172,7 @@ func (p Profile) NodeZone(c *kpool.Cluster, logical string) (string, error) {
 }
 
 // Subnet returns an EKS cluster's subnet for a logical zone, from its subnet
-// map keyed by zone name (us-west-2a) or zone id (usw2-az1).
+// map keyed by zone name (us-west-2a).
 func Subnet(c *kpool.Cluster, logical string) (string, error) {
 	a := c.Spec.Platform.AWS
 	if a == nil {
@@ -182,11 +184,6 @@ func Subnet(c *kpool.Cluster, logical string) (string, error) {
 	}
 	if id, ok := a.Subnets[name]; ok {
 		return id, nil
-	}
-	for key, id := range a.Subnets {
-		if m := zoneIDNumRE.FindStringSubmatch(key); m != nil && m[1] == logical {
-			return id, nil
-		}
 	}
 	return "", fmt.Errorf("zone %s (%s) has no subnet in cluster %s's subnets", logical, name, c.Name)
 }
