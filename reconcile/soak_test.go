@@ -21,10 +21,12 @@ import (
 
 	"github.com/kpool/kpool"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -109,6 +111,37 @@ func soakCloudMakers() map[string]func() soakCloud {
 					retry, listRetry := aksdriver.Retry(), aksdriver.ListRetry()
 					retry.RetryDelay, listRetry.RetryDelay = 10*time.Millisecond, 10*time.Millisecond
 					return aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: client, Retry: &retry, ListRetry: &listRetry})
+				},
+			}
+		},
+		"eks": func() soakCloud {
+			emu := ekssim.New(ekssim.Options{Engine: soakOperations, PageSize: 50})
+			const region, account = "us-west-2", "111122223333"
+			subnets := map[string]string{"us-west-2a": "subnet-0a0000000000000a1", "us-west-2b": "subnet-0b0000000000000b2", "us-west-2c": "subnet-0c0000000000000c3"}
+			return soakCloud{
+				platform: kpool.PlatformAWS, emu: emu,
+				cluster: func(name, endpoint string, add bool) string {
+					if add {
+						emu.AddCluster(ekssim.Cluster{Name: name, Region: region, Account: account, Version: "1.31", Subnets: subnets})
+					}
+					sn, _ := json.Marshal(subnets)
+					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"aws","aws":{"region":%q,"clusterName":%q,"nodeRoleArn":"arn:aws:iam::%s:role/nodes","subnets":%s}}}`,
+						endpoint, region, name, account, sn)
+				},
+				pool: func(i int) string {
+					return fmt.Sprintf(`{"platform":{"aws":{"instanceType":"m5.large"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
+				},
+				at: func(cluster, name string) (int, bool, bool) {
+					ng, ok := emu.NodegroupOf(region, cluster, name)
+					if !ok {
+						return 0, false, false
+					}
+					return int(*ng.ScalingConfig.DesiredSize), ng.Operation == "" && ng.Status == "ACTIVE", true
+				},
+				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
+					retry := eksdriver.Retry()
+					retry.MaxBackoff = 10 * time.Millisecond
+					return eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: creds, Transport: client.Transport, Retry: &retry})
 				},
 			}
 		},
@@ -417,7 +450,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			r.throttled++
 		}
 		if c.Created {
-			creates[strings.ToLower(c.Path)]++
+			creates[strings.ToLower(c.Resource)]++
 		}
 	}
 	for path, n := range creates {

@@ -352,7 +352,7 @@ func (s *Server) createNodegroup(req *sim.Request, c *cluster) *sim.Reply {
 	o := req.Start(statusCreating, 0, int(*ng.ScalingConfig.DesiredSize), 0)
 	s.begin(o, g, nil)
 	rep = jsonReply(map[string]any{"nodegroup": g.view()})
-	rep.Created = true
+	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+name
 	return rep
 }
 

@@ -89,6 +89,9 @@ type Call struct {
 	Status int
 	// Created is true for a request that created a resource.
 	Created bool
+	// Resource is the path of the resource a request created: Reply's
+	// Resource, or the request's path (a PUT to the resource itself).
+	Resource string
 	// Fault is the fault injected: "" (none), Fault500, Fault503,
 	// FaultDrop, or FaultFail (an accepted operation that will end Failed).
 	Fault string
@@ -103,7 +106,10 @@ type Reply struct {
 	Body   []byte
 	// Created marks a request that created a resource, for the call log.
 	Created bool
-	drop    bool
+	// Resource is the created resource's path, when it is not the
+	// request's (a POST to a collection names the resource in its body).
+	Resource string
+	drop     bool
 }
 
 // NewReply returns a reply of status with no body.
@@ -270,7 +276,10 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := &Request{HTTP: r, Body: body, BodyErr: berr, Now: now, e: e}
 	rep := e.serve(req)
 	call := Call{Time: now, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rep.Status,
-		Created: rep.Created, Latency: latency}
+		Created: rep.Created, Resource: rep.Resource, Latency: latency}
+	if call.Created && call.Resource == "" {
+		call.Resource = call.Path
+	}
 	switch {
 	case req.fault == FaultFail:
 		if req.failStarted {

@@ -108,13 +108,13 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		fmt.Fprintf(out, "  %-10s %s  (%s, emulated)\n", d.Name, ids[d.Name], d.Spec.Platform.Type)
 	}
 	if len(emu.Clusters) > 0 {
-		first := emu.Clusters[0]
-		fmt.Fprintf(out, `
-Try it (the token is %s's, made for this run):
-  export KPOOL_SERVER=%s KPOOL_TOKEN=%s
-  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3 --zones 1 --wait
-  go run ./cmd/kpool nodepool list
-`, owner, url, token, ids[first.Name], profiles.Profile(first.Spec.Platform.Type).CLI().MachineExample)
+		fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)
+		for _, d := range emu.Clusters {
+			pt := d.Spec.Platform.Type
+			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3 --zones 1 --wait\n",
+				d.Name, profiles.Profile(pt).Capabilities().Name, ids[d.Name], profiles.Profile(pt).CLI().MachineExample)
+		}
+		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }

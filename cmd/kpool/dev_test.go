@@ -179,3 +179,109 @@ func TestEventRetentionFlag(t *testing.T) {
 		t.Errorf("a bad KPOOL_EVENT_RETENTION: %v", err)
 	}
 }
+
+// TestDevEveryCloud runs, for each demo cluster kpool dev registers (one
+// per emulator), the nodepool create it suggests, then a scale and a
+// delete, each with --wait: the pool goes Ready at its emulator, scales
+// there, and is deleted there (its record goes only once its controller has
+// seen it gone). --wait's poll moves the emulators' clock a minute each
+// time, so operations end as fast as the test polls.
+func TestDevEveryCloud(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	clock := sim.NewManualClock(time.Now())
+	old := waitTick
+	waitTick = func(ctx context.Context) error {
+		clock.Advance(time.Minute)
+		tm := time.NewTimer(5 * time.Millisecond)
+		defer tm.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tm.C:
+			return nil
+		}
+	}
+	t.Cleanup(func() { waitTick = old })
+	emu := cloudsim.Defaults()
+	emu.Clock = clock
+	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
+		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
+		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
+	pr, pw := io.Pipe()
+	exited := make(chan error, 1)
+	go func() {
+		err := dev(ctx, &f, devUser, emu, pw)
+		pw.CloseWithError(io.EOF)
+		exited <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-exited; err != nil {
+			t.Errorf("kpool dev: %v", err)
+		}
+	})
+	var printed strings.Builder
+	var creates []string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		printed.WriteString(line + "\n")
+		if args, ok := strings.CutPrefix(line, "go run ./cmd/kpool nodepool create "); ok {
+			creates = append(creates, args)
+		}
+		if strings.Contains(line, "nodepool list") {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed.String())
+	if m == nil || len(creates) != len(emulators()) {
+		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(emulators()), printed.String())
+	}
+	cli := func(args ...string) string {
+		t.Helper()
+		out, stderr, err := execute("", append(args, "--server", m[1], "--token", m[2], "--timeout", "2m", "-o", "json")...)
+		if err != nil {
+			t.Fatalf("kpool %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		return out
+	}
+	for _, args := range creates {
+		var p kpool.NodePool
+		if err := json.Unmarshal([]byte(cli(append([]string{"nodepool", "create"}, strings.Fields(args)...)...)), &p); err != nil {
+			t.Fatal(err)
+		}
+		c := api.NewClient(m[1], "")
+		c.Token = m[2]
+		cl, err := c.Cluster(ctx, p.ClusterID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := string(cl.Spec.Platform.Type)
+		// nodes is what the pool's controller last saw at the cloud.
+		nodes := func() int {
+			d, err := c.NodePoolStatus(ctx, p.ID)
+			if err != nil || len(d.ControllerStatus) != 1 {
+				t.Fatalf("%s: status %+v, %v", name, d, err)
+			}
+			var meta struct {
+				Active int `json:"active_nodes"`
+			}
+			_ = json.Unmarshal(d.ControllerStatus[0].Metadata, &meta)
+			return meta.Active
+		}
+		if n := nodes(); p.Status.Phase != kpool.PhaseReady || n != 3 {
+			t.Errorf("%s: after create --wait: %s with %d nodes", name, p.Status.Phase, n)
+		}
+		if err := json.Unmarshal([]byte(cli("nodepool", "scale", p.ID, "--count", "5", "--wait")), &p); err != nil {
+			t.Fatal(err)
+		}
+		if n := nodes(); p.Status.Phase != kpool.PhaseReady || n != 5 || p.Status.ObservedGeneration != 2 {
+			t.Errorf("%s: after scale --wait: %s with %d nodes at generation %d", name, p.Status.Phase, n, p.Status.ObservedGeneration)
+		}
+		cli("nodepool", "delete", p.ID, "--wait")
+		if _, err := c.NodePool(ctx, p.ID); kpool.ErrorCode(err) != kpool.CodeNotFound {
+			t.Errorf("%s: after delete --wait: %v", name, err)
+		}
+	}
+}
