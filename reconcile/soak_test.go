@@ -512,6 +512,7 @@ func soakWait(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 	end := time.Now().Add(timeout)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	next := time.Now().Add(30 * time.Second)
 	for {
 		ok, why := cond()
 		if ok {
@@ -519,6 +520,10 @@ func soakWait(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 		}
 		if time.Now().After(end) {
 			t.Fatalf("not converged after %v: %s", timeout, why)
+		}
+		if time.Now().After(next) {
+			t.Logf("still waiting: %s", why)
+			next = next.Add(30 * time.Second)
 		}
 		<-tick.C
 	}

@@ -305,3 +305,44 @@ func TestThrottlingAndFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestDegradedHeals: a scale whose launches fail leaves the node group
+// DEGRADED with a health issue; its Auto Scaling group keeps launching, and
+// as long again as the operation took, it is ACTIVE at full size.
+func TestDegradedHeals(t *testing.T) {
+	e := newEnv(t)
+	if _, err := e.client.CreateNodegroup(ctx, create("web", nil)); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	var degraded bool
+	for i := 0; i < 100 && !degraded; i++ {
+		e.emu.SetFaultRate(0.5)
+		_, err := e.client.UpdateNodegroupConfig(ctx, &awseks.UpdateNodegroupConfigInput{ClusterName: aws.String(eks.DemoCluster), NodegroupName: aws.String("web"),
+			ScalingConfig: &types.NodegroupScalingConfig{MinSize: aws.Int32(1), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(int32(1 + (i+1)%3))}})
+		e.emu.SetFaultRate(0)
+		calls := e.emu.Calls()
+		failing := err == nil && calls[len(calls)-1].Fault == sim.FaultFail
+		e.clock.Advance(55 * time.Second) // the operation ends (30s + 10s a node, at most two), its healing has not
+		if failing {
+			st, _ := e.emu.NodegroupOf(eks.DemoRegion, eks.DemoCluster, "web")
+			if st.Status != "DEGRADED" || len(st.Health.Issues) != 1 {
+				t.Fatalf("after a failed scale: %s, issues %+v", st.Status, st.Health.Issues)
+			}
+			degraded = true
+		} else {
+			e.clock.Advance(time.Hour)
+		}
+	}
+	if !degraded {
+		t.Fatal("no scale failed in 100 tries")
+	}
+	e.clock.Advance(10 * time.Minute)
+	out, err := e.client.DescribeNodegroup(ctx, &awseks.DescribeNodegroupInput{ClusterName: aws.String(eks.DemoCluster), NodegroupName: aws.String("web")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ng := out.Nodegroup; ng.Status != types.NodegroupStatusActive || len(ng.Health.Issues) != 0 {
+		t.Fatalf("after the launches caught up: %s, issues %+v", ng.Status, ng.Health.Issues)
+	}
+}

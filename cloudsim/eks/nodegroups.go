@@ -125,6 +125,19 @@ type nodegroup struct {
 	op      *sim.Operation
 	ready   int // nodes now when idle
 	updates []string
+	// healAt is when a DEGRADED node group is ACTIVE again: its Auto
+	// Scaling group keeps launching, and EKS clears the health issue once
+	// it reaches its desired capacity.
+	healAt time.Time
+}
+
+// heal makes a DEGRADED node group whose launches have caught up ACTIVE
+// again, at full size.
+func (g *nodegroup) heal(now time.Time) {
+	if g.op == nil && g.ng.Status == statusDegraded && !g.healAt.IsZero() && !now.Before(g.healAt) {
+		g.ng.Status, g.ng.Health.Issues, g.healAt = statusActive, nil, time.Time{}
+		g.ready = int(deref(g.ng.ScalingConfig.DesiredSize))
+	}
 }
 
 // update is an UpdateNodegroupConfig or UpdateNodegroupVersion.
@@ -199,6 +212,7 @@ func (s *Server) NodegroupOf(region, clusterName, name string) (st NodegroupStat
 		if !ok {
 			return
 		}
+		g.heal(now)
 		st, found = NodegroupState{Nodegroup: g.view(), ReadyNodes: g.readyAt(now)}, true
 		if g.op != nil {
 			st.Operation = g.op.Kind
@@ -392,6 +406,7 @@ func finish(o *sim.Operation, g *nodegroup, u *update) {
 			ErrorMessage: "Reached max retries while trying to evict pods from nodes in node group " + g.name + injected, ResourceIDs: []string{g.name}}}
 	case o.Fails:
 		g.ng.Status = statusDegraded
+		g.healAt = o.End.Add(o.End.Sub(o.Start)) // as long again as the operation took
 		g.ng.Health.Issues = []issue{{Code: "AsgInstanceLaunchFailures",
 			Message:     "Could not launch Spot Instances or On-Demand Instances: the Auto Scaling group could not reach its desired capacity." + injected,
 			ResourceIDs: []string{asg}}}

@@ -88,8 +88,19 @@ func (s *Server) AddCluster(c Cluster) {
 
 func clusterKey(region, name string) string { return region + "/" + name }
 
+// heal brings the DEGRADED node groups that have caught up back to ACTIVE
+// (called under the engine's lock, before each request is handled).
+func (s *Server) heal(now time.Time) {
+	for _, c := range s.clusters {
+		for _, g := range c.nodegroups {
+			g.heal(now)
+		}
+	}
+}
+
 // serve answers one request, with the request id AWS puts on every answer.
 func (s *Server) serve(req *sim.Request) *sim.Reply {
+	s.heal(req.Now)
 	rep := s.answer(req)
 	if !rep.Dropped() {
 		rep.Header.Set("X-Amzn-Requestid", s.NewID())

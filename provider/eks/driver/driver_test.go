@@ -389,8 +389,9 @@ func TestTarpit(t *testing.T) {
 	}
 }
 
-// TestFailedCreateMessage: a node group whose create failed is Failed, and
-// its health issues are the pool's message.
+// TestFailedCreateMessage: a node group whose create failed is Failed, its
+// health issues are the pool's message, and its repair deletes it so that
+// it can be created again.
 func TestFailedCreateMessage(t *testing.T) {
 	e := newEmulated(t)
 	s := e.harness(t).Spec("web")
@@ -416,5 +417,21 @@ func TestFailedCreateMessage(t *testing.T) {
 	p, _ := provider.Find(pools, s.ProviderName)
 	if p == nil || p.State != provider.StateFailed || p.ProviderState != "CREATE_FAILED" || !p.ReadyUnknown || !strings.HasPrefix(p.Message, "AsgInstanceLaunchFailures: ") {
 		t.Fatalf("failed node group: %+v", p)
+	}
+	// The repair of a failed create is its delete (EKS updates no
+	// CREATE_FAILED node group); once it is gone, it is created again.
+	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil || fixed.State != provider.StateDeleting {
+		t.Fatalf("repairing the failed node group: %+v, %v", fixed, err)
+	}
+	e.clock.Advance(time.Hour)
+	if pools, err = e.driver.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := provider.Find(pools, s.ProviderName); p != nil {
+		t.Fatalf("after the repair's delete: %+v", p)
+	}
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
 	}
 }
