@@ -440,7 +440,10 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	r.changeLat = lat.percentiles()
 
 	// The record of duplicates and orphans.
-	creates := map[string]int{}
+	// A duplicate is a create of a resource that exists: one created and
+	// not deleted since. (A pool whose create failed at EKS is deleted and
+	// created again: that is a repair, not a duplicate.)
+	live, dups := map[string]bool{}, map[string]int{}
 	for _, c := range allCalls(clouds) {
 		r.calls++
 		if c.Fault != "" {
@@ -449,15 +452,19 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		if c.Status == http.StatusTooManyRequests {
 			r.throttled++
 		}
-		if c.Created {
-			creates[strings.ToLower(c.Resource)]++
+		key := strings.ToLower(c.Resource)
+		switch {
+		case c.Created && live[key]:
+			dups[key]++
+		case c.Created:
+			live[key] = true
+		case c.Method == http.MethodDelete && c.Status >= 200 && c.Status < 300:
+			delete(live, strings.ToLower(c.Path))
 		}
 	}
-	for path, n := range creates {
-		if n > 1 {
-			r.duplicates++
-			t.Logf("created %d times: %s", n, path)
-		}
+	for path, n := range dups {
+		r.duplicates++
+		t.Logf("created %d more times while it existed: %s", n, path)
 	}
 	for _, c := range clouds {
 		c.emu.SetFaultRate(0)
@@ -548,7 +555,8 @@ func soakConverged(svc *kpool.Service, clouds []soakCloud, cloudOf func(int) int
 			if p.Status.Phase == kpool.PhaseReady && p.Status.ObservedGeneration == p.Generation {
 				lat.ready(p.ID, now)
 			} else if ok {
-				ok, why = false, fmt.Sprintf("%s is %s at %d/%d", p.Name, p.Status.Phase, p.Status.ObservedGeneration, p.Generation)
+				n, settled, found := clouds[cloudOf(i)].at(c.Name, p.ProviderName)
+				ok, why = false, fmt.Sprintf("%s is %s at %d/%d: %s (at the cloud: %d nodes, settled %v, found %v)", p.Name, p.Status.Phase, p.Status.ObservedGeneration, p.Generation, p.Status.Message, n, settled, found)
 			}
 		}
 	}

@@ -484,16 +484,16 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if ng == nil {
 		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node group " + s.ProviderName + " not found"}
 	}
-	if ng.Status == types.NodegroupStatusCreateFailed {
-		// EKS takes no update of a node group whose create failed: it can
-		// only be deleted. Deleting it is the repair; once it is gone, the
-		// pool is created again.
+	if ng.Status == types.NodegroupStatusCreateFailed || ng.Status == types.NodegroupStatusDeleteFailed {
+		// EKS takes no update of a node group whose create or delete
+		// failed: it can only be deleted (again). Deleting it is the
+		// repair; once it is gone, the pool is created again.
 		if _, err := cl.DeleteNodegroup(ctx, &awseks.DeleteNodegroupInput{ClusterName: aws.String(a.ClusterName), NodegroupName: aws.String(s.ProviderName)}); err != nil {
 			return nil, classify(err, "")
 		}
 		p := observe(c, ng)
 		p.State, p.ProviderState = provider.StateDeleting, string(types.NodegroupStatusDeleting)
-		p.Message = "its create failed (" + p.Message + "): deleting it to create it again"
+		p.Message = fmt.Sprintf("%s (%s): deleting it to create it again", ng.Status, p.Message)
 		return &p, nil
 	}
 	if err := immutable(c, ng, s); err != nil {
