@@ -22,8 +22,8 @@ const (
 	// principal of TenantID), the secret read from SecretEnv or SecretFile
 	// when the driver first needs it.
 	CredentialClientSecret = "client-secret"
-	// CredentialServiceAccount is a Google Cloud service account's key
-	// (its JSON key file), read from SecretEnv (the key itself) or
+	// CredentialServiceAccount is a service account's key (Google Cloud's
+	// JSON key file), read from SecretEnv (the key itself) or
 	// SecretFile (the key file's path) when the driver first needs it.
 	CredentialServiceAccount = "service-account"
 )
@@ -256,8 +256,6 @@ func (c *Credential) check(profiles []Profile) error {
 		}
 	case CredentialServiceAccount:
 		switch {
-		case c.Type != kpool.PlatformGCP:
-			return fmt.Errorf("%s: kind %s is for type %s", at, c.Kind, kpool.PlatformGCP)
 		case c.TenantID != "" || c.ClientID != "" || c.Authority != "":
 			return fmt.Errorf("%s: kind %s takes no tenantId, clientId or authority", at, c.Kind)
 		case (c.SecretEnv == "") == (c.SecretFile == ""):
@@ -266,7 +264,7 @@ func (c *Credential) check(profiles []Profile) error {
 			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the key", at)
 		}
 	default:
-		return fmt.Errorf("%s.kind: %q: use %s, %s (azure) or %s (gcp)", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialServiceAccount)
+		return fmt.Errorf("%s.kind: %q: use %s, %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialServiceAccount)
 	}
 	if len(c.Scopes) == 0 {
 		return fmt.Errorf("%s.scopes: required: the subscriptions, accounts or projects it may be used for, or \"*\" for any", at)

@@ -314,7 +314,7 @@ func nodePool(s provider.PoolSpec, zones []string) (*container.NodePool, error) 
 			Labels: maps(s.Labels), Taints: taints(s.Taints), ResourceLabels: maps(s.Tags),
 		},
 		// A pinned version is kpool's to change: GKE must not upgrade it.
-		Management: &container.NodeManagement{AutoRepair: true, AutoUpgrade: s.Version == ""},
+		Management:  &container.NodeManagement{AutoRepair: true, AutoUpgrade: s.Version == ""},
 		Autoscaling: autoscaling(s),
 	}
 	for _, a := range s.Accelerators {
@@ -480,8 +480,8 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	switch steps[0] {
 	case stepUpdate:
 		req := &container.UpdateNodePoolRequest{Name: name, Etag: np.Etag,
-			Labels: &container.NodeLabels{Labels: s.Labels, ForceSendFields: []string{"Labels"}},
-			Taints: &container.NodeTaints{Taints: taints(profile.NodeTaints(s)), ForceSendFields: []string{"Taints"}},
+			Labels:         &container.NodeLabels{Labels: s.Labels, ForceSendFields: []string{"Labels"}},
+			Taints:         &container.NodeTaints{Taints: taints(profile.NodeTaints(s)), ForceSendFields: []string{"Taints"}},
 			ResourceLabels: &container.ResourceLabels{Labels: maps(s.Tags), ForceSendFields: []string{"Labels"}}}
 		if s.Version != "" && !versionMatches(p.Version, s.Version) {
 			req.NodeVersion = s.Version

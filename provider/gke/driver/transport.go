@@ -25,7 +25,9 @@ type Retry struct {
 }
 
 // DefaultRetry is two quick retries of 30 s tries.
-func DefaultRetry() Retry { return Retry{TryTimeout: 30 * time.Second, Retries: 2, Delay: 100 * time.Millisecond} }
+func DefaultRetry() Retry {
+	return Retry{TryTimeout: 30 * time.Second, Retries: 2, Delay: 100 * time.Millisecond}
+}
 
 // refusedHost is the error of a request the guard did not send.
 type refusedHost struct{ cred, origin string }
