@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/oauth2"
 	container "google.golang.org/api/container/v1"
 
 	"github.com/kpool/kpool"
@@ -88,7 +89,9 @@ func (s *Server) views() []clusterView {
 	return out
 }
 
-// TokenSource is the OAuth2 token the emulator is called with in kpool
-// dev: any bearer token is accepted, and this one grants nothing
-// elsewhere.
-const TokenSource = "kpool-cloudsim"
+// TokenSource is the OAuth2 token source kpool dev calls the emulator
+// with: a fixed token, which the emulator accepts and which grants
+// nothing elsewhere.
+func TokenSource() oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "kpool-cloudsim", TokenType: "Bearer"})
+}

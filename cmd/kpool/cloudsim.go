@@ -11,6 +11,7 @@ import (
 
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -19,6 +20,7 @@ import (
 func emulators() map[string]cloudsim.Maker {
 	return map[string]cloudsim.Maker{
 		"aks": func(o sim.Options) (cloudsim.Emulator, error) { return aksim.Demo(o) },
+		"gke": func(o sim.Options) (cloudsim.Emulator, error) { return gkesim.Demo(o) },
 	}
 }
 

@@ -16,9 +16,11 @@ import (
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -79,6 +81,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	}
 	reg := catalog.Registry()
 	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: c.creds, Transport: emu.Client()}))
+	reg.Add(gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: c.creds, Transport: emu.Client().Transport}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err

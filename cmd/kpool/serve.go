@@ -32,6 +32,7 @@ import (
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -301,8 +302,22 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	}
 	r := catalog.Registry()
 	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
+	r.Add(gkedriver.New(gkedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	return r, nil
 }
+
+// roundTripper is cloudTransport for the drivers on net/http (GKE): nil
+// stays nil (http.DefaultTransport).
+func roundTripper(t policy.Transporter) http.RoundTripper {
+	if t == nil {
+		return nil
+	}
+	return transporterFunc(t.Do)
+}
+
+type transporterFunc func(*http.Request) (*http.Response, error)
+
+func (f transporterFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // cloudTransport sends the drivers' requests (tokens from the identity
 // provider, then the cloud's API); nil is the cloud SDK's default. Tests set
