@@ -78,9 +78,9 @@ func (Profile) ControllerName() string { return "gke-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"cloud.google.com"} }
 
 var (
-	projectRE         = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
-	locationRE        = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)
-	clusterNameRE     = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+	projectRE     = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
+	locationRE    = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)
+	clusterNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 	// versionRE is a GKE node version: 1.30, 1.30.5 or 1.30.5-gke.1014001.
 	versionRE = regexp.MustCompile(`^\d+\.\d+(\.\d+(-gke\.\d+)?)?$`)
 )

@@ -55,7 +55,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	for try := 0; ; try++ {
 		resp, err := g.try(req)
-		if try >= g.retry.Retries || !retryable(resp, err) || req.Context().Err() != nil {
+		if try >= g.retry.Retries || !retryable(req, resp, err) || req.Context().Err() != nil {
 			return resp, err
 		}
 		if req.Body != nil && req.GetBody == nil {
@@ -121,8 +121,14 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// retryable: a transport failure (not the guard's) or a 408/5xx, never 429.
-func retryable(resp *http.Response, err error) bool {
+// retryable: a transport failure (not the guard's) or a 408/5xx, never
+// 429. A POST (a create, setSize...) is retried only after a 503, which
+// says it was not done: after a dropped connection or a 500 it may have
+// been, and the controllers, which list first, decide.
+func retryable(req *http.Request, resp *http.Response, err error) bool {
+	if req.Method == http.MethodPost {
+		return err == nil && resp.StatusCode == http.StatusServiceUnavailable
+	}
 	if err != nil {
 		var rh *refusedHost
 		return !errors.As(err, &rh)
