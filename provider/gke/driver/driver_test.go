@@ -2,9 +2,9 @@ package driver_test
 
 import (
 	"context"
-	"fmt"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
