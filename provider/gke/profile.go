@@ -187,7 +187,8 @@ func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kp
 		fe.Add("spec.kubernetesVersion", "%q is not a GKE version: give 1.30, 1.30.5 or 1.30.5-gke.1014001", v)
 	}
 	// Zones the cluster's region has; GKE keeps the same node count in
-	// every zone of a pool.
+	// every zone of a pool (an autoscaled pool's bounds are GKE's total
+	// ones, and its first count is rounded up per zone).
 	if c != nil && c.Spec.Platform.GCP != nil {
 		for i, z := range g.Zones {
 			if _, err := (Profile{}).LogicalZone(c, z); err != nil && z != "" {
@@ -199,7 +200,7 @@ func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kp
 				fe.Add(fmt.Sprintf("spec.zones[%d]", i), "%v", err)
 			}
 		}
-		if zones, _, err := provider.PoolZones(Profile{}, c, s); err == nil && len(zones) > 1 && s.Count()%len(zones) != 0 {
+		if zones, _, err := provider.PoolZones(Profile{}, c, s); err == nil && len(zones) > 1 && !s.Autoscaling.On() && s.Count()%len(zones) != 0 {
 			fe.Add("spec.nodeCount", "GKE keeps the same number of nodes in each zone of a node pool: %d nodes do not divide evenly over %d zones; give a multiple of %d",
 				s.Count(), len(zones), len(zones))
 		}

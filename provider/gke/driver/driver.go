@@ -303,9 +303,17 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 
 // nodePool maps a neutral spec to the node pool a create sends.
 func nodePool(s provider.PoolSpec, zones []string) (*container.NodePool, error) {
-	per, err := perZone(s.Count, zones)
-	if err != nil {
-		return nil, err
+	var per int64
+	if s.Autoscaling {
+		// The autoscaler's bounds are total ones; its first count is
+		// rounded up per zone and then the autoscaler's.
+		n := max(len(zones), 1)
+		per = int64((s.Count + n - 1) / n)
+	} else {
+		var err error
+		if per, err = perZone(s.Count, zones); err != nil {
+			return nil, err
+		}
 	}
 	np := &container.NodePool{
 		Name: s.ProviderName, InitialNodeCount: per, Locations: zones, Version: s.Version,
