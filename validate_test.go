@@ -196,7 +196,15 @@ func TestValidateNodePool(t *testing.T) {
 		{"block taint conflict", PlatformCivo, "", `{"platform":{"civo":{"taints":[{"key":"a","value":"x","effect":"NoSchedule"}]}},"taints":[{"key":"a","value":"y","effect":"NoSchedule"}]}`, "spec.platform.civo.taints[0]"},
 
 		// zones
-		{"zones ok", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}}}`, ""},
+		{"zones ok", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}},"nodeCount":4}`, ""},
+		{"gke count uneven over zones", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}},"nodeCount":3}`, "spec.nodeCount"},
+		{"gke zone the region lacks", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-d"]}}}`, "spec.platform.gcp.zones[0]"},
+		{"gke logical zone beyond the region", PlatformGCP, "", `{"zones":["5"]}`, "spec.zones[0]"},
+		{"gke fourth zone", PlatformGCP, "", `{"zones":["4"]}`, ""},
+		{"gke disk type", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"pd-fast"}}}`, "spec.platform.gcp.diskType"},
+		{"gke hyperdisk", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"hyperdisk-balanced"}}}`, ""},
+		{"gke accelerator name", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-tesla-z9","count":1}]}}}`, "spec.platform.gcp.accelerators[0].type"},
+		{"gke version format", PlatformGCP, "", `{"kubernetesVersion":"1.30.5-gke"}`, "spec.kubernetesVersion"},
 		{"zone empty", PlatformGCP, "", `{"platform":{"gcp":{"zones":[""]}}}`, "spec.platform.gcp.zones[0]"},
 		{"zone duplicate", PlatformAWS, "", `{"platform":{"aws":{"availabilityZones":["us-west-2a","us-west-2a"]}}}`, "spec.platform.aws.availabilityZones[1]"},
 		{"zone bad chars", PlatformAzure, "", `{"platform":{"azure":{"availabilityZones":["zone 1"]}}}`, "spec.platform.azure.availabilityZones[0]"},

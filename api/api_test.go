@@ -390,6 +390,7 @@ func TestGuidePlatformExamples(t *testing.T) {
 	a := newTestAPI(t, testdb.SQLite)
 	examples := []struct{ cluster, pool string }{
 		{gcpCluster, `{
+    "nodeCount": 2,
     "platform": {
       "type": "gcp",
       "gcp": {
@@ -451,7 +452,13 @@ func TestGuidePlatformExamples(t *testing.T) {
 		want(t, r, http.StatusCreated)
 		var p kpool.NodePool
 		r.json(t, &p)
-		if p.Spec.Count() != 1 || p.Spec.Mode != kpool.ModeUser {
+		// The GKE example sets 2 nodes (GKE keeps as many in each of its two
+		// zones); the others default to 1.
+		wantCount := 1
+		if ex.cluster == gcpCluster {
+			wantCount = 2
+		}
+		if p.Spec.Count() != wantCount || p.Spec.Mode != kpool.ModeUser {
 			t.Fatalf("defaults: %s", r.body)
 		}
 	}

@@ -756,7 +756,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	etag := r.header.Get("ETag")
 
 	// ---- updates ----
-	r = a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"nodeCount":3}}`, "If-Match: "+etag)
+	r = a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"nodeCount":4}}`, "If-Match: "+etag)
 	stale := etag
 	etag = r.header.Get("ETag")
 	a.expect(409, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"nodeCount":4}}`, "If-Match: "+stale)
@@ -778,7 +778,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Fatalf("merge patch: %s", clip(r.body))
 	}
 	// A PUT's null leaves a field alone; a whole GET output is a valid PUT.
-	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"mode":null,"nodeCount":3},"name":"gpu","cluster_id":"`+gke.ID+`"}`, "If-Match: *")
+	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, `{"spec":{"mode":null,"nodeCount":4},"name":"gpu","cluster_id":"`+gke.ID+`"}`, "If-Match: *")
 	r = a.expect(200, oaOwner, "GET", "/api/v1/nodepools/"+gpu.ID, "")
 	a.expect(200, oaOwner, "PUT", "/api/v1/nodepools/"+gpu.ID, string(r.body))
 	a.expect(200, oaAdmin, "PATCH", "/api/v1/nodepools/"+pools["workers"].ID, `{"spec":{"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":6}}}`)

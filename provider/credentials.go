@@ -27,6 +27,11 @@ const (
 	// SecretAccessKeyEnv, or from the files AccessKeyIDFile and
 	// SecretAccessKeyFile, when the driver first needs them.
 	CredentialStatic = "static"
+
+	// CredentialServiceAccount is a service account's key (Google Cloud's
+	// JSON key file), read from SecretEnv (the key itself) or
+	// SecretFile (the key file's path) when the driver first needs it.
+	CredentialServiceAccount = "service-account"
 )
 
 // CredentialProfile is a profile whose driver calls its cloud with the
@@ -308,8 +313,17 @@ func (c *Credential) check(profiles []Profile) error {
 				c.authority = a
 			}
 		}
+	case CredentialServiceAccount:
+		switch {
+		case c.TenantID != "" || c.ClientID != "" || c.Authority != "":
+			return fmt.Errorf("%s: kind %s takes no tenantId, clientId or authority", at, c.Kind)
+		case (c.SecretEnv == "") == (c.SecretFile == ""):
+			return fmt.Errorf("%s: kind %s needs exactly one of secretEnv and secretFile (the key file; never the key itself)", at, c.Kind)
+		case c.SecretEnv != "" && !envName.MatchString(c.SecretEnv):
+			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the key", at)
+		}
 	default:
-		return fmt.Errorf("%s.kind: %q: use %s, %s (azure) or %s (aws)", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialStatic)
+		return fmt.Errorf("%s.kind: %q: use %s, %s, %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialStatic, CredentialServiceAccount)
 	}
 	if len(c.Scopes) == 0 {
 		return fmt.Errorf("%s.scopes: required: the subscriptions, accounts or projects it may be used for, or \"*\" for any", at)

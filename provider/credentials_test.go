@@ -135,3 +135,36 @@ credentials:
 		})
 	}
 }
+
+// TestServiceAccountCredential: a GCP service account's key comes from a
+// file or a variable, never inline; scopes are project ids.
+func TestServiceAccountCredential(t *testing.T) {
+	set, err := provider.ParseCredentials([]byte(`
+defaults: {gcp: sa}
+credentials:
+  sa: {type: gcp, kind: service-account, secretFile: /etc/kpool/sa.json, scopes: [acme-prod], endpoints: ['https://gke.example']}
+`), catalog.Profiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &kpool.Cluster{Name: "c", Spec: kpool.ClusterSpec{Endpoint: "https://gke.example", Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP,
+		GCP: &kpool.GCPCluster{ProjectID: "acme-prod", Location: "us-central1", ClusterName: "gke"}}}}
+	if _, err := set.Resolve(c); err != nil {
+		t.Fatalf("resolve: %v", err)
+	}
+	other := *c
+	other.Spec.Platform.GCP = &kpool.GCPCluster{ProjectID: "acme-dev", Location: "us-central1", ClusterName: "gke"}
+	if _, err := set.Resolve(&other); !provider.IsValidation(err) || !strings.Contains(err.Error(), `project "acme-dev"`) {
+		t.Fatalf("another project: %v", err)
+	}
+	for _, tc := range []struct{ name, file, want string }{
+		{"inline key", "credentials:\n  a: {type: gcp, kind: service-account, key: '{}', scopes: ['*']}", "unknown field"},
+		{"no key", "credentials:\n  a: {type: gcp, kind: service-account, scopes: ['*']}", "exactly one of secretEnv and secretFile"},
+		{"both", "credentials:\n  a: {type: gcp, kind: service-account, secretEnv: K, secretFile: /k, scopes: ['*']}", "exactly one of secretEnv and secretFile"},
+		{"tenant", "credentials:\n  a: {type: gcp, kind: service-account, tenantId: t, secretEnv: K, scopes: ['*']}", "takes no tenantId"},
+	} {
+		if _, err := provider.ParseCredentials([]byte(tc.file), catalog.Profiles()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

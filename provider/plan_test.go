@@ -176,7 +176,7 @@ func TestPlanNoChange(t *testing.T) {
 	}
 	// Native zones and the same logical zones are no change.
 	c := cluster(t, kpool.PlatformGCP)
-	plan, err := reg.Plan(c, spec(t, c, `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}}}`), spec(t, c, `{"zones":["2","1"]}`))
+	plan, err := reg.Plan(c, spec(t, c, `{"platform":{"gcp":{"zones":["us-central1-a","us-central1-b"]}},"nodeCount":2}`), spec(t, c, `{"zones":["2","1"],"nodeCount":2}`))
 	if err != nil || len(plan.Changes) != 0 {
 		t.Fatalf("native vs logical zones: %+v %v", plan.Changes, err)
 	}

@@ -248,7 +248,7 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 		block    func(p *kpool.NodePoolPlatform) any
 		want     any
 	}{
-		{kpool.PlatformGCP, append([]string{"--machine-type", "n2-standard-4", "--zones", "us-central1-a,us-central1-b"}, common...),
+		{kpool.PlatformGCP, append([]string{"--machine-type", "n2-standard-4", "--zones", "us-central1-a,us-central1-b", "--count", "2"}, common...),
 			func(p *kpool.NodePoolPlatform) any { return p.GCP },
 			&kpool.GCPNodePool{MachineType: "n2-standard-4", Zones: []string{"us-central1-a", "us-central1-b"}, DiskSize: 100, Preemptible: true}},
 		{kpool.PlatformAWS, append([]string{"--machine-type", "m5.xlarge", "--zones", "us-west-2a"}, common...),

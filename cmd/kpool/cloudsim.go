@@ -12,6 +12,7 @@ import (
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -21,6 +22,7 @@ func emulators() map[string]cloudsim.Maker {
 	return map[string]cloudsim.Maker{
 		"aks": func(o sim.Options) (cloudsim.Emulator, error) { return aksim.Demo(o) },
 		"eks": func(o sim.Options) (cloudsim.Emulator, error) { return ekssim.Demo(o) },
+		"gke": func(o sim.Options) (cloudsim.Emulator, error) { return gkesim.Demo(o) },
 	}
 }
 

@@ -17,10 +17,12 @@ import (
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
+	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -82,6 +84,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	reg := catalog.Registry()
 	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: c.creds, Transport: emu.Client()}))
 	reg.Add(eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: c.creds, Transport: emu.Client().Transport}))
+	reg.Add(gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: c.creds, Transport: emu.Client().Transport}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err

@@ -150,6 +150,7 @@ func TestDevCreateWait(t *testing.T) {
 		for i := 0; err == nil && i < len(list.Clusters); i++ {
 			found = found || list.Clusters[i].ID == p.ClusterID
 		}
+		// One demo cluster per emulator (AKS, GKE, ...).
 		if err != nil || len(list.Clusters) != len(emulators()) || !found {
 			t.Errorf("the demo clusters by %s: %+v, %v", name, list, err)
 		}

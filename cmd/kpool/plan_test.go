@@ -165,7 +165,7 @@ func TestLogicalZones(t *testing.T) {
 		if clusters[tt.platform] == "" {
 			clusters[tt.platform] = createCluster(t, srv, "c-"+string(tt.platform), tt.platform)
 		}
-		p := createPool(t, srv, "pool-"+string(rune('a'+i)), clusters[tt.platform], "--machine-type", machine[tt.platform], "--zones", tt.zones)
+		p := createPool(t, srv, "pool-"+string(rune('a'+i)), clusters[tt.platform], "--machine-type", machine[tt.platform], "--zones", tt.zones, "--count", "6")
 		b, _ := json.Marshal(p.Spec.Platform)
 		if !reflect.DeepEqual(p.Spec.Zones, tt.want) || strings.Contains(string(b), "ones") || strings.Contains(string(b), "Domains") {
 			t.Errorf("%s --zones %s: zones %v, platform %s", tt.platform, tt.zones, p.Spec.Zones, b)
@@ -174,7 +174,7 @@ func TestLogicalZones(t *testing.T) {
 
 	// Native names still go to the platform's own field, and get shows both.
 	gke := clusters[kpool.PlatformGCP]
-	p := createPool(t, srv, "native", gke, "--machine-type", "e2-small", "--zones", "us-central1-a")
+	p := createPool(t, srv, "native", gke, "--machine-type", "e2-small", "--zones", "us-central1-a", "--count", "2")
 	if p.Spec.Zones != nil || !reflect.DeepEqual(p.Spec.Platform.GCP.Zones, []string{"us-central1-a"}) {
 		t.Fatalf("native zones: %+v", p.Spec)
 	}
@@ -247,7 +247,7 @@ func TestZonesOverFile(t *testing.T) {
 	srv := newServer(t)
 	gke := createCluster(t, srv, "gke", kpool.PlatformGCP)
 	file := writeFile(t, "pool.yaml", "name: from-file\ncluster_id: "+gke+"\nspec:\n  platform:\n    gcp: {machineType: e2-small, zones: [us-central1-a]}\n")
-	p := decode[kpool.NodePool](t, srv, "nodepool", "create", "-f", file, "--zones", "2,3")
+	p := decode[kpool.NodePool](t, srv, "nodepool", "create", "-f", file, "--zones", "2,3", "--count", "2")
 	if !reflect.DeepEqual(p.Spec.Zones, []string{"2", "3"}) || p.Spec.Platform.GCP.Zones != nil {
 		t.Errorf("create -f --zones 2,3: %+v", p.Spec)
 	}

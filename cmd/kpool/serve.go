@@ -33,6 +33,7 @@ import (
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
+	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -303,11 +304,12 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	r := catalog.Registry()
 	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
 	r.Add(eksdriver.New(eksdriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
+	r.Add(gkedriver.New(gkedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	return r, nil
 }
 
 // roundTripper is cloudTransport for the drivers that take an
-// http.RoundTripper; nil stays nil (the SDK's default).
+// http.RoundTripper (EKS, GKE); nil stays nil (the SDK's default).
 func roundTripper(t policy.Transporter) http.RoundTripper {
 	if t == nil {
 		return nil

@@ -6,6 +6,8 @@ package gke
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kpool/kpool"
@@ -56,15 +58,73 @@ func (Profile) Capabilities() provider.Capabilities {
 	}
 }
 
+// PublicEndpoints are Google's public APIs the driver calls: GKE's, and
+// Compute Engine's (a node pool's instance groups, which hold its node
+// counts) under both of its hosts.
+func (Profile) PublicEndpoints() []string {
+	return []string{"https://container.googleapis.com", "https://compute.googleapis.com", "https://www.googleapis.com"}
+}
+
+// Scope is the cluster's project: what Google Cloud credentials are
+// scoped to.
+func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
+	if g := s.Platform.GCP; g != nil {
+		return "spec.platform.gcp.projectId", g.ProjectID, "project"
+	}
+	return "spec.platform.gcp.projectId", "", "project"
+}
+
 func (Profile) ControllerName() string { return "gke-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"cloud.google.com"} }
 
 var (
-	projectRE         = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
-	locationRE        = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)
-	clusterNameRE     = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
-	acceleratorTypeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
+	projectRE     = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
+	locationRE    = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)
+	clusterNameRE = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
+	// versionRE is a GKE node version: 1.30, 1.30.5 or 1.30.5-gke.1014001.
+	versionRE = regexp.MustCompile(`^\d+\.\d+(\.\d+(-gke\.\d+)?)?$`)
 )
+
+// DiskTypes are the boot disk types GKE nodes take
+// (https://cloud.google.com/kubernetes-engine/docs/concepts/node-images
+// and the NodeConfig.diskType of container/v1).
+var DiskTypes = []string{"pd-standard", "pd-balanced", "pd-ssd", "pd-extreme",
+	"hyperdisk-balanced", "hyperdisk-extreme", "hyperdisk-throughput", "hyperdisk-ml"}
+
+// AcceleratorTypes are the GPU types GKE node pools take
+// (https://cloud.google.com/compute/docs/gpus).
+var AcceleratorTypes = []string{"nvidia-tesla-k80", "nvidia-tesla-p4", "nvidia-tesla-p100", "nvidia-tesla-v100",
+	"nvidia-tesla-t4", "nvidia-tesla-a100", "nvidia-a100-80gb", "nvidia-l4", "nvidia-h100-80gb", "nvidia-h100-mega-80gb",
+	"nvidia-h200-141gb", "nvidia-b200", "nvidia-gb200", "nvidia-rtx-pro-6000"}
+
+// zoneLetters are the zones of Google Cloud's regions, by their letters
+// (https://cloud.google.com/compute/docs/regions-zones): not always a, b,
+// c (us-central1 has a, b, c and f; europe-west1 b, c and d). A region not
+// listed is taken to have a, b and c.
+var zoneLetters = map[string]string{
+	"us-central1": "abcf", "us-east1": "bcd", "us-east4": "abc", "us-east5": "abc", "us-south1": "abc",
+	"us-west1": "abc", "us-west2": "abc", "us-west3": "abc", "us-west4": "abc",
+	"northamerica-northeast1": "abc", "northamerica-northeast2": "abc", "southamerica-east1": "abc",
+	"europe-west1": "bcd", "europe-west2": "abc", "europe-west3": "abc", "europe-west4": "abc",
+	"europe-west6": "abc", "europe-west8": "abc", "europe-west9": "abc", "europe-north1": "abc",
+	"europe-central2": "abc", "europe-southwest1": "abc",
+	"asia-east1": "abc", "asia-east2": "abc", "asia-northeast1": "abc", "asia-northeast2": "abc",
+	"asia-northeast3": "abc", "asia-south1": "abc", "asia-southeast1": "abc", "asia-southeast2": "abc",
+	"australia-southeast1": "abc", "me-west1": "abc",
+}
+
+// Zones are a region's zones, in order: logical zone N is the Nth.
+func Zones(region string) []string {
+	letters, ok := zoneLetters[region]
+	if !ok {
+		letters = "abc"
+	}
+	var out []string
+	for _, l := range letters {
+		out = append(out, region+"-"+string(l))
+	}
+	return out
+}
 
 func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
 	g, f := s.Platform.GCP, "spec.platform.gcp"
@@ -117,16 +177,42 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 	}
 }
 
-func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, _ *kpool.Cluster) {
+func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kpool.Cluster) {
 	g, f := s.Platform.GCP, "spec.platform.gcp"
 	kpool.ValidateRange(fe, f+".diskSize", g.DiskSize, 10, 65536, "GB")
-	kpool.ValidateDiskType(fe, f+".diskType", g.DiskType, "a disk type such as pd-ssd")
+	if g.DiskType != "" && !slices.Contains(DiskTypes, g.DiskType) {
+		fe.Add(f+".diskType", "%q is not a GKE disk type: %s", g.DiskType, strings.Join(DiskTypes, ", "))
+	}
+	if v := s.KubernetesVersion; v != "" && v != "latest" && !versionRE.MatchString(v) {
+		fe.Add("spec.kubernetesVersion", "%q is not a GKE version: give 1.30, 1.30.5 or 1.30.5-gke.1014001", v)
+	}
+	// Zones the cluster's region has; GKE keeps the same node count in
+	// every zone of a pool (an autoscaled pool's bounds are GKE's total
+	// ones, and its first count is rounded up per zone).
+	if c != nil && c.Spec.Platform.GCP != nil {
+		for i, z := range g.Zones {
+			if _, err := (Profile{}).LogicalZone(c, z); err != nil && z != "" {
+				fe.Add(fmt.Sprintf("%s.zones[%d]", f, i), "%v", err)
+			}
+		}
+		for i, z := range s.Zones {
+			if _, err := (Profile{}).ProviderZone(c, z); err != nil && kpool.IsLogicalZone(z) {
+				fe.Add(fmt.Sprintf("spec.zones[%d]", i), "%v", err)
+			}
+		}
+		if zones, _, err := provider.PoolZones(Profile{}, c, s); err == nil && len(zones) > 1 && !s.Autoscaling.On() && s.Count()%len(zones) != 0 {
+			fe.Add("spec.nodeCount", "GKE keeps the same number of nodes in each zone of a node pool: %d nodes do not divide evenly over %d zones; give a multiple of %d",
+				s.Count(), len(zones), len(zones))
+		}
+	}
 	if len(g.Accelerators) > MaxAcceleratorTypes {
 		fe.Add(f+".accelerators", "at most %d accelerator types, got %d", MaxAcceleratorTypes, len(g.Accelerators))
 	}
 	for i, a := range g.Accelerators {
 		af := fmt.Sprintf("%s.accelerators[%d]", f, i)
-		kpool.ValidatePattern(fe, af+".type", a.Type, acceleratorTypeRE, true, "an accelerator type such as nvidia-tesla-t4")
+		if !slices.Contains(AcceleratorTypes, a.Type) {
+			fe.Add(af+".type", "%q is not a GKE accelerator type: %s", a.Type, strings.Join(AcceleratorTypes, ", "))
+		}
 		if a.Count < 1 || a.Count > kpool.MaxAccelerators {
 			fe.Add(af+".count", "must be between 1 and %d, got %d", kpool.MaxAccelerators, a.Count)
 		}
@@ -137,21 +223,30 @@ func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
 	s.Platform.GCP = &kpool.GCPNodePool{MachineType: b.MachineType, DiskSize: b.DiskSizeGB, DiskType: b.DiskType, Preemptible: b.Spot}
 }
 
-// ProviderZone is the region's Nth zone: us-central1-a for "1".
+// ProviderZone is the region's Nth zone: us-central1-a for "1",
+// us-central1-f for "4" (us-central1 has no zone d); a number beyond the
+// region's zones is refused.
 func (p Profile) ProviderZone(c *kpool.Cluster, logical string) (string, error) {
 	n, err := provider.ZoneNumber(logical)
 	if err != nil {
 		return "", err
 	}
-	return p.Region(&c.Spec) + "-" + provider.ZoneLetter(n), nil
+	region := p.Region(&c.Spec)
+	zones := Zones(region)
+	if n > len(zones) {
+		return "", fmt.Errorf("zone %s: %s region %q has %d zones (%s)", logical, Type, region, len(zones), strings.Join(zones, ", "))
+	}
+	return zones[n-1], nil
 }
 
+// LogicalZone is the number of a zone among its region's.
 func (p Profile) LogicalZone(c *kpool.Cluster, native string) (string, error) {
 	region := p.Region(&c.Spec)
-	if l, ok := provider.LetterZone(native, region, "-"); ok {
-		return l, nil
+	zones := Zones(region)
+	if i := slices.Index(zones, native); i >= 0 {
+		return strconv.Itoa(i + 1), nil
 	}
-	return "", fmt.Errorf("%q is not a zone of %s region %q", native, Type, region)
+	return "", fmt.Errorf("%q is not a zone of %s region %q (its zones: %s)", native, Type, region, strings.Join(zones, ", "))
 }
 
 // NodeZone: GKE nodes carry the zone name.

@@ -1,0 +1,97 @@
+package gke
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	container "google.golang.org/api/container/v1"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// The demo cluster Demo holds: a regional cluster, its nodes in three of
+// us-central1's four zones.
+const (
+	DemoProject  = "kpool-demo"
+	DemoLocation = "us-central1"
+	DemoCluster  = "demo-gke"
+	DemoVersion  = "1.30.5-gke.1014001"
+)
+
+// Demo returns an emulator on an engine with options o that holds the
+// demo cluster and its default-pool (one e2-medium node per zone, as GKE
+// creates a cluster; kpool does not own it).
+func Demo(o sim.Options) (*Server, error) {
+	s := New(Options{Engine: o})
+	s.AddCluster(DemoProject, DemoLocation, DemoCluster, DemoVersion)
+	err := s.AddPool(DemoProject, DemoLocation, DemoCluster, container.NodePool{
+		Name: "default-pool", InitialNodeCount: 1,
+		Config: &container.NodeConfig{MachineType: "e2-medium", DiskSizeGb: 100, DiskType: "pd-balanced"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Clusters returns the emulator's clusters, by name, as kpool registers
+// them when the emulator is served at endpoint (only Name and Spec set).
+func (s *Server) Clusters(endpoint string) []kpool.Cluster {
+	var out []kpool.Cluster
+	for _, c := range s.views() {
+		out = append(out, kpool.Cluster{Name: c.name, Spec: kpool.ClusterSpec{
+			Endpoint: endpoint,
+			Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{
+				ProjectID: c.project, Location: c.location, ClusterName: c.name}},
+		}})
+	}
+	return out
+}
+
+// Describe writes, for people, how to reach the emulator's clusters when
+// it is served at endpoint.
+func (s *Server) Describe(w io.Writer, endpoint string) {
+	auth := "any OAuth2 bearer token (Authorization: Bearer <token>)"
+	if s.token != "" {
+		auth = "the bearer token the emulator was given"
+	}
+	fmt.Fprintf(w, "  auth:      %s\n  api:       GKE v1 REST (google.golang.org/api/container/v1 with option.WithEndpoint(%q))\n", auth, endpoint+"/")
+	for _, c := range s.views() {
+		fmt.Fprintf(w, "  GKE cluster %s (%s, version %s, zones %s, pools: %s):\n", c.name, c.location, c.version, c.zones, c.pools)
+		fmt.Fprintf(w, "    project:    %s\n    node pools: %s/v1/projects/%s/locations/%s/clusters/%s/nodePools\n",
+			c.project, endpoint, c.project, c.location, c.name)
+	}
+}
+
+type clusterView struct{ project, location, name, version, zones, pools string }
+
+func (s *Server) views() []clusterView {
+	var out []clusterView
+	s.Do(func(time.Time) {
+		for _, c := range s.clusters {
+			var pools []string
+			for _, p := range c.sorted() {
+				pools = append(pools, p.np.Name)
+			}
+			list := strings.Join(pools, ", ")
+			if list == "" {
+				list = "none"
+			}
+			out = append(out, clusterView{c.project, c.location, c.name, c.version, strings.Join(c.locations, ","), list})
+		}
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].name+"/"+out[i].project < out[j].name+"/"+out[j].project })
+	return out
+}
+
+// TokenSource is the OAuth2 token source kpool dev calls the emulator
+// with: a fixed token, which the emulator accepts and which grants
+// nothing elsewhere.
+func TokenSource() oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "kpool-cloudsim", TokenType: "Bearer"})
+}

@@ -1,0 +1,433 @@
+package driver_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+	container "google.golang.org/api/container/v1"
+
+	"github.com/kpool/kpool"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
+	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/gke"
+	"github.com/kpool/kpool/provider/gke/driver"
+	"github.com/kpool/kpool/provider/providertest"
+)
+
+const (
+	project     = "kpool-prod-1"
+	location    = "us-central1"
+	clusterName = "gke-prod"
+	version     = "1.30.5-gke.1014001"
+)
+
+var ctx = context.Background()
+
+// emulated is a GKE emulator on a loopback TLS port with a driver and a
+// cluster pointing at it.
+type emulated struct {
+	sim     *gkesim.Server
+	clock   *sim.ManualClock
+	driver  *driver.Driver
+	cluster *kpool.Cluster
+	url     string
+	srv     *httptest.Server
+}
+
+// allow is the default credential, allowed to go to urls besides
+// Google's public endpoints.
+func allow(t testing.TB, urls ...string) provider.Credentials {
+	t.Helper()
+	set, err := provider.DefaultCredentials([]provider.Profile{gke.Profile{}}, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+func static(tok string) oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})
+}
+
+// fastRetry keeps the SDK's retries but not their waits.
+func fastRetry() *driver.Retry {
+	r := driver.DefaultRetry()
+	r.Delay = time.Millisecond
+	return &r
+}
+
+func newEmulated(t *testing.T) *emulated {
+	t.Helper()
+	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	emu := gkesim.New(gkesim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second}, Token: "kpool-cloudsim"})
+	emu.AddCluster(project, location, clusterName, version)
+	srv := httptest.NewUnstartedServer(emu)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c := &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
+		Endpoint: srv.URL,
+		Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}},
+	}}
+	d := driver.New(driver.Options{TokenSource: static("kpool-cloudsim"), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fastRetry()})
+	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, url: srv.URL, srv: srv}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
+	return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
+		NodeCount: ptr(len(zones)*2 + 3*(1-min(len(zones), 1))*2/2*1), Zones: zones,
+		Platform: kpool.NodePoolPlatform{GCP: &kpool.GCPNodePool{MachineType: "n2-standard-4", DiskSize: 100, DiskType: "pd-balanced"}},
+	})
+}
+
+func (e *emulated) harness(t *testing.T) *providertest.Harness {
+	return &providertest.Harness{
+		Driver:  e.driver,
+		Cluster: e.cluster,
+		Spec: func(name string, zones ...string) provider.PoolSpec {
+			s := e.spec(name, zones...)
+			return s
+		},
+		Settle:   func() { e.clock.Advance(time.Hour) },
+		Throttle: e.sim.SetRateLimit,
+		Faults:   e.sim.SetFaultRate,
+		Creates: func(pn string) int {
+			n := 0
+			for _, c := range e.sim.Calls() {
+				if c.Created && strings.HasSuffix(c.Path, "/nodePools") && c.Status == http.StatusOK {
+					n++
+				}
+			}
+			return n
+		},
+		Unlabel: func(pn, label string) {
+			if err := e.sim.Mutate(project, location, clusterName, pn, func(np *container.NodePool) {
+				delete(np.Config.Labels, label)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		ImmutableField: func(s *provider.PoolSpec) string {
+			s.Spot = !s.Spot
+			return "spec.platform.gcp.preemptible"
+		},
+	}
+}
+
+func TestConformance(t *testing.T) {
+	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
+}
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestMapping checks the fields the GKE driver maps both ways, per-zone
+// counts and total autoscaling bounds included.
+func TestMapping(t *testing.T) {
+	e := newEmulated(t)
+	s := providertest.Spec(e.cluster, "spot-gpu", kpool.NodePoolSpec{
+		NodeCount:         ptr(4),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(1), MaxNodes: ptr(9)},
+		Zones:             []string{"1", "4"},
+		KubernetesVersion: "1.30.5",
+		Labels:            map[string]string{"team": "ml"},
+		Taints:            []kpool.Taint{{Key: "dedicated", Value: "ml", Effect: kpool.EffectNoExecute}},
+		Tags:              map[string]string{"cost-center": "42"},
+		Platform: kpool.NodePoolPlatform{GCP: &kpool.GCPNodePool{MachineType: "g2-standard-8", DiskSize: 200, DiskType: "pd-ssd",
+			Preemptible: true, Accelerators: []kpool.Accelerator{{Type: "nvidia-l4", Count: 1}}}},
+	})
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	st, ok := e.sim.Pool(project, location, clusterName, s.ProviderName)
+	if !ok {
+		t.Fatal("the emulator has no such pool")
+	}
+	cfg := st.Config
+	if st.InitialNodeCount != 2 || strings.Join(st.Locations, ",") != "us-central1-a,us-central1-f" || cfg.MachineType != "g2-standard-8" ||
+		cfg.DiskSizeGb != 200 || cfg.DiskType != "pd-ssd" || !cfg.Spot || cfg.Accelerators[0].AcceleratorType != "nvidia-l4" ||
+		!st.Autoscaling.Enabled || st.Autoscaling.TotalMinNodeCount != 1 || st.Autoscaling.TotalMaxNodeCount != 9 ||
+		cfg.ResourceLabels["cost-center"] != "42" || cfg.Labels[provider.LabelPool] != "spot-gpu" || st.Version != version ||
+		st.Management.AutoUpgrade || st.Status != "PROVISIONING" {
+		t.Fatalf("sent node pool: %+v config %+v", st.NodePool, cfg)
+	}
+	var effects []string
+	for _, tt := range cfg.Taints {
+		effects = append(effects, tt.Key+"="+tt.Effect)
+	}
+	// GKE taints GPU nodes itself: the driver does not send that taint,
+	// and reports it (below).
+	if strings.Join(effects, ",") != "dedicated=NO_EXECUTE" {
+		t.Fatalf("taints sent: %v", effects)
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, s.ProviderName)
+	if p.State != provider.StateCreating || p.Count != 4 {
+		t.Fatalf("while provisioning: %+v", p)
+	}
+	e.clock.Advance(time.Hour)
+	pools, err = e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ = provider.Find(pools, s.ProviderName)
+	if p.State != provider.StateReady || p.Count != 4 || p.ReadyNodes != 4 || p.NodesByZone["1"] != 2 || p.NodesByZone["4"] != 2 ||
+		!p.Spot || p.MinCount != 1 || p.MaxCount != 9 || p.Version != "1.30.5" || strings.Join(p.Zones, ",") != "1,4" ||
+		len(p.Accelerators) != 1 || p.Tags["cost-center"] != "42" || p.Labels["team"] != "ml" || len(p.Problems) != 0 || len(p.Taints) != 2 {
+		t.Fatalf("observed: %+v", p)
+	}
+
+	// A machine type change rolls the nodes through nodePools.update.
+	s.MachineType = "g2-standard-16"
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := e.sim.Pool(project, location, clusterName, s.ProviderName); st.Operation != "UPGRADE_NODES" {
+		t.Fatalf("machine type change started %q", st.Operation)
+	}
+	pools, _ = e.driver.NodePoolList(ctx, e.cluster)
+	if p, _ := provider.Find(pools, s.ProviderName); p.State != provider.StateUpdating {
+		t.Fatalf("while rolling: %+v", p)
+	}
+	// A second operation while one runs is transient (FAILED_PRECONDITION
+	// at GKE; the driver does not even send it).
+	s.Labels["team"] = "other"
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+		t.Fatalf("update while rolling: %v, want transient", err)
+	}
+	e.clock.Advance(time.Hour)
+	if st, _ := e.sim.Pool(project, location, clusterName, s.ProviderName); st.Config.MachineType != "g2-standard-16" {
+		t.Fatalf("machine type after the roll: %s", st.Config.MachineType)
+	}
+}
+
+// TestPerZoneRefused: a count that does not divide over the zones is
+// refused before anything is sent.
+func TestPerZoneRefused(t *testing.T) {
+	e := newEmulated(t)
+	s := e.spec("uneven", "1", "2", "3")
+	s.Count = 4
+	_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+	var pe *provider.Error
+	if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != "spec.nodeCount" {
+		t.Fatalf("4 nodes over 3 zones: %v", err)
+	}
+	for _, c := range e.sim.Calls() {
+		if c.Method != http.MethodGet {
+			t.Fatalf("sent %s %s", c.Method, c.Path)
+		}
+	}
+}
+
+func errorsAs(err error, pe **provider.Error) bool {
+	e, ok := err.(*provider.Error)
+	*pe = e
+	return ok
+}
+
+// TestRefusedByTheService: the emulator refuses what GKE refuses even if
+// a driver sent it, with errors the driver maps by kind and field.
+func TestRefusedByTheService(t *testing.T) {
+	e := newEmulated(t)
+	for name, tc := range map[string]struct {
+		mut   func(*provider.PoolSpec)
+		field string
+	}{
+		"disk type":   {func(s *provider.PoolSpec) { s.DiskType = "pd-fast" }, "spec.platform.gcp.diskType"},
+		"disk size":   {func(s *provider.PoolSpec) { s.DiskSizeGB = 5 }, "spec.platform.gcp.diskSize"},
+		"accelerator": {func(s *provider.PoolSpec) { s.Accelerators = []kpool.Accelerator{{Type: "nvidia-tesla-z9", Count: 1}} }, "spec.platform.gcp.accelerators"},
+		"version":     {func(s *provider.PoolSpec) { s.Version = "1.31.0" }, "spec.kubernetesVersion"},
+		"bad version": {func(s *provider.PoolSpec) { s.Version = "1.30.x" }, "spec.kubernetesVersion"},
+		"autoscaling": {func(s *provider.PoolSpec) { s.Autoscaling, s.MinCount, s.MaxCount = true, 5, 2 }, "spec.autoscaling"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := e.spec("bad", "1")
+			tc.mut(&s)
+			_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+			var pe *provider.Error
+			if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != tc.field {
+				t.Fatalf("%v, want a validation error on %s", err, tc.field)
+			}
+		})
+	}
+	missing := *e.cluster
+	missing.Spec.Platform.GCP = &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: "nope"}
+	if _, err := e.driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
+		t.Fatalf("list in a missing cluster: %v", err)
+	}
+	if err := e.driver.NodePoolDelete(ctx, &missing, "x"); !provider.IsNotFound(err) {
+		t.Fatalf("delete in a missing cluster: %v (a missing cluster is not a deleted pool)", err)
+	}
+}
+
+// TestFailedOperation: an operation that ends in error leaves the pool
+// Failed with GKE's message.
+func TestFailedOperation(t *testing.T) {
+	e := newEmulated(t)
+	// Faults on creates only: one in four of them is accepted and fails.
+	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
+		rate := 0.0
+		if r.Method == http.MethodPost {
+			rate = 1
+		}
+		e.sim.SetFaultRate(rate)
+		return e.driverTransport().RoundTrip(r)
+	})
+	retry := driver.Retry{TryTimeout: time.Minute}
+	d := driver.New(driver.Options{TokenSource: static("kpool-cloudsim"), Credentials: allow(t, e.url), Transport: rt, Retry: &retry})
+	name := ""
+	for i := 0; i < 40 && name == ""; i++ {
+		s := e.spec(fmt.Sprintf("doomed-%d", i), "1")
+		if _, err := d.NodePoolCreate(ctx, e.cluster, s); err != nil {
+			if !provider.Retryable(err) {
+				t.Fatalf("an injected fault: %v", err)
+			}
+			continue
+		}
+		for _, c := range e.sim.Calls() {
+			if c.Fault == sim.FaultFail {
+				name = s.ProviderName
+			}
+		}
+	}
+	if name == "" {
+		t.Fatal("no create failed")
+	}
+	e.sim.SetFaultRate(0)
+	e.clock.Advance(time.Hour)
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := provider.Find(pools, name)
+	if !ok || p.State != provider.StateFailed || !strings.Contains(p.Message, "does not have enough resources") {
+		t.Fatalf("failed create: %+v", p)
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestNoToken: without a token the emulator answers 401 UNAUTHENTICATED,
+// which is permission denied.
+func TestNoToken(t *testing.T) {
+	e := newEmulated(t)
+	d := driver.New(driver.Options{TokenSource: static("wrong"), Credentials: allow(t, e.url), Transport: e.driverTransport(), Retry: fastRetry()})
+	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+		t.Fatalf("list with a wrong token: %v", err)
+	}
+}
+
+func (e *emulated) driverTransport() http.RoundTripper {
+	return &http.Transport{TLSClientConfig: tlsTrusting(e.srv)}
+}
+
+// tlsTrusting trusts the test servers' certificates.
+func tlsTrusting(srvs ...*httptest.Server) *tls.Config {
+	pool := x509.NewCertPool()
+	for _, s := range srvs {
+		pool.AddCert(s.Certificate())
+	}
+	return &tls.Config{RootCAs: pool}
+}
+
+// TestTokenOnlyToAllowedHosts: a cluster whose endpoint the credential
+// does not allow is refused before any request, and a request the SDK
+// would send elsewhere (an instance group URL on another host) is stopped
+// at the wire, its token unsent.
+func TestTokenOnlyToAllowedHosts(t *testing.T) {
+	e := newEmulated(t)
+	var seen []string
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	defer other.Close()
+	elsewhere := *e.cluster
+	elsewhere.Spec.Endpoint = other.URL
+	_, err := e.driver.NodePoolList(ctx, &elsewhere)
+	var pe *provider.Error
+	if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != "spec.endpoint" {
+		t.Fatalf("an endpoint the credential does not allow: %v", err)
+	}
+	// An instance group URL on another host: the guard refuses it.
+	redirect := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"nodePools":[{"name":"web","status":"RUNNING","instanceGroupUrls":["` + other.URL + `/compute/v1/projects/p/zones/us-central1-a/instanceGroupManagers/g"]}]}`))
+	}))
+	defer redirect.Close()
+	d := driver.New(driver.Options{TokenSource: static("secret-token"), Credentials: allow(t, redirect.URL), Transport: &http.Transport{TLSClientConfig: tlsTrusting(redirect, other)}, Retry: fastRetry()})
+	c := *e.cluster
+	c.Spec.Endpoint = redirect.URL
+	_, err = d.NodePoolList(ctx, &c)
+	if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != "spec.endpoint" {
+		t.Fatalf("an instance group on another host: %v", err)
+	}
+	// Only the allowed host saw a request (and the token).
+	if len(seen) != 1 || seen[0] != "Bearer secret-token" {
+		t.Fatalf("requests seen by the servers: %q, want one, the allowed host's", seen)
+	}
+}
+
+// TestTarpit: a server that accepts and never answers costs a bounded
+// time, and the error is transient.
+func TestTarpit(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { conn.Close() })
+		}
+	}()
+	url := "https://" + ln.Addr().String()
+	retry := driver.Retry{TryTimeout: 100 * time.Millisecond, Retries: 1, Delay: time.Millisecond}
+	d := driver.New(driver.Options{TokenSource: static("t"), Credentials: allow(t, url), Retry: &retry})
+	c := &kpool.Cluster{Name: "tarpit", Spec: kpool.ClusterSpec{Endpoint: url, Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP,
+		GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}}}}
+	start := time.Now()
+	_, err = d.NodePoolList(ctx, c)
+	if !provider.IsTransient(err) {
+		t.Fatalf("tarpit: %v, want transient", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("tarpit held the call %v", took)
+	}
+	// A closed port is transient too.
+	closed := "https://" + closedPort(t)
+	d = driver.New(driver.Options{TokenSource: static("t"), Credentials: allow(t, closed), Retry: &retry})
+	c.Spec.Endpoint = closed
+	if _, err := d.NodePoolList(ctx, c); !provider.IsTransient(err) {
+		t.Fatalf("closed port: %v", err)
+	}
+}

@@ -1,0 +1,162 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	"google.golang.org/api/googleapi"
+
+	"github.com/kpool/kpool/provider"
+)
+
+// googleBody is Google's error body.
+type googleBody struct {
+	Error struct {
+		Code    int               `json:"code"`
+		Message string            `json:"message"`
+		Status  string            `json:"status"`
+		Details []json.RawMessage `json:"details"`
+	} `json:"error"`
+}
+
+// detail is the part of a google.rpc detail the driver reads: a
+// RetryInfo's delay, a BadRequest's fields.
+type detail struct {
+	Type            string `json:"@type"`
+	RetryDelay      string `json:"retryDelay"`
+	FieldViolations []struct {
+		Field string `json:"field"`
+	} `json:"fieldViolations"`
+}
+
+// poolMissing reports whether err says the node pool does not exist (a
+// missing cluster says so of the cluster, which is not the pool's
+// absence).
+func poolMissing(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == http.StatusNotFound && strings.Contains(ge.Message, "/nodePools/")
+}
+
+// classify maps a client error to a provider error. field names the spec
+// field a validation error is about ("" reads it from the error).
+func classify(err error, field string) error {
+	var rh *refusedHost
+	if errors.As(err, &rh) {
+		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+	}
+	var ge *googleapi.Error
+	if !errors.As(err, &ge) {
+		var re *oauth2.RetrieveError
+		if errors.As(err, &re) && re.Response != nil {
+			// The token endpoint answered: it refused the identity, or is
+			// having a bad moment.
+			e := &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "the OAuth2 token endpoint refused: " + re.Response.Status, Err: err}
+			switch s := re.Response.StatusCode; {
+			case s == http.StatusTooManyRequests:
+				e.Kind, e.RetryAfter = provider.KindThrottled, max(provider.RetryAfterHeader(re.Response.Header, time.Now()), time.Second)
+			case s == http.StatusRequestTimeout || s >= 500:
+				e.Kind = provider.KindTransient
+			}
+			return e
+		}
+		if tokenFailure(err) {
+			return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OAuth2 token: " + firstLine(err.Error()), Err: err}
+		}
+		reason := "calling the GKE API: " + firstLine(err.Error())
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTryTimeout) {
+			reason = "no answer from the GKE API in time: " + firstLine(err.Error())
+		}
+		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: reason, Err: err}
+	}
+	var body googleBody
+	_ = json.Unmarshal([]byte(ge.Body), &body)
+	status := body.Error.Status
+	msg := ge.Message
+	if msg == "" {
+		msg = body.Error.Message
+	}
+	reason := strings.TrimSpace(status + ": " + msg)
+	e := &provider.Error{Kind: provider.KindOfStatus(ge.Code), Provider: platform, Reason: firstLine(reason), Err: err}
+	switch {
+	case status == "FAILED_PRECONDITION", status == "ABORTED":
+		// Another operation holds the pool, or it changed since read.
+		e.Kind = provider.KindTransient
+	case status == "ALREADY_EXISTS":
+		e.Kind = provider.KindAlreadyExists
+	case status == "RESOURCE_EXHAUSTED" && ge.Code != http.StatusTooManyRequests:
+		e.Kind = provider.KindThrottled // a quota: wait and retry
+	}
+	var fields []string
+	for _, raw := range body.Error.Details {
+		var d detail
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		if d.RetryDelay != "" {
+			if delay, err := time.ParseDuration(d.RetryDelay); err == nil && delay > 0 {
+				e.RetryAfter = delay
+			}
+		}
+		for _, f := range d.FieldViolations {
+			fields = append(fields, f.Field)
+		}
+	}
+	switch e.Kind {
+	case provider.KindThrottled, provider.KindTransient:
+		if e.RetryAfter == 0 {
+			e.RetryAfter = provider.RetryAfterHeader(ge.Header, time.Now())
+		}
+		if e.Kind == provider.KindThrottled && e.RetryAfter == 0 {
+			e.RetryAfter = time.Second
+		}
+	case provider.KindValidation:
+		e.Field = field
+		if e.Field == "" {
+			e.Field = "spec"
+			for _, f := range fields {
+				if sf := specField(f); sf != "" {
+					e.Field = sf
+					break
+				}
+			}
+		}
+	}
+	return e
+}
+
+// specField maps a request field GKE names to the spec field it comes from.
+func specField(f string) string {
+	f = strings.TrimPrefix(f, "nodePool.")
+	f = strings.TrimPrefix(f, "config.")
+	if i := strings.IndexAny(f, ".["); i >= 0 {
+		f = f[:i]
+	}
+	return map[string]string{
+		"machineType": "spec.platform.gcp.machineType", "diskSizeGb": "spec.platform.gcp.diskSize", "diskType": "spec.platform.gcp.diskType",
+		"accelerators": "spec.platform.gcp.accelerators", "spot": "spec.platform.gcp.preemptible", "preemptible": "spec.platform.gcp.preemptible",
+		"locations": "spec.zones", "initialNodeCount": "spec.nodeCount", "nodeCount": "spec.nodeCount", "autoscaling": "spec.autoscaling",
+		"version": "spec.kubernetesVersion", "nodeVersion": "spec.kubernetesVersion", "labels": "spec.labels", "taints": "spec.taints",
+		"resourceLabels": "spec.tags", "name": "provider_name",
+	}[f]
+}
+
+// tokenFailure reports whether err is the token source's (an OAuth2
+// token endpoint that refused, or no Application Default Credentials).
+func tokenFailure(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "oauth2: ") || strings.Contains(msg, "could not find default credentials")
+}
+
+// firstLine returns s on one line, its spaces collapsed, cut at 300 bytes.
+func firstLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,254 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	compute "google.golang.org/api/compute/v1"
+	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/option"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// gkeBuild is the -gke.N build suffix of a GKE version.
+var gkeBuild = regexp.MustCompile(`-gke\.\d+$`)
+
+// kpoolEffects are GKE's taint effects as kpool names them.
+var kpoolEffects = map[string]string{"NO_SCHEDULE": kpool.EffectNoSchedule, "PREFER_NO_SCHEDULE": kpool.EffectPreferNoSchedule, "NO_EXECUTE": kpool.EffectNoExecute}
+
+// observe maps a node pool to the neutral observed pool, all but its node
+// counts, which are its instance groups' (count).
+func observe(c *kpool.Cluster, np *container.NodePool) provider.Pool {
+	cfg := np.Config
+	if cfg == nil {
+		cfg = &container.NodeConfig{}
+	}
+	p := provider.Pool{
+		PoolSpec: provider.PoolSpec{
+			ProviderName: np.Name, MachineType: cfg.MachineType, DiskSizeGB: int(cfg.DiskSizeGb), DiskType: cfg.DiskType,
+			Spot: cfg.Spot || cfg.Preemptible, Labels: map[string]string{}, Tags: map[string]string{},
+			Version: gkeBuild.ReplaceAllString(np.Version, ""), Mode: kpool.ModeUser,
+		},
+		ProviderState: np.Status, Message: np.StatusMessage,
+		Extra: map[string]string{"version": np.Version, "etag": np.Etag},
+	}
+	for k, v := range cfg.Labels {
+		p.Labels[k] = v
+	}
+	p.Name = p.Labels[provider.LabelPool]
+	for k, v := range cfg.ResourceLabels {
+		p.Tags[k] = v
+	}
+	for _, t := range cfg.Taints {
+		if t == nil {
+			continue
+		}
+		e, ok := kpoolEffects[t.Effect]
+		if !ok {
+			e = t.Effect
+		}
+		p.Taints = append(p.Taints, kpool.Taint{Key: t.Key, Value: t.Value, Effect: e})
+	}
+	for _, a := range cfg.Accelerators {
+		if a != nil {
+			p.Accelerators = append(p.Accelerators, kpool.Accelerator{Type: a.AcceleratorType, Count: int(a.AcceleratorCount)})
+		}
+	}
+	p.Taints = profile.NodeTaints(provider.PoolSpec{Taints: p.Taints, Accelerators: p.Accelerators})
+	for _, z := range np.Locations {
+		if l, err := profile.LogicalZone(c, z); err == nil {
+			p.Zones = append(p.Zones, l)
+		} else {
+			p.Zones = append(p.Zones, z) // a zone kpool cannot name: shown as GKE has it
+		}
+	}
+	sort.Strings(p.Zones)
+	if a := np.Autoscaling; a != nil && a.Enabled {
+		p.Autoscaling = true
+		if a.TotalMaxNodeCount > 0 {
+			p.MinCount, p.MaxCount = int(a.TotalMinNodeCount), int(a.TotalMaxNodeCount)
+		} else {
+			n := max(len(np.Locations), 1)
+			p.MinCount, p.MaxCount = int(a.MinNodeCount)*n, int(a.MaxNodeCount)*n
+		}
+	}
+	if m := np.Management; m != nil {
+		p.Extra["autoUpgrade"] = fmt.Sprint(m.AutoUpgrade)
+	} else {
+		p.Extra["autoUpgrade"] = "false"
+	}
+	if np.SelfLink != "" {
+		p.Extra["selfLink"] = np.SelfLink
+	}
+	p.State = state(np.Status)
+	if p.State == provider.StateFailed && p.Message == "" {
+		for _, cond := range np.Conditions {
+			if cond != nil && cond.Message != "" {
+				p.Message = cond.Message
+			}
+		}
+	}
+	p.Problems = provider.CheckContract(&p)
+	return p
+}
+
+// state maps GKE's NodePool.status to the neutral state. RUNNING_WITH_ERROR
+// is Failed: the pool runs, but the last operation did not finish, and the
+// controllers apply the spec again.
+func state(s string) provider.State {
+	switch s {
+	case "RUNNING":
+		return provider.StateReady
+	case "PROVISIONING":
+		return provider.StateCreating
+	case "RECONCILING":
+		return provider.StateUpdating
+	case "STOPPING":
+		return provider.StateDeleting
+	case "ERROR", "RUNNING_WITH_ERROR":
+		return provider.StateFailed
+	}
+	return provider.StateUnknown
+}
+
+// count reads a pool's node counts from its managed instance groups (one
+// per zone, which instanceGroupUrls name): the count is their target
+// sizes, the ready nodes those with no action under way.
+func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *container.NodePool, p *provider.Pool) error {
+	p.NodesByZone = map[string]int{}
+	for _, u := range np.InstanceGroupUrls {
+		origin, project, zone, name, ok := groupOf(u)
+		if !ok {
+			p.ReadyUnknown = true
+			continue
+		}
+		svc, err := d.computeFor(ctx, cs, origin)
+		if err != nil {
+			return err
+		}
+		g, err := svc.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
+		if err != nil {
+			return classify(err, "")
+		}
+		p.Count += int(g.TargetSize)
+		ready := 0
+		if a := g.CurrentActions; a != nil {
+			ready = int(a.None)
+		}
+		p.ReadyNodes += ready
+		l, err := profile.LogicalZone(c, zone)
+		if err != nil {
+			l = zone
+		}
+		p.NodesByZone[l] += ready
+	}
+	p.Nodes = p.Count
+	return nil
+}
+
+// groupOf parses an instance group URL: ORIGIN/compute/v1/projects/P/zones/Z/instanceGroupManagers/N.
+func groupOf(raw string) (origin, project, zone, name string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", "", "", "", false
+	}
+	seg := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(seg) != 8 || seg[0] != "compute" || seg[1] != "v1" || seg[2] != "projects" || seg[4] != "zones" || seg[6] != "instanceGroupManagers" {
+		return "", "", "", "", false
+	}
+	return u.Scheme + "://" + u.Host, seg[3], seg[5], seg[7], true
+}
+
+// computeFor returns the Compute Engine client of an origin, on the same
+// guarded, authenticated HTTP client as the GKE one.
+func (d *Driver) computeFor(ctx context.Context, cs *clients, origin string) (*compute.Service, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if svc, ok := cs.compute[origin]; ok {
+		return svc, nil
+	}
+	svc, err := compute.NewService(ctx, option.WithHTTPClient(cs.http), option.WithEndpoint(origin+"/compute/v1/"))
+	if err != nil {
+		return nil, classify(err, "")
+	}
+	cs.compute[origin] = svc
+	return svc, nil
+}
+
+// opKey names a pool across clusters and endpoints.
+func opKey(c *kpool.Cluster, pool string) string {
+	g := c.Spec.Platform.GCP
+	return c.Spec.Endpoint + " " + g.ProjectID + "/" + g.Location + "/" + g.ClusterName + "/" + pool
+}
+
+// started keeps the name of the operation the driver started on a pool,
+// replacing the last one's.
+func (d *Driver) started(c *kpool.Cluster, pool string, op *container.Operation) {
+	if op == nil || op.Name == "" {
+		return
+	}
+	g := c.Spec.Platform.GCP
+	name := op.Name
+	if !strings.HasPrefix(name, "projects/") {
+		name = "projects/" + g.ProjectID + "/locations/" + g.Location + "/operations/" + name
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.ops) >= maxOps {
+		clear(d.ops) // a bound on what users' pool names can make it keep
+	}
+	d.ops[opKey(c, pool)] = name
+}
+
+// maxOps bounds the operations the driver follows.
+const maxOps = 4096
+
+// follow observes the operation the driver last started on a pool, never
+// waiting for it: while it runs the pool is busy even if its status does
+// not say so yet (Creating, Deleting or Updating by the operation's type);
+// once it is done its error, if any, is the message of a failed pool.
+// Reading it is best effort: a list does not fail for it.
+func (d *Driver) follow(ctx context.Context, cs *clients, c *kpool.Cluster, p *provider.Pool) {
+	key := opKey(c, p.ProviderName)
+	d.mu.Lock()
+	name, ok := d.ops[key]
+	d.mu.Unlock()
+	if !ok {
+		return
+	}
+	op, err := cs.gke.Projects.Locations.Operations.Get(name).Context(ctx).Do()
+	if err != nil {
+		return
+	}
+	switch op.Status {
+	case "PENDING", "RUNNING":
+		if p.State == provider.StateReady || p.State == provider.StateFailed {
+			switch op.OperationType {
+			case "CREATE_NODE_POOL":
+				p.State = provider.StateCreating
+			case "DELETE_NODE_POOL":
+				p.State = provider.StateDeleting
+			default:
+				p.State = provider.StateUpdating
+			}
+			p.ReadyUnknown = true
+		}
+		return
+	}
+	if op.Error != nil && op.Error.Message != "" && p.State == provider.StateFailed && p.Message == "" {
+		p.Message = op.Error.Message
+	}
+	if p.State != provider.StateFailed || p.Message != "" {
+		d.mu.Lock()
+		if d.ops[key] == name {
+			delete(d.ops, key)
+		}
+		d.mu.Unlock()
+	}
+}
