@@ -22,11 +22,13 @@ import (
 	"github.com/kpool/kpool"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
+	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -142,6 +144,35 @@ func soakCloudMakers() map[string]func() soakCloud {
 					retry := eksdriver.Retry()
 					retry.MaxBackoff = 10 * time.Millisecond
 					return eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: creds, Transport: client.Transport, Retry: &retry})
+				},
+			}
+		},
+		"gke": func() soakCloud {
+			emu := gkesim.New(gkesim.Options{Engine: soakOperations})
+			const project, location = "kpool-soak", "us-central1"
+			return soakCloud{
+				platform: kpool.PlatformGCP, emu: emu,
+				cluster: func(name, endpoint string, add bool) string {
+					if add {
+						emu.AddCluster(project, location, name, "1.30.5-gke.1014001")
+					}
+					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"gcp","gcp":{"projectId":%q,"location":%q,"clusterName":%q}}}`,
+						endpoint, project, location, name)
+				},
+				pool: func(i int) string {
+					return fmt.Sprintf(`{"platform":{"gcp":{"machineType":"e2-standard-4"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
+				},
+				at: func(cluster, name string) (int, bool, bool) {
+					np, ok := emu.Pool(project, location, cluster, name)
+					if !ok {
+						return 0, false, false
+					}
+					return np.Nodes, np.Operation == "" && np.Status == "RUNNING", true
+				},
+				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
+					retry := gkedriver.DefaultRetry()
+					retry.Delay = 10 * time.Millisecond
+					return gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: creds, Transport: client.Transport, Retry: &retry})
 				},
 			}
 		},

@@ -200,3 +200,46 @@ func TestSDKLifecycle(t *testing.T) {
 		t.Fatalf("deleted pool: %v", err)
 	}
 }
+
+// TestRunningWithErrorHeals: a resize whose instances fail to start leaves
+// the pool RUNNING_WITH_ERROR; its instance groups keep trying, and as long
+// again as the operation took, it is RUNNING.
+func TestRunningWithErrorHeals(t *testing.T) {
+	e := newEnv(t)
+	pools := e.svc.Projects.Locations.Clusters.NodePools
+	parent := strings.TrimPrefix(base, "/v1/")
+	if _, err := pools.Create(parent, &container.CreateNodePoolRequest{NodePool: &container.NodePool{
+		Name: "web", InitialNodeCount: 1, Locations: []string{"us-central1-a"}, Config: &container.NodeConfig{MachineType: "e2-standard-4"}}}).Do(); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	failed := false
+	for i := 0; i < 100 && !failed; i++ {
+		e.sim.SetFaultRate(0.5)
+		_, err := pools.SetSize(parent+"/nodePools/web", &container.SetNodePoolSizeRequest{NodeCount: int64(1 + (i+1)%3)}).Do()
+		e.sim.SetFaultRate(0)
+		calls := e.sim.Calls()
+		failing := err == nil && calls[len(calls)-1].Fault == sim.FaultFail
+		e.clock.Advance(55 * time.Second) // the operation ends (30s + 10s a node, at most two), its healing has not
+		if failing {
+			st, _ := e.sim.Pool(project, region, name, "web")
+			if st.Status != "RUNNING_WITH_ERROR" || st.StatusMessage == "" {
+				t.Fatalf("after a failed resize: %s %q", st.Status, st.StatusMessage)
+			}
+			failed = true
+		} else {
+			e.clock.Advance(time.Hour)
+		}
+	}
+	if !failed {
+		t.Fatal("no resize failed in 100 tries")
+	}
+	e.clock.Advance(10 * time.Minute)
+	np, err := pools.Get(parent + "/nodePools/web").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if np.Status != "RUNNING" || np.StatusMessage != "" {
+		t.Fatalf("after the instance groups caught up: %s %q", np.Status, np.StatusMessage)
+	}
+}

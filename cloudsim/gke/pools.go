@@ -64,6 +64,19 @@ type pool struct {
 	etag    string
 	seq     int
 	op      *sim.Operation
+	// healAt is when a RUNNING_WITH_ERROR pool is RUNNING again: its
+	// instance groups keep trying to reach their size, and GKE clears the
+	// error once they have.
+	healAt time.Time
+}
+
+// heal makes a RUNNING_WITH_ERROR pool whose instance groups have caught
+// up RUNNING again.
+func (p *pool) heal(now time.Time) {
+	if p.op == nil && p.status == statusRunningWithError && !p.healAt.IsZero() && !now.Before(p.healAt) {
+		p.status, p.message, p.cond, p.healAt = statusRunning, "", nil, time.Time{}
+		p.ready = p.nodes()
+	}
 }
 
 // nodes is the node count the pool targets.
@@ -153,7 +166,15 @@ func finish(o *sim.Operation) {
 		case opCreate, opDelete:
 			p.status = statusError
 		default:
-			p.status = statusRunningWithError
+			// The change is taken (the instance groups have their new
+			// size and template) but the instances did not come: the
+			// groups keep trying, and reach it as long again as the
+			// operation took.
+			p.status, p.ready = statusRunningWithError, o.From
+			p.healAt = o.End.Add(o.End.Sub(o.Start))
+			if in.apply != nil {
+				in.apply()
+			}
 		}
 		return
 	}
@@ -365,7 +386,7 @@ func (s *Server) createPool(req *sim.Request, project, location, clusterName str
 	c.pools[p.np.Name] = p
 	o := s.start(req, p, opCreate, p.nodes(), 0, nil)
 	rep = jsonReply(200, s.operation(req.BaseURL(), o, req.Now))
-	rep.Created = true
+	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+p.np.Name
 	return rep
 }
 

@@ -130,6 +130,7 @@ func (s *Server) Pool(project, location, clusterName, name string) (st PoolState
 		if !ok {
 			return
 		}
+		p.heal(now)
 		st, found = PoolState{NodePool: *p.view(""), PerZone: p.perZone, Nodes: p.readyAt(now)}, true
 		if p.op != nil {
 			st.Operation = infoOf(p.op).opType
@@ -162,6 +163,11 @@ func (s *Server) Mutate(project, location, clusterName, name string, fn func(*co
 // serve answers one request: GKE's checks in its order (authentication,
 // quota, the body), an injected fault, then the route.
 func (s *Server) serve(req *sim.Request) *sim.Reply {
+	for _, c := range s.clusters {
+		for _, p := range c.pools {
+			p.heal(req.Now)
+		}
+	}
 	if rep := s.authenticate(req.HTTP); rep != nil {
 		return rep
 	}

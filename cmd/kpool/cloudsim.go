@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -38,7 +41,7 @@ type cloudsimFlags struct {
 
 func (f *cloudsimFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "address of the first emulator; the others listen on the next ports (port 0: free ports)")
-	fs.StringVar(&f.providers, "providers", "aks", "comma-separated emulators to run")
+	fs.StringVar(&f.providers, "providers", strings.Join(slices.Sorted(maps.Keys(emulators())), ","), "comma-separated emulators to run")
 	fs.StringVar(&f.caFile, "ca-file", "", "write the emulators' CA certificate (PEM) here")
 	fs.DurationVar(&f.latency, "latency", 0, "hold every answer this long")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "requests per second each emulator allows, beyond which it answers 429 with Retry-After (0: no limit)")
@@ -72,7 +75,7 @@ func newCloudsim() *cobra.Command {
 	var f cloudsimFlags
 	cmd := &cobra.Command{
 		Use:   "cloudsim",
-		Short: "Run kpool's cloud emulators (AKS) on loopback over TLS",
+		Short: "Run kpool's cloud emulators (AKS, EKS, GKE) on loopback over TLS",
 		Long: `cloudsim serves emulators of the providers' node-pool APIs, speaking their wire
 protocols, so that kpool's drivers can be run and tested without a cloud account.
 It prints the endpoint to put in a cluster's spec.endpoint, and writes the TLS

@@ -459,6 +459,19 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node pool " + s.ProviderName + " not found"}
 	}
 	p := observe(c, np)
+	if np.Status == "ERROR" {
+		// A node pool whose create or delete failed takes no update: it can
+		// only be deleted. Deleting it is the repair; once it is gone, the
+		// pool is created again.
+		op, err := cs.gke.Projects.Locations.Clusters.NodePools.Delete(poolPath(g, s.ProviderName)).Context(ctx).Do()
+		if err != nil {
+			return nil, classify(err, "")
+		}
+		d.started(c, s.ProviderName, op)
+		p.State, p.ProviderState = provider.StateDeleting, "STOPPING"
+		p.Message = fmt.Sprintf("ERROR (%s): deleting it to create it again", p.Message)
+		return &p, nil
+	}
 	if err := immutable(&p, s); err != nil {
 		return nil, err
 	}

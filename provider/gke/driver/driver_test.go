@@ -283,7 +283,7 @@ func TestRefusedByTheService(t *testing.T) {
 }
 
 // TestFailedOperation: an operation that ends in error leaves the pool
-// Failed with GKE's message.
+// Failed with GKE's message, and its repair deletes it.
 func TestFailedOperation(t *testing.T) {
 	e := newEmulated(t)
 	// Faults on creates only: one in four of them is accepted and fails.
@@ -324,6 +324,20 @@ func TestFailedOperation(t *testing.T) {
 	p, ok := provider.Find(pools, name)
 	if !ok || p.State != provider.StateFailed || !strings.Contains(p.Message, "does not have enough resources") {
 		t.Fatalf("failed create: %+v", p)
+	}
+	// A pool in ERROR takes no update: its repair is its delete, and once
+	// it is gone it can be created again.
+	spec := p.PoolSpec
+	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, spec)
+	if err != nil || fixed.State != provider.StateDeleting {
+		t.Fatalf("repairing the failed pool: %+v, %v", fixed, err)
+	}
+	e.clock.Advance(time.Hour)
+	if pools, err = e.driver.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := provider.Find(pools, name); ok {
+		t.Fatalf("after the repair's delete: %+v", p)
 	}
 }
 
