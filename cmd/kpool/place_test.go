@@ -134,3 +134,49 @@ func fieldsOf(err error) string {
 	exitCode(err, &b)
 	return b.String()
 }
+
+// TestPlaceOnEKSAndGKE: on EKS and GKE pools, placement selects the nodes
+// as those clouds label them: the pool's kompox labels (which the drivers
+// put on the node group's or node pool's nodes) and the zone by its name in
+// topology.kubernetes.io/zone (us-west-2b from the cluster's subnet map;
+// us-central1-b, the region's second zone), and tolerates the taint GKE
+// puts on GPU nodes.
+func TestPlaceOnEKSAndGKE(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	app := strings.Replace(placeApp, "{kompox.dev/pool: spot}", "{kompox.dev/pool: web, kompox.dev/zone: \"2\"}", 1)
+	for _, tc := range []struct {
+		platform kpool.PlatformType
+		pool     []string
+		want     []string
+	}{
+		{kpool.PlatformAWS, []string{"--machine-type", "m5.large", "--count", "2", "--zones", "1,2"},
+			[]string{"kompox.dev/node-pool: web", "topology.kubernetes.io/zone: us-west-2b"}},
+		{kpool.PlatformGCP, nil, // a GPU pool, from a file: accelerators have no flag
+			[]string{"kompox.dev/node-pool: web", "topology.kubernetes.io/zone: us-central1-b", "key: nvidia.com/gpu", "effect: NoSchedule"}},
+	} {
+		cluster := createCluster(t, srv, string(tc.platform), tc.platform)
+		var stdin string
+		if tc.pool == nil {
+			stdin = `{"name":"web","spec":{"nodeCount":2,"zones":["1","2"],"platform":{"gcp":{"machineType":"n1-standard-4","accelerators":[{"type":"nvidia-tesla-t4","count":1}]}}}}`
+			tc.pool = []string{"-f", "-"}
+		}
+		args := append([]string{"nodepool", "create"}, tc.pool...)
+		if stdin == "" {
+			args = append(args, "web")
+		}
+		args = append(args, "--cluster", cluster)
+		if _, err := run(srv, stdin, args...); err != nil {
+			t.Fatalf("%s: %v", tc.platform, err)
+		}
+		out, stderr, err := execute(app, "place", "-f", "-", "--cluster", cluster, "--server", srv, "--user", testUser)
+		if err != nil {
+			t.Fatalf("%s: place: %v\n%s", tc.platform, err, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", tc.platform, w, out)
+			}
+		}
+	}
+}
