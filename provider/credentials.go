@@ -513,3 +513,17 @@ func forbidden(field, reason string) error {
 	return &kpool.Error{Code: kpool.CodeForbidden, Message: "Credential not allowed", Details: field + ": " + reason,
 		Fields: []kpool.FieldError{{Field: field, Reason: reason}}}
 }
+
+// CredentialsOr is creds, or when nil the default credentials of profile
+// alone (its SDK's default chain, any scope, its public endpoints): what a
+// driver built without Options.Credentials uses.
+func CredentialsOr(creds Credentials, profile Profile) Credentials {
+	if creds != nil {
+		return creds
+	}
+	set, err := DefaultCredentials([]Profile{profile}, nil)
+	if err != nil {
+		panic(err) // the built-in public endpoints parse
+	}
+	return set
+}

@@ -63,45 +63,21 @@ func TestDevCreateWait(t *testing.T) {
 	}
 	t.Cleanup(func() { waitTick = old })
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
 	clock := sim.NewManualClock(time.Now())
-	emu := cloudsim.Defaults()
-	emu.Clock = clock
-	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
-		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
-	pr, pw := io.Pipe()
-	exited := make(chan error, 1)
-	go func() {
-		err := dev(ctx, &f, devUser, emu, pw)
-		pw.CloseWithError(io.EOF)
-		exited <- err
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-exited; err != nil {
-			t.Errorf("kpool dev: %v", err)
-		}
-	})
-
-	// Read what dev prints up to its suggested commands.
-	var printed strings.Builder
+	printed := startDev(t, clock)
 	var try string
-	sc := bufio.NewScanner(pr)
-	for try == "" && sc.Scan() {
-		line := sc.Text()
-		printed.WriteString(line + "\n")
-		if strings.Contains(line, "nodepool create") {
+	for _, line := range strings.Split(printed, "\n") {
+		if try == "" && strings.Contains(line, "nodepool create") {
 			try = strings.TrimSpace(line)
 		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	if try == "" {
-		t.Fatalf("kpool dev printed no nodepool create to try:\n%s", printed.String())
+		t.Fatalf("kpool dev printed no nodepool create to try:\n%s", printed)
 	}
-	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed.String())
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
 	if m == nil || !kpool.LooksLikeToken(m[2]) {
-		t.Fatalf("kpool dev printed no server and token:\n%s", printed.String())
+		t.Fatalf("kpool dev printed no server and token:\n%s", printed)
 	}
 	args, ok := strings.CutPrefix(try, "go run ./cmd/kpool ")
 	if !ok || !strings.Contains(args, "--wait") {
@@ -188,7 +164,7 @@ func TestEventRetentionFlag(t *testing.T) {
 // seen it gone). --wait's poll moves the emulators' clock a minute each
 // time, so operations end as fast as the test polls.
 func TestDevEveryCloud(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
 	clock := sim.NewManualClock(time.Now())
 	old := waitTick
 	waitTick = func(ctx context.Context) error {
@@ -203,41 +179,16 @@ func TestDevEveryCloud(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { waitTick = old })
-	emu := cloudsim.Defaults()
-	emu.Clock = clock
-	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
-		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
-	pr, pw := io.Pipe()
-	exited := make(chan error, 1)
-	go func() {
-		err := dev(ctx, &f, devUser, emu, pw)
-		pw.CloseWithError(io.EOF)
-		exited <- err
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-exited; err != nil {
-			t.Errorf("kpool dev: %v", err)
-		}
-	})
-	var printed strings.Builder
+	printed := startDev(t, clock)
 	var creates []string
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		printed.WriteString(line + "\n")
-		if args, ok := strings.CutPrefix(line, "go run ./cmd/kpool nodepool create "); ok {
+	for _, line := range strings.Split(printed, "\n") {
+		if args, ok := strings.CutPrefix(strings.TrimSpace(line), "go run ./cmd/kpool nodepool create "); ok {
 			creates = append(creates, args)
 		}
-		if strings.Contains(line, "nodepool list") {
-			break
-		}
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed.String())
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
 	if m == nil || len(creates) != len(emulators()) {
-		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(emulators()), printed.String())
+		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(emulators()), printed)
 	}
 	cli := func(args ...string) string {
 		t.Helper()
@@ -285,4 +236,40 @@ func TestDevEveryCloud(t *testing.T) {
 			t.Errorf("%s: after delete --wait: %v", name, err)
 		}
 	}
+}
+
+// startDev runs kpool dev, its emulators on clock, until the test ends, and
+// returns what it printed up to its last suggested command.
+func startDev(t *testing.T, clock *sim.ManualClock) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	emu := cloudsim.Defaults()
+	emu.Clock = clock
+	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
+		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
+		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
+	pr, pw := io.Pipe()
+	exited := make(chan error, 1)
+	go func() {
+		err := dev(ctx, &f, devUser, emu, pw)
+		pw.CloseWithError(io.EOF)
+		exited <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-exited; err != nil {
+			t.Errorf("kpool dev: %v", err)
+		}
+	})
+	var printed strings.Builder
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		line := sc.Text()
+		printed.WriteString(line + "\n")
+		if strings.Contains(line, "go run ./cmd/kpool events") {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return printed.String()
 }

@@ -119,14 +119,7 @@ func New(o Options) *Driver {
 		d.listRetry = *o.ListRetry
 	}
 	d.tokens = map[string]azcore.TokenCredential{}
-	d.creds = o.Credentials
-	if d.creds == nil {
-		set, err := provider.DefaultCredentials([]provider.Profile{profile}, nil)
-		if err != nil {
-			panic(err) // the built-in public endpoints parse
-		}
-		d.creds = set
-	}
+	d.creds = provider.CredentialsOr(o.Credentials, profile)
 	return d
 }
 

@@ -78,14 +78,7 @@ func New(o Options) *Driver {
 	if o.Retry != nil {
 		d.retry = *o.Retry
 	}
-	d.creds = o.Credentials
-	if d.creds == nil {
-		set, err := provider.DefaultCredentials([]provider.Profile{profile}, nil)
-		if err != nil {
-			panic(err) // the built-in public endpoints parse
-		}
-		d.creds = set
-	}
+	d.creds = provider.CredentialsOr(o.Credentials, profile)
 	return d
 }
 
