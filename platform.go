@@ -15,6 +15,10 @@ type Platform interface {
 	// HasNodePools is false for platforms without a pool concept (k3s,
 	// microVMs): asking them for a pool is a capability boundary.
 	HasNodePools() bool
+	// NoPools is the NOT_IMPLEMENTED answer to a pool operation (op, such
+	// as "nodepool create") on a platform without pools: it names the
+	// platform and the operation and says what to do instead.
+	NoPools(op string) error
 	// ValidateCluster checks the cluster's platform block.
 	ValidateCluster(fe *FieldErrors, s *ClusterSpec)
 	// ClusterIdentity lists the block fields that name the cloud cluster:

@@ -685,9 +685,11 @@ func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh 
 
 // newPool builds and checks a new pool of cluster c from a create request.
 func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePool, error) {
-	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); !ok || !pl.HasNodePools() {
+	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); !ok {
 		return nil, &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
-			Details: fmt.Sprintf("cluster %s runs on %s, which has no node-pool concept; kpool cannot manage pools there", c.Name, c.Spec.Platform.Type)}
+			Details: fmt.Sprintf("cluster %s runs on %s, which kpool does not know", c.Name, c.Spec.Platform.Type)}
+	} else if !pl.HasNodePools() {
+		return nil, pl.NoPools("nodepool create")
 	}
 	p := &NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy}
 	if len(in.Spec) == 0 {

@@ -719,6 +719,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	for _, name := range []string{"edge", "lab"} {
 		a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters[name].ID+"/nodepools", `{"name":"x","spec":{"nodeCount":1}}`)
 		a.expect(501, oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"`+clusters[name].ID+`","spec":{"nodeCount":1}}`)
+		a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters[name].ID+"/placements", `{"manifests":"kind: Pod\nmetadata: {name: p}\n"}`)
 	}
 
 	// ---- lists, with every parameter ----

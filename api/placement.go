@@ -58,6 +58,11 @@ func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if pl, ok := s.svc.Platforms.Platform(c.Spec.Platform.Type); ok && !pl.HasNodePools() {
+		// Placement is onto pools: there are none to place on.
+		s.writeError(w, r, pl.NoPools("placement onto node pools"))
+		return
+	}
 	target := &placement.Cluster{Cluster: c, Profile: s.profile(c.Spec.Platform.Type)}
 	o := kpool.ListOptions{ClusterID: c.ID, Limit: kpool.MaxLimit}
 	for {

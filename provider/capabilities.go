@@ -51,8 +51,11 @@ type Capabilities struct {
 	Name string `json:"name"`
 	// NodePools is false for platforms without pools (k3s, microvm): every
 	// operation is NOT_IMPLEMENTED there.
-	NodePools   bool `json:"nodePools"`
-	Autoscaling bool `json:"autoscaling"`
+	NodePools bool `json:"nodePools"`
+	// Instead, for a platform without pools, says how its clusters gain
+	// and lose nodes (kpool's answer to a pool operation quotes it).
+	Instead     string `json:"instead,omitempty"`
+	Autoscaling bool   `json:"autoscaling"`
 	// ScaleToZero: an autoscaled pool may have no nodes (minNodes 0);
 	// SystemScaleToZero: a system pool may too.
 	ScaleToZero       bool      `json:"scaleToZero"`

@@ -88,7 +88,7 @@ func (r *Registry) CheckCreate(c *kpool.Cluster, s *kpool.NodePoolSpec) error {
 	t := p.Type()
 	caps := p.Capabilities()
 	if !caps.NodePools {
-		return APIError(NotImplementedError(t, "platform %s has no node pools", t))
+		return APIError(NoPoolsError(p, "nodepool create"))
 	}
 	fields, err := fieldsOf(p, c, s)
 	if err != nil {
@@ -117,7 +117,7 @@ func (r *Registry) Plan(c *kpool.Cluster, old, next *kpool.NodePoolSpec) (kpool.
 	caps := p.Capabilities()
 	plan := kpool.Plan{Provider: string(t), Changes: []kpool.Change{}}
 	if !caps.NodePools {
-		return plan, APIError(NotImplementedError(t, "platform %s has no node pools", t))
+		return plan, APIError(NoPoolsError(p, "nodepool update"))
 	}
 	before, err := fieldsOf(p, c, old)
 	if err != nil {

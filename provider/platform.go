@@ -17,6 +17,7 @@ type platform struct {
 
 func (x platform) Type() kpool.PlatformType { return x.p.Type() }
 func (x platform) HasNodePools() bool       { return x.p.Capabilities().NodePools }
+func (x platform) NoPools(op string) error  { return APIError(NoPoolsError(x.p, op)) }
 
 func (x platform) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
 	x.p.ValidateCluster(fe, s)
@@ -66,6 +67,9 @@ type NoPools struct {
 	Platform kpool.PlatformType
 	// Name is the platform as people write it.
 	Name string
+	// Instead says how its clusters gain and lose nodes, since not
+	// through kpool.
+	Instead string
 }
 
 func (n NoPools) Type() kpool.PlatformType { return n.Platform }
@@ -75,7 +79,19 @@ func (n NoPools) Capabilities() Capabilities {
 	if name == "" {
 		name = string(n.Platform)
 	}
-	return Capabilities{Provider: n.Platform, Name: name, Zones: ZonesNone}
+	return Capabilities{Provider: n.Platform, Name: name, Zones: ZonesNone, Instead: n.Instead}
+}
+
+// NoPoolsError is the NOT_IMPLEMENTED error of a pool operation (op) on a
+// platform without pools: the platform, the operation, and what to do
+// instead.
+func NoPoolsError(p Profile, op string) error {
+	c := p.Capabilities()
+	msg := fmt.Sprintf("%s: %s clusters have no node pools", op, c.Name)
+	if c.Instead != "" {
+		msg += "; " + c.Instead
+	}
+	return NotImplementedError(p.Type(), "%s", msg)
 }
 
 func (n NoPools) ControllerName() string   { return string(n.Platform) + "-nodepool-controller" }

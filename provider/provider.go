@@ -210,7 +210,7 @@ func (u Unsupported) err(op string) error {
 	if u.Profile.Capabilities().NodePools {
 		return NotImplementedError(t, "%s: no %s driver is configured in this kpool", op, t)
 	}
-	return NotImplementedError(t, "%s: platform %s has no node pools", op, t)
+	return NoPoolsError(u.Profile, op)
 }
 
 func (u Unsupported) NodePoolList(context.Context, *kpool.Cluster) ([]Pool, error) {

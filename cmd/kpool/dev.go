@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/kpool/kpool/provider/catalog"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
+	"github.com/kpool/kpool/provider/k3s"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -89,7 +91,10 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	if err != nil {
 		return err
 	}
-	ids, err := registerDemos(ctx, p.svc, owner, emu.Clusters)
+	// Beside the emulators' clusters, a k3s one: a platform without node
+	// pools, where every pool operation is a clean NOT_IMPLEMENTED.
+	demos := append(slices.Clone(emu.Clusters), k3s.Demo())
+	ids, err := registerDemos(ctx, p.svc, owner, demos)
 	if err != nil {
 		p.close()
 		return err
@@ -107,8 +112,12 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	url := p.scheme() + "://" + ln.Addr().String()
 	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), strings.Join(emu.URLs(), ", "))
 	fmt.Fprintf(out, "  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, owner)
-	for _, d := range emu.Clusters {
-		fmt.Fprintf(out, "  %-10s %s  (%s, emulated)\n", d.Name, ids[d.Name], d.Spec.Platform.Type)
+	for _, d := range demos {
+		how := "emulated"
+		if !profiles.Profile(d.Spec.Platform.Type).Capabilities().NodePools {
+			how = "no node pools: a pool there is 501 NOT_IMPLEMENTED"
+		}
+		fmt.Fprintf(out, "  %-10s %s  (%s, %s)\n", d.Name, ids[d.Name], d.Spec.Platform.Type, how)
 	}
 	if len(emu.Clusters) > 0 {
 		fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)

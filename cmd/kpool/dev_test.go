@@ -120,14 +120,15 @@ func TestDevCreateWait(t *testing.T) {
 	byToken := api.NewClient(m[1], "")
 	byToken.Token = m[2]
 	for name, c := range map[string]*api.Client{"token": byToken, "header": api.NewClient(m[1], devUser)} {
-		// One demo cluster per emulator (AKS, EKS, ...), the pool's among them.
+		// One demo cluster per emulator (AKS, EKS, ...), the pool's among
+		// them, and a k3s one.
 		list, err := c.Clusters(ctx, kpool.ListOptions{})
-		found := false
+		found, k3s := false, false
 		for i := 0; err == nil && i < len(list.Clusters); i++ {
 			found = found || list.Clusters[i].ID == p.ClusterID
+			k3s = k3s || list.Clusters[i].Spec.Platform.Type == kpool.PlatformK3s
 		}
-		// One demo cluster per emulator (AKS, GKE, ...).
-		if err != nil || len(list.Clusters) != len(emulators()) || !found {
+		if err != nil || len(list.Clusters) != len(emulators())+1 || !found || !k3s {
 			t.Errorf("the demo clusters by %s: %+v, %v", name, list, err)
 		}
 	}
@@ -235,6 +236,16 @@ func TestDevEveryCloud(t *testing.T) {
 		if _, err := c.NodePool(ctx, p.ID); kpool.ErrorCode(err) != kpool.CodeNotFound {
 			t.Errorf("%s: after delete --wait: %v", name, err)
 		}
+	}
+	// The demo k3s cluster has no pools: a create is NOT_IMPLEMENTED,
+	// naming the operation and saying what to do instead.
+	k3s := regexp.MustCompile(`demo-k3s\s+(\S+)`).FindStringSubmatch(printed)
+	if k3s == nil {
+		t.Fatalf("no demo k3s cluster in:\n%s", printed)
+	}
+	_, stderr, err := execute("", "nodepool", "create", "web", "--cluster", k3s[1], "--count", "1", "--server", m[1], "--token", m[2])
+	if errCodeOf(err) != kpool.CodeNotImplemented || !strings.Contains(stderr+err.Error(), "nodepool create: k3s clusters have no node pools") {
+		t.Errorf("a pool on the demo k3s cluster: %v\n%s", err, stderr)
 	}
 }
 

@@ -11,4 +11,12 @@ import (
 const Type = kpool.PlatformK3s
 
 // Profile is k3s's provider.Profile: no pools.
-var Profile provider.Profile = provider.NoPools{Platform: Type, Name: "k3s"}
+var Profile provider.Profile = provider.NoPools{Platform: Type, Name: "k3s",
+	Instead: "k3s nodes join and leave the cluster themselves (k3s agent with the server's URL and token), so add or remove agents with the tool that provisions their machines"}
+
+// Demo is the k3s cluster kpool dev registers: a platform without node
+// pools, so that a new user meets the boundary (every pool operation is
+// NOT_IMPLEMENTED) next to the clouds that have them.
+func Demo() kpool.Cluster {
+	return kpool.Cluster{Name: "demo-k3s", Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: Type}}}
+}

@@ -12,4 +12,5 @@ import (
 const Type = kpool.PlatformMicroVM
 
 // Profile is the microVM platform's provider.Profile: no pools.
-var Profile provider.Profile = provider.NoPools{Platform: Type, Name: "microVM"}
+var Profile provider.Profile = provider.NoPools{Platform: Type, Name: "microVM",
+	Instead: "a microVM cluster's machines are Cluster API MicrovmMachines on flintlock hosts, so scale its MachineDeployment (or create another) instead"}
