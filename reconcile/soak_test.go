@@ -365,30 +365,30 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 
 	start("first")
 	defer func() { stop() }()
-	lifted := true
+	// Throttling on top of the faults: each cloud hard at first, until
+	// the controllers have been throttled ten times there, then a budget
+	// they must keep under.
+	lifted := make([]bool, len(clouds))
 	lift := func() {
-		if !lifted && throttledCalls(clouds) >= 10*len(clouds) {
-			for _, c := range clouds {
+		for i, c := range clouds {
+			if !lifted[i] && throttledCalls(c) >= 10 {
 				c.emu.SetRateLimit(800, 80)
+				lifted[i] = true
 			}
-			lifted = true
 		}
 	}
-	if faults > 0 {
-		// Throttling on top: hard at first, until the controllers have
-		// been throttled ten times a cloud, then a budget they must keep
-		// under.
-		for _, c := range clouds {
+	for i, c := range clouds {
+		lifted[i] = faults == 0
+		if faults > 0 {
 			c.emu.SetFaultRate(faults)
 			c.emu.SetRateLimit(1, 1)
 		}
-		lifted = false
 	}
 
 	// Creates, with some pools deleted right after their create (before
 	// the controller's first report, or during its create).
 	rng := rand.New(rand.NewPCG(1, 2))
-	lat := &latencies{start: map[string]time.Time{}, done: map[string]time.Time{}}
+	lat := &latencies{start: map[string]time.Time{}, done: map[string]time.Time{}, cloud: map[string]kpool.PlatformType{}}
 	var pools []*kpool.NodePool
 	gone := map[string]string{} // pool id → agent pool, in which cluster
 	var quick int
@@ -403,6 +403,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		}
 		if c != clusterAt(cls, hung) {
 			lat.changed(p.ID)
+			lat.cloud[p.ID] = c.Spec.Platform.Type
 		}
 		if rng.IntN(20) == 0 && c != clusterAt(cls, hung) {
 			if rng.IntN(2) == 0 {
@@ -431,6 +432,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	}
 	soakWait(t, 10*time.Minute, converged)
 	r := soakRun{create: time.Since(began), quickDeletes: quick, createLat: lat.percentiles()}
+	lat.log(t, fmt.Sprintf("faults %v: creates", faults))
 	lat.reset()
 
 	// Changes: scale half, relabel a quarter, delete a quarter, with a
@@ -443,6 +445,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		}
 		if i%4 != 3 {
 			lat.changed(p.ID)
+			lat.cloud[p.ID] = c.Spec.Platform.Type
 		}
 		switch i % 4 {
 		case 0, 1:
@@ -469,6 +472,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	soakWait(t, 10*time.Minute, converged)
 	r.change = time.Since(began)
 	r.changeLat = lat.percentiles()
+	lat.log(t, fmt.Sprintf("faults %v: changes", faults))
 
 	// The record of duplicates and orphans.
 	// A duplicate is a create of a resource that exists: one created and
@@ -518,9 +522,9 @@ func allCalls(clouds []soakCloud) []sim.Call {
 	return out
 }
 
-func throttledCalls(clouds []soakCloud) int {
+func throttledCalls(cloud soakCloud) int {
 	n := 0
-	for _, c := range allCalls(clouds) {
+	for _, c := range cloud.emu.Calls() {
 		if c.Status == http.StatusTooManyRequests {
 			n++
 		}
@@ -663,8 +667,12 @@ func soakOrphans(t *testing.T, svc *kpool.Service, drivers *provider.Registry, c
 	return out
 }
 
-// latencies are the pools' times from a create or change to Ready.
-type latencies struct{ start, done map[string]time.Time }
+// latencies are the pools' times from a create or change to Ready, and
+// each pool's cloud.
+type latencies struct {
+	start, done map[string]time.Time
+	cloud       map[string]kpool.PlatformType
+}
 
 func (l *latencies) changed(id string) { l.start[id] = time.Now(); delete(l.done, id) }
 func (l *latencies) drop(id string)    { delete(l.start, id); delete(l.done, id) }
@@ -679,11 +687,26 @@ func (l *latencies) ready(id string, at time.Time) {
 	}
 }
 
-// percentiles returns the 50th and 90th percentiles and the longest.
-func (l *latencies) percentiles() [3]time.Duration {
+// log writes the percentiles of each cloud's pools.
+func (l *latencies) log(t *testing.T, what string) {
+	clouds := map[kpool.PlatformType]bool{}
+	for _, c := range l.cloud {
+		clouds[c] = true
+	}
+	for _, c := range slices.Sorted(maps.Keys(clouds)) {
+		p := l.percentiles(c)
+		t.Logf("%s on %s: p50 %v, p90 %v, max %v", what, c, p[0].Round(10*time.Millisecond), p[1].Round(10*time.Millisecond), p[2].Round(10*time.Millisecond))
+	}
+}
+
+// percentiles returns the 50th and 90th percentiles and the longest, of
+// the pools of the clouds given (all when none is).
+func (l *latencies) percentiles(clouds ...kpool.PlatformType) [3]time.Duration {
 	var ds []time.Duration
 	for id, t := range l.done {
-		ds = append(ds, t.Sub(l.start[id]))
+		if len(clouds) == 0 || slices.Contains(clouds, l.cloud[id]) {
+			ds = append(ds, t.Sub(l.start[id]))
+		}
 	}
 	if len(ds) == 0 {
 		return [3]time.Duration{}

@@ -213,20 +213,53 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 		}
 		names = append(names, page.Nodegroups...)
 	}
-	var out []provider.Pool
-	for _, n := range names {
-		ng, err := describe(ctx, cl, a, n)
+	// EKS lists names only: each node group is described, listDescribes
+	// at a time. One whose describe fails for a passing reason (after the
+	// SDK's retries) is reported Unknown, which the controllers wait on,
+	// rather than failing the whole list: with a hundred node groups, one
+	// bad answer in a hundred would otherwise stall the whole cluster.
+	// Throttling and refusals still fail the list, so that the caller backs
+	// off or reports them.
+	pools := make([]*provider.Pool, len(names))
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, listDescribes)
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ng, err := describe(ctx, cl, a, n)
+			switch {
+			case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:
+				pools[i] = &provider.Pool{PoolSpec: provider.PoolSpec{ProviderName: n}, State: provider.StateUnknown,
+					ReadyUnknown: true, Message: "DescribeNodegroup failed: " + err.Error()}
+			case err != nil:
+				errs[i] = err
+			case ng != nil: // nil: deleted since it was listed
+				p := observe(c, ng)
+				pools[i] = &p
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		if ng == nil {
-			continue // deleted since it was listed
+	}
+	var out []provider.Pool
+	for _, p := range pools {
+		if p != nil {
+			out = append(out, *p)
 		}
-		out = append(out, observe(c, ng))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
 	return out, nil
 }
+
+// listDescribes is how many DescribeNodegroup calls a list has in flight.
+const listDescribes = 8
 
 // describe reads one node group; a missing one is (nil, nil).
 func describe(ctx context.Context, cl *awseks.Client, a *kpool.AWSCluster, name string) (*types.Nodegroup, error) {

@@ -435,3 +435,47 @@ func TestFailedCreateMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestListSurvivesFailedDescribes: EKS lists names only, so a list
+// describes each node group; one whose describe keeps failing is reported
+// Unknown (which the controllers wait on) instead of failing the list.
+func TestListSurvivesFailedDescribes(t *testing.T) {
+	e := newEmulated(t)
+	h := e.harness(t)
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, h.Spec(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Advance(time.Hour)
+	// Every describe fails (after the SDK's retries); the list itself does not.
+	rt := describeFaults{base: e.client.Transport, sim: e.sim}
+	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: rt, Retry: fast()})
+	pools, err := d.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatalf("a list whose describes fail: %v", err)
+	}
+	if len(pools) != 3 {
+		t.Fatalf("%d pools, want 3: %+v", len(pools), pools)
+	}
+	for _, p := range pools {
+		if p.State != provider.StateUnknown || !p.ReadyUnknown || !strings.HasPrefix(p.Message, "DescribeNodegroup failed") {
+			t.Errorf("%s: %s %q", p.ProviderName, p.State, p.Message)
+		}
+	}
+}
+
+// describeFaults fails every DescribeNodegroup at the emulator.
+type describeFaults struct {
+	base http.RoundTripper
+	sim  *ekssim.Server
+}
+
+func (f describeFaults) RoundTrip(r *http.Request) (*http.Response, error) {
+	rate := 0.0
+	if strings.Contains(r.URL.Path, "/node-groups/") {
+		rate = 1
+	}
+	f.sim.SetFaultRate(rate)
+	return f.base.RoundTrip(r)
+}

@@ -194,10 +194,18 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 			continue
 		}
 		p := observe(c, np)
-		if err := d.count(ctx, cs, c, np, &p); err != nil {
+		switch err := d.count(ctx, cs, c, np, &p); {
+		case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:
+			// Its node count is unknown for now (its instance groups did
+			// not answer): reported Unknown, which the controllers wait on,
+			// rather than failing the whole list for one pool.
+			p.State, p.ReadyUnknown = provider.StateUnknown, true
+			p.Message = "reading its instance groups failed: " + err.Error()
+		case err != nil:
 			return nil, err
+		default:
+			d.follow(ctx, cs, c, &p)
 		}
-		d.follow(ctx, cs, c, &p)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })

@@ -445,3 +445,41 @@ func TestTarpit(t *testing.T) {
 		t.Fatalf("closed port: %v", err)
 	}
 }
+
+// TestListSurvivesFailedInstanceGroups: a pool whose instance groups do
+// not answer (after the retries) is reported Unknown, which the
+// controllers wait on, instead of failing the whole list.
+func TestListSurvivesFailedInstanceGroups(t *testing.T) {
+	e := newEmulated(t)
+	for _, n := range []string{"a", "b"} {
+		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, e.spec(n, "1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Advance(time.Hour)
+	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
+		rate := 0.0
+		if strings.Contains(r.URL.Path, "/instanceGroupManagers/") {
+			rate = 1
+		}
+		e.sim.SetFaultRate(rate)
+		return e.driverTransport().RoundTrip(r)
+	})
+	d := driver.New(driver.Options{TokenSource: static("kpool-cloudsim"), Credentials: allow(t, e.url), Transport: rt, Retry: fastRetry()})
+	pools, err := d.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatalf("a list whose instance groups fail: %v", err)
+	}
+	n := 0
+	for _, p := range pools {
+		if p.ProviderName == "a" || p.ProviderName == "b" {
+			n++
+			if p.State != provider.StateUnknown || !p.ReadyUnknown || !strings.HasPrefix(p.Message, "reading its instance groups failed") {
+				t.Errorf("%s: %s %q", p.ProviderName, p.State, p.Message)
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("pools %+v", pools)
+	}
+}
