@@ -429,6 +429,12 @@ func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.
 }
 
 func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec, obs *provider.Pool) (bool, error) {
+	if obs.State == provider.StateUnknown && obs.ProviderState == "" {
+		// The provider's answer for this pool failed this time (the list
+		// itself did not): the last report stands, and the pool is read
+		// again soon.
+		return true, nil
+	}
 	switch obs.State {
 	case provider.StateCreating, provider.StateUpdating, provider.StateDeleting:
 		// An operation is running; changes wait for it.

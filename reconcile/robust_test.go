@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -493,5 +494,51 @@ func TestNoDriverSaysSo(t *testing.T) {
 		if got := w.pool(p.ID); got.Status.Phase != kpool.PhaseReady {
 			t.Fatalf("after an external report: %s %q", got.Status.Phase, got.Status.Message)
 		}
+	})
+}
+
+// unreadPools is a driver whose list reports some pools as not read (the
+// provider's answer for them failed, as an EKS describe can), State
+// Unknown with no provider state.
+type unreadPools struct {
+	*fake.Driver
+	unread atomic.Value // string: a provider name
+}
+
+func (u *unreadPools) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	pools, err := u.Driver.NodePoolList(ctx, c)
+	for i := range pools {
+		if name, _ := u.unread.Load().(string); pools[i].ProviderName == name {
+			pools[i] = provider.Pool{PoolSpec: provider.PoolSpec{ProviderName: name}, State: provider.StateUnknown, ReadyUnknown: true, Message: "describe failed"}
+		}
+	}
+	return pools, err
+}
+
+// TestUnreadPoolKeepsItsReport: a pool the provider's list could not read
+// this time keeps its last report (Ready stays Ready) instead of flapping
+// to an unknown state, and is read again.
+func TestUnreadPoolKeepsItsReport(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		u := &unreadPools{Driver: fake.New(fake.Options{Platform: kpool.PlatformAzure, Clock: w.clock, Seed: 1})}
+		w.drv = u.Driver
+		w.drivers.Add(u)
+		stop := w.start("a")
+		defer stop()
+		p := w.createPool("web", 2)
+		w.until(5*time.Minute, w.ready(p.ID))
+		before := w.report(p.ID)
+		u.unread.Store(p.ProviderName)
+		for end := w.clock.Now().Add(5 * time.Minute); w.clock.Now().Before(end); w.clock.Step(tick) {
+			w.settle() // several drift passes
+		}
+		if after := w.report(p.ID); !after.UpdatedAt.Equal(before.UpdatedAt) || w.pool(p.ID).Status.Phase != kpool.PhaseReady {
+			t.Fatalf("an unread pool's report changed: %+v, phase %s", after, w.pool(p.ID).Status.Phase)
+		}
+		u.unread.Store("")
+		w.patch(p.ID, `{"nodeCount":3}`)
+		w.until(5*time.Minute, w.ready(p.ID))
 	})
 }
