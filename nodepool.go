@@ -192,6 +192,9 @@ type CivoNodePool struct {
 	Size   string            `json:"size,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
 	Taints []Taint           `json:"taints,omitempty"`
+	// PublicIPNodePool gives every node a public IP; Civo sets it when it
+	// creates the pool.
+	PublicIPNodePool bool `json:"publicIpNodePool,omitempty"`
 }
 
 // Accelerator asks for GPUs (or other accelerators) on every node.

@@ -712,7 +712,7 @@ func TestOpenAPIConformance(t *testing.T) {
 			"platform": {"oci": {"shape": "VM.Standard.E4.Flex", "ocpus": 2.5, "memoryInGBs": 32, "bootVolumeSizeInGBs": 100,
 				"availabilityDomains": ["Uocm:US-ASHBURN-AD-1"], "imageId": "ocid1.image.oc1.iad.bbbbexample", "preemptible": true,
 				"labels": {"tier": "batch"}}},
-			"autoscaling": {"enabled": true, "minNodes": 0, "maxNodes": 5}}}`), "flex")
+			"nodeCount": 2}}`), "flex")
 	pool(a.expect(201, oaOwner, "POST", "/api/v1/clusters/"+clusters["civo"].ID+"/nodepools", `{"name":"small","spec":{
 			"platform": {"type": "civo", "civo": {"size": "g4s.kube.medium", "labels": {"tier": "web"},
 				"taints": [{"key": "web", "value": "true", "effect": "NoExecute"}]}}, "nodeCount": 2}}`), "small")

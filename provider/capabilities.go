@@ -115,3 +115,33 @@ func (c Capabilities) Correctable(f Field) bool {
 	}
 	return false
 }
+
+// CheckSupported refuses a spec that asks for what the provider does not
+// have (NOT_IMPLEMENTED naming the field), as the API's planner does
+// before it: drivers call it first, so a capability boundary never
+// reaches the cloud and is never retried.
+func CheckSupported(caps Capabilities, s PoolSpec) error {
+	set := map[Field]bool{
+		FieldZones:        len(s.Zones) > 0,
+		FieldSpot:         s.Spot,
+		FieldDisk:         s.DiskSizeGB != 0 || s.DiskType != "",
+		FieldVersion:      s.Version != "",
+		FieldTags:         len(s.Tags) > 0,
+		FieldAccelerators: len(s.Accelerators) > 0,
+		FieldImage:        len(s.Settings) > 0,
+		FieldTaints:       len(s.Taints) > 0,
+	}
+	for _, f := range Fields {
+		if u := caps.Updates[f]; set[f] && u.Class == kpool.UpdateNotImplemented {
+			return NotImplementedError(caps.Provider, "spec.%s: %s", f, u.Reason)
+		}
+	}
+	if s.Autoscaling && !caps.Autoscaling {
+		reason := string(caps.Provider) + " has no autoscaling"
+		if u := caps.Updates[FieldAutoscaling]; u.Class == kpool.UpdateNotImplemented {
+			reason = u.Reason
+		}
+		return NotImplementedError(caps.Provider, "spec.autoscaling: %s", reason)
+	}
+	return nil
+}

@@ -32,6 +32,10 @@ func fieldsOf(p Profile, c *kpool.Cluster, s *kpool.NodePoolSpec) ([]fieldValue,
 		tuning = *a
 		bounds = &kpool.Autoscaling{Enabled: a.Enabled, MinNodes: a.MinNodes, MaxNodes: a.MaxNodes}
 	}
+	if !s.Autoscaling.On() && !p.Capabilities().Autoscaling {
+		// "enabled: false" asks nothing of a provider without autoscaling.
+		bounds = nil
+	}
 	out := []fieldValue{
 		{FieldCount, "spec.nodeCount", s.Count()},
 		{FieldAutoscaling, "spec.autoscaling", bounds},
@@ -101,8 +105,8 @@ func (r *Registry) CheckCreate(c *kpool.Cluster, s *kpool.NodePoolSpec) error {
 			missing = append(missing, f.path+": "+u.Reason)
 		}
 	}
-	if s.Autoscaling.On() && !caps.Autoscaling {
-		missing = append(missing, "spec.autoscaling: "+string(t)+" has no autoscaling")
+	if s.Autoscaling.On() && !caps.Autoscaling && caps.Updates[FieldAutoscaling].Class != kpool.UpdateNotImplemented {
+		missing = append(missing, "spec.autoscaling: "+noAutoscaling(caps))
 	}
 	if len(missing) > 0 {
 		return &kpool.Error{Code: kpool.CodeNotImplemented, Message: "Not implemented by " + string(t), Details: strings.Join(missing, "; ")}
@@ -147,7 +151,7 @@ func (r *Registry) Plan(c *kpool.Cluster, old, next *kpool.NodePoolSpec) (kpool.
 		}
 		u := caps.Updates[f.field]
 		if f.field == FieldAutoscaling && next.Autoscaling.On() && !caps.Autoscaling {
-			u = NotSupported(string(t) + " has no autoscaling")
+			u = NotSupported(noAutoscaling(caps))
 		}
 		plan.Changes = append(plan.Changes, kpool.Change{Field: f.path, Class: u.Class, From: from, To: f.value, Reason: u.Reason})
 	}
@@ -159,4 +163,13 @@ func (r *Registry) Plan(c *kpool.Cluster, old, next *kpool.NodePoolSpec) (kpool.
 func (r *Registry) ProviderNames(c *kpool.Cluster, pool string, n int) ([]string, error) {
 	names, err := ProviderNames(r.Profile(c.Spec.Platform.Type).Capabilities(), pool, n)
 	return names, APIError(err)
+}
+
+// noAutoscaling says why a provider without autoscaling has none, and what
+// to do instead when its capabilities say.
+func noAutoscaling(caps Capabilities) string {
+	if u := caps.Updates[FieldAutoscaling]; u.Class == kpool.UpdateNotImplemented {
+		return u.Reason
+	}
+	return string(caps.Provider) + " has no autoscaling"
 }

@@ -95,7 +95,7 @@ func TestPlanFollowsTheResearch(t *testing.T) {
 	}
 	table := map[string]row{
 		"count":   {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: in},
-		"auto":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: in},
+		"auto":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: ni, kpool.PlatformCivo: ni},
 		"machine": {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: repl},
 		"zones":   {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: ni},
 		"labels":  {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: fresh, kpool.PlatformCivo: in},
@@ -137,6 +137,14 @@ func TestPlanAdvisory(t *testing.T) {
 		t.Run(string(pt), func(t *testing.T) {
 			c := cluster(t, pt)
 			old, next := spec(t, c, auto), spec(t, c, tuned)
+			if !reg.Profile(pt).Capabilities().Autoscaling {
+				// No autoscaling, so no tuning: refused, saying what to do instead.
+				err := reg.CheckCreate(c, next)
+				if kpool.ErrorCode(err) != kpool.CodeNotImplemented || !strings.Contains(err.Error(), "spec.autoscaling") || !strings.Contains(err.Error(), "MIN:MAX") {
+					t.Fatalf("create with autoscaling on %s: %v", pt, err)
+				}
+				return
+			}
 			plan, err := reg.Plan(c, old, next)
 			if err != nil {
 				t.Fatal(err)

@@ -23,12 +23,12 @@ func (Profile) Type() kpool.PlatformType { return Type }
 
 func (Profile) Capabilities() provider.Capabilities {
 	return provider.Capabilities{
-		Provider: Type, Name: "Civo", NodePools: true, Autoscaling: true, ScaleToZero: false, SystemScaleToZero: false,
+		Provider: Type, Name: "Civo", NodePools: true, Autoscaling: false, ScaleToZero: false, SystemScaleToZero: false,
 		Spot: false, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: false, Tags: false,
 		Zones: provider.ZonesNone, Names: provider.NameRules{MaxLength: 63, Pattern: `^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
 			provider.FieldCount:        provider.InPlace("PUT pool count (at least 1)"),
-			provider.FieldAutoscaling:  provider.InPlace("autoscaler bounds change in place"),
+			provider.FieldAutoscaling:  provider.NotSupported(autoscalingInstead),
 			provider.FieldMachineType:  provider.NeedsNewPool("Civo does not change an existing pool's size"),
 			provider.FieldZones:        provider.NotSupported("Civo has no zones within a region"),
 			provider.FieldLabels:       provider.InPlace("PUT pool labels"),
@@ -39,13 +39,18 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldTags:         provider.NotSupported("Civo pools have no tags"),
 			provider.FieldMode:         provider.InPlace("mode is a kpool label only on Civo"),
 			provider.FieldAccelerators: provider.NotSupported("Civo takes GPUs from the size"),
-			provider.FieldImage:        provider.NotSupported("Civo pools take no custom image"),
+			provider.FieldImage:        provider.NeedsNewPool("Civo sets a pool's public IPs when it creates the pool"),
 
 			// Stored and shown, not applied to the pool: the API warns when they are set.
 			provider.FieldAutoscalerTuning: provider.Advisory("Civo's cluster autoscaler takes no per-pool targets or delays"),
 		},
 	}
 }
+
+// autoscalingInstead says where Civo's autoscaling bounds live: Civo's pool
+// API has none; its cluster autoscaler takes them as --nodes=MIN:MAX:POOL.
+const autoscalingInstead = "Civo's pool API has no autoscaling bounds; run Civo's cluster-autoscaler " +
+	"(the civo-cluster-autoscaler application) with --nodes=MIN:MAX:<pool id> and give the pool a fixed nodeCount here"
 
 func (Profile) ControllerName() string { return "civo-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"kubernetes.civo.com"} }
@@ -83,20 +88,29 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 		return provider.Block{}
 	}
 	const p = "spec.platform.civo."
-	return provider.Block{
+	b := provider.Block{
 		MachineType: c.Size, Labels: c.Labels, Taints: c.Taints,
 		Fields: []provider.BlockField{
 			{Field: provider.FieldMachineType, Path: p + "size", Value: c.Size},
 			{Field: provider.FieldLabels, Path: p + "labels", Value: c.Labels},
 			{Field: provider.FieldTaints, Path: p + "taints", Value: c.Taints},
+			{Field: provider.FieldImage, Path: p + "publicIpNodePool", Value: c.PublicIPNodePool},
 		},
 	}
+	if c.PublicIPNodePool {
+		b.Extra = map[string]string{SettingPublicIP: "true"}
+	}
+	return b
 }
+
+// SettingPublicIP is the PoolSpec setting of a pool whose nodes get public
+// IPs.
+const SettingPublicIP = "publicIpNodePool"
 
 func (Profile) ValidateBlock(*kpool.FieldErrors, *kpool.NodePoolSpec, *kpool.Cluster) {}
 
 func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
-	s.Platform.Civo = &kpool.CivoNodePool{Size: b.MachineType}
+	s.Platform.Civo = &kpool.CivoNodePool{Size: b.MachineType, PublicIPNodePool: b.Extra[SettingPublicIP] == "true"}
 }
 
 func (Profile) ProviderZone(*kpool.Cluster, string) (string, error) { return "", noZones }

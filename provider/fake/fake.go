@@ -671,24 +671,7 @@ func path(f provider.Field) string { return "spec." + string(f) }
 
 // unsupported refuses a spec that sets a field the provider does not have
 // (NOT_IMPLEMENTED), as the API's planner does before it.
-func (d *Driver) unsupported(s provider.PoolSpec) error {
-	set := map[provider.Field]bool{
-		provider.FieldZones:        len(s.Zones) > 0,
-		provider.FieldSpot:         s.Spot,
-		provider.FieldDisk:         s.DiskSizeGB != 0 || s.DiskType != "",
-		provider.FieldVersion:      s.Version != "",
-		provider.FieldTags:         len(s.Tags) > 0,
-		provider.FieldAccelerators: len(s.Accelerators) > 0,
-		provider.FieldImage:        len(s.Settings) > 0,
-		provider.FieldTaints:       len(s.Taints) > 0,
-	}
-	for _, f := range slices.Sorted(maps.Keys(set)) {
-		if u := d.caps.Updates[f]; set[f] && u.Class == kpool.UpdateNotImplemented {
-			return provider.NotImplementedError(d.platform, "%s: %s", path(f), u.Reason)
-		}
-	}
-	return nil
-}
+func (d *Driver) unsupported(s provider.PoolSpec) error { return provider.CheckSupported(d.caps, s) }
 
 // immutable refuses a spec that differs from a pool in a field only a new
 // pool can change (class Replace in the capabilities); fields the spec

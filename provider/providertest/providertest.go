@@ -83,8 +83,17 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// zones gives the zones a test asks for, none on a provider without zones.
+func zones(h *Harness, zs ...string) []string {
+	if h.Driver.Capabilities().Zones == provider.ZonesNone {
+		return nil
+	}
+	return zs
+}
+
 func testLifecycle(t *testing.T, h *Harness) {
-	s := h.Spec("workers", "1")
+	caps := h.Driver.Capabilities()
+	s := h.Spec("workers", zones(h, "1")...)
 	created, err := h.Driver.NodePoolCreate(ctx, h.Cluster, s)
 	must(t, err)
 	if created.ProviderName != s.ProviderName || created.State == provider.StateReady {
@@ -99,14 +108,26 @@ func testLifecycle(t *testing.T, h *Harness) {
 	if p.State != provider.StateReady || p.Count != s.Count || p.ReadyNodes != s.Count || p.Name != "workers" || p.MachineType != s.MachineType {
 		t.Fatalf("settled pool: %+v", p)
 	}
-	if len(p.Zones) != 1 || p.Zones[0] != "1" || p.NodesByZone["1"] != s.Count {
+	if caps.Zones != provider.ZonesNone && (len(p.Zones) != 1 || p.Zones[0] != "1" || p.NodesByZone["1"] != s.Count) {
 		t.Fatalf("zones %v, nodes by zone %v", p.Zones, p.NodesByZone)
 	}
+	if caps.Zones == provider.ZonesNone && len(p.Zones) != 0 {
+		t.Fatalf("a provider without zones lists zones %v", p.Zones)
+	}
 
+	// Change every field the provider can change on a pool.
 	s.Count = s.Count + 2
 	s.Labels["team"] = "ml"
-	s.Taints = append(s.Taints, kpool.Taint{Key: "dedicated", Value: "ml", Effect: kpool.EffectNoSchedule})
-	s.Tags = map[string]string{"cost-center": "42"}
+	if caps.Taints {
+		s.Taints = append(s.Taints, kpool.Taint{Key: "dedicated", Value: "ml", Effect: kpool.EffectNoSchedule})
+	}
+	if caps.Tags {
+		s.Tags = map[string]string{"cost-center": "42"}
+	}
+	applied := func(p *provider.Pool) bool {
+		return p.Count == s.Count && p.Labels["team"] == "ml" &&
+			(!caps.Tags || p.Tags["cost-center"] == "42") && (!caps.Taints || hasTaint(p.Taints, "dedicated"))
+	}
 	// A provider that takes one operation at a time on a pool (GKE) may
 	// need the controllers' next passes to apply all of a change: update
 	// again once it settles, a few times at most.
@@ -115,11 +136,11 @@ func testLifecycle(t *testing.T, h *Harness) {
 		must(t, err)
 		h.Settle()
 		p, _ = find(t, h, s.ProviderName)
-		if p.Count == s.Count && p.Labels["team"] == "ml" && p.Tags["cost-center"] == "42" && hasTaint(p.Taints, "dedicated") {
+		if applied(p) {
 			break
 		}
 	}
-	if p.Count != s.Count || p.Labels["team"] != "ml" || p.Tags["cost-center"] != "42" || !hasTaint(p.Taints, "dedicated") || p.State != provider.StateReady {
+	if !applied(p) || p.State != provider.StateReady {
 		t.Fatalf("updated pool: %+v", p)
 	}
 
@@ -257,8 +278,8 @@ func testFaults(t *testing.T, h *Harness) {
 }
 
 func testContract(t *testing.T, h *Harness) {
-	one := h.Spec("one-zone", "2")
-	many := h.Spec("many-zones", "1", "2", "3")
+	one := h.Spec("one-zone", zones(h, "2")...)
+	many := h.Spec("many-zones", zones(h, "1", "2", "3")...)
 	none := h.Spec("no-zones")
 	for _, s := range []provider.PoolSpec{one, many, none} {
 		_, err := h.Driver.NodePoolCreate(ctx, h.Cluster, s)
@@ -266,6 +287,9 @@ func testContract(t *testing.T, h *Harness) {
 	}
 	h.Settle()
 	want := map[string]string{one.ProviderName: "2", many.ProviderName: "", none.ProviderName: ""}
+	if h.Driver.Capabilities().Zones == provider.ZonesNone {
+		want[one.ProviderName] = ""
+	}
 	names := map[string]string{one.ProviderName: "one-zone", many.ProviderName: "many-zones", none.ProviderName: "no-zones"}
 	for pn, zone := range want {
 		p, ok := find(t, h, pn)
@@ -289,7 +313,7 @@ func testContract(t *testing.T, h *Harness) {
 	must(t, err)
 	h.Settle()
 	p, _ := find(t, h, one.ProviderName)
-	if p.Labels[provider.LabelPool] != "one-zone" || p.Labels[provider.LabelZone] != "2" || p.Labels["extra"] != "x" {
+	if p.Labels[provider.LabelPool] != "one-zone" || p.Labels[provider.LabelZone] != want[one.ProviderName] || p.Labels["extra"] != "x" {
 		t.Fatalf("update changed the placement labels: %v", p.Labels)
 	}
 	// A pool whose label went missing is reported.
@@ -328,6 +352,17 @@ func testAutoscaler(t *testing.T, h *Harness) {
 	s := h.Spec("scaled")
 	s.Autoscaling, s.MinCount, s.MaxCount, s.Count = true, 1, 10, 3
 	_, err := h.Driver.NodePoolCreate(ctx, h.Cluster, s)
+	if !h.Driver.Capabilities().Autoscaling {
+		// A capability boundary: refused before anything reaches the
+		// provider, never retried.
+		if !provider.IsNotImplemented(err) || provider.Retryable(err) {
+			t.Fatalf("autoscaling on a provider without it: %v, want NOT_IMPLEMENTED", err)
+		}
+		if n := h.Creates(s.ProviderName); n != 0 {
+			t.Fatalf("the provider saw %d creates of a refused pool", n)
+		}
+		return
+	}
 	must(t, err)
 	h.Settle()
 	// The autoscaler moved the pool; an update of other fields keeps its count.
