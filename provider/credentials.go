@@ -32,7 +32,19 @@ const (
 	// JSON key file), read from SecretEnv (the key itself) or
 	// SecretFile (the key file's path) when the driver first needs it.
 	CredentialServiceAccount = "service-account"
+
+	// CredentialAPIKey is an API key: Civo's (the key itself), or OCI's
+	// signing key (TenantID the tenancy OCID, ClientID the user OCID,
+	// Fingerprint the key's fingerprint), read from SecretEnv (the key or
+	// the PEM itself) or SecretFile when the driver first needs it.
+	CredentialAPIKey = "api-key"
 )
+
+// CredentialChecker is a CredentialProfile with rules of its own for a
+// credential of its platform (which fields a kind needs there).
+type CredentialChecker interface {
+	CheckCredential(c *Credential) error
+}
 
 // CredentialProfile is a profile whose driver calls its cloud with the
 // operator's credentials: it says where the cloud's public API is and which
@@ -64,6 +76,8 @@ type Credential struct {
 	ClientID   string `json:"clientId,omitempty"`
 	SecretEnv  string `json:"secretEnv,omitempty"`
 	SecretFile string `json:"secretFile,omitempty"`
+	// Fingerprint is an OCI API signing key's fingerprint (not a secret).
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Authority is the https origin a client-secret credential's secret
 	// is sent to for access tokens (Entra ID's authority host: a sovereign
 	// cloud's, an emulator's); empty is the cloud's public one.
@@ -313,6 +327,15 @@ func (c *Credential) check(profiles []Profile) error {
 				c.authority = a
 			}
 		}
+	case CredentialAPIKey:
+		switch {
+		case awsKey || c.Authority != "":
+			return fmt.Errorf("%s: kind %s takes no access key or authority", at, c.Kind)
+		case (c.SecretEnv == "") == (c.SecretFile == ""):
+			return fmt.Errorf("%s: kind %s needs exactly one of secretEnv and secretFile (never the key itself)", at, c.Kind)
+		case c.SecretEnv != "" && !envName.MatchString(c.SecretEnv):
+			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the key", at)
+		}
 	case CredentialServiceAccount:
 		switch {
 		case c.TenantID != "" || c.ClientID != "" || c.Authority != "":
@@ -323,7 +346,17 @@ func (c *Credential) check(profiles []Profile) error {
 			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the key", at)
 		}
 	default:
-		return fmt.Errorf("%s.kind: %q: use %s, %s, %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialStatic, CredentialServiceAccount)
+		return fmt.Errorf("%s.kind: %q: use %s, %s, %s, %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialStatic, CredentialServiceAccount, CredentialAPIKey)
+	}
+	if c.Fingerprint != "" && c.Kind != CredentialAPIKey {
+		return fmt.Errorf("%s.fingerprint: only an api-key credential has one", at)
+	}
+	if cc, ok := c.profile.(CredentialChecker); ok {
+		if err := cc.CheckCredential(c); err != nil {
+			return fmt.Errorf("%s: %v", at, err)
+		}
+	} else if c.Kind == CredentialAPIKey {
+		return fmt.Errorf("%s.kind: platform %s takes no API key", at, c.Type)
 	}
 	if len(c.Scopes) == 0 {
 		return fmt.Errorf("%s.scopes: required: the subscriptions, accounts or projects it may be used for, or \"*\" for any", at)

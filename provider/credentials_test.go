@@ -19,6 +19,13 @@ func TestParseCredentials(t *testing.T) {
 	if _, err := provider.ParseCredentials([]byte(ok), catalog.Profiles()); err != nil {
 		t.Fatalf("JSON file: %v", err)
 	}
+	const keys = `credentials:
+  oci: {type: oci, kind: api-key, secretFile: /etc/kpool/oci.pem, tenantId: ocid1.tenancy.oc1..aaaa, clientId: ocid1.user.oc1..bbbb,
+        fingerprint: '12:34:56:78:9a:bc:de:f0:12:34:56:78:9a:bc:de:f0', scopes: [ocid1.compartment.oc1..cccc]}
+  civo: {type: civo, kind: api-key, secretEnv: CIVO_TOKEN, scopes: [LON1]}`
+	if _, err := provider.ParseCredentials([]byte(keys), catalog.Profiles()); err != nil {
+		t.Fatalf("OCI and Civo API keys: %v", err)
+	}
 	for _, tc := range []struct{ name, file, want string }{
 		{"no credentials", `defaults: {}`, "none configured"},
 		{"inline secret", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secret: hunter2, scopes: ['*']}", "unknown field"},
@@ -38,6 +45,13 @@ func TestParseCredentials(t *testing.T) {
 		{"authority over http", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, authority: 'http://login.example', scopes: ['*']}", "credentials.a.authority"},
 		{"authority with a path", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, authority: 'https://login.example/tenant', scopes: ['*']}", "credentials.a.authority"},
 		{"authority of the default chain", "credentials:\n  a: {type: azure, kind: default, authority: 'https://login.example', scopes: ['*']}", "takes no tenantId, clientId, secret or authority"},
+		{"api key on a platform without them", "credentials:\n  a: {type: azure, kind: api-key, secretEnv: K, scopes: ['*']}", "credentials.a.kind: platform azure takes no API key"},
+		{"civo key inline", "credentials:\n  a: {type: civo, kind: api-key, scopes: ['LON1']}", "exactly one of secretEnv and secretFile"},
+		{"civo key with a tenancy", "credentials:\n  a: {type: civo, kind: api-key, secretEnv: CIVO_KEY, tenantId: t, scopes: ['LON1']}", "takes no tenantId"},
+		{"civo client secret", "credentials:\n  a: {type: civo, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, scopes: ['*']}", "not a Civo credential"},
+		{"oci key without a user", "credentials:\n  a: {type: oci, kind: api-key, secretFile: /k.pem, tenantId: ocid1.tenancy.oc1..aaaa, fingerprint: '12:34:56:78:9a:bc:de:f0:12:34:56:78:9a:bc:de:f0', scopes: ['*']}", "clientId: required"},
+		{"oci key with a bad fingerprint", "credentials:\n  a: {type: oci, kind: api-key, secretFile: /k.pem, tenantId: ocid1.tenancy.oc1..aaaa, clientId: ocid1.user.oc1..bbbb, fingerprint: nope, scopes: ['*']}", "fingerprint: required"},
+		{"fingerprint on a default", "credentials:\n  a: {type: oci, kind: default, fingerprint: '12:34:56:78:9a:bc:de:f0:12:34:56:78:9a:bc:de:f0', scopes: ['*']}", "only an api-key credential has one"},
 		{"bad name", "credentials:\n  A B: {type: azure, kind: default, scopes: ['*']}", "name must be"},
 		{"default unknown", "defaults: {azure: b}\ncredentials:\n  a: {type: azure, kind: default, scopes: ['*']}", "defaults.azure"},
 	} {
