@@ -75,7 +75,9 @@ func (Profile) PublicEndpoints() []string {
 
 // PublicEndpoint is a region's Container Engine endpoint, as the SDK
 // resolves it.
-func PublicEndpoint(region string) string { return "https://containerengine." + region + ".oraclecloud.com" }
+func PublicEndpoint(region string) string {
+	return "https://containerengine." + region + ".oraclecloud.com"
+}
 
 // Scope is the cluster's compartment: what OCI credentials are scoped to.
 func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
@@ -113,6 +115,7 @@ func (Profile) CheckCredential(c *provider.Credential) error {
 }
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){15}$`)
+
 func (Profile) LabelDomains() []string { return nil }
 
 var (
