@@ -101,6 +101,10 @@ type Pool struct {
 	ReadyNodes   int
 	ReadyUnknown bool
 	NodesByZone  map[string]int
+	// StaleNodes are nodes still running an earlier configuration, on a
+	// provider that applies changes to new nodes only (OKE): they change
+	// when the pool is cycled.
+	StaleNodes int
 	// Extra holds provider-specific facts (ids, image versions…).
 	Extra map[string]string
 	// Problems lists breaches of the placement label contract.
