@@ -62,6 +62,10 @@ const (
 	ConditionDegraded    = "Degraded"
 	ConditionDrifted     = "Drifted"
 	ConditionSupported   = "Supported"
+	// ConditionNodesCurrent=False says some nodes still run an earlier
+	// configuration, on a provider that applies changes to new nodes only
+	// (OKE); cycling the pool replaces them. Reported by such providers only.
+	ConditionNodesCurrent = "NodesCurrent"
 	// ConditionDeleted=True says the controller has removed the pool at its
 	// provider; once every reporting controller says so the record goes.
 	ConditionDeleted = "Deleted"
@@ -196,8 +200,15 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 			behind = append(behind, r)
 		}
 	}
-	var failed, degraded, notReady, drifted, unsupported []string
+	var failed, degraded, notReady, drifted, unsupported, stale []string
+	nodesCurrent := false
 	for _, r := range current {
+		if c := r.Condition(ConditionNodesCurrent); c != "" {
+			nodesCurrent = true
+			if c == ConditionFalse {
+				stale = append(stale, label(r.ControllerName, r.message(ConditionNodesCurrent)))
+			}
+		}
 		if ok, msg := r.failed(); ok {
 			failed = append(failed, label(r.ControllerName, msg))
 		}
@@ -275,6 +286,13 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 	set(ConditionDegraded, len(degraded) > 0 || st.Phase == PhaseFailed, reason, strings.Join(append(degraded, failed...), "; "))
 	set(ConditionDrifted, len(drifted) > 0, "", strings.Join(drifted, "; "))
 	set(ConditionSupported, len(unsupported) == 0, "", strings.Join(unsupported, "; "))
+	if nodesCurrent {
+		why := "AllNodesCurrent"
+		if len(stale) > 0 {
+			why = "NewNodesOnly"
+		}
+		set(ConditionNodesCurrent, len(stale) == 0, why, strings.Join(stale, "; "))
+	}
 	ctl := Condition{Type: ConditionController, Status: ConditionTrue, Reason: "Reporting", Message: "reported on by " + names(sorted)}
 	switch {
 	case len(sorted) == 0 && !driven:

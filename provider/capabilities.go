@@ -145,3 +145,14 @@ func CheckSupported(caps Capabilities, s PoolSpec) error {
 	}
 	return nil
 }
+
+// NewNodesOnly reports whether the provider applies some change to new
+// nodes only, so that a pool may run nodes of an earlier configuration.
+func (c Capabilities) NewNodesOnly() bool {
+	for _, r := range c.Updates {
+		if r.Class == kpool.UpdateNewNodesOnly {
+			return true
+		}
+	}
+	return false
+}

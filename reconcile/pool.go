@@ -248,6 +248,9 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 	r.noteGeneration(p)
 	rp := &report{gen: applied, meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
 	observeInto(rp, p, obs, prev)
+	if obs != nil && r.prof.Capabilities().NewNodesOnly() {
+		nodesCurrent(rp, obs, r.prof.Capabilities().Name)
+	}
 
 	desired, err := provider.Desired(r.prof, r.cl, p)
 	if err != nil {
@@ -310,6 +313,19 @@ func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool, prev *kpool.
 	if len(obs.Problems) > 0 {
 		rp.meta["label_problems"] = obs.Problems
 	}
+}
+
+// nodesCurrent reports, for a provider that changes new nodes only, how
+// many nodes still run an earlier configuration.
+func nodesCurrent(rp *report, obs *provider.Pool, name string) {
+	if obs.StaleNodes == 0 {
+		rp.set(kpool.ConditionNodesCurrent, kpool.ConditionTrue, "AllNodesCurrent", "")
+		return
+	}
+	rp.meta["stale_nodes"] = obs.StaleNodes
+	rp.set(kpool.ConditionNodesCurrent, kpool.ConditionFalse, "NewNodesOnly", fmt.Sprintf(
+		"%d of %d nodes still run an earlier configuration: %s applies changes to new nodes only; cycle the pool to replace them",
+		obs.StaleNodes, obs.Nodes, name))
 }
 
 // refused handles a provider's answer that no retry of this generation can

@@ -89,6 +89,10 @@ var platforms = map[kpool.PlatformType]struct{ cluster, pool string }{
 		`{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks-prod","location":"westeurope"}}}`,
 		`{"azure":{"vmSize":"Standard_D4s_v5"}}`,
 	},
+	kpool.PlatformOCI: {
+		`{"platform":{"type":"oci","oci":{"region":"us-ashburn-1","compartmentId":"ocid1.compartment.oc1..aaaa","clusterId":"ocid1.cluster.oc1.iad.aaaa","imageId":"ocid1.image.oc1.iad.aaaa","subnets":{"Uocm:US-ASHBURN-AD-1":"ocid1.subnet.oc1.iad.aaaa"}}}}`,
+		`{"oci":{"shape":"VM.Standard.E4.Flex"}}`,
+	},
 	kpool.PlatformCivo: {
 		`{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`,
 		`{"civo":{"size":"g4s.kube.medium"}}`,
@@ -437,6 +441,45 @@ func TestLifecycle(t *testing.T) {
 		w.noneCreatedTwice()
 		if warns := w.warns.matching(""); len(warns) > 0 {
 			t.Fatalf("warnings: %v", warns)
+		}
+	})
+}
+
+// TestNewNodesOnlyReportsStaleNodes: on a provider that applies a change
+// to new nodes only (OKE), the pool is Ready once the provider has the
+// change, and its status says how many nodes still run the earlier
+// configuration until they are gone.
+func TestNewNodesOnlyReportsStaleNodes(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformOCI)
+		stop := w.start("a")
+		defer stop()
+		p := w.createPool("batch", 3)
+		w.until(10*time.Minute, w.ready(p.ID))
+		if got := condition(w.report(p.ID), kpool.ConditionNodesCurrent); got != "True AllNodesCurrent" {
+			t.Fatalf("new pool: NodesCurrent %q", got)
+		}
+		w.patch(p.ID, `{"platform":{"oci":{"shape":"VM.Standard.E5.Flex"}}}`)
+		w.until(10*time.Minute, w.ready(p.ID))
+		st := w.pool(p.ID).Status
+		var nc *kpool.Condition
+		for i := range st.Conditions {
+			if st.Conditions[i].Type == kpool.ConditionNodesCurrent {
+				nc = &st.Conditions[i]
+			}
+		}
+		if nc == nil || nc.Status != kpool.ConditionFalse || !strings.Contains(nc.Message, "3 of 3 nodes still run an earlier configuration") {
+			t.Fatalf("after a shape change: %+v", nc)
+		}
+		if m := meta(w.report(p.ID)); m["stale_nodes"] != float64(3) {
+			t.Fatalf("stale_nodes %v", m["stale_nodes"])
+		}
+		// A scale-down removes old nodes first.
+		w.patch(p.ID, `{"nodeCount":1}`)
+		w.until(10*time.Minute, w.ready(p.ID))
+		if got := condition(w.report(p.ID), kpool.ConditionNodesCurrent); got != "False NewNodesOnly" || meta(w.report(p.ID))["stale_nodes"] != float64(1) {
+			t.Fatalf("after scaling to 1: %q %v", got, meta(w.report(p.ID)))
 		}
 	})
 }

@@ -134,6 +134,10 @@ type pool struct {
 	nodes   int               // when no operation runs
 	message string            // why the last operation failed
 	op      *operation
+	// stale nodes run an earlier configuration: on a provider that
+	// changes new nodes only, an update of such a field leaves every node
+	// there stale until the pool is cycled; a scale-down removes them first.
+	stale int
 }
 
 // operation is a create, update or delete under way: it ends at end, and
@@ -538,10 +542,34 @@ func (d *Driver) update(call *Call, s provider.PoolSpec) (*provider.Pool, error)
 	if next.Version == "" {
 		next.Version = p.spec.Version
 	}
+	if d.newNodesOnly(p.spec, next) {
+		p.stale = p.nodes
+	}
+	p.stale = min(p.stale, next.Count)
 	p.spec = next
 	p.op = d.start(provider.StateUpdating, now, p.nodes, next.Count, call.Fault == FaultFailLater)
 	v := d.view(p, k, now)
 	return &v, nil
+}
+
+// newNodesOnly reports whether going from old to next changes a field the
+// provider applies to new nodes only.
+func (d *Driver) newNodesOnly(old, next provider.PoolSpec) bool {
+	changed := map[provider.Field]bool{
+		provider.FieldMachineType: old.MachineType != next.MachineType,
+		provider.FieldZones:       !slices.Equal(old.Zones, next.Zones),
+		provider.FieldLabels:      !provider.SameMap(old.Labels, next.Labels),
+		provider.FieldSpot:        old.Spot != next.Spot,
+		provider.FieldDisk:        old.DiskSizeGB != next.DiskSizeGB || old.DiskType != next.DiskType,
+		provider.FieldVersion:     old.Version != next.Version,
+		provider.FieldImage:       !provider.SameMap(old.Settings, next.Settings),
+	}
+	for f, c := range changed {
+		if c && d.caps.Updates[f].Class == kpool.UpdateNewNodesOnly {
+			return true
+		}
+	}
+	return false
 }
 
 // NodePoolDelete starts deleting a pool; a missing one, or one being
@@ -623,6 +651,7 @@ func (d *Driver) view(p *pool, k poolKey, now time.Time) provider.Pool {
 		}
 	}
 	v.ReadyNodes = v.Nodes
+	v.StaleNodes = min(p.stale, v.Nodes)
 	if d.opaque && p.op != nil {
 		// Only the target is known, as ARM reports it.
 		v.Nodes, v.ReadyNodes, v.ReadyUnknown = p.op.to, 0, true
