@@ -112,6 +112,17 @@ type CLI struct {
 	// MachineExample is a machine type the provider offers, for help
 	// texts and error messages.
 	MachineExample string
+	// PoolFlags are flags of `nodepool create` and `update` that set a
+	// field of this provider's pool block only (OKE's --image-id).
+	PoolFlags []PoolFlag
+}
+
+// PoolFlag is a `nodepool create`/`update` flag of one provider's block.
+type PoolFlag struct {
+	Name  string // the flag, without dashes
+	Field string // the pool block's JSON field it sets
+	Kind  string // "string", "number" or "bool"
+	Usage string
 }
 
 // ClusterFlag is one `cluster create` flag of a platform.

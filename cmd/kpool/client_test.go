@@ -257,12 +257,14 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 		{kpool.PlatformAzure, append([]string{"--machine-type", "Standard_D4s_v5", "--zones", "1,2,3"}, common...),
 			func(p *kpool.NodePoolPlatform) any { return p.Azure },
 			&kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 100, SpotInstances: true}},
-		{kpool.PlatformOCI, []string{"--machine-type", "VM.Standard.E4.Flex", "--zones", "AD-1", "--disk-size", "100", "--spot", "--label", "team=web"}, // OKE pools have no taints
+		{kpool.PlatformOCI, []string{"--machine-type", "VM.Standard.E4.Flex", "--zones", "AD-1", "--disk-size", "100", "--spot", "--label", "team=web", // OKE pools have no taints
+			"--image-id", "ocid1.image.oc1.iad.flagimage", "--ocpus", "2.5", "--memory-gb", "32"},
 			func(p *kpool.NodePoolPlatform) any { return p.OCI },
-			&kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", AvailabilityDomains: []string{"AD-1"}, BootVolumeSizeInGBs: 100, Preemptible: true}},
-		{kpool.PlatformCivo, []string{"--machine-type", "g4s.kube.medium", "--label", "team=web", "--taint", "dedicated=web:NoSchedule", "--taint", "gpu:NoExecute"},
+			&kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", AvailabilityDomains: []string{"AD-1"}, BootVolumeSizeInGBs: 100, Preemptible: true,
+				ImageID: "ocid1.image.oc1.iad.flagimage", OCPUs: 2.5, MemoryInGBs: 32}},
+		{kpool.PlatformCivo, []string{"--machine-type", "g4s.kube.medium", "--label", "team=web", "--taint", "dedicated=web:NoSchedule", "--taint", "gpu:NoExecute", "--public-ip"},
 			func(p *kpool.NodePoolPlatform) any { return p.Civo },
-			&kpool.CivoNodePool{Size: "g4s.kube.medium"}},
+			&kpool.CivoNodePool{Size: "g4s.kube.medium", PublicIPNodePool: true}},
 	}
 	wantTaints := []kpool.Taint{{Key: "dedicated", Value: "web", Effect: "NoSchedule"}, {Key: "gpu", Effect: "NoExecute"}}
 	// Logical zones go to spec.zones, the provider's own names to its block.
@@ -294,8 +296,14 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 		t.Errorf("taints on oci: %v", err)
 	}
 
+	// A provider's own flag on another provider's pool is refused, naming
+	// where it applies.
+	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--public-ip"); err == nil ||
+		!strings.Contains(err.Error(), "--public-ip does not apply to oci node pools (only to civo)") {
+		t.Errorf("--public-ip on oci: %v", err)
+	}
 	civo := createCluster(t, srv, "civo-flags", kpool.PlatformCivo)
-	for _, flag := range [][]string{{"--zones", "a"}, {"--disk-size", "50"}, {"--spot"}} {
+	for _, flag := range [][]string{{"--zones", "a"}, {"--disk-size", "50"}, {"--spot"}, {"--ocpus", "2"}} {
 		_, err := run(srv, "", append([]string{"nodepool", "create", "p", "--cluster", civo, "--machine-type", "g4s.kube.small"}, flag...)...)
 		if err == nil || !strings.Contains(err.Error(), flag[0]+" does not apply to civo node pools") {
 			t.Errorf("civo %s: %v", flag[0], err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,8 +30,17 @@ func newNodePoolCmd() *cobra.Command {
 	return cmd
 }
 
-// platformFlags are the pool flags that go into the platform's block.
-var platformFlags = []string{"machine-type", "zones", "disk-size", "spot"}
+// platformFlags are the pool flags that go into the platform's block: the
+// neutral ones and the providers' own (--image-id).
+var platformFlags = append([]string{"machine-type", "zones", "disk-size", "spot"}, providerFlagNames()...)
+
+func providerFlagNames() []string {
+	var out []string
+	for _, f := range poolPlatformFlags() {
+		out = append(out, f.Name)
+	}
+	return out
+}
 
 // specFlags are every flag that changes a pool's spec.
 var specFlags = append([]string{"count", "min", "max", "label", "taint", "mode", "kubernetes-version", "tag"}, platformFlags...)
@@ -41,6 +51,8 @@ type poolFlags struct {
 	count, min, max, diskSize   int
 	zones, labels, taints, tags []string
 	spot                        bool
+	// own are the providers' own flags' values, by flag name.
+	own map[string]any
 }
 
 func (f *poolFlags) register(fs *pflag.FlagSet) {
@@ -55,6 +67,26 @@ func (f *poolFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", "", "pool mode: system or user")
 	fs.StringVar(&f.version, "kubernetes-version", "", "Kubernetes version of the nodes, such as 1.30")
 	fs.StringArrayVar(&f.tags, "tag", nil, "cloud resource tag KEY=VALUE (repeatable)")
+	f.own = map[string]any{}
+	for _, pf := range poolPlatformFlags() {
+		usage := pf.Usage + " (" + strings.Join(typeNames(pf.platforms), ", ") + " only)"
+		switch pf.Kind {
+		case "bool":
+			f.own[pf.Name] = fs.Bool(pf.Name, false, usage)
+		case "number":
+			f.own[pf.Name] = fs.Float64(pf.Name, 0, usage)
+		default:
+			f.own[pf.Name] = fs.String(pf.Name, "", usage)
+		}
+	}
+}
+
+func typeNames(ts []kpool.PlatformType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = string(t)
+	}
+	return out
 }
 
 func registerBounds(fs *pflag.FlagSet, min, max *int) {
@@ -172,6 +204,22 @@ func (f *poolFlags) block(fs *pflag.FlagSet, tgt poolTarget, s map[string]any) (
 		}
 		block[x.field] = x.v
 	}
+	for _, pf := range poolPlatformFlags() {
+		if !fs.Changed(pf.Name) {
+			continue
+		}
+		if !slices.Contains(pf.platforms, t) {
+			return nil, fmt.Errorf("--%s does not apply to %s node pools (only to %s)", pf.Name, t, strings.Join(typeNames(pf.platforms), ", "))
+		}
+		switch v := f.own[pf.Name].(type) {
+		case *bool:
+			block[pf.Field] = *v
+		case *float64:
+			block[pf.Field] = *v
+		case *string:
+			block[pf.Field] = *v
+		}
+	}
 	return block, nil
 }
 
@@ -243,7 +291,14 @@ cluster's region), sent as spec.zones and mapped by the server to each
 provider's zones, or the provider's own zone names (us-central1-a,
 us-west-2a, AD-1), sent in the platform's field. Labels and taints apply on
 every platform; what a provider lacks (such as taints on OCI) is refused
-with NOT_IMPLEMENTED.
+with NOT_IMPLEMENTED. A few flags are one provider's own: --image-id,
+--ocpus and --memory-gb (oci: the node image, default the cluster's, and a
+flexible shape's size), --public-ip (civo).
+
+Examples:
+  kpool nodepool create web --cluster prod-aks --machine-type Standard_D4s_v5 --count 3 --zones 1,2,3
+  kpool nodepool create batch --cluster prod-oke --machine-type VM.Standard.E4.Flex --ocpus 2 --memory-gb 16 --count 2
+  kpool nodepool create edge --cluster prod-civo --machine-type g4s.kube.medium --count 2 --public-ip
 
 With -f FILE (YAML or JSON, the API's node pool body; - reads stdin) the
 file's spec is the base and the flags given are merged over it, as a PUT

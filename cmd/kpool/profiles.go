@@ -112,3 +112,28 @@ func machineFields() string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// poolPlatformFlag is a pool flag some providers' blocks have (--image-id).
+type poolPlatformFlag struct {
+	provider.PoolFlag
+	platforms []kpool.PlatformType
+}
+
+// poolPlatformFlags are the profiles' pool flags, one per name.
+func poolPlatformFlags() []poolPlatformFlag {
+	var out []poolPlatformFlag
+	for _, p := range profiles.Profiles() {
+		for _, f := range p.CLI().PoolFlags {
+			i := slices.IndexFunc(out, func(x poolPlatformFlag) bool { return x.Name == f.Name })
+			if i < 0 {
+				out = append(out, poolPlatformFlag{PoolFlag: f})
+				i = len(out) - 1
+			}
+			if out[i].Field != f.Field || out[i].Kind != f.Kind {
+				panic(fmt.Sprintf("flag --%s sets %s on %s but %s elsewhere", f.Name, f.Field, p.Type(), out[i].Field))
+			}
+			out[i].platforms = append(out[i].platforms, p.Type())
+		}
+	}
+	return out
+}

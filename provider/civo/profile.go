@@ -160,5 +160,8 @@ func (Profile) CLI() provider.CLI {
 		},
 		PoolFields:     provider.PoolFields{MachineType: "size"},
 		MachineExample: "g4s.kube.medium",
+		PoolFlags: []provider.PoolFlag{
+			{Name: "public-ip", Field: "publicIpNodePool", Kind: "bool", Usage: "give every node a public IP (set at create)"},
+		},
 	}
 }

@@ -308,5 +308,10 @@ func (Profile) CLI() provider.CLI {
 		},
 		PoolFields:     provider.PoolFields{MachineType: "shape", Zones: "availabilityDomains", DiskSize: "bootVolumeSizeInGBs", Spot: "preemptible"},
 		MachineExample: "VM.Standard.E4.Flex",
+		PoolFlags: []provider.PoolFlag{
+			{Name: "image-id", Field: "imageId", Kind: "string", Usage: "node image OCID (default: the cluster's imageId)"},
+			{Name: "ocpus", Field: "ocpus", Kind: "number", Usage: "OCPUs of a flexible shape"},
+			{Name: "memory-gb", Field: "memoryInGBs", Kind: "number", Usage: "memory of a flexible shape, in GB"},
+		},
 	}
 }
