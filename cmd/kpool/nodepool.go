@@ -296,9 +296,9 @@ with NOT_IMPLEMENTED. A few flags are one provider's own: --image-id,
 flexible shape's size), --public-ip (civo).
 
 Examples:
-  kpool nodepool create web --cluster prod-aks --machine-type Standard_D4s_v5 --count 3 --zones 1,2,3
-  kpool nodepool create batch --cluster prod-oke --machine-type VM.Standard.E4.Flex --ocpus 2 --memory-gb 16 --count 2
-  kpool nodepool create edge --cluster prod-civo --machine-type g4s.kube.medium --count 2 --public-ip
+  kpool nodepool create web --cluster $AKS_CLUSTER_ID --machine-type Standard_D4s_v5 --count 3 --zones 1,2,3
+  kpool nodepool create batch --cluster $OKE_CLUSTER_ID --machine-type VM.Standard.E4.Flex --ocpus 2 --memory-gb 16 --count 2
+  kpool nodepool create edge --cluster $CIVO_CLUSTER_ID --machine-type g4s.kube.medium --count 2 --public-ip
 
 With -f FILE (YAML or JSON, the API's node pool body; - reads stdin) the
 file's spec is the base and the flags given are merged over it, as a PUT
