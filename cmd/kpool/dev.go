@@ -21,6 +21,7 @@ import (
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
+	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
@@ -123,8 +124,13 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)
 		for _, d := range emu.Clusters {
 			pt := d.Spec.Platform.Type
-			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3 --zones 1 --wait\n",
-				d.Name, profiles.Profile(pt).Capabilities().Name, ids[d.Name], profiles.Profile(pt).CLI().MachineExample)
+			caps := profiles.Profile(pt).Capabilities()
+			zones := " --zones 1"
+			if caps.Zones == provider.ZonesNone {
+				zones = "" // Civo: no zones
+			}
+			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
+				d.Name, caps.Name, ids[d.Name], profiles.Profile(pt).CLI().MachineExample, zones)
 		}
 		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}
