@@ -127,7 +127,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 			caps := profiles.Profile(pt).Capabilities()
 			zones := " --zones 1"
 			if caps.Zones == provider.ZonesNone {
-				zones = "" // Civo: no zones
+				zones = "" // a provider without zones
 			}
 			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
 				d.Name, caps.Name, ids[d.Name], profiles.Profile(pt).CLI().MachineExample, zones)
