@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/civo"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -302,3 +303,5 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("describe: %s", b.String())
 	}
 }
+
+var _ cloudsim.Emulator = (*civo.Server)(nil)

@@ -418,3 +418,86 @@ func TestFailedNodesRepair(t *testing.T) {
 		t.Fatalf("after the repair: %+v", p)
 	}
 }
+
+// tarpit returns the URL of a TLS endpoint on loopback that accepts
+// requests and never answers them, and a client that trusts it.
+func tarpit(t *testing.T) (string, *http.Client) {
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+		panic(http.ErrAbortHandler)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	return srv.URL, srv.Client()
+}
+
+// TestTarpit: an endpoint that accepts and never answers cannot hold a
+// call for ever: the caller's deadline ends it, or, without one, the
+// per-try timeout does; either way it is transient.
+func TestTarpit(t *testing.T) {
+	answerless, client := tarpit(t)
+	tp, err := sim.NewTarpit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tp.Close() })
+	short := driver.Retry()
+	short.TryTimeout, short.MaxBackoff = 50*time.Millisecond, time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+		retry    *driver.RetryOptions
+		deadline time.Duration
+	}{
+		{"no answer, caller's deadline", answerless, nil, 200 * time.Millisecond},
+		{"no answer, try timeout", answerless, &short, 0},
+		{"no handshake, caller's deadline", "https://" + tp.Addr(), nil, 200 * time.Millisecond},
+		{"no handshake, try timeout", "https://" + tp.Addr(), &short, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, tc.endpoint), Transport: client.Transport, Retry: tc.retry})
+			c := ctx
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				c, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := d.NodePoolList(c, clusterAt(tc.endpoint))
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			if !provider.IsTransient(err) {
+				t.Fatalf("got %v, want transient", err)
+			}
+		})
+	}
+}
+
+// TestDemo: the demo emulator over its own TLS, as kpool dev serves it,
+// answers the driver with the demo key: its one pool is Ready.
+func TestDemo(t *testing.T) {
+	emu, err := civosim.Demo(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, _, err := sim.TLSServer(emu, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ep.Close() })
+	cs := emu.Clusters(ep.URL)
+	d := driver.New(driver.Options{APIKey: civosim.DemoAPIKey, Credentials: allow(t, ep.URL), Transport: ep.Transport()})
+	pools, err := d.NodePoolList(ctx, &cs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pools) != 1 || pools[0].ProviderName != civosim.DemoPool || pools[0].State != provider.StateReady || pools[0].Count != 1 || pools[0].Name != "" {
+		t.Fatalf("demo pools: %+v", pools)
+	}
+}
