@@ -305,3 +305,49 @@ func TestDemo(t *testing.T) {
 }
 
 var _ cloudsim.Emulator = (*civo.Server)(nil)
+
+// TestFailedScaleDown: a scale down by one node that fails leaves that
+// node in ERROR (not a pool quietly one node over its count) until it
+// heals or a PUT of the count removes it.
+func TestFailedScaleDown(t *testing.T) {
+	for _, repair := range []string{"heal", "put"} {
+		t.Run(repair, func(t *testing.T) {
+			e := newEnv(t)
+			e.do("POST", pools, key, create)
+			e.clock.Advance(time.Hour)
+			for i := 0; ; i++ {
+				if i == 200 {
+					t.Fatal("no scale down failed")
+				}
+				e.emu.SetFaultRate(0.5)
+				var a answer
+				func() {
+					defer func() { _ = recover() }()
+					a = e.do("PUT", pools+"/web", key, `{"count":1,"region":"LON1"}`)
+				}()
+				e.emu.SetFaultRate(0)
+				c := e.emu.Calls()
+				if a.status == 200 && c[len(c)-1].Fault == sim.FaultFail {
+					break
+				}
+				if a.status == 200 {
+					e.clock.Advance(time.Hour)
+					e.do("PUT", pools+"/web", key, `{"count":2,"region":"LON1"}`)
+					e.clock.Advance(time.Hour)
+				}
+			}
+			e.clock.Advance(45 * time.Second) // 30 s + 10 s
+			if s := statuses(e.pool("web")); s != "ACTIVE,ERROR" {
+				t.Fatalf("failed scale down: %s", s)
+			}
+			if repair == "heal" {
+				e.clock.Advance(time.Minute)
+			} else if a := e.do("PUT", pools+"/web", key, `{"count":1,"region":"LON1"}`); a.status != 200 {
+				t.Fatalf("repair: %d %s", a.status, a.body)
+			}
+			if p := e.pool("web"); statuses(p) != "ACTIVE" || p.Count != 1 {
+				t.Fatalf("repaired by %s: %+v", repair, p)
+			}
+		})
+	}
+}

@@ -139,7 +139,7 @@ func (p *pool) statuses(now time.Time) ([]*instance, []string) {
 		for i := range st {
 			st[i] = StatusDeleting
 		}
-	case o.To >= o.From: // growing
+	case grows(o):
 		for i := range st {
 			if i >= o.From {
 				st[i] = StatusActive
@@ -190,8 +190,22 @@ func (p *pool) view(now time.Time) Pool {
 func (s *Server) start(req *sim.Request, p *pool, kind string, from, to int) {
 	o := req.Start(kind, from, to, 0)
 	p.op, p.healAt = o, time.Time{}
-	o.Data = p
+	o.Data = &opData{pool: p, from: from, to: to}
 	o.Done = func(o *sim.Operation) { finish(o, p) }
+}
+
+// opData is the emulator's record of an operation: the node counts it
+// was asked to go between (a failed one's To is half way, which for a
+// shrink of one node is From).
+type opData struct {
+	pool     *pool
+	from, to int
+}
+
+// grows reports whether an operation adds nodes.
+func grows(o *sim.Operation) bool {
+	d := o.Data.(*opData)
+	return d.to > d.from
 }
 
 // finish applies an operation's outcome to its pool when it ends.
@@ -211,7 +225,7 @@ func finish(o *sim.Operation, p *pool) {
 			in.status = StatusActive
 		}
 		return
-	case o.To >= o.From: // grew
+	case grows(o):
 		for i, in := range p.insts {
 			if i >= o.From {
 				in.status = StatusActive

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -500,4 +501,78 @@ func TestDemo(t *testing.T) {
 	if len(pools) != 1 || pools[0].ProviderName != civosim.DemoPool || pools[0].State != provider.StateReady || pools[0].Count != 1 || pools[0].Name != "" {
 		t.Fatalf("demo pools: %+v", pools)
 	}
+}
+
+// TestConvergesUnderFaults: with 40% of the calls failing (5xx,
+// dropped connections, operations that end with nodes in ERROR), passes
+// of create-or-repair-or-update bring every pool to its spec, and the
+// deleted one away, once the faults stop.
+func TestConvergesUnderFaults(t *testing.T) {
+	e := newEmulated(t)
+	want := map[string]provider.PoolSpec{}
+	for i, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		want[n] = e.spec(n, 1+i%4, "g4s.kube.small")
+	}
+	gone := e.spec("gone", 2, "g4s.kube.small")
+	pass := func() {
+		pools, err := e.driver.NodePoolList(ctx, e.cluster)
+		if err != nil {
+			return // the next pass lists again
+		}
+		for n, s := range want {
+			p, ok := provider.Find(pools, n)
+			switch {
+			case !ok:
+				_, _ = e.driver.NodePoolCreate(ctx, e.cluster, s)
+			case p.State == provider.StateFailed || p.State == provider.StateReady && len(provider.Compare(civo.Profile{}, s, p)) > 0:
+				_, _ = e.driver.NodePoolUpdate(ctx, e.cluster, s)
+			}
+		}
+		if _, ok := provider.Find(pools, gone.ProviderName); ok {
+			_ = e.driver.NodePoolDelete(ctx, e.cluster, gone.ProviderName)
+		}
+	}
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, gone); err != nil {
+		t.Fatal(err)
+	}
+	e.sim.SetFaultRate(0.4)
+	for i := 0; i < 120; i++ {
+		pass()
+		if i%10 == 5 {
+			for n, s := range want { // scale up and down, relabel
+				s.Count += 1 - 2*(i/10%2)
+				s.Labels["round"] = strconv.Itoa(i)
+				want[n] = s
+			}
+		}
+		e.clock.Advance(20 * time.Second)
+	}
+	e.sim.SetFaultRate(0)
+	for i := 0; i < 10; i++ {
+		pass()
+		e.clock.Advance(5 * time.Minute)
+	}
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pools) != len(want) {
+		t.Fatalf("%d pools, want %d: %+v", len(pools), len(want), pools)
+	}
+	for n, s := range want {
+		p, _ := provider.Find(pools, n)
+		if p == nil || p.State != provider.StateReady || p.ReadyNodes != s.Count || len(provider.Compare(civo.Profile{}, s, p)) > 0 {
+			t.Fatalf("%s did not converge: %+v", n, p)
+		}
+	}
+	fails := 0
+	for _, c := range e.sim.Calls() {
+		if c.Fault == sim.FaultFail {
+			fails++
+		}
+	}
+	if fails < 3 {
+		t.Fatalf("%d operations failed: the test proved little", fails)
+	}
+	t.Logf("%d operations failed on the way", fails)
 }
