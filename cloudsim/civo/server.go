@@ -15,6 +15,14 @@
 // and instance shapes and Civo's rules. Time, latency, rate limits, faults,
 // operations and the call log are the engine's (cloudsim/sim): tests drive
 // it with a sim.ManualClock and never sleep.
+//
+// Not reproduced: Civo's other APIs (clusters, instances, firewalls,
+// applications, the v1 cluster PUT that also resizes pools); per-instance
+// DELETE; the pool's nodes as Kubernetes nodes; quotas and capacity; error
+// codes Civo does not document (the pool-not-found, duplicate-pool,
+// rate-limit and busy answers use the emulator's own codes and statuses);
+// the exact instance statuses and node hostnames of real pools; whether
+// Civo takes a second scale while one runs (the emulator answers 409).
 package civo
 
 import (
