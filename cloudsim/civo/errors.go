@@ -1,0 +1,63 @@
+package civo
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// Civo's error codes, as civogo's errors.go decodes them (code -> typed
+// error). Those marked "kpool" are not in civogo's table: the emulator's
+// own names for answers whose exact code Civo does not document.
+const (
+	codeAuthentication   = "authentication_invalid_key"
+	codeClusterNotFound  = "database_kubernetes_cluster_not_found"
+	codePoolNotFound     = "database_kubernetes_cluster_pool_not_found" // kpool
+	codeSizeNotFound     = "database_size_not_found"
+	codeSizeMissing      = "parameter_size_missing"
+	codeLabelInvalid     = "parameter_label_invalid"
+	codeNameInvalid      = "parameter_name_invalid"
+	codeParameterInvalid = "parameter_invalid"                          // kpool
+	codeDuplicate        = "database_kubernetes_cluster_pool_duplicate" // kpool
+	codeBusy             = "cannot_scale_already_rescaling_cluster"
+	codeRegionMissing    = "region_unavailable"
+	codeRateLimit        = "rate_limit_exceeded" // kpool
+	codeInternal         = "internal_server_error"
+	codeUnavailable      = "service_unavailable" // kpool
+	codeNotFound         = "not_found"           // kpool
+)
+
+// apiError is Civo's error body (civogo's SimpleResponse: result, code,
+// reason, details).
+type apiError struct {
+	Code    string `json:"code"`
+	Reason  string `json:"reason"`
+	Details string `json:"details,omitempty"`
+}
+
+// failf answers status with Civo's error body.
+func failf(status int, code, format string, args ...any) *sim.Reply {
+	rep := sim.NewReply(status)
+	rep.Body, _ = json.Marshal(apiError{Code: code, Reason: fmt.Sprintf(format, args...)})
+	rep.Header.Set("Content-Type", "application/json")
+	return rep
+}
+
+// jsonReply answers v as JSON with status 200.
+func jsonReply(v any) *sim.Reply {
+	rep := sim.NewReply(http.StatusOK)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return failf(http.StatusInternalServerError, codeInternal, "encoding the response: %v", err)
+	}
+	rep.Body = b
+	rep.Header.Set("Content-Type", "application/json")
+	return rep
+}
+
+// success is civogo's SimpleResponse of a write that worked.
+func success(id string) *sim.Reply {
+	return jsonReply(map[string]string{"id": id, "result": "success"})
+}

@@ -1,0 +1,164 @@
+package civo
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// poolRequest is the body of a POST or PUT (civogo's
+// KubernetesClusterPoolUpdateConfig): a member left out is nil, so that
+// a PUT changes only what it sends.
+type poolRequest struct {
+	ID               string            `json:"id"`
+	Count            *int              `json:"count"`
+	Size             string            `json:"size"`
+	Labels           map[string]string `json:"labels"`
+	Taints           *[]Taint          `json:"taints"`
+	PublicIPNodePool *bool             `json:"public_ip_node_pool"`
+	Region           string            `json:"region"`
+}
+
+// decode reads a POST or PUT body.
+func decode(req *sim.Request) (*poolRequest, *sim.Reply) {
+	if len(bytes.TrimSpace(req.Body)) == 0 {
+		return nil, failf(http.StatusBadRequest, codeParameterInvalid, "The request body is empty")
+	}
+	var in poolRequest
+	if err := json.Unmarshal(req.Body, &in); err != nil {
+		return nil, failf(http.StatusBadRequest, codeParameterInvalid, "The request body could not be decoded: %v", err)
+	}
+	return &in, nil
+}
+
+// size is a Kubernetes node size of Civo's.
+type size struct{ cpu, ramMB, diskGB int }
+
+// sizes are Civo's Kubernetes node sizes: standard (g4s), CPU-optimized
+// (g4c), memory-optimized (g4m) and performance (g4p). The specs are
+// approximately Civo's published ones; only the names are checked.
+var sizes = map[string]size{
+	"g4s.kube.xsmall": {1, 1024, 30}, "g4s.kube.small": {1, 2048, 40}, "g4s.kube.medium": {2, 4096, 50},
+	"g4s.kube.large": {4, 8192, 60}, "g4s.kube.xlarge": {6, 16384, 80},
+	"g4c.kube.small": {8, 16384, 60}, "g4c.kube.medium": {16, 32768, 80}, "g4c.kube.large": {32, 65536, 120}, "g4c.kube.xlarge": {64, 131072, 180},
+	"g4m.kube.small": {2, 16384, 60}, "g4m.kube.medium": {4, 32768, 80}, "g4m.kube.large": {8, 65536, 120}, "g4m.kube.xlarge": {16, 131072, 180},
+	"g4p.kube.small": {4, 16384, 60}, "g4p.kube.medium": {8, 32768, 80}, "g4p.kube.large": {16, 65536, 120}, "g4p.kube.xlarge": {32, 131072, 180},
+}
+
+// Sizes returns the sizes the emulator accepts, sorted.
+func Sizes() []string {
+	out := make([]string, 0, len(sizes))
+	for s := range sizes {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// poolIDRE is what Civo takes as a pool id: a Kubernetes label value
+// (it becomes the civo-node-pool label), lowercase, at most 63.
+var poolIDRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+const (
+	maxCount  = 100 // nodes per pool, Civo's default quota
+	maxLabels = 100
+	maxTaints = 50
+)
+
+var effects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
+func validateCreate(in *poolRequest) *sim.Reply {
+	switch {
+	case !poolIDRE.MatchString(in.ID):
+		return failf(http.StatusBadRequest, codeNameInvalid, "The pool id %q is invalid: it must be 1-63 lowercase letters, digits or '-', starting and ending with a letter or digit", in.ID)
+	case in.Size == "":
+		return failf(http.StatusBadRequest, codeSizeMissing, "The size of the pool's nodes is required")
+	case in.Count == nil:
+		return failf(http.StatusBadRequest, codeParameterInvalid, "count is required: the number of nodes in the pool")
+	}
+	if rep := checkSize(in.Size); rep != nil {
+		return rep
+	}
+	return checkMutable(in, "")
+}
+
+func checkSize(s string) *sim.Reply {
+	if _, ok := sizes[s]; !ok {
+		return failf(http.StatusBadRequest, codeSizeNotFound, "The size %q is not a Civo Kubernetes node size (such as g4s.kube.medium)", s)
+	}
+	return nil
+}
+
+// validateUpdate checks a PUT: the size and public IP setting are the
+// pool's for good.
+func validateUpdate(p *pool, in *poolRequest) *sim.Reply {
+	if in.Size != "" && in.Size != p.size {
+		return failf(http.StatusBadRequest, codeParameterInvalid, "The size of pool %s cannot be changed from %s to %s: create a new pool", p.id, p.size, in.Size)
+	}
+	if in.PublicIPNodePool != nil && *in.PublicIPNodePool != p.publicIP {
+		return failf(http.StatusBadRequest, codeParameterInvalid, "public_ip_node_pool of pool %s cannot be changed: create a new pool", p.id)
+	}
+	return checkMutable(in, p.id)
+}
+
+// checkMutable checks the count, labels and taints of a request.
+func checkMutable(in *poolRequest, id string) *sim.Reply {
+	if id == "" {
+		id = in.ID
+	}
+	if in.Count != nil && (*in.Count < 1 || *in.Count > maxCount) {
+		return failf(http.StatusBadRequest, codeParameterInvalid, "count must be between 1 and %d, got %d", maxCount, *in.Count)
+	}
+	if len(in.Labels) > maxLabels {
+		return failf(http.StatusBadRequest, codeLabelInvalid, "at most %d labels, got %d", maxLabels, len(in.Labels))
+	}
+	for k, v := range in.Labels {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return failf(http.StatusBadRequest, codeLabelInvalid, "label key %q is invalid: %s", k, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return failf(http.StatusBadRequest, codeLabelInvalid, "label %s value %q is invalid: %s", k, v, strings.Join(errs, "; "))
+		}
+		if reserved(k) && !(k == PoolLabel && v == id) {
+			return failf(http.StatusBadRequest, codeLabelInvalid, "label %s is reserved: Civo sets the labels of kubernetes.civo.com", k)
+		}
+	}
+	if in.Taints == nil {
+		return nil
+	}
+	if len(*in.Taints) > maxTaints {
+		return failf(http.StatusBadRequest, codeParameterInvalid, "at most %d taints, got %d", maxTaints, len(*in.Taints))
+	}
+	seen := map[string]bool{}
+	for i, t := range *in.Taints {
+		if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+			return failf(http.StatusBadRequest, codeParameterInvalid, "taints[%d]: key %q is invalid: %s", i, t.Key, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(t.Value); len(errs) > 0 {
+			return failf(http.StatusBadRequest, codeParameterInvalid, "taints[%d]: value %q is invalid: %s", i, t.Value, strings.Join(errs, "; "))
+		}
+		if !slices.Contains(effects, t.Effect) {
+			return failf(http.StatusBadRequest, codeParameterInvalid, "taints[%d]: effect %q is not one of %s", i, t.Effect, strings.Join(effects, ", "))
+		}
+		if reserved(t.Key) {
+			return failf(http.StatusBadRequest, codeParameterInvalid, "taints[%d]: taint %s is reserved", i, t.Key)
+		}
+		if seen[t.Key+":"+t.Effect] {
+			return failf(http.StatusBadRequest, codeParameterInvalid, "taints[%d]: %s:%s is given twice", i, t.Key, t.Effect)
+		}
+		seen[t.Key+":"+t.Effect] = true
+	}
+	return nil
+}
+
+func reserved(k string) bool {
+	prefix, _, ok := strings.Cut(k, "/")
+	return ok && (prefix == "kubernetes.civo.com" || strings.HasSuffix(prefix, ".kubernetes.civo.com"))
+}

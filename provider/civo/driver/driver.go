@@ -1,0 +1,369 @@
+// Package driver is the Civo driver: kpool node pools as the pools of a
+// Civo Kubernetes cluster, through Civo's v2 pools API (a small typed
+// client on net/http: civogo is not a dependency). What kpool knows of Civo
+// without the API is its profile, package civo.
+package driver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/civo"
+)
+
+const platform = civo.Type
+
+var profile = civo.Profile{}
+
+// TokenEnv is the environment variable a credential of kind "default"
+// reads its API key from when Options.APIKey is empty.
+const TokenEnv = "CIVO_TOKEN"
+
+// Options configure the driver.
+type Options struct {
+	// APIKey is the key of credentials of kind "default"; empty: the
+	// CIVO_TOKEN environment variable.
+	APIKey string
+	// Credentials say which of the operator's credentials each cluster
+	// uses, for which regions, and the hosts it may be sent to. Nil means
+	// provider.DefaultCredentials: the default key, any region, Civo's
+	// public API only.
+	Credentials provider.Credentials
+	// Transport sends the HTTP requests; nil is http.DefaultTransport. Set
+	// it to trust the certificate of an endpoint the system does not.
+	Transport http.RoundTripper
+	// Retry is how a call times out and is retried; nil is Retry().
+	Retry *RetryOptions
+}
+
+// RetryOptions bound the tries of one call.
+type RetryOptions struct {
+	// MaxAttempts is the number of tries, the first included.
+	MaxAttempts int
+	// TryTimeout bounds each try, from sending the request to reading the
+	// answer's body.
+	TryTimeout time.Duration
+	// MaxBackoff bounds the wait between tries.
+	MaxBackoff time.Duration
+}
+
+// Retry returns the driver's retry options: no try outlives TryTimeout (a
+// tarpit cannot hold a call for ever), and a failure a retry may cure (500,
+// 502, 503, 504, a dropped connection, a try timed out) is tried twice
+// more, quickly. Throttling is never retried here: it goes back to kpool's
+// controllers, which back off without holding a worker.
+func Retry() RetryOptions {
+	return RetryOptions{MaxAttempts: 3, TryTimeout: 30 * time.Second, MaxBackoff: 500 * time.Millisecond}
+}
+
+// Driver is the Civo driver.
+type Driver struct {
+	opts  Options
+	retry RetryOptions
+	creds provider.Credentials
+	http  *http.Client
+}
+
+// New returns a Civo driver.
+func New(o Options) *Driver {
+	d := &Driver{opts: o, retry: Retry(), creds: provider.CredentialsOr(o.Credentials, profile),
+		http: &http.Client{Transport: o.Transport, CheckRedirect: noRedirect}}
+	if o.Retry != nil {
+		d.retry = *o.Retry
+	}
+	return d
+}
+
+var _ provider.Driver = (*Driver)(nil)
+
+// Capabilities returns Civo's capabilities.
+func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilities() }
+
+// client returns the API client of a cluster: its credential's key, its
+// region, and its endpoint (Civo's public API unless the cluster names
+// another), which the credential must allow. The check is made here,
+// before any request, and again for every request.
+func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
+	cv := c.Spec.Platform.Civo
+	switch {
+	case cv == nil:
+		return nil, "", provider.ValidationError(platform, "spec.platform.civo", "cluster %s has no civo settings", c.Name)
+	case cv.Region == "":
+		return nil, "", provider.ValidationError(platform, "spec.platform.civo.region", "cluster %s names no region", c.Name)
+	case cv.ClusterID == "":
+		return nil, "", provider.ValidationError(platform, "spec.platform.civo.clusterId", "cluster %s names no Civo cluster id", c.Name)
+	}
+	endpoint := c.Spec.Endpoint
+	if endpoint == "" {
+		endpoint = civo.PublicEndpoint
+	}
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil || u.Host == "":
+		return nil, "", provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", endpoint)
+	case !strings.EqualFold(u.Scheme, "https"):
+		return nil, "", provider.ValidationError(platform, "spec.endpoint", "%q: Civo must be reached over https: kpool sends no API key over %s", endpoint, u.Scheme)
+	}
+	cr, err := d.creds.Resolve(c)
+	if err != nil {
+		return nil, "", err
+	}
+	allow := func(u *url.URL) error {
+		host := u.Scheme + "://" + u.Host
+		if o, err := kpool.Origin(host); err != nil || !cr.AllowsOrigin(o) {
+			return &refusedHost{cred: cr.Name, host: host}
+		}
+		return nil
+	}
+	if err := allow(u); err != nil {
+		return nil, "", classify(err, "")
+	}
+	key, err := d.key(cr)
+	if err != nil {
+		return nil, "", err
+	}
+	cl := NewClient(endpoint, key, cv.Region, d.http)
+	cl.Retry, cl.allow = d.retry, allow
+	return cl, cv.ClusterID, nil
+}
+
+// key reads a credential's API key: Options.APIKey or CIVO_TOKEN for the
+// default kind, the secret's variable or file for an api-key one. The key
+// is never in an error.
+func (d *Driver) key(cr *provider.Credential) (string, error) {
+	var key string
+	var err error
+	switch cr.Kind {
+	case provider.CredentialDefault:
+		key = strings.TrimSpace(d.opts.APIKey)
+		if key == "" {
+			key = strings.TrimSpace(os.Getenv(TokenEnv))
+		}
+		if key == "" {
+			err = errors.New("no API key: set " + TokenEnv + " in kpool's environment, or name an api-key credential")
+		}
+	case provider.CredentialAPIKey:
+		key, err = cr.Secret()
+	default:
+		err = errors.New("kind " + cr.Kind + " is not a Civo credential kind")
+	}
+	if err != nil {
+		return "", &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Civo API key for credential " + cr.Name + ": " + err.Error(), Err: err}
+	}
+	return key, nil
+}
+
+// NodePoolList lists the cluster's pools: one call, which carries every
+// pool's instances.
+func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	cl, id, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	pools, err := cl.List(ctx, id)
+	if err != nil {
+		return nil, classify(err, "")
+	}
+	out := make([]provider.Pool, 0, len(pools))
+	for i := range pools {
+		out = append(out, observe(&pools[i]))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
+	return out, nil
+}
+
+// get reads one pool; a missing one is (nil, nil).
+func get(ctx context.Context, cl *Client, cluster, id string) (*Pool, error) {
+	p, err := cl.Get(ctx, cluster, id)
+	if err != nil {
+		if poolMissing(err) {
+			return nil, nil
+		}
+		return nil, classify(err, "")
+	}
+	return p, nil
+}
+
+// check refuses what Civo cannot take, before anything reaches it.
+func check(s provider.PoolSpec) error {
+	if err := provider.CheckSupported(profile.Capabilities(), s); err != nil {
+		return err
+	}
+	for k := range s.Settings {
+		if k != civo.SettingPublicIP {
+			return provider.ValidationError(platform, "spec.platform.civo", "setting %q is not a Civo pool setting", k)
+		}
+	}
+	switch {
+	case s.MachineType == "":
+		return provider.ValidationError(platform, "spec.platform.civo.size", "a Civo pool needs a size, such as g4s.kube.medium")
+	case s.Count < 1:
+		return provider.ValidationError(platform, "spec.nodeCount", "a Civo pool has at least 1 node, got %d", s.Count)
+	}
+	return nil
+}
+
+func publicIP(s provider.PoolSpec) bool { return s.Settings[civo.SettingPublicIP] == "true" }
+
+// NodePoolCreate creates a pool named by its provider name, or returns the
+// existing one when it already matches.
+func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := check(s); err != nil {
+		return nil, err
+	}
+	if !profile.Capabilities().Names.Match(s.ProviderName) {
+		return nil, provider.ValidationError(platform, "provider_name", "%q is not a Civo pool id: 1-63 lowercase letters, digits or '-', starting with a letter", s.ProviderName)
+	}
+	cl, id, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := get(ctx, cl, id, s.ProviderName)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return adopt(existing, s)
+	}
+	taints := taintsOf(s.Taints)
+	pub := publicIP(s)
+	err = cl.Create(ctx, id, PoolConfig{ID: s.ProviderName, Count: &s.Count, Size: s.MachineType, Labels: copyMap(s.Labels),
+		Taints: &taints, PublicIPNodePool: &pub})
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status == http.StatusConflict {
+			// Created meanwhile (by this call's earlier try, or another):
+			// answer as for an existing pool.
+			if existing, gerr := get(ctx, cl, id, s.ProviderName); gerr == nil && existing != nil {
+				return adopt(existing, s)
+			}
+		}
+		return nil, classify(err, "")
+	}
+	p := provider.Pool{PoolSpec: s, State: provider.StateCreating, ProviderState: statusBuilding + "=" + strconv.Itoa(s.Count), Extra: map[string]string{"region": cl.Region}}
+	p.PoolSpec.Labels = copyMap(s.Labels)
+	p.PoolSpec.Zones = nil
+	p.Problems = provider.CheckContract(&p)
+	return &p, nil
+}
+
+// adopt answers a create for a pool that exists: returned as it is when it
+// matches, a validation error when a field only a new pool can change
+// differs, ErrAlreadyExists when an update would do.
+func adopt(cp *Pool, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := immutable(cp, s); err != nil {
+		return nil, err
+	}
+	p := observe(cp)
+	if p.Count != s.Count || !provider.SameLabels(ownLabels(p.Labels), ownLabels(s.Labels)) || !provider.SameTaints(userTaints(p.Taints), s.Taints) {
+		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
+			Reason: "pool " + s.ProviderName + " exists with another count, labels or taints; update it"}
+	}
+	return &p, nil
+}
+
+// immutable refuses a spec that differs from an existing pool in what Civo
+// fixes when it creates a pool: its size and public IPs.
+func immutable(cp *Pool, s provider.PoolSpec) error {
+	if cp.Size != s.MachineType {
+		return provider.ValidationError(platform, "spec.platform.civo.size", "pool %s has size %s and Civo cannot change it to %s; create a new pool", cp.ID, cp.Size, s.MachineType)
+	}
+	if want := publicIP(s); cp.PublicIPNodePool != want {
+		return provider.ValidationError(platform, "spec.platform.civo.publicIpNodePool", "pool %s has publicIpNodePool %v and Civo cannot change it to %v; create a new pool", cp.ID, cp.PublicIPNodePool, want)
+	}
+	return nil
+}
+
+// NodePoolUpdate changes a pool's count, labels and taints in one PUT. The
+// placement labels stay as the pool has them. A pool whose nodes failed is
+// repaired by asking Civo for its count again, which rebuilds them.
+func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := check(s); err != nil {
+		return nil, err
+	}
+	cl, id, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := get(ctx, cl, id, s.ProviderName)
+	if err != nil {
+		return nil, err
+	}
+	if cp == nil {
+		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "pool " + s.ProviderName + " not found"}
+	}
+	if err := immutable(cp, s); err != nil {
+		return nil, err
+	}
+	observed := observe(cp)
+	labels := ownLabels(s.Labels)
+	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
+		if v, ok := observed.Labels[k]; ok {
+			labels[k] = v
+		} else {
+			delete(labels, k)
+		}
+	}
+	var cfg PoolConfig
+	changed := false
+	if cp.Count != s.Count || observed.State == provider.StateFailed {
+		cfg.Count, changed = &s.Count, true
+	}
+	if !provider.SameMap(ownLabels(observed.Labels), labels) {
+		cfg.Labels, changed = labels, true
+	}
+	if !provider.SameTaints(userTaints(observed.Taints), s.Taints) {
+		t := taintsOf(s.Taints)
+		cfg.Taints, changed = &t, true
+	}
+	if !changed {
+		return &observed, nil
+	}
+	updated, err := cl.Update(ctx, id, s.ProviderName, cfg)
+	if err != nil {
+		return nil, classify(err, "")
+	}
+	p := observe(updated)
+	return &p, nil
+}
+
+// NodePoolDelete deletes a pool; a missing one is not an error.
+func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
+	cl, id, err := d.client(c)
+	if err != nil {
+		return err
+	}
+	if err := cl.Delete(ctx, id, providerName); err != nil && !poolMissing(err) {
+		return classify(err, "")
+	}
+	return nil
+}
+
+// taintsOf maps kpool taints to Civo's (never nil: an empty list clears).
+func taintsOf(ts []kpool.Taint) []Taint {
+	out := make([]Taint, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	return out
+}
+
+// userTaints drops the taints Civo sets itself.
+func userTaints(ts []kpool.Taint) []kpool.Taint {
+	var out []kpool.Taint
+	for _, t := range ts {
+		if !civoOwned(t.Key) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
