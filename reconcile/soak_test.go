@@ -19,14 +19,18 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/google/uuid"
+
 	"github.com/kpool/kpool"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	civosim "github.com/kpool/kpool/cloudsim/civo"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	civodriver "github.com/kpool/kpool/provider/civo/driver"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/reconcile"
@@ -144,6 +148,36 @@ func soakCloudMakers() map[string]func() soakCloud {
 					retry := eksdriver.Retry()
 					retry.MaxBackoff = 10 * time.Millisecond
 					return eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: creds, Transport: client.Transport, Retry: &retry})
+				},
+			}
+		},
+		"civo": func() soakCloud {
+			emu := civosim.New(civosim.Options{Engine: soakOperations})
+			const region = "LON1"
+			// Civo names a cluster by id: one per soak cluster name.
+			id := func(name string) string { return uuid.NewSHA1(uuid.NameSpaceURL, []byte("kpool-soak/"+name)).String() }
+			return soakCloud{
+				platform: kpool.PlatformCivo, emu: emu,
+				cluster: func(name, endpoint string, add bool) string {
+					if add {
+						emu.AddCluster(civosim.Cluster{ID: id(name), Name: name, Region: region, Version: "1.30.5-k3s1"})
+					}
+					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"civo","civo":{"region":%q,"clusterId":%q}}}`, endpoint, region, id(name))
+				},
+				pool: func(i int) string { // Civo has no zones
+					return fmt.Sprintf(`{"platform":{"civo":{"size":"g4s.kube.medium"}},"nodeCount":%d}`, 1+i%3)
+				},
+				at: func(cluster, name string) (int, bool, bool) {
+					p, ok := emu.PoolOf(region, id(cluster), name)
+					if !ok {
+						return 0, false, false
+					}
+					return p.Count, p.Operation == "", true
+				},
+				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
+					retry := civodriver.Retry()
+					retry.MaxBackoff = 10 * time.Millisecond
+					return civodriver.New(civodriver.Options{APIKey: "kpool-soak", Credentials: creds, Transport: client.Transport, Retry: &retry})
 				},
 			}
 		},

@@ -144,9 +144,15 @@ func TestPoolLifecycle(t *testing.T) {
 		len(p.InstanceNames) != 2 || !strings.HasPrefix(p.Instances[0].Hostname, "k3s-prod-") {
 		t.Fatalf("new pool: %+v", p)
 	}
-	e.clock.Advance(10 * time.Second)
+	// 30 s of the operation's own, then a node every 10 s: one is up
+	// at 40 s, both at 50 s.
+	e.clock.Advance(39 * time.Second)
+	if s := statuses(e.pool("web")); s != "BUILDING,BUILDING" {
+		t.Fatalf("after 39 s: %s", s)
+	}
+	e.clock.Advance(time.Second)
 	if s := statuses(e.pool("web")); s != "ACTIVE,BUILDING" {
-		t.Fatalf("after 10 s: %s", s)
+		t.Fatalf("after 40 s: %s", s)
 	}
 	e.clock.Advance(time.Minute)
 	if s := statuses(e.pool("web")); s != "ACTIVE,ACTIVE" {

@@ -140,6 +140,9 @@ func (p *pool) statuses(now time.Time) ([]*instance, []string) {
 			st[i] = StatusDeleting
 		}
 	case grows(o):
+		// A node is ACTIVE once built: after the operation's fixed time,
+		// the last one at its end.
+		n = o.NodesReady(now)
 		for i := range st {
 			if i >= o.From {
 				st[i] = StatusActive

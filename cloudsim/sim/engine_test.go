@@ -324,3 +324,28 @@ func TestNewID(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesReady: a cloud that reports nodes once built sees the fixed
+// time first, then one node every NodeTime, the last at End.
+func TestNodesReady(t *testing.T) {
+	var grow, shrink *sim.Operation
+	e := sim.New(sim.Options{Clock: sim.NewManualClock(start), OperationTime: 10 * time.Second, NodeTime: 5 * time.Second},
+		func(r *sim.Request) *sim.Reply {
+			grow = r.Start("Creating", 0, 3, 0)   // ends at 25 s
+			shrink = r.Start("Scaling", 4, 2, 0) // ends at 20 s
+			return &sim.Reply{Status: http.StatusAccepted, Header: http.Header{}}
+		})
+	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPut, "/pools", nil))
+	for _, step := range []struct {
+		at            time.Duration
+		grown, shrunk int
+	}{
+		{0, 0, 4}, {9 * time.Second, 0, 4}, {10 * time.Second, 0, 4}, {15 * time.Second, 1, 3},
+		{20 * time.Second, 2, 2}, {24 * time.Second, 2, 2}, {25 * time.Second, 3, 2},
+	} {
+		now := start.Add(step.at)
+		if g, s := grow.NodesReady(now), shrink.NodesReady(now); g != step.grown || s != step.shrunk {
+			t.Errorf("at %v: grown %d, shrunk %d; want %d, %d", step.at, g, s, step.grown, step.shrunk)
+		}
+	}
+}

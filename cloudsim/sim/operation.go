@@ -45,6 +45,15 @@ func (o *Operation) Nodes(t time.Time) int {
 	return o.From + steps
 }
 
+// NodesReady is the count of nodes up at t for a cloud that reports each
+// node once it is built: the operation's fixed time comes first, then the
+// nodes move one every NodeTime, the last at End. (Nodes moves them from
+// Start, as a cloud that counts machines being made does.)
+func (o *Operation) NodesReady(t time.Time) int {
+	lead := o.End.Sub(o.Start) - time.Duration(abs(o.To-o.From))*o.nodeTime
+	return o.Nodes(t.Add(-max(lead, 0)))
+}
+
 // keptOperations is how many ended operations stay found by id; older
 // ones are forgotten.
 const keptOperations = 10000

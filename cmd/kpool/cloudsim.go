@@ -14,6 +14,7 @@ import (
 
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	civosim "github.com/kpool/kpool/cloudsim/civo"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -23,9 +24,10 @@ import (
 // --providers gives them, each with its demo data.
 func emulators() map[string]cloudsim.Maker {
 	return map[string]cloudsim.Maker{
-		"aks": func(o sim.Options) (cloudsim.Emulator, error) { return aksim.Demo(o) },
-		"eks": func(o sim.Options) (cloudsim.Emulator, error) { return ekssim.Demo(o) },
-		"gke": func(o sim.Options) (cloudsim.Emulator, error) { return gkesim.Demo(o) },
+		"aks":  func(o sim.Options) (cloudsim.Emulator, error) { return aksim.Demo(o) },
+		"civo": func(o sim.Options) (cloudsim.Emulator, error) { return civosim.Demo(o) },
+		"eks":  func(o sim.Options) (cloudsim.Emulator, error) { return ekssim.Demo(o) },
+		"gke":  func(o sim.Options) (cloudsim.Emulator, error) { return gkesim.Demo(o) },
 	}
 }
 

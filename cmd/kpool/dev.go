@@ -17,12 +17,14 @@ import (
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
+	civosim "github.com/kpool/kpool/cloudsim/civo"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
 	"github.com/kpool/kpool/cloudsim/sim"
-	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider"
+	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	civodriver "github.com/kpool/kpool/provider/civo/driver"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/provider/k3s"
@@ -88,6 +90,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: c.creds, Transport: emu.Client()}))
 	reg.Add(eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: c.creds, Transport: emu.Client().Transport}))
 	reg.Add(gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: c.creds, Transport: emu.Client().Transport}))
+	reg.Add(civodriver.New(civodriver.Options{APIKey: civosim.DemoAPIKey, Credentials: c.creds, Transport: emu.Client().Transport}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
 		return err

@@ -32,6 +32,7 @@ import (
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
+	civodriver "github.com/kpool/kpool/provider/civo/driver"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/reconcile"
@@ -293,8 +294,8 @@ func newLogger(format string, out io.Writer) (*slog.Logger, *logSink, error) {
 	return slog.New(flushHandler{h, sink, slog.LevelWarn}), sink, nil
 }
 
-// drivers are the provider drivers of a real deployment: AKS with the
-// operator's credentials (or Azure's DefaultAzureCredential), each sent only
+// drivers are the provider drivers of a real deployment, each with the
+// operator's credentials (or its cloud SDK's default chain), each sent only
 // where the operator allows.
 func drivers(f *serveFlags) (*provider.Registry, error) {
 	c, err := f.cloud()
@@ -305,11 +306,12 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
 	r.Add(eksdriver.New(eksdriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	r.Add(gkedriver.New(gkedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
+	r.Add(civodriver.New(civodriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	return r, nil
 }
 
 // roundTripper is cloudTransport for the drivers that take an
-// http.RoundTripper (EKS, GKE); nil stays nil (the SDK's default).
+// http.RoundTripper (EKS, GKE, OKE, Civo); nil stays nil (the SDK's default).
 func roundTripper(t policy.Transporter) http.RoundTripper {
 	if t == nil {
 		return nil

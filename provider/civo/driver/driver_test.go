@@ -164,7 +164,9 @@ func TestMapping(t *testing.T) {
 	if p.State != provider.StateCreating || p.ReadyNodes != 0 || p.Nodes != 3 {
 		t.Fatalf("creating: %+v", p)
 	}
-	e.clock.Advance(15 * time.Second) // a node every 10 s
+	// 30 s of the operation's own, then a node every 10 s: the first
+	// node is up at 40 s, the last at 60 s.
+	e.clock.Advance(45 * time.Second)
 	if p = list(t, e, s.ProviderName); p.State != provider.StateCreating || p.ReadyNodes != 1 {
 		t.Fatalf("one node up: %s %d/%d", p.State, p.ReadyNodes, p.Nodes)
 	}
