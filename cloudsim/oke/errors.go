@@ -12,16 +12,16 @@ import (
 // The error codes of OCI's API (docs.oracle.com, API Errors) that the
 // Container Engine answers node pool calls with.
 const (
-	errNotAuthenticated   = "NotAuthenticated"         // 401
-	errNotFound           = "NotAuthorizedOrNotFound"  // 404
-	errInvalidParameter   = "InvalidParameter"         // 400
-	errMissingParameter   = "MissingParameter"         // 400
-	errIncorrectState     = "IncorrectState"           // 409
-	errConflict           = "Conflict"                 // 409
-	errPreconditionFailed = "PreconditionFailed"       // 412
-	errTooMany            = "TooManyRequests"          // 429
-	errLimitExceeded      = "LimitExceeded"            // 400
-	errCannotParse        = "CannotParseRequest"       // 400
+	errNotAuthenticated   = "NotAuthenticated"        // 401
+	errNotFound           = "NotAuthorizedOrNotFound" // 404
+	errInvalidParameter   = "InvalidParameter"        // 400
+	errMissingParameter   = "MissingParameter"        // 400
+	errIncorrectState     = "IncorrectState"          // 409
+	errConflict           = "Conflict"                // 409
+	errPreconditionFailed = "PreconditionFailed"      // 412
+	errTooMany            = "TooManyRequests"         // 429
+	errLimitExceeded      = "LimitExceeded"           // 400
+	errCannotParse        = "CannotParseRequest"      // 400
 	errNotAuthorized      = "NotAuthorizedOrResourceAlreadyExists"
 )
 

@@ -313,7 +313,9 @@ func TestRefusals(t *testing.T) {
 		{"small boot volume", func(d *ce.CreateNodePoolDetails) {
 			d.NodeSourceDetails = ce.NodeSourceViaImageDetails{ImageId: common.String(image), BootVolumeSizeInGBs: common.Int64(10)}
 		}, 400, "InvalidParameter"},
-		{"bad label", func(d *ce.CreateNodePoolDetails) { d.InitialNodeLabels = []ce.KeyValue{{Key: common.String("-x"), Value: common.String("y")}} }, 400, "InvalidParameter"},
+		{"bad label", func(d *ce.CreateNodePoolDetails) {
+			d.InitialNodeLabels = []ce.KeyValue{{Key: common.String("-x"), Value: common.String("y")}}
+		}, 400, "InvalidParameter"},
 		{"no source", func(d *ce.CreateNodePoolDetails) { d.NodeSourceDetails = nil }, 400, "MissingParameter"},
 		{"other cluster", func(d *ce.CreateNodePoolDetails) { d.ClusterId = common.String("ocid1.cluster.oc1.phx.nope") }, 404, "NotAuthorizedOrNotFound"},
 	} {

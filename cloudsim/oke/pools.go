@@ -81,8 +81,8 @@ type node struct {
 // work is a work request.
 type work struct {
 	id, typ, compartment, poolID string
-	accepted                    time.Time
-	op                          *sim.Operation
+	accepted                     time.Time
+	op                           *sim.Operation
 }
 
 // tick finishes what time has finished: nodes of running operations,
