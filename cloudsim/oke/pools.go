@@ -436,10 +436,36 @@ func (s *Server) begin(req *sim.Request, p *pool, typ, kind string, from, to int
 	o := req.Start(kind, from, to, 0)
 	w := &work{id: ocid("clustersworkrequest", p.cluster.Region, o.ID), typ: typ, compartment: deref(p.np.CompartmentId), poolID: p.id, accepted: req.Now, op: o}
 	s.works[w.id] = w
+	s.forget()
 	p.op, p.work, p.healAt = o, w, time.Time{}
 	o.Data = w
 	o.Done = func(o *sim.Operation) { s.finish(o, p, w) }
 	return w
+}
+
+// keptWorks bounds the work requests kept: past it, the older half of
+// the finished ones (and their retry tokens) are forgotten.
+const keptWorks = 10000
+
+func (s *Server) forget() {
+	if len(s.works) <= keptWorks {
+		return
+	}
+	var done []*work
+	for _, w := range s.works {
+		if !w.op.Running() {
+			done = append(done, w)
+		}
+	}
+	slices.SortFunc(done, func(a, b *work) int { return a.accepted.Compare(b.accepted) })
+	for _, w := range done[:len(done)/2] {
+		delete(s.works, w.id)
+	}
+	for t, id := range s.tokens {
+		if _, ok := s.works[id]; !ok {
+			delete(s.tokens, t)
+		}
+	}
 }
 
 const injected = " (fault injected by kpool cloudsim)"

@@ -593,3 +593,55 @@ func (f getFaults) RoundTrip(r *http.Request) (*http.Response, error) {
 	f.sim.SetFaultRate(rate)
 	return f.base.RoundTrip(r)
 }
+
+// TestTagsCleared: tags removed from the spec are removed from the pool,
+// the last one too.
+func TestTagsCleared(t *testing.T) {
+	e := newEmulated(t)
+	s := e.spec("web")
+	s.Tags = map[string]string{"a": "1"}
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	s.Tags = nil
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); len(p.Tags) != 0 {
+		t.Fatalf("tags after clearing: %v", p.Tags)
+	}
+	if d := provider.Compare(oke.Profile{}, s, e.list(t, s.ProviderName)); len(d) != 0 {
+		t.Fatalf("drift after the update: %v", d)
+	}
+}
+
+// TestDemo: the demo emulator, its clusters and its key drive the driver.
+func TestDemo(t *testing.T) {
+	demo, err := okesim.Demo(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(demo)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	clusters := demo.Clusters(srv.URL)
+	if len(clusters) != 1 {
+		t.Fatalf("%d demo clusters", len(clusters))
+	}
+	d := driver.New(driver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport})
+	pools, err := d.NodePoolList(ctx, &clusters[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pools) != 1 || pools[0].ProviderName != "pool1" || pools[0].State != provider.StateReady || pools[0].Nodes != 1 ||
+		pools[0].MachineType != "VM.Standard.E4.Flex" || pools[0].Name != "" || len(pools[0].Zones) != 0 {
+		t.Fatalf("demo pools: %+v", pools)
+	}
+	s := providertest.Spec(&clusters[0], "web", kpool.NodePoolSpec{NodeCount: ptr(1), Zones: []string{"2"},
+		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 1}}})
+	if _, err := d.NodePoolCreate(ctx, &clusters[0], s); err != nil {
+		t.Fatal(err)
+	}
+}
