@@ -485,6 +485,10 @@ func (s *Server) finish(o *sim.Operation, p *pool, w *work) {
 	case w.typ == opCreate && o.Fails:
 		p.state = stateFailed
 		p.details = fmt.Sprintf("Out of host capacity for shape %s in the requested availability domains.%s", deref(p.np.NodeShape), injected)
+	case w.typ == opDelete:
+		p.state = stateNeedsAttention
+		p.details = "The node pool could not be deleted: terminating its instances timed out." + injected
+		p.healAt = o.End.Add(o.End.Sub(o.Start))
 	case o.Fails:
 		p.state = stateNeedsAttention
 		p.details = fmt.Sprintf("%d of %d nodes could not be brought to the node pool's configuration: out of host capacity for shape %s.%s",
