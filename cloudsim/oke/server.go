@@ -1,0 +1,239 @@
+// Package oke emulates the Oracle Container Engine for Kubernetes (OKE)
+// API of node pools (OCI REST, version 20180222, requests signed with OCI's
+// HTTP signature) well enough for the unmodified official SDK
+// (oci-go-sdk/v65/containerengine) to create, list, get, update and delete
+// node pools against it and follow their work requests.
+//
+// This package holds the OKE wire protocol only: routes, the signature,
+// OCI's error bodies, etags, node pool and node lifecycles and OKE's rules.
+// Time, latency, rate limits, faults (5xx, dropped connections, operations
+// that end failed), operations and the call log are the engine's
+// (cloudsim/sim): tests drive it with a sim.ManualClock and never sleep.
+//
+// Emulated: POST/GET /20180222/nodePools (create; list with compartmentId,
+// clusterId, name, lifecycleState, limit, page, sortOrder and
+// opc-next-page), GET/PUT/DELETE /20180222/nodePools/{id} (etag on GET,
+// if-match on PUT and DELETE, 412 PreconditionFailed, 409 IncorrectState
+// while a work request holds the pool or on a FAILED pool),
+// GET /20180222/workRequests/{id} and GET /20180222/nodePoolOptions/{id}
+// (the Kubernetes versions node pools may run: the control plane's and the
+// x.y.10 patch of the two minors before it). Every answer has an
+// opc-request-id; errors are OCI's {"code","message"}. Bodies are decoded
+// into the SDK's own types, unknown members refused; opc-retry-token makes
+// a retried create return the first one's work request.
+//
+// Pools: CREATING, ACTIVE, UPDATING, DELETING, DELETED (kept visible for an
+// hour), FAILED (a create that failed: only a delete is taken),
+// NEEDS_ATTENTION (an update that failed: heals after as long again as it
+// took, or takes a new update). Nodes come up one at a time in the
+// placement domain with the fewest nodes (CREATING, then ACTIVE) and go
+// one at a time (DELETING), those outside the placement first, each with
+// its own OCID, name, domain, subnet, fault domain, IP, the node tags and
+// the configuration (version, shape, shape config, image, boot volume,
+// preemptible, labels) of the pool when it was created: changes apply to
+// new nodes only, as on OKE.
+//
+// Not reproduced: the cluster, virtual node pool, add-on and work request
+// list/log/error APIs; node pool cycling (nodePoolCyclingDetails is kept,
+// not acted on), node eviction settings, kmsKeyId, NSGs and pod networking
+// beyond storing them; the deprecated quantityPerSubnet/subnetIds and
+// nodeImageName (refused); defined tags, tag namespaces and IAM policies
+// (any key of Options.Keys may do anything; 404 is only a missing
+// resource); shape availability, capacity and service limits; image
+// compatibility with shapes and versions; the date header's freshness (the
+// clock is simulated); real node replacement on an upgrade (nodes keep the
+// version they were created with until the pool is scaled).
+package oke
+
+import (
+	"crypto/rsa"
+	"errors"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// APIVersion is the path prefix of every Container Engine operation.
+const APIVersion = "20180222"
+
+// Options configure a Server.
+type Options struct {
+	// Engine are the engine's options: clock, operation and node times,
+	// latency, rate limit, faults, call log.
+	Engine sim.Options
+	// Keys are the API signing keys accepted, by keyId
+	// ("<tenancy>/<user>/<fingerprint>"): a request must be signed with one
+	// of them and its signature must verify. None: any well-formed
+	// signature is accepted, whatever its key.
+	Keys map[string]*rsa.PublicKey
+	// PageSize is the limit of a list that gives none; 0 is 100.
+	PageSize int
+}
+
+// Server is the emulator: the OKE protocol on a sim.Engine, whose methods
+// (ServeHTTP, Calls, SetFaultRate, SetRateLimit, SetLatency) it has.
+type Server struct {
+	*sim.Engine
+	keys     map[string]*rsa.PublicKey
+	pageSize int
+	nodeTime time.Duration
+	// The state below is guarded by the engine's lock.
+	clusters map[string]*cluster // by OCID
+	pools    map[string]*pool    // by OCID, every cluster's
+	works    map[string]*work    // work requests by OCID
+	tokens   map[string]string   // opc-retry-token to work request OCID
+	seq      int
+}
+
+// New returns an emulator with no clusters; add them with AddCluster.
+func New(o Options) *Server {
+	s := &Server{keys: o.Keys, pageSize: o.PageSize, nodeTime: o.Engine.NodeTime,
+		clusters: map[string]*cluster{}, pools: map[string]*pool{}, works: map[string]*work{}, tokens: map[string]string{}}
+	if s.pageSize <= 0 {
+		s.pageSize = 100
+	}
+	s.Engine = sim.New(o.Engine, s.serve)
+	return s
+}
+
+// Cluster is an OKE cluster the emulator holds.
+type Cluster struct {
+	ID            string // ocid1.cluster.…
+	Name          string
+	Region        string
+	CompartmentID string
+	Version       string // the control plane's, "v1.31.1"
+	ImageID       string // the default node image, for Clusters and Describe
+	// Subnets are the worker subnets by availability domain name.
+	Subnets map[string]string
+}
+
+type cluster struct {
+	Cluster
+}
+
+// AddCluster adds an ACTIVE cluster with no node pools; adding one that
+// exists changes its version, image and subnets.
+func (s *Server) AddCluster(c Cluster) {
+	s.Do(func(time.Time) {
+		c.Subnets = cloneMap(c.Subnets)
+		if old, ok := s.clusters[c.ID]; ok {
+			old.Version, old.ImageID, old.Subnets = c.Version, c.ImageID, c.Subnets
+			return
+		}
+		s.clusters[c.ID] = &cluster{Cluster: c}
+	})
+}
+
+// serve answers one request, with the opc-request-id OCI puts on every
+// answer.
+func (s *Server) serve(req *sim.Request) *sim.Reply {
+	s.tick(req.Now)
+	rep := s.answer(req)
+	if !rep.Dropped() {
+		id := req.HTTP.Header.Get("opc-request-id")
+		if id == "" {
+			id = strings.ToUpper(strings.ReplaceAll(s.NewID(), "-", ""))
+		}
+		rep.Header.Set("opc-request-id", id)
+	}
+	return rep
+}
+
+// answer checks what OCI checks, in its order (the signature, throttling,
+// the body), lets the engine inject a fault, and routes the request.
+func (s *Server) answer(req *sim.Request) *sim.Reply {
+	if rep := s.authenticate(req); rep != nil {
+		return rep
+	}
+	if ok, after := req.Throttle(); !ok {
+		rep := failf(http.StatusTooManyRequests, errTooMany, "Too many requests for the tenancy.")
+		rep.Header.Set("Retry-After", itoa(max(after, 1)))
+		return rep
+	}
+	if errors.Is(req.BodyErr, sim.ErrBodyTooLarge) {
+		return failf(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request body is larger than %d bytes.", sim.MaxBody)
+	}
+	if req.BodyErr != nil {
+		return failf(http.StatusBadRequest, errInvalidParameter, "The request body could not be read: %v", req.BodyErr)
+	}
+	switch req.Fault() {
+	case sim.Fault500:
+		return failf(http.StatusInternalServerError, "InternalServerError", "Internal server error (fault injected by kpool cloudsim).")
+	case sim.Fault503:
+		rep := failf(http.StatusServiceUnavailable, "ServiceUnavailable", "The service is currently unavailable (fault injected by kpool cloudsim).")
+		rep.Header.Set("Retry-After", "1")
+		return rep
+	case sim.FaultDrop:
+		return sim.Drop()
+	}
+	return s.route(req)
+}
+
+// route dispatches on the REST paths of the Container Engine operations
+// emulated.
+func (s *Server) route(req *sim.Request) *sim.Reply {
+	path := req.HTTP.URL.EscapedPath()
+	seg := strings.Split(strings.Trim(path, "/"), "/")
+	for i := range seg {
+		if u, err := url.PathUnescape(seg[i]); err == nil {
+			seg[i] = u
+		}
+	}
+	m := req.HTTP.Method
+	if len(seg) >= 2 && seg[0] == APIVersion {
+		rest := seg[1:]
+		switch {
+		case len(rest) == 1 && rest[0] == "nodePools" && m == http.MethodPost:
+			return s.createPool(req)
+		case len(rest) == 1 && rest[0] == "nodePools" && m == http.MethodGet:
+			return s.listPools(req)
+		case len(rest) == 2 && rest[0] == "nodePools" && m == http.MethodGet:
+			return s.getPool(req, rest[1])
+		case len(rest) == 2 && rest[0] == "nodePools" && m == http.MethodPut:
+			return s.updatePool(req, rest[1])
+		case len(rest) == 2 && rest[0] == "nodePools" && m == http.MethodDelete:
+			return s.deletePool(req, rest[1])
+		case len(rest) == 2 && rest[0] == "nodePoolOptions" && m == http.MethodGet:
+			return s.nodePoolOptions(req, rest[1])
+		case len(rest) == 2 && rest[0] == "workRequests" && m == http.MethodGet:
+			return s.getWork(req, rest[1])
+		case len(rest) == 1 && rest[0] == "nodePools", len(rest) == 2 && rest[0] == "nodePools":
+			return failf(http.StatusMethodNotAllowed, "MethodNotAllowed", "Method %s is not allowed on %s.", m, path)
+		}
+	}
+	return failf(http.StatusNotFound, errNotFound, "kpool cloudsim does not emulate %s %s.", m, path)
+}
+
+// sortedPools returns the pools of a compartment (and a cluster, when
+// given) oldest first.
+func (s *Server) sortedPools(compartment, clusterID string) []*pool {
+	var out []*pool
+	for _, p := range s.pools {
+		if p.np.CompartmentId != nil && *p.np.CompartmentId == compartment && (clusterID == "" || p.cluster.ID == clusterID) {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].created.Equal(out[j].created) {
+			return out[i].created.Before(out[j].created)
+		}
+		return out[i].seq < out[j].seq
+	})
+	return out
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,445 @@
+package oke
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// decodeStrict decodes a request body into the SDK's own type, refusing a
+// field the API model does not have: the body is decoded, encoded again
+// and every member of the body must be there.
+func decodeStrict(body []byte, v any) *sim.Reply {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return failf(http.StatusBadRequest, errCannotParse, "The request body is empty.")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return failf(http.StatusBadRequest, errCannotParse, "The request body could not be parsed: %v", err)
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		return failf(http.StatusBadRequest, errCannotParse, "The request body could not be parsed: %v", err)
+	}
+	var raw, known any
+	_ = json.Unmarshal(body, &raw)
+	_ = json.Unmarshal(again, &known)
+	if path := unknown(raw, known, ""); path != "" {
+		return invalid("Unknown field %s in the request body.", path)
+	}
+	return nil
+}
+
+// unknown returns the first member of raw (as JSON paths) that known lacks.
+func unknown(raw, known any, at string) string {
+	switch r := raw.(type) {
+	case map[string]any:
+		k, _ := known.(map[string]any)
+		for name, v := range r {
+			if v == nil {
+				continue
+			}
+			kv, ok := k[name]
+			if !ok {
+				return strings.TrimPrefix(at+"."+name, ".")
+			}
+			if p := unknown(v, kv, at+"."+name); p != "" {
+				return p
+			}
+		}
+	case []any:
+		k, _ := known.([]any)
+		for i, v := range r {
+			if i >= len(k) {
+				return fmt.Sprintf("%s[%d]", at, i)
+			}
+			if p := unknown(v, k[i], fmt.Sprintf("%s[%d]", at, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	// OKE's Kubernetes versions: v<major>.<minor>.<patch>.
+	versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)$`)
+	// Compute shapes: VM.Standard.E4.Flex, BM.GPU.A10.4, …
+	shapeRE = regexp.MustCompile(`^(VM|BM)\.[A-Za-z0-9]+(\.[A-Za-z0-9]+)+$`)
+	// Kubernetes label keys (optional DNS prefix, name) and values.
+	labelKeyRE   = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+	labelValueRE = regexp.MustCompile(`^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`)
+)
+
+// versions are the Kubernetes versions a node pool of c may run, newest
+// first: the control plane's, and the latest patch of each of the two
+// minor versions before it (as GetNodePoolOptions lists them).
+func (c *cluster) versions() []string {
+	m := versionRE.FindStringSubmatch(c.Version)
+	if m == nil {
+		return []string{c.Version}
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	out := []string{c.Version}
+	for i := 1; i <= 2 && minor-i >= 0; i++ {
+		out = append(out, fmt.Sprintf("v%d.%d.%d", major, minor-i, 10))
+	}
+	return out
+}
+
+func (c *cluster) checkVersion(v string, current string) *sim.Reply {
+	if !versionRE.MatchString(v) {
+		return invalid("kubernetesVersion %q is not a Kubernetes version OKE offers (v<major>.<minor>.<patch>, such as %s).", v, c.Version)
+	}
+	if !contains(c.versions(), v) {
+		return invalid("kubernetesVersion %s is not supported for node pools of cluster %s: use one of %s.", v, c.ID, strings.Join(c.versions(), ", "))
+	}
+	if current != "" && versionLess(v, current) {
+		return invalid("kubernetesVersion cannot be downgraded from %s to %s.", current, v)
+	}
+	return nil
+}
+
+// versionLess compares two versions of versionRE's form.
+func versionLess(a, b string) bool {
+	am, bm := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
+	if am == nil || bm == nil {
+		return false
+	}
+	for i := 1; i <= 3; i++ {
+		x, _ := strconv.Atoi(am[i])
+		y, _ := strconv.Atoi(bm[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+func checkShape(shape string, sc *ce.NodeShapeConfig) *sim.Reply {
+	if !shapeRE.MatchString(shape) {
+		return invalid("nodeShape %q is not a compute shape (such as VM.Standard.E4.Flex).", shape)
+	}
+	flex := strings.HasSuffix(shape, ".Flex")
+	switch {
+	case flex && (sc == nil || sc.Ocpus == nil):
+		return invalid("nodeShapeConfig.ocpus is required for the flexible shape %s.", shape)
+	case !flex && sc != nil && (sc.Ocpus != nil || sc.MemoryInGBs != nil):
+		return invalid("nodeShapeConfig can only be given for a flexible shape, not %s.", shape)
+	case sc == nil:
+		return nil
+	}
+	o, m := deref(sc.Ocpus), deref(sc.MemoryInGBs)
+	if o < 1 || o > 114 {
+		return invalid("nodeShapeConfig.ocpus must be between 1 and 114 for %s, got %v.", shape, o)
+	}
+	if sc.MemoryInGBs != nil && (m < 1 || m > 64*o || m > 1776) {
+		return invalid("nodeShapeConfig.memoryInGBs must be between 1 and 64 GB per OCPU (at most 1776) for %s, got %v.", shape, m)
+	}
+	return nil
+}
+
+func checkSource(src ce.NodeSourceDetails) *sim.Reply {
+	img, ok := src.(ce.NodeSourceViaImageDetails)
+	if !ok {
+		return invalid("nodeSourceDetails.sourceType must be IMAGE.")
+	}
+	if !strings.HasPrefix(deref(img.ImageId), "ocid1.image.") {
+		return invalid("nodeSourceDetails.imageId %q is not an image OCID.", deref(img.ImageId))
+	}
+	if b := img.BootVolumeSizeInGBs; b != nil && (*b < 50 || *b > 32768) {
+		return invalid("nodeSourceDetails.bootVolumeSizeInGBs must be between 50 and 32768, got %d.", *b)
+	}
+	return nil
+}
+
+func checkLabels(kvs []ce.KeyValue) *sim.Reply {
+	seen := map[string]bool{}
+	for _, kv := range kvs {
+		k, v := deref(kv.Key), deref(kv.Value)
+		if len(k) > 316 || !labelKeyRE.MatchString(k) {
+			return invalid("initialNodeLabels: %q is not a valid Kubernetes label key.", k)
+		}
+		if !labelValueRE.MatchString(v) {
+			return invalid("initialNodeLabels: the value %q of %s is not a valid Kubernetes label value.", v, k)
+		}
+		if seen[k] {
+			return invalid("initialNodeLabels: %s is given twice.", k)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+func checkTags(field string, tags map[string]string) *sim.Reply {
+	if len(tags) > 64 {
+		return failf(http.StatusBadRequest, errLimitExceeded, "%s: at most 64 freeform tags, got %d.", field, len(tags))
+	}
+	for k, v := range tags {
+		if k == "" || len(k) > 100 || strings.ContainsAny(k, " .\t\n") {
+			return invalid("%s: %q is not a valid tag key (1-100 characters, no spaces or periods).", field, k)
+		}
+		if len(v) > 256 {
+			return invalid("%s: the value of %s is longer than 256 characters.", field, k)
+		}
+	}
+	return nil
+}
+
+// checkPlacement checks a pool's size and placement against its cluster.
+func (c *cluster) checkPlacement(size *int, pcs []ce.NodePoolPlacementConfigDetails) *sim.Reply {
+	if size != nil && (*size < 0 || *size > 1000) {
+		return invalid("nodeConfigDetails.size must be between 0 and 1000, got %d.", *size)
+	}
+	if len(pcs) == 0 {
+		return invalid("nodeConfigDetails.placementConfigs must name at least one availability domain.")
+	}
+	seen := map[string]bool{}
+	preempt := -1
+	for i, pc := range pcs {
+		ad, sub := deref(pc.AvailabilityDomain), deref(pc.SubnetId)
+		switch {
+		case ad == "":
+			return missing(fmt.Sprintf("nodeConfigDetails.placementConfigs[%d].availabilityDomain", i))
+		case sub == "":
+			return missing(fmt.Sprintf("nodeConfigDetails.placementConfigs[%d].subnetId", i))
+		case seen[ad]:
+			return invalid("nodeConfigDetails.placementConfigs: availability domain %s is given twice.", ad)
+		}
+		seen[ad] = true
+		want, ok := c.Subnets[ad]
+		if !ok {
+			return invalid("nodeConfigDetails.placementConfigs[%d].availabilityDomain %s is not an availability domain of region %s.", i, ad, c.Region)
+		}
+		if sub != want && !c.hasSubnet(sub) {
+			return notFound("subnet", sub)
+		}
+		p := 0
+		if pc.PreemptibleNodeConfig != nil {
+			p = 1
+			if _, ok := pc.PreemptibleNodeConfig.PreemptionAction.(ce.TerminatePreemptionAction); !ok {
+				return invalid("nodeConfigDetails.placementConfigs[%d].preemptibleNodeConfig.preemptionAction.type must be TERMINATE.", i)
+			}
+		}
+		if preempt >= 0 && p != preempt {
+			return invalid("nodeConfigDetails.placementConfigs: preemptibleNodeConfig must be the same in every placement configuration.")
+		}
+		preempt = p
+	}
+	return nil
+}
+
+func (c *cluster) hasSubnet(id string) bool {
+	for _, s := range c.Subnets {
+		if s == id {
+			return true
+		}
+	}
+	return false
+}
+
+// validateCreate checks CreateNodePoolDetails and returns the pool's
+// cluster.
+func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Reply) {
+	for _, m := range []struct {
+		name string
+		v    *string
+	}{{"compartmentId", in.CompartmentId}, {"clusterId", in.ClusterId}, {"name", in.Name}, {"nodeShape", in.NodeShape}} {
+		if deref(m.v) == "" {
+			return nil, missing(m.name)
+		}
+	}
+	c, ok := s.clusters[*in.ClusterId]
+	if !ok || c.CompartmentID != *in.CompartmentId {
+		return nil, notFound("cluster", *in.ClusterId)
+	}
+	if n := *in.Name; len(n) > 255 || strings.TrimSpace(n) != n {
+		return nil, invalid("name must be 1-255 characters without leading or trailing spaces.")
+	}
+	if in.KubernetesVersion != nil {
+		if rep := c.checkVersion(*in.KubernetesVersion, ""); rep != nil {
+			return nil, rep
+		}
+	}
+	var sc *ce.NodeShapeConfig
+	if in.NodeShapeConfig != nil {
+		sc = &ce.NodeShapeConfig{Ocpus: in.NodeShapeConfig.Ocpus, MemoryInGBs: in.NodeShapeConfig.MemoryInGBs}
+	}
+	if rep := checkShape(*in.NodeShape, sc); rep != nil {
+		return nil, rep
+	}
+	switch {
+	case in.NodeSourceDetails == nil && in.NodeImageName == nil:
+		return nil, missing("nodeSourceDetails")
+	case in.NodeSourceDetails == nil:
+		return nil, invalid("nodeImageName is deprecated and not emulated by kpool cloudsim: give nodeSourceDetails.")
+	}
+	if rep := checkSource(in.NodeSourceDetails); rep != nil {
+		return nil, rep
+	}
+	switch {
+	case in.QuantityPerSubnet != nil || len(in.SubnetIds) > 0:
+		return nil, invalid("quantityPerSubnet and subnetIds are not emulated by kpool cloudsim: give nodeConfigDetails.")
+	case in.NodeConfigDetails == nil:
+		return nil, missing("nodeConfigDetails")
+	case in.NodeConfigDetails.Size == nil:
+		return nil, missing("nodeConfigDetails.size")
+	}
+	if rep := c.checkPlacement(in.NodeConfigDetails.Size, in.NodeConfigDetails.PlacementConfigs); rep != nil {
+		return nil, rep
+	}
+	if rep := checkLabels(in.InitialNodeLabels); rep != nil {
+		return nil, rep
+	}
+	if rep := checkTags("freeformTags", in.FreeformTags); rep != nil {
+		return nil, rep
+	}
+	if rep := checkTags("nodeConfigDetails.freeformTags", in.NodeConfigDetails.FreeformTags); rep != nil {
+		return nil, rep
+	}
+	return c, nil
+}
+
+// validateUpdate checks UpdateNodePoolDetails against the pool and returns
+// its configuration once changed. What the body leaves out keeps its
+// value.
+func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []byte) (ce.NodePool, *sim.Reply) {
+	c := p.cluster
+	// The SDK's decoders make empty lists of absent ones: what the body
+	// gives is read from the body itself.
+	var top struct {
+		InitialNodeLabels json.RawMessage `json:"initialNodeLabels"`
+		NodeConfigDetails struct {
+			PlacementConfigs json.RawMessage `json:"placementConfigs"`
+			NsgIds           json.RawMessage `json:"nsgIds"`
+		} `json:"nodeConfigDetails"`
+	}
+	_ = json.Unmarshal(body, &top)
+	given := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
+	next := p.np
+	ncd := *next.NodeConfigDetails
+	next.NodeConfigDetails = &ncd
+	if in.QuantityPerSubnet != nil || len(in.SubnetIds) > 0 {
+		return next, invalid("quantityPerSubnet and subnetIds are not emulated by kpool cloudsim: give nodeConfigDetails.")
+	}
+	if in.Name != nil {
+		if n := *in.Name; n == "" || len(n) > 255 || strings.TrimSpace(n) != n {
+			return next, invalid("name must be 1-255 characters without leading or trailing spaces.")
+		}
+		next.Name = in.Name
+	}
+	if in.KubernetesVersion != nil {
+		if rep := c.checkVersion(*in.KubernetesVersion, deref(p.np.KubernetesVersion)); rep != nil {
+			return next, rep
+		}
+		next.KubernetesVersion = in.KubernetesVersion
+	}
+	if in.NodeShape != nil {
+		next.NodeShape = in.NodeShape
+		if !strings.HasSuffix(*in.NodeShape, ".Flex") && in.NodeShapeConfig == nil {
+			next.NodeShapeConfig = nil
+		}
+	}
+	if sc := in.NodeShapeConfig; sc != nil {
+		cfg := &ce.NodeShapeConfig{Ocpus: sc.Ocpus, MemoryInGBs: sc.MemoryInGBs}
+		if old := next.NodeShapeConfig; old != nil {
+			if cfg.Ocpus == nil {
+				cfg.Ocpus = old.Ocpus
+			}
+			if cfg.MemoryInGBs == nil {
+				cfg.MemoryInGBs = old.MemoryInGBs
+			}
+		}
+		next.NodeShapeConfig = cfg
+	}
+	if in.NodeShape != nil || in.NodeShapeConfig != nil {
+		if rep := checkShape(deref(next.NodeShape), next.NodeShapeConfig); rep != nil {
+			return next, rep
+		}
+	}
+	if in.NodeSourceDetails != nil {
+		if rep := checkSource(in.NodeSourceDetails); rep != nil {
+			return next, rep
+		}
+		src := in.NodeSourceDetails.(ce.NodeSourceViaImageDetails)
+		if old, ok := next.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok && src.BootVolumeSizeInGBs == nil {
+			src.BootVolumeSizeInGBs = old.BootVolumeSizeInGBs
+		}
+		next.NodeSourceDetails = src
+	}
+	if given(top.InitialNodeLabels) {
+		if rep := checkLabels(in.InitialNodeLabels); rep != nil {
+			return next, rep
+		}
+		next.InitialNodeLabels = in.InitialNodeLabels
+	}
+	if in.FreeformTags != nil {
+		if rep := checkTags("freeformTags", in.FreeformTags); rep != nil {
+			return next, rep
+		}
+		next.FreeformTags = in.FreeformTags
+	}
+	if u := in.NodeConfigDetails; u != nil {
+		if u.Size != nil {
+			ncd.Size = u.Size
+		}
+		if given(top.NodeConfigDetails.PlacementConfigs) {
+			ncd.PlacementConfigs = u.PlacementConfigs
+		}
+		if u.FreeformTags != nil {
+			if rep := checkTags("nodeConfigDetails.freeformTags", u.FreeformTags); rep != nil {
+				return next, rep
+			}
+			ncd.FreeformTags = u.FreeformTags
+		}
+		if given(top.NodeConfigDetails.NsgIds) {
+			ncd.NsgIds = u.NsgIds
+		}
+		if rep := c.checkPlacement(ncd.Size, ncd.PlacementConfigs); rep != nil {
+			return next, rep
+		}
+	}
+	if in.NodeMetadata != nil {
+		next.NodeMetadata = in.NodeMetadata
+	}
+	if in.SshPublicKey != nil {
+		next.SshPublicKey = in.SshPublicKey
+	}
+	return next, nil
+}
+
+// nodePoolOptions answers GetNodePoolOptions for a cluster (or "all").
+func (s *Server) nodePoolOptions(req *sim.Request, id string) *sim.Reply {
+	var versions []string
+	if id == "all" {
+		seen := map[string]bool{}
+		for _, c := range s.clusters {
+			for _, v := range c.versions() {
+				if !seen[v] {
+					seen[v] = true
+					versions = append(versions, v)
+				}
+			}
+		}
+	} else {
+		c, ok := s.clusters[id]
+		if !ok {
+			return notFound("cluster", id)
+		}
+		versions = c.versions()
+	}
+	return jsonReply(http.StatusOK, ce.NodePoolOptions{KubernetesVersions: versions,
+		Shapes: []string{"VM.Standard.E4.Flex", "VM.Standard.E5.Flex", "VM.Standard.A1.Flex", "VM.Standard3.Flex", "VM.Standard2.1", "VM.Standard2.2", "VM.Standard2.4"},
+		Images: []string{}, Sources: []ce.NodeSourceOption{}})
+}
+
+var _ = common.String

@@ -1,0 +1,572 @@
+// Package driver is the OKE driver: kpool node pools as OKE node pools,
+// through Oracle's official SDK (oci-go-sdk/v65/containerengine). What
+// kpool knows of OKE without the SDK is its profile, package oke.
+package driver
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/oke"
+)
+
+const platform = oke.Type
+
+var profile = oke.Profile{}
+
+// Options configure the driver.
+type Options struct {
+	// ConfigProvider is the identity of credentials of kind "default".
+	// Nil means common.DefaultConfigProvider(): the OCI config file
+	// (~/.oci/config) and the OCI_ environment variables, read when first
+	// needed. Its region is replaced by each cluster's.
+	ConfigProvider common.ConfigurationProvider
+	// Credentials say which of the operator's credentials each cluster
+	// uses, for which compartments, and the hosts it may be sent to. Nil
+	// means provider.DefaultCredentials: the default identity, any
+	// compartment, the public regional Container Engine endpoints only.
+	Credentials provider.Credentials
+	// Transport sends the HTTP requests; nil is http.DefaultTransport. Set
+	// it to trust the certificate of an endpoint the system does not.
+	Transport http.RoundTripper
+	// Retry is how the SDK times out and retries a call; nil is Retry().
+	Retry *RetryOptions
+}
+
+// RetryOptions bound the SDK's retries of one call.
+type RetryOptions struct {
+	// MaxAttempts is the number of tries, the first included.
+	MaxAttempts int
+	// TryTimeout bounds each try, from sending the request to reading the
+	// answer's body.
+	TryTimeout time.Duration
+	// MaxBackoff bounds the wait between tries.
+	MaxBackoff time.Duration
+}
+
+// Retry returns the driver's retry options: no try outlives TryTimeout,
+// and a failure a retry may cure (500, 502, 503, 504, a dropped connection,
+// a try timed out) is tried twice more, quickly. The SDK's own policy
+// (eight tries over minutes, 409 and 429 included) and its circuit breaker
+// are off: throttling and conflicts go back to kpool's controllers, which
+// back off without holding a worker. Creates carry an opc-retry-token the
+// SDK keeps across tries, so a retried create makes one pool.
+func Retry() RetryOptions {
+	return RetryOptions{MaxAttempts: 3, TryTimeout: 30 * time.Second, MaxBackoff: 500 * time.Millisecond}
+}
+
+// cacheSize bounds the driver's clients: cluster specs choose their keys.
+const cacheSize = 256
+
+// versionsFor is how long a cluster's node pool versions are kept.
+const versionsFor = 10 * time.Minute
+
+// Driver is the OKE driver.
+type Driver struct {
+	opts  Options
+	retry RetryOptions
+	creds provider.Credentials
+
+	mu       sync.Mutex
+	clients  map[string]*ce.ContainerEngineClient
+	versions map[string]versionSet // by client key and cluster OCID
+}
+
+type versionSet struct {
+	list []string
+	at   time.Time
+}
+
+// New returns an OKE driver.
+func New(o Options) *Driver {
+	d := &Driver{opts: o, retry: Retry(), clients: map[string]*ce.ContainerEngineClient{}, versions: map[string]versionSet{}}
+	if o.Retry != nil {
+		d.retry = *o.Retry
+	}
+	d.creds = provider.CredentialsOr(o.Credentials, profile)
+	return d
+}
+
+var _ provider.Driver = (*Driver)(nil)
+
+// Capabilities returns OKE's capabilities.
+func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilities() }
+
+// conn is a client for one cluster.
+type conn struct {
+	cl  *ce.ContainerEngineClient
+	oci *kpool.OCICluster
+	key string
+}
+
+// client returns the Container Engine client of a cluster's credential,
+// region and endpoint (the region's public one unless the cluster names
+// another). The credential must allow both: a cluster that names another
+// host or compartment is refused here, before any request, and every
+// request is checked again at the wire (guard).
+func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
+	o := c.Spec.Platform.OCI
+	switch {
+	case o == nil:
+		return nil, provider.ValidationError(platform, "spec.platform.oci", "cluster %s has no oci settings", c.Name)
+	case o.Region == "":
+		return nil, provider.ValidationError(platform, "spec.platform.oci.region", "cluster %s names no region", c.Name)
+	case o.CompartmentID == "":
+		return nil, provider.ValidationError(platform, "spec.platform.oci.compartmentId", "cluster %s names no compartment", c.Name)
+	case o.ClusterID == "":
+		return nil, provider.ValidationError(platform, "spec.platform.oci.clusterId", "cluster %s names no OKE cluster OCID", c.Name)
+	}
+	if e := c.Spec.Endpoint; e != "" {
+		u, err := url.Parse(e)
+		switch {
+		case err != nil || u.Host == "":
+			return nil, provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", e)
+		case !strings.EqualFold(u.Scheme, "https"):
+			return nil, provider.ValidationError(platform, "spec.endpoint", "%q: OKE must be reached over https: kpool sends no signed request over %s", e, u.Scheme)
+		}
+	}
+	cr, err := d.creds.Resolve(c)
+	if err != nil {
+		return nil, err
+	}
+	key := cr.Name + " " + o.Region + " " + c.Spec.Endpoint
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if cl, ok := d.clients[key]; ok {
+		return &conn{cl: cl, oci: o, key: key}, nil
+	}
+	cp, err := d.identity(cr, o.Region)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := ce.NewContainerEngineClientWithConfigurationProvider(cp)
+	if err != nil {
+		// The SDK checks the key here; its message names no secret, but
+		// is kept out of the reason all the same.
+		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform,
+			Reason: fmt.Sprintf("credential %s: no usable OCI identity (the tenancy, user, fingerprint or private key could not be read)", cr.Name), Err: err}
+	}
+	cl.Host = oke.PublicEndpoint(o.Region)
+	if e := c.Spec.Endpoint; e != "" {
+		cl.Host = strings.TrimSuffix(e, "/")
+	}
+	r := d.retry
+	cl.HTTPClient = &guard{cred: cr, try: r.TryTimeout, client: &http.Client{Transport: d.opts.Transport, CheckRedirect: noRedirect}}
+	policy := common.NewRetryPolicy(uint(max(r.MaxAttempts, 1)), retryable, func(common.OCIOperationResponse) time.Duration { return r.MaxBackoff })
+	cl.Configuration.RetryPolicy = &policy
+	cl.Configuration.CircuitBreaker = nil
+	if len(d.clients) >= cacheSize {
+		clear(d.clients) // rare: many distinct endpoints; clients are cheap to make again
+	}
+	d.clients[key] = &cl
+	return &conn{cl: &cl, oci: o, key: key}, nil
+}
+
+// identity returns the signing identity of a credential, in region.
+func (d *Driver) identity(cr *provider.Credential, region string) (common.ConfigurationProvider, error) {
+	switch cr.Kind {
+	case provider.CredentialDefault:
+		cp := d.opts.ConfigProvider
+		if cp == nil {
+			cp = common.DefaultConfigProvider()
+		}
+		return regional{cp, region}, nil
+	case provider.CredentialAPIKey:
+		key, err := cr.Secret()
+		if err != nil {
+			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OCI API key: " + err.Error(), Err: err}
+		}
+		return common.NewRawConfigurationProvider(cr.TenantID, cr.ClientID, region, cr.Fingerprint, key, nil), nil
+	}
+	return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: fmt.Sprintf("credential %s: kind %q is not an OCI credential kind", cr.Name, cr.Kind)}
+}
+
+// regional is a configuration provider in the cluster's region.
+type regional struct {
+	common.ConfigurationProvider
+	region string
+}
+
+func (r regional) Region() (string, error) { return r.region, nil }
+
+// NodePoolList lists the cluster's node pools: ListNodePools, paged, then
+// GetNodePool of each for its nodes.
+func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	cn, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := cn.list(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	// ListNodePools gives no nodes: each pool is read, listGets at a
+	// time. One whose read fails for a passing reason (after the SDK's
+	// retries) is reported Unknown, which the controllers wait on, rather
+	// than failing the whole list. Throttling and refusals still fail it.
+	pools := make([]*provider.Pool, len(sums))
+	errs := make([]error, len(sums))
+	sem := make(chan struct{}, listGets)
+	var wg sync.WaitGroup
+	for i := range sums {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			np, _, err := cn.get(ctx, *sums[i].Id)
+			switch {
+			case err != nil && provider.IsTransient(err) && ctx.Err() == nil:
+				p := observe(c, summaryPool(sums[i]))
+				p.State, p.ProviderState, p.ReadyUnknown, p.StaleNodes = provider.StateUnknown, "", true, 0
+				p.Nodes, p.ReadyNodes, p.NodesByZone = 0, 0, nil
+				p.Message = "GetNodePool failed: " + err.Error()
+				pools[i] = &p
+			case err != nil:
+				errs[i] = err
+			case np != nil && np.LifecycleState != ce.NodePoolLifecycleStateDeleted:
+				p := observe(c, *np)
+				pools[i] = &p
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	// OKE does not make names unique; kpool names its pools, so a second
+	// pool of a name is reported on the first, never listed as another.
+	byName := map[string]int{}
+	var out []provider.Pool
+	for _, p := range pools {
+		if p == nil {
+			continue
+		}
+		if i, ok := byName[p.ProviderName]; ok {
+			first := &out[i]
+			if first.State == provider.StateDeleting && p.State != provider.StateDeleting {
+				p.Problems = append(p.Problems, first.Problems...)
+				*first, p = *p, first
+			}
+			first.Problems = append(first.Problems, fmt.Sprintf("another OKE node pool is named %s (%s)", p.ProviderName, p.Extra["id"]))
+			continue
+		}
+		byName[p.ProviderName] = len(out)
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
+	return out, nil
+}
+
+// listGets is how many GetNodePool calls a list has in flight.
+const listGets = 8
+
+// summaryPool is a summary as a node pool without nodes.
+func summaryPool(s ce.NodePoolSummary) ce.NodePool {
+	return ce.NodePool{Id: s.Id, LifecycleState: s.LifecycleState, LifecycleDetails: s.LifecycleDetails, CompartmentId: s.CompartmentId,
+		ClusterId: s.ClusterId, Name: s.Name, KubernetesVersion: s.KubernetesVersion, NodeImageId: s.NodeImageId, NodeShapeConfig: s.NodeShapeConfig,
+		NodeSourceDetails: s.NodeSourceDetails, NodeShape: s.NodeShape, InitialNodeLabels: s.InitialNodeLabels, NodeConfigDetails: s.NodeConfigDetails,
+		FreeformTags: s.FreeformTags}
+}
+
+// list returns the cluster's node pools (of a name, when given), without
+// the DELETED ones.
+func (cn *conn) list(ctx context.Context, name string) ([]ce.NodePoolSummary, error) {
+	var out []ce.NodePoolSummary
+	req := ce.ListNodePoolsRequest{CompartmentId: common.String(cn.oci.CompartmentID), ClusterId: common.String(cn.oci.ClusterID)}
+	if name != "" {
+		req.Name = common.String(name)
+	}
+	for pages := 0; ; pages++ {
+		resp, err := cn.cl.ListNodePools(ctx, req)
+		if err != nil {
+			return nil, classify(err, resp.RawResponse, "")
+		}
+		for _, s := range resp.Items {
+			if s.LifecycleState != ce.NodePoolLifecycleStateDeleted && s.Id != nil && (name == "" || deref(s.Name) == name) {
+				out = append(out, s)
+			}
+		}
+		if resp.OpcNextPage == nil || *resp.OpcNextPage == "" || pages > 10000 {
+			return out, nil
+		}
+		req.Page = resp.OpcNextPage
+	}
+}
+
+// get reads a node pool and its etag; a missing one is (nil, "", nil).
+func (cn *conn) get(ctx context.Context, id string) (*ce.NodePool, string, error) {
+	resp, err := cn.cl.GetNodePool(ctx, ce.GetNodePoolRequest{NodePoolId: common.String(id)})
+	if err != nil {
+		if status(err) == http.StatusNotFound {
+			return nil, "", nil
+		}
+		return nil, "", classify(err, resp.RawResponse, "")
+	}
+	return &resp.NodePool, deref(resp.Etag), nil
+}
+
+// byName finds the pool of a provider name: the first one not being
+// deleted, else the first; nil when there is none.
+func (cn *conn) byName(ctx context.Context, name string) (*ce.NodePool, string, []ce.NodePoolSummary, error) {
+	sums, err := cn.list(ctx, name)
+	if err != nil || len(sums) == 0 {
+		return nil, "", nil, err
+	}
+	pick := 0
+	for i, s := range sums {
+		if s.LifecycleState != ce.NodePoolLifecycleStateDeleting {
+			pick = i
+			break
+		}
+	}
+	np, etag, err := cn.get(ctx, *sums[pick].Id)
+	if np != nil && np.LifecycleState == ce.NodePoolLifecycleStateDeleted {
+		np = nil
+	}
+	return np, etag, sums, err
+}
+
+// NodePoolCreate creates a node pool, or returns the existing one when it
+// already matches. Work requests are not waited on: the pool is returned
+// Creating.
+func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := provider.CheckSupported(profile.Capabilities(), s); err != nil {
+		return nil, err
+	}
+	if !profile.Capabilities().Names.Match(s.ProviderName) {
+		return nil, provider.ValidationError(platform, "provider_name", "%q is not an OKE node pool name: 1-255 letters, digits, '_', '.' or '-', starting with a letter or digit", s.ProviderName)
+	}
+	cn, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	in, err := createDetails(c, cn.oci, s)
+	if err != nil {
+		return nil, err
+	}
+	existing, _, _, err := cn.byName(ctx, s.ProviderName)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return adopt(c, existing, s)
+	}
+	if in.KubernetesVersion, err = d.version(ctx, cn, s.Version); err != nil {
+		return nil, err
+	}
+	resp, err := cn.cl.CreateNodePool(ctx, ce.CreateNodePoolRequest{CreateNodePoolDetails: in})
+	if err != nil {
+		return nil, classify(err, resp.RawResponse, "")
+	}
+	np := ce.NodePool{Name: in.Name, CompartmentId: in.CompartmentId, ClusterId: in.ClusterId, KubernetesVersion: in.KubernetesVersion,
+		NodeShape: in.NodeShape, NodeSourceDetails: in.NodeSourceDetails, InitialNodeLabels: in.InitialNodeLabels, FreeformTags: in.FreeformTags,
+		LifecycleState: ce.NodePoolLifecycleStateCreating,
+		NodeConfigDetails: &ce.NodePoolNodeConfigDetails{Size: in.NodeConfigDetails.Size, PlacementConfigs: in.NodeConfigDetails.PlacementConfigs,
+			FreeformTags: in.NodeConfigDetails.FreeformTags}}
+	if sc := in.NodeShapeConfig; sc != nil {
+		np.NodeShapeConfig = &ce.NodeShapeConfig{Ocpus: sc.Ocpus, MemoryInGBs: sc.MemoryInGBs}
+	}
+	p := observe(c, np)
+	p.ReadyUnknown = false
+	if resp.OpcWorkRequestId != nil {
+		p.Extra["workRequest"] = *resp.OpcWorkRequestId
+	}
+	return &p, nil
+}
+
+// adopt answers a create for a pool that exists: returned as it is when
+// it matches, a validation error when only a new pool could match (a
+// version older than the pool's), ErrAlreadyExists when an update would
+// do. OKE changes everything else in place, for new nodes.
+func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := downgrade(np, s); err != nil {
+		return nil, err
+	}
+	p := observe(c, *np)
+	if np.LifecycleState == ce.NodePoolLifecycleStateDeleting || np.LifecycleState == ce.NodePoolLifecycleStateFailed {
+		return &p, nil // being deleted, or to be repaired by the update that follows
+	}
+	if d := differences(c, np, s); len(d) > 0 {
+		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
+			Reason: fmt.Sprintf("node pool %s exists with other %s; update it", s.ProviderName, strings.Join(d, ", "))}
+	}
+	return &p, nil
+}
+
+// differences lists what of the spec the pool does not have.
+func differences(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) []string {
+	p := observe(c, *np)
+	var out []string
+	add := func(cond bool, what string) {
+		if cond {
+			out = append(out, what)
+		}
+	}
+	add(p.Count != s.Count, "size")
+	add(!provider.SameLabels(p.Labels, s.Labels), "labels")
+	add(!provider.SameMap(p.Tags, s.Tags), "tags")
+	add(!versionMatches(deref(np.KubernetesVersion), s.Version), "version")
+	add(s.MachineType != "" && p.MachineType != s.MachineType, "shape")
+	add(s.DiskSizeGB > 0 && p.DiskSizeGB != s.DiskSizeGB, "boot volume size")
+	add(p.Spot != s.Spot, "preemptible setting")
+	add(strings.Join(p.Zones, ",") != strings.Join(s.Zones, ","), "availability domains")
+	for _, k := range []string{"imageId", "ocpus", "memoryInGBs"} {
+		add(s.Settings[k] != "" && !sameSetting(k, p.Settings[k], s.Settings[k]), k)
+	}
+	add(mode(s) != p.Mode, "mode")
+	return out
+}
+
+// sameSetting compares two settings, numbers as numbers.
+func sameSetting(k, a, b string) bool {
+	if k == "imageId" {
+		return a == b
+	}
+	x, err1 := strconv.ParseFloat(a, 32)
+	y, err2 := strconv.ParseFloat(b, 32)
+	return err1 == nil && err2 == nil && float32(x) == float32(y)
+}
+
+func mode(s provider.PoolSpec) string {
+	if s.Mode == "" {
+		return kpool.ModeUser
+	}
+	return s.Mode
+}
+
+// NodePoolUpdate changes a node pool to the spec with one UpdateNodePool
+// of what differs. OKE applies a new shape, image, shape config, boot
+// volume, placement, preemptible setting, labels and version to the nodes
+// it creates afterwards (observed as StaleNodes); size and tags change at
+// once. The placement labels stay as the pool has them. A pool whose
+// create failed takes no update: it is deleted, and created again once
+// gone.
+func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
+	if err := provider.CheckSupported(profile.Capabilities(), s); err != nil {
+		return nil, err
+	}
+	cn, err := d.client(c)
+	if err != nil {
+		return nil, err
+	}
+	np, etag, _, err := cn.byName(ctx, s.ProviderName)
+	if err != nil {
+		return nil, err
+	}
+	if np == nil {
+		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node pool " + s.ProviderName + " not found"}
+	}
+	switch np.LifecycleState {
+	case ce.NodePoolLifecycleStateFailed:
+		if _, err := cn.cl.DeleteNodePool(ctx, ce.DeleteNodePoolRequest{NodePoolId: np.Id}); err != nil && status(err) != http.StatusNotFound {
+			return nil, classify(err, nil, "")
+		}
+		p := observe(c, *np)
+		p.State, p.ProviderState = provider.StateDeleting, string(ce.NodePoolLifecycleStateDeleting)
+		p.Message = fmt.Sprintf("FAILED (%s): deleting it to create it again", p.Message)
+		return &p, nil
+	case ce.NodePoolLifecycleStateDeleting:
+		p := observe(c, *np)
+		return &p, nil
+	case ce.NodePoolLifecycleStateCreating, ce.NodePoolLifecycleStateUpdating:
+		return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform,
+			Reason: fmt.Sprintf("node pool %s is %s: OKE takes no update until its work request ends", s.ProviderName, np.LifecycleState)}
+	}
+	if err := downgrade(np, s); err != nil {
+		return nil, err
+	}
+	observed := observe(c, *np)
+	labels := copyMap(s.Labels)
+	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
+		if v, ok := observed.Labels[k]; ok {
+			labels[k] = v
+		} else {
+			delete(labels, k)
+		}
+	}
+	s.Labels = labels
+	in, changed, err := updateDetails(c, cn.oci, np, s)
+	if err != nil {
+		return nil, err
+	}
+	if !versionMatches(deref(np.KubernetesVersion), s.Version) {
+		v, err := d.version(ctx, cn, s.Version)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil && *v != deref(np.KubernetesVersion) {
+			in.KubernetesVersion, changed = v, true
+		}
+	}
+	if !changed {
+		return &observed, nil
+	}
+	req := ce.UpdateNodePoolRequest{NodePoolId: np.Id, UpdateNodePoolDetails: in}
+	if etag != "" {
+		req.IfMatch = common.String(etag)
+	}
+	resp, err := cn.cl.UpdateNodePool(ctx, req)
+	if err != nil {
+		return nil, classify(err, resp.RawResponse, "")
+	}
+	next := apply(np, in)
+	next.LifecycleState = ce.NodePoolLifecycleStateUpdating
+	p := observe(c, next)
+	if resp.OpcWorkRequestId != nil {
+		p.Extra["workRequest"] = *resp.OpcWorkRequestId
+	}
+	return &p, nil
+}
+
+// NodePoolDelete deletes the node pools of a provider name; none is not
+// an error, nor one already being deleted.
+func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
+	cn, err := d.client(c)
+	if err != nil {
+		return err
+	}
+	sums, err := cn.list(ctx, providerName)
+	if err != nil {
+		return err
+	}
+	for _, s := range sums {
+		if s.LifecycleState == ce.NodePoolLifecycleStateDeleting {
+			continue
+		}
+		resp, err := cn.cl.DeleteNodePool(ctx, ce.DeleteNodePoolRequest{NodePoolId: s.Id})
+		if err != nil && status(err) != http.StatusNotFound {
+			return classify(err, resp.RawResponse, "")
+		}
+	}
+	return nil
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,700 @@
+package driver_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+
+	"github.com/kpool/kpool"
+	okesim "github.com/kpool/kpool/cloudsim/oke"
+	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/oke"
+	"github.com/kpool/kpool/provider/oke/driver"
+	"github.com/kpool/kpool/provider/providertest"
+)
+
+const (
+	region      = "us-phoenix-1"
+	tenancy     = "ocid1.tenancy.oc1..aaaaaaaatesttenancy"
+	user        = "ocid1.user.oc1..aaaaaaaatestuser"
+	compartment = "ocid1.compartment.oc1..aaaaaaaatest"
+	clusterID   = "ocid1.cluster.oc1.phx.aaaaaaaatestcluster"
+	image       = "ocid1.image.oc1.phx.aaaaaaaatestimage"
+	image2      = "ocid1.image.oc1.phx.aaaaaaaatestimage2"
+)
+
+var subnets = map[string]string{
+	"Uocm:PHX-AD-1": "ocid1.subnet.oc1.phx.aaaaaaaaad1",
+	"Uocm:PHX-AD-2": "ocid1.subnet.oc1.phx.aaaaaaaaad2",
+	"Uocm:PHX-AD-3": "ocid1.subnet.oc1.phx.aaaaaaaaad3",
+}
+
+var key = func() *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+func identity(k *rsa.PrivateKey) common.ConfigurationProvider {
+	return common.NewRawConfigurationProvider(tenancy, user, region, okesim.Fingerprint(&k.PublicKey), okesim.PEM(k), nil)
+}
+
+// emulated is an OKE emulator on a loopback TLS port with a driver and a
+// cluster pointing at it.
+type emulated struct {
+	sim     *okesim.Server
+	clock   *sim.ManualClock
+	driver  *driver.Driver
+	cluster *kpool.Cluster
+	client  *http.Client
+}
+
+// allow is the default credential, allowed to go to urls besides the
+// public OKE endpoints.
+func allow(t testing.TB, urls ...string) provider.Credentials {
+	t.Helper()
+	set, err := provider.DefaultCredentials([]provider.Profile{oke.Profile{}}, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// fast retries quickly: the emulator's faults are answered at once.
+func fast() *driver.RetryOptions {
+	r := driver.Retry()
+	r.MaxBackoff = time.Millisecond
+	return &r
+}
+
+func clusterAt(endpoint string) *kpool.Cluster {
+	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
+		Endpoint: endpoint,
+		Platform: kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: &kpool.OCICluster{
+			Region: region, CompartmentID: compartment, ClusterID: clusterID, ImageID: image, Subnets: subnets}},
+	}}
+}
+
+func newEmulated(t *testing.T) *emulated {
+	t.Helper()
+	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	emu := okesim.New(okesim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second},
+		Keys: map[string]*rsa.PublicKey{okesim.KeyID(tenancy, user, &key.PublicKey): &key.PublicKey}, PageSize: 2})
+	emu.AddCluster(okesim.Cluster{ID: clusterID, Name: "prod", Region: region, CompartmentID: compartment, Version: "v1.31.1", ImageID: image, Subnets: subnets})
+	srv := httptest.NewUnstartedServer(emu)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fast()})
+	return &emulated{sim: emu, clock: clock, driver: d, cluster: clusterAt(srv.URL), client: srv.Client()}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
+	return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
+		NodeCount: ptr(2), Zones: zones,
+		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 1, MemoryInGBs: 16}},
+	})
+}
+
+func (e *emulated) harness(t *testing.T) *providertest.Harness {
+	return &providertest.Harness{
+		Driver:   e.driver,
+		Cluster:  e.cluster,
+		Spec:     e.spec,
+		Settle:   func() { e.clock.Advance(time.Hour) },
+		Throttle: e.sim.SetRateLimit,
+		Faults:   e.sim.SetFaultRate,
+		Creates: func(pn string) int {
+			st, ok := e.sim.PoolOf(clusterID, pn)
+			if !ok {
+				return 0
+			}
+			n := 0
+			for _, c := range e.sim.Calls() {
+				if c.Created && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/"+*st.Id) {
+					n++
+				}
+			}
+			return n
+		},
+		Unlabel: func(pn, label string) {
+			if err := e.sim.Mutate(clusterID, pn, func(np *ce.NodePool) {
+				var kept []ce.KeyValue
+				for _, kv := range np.InitialNodeLabels {
+					if *kv.Key != label {
+						kept = append(kept, kv)
+					}
+				}
+				np.InitialNodeLabels = kept
+			}); err != nil {
+				t.Fatal(err)
+			}
+		},
+		// OKE changes almost everything in place (for new nodes); what it
+		// refuses is a node pool version older than the pool's.
+		ImmutableField: func(s *provider.PoolSpec) string {
+			s.Version = "1.30"
+			return "spec.kubernetesVersion"
+		},
+	}
+}
+
+func TestConformance(t *testing.T) {
+	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
+}
+
+var ctx = context.Background()
+
+func (e *emulated) list(t *testing.T, pn string) *provider.Pool {
+	t.Helper()
+	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := provider.Find(pools, pn)
+	return p
+}
+
+// TestMapping checks the fields the OKE driver maps both ways.
+func TestMapping(t *testing.T) {
+	e := newEmulated(t)
+	s := providertest.Spec(e.cluster, "spot-ml", kpool.NodePoolSpec{
+		NodeCount:         ptr(3),
+		Zones:             []string{"1", "3"},
+		KubernetesVersion: "1.30",
+		Labels:            map[string]string{"team": "ml"},
+		Tags:              map[string]string{"cost-center": "42"},
+		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 2, MemoryInGBs: 32,
+			BootVolumeSizeInGBs: 100, Preemptible: true, ImageID: image2}},
+	})
+	created, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.State != provider.StateCreating || created.Extra["workRequest"] == "" {
+		t.Fatalf("created: %+v", created)
+	}
+	st, ok := e.sim.PoolOf(clusterID, s.ProviderName)
+	if !ok {
+		t.Fatal("the emulator has no such pool")
+	}
+	src := st.NodeSourceDetails.(ce.NodeSourceViaImageDetails)
+	pcs := st.NodeConfigDetails.PlacementConfigs
+	labels := map[string]string{}
+	for _, kv := range st.InitialNodeLabels {
+		labels[*kv.Key] = *kv.Value
+	}
+	if *st.NodeShape != "VM.Standard.E4.Flex" || *st.NodeShapeConfig.Ocpus != 2 || *st.NodeShapeConfig.MemoryInGBs != 32 || *src.ImageId != image2 ||
+		*src.BootVolumeSizeInGBs != 100 || *st.KubernetesVersion != "v1.30.10" || *st.NodeConfigDetails.Size != 3 || len(pcs) != 2 ||
+		*pcs[0].AvailabilityDomain != "Uocm:PHX-AD-1" || *pcs[1].SubnetId != subnets["Uocm:PHX-AD-3"] || pcs[0].PreemptibleNodeConfig == nil ||
+		st.FreeformTags["cost-center"] != "42" || labels["team"] != "ml" || labels[provider.LabelPool] != "spot-ml" || st.CompartmentId == nil || *st.ClusterId != clusterID {
+		t.Fatalf("sent: %+v", st.NodePool)
+	}
+	if _, has := labels[provider.LabelZone]; has {
+		t.Fatal("a two-zone pool got a node-zone label")
+	}
+	e.clock.Advance(time.Hour)
+	p := e.list(t, s.ProviderName)
+	if p.State != provider.StateReady || !p.Spot || p.DiskSizeGB != 100 || p.Version != "1.30" || p.Extra["kubernetesVersion"] != "v1.30.10" ||
+		p.Count != 3 || p.Nodes != 3 || p.ReadyNodes != 3 || strings.Join(p.Zones, ",") != "1,3" || p.NodesByZone["1"]+p.NodesByZone["3"] != 3 ||
+		p.Labels["team"] != "ml" || p.Tags["cost-center"] != "42" || p.Settings["ocpus"] != "2" || p.Settings["memoryInGBs"] != "32" ||
+		p.Settings["imageId"] != image2 || p.Extra["id"] != *st.Id || p.StaleNodes != 0 || len(p.Problems) > 0 || p.Name != "spot-ml" {
+		t.Fatalf("observed: %+v", p)
+	}
+	// The same spec again is the pool; another count is an update's.
+	if again, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil || again.Extra["id"] != *st.Id {
+		t.Fatalf("create again: %+v %v", again, err)
+	}
+	more := s
+	more.Count = 4
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, more); !provider.IsAlreadyExists(err) {
+		t.Fatalf("create with another count: %v", err)
+	}
+
+	// Only what changed is sent: size, labels, tags; the placement label
+	// stays the pool's.
+	s.Count = 4
+	s.Labels = map[string]string{provider.LabelPool: "renamed", "team": "infra"}
+	s.Tags = map[string]string{"owner": "ops"}
+	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != provider.StateUpdating || got.Count != 4 || got.Labels[provider.LabelPool] != "spot-ml" {
+		t.Fatalf("accepted update: %+v", got)
+	}
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+		t.Fatalf("a second update while one runs: %v, want transient", err)
+	}
+	e.clock.Advance(time.Hour)
+	st, _ = e.sim.PoolOf(clusterID, s.ProviderName)
+	if *st.NodeConfigDetails.Size != 4 || st.FreeformTags["owner"] != "ops" || st.FreeformTags["cost-center"] != "" || len(st.Nodes) != 4 {
+		t.Fatalf("after the update: %+v", st.NodePool)
+	}
+	p = e.list(t, s.ProviderName)
+	if p.Labels["team"] != "infra" || p.Labels[provider.LabelPool] != "spot-ml" || p.State != provider.StateReady {
+		t.Fatalf("observed after the update: %+v", p)
+	}
+	// Nothing to change: no call.
+	before := len(e.sim.Calls())
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range e.sim.Calls()[before:] {
+		if c.Method == http.MethodPut {
+			t.Fatalf("an update without changes sent %s %s", c.Method, c.Path)
+		}
+	}
+}
+
+// TestStaleNodes: OKE applies a new shape or version to new nodes only;
+// the driver counts the nodes still on the old configuration.
+func TestStaleNodes(t *testing.T) {
+	e := newEmulated(t)
+	s := e.spec("web", "1")
+	s.Version = "1.30"
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); p.StaleNodes != 0 || p.Nodes != 2 {
+		t.Fatalf("fresh pool: %d stale of %d", p.StaleNodes, p.Nodes)
+	}
+	// A new shape: the two nodes keep theirs.
+	s.MachineType = "VM.Standard.E5.Flex"
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	p := e.list(t, s.ProviderName)
+	if p.StaleNodes != 2 || p.MachineType != "VM.Standard.E5.Flex" || p.State != provider.StateReady {
+		t.Fatalf("after a shape change: %d stale, %+v", p.StaleNodes, p)
+	}
+	// A new node gets the new shape.
+	s.Count = 3
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); p.StaleNodes != 2 || p.Nodes != 3 {
+		t.Fatalf("after a scale up: %d stale of %d", p.StaleNodes, p.Nodes)
+	}
+	st, _ := e.sim.PoolOf(clusterID, s.ProviderName)
+	shapes := map[string]int{}
+	for _, c := range st.NodeConfigs {
+		shapes[c.Shape]++
+	}
+	if shapes["VM.Standard.E4.Flex"] != 2 || shapes["VM.Standard.E5.Flex"] != 1 {
+		t.Fatalf("the emulator's nodes: %v", shapes)
+	}
+	// A new version: every node is behind.
+	s.Version = "1.31"
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); p.StaleNodes != 3 || p.Version != "1.31" || p.Extra["kubernetesVersion"] != "v1.31.1" {
+		t.Fatalf("after a version change: %d stale, version %s", p.StaleNodes, p.Extra["kubernetesVersion"])
+	}
+	// And a downgrade is refused, naming the field.
+	s.Version = "1.30"
+	_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.kubernetesVersion" {
+		t.Fatalf("downgrade: %v", err)
+	}
+}
+
+// TestRefusedByTheService: the emulator refuses what OKE refuses even if a
+// driver sent it, and the driver types the refusals.
+func TestRefusedByTheService(t *testing.T) {
+	e := newEmulated(t)
+	bad := e.spec("bad")
+	bad.MachineType = "VM.Standard2.1" // not flexible: no shape config
+	var pe *provider.Error
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || !strings.HasPrefix(pe.Field, "spec.platform.oci.") {
+		t.Fatalf("a shape config on a fixed shape: %v", err)
+	}
+	bad = e.spec("bad")
+	bad.Version = "1.40"
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.kubernetesVersion" {
+		t.Fatalf("a version OKE does not offer: %v", err)
+	}
+	bad.Version = "1.40.1"
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.kubernetesVersion" {
+		t.Fatalf("a patch OKE does not offer: %v", err)
+	}
+	bad = e.spec("bad")
+	bad.DiskSizeGB = 20
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.platform.oci.bootVolumeSizeInGBs" {
+		t.Fatalf("a small boot volume: %v", err)
+	}
+	missing := clusterAt(e.cluster.Spec.Endpoint)
+	missing.Spec.Platform.OCI.ClusterID = "ocid1.cluster.oc1.phx.nope"
+	if _, err := e.driver.NodePoolCreate(ctx, missing, e.spec("x")); !provider.IsNotFound(err) {
+		t.Fatalf("create in a missing cluster: %v", err)
+	}
+	if err := e.driver.NodePoolDelete(ctx, e.cluster, "never-was"); err != nil {
+		t.Fatalf("delete of a missing pool: %v", err)
+	}
+}
+
+// TestAPIKeyCredential: an api-key credential's PEM is read from its file
+// and signs the requests; another key is permission denied, and neither
+// the key nor its path's content reaches the error.
+func TestAPIKeyCredential(t *testing.T) {
+	e := newEmulated(t)
+	dir := t.TempDir()
+	pemFile := filepath.Join(dir, "oci_api_key.pem")
+	if err := os.WriteFile(pemFile, []byte(okesim.PEM(key)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	creds := func(fp, file string) provider.Credentials {
+		set, err := provider.ParseCredentials([]byte(`
+defaults: {oci: key}
+credentials:
+  key: {type: oci, kind: api-key, tenantId: `+tenancy+`, clientId: `+user+`, fingerprint: "`+fp+`", secretFile: `+file+`, scopes: ["`+compartment+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+`), []provider.Profile{oke.Profile{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	d := driver.New(driver.Options{Credentials: creds(okesim.Fingerprint(&key.PublicKey), pemFile), Transport: e.client.Transport})
+	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	otherFile := filepath.Join(dir, "other.pem")
+	if err := os.WriteFile(otherFile, []byte(okesim.PEM(other)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, fp := range []string{okesim.Fingerprint(&key.PublicKey), okesim.Fingerprint(&other.PublicKey)} {
+		d = driver.New(driver.Options{Credentials: creds(fp, otherFile), Transport: e.client.Transport})
+		_, err := d.NodePoolList(ctx, e.cluster)
+		if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "PRIVATE KEY") {
+			t.Fatalf("another key: %v, want permission denied", err)
+		}
+	}
+	garbage := filepath.Join(dir, "garbage.pem")
+	if err := os.WriteFile(garbage, []byte("-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END RSA PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d = driver.New(driver.Options{Credentials: creds(okesim.Fingerprint(&key.PublicKey), garbage), Transport: e.client.Transport})
+	_, err := d.NodePoolList(ctx, e.cluster)
+	if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "c2VjcmV0") {
+		t.Fatalf("a key that is no key: %v", err)
+	}
+	// Another compartment is refused by scope, before any request.
+	foreign := clusterAt(e.cluster.Spec.Endpoint)
+	foreign.Spec.Platform.OCI.CompartmentID = "ocid1.compartment.oc1..other"
+	var pe *provider.Error
+	if _, err := d.NodePoolList(ctx, foreign); !errors.As(err, &pe) || pe.Field != "spec.credential" {
+		t.Fatalf("another compartment: %v", err)
+	}
+}
+
+// TestNoCredentialToOtherHosts: a cluster whose endpoint the credential
+// may not go to is refused before any request; the wire check refuses the
+// public endpoint for a credential that lists only the emulator.
+func TestNoCredentialToOtherHosts(t *testing.T) {
+	e := newEmulated(t)
+	other := httptest.NewUnstartedServer(e.sim)
+	other.StartTLS()
+	t.Cleanup(other.Close)
+	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: other.Client().Transport})
+	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
+		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
+	}
+	creds, err := provider.ParseCredentials([]byte(`
+defaults: {oci: emu}
+credentials:
+  emu: {type: oci, kind: default, scopes: ["*"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+`), []provider.Profile{oke.Profile{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = driver.New(driver.Options{ConfigProvider: identity(key), Credentials: creds, Transport: e.client.Transport})
+	_, err = d.NodePoolList(ctx, clusterAt(""))
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "containerengine.us-phoenix-1.oraclecloud.com") {
+		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
+	}
+	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+		t.Fatalf("the allowed endpoint: %v", err)
+	}
+	before := len(e.sim.Calls())
+	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.cluster.Spec.Endpoint, "https://")))
+	if n := len(e.sim.Calls()) - before; n != 0 {
+		t.Fatalf("%d calls over plain http", n)
+	}
+}
+
+// TestErrorMapping: throttling carries OKE's Retry-After; faults are
+// transient; an unreachable endpoint is transient.
+func TestErrorMapping(t *testing.T) {
+	e := newEmulated(t)
+	e.sim.SetRateLimit(0.001, 1)
+	_, _ = e.driver.NodePoolList(ctx, e.cluster)
+	_, err := e.driver.NodePoolList(ctx, e.cluster)
+	if d, ok := provider.RetryAfter(err); !provider.IsThrottled(err) || !ok || d < time.Second {
+		t.Fatalf("throttled: %v", err)
+	}
+	e.sim.SetRateLimit(0, 0)
+	e.sim.SetFaultRate(1)
+	for range 10 {
+		if _, err := e.driver.NodePoolList(ctx, e.cluster); err != nil && !provider.IsTransient(err) {
+			t.Fatalf("fault: %v", err)
+		}
+	}
+	e.sim.SetFaultRate(0)
+	// A closed port on loopback.
+	l := httptest.NewUnstartedServer(http.NotFoundHandler())
+	l.StartTLS()
+	closed := l.URL
+	l.Close()
+	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, closed), Transport: e.client.Transport, Retry: fast()})
+	if _, err := d.NodePoolList(ctx, clusterAt(closed)); !provider.IsTransient(err) {
+		t.Fatalf("closed port: %v", err)
+	}
+}
+
+// TestFailedCreateRepair: a pool whose create failed is Failed with OKE's
+// message, and its repair deletes it so that it can be created again.
+func TestFailedCreateRepair(t *testing.T) {
+	e := newEmulated(t)
+	s := e.spec("web")
+	failed := false
+	for i := 0; i < 100 && !failed; i++ {
+		e.sim.SetFaultRate(0.5)
+		_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+		e.sim.SetFaultRate(0)
+		calls := e.sim.Calls()
+		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
+		if !failed {
+			e.clock.Advance(time.Hour)
+			_ = e.driver.NodePoolDelete(ctx, e.cluster, s.ProviderName)
+		}
+		e.clock.Advance(time.Hour)
+	}
+	if !failed {
+		t.Fatal("no create failed in 100 tries")
+	}
+	p := e.list(t, s.ProviderName)
+	if p == nil || p.State != provider.StateFailed || p.ProviderState != "FAILED" || !strings.Contains(p.Message, "capacity") {
+		t.Fatalf("failed pool: %+v", p)
+	}
+	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil || fixed.State != provider.StateDeleting {
+		t.Fatalf("repairing the failed pool: %+v, %v", fixed, err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); p != nil {
+		t.Fatalf("after the repair's delete: %+v", p)
+	}
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNeedsAttention: a pool whose update failed is Failed with OKE's
+// lifecycleDetails, is not deleted, and the next update heals it.
+func TestNeedsAttention(t *testing.T) {
+	e := newEmulated(t)
+	s := e.spec("web")
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	failed := false
+	for i := 0; i < 100 && !failed; i++ {
+		s.Count = 3 + i%2
+		e.sim.SetFaultRate(0.5)
+		_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+		e.sim.SetFaultRate(0)
+		calls := e.sim.Calls()
+		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
+		if !failed {
+			e.clock.Advance(time.Hour)
+		}
+	}
+	if !failed {
+		t.Fatal("no update failed in 100 tries")
+	}
+	e.clock.Advance(45 * time.Second)
+	p := e.list(t, s.ProviderName)
+	if p.State != provider.StateFailed || p.ProviderState != "NEEDS_ATTENTION" || p.Message == "" {
+		t.Fatalf("after a failed update: %+v", p)
+	}
+	s.Count = 5
+	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	if err != nil || got.State != provider.StateUpdating {
+		t.Fatalf("an update of a NEEDS_ATTENTION pool: %+v %v", got, err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); p.State != provider.StateReady || p.Nodes != 5 || p.ReadyNodes != 5 {
+		t.Fatalf("healed: %+v", p)
+	}
+}
+
+// TestListSurvivesFailedGets: a pool whose GetNodePool keeps failing is
+// reported Unknown (with no provider state) instead of failing the list.
+func TestListSurvivesFailedGets(t *testing.T) {
+	e := newEmulated(t)
+	for _, n := range []string{"a", "b", "c"} {
+		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, e.spec(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.clock.Advance(time.Hour)
+	rt := getFaults{base: e.client.Transport, sim: e.sim}
+	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: rt, Retry: fast()})
+	pools, err := d.NodePoolList(ctx, e.cluster)
+	if err != nil {
+		t.Fatalf("a list whose gets fail: %v", err)
+	}
+	if len(pools) != 3 {
+		t.Fatalf("%d pools, want 3: %+v", len(pools), pools)
+	}
+	for _, p := range pools {
+		if p.State != provider.StateUnknown || p.ProviderState != "" || !p.ReadyUnknown || !strings.HasPrefix(p.Message, "GetNodePool failed") || p.Name == "" {
+			t.Errorf("%s: %s %q %q", p.ProviderName, p.State, p.ProviderState, p.Message)
+		}
+	}
+}
+
+// getFaults fails every GetNodePool at the emulator.
+type getFaults struct {
+	base http.RoundTripper
+	sim  *okesim.Server
+}
+
+func (f getFaults) RoundTrip(r *http.Request) (*http.Response, error) {
+	rate := 0.0
+	if strings.Contains(r.URL.Path, "/nodePools/") {
+		rate = 1
+	}
+	f.sim.SetFaultRate(rate)
+	return f.base.RoundTrip(r)
+}
+
+// TestTagsCleared: tags removed from the spec are removed from the pool,
+// the last one too.
+func TestTagsCleared(t *testing.T) {
+	e := newEmulated(t)
+	s := e.spec("web")
+	s.Tags = map[string]string{"a": "1"}
+	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	s.Tags = nil
+	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if p := e.list(t, s.ProviderName); len(p.Tags) != 0 {
+		t.Fatalf("tags after clearing: %v", p.Tags)
+	}
+	if d := provider.Compare(oke.Profile{}, s, e.list(t, s.ProviderName)); len(d) != 0 {
+		t.Fatalf("drift after the update: %v", d)
+	}
+}
+
+// TestDemo: the demo emulator, its clusters and its key drive the driver.
+func TestDemo(t *testing.T) {
+	demo, err := okesim.Demo(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(demo)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	clusters := demo.Clusters(srv.URL)
+	if len(clusters) != 1 {
+		t.Fatalf("%d demo clusters", len(clusters))
+	}
+	d := driver.New(driver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport})
+	pools, err := d.NodePoolList(ctx, &clusters[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pools) != 1 || pools[0].ProviderName != "pool1" || pools[0].State != provider.StateReady || pools[0].Nodes != 1 ||
+		pools[0].MachineType != "VM.Standard.E4.Flex" || pools[0].Name != "" || len(pools[0].Zones) != 0 {
+		t.Fatalf("demo pools: %+v", pools)
+	}
+	s := providertest.Spec(&clusters[0], "web", kpool.NodePoolSpec{NodeCount: ptr(1), Zones: []string{"2"},
+		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 1}}})
+	if _, err := d.NodePoolCreate(ctx, &clusters[0], s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTarpit: an endpoint that accepts and never answers cannot hold a
+// call for ever: the caller's deadline ends it, or, without one, the
+// per-try timeout does; either way it is transient.
+func TestTarpit(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+		panic(http.ErrAbortHandler)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	tp, err := sim.NewTarpit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tp.Close() })
+	short := driver.Retry()
+	short.TryTimeout, short.MaxBackoff = 50*time.Millisecond, time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		endpoint string
+		retry    *driver.RetryOptions
+		deadline time.Duration
+	}{
+		{"no answer, caller's deadline", srv.URL, nil, 200 * time.Millisecond},
+		{"no answer, try timeout", srv.URL, &short, 0},
+		{"no handshake, caller's deadline", "https://" + tp.Addr(), nil, 200 * time.Millisecond},
+		{"no handshake, try timeout", "https://" + tp.Addr(), &short, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, tc.endpoint), Transport: srv.Client().Transport, Retry: tc.retry})
+			c := ctx
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				c, cancel = context.WithTimeout(ctx, tc.deadline)
+				defer cancel()
+			}
+			start := time.Now()
+			_, err := d.NodePoolList(c, clusterAt(tc.endpoint))
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("took %v", took)
+			}
+			if !provider.IsTransient(err) {
+				t.Fatalf("got %v, want transient", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,400 @@
+package driver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/oracle/oci-go-sdk/v65/common"
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// The node tags (nodeConfigDetails.freeformTags, which OKE puts on the
+// nodes it creates) kpool keeps on its pools: the pool's mode, and a stamp
+// of the configuration new nodes get. OKE's Node shows its tags and its
+// Kubernetes version, not its shape, image or boot volume: a node whose
+// stamp is not the pool's was created before the pool's last change of
+// those, and is counted in StaleNodes.
+const (
+	TagConfig = "kpool-config"
+	TagMode   = "kpool-mode"
+)
+
+// stamp is the configuration stamp of a spec: what OKE applies to new
+// nodes only, but the version (which nodes show themselves).
+func stamp(c *kpool.Cluster, s provider.PoolSpec) string {
+	ads, _ := placementADs(c, s.Zones)
+	var labels []string
+	for k, v := range s.Labels {
+		labels = append(labels, k+"="+v)
+	}
+	sort.Strings(labels)
+	parts := []string{s.MachineType, num(s.Settings["ocpus"]), num(s.Settings["memoryInGBs"]), s.Settings["imageId"],
+		strconv.Itoa(s.DiskSizeGB), strconv.FormatBool(s.Spot), strings.Join(ads, ","), strings.Join(labels, ",")}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// num is a number setting in one form ("2", "2.0" and "2.00" alike).
+func num(v string) string {
+	f, err := strconv.ParseFloat(v, 32)
+	if err != nil {
+		return v
+	}
+	return strconv.FormatFloat(float64(float32(f)), 'f', -1, 32)
+}
+
+// placementADs maps logical zones to the cluster's availability domains:
+// a pool in no zone is placed in every domain the cluster has a subnet in.
+func placementADs(c *kpool.Cluster, zones []string) ([]string, error) {
+	o := c.Spec.Platform.OCI
+	if len(zones) == 0 {
+		out := kpool.SortedKeys(o.Subnets)
+		if len(out) == 0 {
+			return nil, provider.ValidationError(platform, "spec.platform.oci.subnets", "cluster %s has no subnets", c.Name)
+		}
+		return out, nil
+	}
+	var out []string
+	for _, z := range zones {
+		ad, err := profile.ProviderZone(c, z)
+		if err != nil {
+			return nil, provider.ValidationError(platform, "spec.zones", "%v", err)
+		}
+		out = append(out, ad)
+	}
+	return out, nil
+}
+
+// placement is the pool's placement configurations: one per availability
+// domain, with the cluster's subnet there, preemptible (terminated when
+// preempted) for a spot pool.
+func placement(c *kpool.Cluster, s provider.PoolSpec) ([]ce.NodePoolPlacementConfigDetails, error) {
+	ads, err := placementADs(c, s.Zones)
+	if err != nil {
+		return nil, err
+	}
+	var out []ce.NodePoolPlacementConfigDetails
+	for _, ad := range ads {
+		pc := ce.NodePoolPlacementConfigDetails{AvailabilityDomain: common.String(ad), SubnetId: common.String(c.Spec.Platform.OCI.Subnets[ad])}
+		if s.Spot {
+			pc.PreemptibleNodeConfig = &ce.PreemptibleNodeConfigDetails{PreemptionAction: ce.TerminatePreemptionAction{IsPreserveBootVolume: common.Bool(false)}}
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// shapeConfig reads the shape's OCPUs and memory from the settings.
+func shapeConfig(s provider.PoolSpec) (ocpus, memory *float32, err error) {
+	for _, f := range []struct {
+		key string
+		to  **float32
+	}{{"ocpus", &ocpus}, {"memoryInGBs", &memory}} {
+		v := s.Settings[f.key]
+		if v == "" {
+			continue
+		}
+		x, perr := strconv.ParseFloat(v, 32)
+		if perr != nil || x <= 0 {
+			return nil, nil, provider.ValidationError(platform, "spec.platform.oci."+f.key, "%q is not a positive number", v)
+		}
+		*f.to = common.Float32(float32(x))
+	}
+	return ocpus, memory, nil
+}
+
+// source is the pool's node source: its image and boot volume.
+func source(s provider.PoolSpec) (ce.NodeSourceViaImageDetails, error) {
+	img := s.Settings["imageId"]
+	if img == "" {
+		return ce.NodeSourceViaImageDetails{}, provider.ValidationError(platform, "spec.platform.oci.imageId", "required: the pool and its cluster name no image")
+	}
+	src := ce.NodeSourceViaImageDetails{ImageId: common.String(img)}
+	if s.DiskSizeGB > 0 {
+		src.BootVolumeSizeInGBs = common.Int64(int64(s.DiskSizeGB))
+	}
+	return src, nil
+}
+
+func keyValues(labels map[string]string) []ce.KeyValue {
+	out := []ce.KeyValue{}
+	for _, k := range kpool.SortedKeys(labels) {
+		out = append(out, ce.KeyValue{Key: common.String(k), Value: common.String(labels[k])})
+	}
+	return out
+}
+
+// nodeTags are the node tags kpool sets on a pool of spec s.
+func nodeTags(c *kpool.Cluster, s provider.PoolSpec) map[string]string {
+	return map[string]string{TagConfig: stamp(c, s), TagMode: mode(s)}
+}
+
+// createDetails maps a neutral spec to CreateNodePool (the version is
+// resolved by the caller).
+func createDetails(c *kpool.Cluster, o *kpool.OCICluster, s provider.PoolSpec) (ce.CreateNodePoolDetails, error) {
+	pcs, err := placement(c, s)
+	if err != nil {
+		return ce.CreateNodePoolDetails{}, err
+	}
+	src, err := source(s)
+	if err != nil {
+		return ce.CreateNodePoolDetails{}, err
+	}
+	ocpus, memory, err := shapeConfig(s)
+	if err != nil {
+		return ce.CreateNodePoolDetails{}, err
+	}
+	in := ce.CreateNodePoolDetails{
+		CompartmentId: common.String(o.CompartmentID), ClusterId: common.String(o.ClusterID), Name: common.String(s.ProviderName),
+		NodeShape: common.String(s.MachineType), NodeSourceDetails: src, InitialNodeLabels: keyValues(s.Labels), FreeformTags: copyMap(s.Tags),
+		NodeConfigDetails: &ce.CreateNodePoolNodeConfigDetails{Size: common.Int(s.Count), PlacementConfigs: pcs, FreeformTags: nodeTags(c, s)},
+	}
+	if ocpus != nil || memory != nil {
+		in.NodeShapeConfig = &ce.CreateNodeShapeConfigDetails{Ocpus: ocpus, MemoryInGBs: memory}
+	}
+	return in, nil
+}
+
+// updateDetails is the UpdateNodePool that takes np to the spec, but its
+// version: only what differs.
+func updateDetails(c *kpool.Cluster, o *kpool.OCICluster, np *ce.NodePool, s provider.PoolSpec) (ce.UpdateNodePoolDetails, bool, error) {
+	var in ce.UpdateNodePoolDetails
+	p := observe(c, *np)
+	ncd := &ce.UpdateNodePoolNodeConfigDetails{}
+	changed, nodesChanged := false, false
+	if p.Count != s.Count {
+		ncd.Size, changed = common.Int(s.Count), true
+	}
+	if strings.Join(p.Zones, ",") != strings.Join(s.Zones, ",") || p.Spot != s.Spot {
+		pcs, err := placement(c, s)
+		if err != nil {
+			return in, false, err
+		}
+		ncd.PlacementConfigs, changed, nodesChanged = pcs, true, true
+	}
+	if !provider.SameLabels(p.Labels, s.Labels) {
+		in.InitialNodeLabels, changed, nodesChanged = keyValues(s.Labels), true, true
+	}
+	if !provider.SameMap(p.Tags, s.Tags) {
+		in.FreeformTags, changed = copyMap(s.Tags), true
+	}
+	if s.MachineType != "" && p.MachineType != s.MachineType {
+		in.NodeShape, changed, nodesChanged = common.String(s.MachineType), true, true
+	}
+	ocpus, memory, err := shapeConfig(s)
+	if err != nil {
+		return in, false, err
+	}
+	if (ocpus != nil && !sameSetting("ocpus", p.Settings["ocpus"], s.Settings["ocpus"])) ||
+		(memory != nil && !sameSetting("memoryInGBs", p.Settings["memoryInGBs"], s.Settings["memoryInGBs"])) ||
+		(in.NodeShape != nil && (ocpus != nil || memory != nil)) {
+		in.NodeShapeConfig, changed, nodesChanged = &ce.UpdateNodeShapeConfigDetails{Ocpus: ocpus, MemoryInGBs: memory}, true, true
+	}
+	if (s.Settings["imageId"] != "" && p.Settings["imageId"] != s.Settings["imageId"]) || (s.DiskSizeGB > 0 && p.DiskSizeGB != s.DiskSizeGB) {
+		src, err := source(s)
+		if err != nil {
+			return in, false, err
+		}
+		in.NodeSourceDetails, changed, nodesChanged = src, true, true
+	}
+	tags := nodeTags(c, s)
+	if have := np.NodeConfigDetails; nodesChanged || p.Mode != mode(s) || have == nil || have.FreeformTags[TagMode] != tags[TagMode] {
+		if !nodesChanged && have != nil && have.FreeformTags[TagConfig] != "" {
+			tags[TagConfig] = have.FreeformTags[TagConfig] // what new nodes get has not changed
+		}
+		if have == nil || !provider.SameMap(have.FreeformTags, tags) {
+			merged := map[string]string{}
+			if have != nil {
+				merged = copyMap(have.FreeformTags)
+			}
+			for k, v := range tags {
+				merged[k] = v
+			}
+			ncd.FreeformTags, changed = merged, true
+		}
+	}
+	if ncd.Size != nil || ncd.PlacementConfigs != nil || ncd.FreeformTags != nil {
+		in.NodeConfigDetails = ncd
+	}
+	return in, changed, nil
+}
+
+// apply applies an accepted update to the pool read before it, for the
+// answer.
+func apply(np *ce.NodePool, in ce.UpdateNodePoolDetails) ce.NodePool {
+	next := *np
+	ncd := ce.NodePoolNodeConfigDetails{}
+	if np.NodeConfigDetails != nil {
+		ncd = *np.NodeConfigDetails
+	}
+	if u := in.NodeConfigDetails; u != nil {
+		if u.Size != nil {
+			ncd.Size = u.Size
+		}
+		if u.PlacementConfigs != nil {
+			ncd.PlacementConfigs = u.PlacementConfigs
+		}
+		if u.FreeformTags != nil {
+			ncd.FreeformTags = u.FreeformTags
+		}
+	}
+	next.NodeConfigDetails = &ncd
+	if in.InitialNodeLabels != nil {
+		next.InitialNodeLabels = in.InitialNodeLabels
+	}
+	if in.FreeformTags != nil {
+		next.FreeformTags = in.FreeformTags
+	}
+	if in.NodeShape != nil {
+		next.NodeShape = in.NodeShape
+	}
+	if sc := in.NodeShapeConfig; sc != nil {
+		cfg := ce.NodeShapeConfig{}
+		if np.NodeShapeConfig != nil {
+			cfg = *np.NodeShapeConfig
+		}
+		if sc.Ocpus != nil {
+			cfg.Ocpus = sc.Ocpus
+		}
+		if sc.MemoryInGBs != nil {
+			cfg.MemoryInGBs = sc.MemoryInGBs
+		}
+		next.NodeShapeConfig = &cfg
+	}
+	if in.NodeSourceDetails != nil {
+		next.NodeSourceDetails = in.NodeSourceDetails
+	}
+	if in.KubernetesVersion != nil {
+		next.KubernetesVersion = in.KubernetesVersion
+	}
+	return next
+}
+
+// kpool's versions: 1.31 (OKE's newest patch of it for the cluster's node
+// pools) or 1.31.1 (that patch); OKE's: v1.31.1.
+var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:\.(\d+))?$`)
+
+// version resolves a kpool version to the OKE version a node pool takes:
+// a minor version is the newest patch of it that GetNodePoolOptions lists
+// for the cluster; a full one is sent as it is, v-prefixed. "" is nil (the
+// cluster's own).
+func (d *Driver) version(ctx context.Context, cn *conn, v string) (*string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	m := versionRE.FindStringSubmatch(v)
+	if m == nil {
+		return nil, provider.ValidationError(platform, "spec.kubernetesVersion", "%q is not a Kubernetes version (1.31 or 1.31.1)", v)
+	}
+	if m[3] != "" {
+		return common.String("v" + m[1] + "." + m[2] + "." + m[3]), nil
+	}
+	list, err := d.poolVersions(ctx, cn)
+	if err != nil {
+		return nil, err
+	}
+	best, bestPatch := "", -1
+	for _, x := range list {
+		xm := versionRE.FindStringSubmatch(x)
+		if xm == nil || xm[1] != m[1] || xm[2] != m[2] || xm[3] == "" {
+			continue
+		}
+		if p, _ := strconv.Atoi(xm[3]); p > bestPatch {
+			best, bestPatch = x, p
+		}
+	}
+	if best == "" {
+		return nil, provider.ValidationError(platform, "spec.kubernetesVersion", "OKE offers no %s for the node pools of cluster %s (it offers %s)", v, cn.oci.ClusterID, strings.Join(list, ", "))
+	}
+	return common.String(best), nil
+}
+
+// poolVersions lists the versions the cluster's node pools may run
+// (GetNodePoolOptions of the cluster), kept for versionsFor.
+func (d *Driver) poolVersions(ctx context.Context, cn *conn) ([]string, error) {
+	key := cn.key + " " + cn.oci.ClusterID
+	d.mu.Lock()
+	vs, ok := d.versions[key]
+	d.mu.Unlock()
+	if ok && time.Since(vs.at) < versionsFor {
+		return vs.list, nil
+	}
+	resp, err := cn.cl.GetNodePoolOptions(ctx, ce.GetNodePoolOptionsRequest{NodePoolOptionId: common.String(cn.oci.ClusterID)})
+	if err != nil {
+		return nil, classify(err, resp.RawResponse, "spec.kubernetesVersion")
+	}
+	d.mu.Lock()
+	if len(d.versions) >= cacheSize {
+		clear(d.versions)
+	}
+	d.versions[key] = versionSet{list: resp.KubernetesVersions, at: time.Now()}
+	d.mu.Unlock()
+	return resp.KubernetesVersions, nil
+}
+
+// minor is an OKE version's major.minor ("v1.31.1" is "1.31").
+func minor(v string) string {
+	if m := versionRE.FindStringSubmatch(v); m != nil {
+		return m[1] + "." + m[2]
+	}
+	return v
+}
+
+// versionMatches reports whether a pool of OKE version have runs the
+// spec's version: its minor, or that exact patch.
+func versionMatches(have, want string) bool {
+	if want == "" {
+		return true
+	}
+	m := versionRE.FindStringSubmatch(want)
+	if m == nil {
+		return false
+	}
+	if m[3] == "" {
+		return minor(have) == m[1]+"."+m[2]
+	}
+	return strings.TrimPrefix(have, "v") == m[1]+"."+m[2]+"."+m[3]
+}
+
+// older reports whether version a is before b (missing parts compare as
+// equal).
+func older(a, b string) bool {
+	am, bm := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
+	if am == nil || bm == nil {
+		return false
+	}
+	for i := 1; i <= 3; i++ {
+		if am[i] == "" || bm[i] == "" {
+			return false
+		}
+		x, _ := strconv.Atoi(am[i])
+		y, _ := strconv.Atoi(bm[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}
+
+// downgrade refuses a spec whose version is older than the pool's: OKE
+// upgrades node pools and never downgrades them, so only a new pool can
+// run it.
+func downgrade(np *ce.NodePool, s provider.PoolSpec) error {
+	have := deref(np.KubernetesVersion)
+	if s.Version != "" && older(s.Version, have) {
+		return provider.ValidationError(platform, "spec.kubernetesVersion", "node pool %s runs Kubernetes %s and OKE cannot downgrade it to %s; create a new pool", deref(np.Name), have, s.Version)
+	}
+	return nil
+}
+
+var _ = fmt.Sprint

@@ -1,0 +1,140 @@
+package driver
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// observe maps a node pool to the neutral observed pool. Its zones are the
+// logical zones of its placement availability domains (AD-N is zone N);
+// a pool placed in every domain of the cluster without the node-zone label
+// is how kpool creates a pool in no zone, and is reported so. The version
+// is the minor one ("1.31"), as kpool specs give it; the full one is in
+// Extra["kubernetesVersion"].
+func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
+	p := provider.Pool{
+		PoolSpec: provider.PoolSpec{
+			ProviderName: deref(np.Name),
+			MachineType:  deref(np.NodeShape),
+			Labels:       map[string]string{},
+			Tags:         copyMap(np.FreeformTags),
+			Version:      minor(deref(np.KubernetesVersion)),
+			Mode:         kpool.ModeUser,
+			Settings:     map[string]string{},
+		},
+		ProviderState: string(np.LifecycleState),
+		Message:       deref(np.LifecycleDetails),
+		Extra:         map[string]string{},
+	}
+	for _, kv := range np.InitialNodeLabels {
+		p.Labels[deref(kv.Key)] = deref(kv.Value)
+	}
+	p.Name = p.Labels[provider.LabelPool]
+	if src, ok := np.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok {
+		p.Settings["imageId"] = deref(src.ImageId)
+		p.DiskSizeGB = int(deref(src.BootVolumeSizeInGBs))
+	} else if np.NodeImageId != nil {
+		p.Settings["imageId"] = *np.NodeImageId
+	}
+	if sc := np.NodeShapeConfig; sc != nil {
+		if sc.Ocpus != nil {
+			p.Settings["ocpus"] = strconv.FormatFloat(float64(*sc.Ocpus), 'f', -1, 32)
+		}
+		if sc.MemoryInGBs != nil {
+			p.Settings["memoryInGBs"] = strconv.FormatFloat(float64(*sc.MemoryInGBs), 'f', -1, 32)
+		}
+	}
+	stampNow := ""
+	placed := map[string]bool{}
+	if ncd := np.NodeConfigDetails; ncd != nil {
+		p.Count = deref(ncd.Size)
+		if m := ncd.FreeformTags[TagMode]; m != "" {
+			p.Mode = m
+		}
+		stampNow = ncd.FreeformTags[TagConfig]
+		for _, pc := range ncd.PlacementConfigs {
+			ad := deref(pc.AvailabilityDomain)
+			placed[ad] = true
+			if pc.PreemptibleNodeConfig != nil {
+				p.Spot = true
+			}
+			if l, err := profile.LogicalZone(c, ad); err == nil {
+				p.Zones = append(p.Zones, l)
+			} else {
+				p.Extra["unmappedDomains"] = strings.TrimPrefix(p.Extra["unmappedDomains"]+","+ad, ",")
+			}
+		}
+	}
+	sort.Strings(p.Zones)
+	if o := c.Spec.Platform.OCI; o != nil && len(p.Zones) > 0 && p.Extra["unmappedDomains"] == "" && len(placed) == len(o.Subnets) && p.Labels[provider.LabelZone] == "" {
+		all := true
+		for ad := range o.Subnets {
+			all = all && placed[ad]
+		}
+		if all {
+			p.Extra["zones"] = strings.Join(p.Zones, ",")
+			p.Zones = nil
+		}
+	}
+	p.State = state(np.LifecycleState)
+	p.ReadyUnknown = np.Nodes == nil && p.State != provider.StateReady
+	for _, n := range np.Nodes {
+		switch n.LifecycleState {
+		case ce.NodeLifecycleStateDeleted, ce.NodeLifecycleStateDeleting:
+			continue
+		}
+		p.Nodes++
+		if n.LifecycleState == ce.NodeLifecycleStateActive {
+			p.ReadyNodes++
+		}
+		ad := deref(n.AvailabilityDomain)
+		if l, err := profile.LogicalZone(c, ad); err == nil {
+			if p.NodesByZone == nil {
+				p.NodesByZone = map[string]int{}
+			}
+			p.NodesByZone[l]++
+		}
+		// New-nodes-only: a node created before the pool's last change
+		// keeps the version, placement and (stamped) configuration it was
+		// created with.
+		if deref(n.KubernetesVersion) != deref(np.KubernetesVersion) || (len(placed) > 0 && !placed[ad]) ||
+			(stampNow != "" && n.FreeformTags[TagConfig] != stampNow) {
+			p.StaleNodes++
+		}
+	}
+	if np.Nodes == nil && p.State == provider.StateReady {
+		p.Nodes, p.ReadyNodes = p.Count, p.Count
+	}
+	for k, v := range map[string]*string{"id": np.Id, "kubernetesVersion": np.KubernetesVersion, "compartmentId": np.CompartmentId} {
+		if v != nil && *v != "" {
+			p.Extra[k] = *v
+		}
+	}
+	p.Problems = provider.CheckContract(&p)
+	return p
+}
+
+// state maps a node pool's lifecycle state to the neutral state.
+// NEEDS_ATTENTION is Failed: the pool runs, not as asked (its
+// lifecycleDetails say why), and an update heals it.
+func state(s ce.NodePoolLifecycleStateEnum) provider.State {
+	switch s {
+	case ce.NodePoolLifecycleStateActive:
+		return provider.StateReady
+	case ce.NodePoolLifecycleStateCreating:
+		return provider.StateCreating
+	case ce.NodePoolLifecycleStateUpdating:
+		return provider.StateUpdating
+	case ce.NodePoolLifecycleStateDeleting, ce.NodePoolLifecycleStateDeleted:
+		return provider.StateDeleting
+	case ce.NodePoolLifecycleStateFailed, ce.NodePoolLifecycleStateNeedsAttention:
+		return provider.StateFailed
+	}
+	return provider.StateUnknown
+}
