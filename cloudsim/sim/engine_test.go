@@ -331,7 +331,7 @@ func TestNodesReady(t *testing.T) {
 	var grow, shrink *sim.Operation
 	e := sim.New(sim.Options{Clock: sim.NewManualClock(start), OperationTime: 10 * time.Second, NodeTime: 5 * time.Second},
 		func(r *sim.Request) *sim.Reply {
-			grow = r.Start("Creating", 0, 3, 0)   // ends at 25 s
+			grow = r.Start("Creating", 0, 3, 0)  // ends at 25 s
 			shrink = r.Start("Scaling", 4, 2, 0) // ends at 20 s
 			return &sim.Reply{Status: http.StatusAccepted, Header: http.Header{}}
 		})
