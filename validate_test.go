@@ -30,7 +30,7 @@ var testPools = map[PlatformType]string{
 	PlatformAzure: `{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":3}`,
 	PlatformAWS:   `{"platform":{"aws":{"instanceType":"m5.xlarge"}},"nodeCount":3}`,
 	PlatformGCP:   `{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":3}`,
-	PlatformOCI:   `{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","imageId":"ocid1.image.oc1.iad.aaaa"}},"nodeCount":3}`,
+	PlatformOCI:   `{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2,"imageId":"ocid1.image.oc1.iad.aaaa"}},"nodeCount":3}`,
 	PlatformCivo:  `{"platform":{"civo":{"size":"g4s.kube.medium"}},"nodeCount":3}`,
 }
 
@@ -228,6 +228,12 @@ func TestValidateNodePool(t *testing.T) {
 		{"oci boot ok", PlatformOCI, "", `{"platform":{"oci":{"bootVolumeSizeInGBs":100,"ocpus":2,"memoryInGBs":16}}}`, ""},
 		{"oci boot small", PlatformOCI, "", `{"platform":{"oci":{"bootVolumeSizeInGBs":10}}}`, "spec.platform.oci.bootVolumeSizeInGBs"},
 		{"oci ocpus", PlatformOCI, "", `{"platform":{"oci":{"ocpus":1000}}}`, "spec.platform.oci.ocpus"},
+		{"oci flex shape without ocpus", PlatformOCI, "", `{"platform":{"oci":{"ocpus":null}}}`, "spec.platform.oci.ocpus"},
+		{"oci flex shape over 114 ocpus", PlatformOCI, "", `{"platform":{"oci":{"ocpus":120}}}`, "spec.platform.oci.ocpus"},
+		{"oci flex shape under 1 ocpu", PlatformOCI, "", `{"platform":{"oci":{"ocpus":0.5}}}`, "spec.platform.oci.ocpus"},
+		{"oci memory over 64 GB per ocpu", PlatformOCI, "", `{"platform":{"oci":{"ocpus":2,"memoryInGBs":200}}}`, "spec.platform.oci.memoryInGBs"},
+		{"oci fixed shape with ocpus", PlatformOCI, "", `{"platform":{"oci":{"shape":"VM.Standard2.4"}}}`, "spec.platform.oci.ocpus"},
+		{"oci fixed shape", PlatformOCI, "", `{"platform":{"oci":{"shape":"VM.Standard2.4","ocpus":null}}}`, ""},
 		{"oci image required", PlatformOCI, "", `{"platform":{"oci":{"imageId":null}}}`, "spec.platform.oci.imageId"},
 		{"oci image kind", PlatformOCI, "", `{"platform":{"oci":{"imageId":"ocid1.subnet.oc1..x"}}}`, "spec.platform.oci.imageId"},
 

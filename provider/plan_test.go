@@ -29,7 +29,7 @@ var basePools = map[kpool.PlatformType]string{
 	kpool.PlatformAzure: `{"platform":{"azure":{"vmSize":"Standard_D4s_v5","osDiskSizeGB":100}},"nodeCount":3}`,
 	kpool.PlatformAWS:   `{"platform":{"aws":{"instanceType":"m5.xlarge","volumeSize":100}},"nodeCount":3}`,
 	kpool.PlatformGCP:   `{"platform":{"gcp":{"machineType":"n2-standard-4","diskSize":100}},"nodeCount":3}`,
-	kpool.PlatformOCI:   `{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","bootVolumeSizeInGBs":100}},"nodeCount":3}`,
+	kpool.PlatformOCI:   `{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2,"bootVolumeSizeInGBs":100}},"nodeCount":3}`,
 	kpool.PlatformCivo:  `{"platform":{"civo":{"size":"g4s.kube.medium"}},"nodeCount":3}`,
 }
 

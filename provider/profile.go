@@ -112,6 +112,9 @@ type CLI struct {
 	// MachineExample is a machine type the provider offers, for help
 	// texts and error messages.
 	MachineExample string
+	// ExampleFlags are the flags a pool of MachineExample needs besides
+	// the neutral ones (a flexible shape's size), for suggested commands.
+	ExampleFlags string
 	// PoolFlags are flags of `nodepool create` and `update` that set a
 	// field of this provider's pool block only (OKE's --image-id).
 	PoolFlags []PoolFlag

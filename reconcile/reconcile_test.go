@@ -91,7 +91,7 @@ var platforms = map[kpool.PlatformType]struct{ cluster, pool string }{
 	},
 	kpool.PlatformOCI: {
 		`{"platform":{"type":"oci","oci":{"region":"us-ashburn-1","compartmentId":"ocid1.compartment.oc1..aaaa","clusterId":"ocid1.cluster.oc1.iad.aaaa","imageId":"ocid1.image.oc1.iad.aaaa","subnets":{"Uocm:US-ASHBURN-AD-1":"ocid1.subnet.oc1.iad.aaaa"}}}}`,
-		`{"oci":{"shape":"VM.Standard.E4.Flex"}}`,
+		`{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2}}`,
 	},
 	kpool.PlatformCivo: {
 		`{"platform":{"type":"civo","civo":{"region":"LON1","clusterId":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}}}`,

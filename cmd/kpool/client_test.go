@@ -291,14 +291,14 @@ func TestNodePoolCreatePlatforms(t *testing.T) {
 
 	// What a provider lacks is NOT_IMPLEMENTED, named.
 	oke := createCluster(t, srv, "oke-taints", kpool.PlatformOCI)
-	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--taint", "gpu:NoSchedule"); errCodeOf(err) != kpool.CodeNotImplemented ||
+	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--ocpus", "2", "--taint", "gpu:NoSchedule"); errCodeOf(err) != kpool.CodeNotImplemented ||
 		!strings.Contains(err.(*kpool.Error).Details, "spec.taints") {
 		t.Errorf("taints on oci: %v", err)
 	}
 
 	// A provider's own flag on another provider's pool is refused, naming
 	// where it applies.
-	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--public-ip"); err == nil ||
+	if _, err := run(srv, "", "nodepool", "create", "p", "--cluster", oke, "--machine-type", "VM.Standard.E4.Flex", "--ocpus", "2", "--public-ip"); err == nil ||
 		!strings.Contains(err.Error(), "--public-ip does not apply to oci node pools (only to civo)") {
 		t.Errorf("--public-ip on oci: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	civosim "github.com/kpool/kpool/cloudsim/civo"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
+	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -28,6 +29,7 @@ func emulators() map[string]cloudsim.Maker {
 		"civo": func(o sim.Options) (cloudsim.Emulator, error) { return civosim.Demo(o) },
 		"eks":  func(o sim.Options) (cloudsim.Emulator, error) { return ekssim.Demo(o) },
 		"gke":  func(o sim.Options) (cloudsim.Emulator, error) { return gkesim.Demo(o) },
+		"oke":  func(o sim.Options) (cloudsim.Emulator, error) { return okesim.Demo(o) },
 	}
 }
 
@@ -77,7 +79,7 @@ func newCloudsim() *cobra.Command {
 	var f cloudsimFlags
 	cmd := &cobra.Command{
 		Use:   "cloudsim",
-		Short: "Run kpool's cloud emulators (AKS, EKS, GKE) on loopback over TLS",
+		Short: "Run kpool's cloud emulators (AKS, EKS, GKE, OKE, Civo) on loopback over TLS",
 		Long: `cloudsim serves emulators of the providers' node-pool APIs, speaking their wire
 protocols, so that kpool's drivers can be run and tested without a cloud account.
 It prints the endpoint to put in a cluster's spec.endpoint, and writes the TLS

@@ -20,6 +20,7 @@ import (
 	civosim "github.com/kpool/kpool/cloudsim/civo"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
+	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
@@ -28,6 +29,7 @@ import (
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/provider/k3s"
+	okedriver "github.com/kpool/kpool/provider/oke/driver"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -90,6 +92,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: c.creds, Transport: emu.Client()}))
 	reg.Add(eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: c.creds, Transport: emu.Client().Transport}))
 	reg.Add(gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: c.creds, Transport: emu.Client().Transport}))
+	reg.Add(okedriver.New(okedriver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: c.creds, Transport: emu.Client().Transport}))
 	reg.Add(civodriver.New(civodriver.Options{APIKey: civosim.DemoAPIKey, Credentials: c.creds, Transport: emu.Client().Transport}))
 	p, err := start(ctx, f, reg)
 	if err != nil {
@@ -132,8 +135,12 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 			if caps.Zones == provider.ZonesNone {
 				zones = "" // a provider without zones
 			}
+			cli := profiles.Profile(pt).CLI()
+			if cli.ExampleFlags != "" {
+				zones += " " + cli.ExampleFlags
+			}
 			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
-				d.Name, caps.Name, ids[d.Name], profiles.Profile(pt).CLI().MachineExample, zones)
+				d.Name, caps.Name, ids[d.Name], cli.MachineExample, zones)
 		}
 		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}

@@ -146,7 +146,7 @@ func TestDryRun(t *testing.T) {
 func TestLogicalZones(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	machine := map[kpool.PlatformType]string{kpool.PlatformGCP: "e2-small", kpool.PlatformAWS: "m5.large", kpool.PlatformAzure: "Standard_D4s_v5", kpool.PlatformOCI: "VM.Standard.E4.Flex"}
+	machine := map[kpool.PlatformType]string{kpool.PlatformGCP: "e2-small", kpool.PlatformAWS: "m5.large", kpool.PlatformAzure: "Standard_D4s_v5", kpool.PlatformOCI: "VM.Standard.E2.1"}
 	tests := []struct {
 		platform kpool.PlatformType
 		zones    string

@@ -35,6 +35,7 @@ import (
 	civodriver "github.com/kpool/kpool/provider/civo/driver"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
+	okedriver "github.com/kpool/kpool/provider/oke/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -306,6 +307,7 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
 	r.Add(eksdriver.New(eksdriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	r.Add(gkedriver.New(gkedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
+	r.Add(okedriver.New(okedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	r.Add(civodriver.New(civodriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
 	return r, nil
 }

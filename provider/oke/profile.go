@@ -222,6 +222,22 @@ func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kp
 	if o.MemoryInGBs < 0 || o.MemoryInGBs > 8192 {
 		fe.Add(f+".memoryInGBs", "must be more than 0 and at most 8192, got %v", o.MemoryInGBs)
 	}
+	// OCI's rules for a shape's size: a flexible shape needs its OCPUs
+	// (1-114; memory 1-64 GB per OCPU, at most 1776); a fixed one takes none.
+	flex := strings.HasSuffix(o.Shape, ".Flex")
+	switch {
+	case flex && o.OCPUs == 0:
+		fe.Add(f+".ocpus", "required for the flexible shape %s (1 to 114; --ocpus)", o.Shape)
+	case flex && o.OCPUs > 114:
+		fe.Add(f+".ocpus", "must be at most 114 for %s, got %v", o.Shape, o.OCPUs)
+	case flex && o.OCPUs > 0 && o.OCPUs < 1:
+		fe.Add(f+".ocpus", "must be at least 1 for %s, got %v", o.Shape, o.OCPUs)
+	case !flex && o.Shape != "" && (o.OCPUs != 0 || o.MemoryInGBs != 0):
+		fe.Add(f+".ocpus", "only a flexible shape (*.Flex) takes ocpus and memoryInGBs, not %s", o.Shape)
+	}
+	if flex && o.MemoryInGBs != 0 && o.OCPUs >= 1 && (o.MemoryInGBs < 1 || o.MemoryInGBs > 64*o.OCPUs || o.MemoryInGBs > 1776) {
+		fe.Add(f+".memoryInGBs", "must be 1 to 64 GB per OCPU (at most 1776) for %s with %v OCPUs, got %v", o.Shape, o.OCPUs, o.MemoryInGBs)
+	}
 	kpool.ValidateRange(fe, f+".bootVolumeSizeInGBs", o.BootVolumeSizeInGBs, 50, 32768, "GB")
 	ocid(fe, f+".imageId", o.ImageID, false, "image")
 	if o.ImageID == "" && (c.Spec.Platform.OCI == nil || c.Spec.Platform.OCI.ImageID == "") {
@@ -308,6 +324,7 @@ func (Profile) CLI() provider.CLI {
 		},
 		PoolFields:     provider.PoolFields{MachineType: "shape", Zones: "availabilityDomains", DiskSize: "bootVolumeSizeInGBs", Spot: "preemptible"},
 		MachineExample: "VM.Standard.E4.Flex",
+		ExampleFlags:   "--ocpus 2 --memory-gb 16",
 		PoolFlags: []provider.PoolFlag{
 			{Name: "image-id", Field: "imageId", Kind: "string", Usage: "node image OCID (default: the cluster's imageId)"},
 			{Name: "ocpus", Field: "ocpus", Kind: "number", Usage: "OCPUs of a flexible shape"},
