@@ -26,6 +26,7 @@ import (
 	civosim "github.com/kpool/kpool/cloudsim/civo"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
+	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
@@ -33,6 +34,7 @@ import (
 	civodriver "github.com/kpool/kpool/provider/civo/driver"
 	eksdriver "github.com/kpool/kpool/provider/eks/driver"
 	gkedriver "github.com/kpool/kpool/provider/gke/driver"
+	okedriver "github.com/kpool/kpool/provider/oke/driver"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -178,6 +180,45 @@ func soakCloudMakers() map[string]func() soakCloud {
 					retry := civodriver.Retry()
 					retry.MaxBackoff = 10 * time.Millisecond
 					return civodriver.New(civodriver.Options{APIKey: "kpool-soak", Credentials: creds, Transport: client.Transport, Retry: &retry})
+				},
+			}
+		},
+		"oke": func() soakCloud {
+			emu := okesim.New(okesim.Options{Engine: soakOperations, PageSize: 50})
+			const region, compartment, image = "us-ashburn-1", "ocid1.compartment.oc1..aaaasoak", "ocid1.image.oc1.iad.aaaasoak"
+			subnets := map[string]string{
+				"Uocm:US-ASHBURN-AD-1": "ocid1.subnet.oc1.iad.aaaasoak1", "Uocm:US-ASHBURN-AD-2": "ocid1.subnet.oc1.iad.aaaasoak2",
+				"Uocm:US-ASHBURN-AD-3": "ocid1.subnet.oc1.iad.aaaasoak3",
+			}
+			id := func(name string) string { return "ocid1.cluster.oc1.iad.aaaasoak" + strings.ReplaceAll(name, "-", "") }
+			return soakCloud{
+				platform: kpool.PlatformOCI, emu: emu,
+				cluster: func(name, endpoint string, add bool) string {
+					if add {
+						emu.AddCluster(okesim.Cluster{ID: id(name), Name: name, Region: region, CompartmentID: compartment, Version: "v1.31.1", ImageID: image, Subnets: subnets})
+					}
+					sn, _ := json.Marshal(subnets)
+					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"oci","oci":{"region":%q,"compartmentId":%q,"clusterId":%q,"imageId":%q,"subnets":%s}}}`,
+						endpoint, region, compartment, id(name), image, sn)
+				},
+				pool: func(i int) string {
+					return fmt.Sprintf(`{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
+				},
+				at: func(cluster, name string) (int, bool, bool) {
+					p, ok := emu.PoolOf(id(cluster), name)
+					if !ok || p.LifecycleState == "DELETED" {
+						return 0, false, false
+					}
+					n := 0
+					if p.NodeConfigDetails != nil && p.NodeConfigDetails.Size != nil {
+						n = *p.NodeConfigDetails.Size
+					}
+					return n, p.LifecycleState == "ACTIVE", true
+				},
+				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
+					retry := okedriver.Retry()
+					retry.MaxBackoff = 10 * time.Millisecond
+					return okedriver.New(okedriver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: creds, Transport: client.Transport, Retry: &retry})
 				},
 			}
 		},
