@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/kpool/kpool/provider"
 )
 
 // Client is a small typed client of Civo's v2 Kubernetes pools API, on
@@ -218,7 +220,7 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 	}
 	hc := c.HTTP
 	if hc == nil {
-		hc = &http.Client{CheckRedirect: noRedirect}
+		hc = provider.NoRedirectClient(nil)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -262,8 +264,6 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 	}
 	return false, nil
 }
-
-func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // transportError is a call that got no (readable) answer.
 type transportError struct{ err error }

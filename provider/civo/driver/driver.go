@@ -76,7 +76,7 @@ type Driver struct {
 // New returns a Civo driver.
 func New(o Options) *Driver {
 	d := &Driver{opts: o, retry: Retry(), creds: provider.CredentialsOr(o.Credentials, profile),
-		http: &http.Client{Transport: o.Transport, CheckRedirect: noRedirect}}
+		http: provider.NoRedirectClient(o.Transport)}
 	if o.Retry != nil {
 		d.retry = *o.Retry
 	}
@@ -117,13 +117,7 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	allow := func(u *url.URL) error {
-		host := u.Scheme + "://" + u.Host
-		if o, err := kpool.Origin(host); err != nil || !cr.AllowsOrigin(o) {
-			return &refusedHost{cred: cr.Name, host: host}
-		}
-		return nil
-	}
+	allow := func(u *url.URL) error { return provider.CheckOrigin(cr, u) }
 	if err := allow(u); err != nil {
 		return nil, "", classify(err, "")
 	}

@@ -3,21 +3,12 @@ package driver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/kpool/kpool/provider"
 )
-
-// refusedHost is the error of a request the credential may not be sent
-// with: it fails before the wire, its key unsent, and is never retried.
-type refusedHost struct{ cred, host string }
-
-func (e *refusedHost) Error() string {
-	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.host)
-}
 
 // throttleWait is the Retry-After of a 429 that gives none.
 const throttleWait = time.Second
@@ -29,7 +20,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // classify maps a client error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from Civo's reason).
 func classify(err error, field string) error {
-	var rh *refusedHost
+	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
 		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
 	}

@@ -142,7 +142,7 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*awseks.Client, 
 	o := awseks.Options{
 		Region:      a.Region,
 		Credentials: id,
-		HTTPClient:  &guard{cred: cr, try: r.TryTimeout, client: &http.Client{Transport: d.opts.Transport, CheckRedirect: noRedirect}},
+		HTTPClient:  provider.NewGuard(cr, r.TryTimeout, d.opts.Transport),
 		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = max(r.MaxAttempts, 1)
 			so.MaxBackoff = r.MaxBackoff

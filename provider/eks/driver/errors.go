@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -15,60 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
-
-// guard is the SDK's HTTP client: the last step before the wire. A request
-// to a host its credential may not be sent to fails there, its signature
-// unsent, whatever sent it there (an endpoint stored around the API's
-// checks, a resolved endpoint of another partition). Each try is bounded
-// by try; redirects are not followed (EKS sends none, and a redirect would
-// carry the signed request to another host).
-type guard struct {
-	cred   *provider.Credential
-	try    time.Duration
-	client *http.Client
-}
-
-func (g *guard) Do(req *http.Request) (*http.Response, error) {
-	u := req.URL
-	if o, err := kpool.Origin(u.Scheme + "://" + u.Host); err != nil || !g.cred.AllowsOrigin(o) {
-		return nil, &refusedHost{cred: g.cred.Name, host: u.Scheme + "://" + u.Host}
-	}
-	if g.try <= 0 {
-		return g.client.Do(req)
-	}
-	ctx, cancel := context.WithTimeout(req.Context(), g.try)
-	resp, err := g.client.Do(req.WithContext(ctx))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	resp.Body = cancelOnClose{resp.Body, cancel}
-	return resp, nil
-}
-
-func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
-// cancelOnClose ends a try's context once its body is read and closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
-}
-
-// refusedHost is guard's error; it is never retried.
-type refusedHost struct{ cred, host string }
-
-func (e *refusedHost) Error() string {
-	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.host)
-}
 
 // identityError is an error of the credential provider, marked so that
 // classify tells it from the service's.
@@ -92,9 +39,8 @@ func (i identity) Retrieve(ctx context.Context) (aws.Credentials, error) {
 // a connection dropped or refused, a try timed out. Never a refused host,
 // a credential's error, throttling or any other answer.
 func retryable(err error) aws.Ternary {
-	var rh *refusedHost
 	var ie *identityError
-	if errors.As(err, &rh) || errors.As(err, &ie) {
+	if provider.IsRefusedHost(err) || errors.As(err, &ie) {
 		return aws.FalseTernary
 	}
 	var re *awshttp.ResponseError
@@ -128,7 +74,7 @@ const throttleWait = time.Second
 // classify maps an SDK error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from EKS's message).
 func classify(err error, field string) error {
-	var rh *refusedHost
+	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
 		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
 	}

@@ -163,7 +163,7 @@ func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 		cl.Host = strings.TrimSuffix(e, "/")
 	}
 	r := d.retry
-	cl.HTTPClient = &guard{cred: cr, try: r.TryTimeout, client: &http.Client{Transport: d.opts.Transport, CheckRedirect: noRedirect}}
+	cl.HTTPClient = provider.NewGuard(cr, r.TryTimeout, d.opts.Transport)
 	policy := common.NewRetryPolicy(uint(max(r.MaxAttempts, 1)), retryable, func(common.OCIOperationResponse) time.Duration { return r.MaxBackoff })
 	cl.Configuration.RetryPolicy = &policy
 	cl.Configuration.CircuitBreaker = nil

@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,59 +11,8 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
-
-// guard is the SDK's HTTP client: the last step before the wire. A request
-// to a host its credential may not be sent to fails there, its signature
-// unsent. Each try is bounded by try; redirects are not followed (OKE
-// sends none, and a redirect would carry the signed request to another
-// host).
-type guard struct {
-	cred   *provider.Credential
-	try    time.Duration
-	client *http.Client
-}
-
-func (g *guard) Do(req *http.Request) (*http.Response, error) {
-	u := req.URL
-	if o, err := kpool.Origin(u.Scheme + "://" + u.Host); err != nil || !g.cred.AllowsOrigin(o) {
-		return nil, &refusedHost{cred: g.cred.Name, host: u.Scheme + "://" + u.Host}
-	}
-	if g.try <= 0 {
-		return g.client.Do(req)
-	}
-	ctx, cancel := context.WithTimeout(req.Context(), g.try)
-	resp, err := g.client.Do(req.WithContext(ctx))
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	resp.Body = cancelOnClose{resp.Body, cancel}
-	return resp, nil
-}
-
-func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
-// cancelOnClose ends a try's context once its body is read and closed.
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
-}
-
-// refusedHost is guard's error; it is never retried.
-type refusedHost struct{ cred, host string }
-
-func (e *refusedHost) Error() string {
-	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.host)
-}
 
 // retryable says which failures the SDK tries again: 500, 502, 503, 504,
 // a connection dropped or refused, a try timed out. Never a refused host,
@@ -74,8 +22,7 @@ func retryable(r common.OCIOperationResponse) bool {
 	if err == nil {
 		return false
 	}
-	var rh *refusedHost
-	if errors.As(err, &rh) {
+	if provider.IsRefusedHost(err) {
 		return false
 	}
 	if se, ok := common.IsServiceError(err); ok {
@@ -113,7 +60,7 @@ const throttleWait = time.Second
 // there was one (for Retry-After); field names the spec field a validation
 // error is about ("" guesses it from OKE's message).
 func classify(err error, resp *http.Response, field string) error {
-	var rh *refusedHost
+	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
 		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
 	}
