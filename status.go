@@ -117,7 +117,17 @@ type NodePoolStatus struct {
 	Conditions          []Condition `json:"conditions"`
 	Message             string      `json:"message,omitempty"`
 	LastUpdateTime      time.Time   `json:"lastUpdateTime"`
+	// PlacementLabels are the kompox.dev labels the pool's nodes carry, as
+	// a controller last saw them at the provider (MetaNodeLabels); nil
+	// until one has said. Placement selects a pool by what its nodes really
+	// carry: labels never change after a pool is created.
+	PlacementLabels *map[string]string `json:"placementLabels,omitempty"`
 }
+
+// MetaNodeLabels is the controller report metadata key of the kompox.dev
+// labels the provider reports on the pool's nodes (an object; empty when
+// they carry none).
+const MetaNodeLabels = "node_labels"
 
 // ControllerStatus is one controller's latest report on one pool.
 type ControllerStatus struct {
@@ -164,6 +174,22 @@ func (cs *ControllerStatus) message(t string) string {
 // failed reports whether a controller says it cannot make progress: the
 // provider lacks the capability (Supported=False), or the pool is neither
 // ready nor progressing nor merely degraded.
+// nodeLabels reads a report's MetaNodeLabels; ok is false when it has none.
+func (cs *ControllerStatus) nodeLabels() (map[string]string, bool) {
+	var m map[string]json.RawMessage
+	if len(cs.Metadata) == 0 || json.Unmarshal(cs.Metadata, &m) != nil || m[MetaNodeLabels] == nil {
+		return nil, false
+	}
+	var l map[string]string
+	if json.Unmarshal(m[MetaNodeLabels], &l) != nil {
+		return nil, false
+	}
+	if l == nil {
+		l = map[string]string{}
+	}
+	return l, true
+}
+
 func (cs *ControllerStatus) failed() (bool, string) {
 	if cs.Condition(ConditionSupported) == ConditionFalse {
 		return true, cs.message(ConditionSupported)
@@ -272,6 +298,13 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 		st.Message = fmt.Sprintf("waiting for generation %d: %s", p.Generation, strings.Join(waiting, "; "))
 	}
 	st.Health = HealthOf(st.Phase)
+	st.PlacementLabels = prev.PlacementLabels
+	for _, r := range sorted {
+		if l, ok := r.nodeLabels(); ok {
+			st.PlacementLabels = &l
+			break
+		}
+	}
 
 	set := func(t string, on bool, why, msg string) {
 		status := ConditionFalse

@@ -15,6 +15,15 @@ type pool struct {
 	*kpool.NodePool
 	zones  []string // logical, sorted; none when the provider chooses
 	taints []kpool.Taint
+	// key and value are the label that selects the pool's nodes: kpool's
+	// kompox.dev/node-pool where they carry it, else the one the provider
+	// puts on every node of a pool (a pool kpool only observes). key is ""
+	// when no label does; unselectable says why.
+	key, value   string
+	unselectable string
+	// zoneLabel is the kompox.dev/node-zone the nodes carry ("" none): set
+	// at creation on a pool in one zone, never changed after.
+	zoneLabel string
 }
 
 func (c *Cluster) name() string {
@@ -52,6 +61,28 @@ func (c *Cluster) pool(name string) *pool {
 func (c *Cluster) view(p *kpool.NodePool) *pool {
 	v := &pool{NodePool: p}
 	v.zones, _, _ = provider.PoolZones(c.Profile, c.Cluster, &p.Spec)
+	// What the nodes carry: as a controller saw it at the provider, or,
+	// before one has, what kpool will create them with.
+	carried := map[string]string{}
+	if l := p.Status.PlacementLabels; l != nil {
+		carried = *l
+	} else if !p.Spec.Observed() {
+		carried[provider.LabelPool] = p.Name
+		if len(v.zones) == 1 {
+			carried[provider.LabelZone] = v.zones[0]
+		}
+	}
+	switch own := c.Profile.PoolLabel(); {
+	case carried[provider.LabelPool] == p.Name:
+		v.key, v.value = provider.LabelPool, p.Name
+		v.zoneLabel = carried[provider.LabelZone]
+	case own != "" && p.ProviderName != "":
+		v.key, v.value = own, p.ProviderName
+	case own != "":
+		v.unselectable = fmt.Sprintf("pool %s's nodes carry no %s and its name at %s is not known yet", p.Name, provider.LabelPool, c.platform())
+	default:
+		v.unselectable = fmt.Sprintf("pool %s's nodes carry no %s, and %s puts no label of its own on a pool's nodes", p.Name, provider.LabelPool, c.platform())
+	}
 	if d, err := provider.Desired(c.Profile, c.Cluster, p); err == nil {
 		v.taints = c.Profile.NodeTaints(d)
 	} else {
@@ -90,6 +121,44 @@ func zoneNoun(zones []string) string {
 	return "zones " + strings.Join(zones, ", ")
 }
 
+// zoneOf maps a zone label's value on a node to its logical zone: what
+// lets a zone asked for under one key be compared with one pinned under
+// another (kompox.dev/node-zone, topology.kubernetes.io/zone, or the
+// deprecated failure-domain.beta.kubernetes.io/zone).
+func (c *Cluster) zoneOf(key, value string) (string, bool) {
+	switch key {
+	case provider.LabelZone:
+		return value, true
+	case provider.LabelTopologyZone, labelBetaZone:
+		for _, z := range zoneCandidates(c) {
+			if v, err := c.Profile.NodeZone(c.Cluster, z); err == nil && strings.EqualFold(v, value) {
+				return z, true
+			}
+		}
+		if l, err := c.logical(value); err == nil {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// labelBetaZone is topology.kubernetes.io/zone's deprecated name, which
+// nodes still carry.
+const labelBetaZone = "failure-domain.beta.kubernetes.io/zone"
+
+// zoneCandidates are the logical zones the cluster's pools run in.
+func zoneCandidates(c *Cluster) []string {
+	var out []string
+	for _, p := range c.views {
+		for _, z := range p.zones {
+			if !slices.Contains(out, z) {
+				out = append(out, z)
+			}
+		}
+	}
+	return out
+}
+
 // logical maps a zone as a person gives it to the cluster's logical zone:
 // "1", "<region>-1", or the provider's own name (us-central1-a, us-west-2a,
 // AD-1 or its node label's spelling).
@@ -101,15 +170,15 @@ func (c *Cluster) logical(z string) (string, error) {
 }
 
 // resolve checks a workload's wanted pools and zones against the cluster
-// and returns the node labels its pods must have, the taints they must
-// tolerate, and warnings. count is the workload's replica count (hasCount
-// false for a DaemonSet).
-func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int, hasCount bool) ([]requirement, []kpool.Taint, []string) {
-	var reqs []requirement
+// and returns the node selector terms its pods must match (ORed; each ANDs
+// its requirements), the taints they must tolerate, and warnings. count is
+// the workload's replica count (hasCount false for a DaemonSet).
+func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int, hasCount bool) ([][]requirement, []kpool.Taint, []string) {
 	var warns []string
 	bad := len(*fe)
 
-	// The pools named, each existing and not being deleted.
+	// The pools named, each existing, not being deleted, and with a label
+	// that selects its nodes.
 	var named []*pool
 	for _, n := range w.pools.values {
 		p := c.pool(n)
@@ -120,20 +189,20 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 			fe.Add(at+w.pools.field, "pool %q is not in the cluster: %s", n, c.poolList())
 		case p.Deleting():
 			fe.Add(at+w.pools.field, "pool %q is being deleted: %s", n, c.poolList())
+		case p.key == "":
+			fe.Add(at+w.pools.field, "%s: nothing can select them", p.unselectable)
 		default:
 			named = append(named, p)
 		}
-	}
-	if w.pools.values != nil {
-		reqs = append(reqs, requirement{key: provider.LabelPool, values: w.pools.values, what: w.pools.what, noun: "pool"})
 	}
 
 	// The zones, each one that a pool wanted runs in. The pools outside
 	// them get none of the pods: their taints and state do not matter.
 	reached := named
+	var zone []requirement
 	if w.zones.values != nil {
 		if r, in, ok := c.zones(fe, at, w, named, &warns); ok {
-			reqs = append(reqs, r)
+			zone = []requirement{r}
 			if w.pools.values != nil {
 				reached = in
 			}
@@ -141,6 +210,25 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 	}
 	if len(*fe) > bad {
 		return nil, nil, nil
+	}
+
+	// One term per label that selects the pools named: kompox.dev/node-pool,
+	// and the provider's own for pools kpool did not label.
+	var terms [][]requirement
+	if w.pools.values != nil {
+		var keys []string
+		values := map[string][]string{}
+		for _, p := range named {
+			if values[p.key] == nil {
+				keys = append(keys, p.key)
+			}
+			values[p.key] = append(values[p.key], p.value)
+		}
+		for _, k := range keys {
+			terms = append(terms, append([]requirement{{key: k, values: values[k], what: w.pools.what, noun: "pool"}}, zone...))
+		}
+	} else if zone != nil {
+		terms = [][]requirement{zone}
 	}
 
 	var taints []kpool.Taint
@@ -168,7 +256,7 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 		warns = append(warns, fmt.Sprintf("%d replicas, but %s %s at most %d %s: pods will share nodes, or stay Pending where they cannot",
 			count, poolsNoun(reached), have(reached), maxNodes, nodes))
 	}
-	return reqs, taints, warns
+	return terms, taints, warns
 }
 
 // zones checks the wanted zones against the pools they are wanted in (the
@@ -220,7 +308,9 @@ func (c *Cluster) zones(fe *kpool.FieldErrors, at string, w wanted, named []*poo
 	if !ok {
 		return requirement{}, nil, false
 	}
-	single := true
+	// kompox.dev/node-zone where every pool reached carries it (a pool
+	// created in one zone); else the zone label every node has.
+	carried := true
 	var reached []*pool
 	for _, p := range among {
 		if !overlaps(p.zones, logical) {
@@ -230,12 +320,12 @@ func (c *Cluster) zones(fe *kpool.FieldErrors, at string, w wanted, named []*poo
 			continue
 		}
 		reached = append(reached, p)
-		if len(p.zones) != 1 {
-			single = false
+		if p.zoneLabel == "" || !slices.Contains(p.zones, p.zoneLabel) {
+			carried = false
 		}
 	}
-	if single {
-		return requirement{key: provider.LabelZone, values: logical, what: w.zones.what, noun: "zone"}, reached, true
+	if carried {
+		return requirement{key: provider.LabelZone, values: logical, logical: logical, what: w.zones.what, noun: "zone"}, reached, true
 	}
 	values := make([]string, len(logical))
 	for i, l := range logical {
@@ -246,7 +336,7 @@ func (c *Cluster) zones(fe *kpool.FieldErrors, at string, w wanted, named []*poo
 		}
 		values[i] = v
 	}
-	return requirement{key: provider.LabelTopologyZone, values: values, what: w.zones.what, noun: "zone"}, reached, true
+	return requirement{key: provider.LabelTopologyZone, values: values, logical: logical, what: w.zones.what, noun: "zone"}, reached, true
 }
 
 func runsIn(ps []*pool, all bool, c *Cluster) string {

@@ -1,15 +1,11 @@
 package placement
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kpool/kpool"
@@ -20,40 +16,76 @@ const MaxManifestBytes = 8 << 20
 
 // document is one YAML or JSON document of the input.
 type document struct {
-	n    int            // its position, from 1
+	n int // its position, from 1
+	// lead is what came before it as it came: its "---" line (with any
+	// comment on it) and any empty documents before that.
+	lead string
 	text string         // as it came
 	obj  map[string]any // decoded; nil for a document of comments only
+	crlf bool           // its lines end in CRLF
+}
+
+// chunk is a document of the input with the lines before it.
+type chunk struct{ lead, text string }
+
+// cut cuts the input at its "---" lines (a comment may follow on the
+// line; anything else is an error, as kubectl has it), keeping every byte:
+// each chunk's lead is the separator before it and the empty documents
+// before that; trailing separators end up in tail.
+func cut(data []byte) (chunks []chunk, tail string, err error) {
+	var lead, text strings.Builder
+	n := 0
+	flush := func() {
+		if strings.TrimSpace(text.String()) == "" {
+			lead.WriteString(text.String())
+		} else {
+			chunks = append(chunks, chunk{lead.String(), text.String()})
+			lead.Reset()
+		}
+		text.Reset()
+	}
+	for rest := string(data); rest != ""; {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		rest = rest[len(line):]
+		n++
+		if after, ok := strings.CutPrefix(line, "---"); ok {
+			if t := strings.TrimSpace(after); t == "" || strings.HasPrefix(t, "#") || after == "" {
+				flush()
+				lead.WriteString(line)
+				continue
+			} else if after[0] == ' ' || after[0] == '\t' {
+				return nil, "", fmt.Errorf("line %d: only a comment may follow a document separator (---), not %q", n, t)
+			}
+		}
+		text.WriteString(line)
+	}
+	flush()
+	return chunks, lead.String(), nil
 }
 
 // split cuts the input into its documents and decodes each, keeping
 // numbers as written (json.Number) so that nothing is rounded.
-func split(data []byte) ([]*document, error) {
+func split(data []byte) ([]*document, string, error) {
 	if len(data) > MaxManifestBytes {
-		return nil, kpool.Invalid("manifests", "%d bytes: the limit is %d", len(data), MaxManifestBytes)
+		return nil, "", kpool.Invalid("manifests", "%d bytes: the limit is %d", len(data), MaxManifestBytes)
 	}
 	noDocs := kpool.Invalid("manifests", "no documents: give Kubernetes manifests in YAML or JSON")
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, noDocs
+		return nil, "", noDocs
 	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	chunks, tail, err := cut(data)
+	if err != nil {
+		return nil, "", kpool.Invalid("manifests", "%v", err)
+	}
 	var docs []*document
 	var fe kpool.FieldErrors
-	for n := 1; ; n++ {
-		raw, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, kpool.Invalid("manifests", "reading document %d: %v", n, err)
-		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			n--
-			continue
-		}
-		d := &document{n: n, text: string(raw)}
-		if !strings.HasSuffix(d.text, "\n") {
-			d.text += "\n"
-		}
+	for i, c := range chunks {
+		n := i + 1
+		raw := []byte(c.text)
+		d := &document{n: n, lead: c.lead, text: c.text, crlf: strings.Contains(c.text, "\r\n")}
 		js, err := yaml.YAMLToJSON(raw)
 		if err != nil {
 			fe.Add(fmt.Sprintf("document %d", n), "not YAML or JSON: %v", err)
@@ -79,12 +111,12 @@ func split(data []byte) ([]*document, error) {
 		docs = append(docs, d)
 	}
 	if err := fe.Err(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(docs) == 0 { // only separators ("---"), found by FuzzPlace
-		return nil, noDocs
+		return nil, "", noDocs
 	}
-	return docs, nil
+	return docs, tail, nil
 }
 
 func typeName(v any) string {
@@ -165,6 +197,9 @@ func (d *document) place(o Options, fe *kpool.FieldErrors, res *Result) (string,
 	b, err := yaml.Marshal(d.obj)
 	if err != nil {
 		return "", fmt.Errorf("document %d: %w", d.n, err)
+	}
+	if d.crlf {
+		return strings.ReplaceAll(string(b), "\n", "\r\n"), nil
 	}
 	return string(b), nil
 }

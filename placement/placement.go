@@ -107,7 +107,7 @@ func Place(manifests []byte, o Options) (*Result, error) {
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	docs, err := split(manifests)
+	docs, tail, err := split(manifests)
 	if err != nil {
 		return nil, err
 	}
@@ -115,18 +115,30 @@ func Place(manifests []byte, o Options) (*Result, error) {
 		o.Cluster = o.Cluster.withViews()
 	}
 	res := &Result{Warnings: []Warning{}}
-	var out []string
-	for _, d := range docs {
+	var out strings.Builder
+	newline := true // out ends a line
+	for i, d := range docs {
 		text, err := d.place(o, &fe, res)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, text)
+		// Every byte around the documents stays as it came: separators
+		// with their comments, line endings.
+		lead := d.lead
+		if i > 0 && lead == "" {
+			lead = "---\n" // cannot happen: documents after the first follow a separator
+		}
+		if i > 0 && !newline {
+			out.WriteString("\n")
+		}
+		out.WriteString(lead + text)
+		newline = strings.HasSuffix(lead+text, "\n")
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	res.Manifests = strings.Join(out, "---\n")
+	out.WriteString(tail)
+	res.Manifests = out.String()
 	return res, nil
 }
 

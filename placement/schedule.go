@@ -13,9 +13,22 @@ import (
 type requirement struct {
 	key    string
 	values []string
-	what   string
-	noun   string // "pool" or "zone"
+	// logical are a zone requirement's logical zones, whatever its key:
+	// what a zone pinned under another key is compared with.
+	logical []string
+	what    string
+	noun    string // "pool" or "zone"
 }
+
+// zoneKeys are the node labels that mean a zone.
+var zoneKeys = []string{"kompox.dev/node-zone", "topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone"}
+
+// zoneReader maps a zone label's value to its logical zone; nil when
+// placing without a cluster (only the same key compares then).
+type zoneReader func(key, value string) (string, bool)
+
+// conflict is one field of the pod that rules a term out, and why.
+type conflict struct{ field, reason string }
 
 func (r requirement) wants() string {
 	return fmt.Sprintf("the %s wanted (%s) is %s", r.noun, r.what, quoted(r.values))
@@ -146,86 +159,228 @@ func (p *podSpec) selects(key string) bool {
 	return false
 }
 
-// require merges the requirements into the pod's scheduling: a single
-// value goes into nodeSelector, several into one required node-affinity
-// term (ANDed into every term the pod already has). A requirement the
-// pod's own nodeSelector or affinity contradicts is an error naming both.
-func (p *podSpec) require(fe *kpool.FieldErrors, reqs []requirement) bool {
-	changed := false
-	var multi []requirement
-	for _, r := range reqs {
-		sel := p.nodeSelector(false)
+// require merges terms (ORed, each ANDing its requirements) into the
+// pod's scheduling. The pod's own nodeSelector and required node-affinity
+// terms stay: a term of ours that its nodeSelector contradicts is dropped,
+// and so is an existing affinity term that cannot hold with any of ours
+// (the pod could never use it); when nothing is left, that is an error
+// naming the pod's fields at fault. One term of ours puts its single values
+// in nodeSelector and ANDs the rest into every affinity term; several become
+// affinity terms, each existing term crossed with each of ours. It returns
+// whether the pod changed and the existing terms dropped.
+func (p *podSpec) require(fe *kpool.FieldErrors, terms [][]requirement, zones zoneReader) (bool, []int) {
+	if len(terms) == 0 {
+		return false, nil
+	}
+	// The nodeSelector first: it ANDs with everything.
+	var live [][]requirement
+	var ruled []conflict
+	for _, t := range terms {
+		rest, why := p.bySelector(t, zones)
+		if len(why) > 0 {
+			if ruled == nil {
+				ruled = why
+			}
+			continue
+		}
+		live = append(live, rest)
+	}
+	if len(live) == 0 {
+		for _, c := range ruled {
+			fe.Add(c.field, "%s", c.reason)
+		}
+		return false, nil
+	}
+
+	// Then the affinity terms: each pair of an existing term and one of
+	// ours that can hold together.
+	existing, _ := p.terms()
+	type pair struct{ e, t int }
+	var pairs []pair
+	var firstWhy []conflict
+	usedE := map[int]bool{}
+	for j, t := range live {
+		if len(existing) == 0 {
+			pairs = append(pairs, pair{-1, j})
+			continue
+		}
+		for i, e := range existing {
+			why := p.against(i, e, t, zones)
+			if len(why) > 0 {
+				if j == 0 {
+					firstWhy = append(firstWhy, why...)
+				}
+				continue
+			}
+			pairs = append(pairs, pair{i, j})
+			usedE[i] = true
+		}
+	}
+	if len(pairs) == 0 {
+		for _, c := range firstWhy {
+			fe.Add(c.field, "%s", c.reason)
+		}
+		return false, nil
+	}
+	var dropped []int
+	for i := range existing {
+		if !usedE[i] {
+			dropped = append(dropped, i)
+		}
+	}
+
+	changed := len(dropped) > 0
+	if len(live) == 1 {
+		// Single values go to nodeSelector; several, into each term kept.
+		var multi []requirement
+		for _, r := range live[0] {
+			if len(r.values) == 1 {
+				p.nodeSelector(true)[r.key] = r.values[0]
+				changed = true
+				continue
+			}
+			multi = append(multi, r)
+		}
+		var kept []any
+		for _, pr := range pairs {
+			if pr.e >= 0 {
+				kept = append(kept, existing[pr.e])
+			}
+		}
+		if len(multi) == 0 {
+			if changed && len(existing) > 0 {
+				p.setTerms(kept)
+			}
+			return changed, dropped
+		}
+		if len(kept) == 0 {
+			kept = []any{map[string]any{}}
+		}
+		for _, t := range kept {
+			if addExpressions(t.(map[string]any), multi) {
+				changed = true
+			}
+		}
+		p.setTerms(kept)
+		return changed, dropped
+	}
+	// Several terms of ours: every value goes into affinity terms.
+	var out []any
+	for _, pr := range pairs {
+		t := map[string]any{}
+		if pr.e >= 0 {
+			t = copyTerm(existing[pr.e])
+		}
+		addExpressions(t, live[pr.t])
+		out = append(out, t)
+	}
+	p.setTerms(out)
+	return true, dropped
+}
+
+// bySelector checks a term against the pod's nodeSelector: the
+// requirements it does not already settle, or what rules the term out.
+func (p *podSpec) bySelector(t []requirement, zones zoneReader) ([]requirement, []conflict) {
+	sel := p.nodeSelector(false)
+	var rest []requirement
+	var why []conflict
+	for _, r := range t {
 		if v, ok := sel[r.key].(string); ok {
 			if !slices.Contains(r.values, v) {
-				fe.Add(p.at+"nodeSelector["+r.key+"]", "is %q, but %s", v, r.wants())
+				why = append(why, conflict{p.at + "nodeSelector[" + r.key + "]", fmt.Sprintf("is %q, but %s", v, r.wants())})
 			}
 			continue // the nodeSelector is as narrow or narrower
 		}
-		if !p.compatible(fe, r) {
+		if r.noun == "zone" && zones != nil {
+			for _, k := range zoneKeys {
+				v, ok := sel[k].(string)
+				if !ok || k == r.key {
+					continue
+				}
+				if l, ok := zones(k, v); ok && !slices.Contains(r.logical, l) {
+					why = append(why, conflict{p.at + "nodeSelector[" + k + "]", fmt.Sprintf("is %q (zone %s), but %s", v, l, r.wants())})
+				}
+			}
+		}
+		rest = append(rest, r)
+	}
+	return rest, why
+}
+
+// against reports what in the pod's i-th affinity term rules out our term
+// t: no node could satisfy both.
+func (p *podSpec) against(i int, term map[string]any, t []requirement, zones zoneReader) []conflict {
+	var why []conflict
+	for j, e := range expressions(term) {
+		if e == nil {
 			continue
 		}
-		if len(r.values) == 1 {
-			p.nodeSelector(true)[r.key] = r.values[0]
-			changed = true
+		field := fmt.Sprintf("%s%s[%d].matchExpressions[%d]", p.at, requiredAt, i, j)
+		for _, r := range t {
+			switch {
+			case e.key == r.key:
+				switch e.operator {
+				case "In":
+					if !overlaps(e.values, r.values) {
+						why = append(why, conflict{field, fmt.Sprintf("requires %s In %s, but %s", r.key, strings.Join(e.values, ","), r.wants())})
+					}
+				case "NotIn":
+					if subset(r.values, e.values) {
+						why = append(why, conflict{field, fmt.Sprintf("requires %s NotIn %s, but %s", r.key, strings.Join(e.values, ","), r.wants())})
+					}
+				case "DoesNotExist":
+					why = append(why, conflict{field, fmt.Sprintf("requires nodes without %s, but %s", r.key, r.wants())})
+				}
+			case r.noun == "zone" && zones != nil && slices.Contains(zoneKeys, e.key) && e.operator == "In":
+				var ls []string
+				for _, v := range e.values {
+					if l, ok := zones(e.key, v); ok {
+						ls = append(ls, l)
+					}
+				}
+				if len(ls) == len(e.values) && !overlaps(ls, r.logical) {
+					why = append(why, conflict{field, fmt.Sprintf("requires %s In %s (zones %s), but %s", e.key, strings.Join(e.values, ","), strings.Join(ls, ","), r.wants())})
+				}
+			}
+		}
+	}
+	return why
+}
+
+// addExpressions ANDs reqs into a term, skipping those it already implies.
+func addExpressions(t map[string]any, reqs []requirement) bool {
+	changed := false
+	for _, r := range reqs {
+		if implied(t, r) {
 			continue
 		}
-		multi = append(multi, r)
-	}
-	if len(multi) == 0 {
-		return changed
-	}
-	terms, _ := p.terms()
-	if len(terms) == 0 {
-		req, _ := path(p.spec, requiredPath, true)
-		req["nodeSelectorTerms"] = []any{map[string]any{}}
-		terms, _ = p.terms()
-	}
-	for _, t := range terms {
-		for _, r := range multi {
-			if implied(t, r) {
-				continue
-			}
-			list, _ := t["matchExpressions"].([]any)
-			values := make([]any, len(r.values))
-			for i, v := range r.values {
-				values[i] = v
-			}
-			t["matchExpressions"] = append(list, map[string]any{"key": r.key, "operator": "In", "values": values})
-			changed = true
+		list, _ := t["matchExpressions"].([]any)
+		values := make([]any, len(r.values))
+		for i, v := range r.values {
+			values[i] = v
 		}
+		t["matchExpressions"] = append(list, map[string]any{"key": r.key, "operator": "In", "values": values})
+		changed = true
 	}
 	return changed
 }
 
-// compatible records each required node-affinity term that no node could
-// satisfy together with r.
-func (p *podSpec) compatible(fe *kpool.FieldErrors, r requirement) bool {
-	terms, _ := p.terms()
-	ok := true
-	for i, t := range terms {
-		for j, e := range expressions(t) {
-			if e == nil || e.key != r.key {
-				continue
-			}
-			field := fmt.Sprintf("%s%s[%d].matchExpressions[%d]", p.at, requiredAt, i, j)
-			switch e.operator {
-			case "In":
-				if !overlaps(e.values, r.values) {
-					fe.Add(field, "requires %s In %s, but %s", r.key, strings.Join(e.values, ","), r.wants())
-					ok = false
-				}
-			case "NotIn":
-				if subset(r.values, e.values) {
-					fe.Add(field, "requires %s NotIn %s, but %s", r.key, strings.Join(e.values, ","), r.wants())
-					ok = false
-				}
-			case "DoesNotExist":
-				fe.Add(field, "requires nodes without %s, but %s", r.key, r.wants())
-				ok = false
-			}
-		}
+// setTerms replaces the required node-affinity terms.
+func (p *podSpec) setTerms(terms []any) {
+	req, _ := path(p.spec, requiredPath, true)
+	req["nodeSelectorTerms"] = terms
+}
+
+// copyTerm copies a term deeply enough to change its expressions.
+func copyTerm(t map[string]any) map[string]any {
+	out := make(map[string]any, len(t))
+	for k, v := range t {
+		out[k] = v
 	}
-	return ok
+	if list, ok := t["matchExpressions"].([]any); ok {
+		out["matchExpressions"] = slices.Clone(list)
+	}
+	return out
 }
 
 // implied reports whether term already asks for r or something narrower.

@@ -57,27 +57,40 @@ func placeObject(o Options, fe *kpool.FieldErrors, res *Result, n int, item stri
 		w.pools, w.defaultPool = choice{[]string{o.DefaultPool}, "default_pool", "the default pool"}, true
 	}
 
-	var reqs []requirement
+	var terms [][]requirement
 	var taints []kpool.Taint
+	var zones zoneReader
 	if o.Cluster != nil {
 		count, hasCount := 0, false
 		if wl.replicas != nil {
 			count, hasCount = replicas(obj, wl.replicas)
 		}
 		var warns []string
-		reqs, taints, warns = o.Cluster.resolve(fe, at, w, count, hasCount)
+		terms, taints, warns = o.Cluster.resolve(fe, at, w, count, hasCount)
 		for _, m := range warns {
 			warn("%s", m)
 		}
+		zones = o.Cluster.zoneOf
 	} else {
+		var t []requirement
 		if w.pools.values != nil {
-			reqs = append(reqs, requirement{key: provider.LabelPool, values: w.pools.values, what: w.pools.what, noun: "pool"})
+			t = append(t, requirement{key: provider.LabelPool, values: w.pools.values, what: w.pools.what, noun: "pool"})
 		}
 		if w.zones.values != nil {
-			reqs = append(reqs, requirement{key: provider.LabelZone, values: w.zones.values, what: w.zones.what, noun: "zone"})
+			t = append(t, requirement{key: provider.LabelZone, values: w.zones.values, logical: w.zones.values, what: w.zones.what, noun: "zone"})
+			// Without the cluster, kpool cannot see which pools its nodes
+			// carry kompox.dev/node-zone on: only those created in one zone.
+			warn("zone %s is written as %s, which only nodes of pools created in that one zone carry: pods wanting a pool in several zones will not schedule; with --cluster kpool checks the pools and uses %s where needed",
+				strings.Join(w.zones.values, ","), provider.LabelZone, provider.LabelTopologyZone)
+		}
+		if t != nil {
+			terms = [][]requirement{t}
 		}
 	}
-	changed := pod.require(fe, reqs)
+	changed, dropped := pod.require(fe, terms, zones)
+	for _, i := range dropped {
+		warn("%s%s[%d] can match none of the nodes wanted: dropped (the pod's other terms still apply)", specPath, requiredAt, i)
+	}
 	if !o.NoTolerations && pod.tolerate(taints) {
 		changed = true
 	}

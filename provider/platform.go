@@ -96,6 +96,7 @@ func NoPoolsError(p Profile, op string) error {
 
 func (n NoPools) ControllerName() string   { return string(n.Platform) + "-nodepool-controller" }
 func (n NoPools) LabelDomains() []string   { return nil }
+func (n NoPools) PoolLabel() string        { return "" }
 func (n NoPools) DiskType(t string) string { return t }
 
 func (n NoPools) ValidateCluster(*kpool.FieldErrors, *kpool.ClusterSpec)                {}

@@ -21,6 +21,10 @@ type Profile interface {
 	// LabelDomains are the label (and taint) key domains the provider sets
 	// on nodes itself; users may not set labels there.
 	LabelDomains() []string
+	// PoolLabel is the label the provider itself puts on every node of a
+	// pool, valued with the pool's provider name ("" where there is none):
+	// what selects the nodes of a pool kpool did not label.
+	PoolLabel() string
 
 	// ValidateCluster checks the cluster's platform block.
 	ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec)

@@ -281,6 +281,17 @@ func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool, prev *kpool.
 	}
 	rp.meta[kpool.MetaExists] = true
 	rp.meta["provisioning_state"] = obs.ProviderState
+	if obs.State != provider.StateUnknown || obs.ProviderState != "" {
+		// What the nodes carry, for placement (a pool not read this time
+		// keeps its last report: see Pool).
+		carried := map[string]string{}
+		for _, k := range []string{provider.LabelPool, provider.LabelZone} {
+			if v, ok := obs.Labels[k]; ok {
+				carried[k] = v
+			}
+		}
+		rp.meta[kpool.MetaNodeLabels] = carried
+	}
 	if obs.Message != "" {
 		rp.meta["provider_message"] = obs.Message
 	}

@@ -58,6 +58,9 @@ func (Profile) Capabilities() provider.Capabilities {
 func (Profile) ControllerName() string { return "aks-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"kubernetes.azure.com"} }
 
+// PoolLabel is the label AKS puts on a pool's nodes, valued with its name.
+func (Profile) PoolLabel() string { return "kubernetes.azure.com/agentpool" }
+
 var (
 	resourceGroupRE = regexp.MustCompile(`^[-\w._()]{1,90}$`)
 	clusterNameRE   = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
@@ -205,7 +208,14 @@ func (p Profile) NodeZone(c *kpool.Cluster, logical string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.ToLower(p.Region(&c.Spec)) + "-" + z, nil
+	region := strings.ToLower(p.Region(&c.Spec))
+	if region == "" {
+		// AKS's zone label is <location>-<zone>: without the location it
+		// cannot be written.
+		return "", fmt.Errorf("cluster %s has no spec.platform.azure.location, and AKS nodes' %s is <location>-%s: register the cluster's location",
+			c.Name, provider.LabelTopologyZone, z)
+	}
+	return region + "-" + z, nil
 }
 
 // DiskType is the OS disk type AKS reports: Managed or Ephemeral.

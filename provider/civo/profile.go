@@ -84,6 +84,9 @@ func (Profile) CheckCredential(c *provider.Credential) error {
 }
 func (Profile) LabelDomains() []string { return []string{"kubernetes.civo.com"} }
 
+// PoolLabel is the label Civo puts on a pool's nodes, valued with its name.
+func (Profile) PoolLabel() string { return "kubernetes.civo.com/civo-node-pool" }
+
 var regionRE = regexp.MustCompile(`^[A-Za-z]{3}\d{1,2}$`)
 
 func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {

@@ -54,6 +54,9 @@ func (Profile) Capabilities() provider.Capabilities {
 func (Profile) ControllerName() string { return "eks-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"eks.amazonaws.com"} }
 
+// PoolLabel is the label EKS puts on a pool's nodes, valued with its name.
+func (Profile) PoolLabel() string { return "eks.amazonaws.com/nodegroup" }
+
 var (
 	regionRE      = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-\d{1,2}$`)
 	clusterNameRE = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)

@@ -77,6 +77,9 @@ func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
 func (Profile) ControllerName() string { return "gke-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"cloud.google.com"} }
 
+// PoolLabel is the label GKE puts on a pool's nodes, valued with its name.
+func (Profile) PoolLabel() string { return "cloud.google.com/gke-nodepool" }
+
 var (
 	projectRE     = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
 	locationRE    = regexp.MustCompile(`^[a-z]+-[a-z]+\d+(-[a-z])?$`)

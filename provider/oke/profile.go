@@ -116,7 +116,10 @@ func (Profile) CheckCredential(c *provider.Credential) error {
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){15}$`)
 
-func (Profile) LabelDomains() []string { return nil }
+func (Profile) LabelDomains() []string { return []string{"oke.oraclecloud.com", "oci.oraclecloud.com"} }
+
+// PoolLabel is the label OKE puts on a pool's nodes, valued with its name.
+func (Profile) PoolLabel() string { return "oke.oraclecloud.com/node-pool" }
 
 var (
 	regionRE = regexp.MustCompile(`^[a-z]{2}-[a-z]+-\d{1,2}$`)
