@@ -484,6 +484,33 @@ func TestNewNodesOnlyReportsStaleNodes(t *testing.T) {
 	})
 }
 
+// TestPlacementLabelsReported: the pool's status says which kompox.dev
+// labels its nodes carry, as the provider has them: what placement
+// selects by.
+func TestPlacementLabelsReported(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		stop := w.start("a")
+		defer stop()
+		p := w.createPool("edge", 1, "2")
+		w.until(5*time.Minute, w.ready(p.ID))
+		got := w.pool(p.ID).Status.PlacementLabels
+		if got == nil || (*got)[provider.LabelPool] != "edge" || (*got)[provider.LabelZone] != "2" || len(*got) != 2 {
+			t.Fatalf("placementLabels %v", got)
+		}
+		// Lost at the provider (someone relabelled the pool): the status
+		// follows.
+		if err := w.drv.Mutate(w.cluster, p.ProviderName, func(s *provider.PoolSpec) { delete(s.Labels, provider.LabelZone) }); err != nil {
+			t.Fatal(err)
+		}
+		w.until(10*time.Minute, func() (bool, string) {
+			l := w.pool(p.ID).Status.PlacementLabels
+			return l != nil && (*l)[provider.LabelZone] == "", fmt.Sprintf("placementLabels %v", l)
+		})
+	})
+}
+
 // TestDeletionPolicyAbandon: a pool whose policy abandons it leaves kpool
 // and stays at the provider, untouched.
 func TestDeletionPolicyAbandon(t *testing.T) {
