@@ -166,6 +166,14 @@ func statusDetail(r *ControllerStatus) string {
 			fmt.Fprintf(&b, " (%s)", c.Reason)
 		}
 	}
+	// The node counts it saw, for a history of the pool's size.
+	var m struct {
+		Active  *int `json:"active_nodes"`
+		Desired *int `json:"desired_nodes"`
+	}
+	if json.Unmarshal(r.Metadata, &m) == nil && m.Active != nil && m.Desired != nil {
+		fmt.Fprintf(&b, "; nodes %d/%d", *m.Active, *m.Desired)
+	}
 	return b.String()
 }
 

@@ -273,3 +273,12 @@ func (a *Access) Identify(email string) (*Identity, error) {
 	names, ctl := a.controllers[e]
 	return &Identity{Email: e, Admin: a.admins[e], Controller: ctl, ControllerNames: names}, nil
 }
+
+// The dashboard's session: its cookie holds the user's API token
+// (HttpOnly, SameSite=Strict), and the API takes it in place of an
+// Authorization header only from a request that carries SessionHeader,
+// which no form or link of another site can send.
+const (
+	SessionCookie = "kpool_session"
+	SessionHeader = "X-Kpool-Dashboard"
+)

@@ -202,7 +202,14 @@ func (r *recorder) Write(b []byte) (int, error) {
 // the Authorization header is ever logged.
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := s.access.Authenticate(r.Context(), r.Header.Get("Authorization"), r.Header.Get("X-User-Email"))
+		authz := r.Header.Get("Authorization")
+		if authz == "" && r.Header.Get(kpool.SessionHeader) != "" {
+			// The dashboard's own calls: the session cookie is the token.
+			if c, err := r.Cookie(kpool.SessionCookie); err == nil && c.Value != "" {
+				authz = "Bearer " + c.Value
+			}
+		}
+		id, err := s.access.Authenticate(r.Context(), authz, r.Header.Get("X-User-Email"))
 		// Charged to the caller, or to its address when it has none: a
 		// failed login counts too.
 		if !s.allow(w, r, callerKey(id)) {

@@ -118,7 +118,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	}
 	url := p.scheme() + "://" + ln.Addr().String()
 	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), strings.Join(emu.URLs(), ", "))
-	fmt.Fprintf(out, "  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, owner)
+	fmt.Fprintf(out, "  dashboard: %s/ (sign in with the token below)\n  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, url, owner)
 	for _, d := range demos {
 		how := "emulated"
 		if !profiles.Profile(d.Spec.Platform.Type).Capabilities().NodePools {

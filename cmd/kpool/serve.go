@@ -27,6 +27,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/dashboard"
 	"github.com/kpool/kpool/internal/scrub"
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
@@ -347,6 +348,8 @@ type process struct {
 	retention *kpool.EventRetention
 	// tlsCert and tlsKey, when set, make run serve HTTPS.
 	tlsCert, tlsKey string
+	// dash is the dashboard handler makes; run feeds it live changes.
+	dash *dashboard.Handler
 }
 
 // scheme is how the process's listener is reached: http or https.
@@ -475,11 +478,16 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	return p, nil
 }
 
-// handler serves the API with /metrics beside it.
+// handler serves the API with /metrics beside it, and the dashboard on
+// every other path.
 func (p *process) handler(api http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
-	mux.Handle("/", api)
+	mux.Handle("/api/", api)
+	mux.Handle("/healthz", api)
+	mux.Handle("/readyz", api)
+	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard")})
+	mux.Handle("/", p.dash)
 	return mux
 }
 
@@ -519,6 +527,15 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 			errc <- p.ctl.Run(ctx)
 		}
 	}()
+	dashDone := make(chan struct{})
+	go func() {
+		defer close(dashDone)
+		if p.dash != nil {
+			if err := p.dash.Run(ctx); err != nil {
+				p.log.Warn("dashboard: no live updates", "err", err)
+			}
+		}
+	}()
 	pruneDone := make(chan struct{})
 	go func() {
 		defer close(pruneDone)
@@ -540,6 +557,7 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 	}
 	<-ctlDone
 	<-pruneDone
+	<-dashDone
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

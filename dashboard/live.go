@@ -1,0 +1,149 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kpool/kpool"
+)
+
+// change is what a browser is told of a write: which object, in which
+// cluster; the page fetches what it shows again.
+type change struct {
+	Type      string `json:"type"`
+	ObjectID  string `json:"object_id"`
+	ClusterID string `json:"cluster_id"`
+	owner     string
+}
+
+// broadcaster fans the store's change feed out to the browsers watching.
+type broadcaster struct {
+	mu   sync.Mutex
+	subs map[chan []change]bool
+}
+
+func newBroadcaster() *broadcaster { return &broadcaster{subs: map[chan []change]bool{}} }
+
+func (b *broadcaster) subscribe() chan []change {
+	ch := make(chan []change, 16)
+	b.mu.Lock()
+	b.subs[ch] = true
+	b.mu.Unlock()
+	return ch
+}
+
+func (b *broadcaster) unsubscribe(ch chan []change) {
+	b.mu.Lock()
+	delete(b.subs, ch)
+	b.mu.Unlock()
+}
+
+// publish sends to every watcher; one too slow to take it misses it, and
+// is told to reload everything instead.
+func (b *broadcaster) publish(cs []change) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs {
+		select {
+		case ch <- cs:
+		default:
+			// Full: drop its oldest batch for a resync, which says it
+			// all (the page fetches what it shows again).
+			select {
+			case <-ch:
+			default:
+			}
+			select {
+			case ch <- []change{{Type: "resync"}}:
+			default:
+			}
+		}
+	}
+}
+
+// Run reads the store's change feed (the events outbox the controllers
+// follow too) until ctx ends, and passes what changed to the browsers.
+func (h *Handler) Run(ctx context.Context) error {
+	feed := &kpool.EventFeed{Store: h.o.Service.Store}
+	if err := feed.Start(ctx); err != nil {
+		return err
+	}
+	t := time.NewTicker(h.o.Poll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		evs, err := feed.Next(ctx)
+		if errors.Is(err, kpool.ErrEventsPruned) {
+			h.live.publish([]change{{Type: "resync"}})
+			err = nil
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			h.o.Log.Warn("dashboard: reading the change feed", "err", err)
+			continue
+		}
+		if len(evs) == 0 {
+			continue
+		}
+		cs := make([]change, len(evs))
+		for i, e := range evs {
+			cs[i] = change{Type: e.Type, ObjectID: e.ObjectID, ClusterID: e.ClusterID, owner: strings.ToLower(e.Owner)}
+		}
+		h.live.publish(cs)
+	}
+}
+
+// stream is the server-sent events a page listens to: the changes to what
+// the caller may read (their clusters' objects; everything for an admin).
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	id := identity(r)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	// A stream outlives the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	ch := h.live.subscribe()
+	defer h.live.unsubscribe(ch)
+	fmt.Fprint(w, "retry: 2000\n: kpool live\n\n")
+	fl.Flush()
+	keep := time.NewTicker(25 * time.Second)
+	defer keep.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-keep.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		case cs := <-ch:
+			var mine []change
+			for _, c := range cs {
+				if c.Type == "resync" || id.SeesAll() || id.Owns(c.owner) {
+					mine = append(mine, c)
+				}
+			}
+			if len(mine) == 0 {
+				continue
+			}
+			b, _ := json.Marshal(mine)
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			fl.Flush()
+		}
+	}
+}

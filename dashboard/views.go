@@ -1,0 +1,414 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// phases in the order the fleet view counts them.
+var phases = []kpool.Phase{kpool.PhaseReady, kpool.PhaseProvisioning, kpool.PhaseUpdating, kpool.PhasePending,
+	kpool.PhaseDegraded, kpool.PhaseFailed, kpool.PhaseDeleting}
+
+// attention reports whether a pool needs a person: failed or degraded.
+func attention(p *kpool.NodePool) bool {
+	return p.Status.Phase == kpool.PhaseFailed || p.Status.Phase == kpool.PhaseDegraded
+}
+
+var funcs = template.FuncMap{
+	"attention": attention,
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05Z")
+	},
+	"join": strings.Join,
+	"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
+	"json": func(v any) string {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		return string(b)
+	},
+	"kv": func(m map[string]string) string {
+		var out []string
+		for _, k := range kpool.SortedKeys(m) {
+			out = append(out, k+"="+m[k])
+		}
+		return strings.Join(out, ", ")
+	},
+}
+
+// all pages through a list.
+func all[T any](ctx context.Context, list func(context.Context, kpool.ListOptions) (*kpool.List[T], error), o kpool.ListOptions) ([]T, error) {
+	o.Limit = kpool.MaxLimit
+	var out []T
+	for {
+		page, err := list(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		if page.Next == "" {
+			return out, nil
+		}
+		o.After = page.Next
+	}
+}
+
+// fleetCluster is a cluster in the fleet view.
+type fleetCluster struct {
+	*kpool.Cluster
+	Provider  string
+	Counts    []phaseCount
+	Attention []*kpool.NodePool
+	Matches   []*kpool.NodePool // the pools a pool filter selects
+	Pools     int
+}
+
+type phaseCount struct {
+	Phase kpool.Phase
+	N     int
+}
+
+type providerGroup struct {
+	Name     string
+	Type     kpool.PlatformType
+	Clusters []*fleetCluster
+}
+
+// filter is the fleet view's query.
+type filter struct {
+	Provider, Cluster, Phase, Label, Q string
+}
+
+func (f filter) poolFilter() bool { return f.Phase != "" || f.Label != "" || f.Q != "" }
+
+func (f filter) matchPool(p *kpool.NodePool) bool {
+	if f.Phase != "" && !strings.EqualFold(string(p.Status.Phase), f.Phase) {
+		return false
+	}
+	if f.Q != "" && !strings.Contains(strings.ToLower(p.Name), strings.ToLower(f.Q)) {
+		return false
+	}
+	if f.Label != "" {
+		k, v, hasV := strings.Cut(f.Label, "=")
+		got, ok := p.Spec.Labels[strings.TrimSpace(k)]
+		if !ok || hasV && got != strings.TrimSpace(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func (h *Handler) fleet(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	f := filter{Provider: q.Get("provider"), Cluster: q.Get("cluster"), Phase: q.Get("phase"), Label: q.Get("label"), Q: q.Get("q")}
+	clusters, err := all(ctx, h.o.Service.Clusters, kpool.ListOptions{})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	pools, err := all(ctx, h.o.Service.NodePools, kpool.ListOptions{})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	byCluster := map[string][]*kpool.NodePool{}
+	for _, p := range pools {
+		byCluster[p.ClusterID] = append(byCluster[p.ClusterID], p)
+	}
+	groups := map[kpool.PlatformType]*providerGroup{}
+	total := map[kpool.Phase]int{}
+	shown, attn := 0, 0
+	for _, c := range clusters {
+		t := c.Spec.Platform.Type
+		if f.Provider != "" && string(t) != f.Provider {
+			continue
+		}
+		if f.Cluster != "" && !strings.Contains(strings.ToLower(c.Name), strings.ToLower(f.Cluster)) && c.ID != f.Cluster {
+			continue
+		}
+		fc := &fleetCluster{Cluster: c, Provider: h.o.Profiles.Profile(t).Capabilities().Name, Pools: len(byCluster[c.ID])}
+		counts := map[kpool.Phase]int{}
+		for _, p := range byCluster[c.ID] {
+			if f.poolFilter() && !f.matchPool(p) {
+				continue
+			}
+			counts[p.Status.Phase]++
+			total[p.Status.Phase]++
+			shown++
+			if attention(p) {
+				fc.Attention = append(fc.Attention, p)
+				attn++
+			}
+			if f.poolFilter() {
+				fc.Matches = append(fc.Matches, p)
+			}
+		}
+		if f.poolFilter() && len(fc.Matches) == 0 {
+			continue
+		}
+		for _, ph := range phases {
+			if counts[ph] > 0 {
+				fc.Counts = append(fc.Counts, phaseCount{ph, counts[ph]})
+			}
+		}
+		g := groups[t]
+		if g == nil {
+			g = &providerGroup{Name: fc.Provider, Type: t}
+			if g.Name == "" {
+				g.Name = string(t)
+			}
+			groups[t] = g
+		}
+		g.Clusters = append(g.Clusters, fc)
+	}
+	var out []*providerGroup
+	nclusters := 0
+	for _, p := range h.o.Profiles.Profiles() {
+		if g := groups[p.Type()]; g != nil {
+			nclusters += len(g.Clusters)
+			sort.Slice(g.Clusters, func(i, j int) bool { return g.Clusters[i].Name < g.Clusters[j].Name })
+			out = append(out, g)
+		}
+	}
+	var totals []phaseCount
+	for _, ph := range phases {
+		if total[ph] > 0 {
+			totals = append(totals, phaseCount{ph, total[ph]})
+		}
+	}
+	var types []string
+	for _, p := range h.o.Profiles.Profiles() {
+		types = append(types, string(p.Type()))
+	}
+	h.render(w, r, "fleet", map[string]any{"Groups": out, "Totals": totals, "Pools": shown, "Attention": attn,
+		"Clusters": nclusters, "Filter": f, "Types": types, "Phases": phases, "Title": "Fleet"})
+}
+
+// poolRow is a pool in the cluster view's table.
+type poolRow struct {
+	*kpool.NodePool
+	MachineType string
+	Zones       []string
+	Ready       string // ready/desired, "?" when not known yet
+	ByZone      string // per zone, as the controller last counted
+	Bounds      string
+	Conditions  []kpool.Condition // those not as they are on a healthy pool
+	Drift       string
+	LastError   string
+}
+
+// healthy is each condition's status on a pool that needs nothing.
+var healthy = map[string]string{kpool.ConditionReady: kpool.ConditionTrue, kpool.ConditionProgressing: kpool.ConditionFalse,
+	kpool.ConditionDegraded: kpool.ConditionFalse, kpool.ConditionDrifted: kpool.ConditionFalse, kpool.ConditionSupported: kpool.ConditionTrue,
+	kpool.ConditionController: kpool.ConditionTrue, kpool.ConditionNodesCurrent: kpool.ConditionTrue}
+
+func (h *Handler) row(ctx context.Context, c *kpool.Cluster, p *kpool.NodePool, withReports bool) poolRow {
+	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
+	zones, _, _ := provider.PoolZones(prof, c, &p.Spec)
+	row := poolRow{NodePool: p, MachineType: prof.Block(c, &p.Spec).MachineType, Zones: zones, Ready: "?"}
+	desired := p.Spec.Count()
+	if a := p.Spec.Autoscaling; a.On() && a.MinNodes != nil && a.MaxNodes != nil {
+		row.Bounds = fmt.Sprintf("%d–%d", *a.MinNodes, *a.MaxNodes)
+	}
+	for _, cond := range p.Status.Conditions {
+		if want, ok := healthy[cond.Type]; ok && cond.Status == want {
+			continue
+		}
+		row.Conditions = append(row.Conditions, cond)
+		if cond.Type == kpool.ConditionDrifted && cond.Status == kpool.ConditionTrue {
+			row.Drift = cond.Message
+		}
+	}
+	if p.Status.Phase == kpool.PhaseFailed || p.Status.Phase == kpool.PhaseDegraded {
+		row.LastError = p.Status.Message
+	}
+	if !withReports {
+		return row
+	}
+	doc, err := h.o.Service.NodePoolStatus(ctx, p.ID)
+	if err != nil {
+		return row
+	}
+	for _, cs := range doc.ControllerStatus {
+		var m struct {
+			Active  *int           `json:"active_nodes"`
+			Desired *int           `json:"desired_nodes"`
+			ByZone  map[string]int `json:"nodes_by_zone"`
+			Error   string         `json:"last_error"`
+		}
+		if json.Unmarshal(cs.Metadata, &m) != nil {
+			continue
+		}
+		if m.Desired != nil {
+			desired = *m.Desired
+		}
+		if m.Active != nil {
+			row.Ready = fmt.Sprintf("%d/%d", *m.Active, desired)
+		}
+		var z []string
+		for _, k := range kpool.SortedKeys(m.ByZone) {
+			z = append(z, fmt.Sprintf("%s: %d", k, m.ByZone[k]))
+		}
+		row.ByZone = strings.Join(z, ", ")
+		if m.Error != "" && row.LastError == "" {
+			row.LastError = m.Error
+		}
+	}
+	return row
+}
+
+// capability is one field of the cluster's capability summary.
+type capability struct {
+	Field  provider.Field
+	Class  kpool.UpdateClass
+	Reason string
+}
+
+func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	c, err := h.o.Service.Cluster(ctx, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	pools, err := all(ctx, h.o.Service.NodePools, kpool.ListOptions{ClusterID: c.ID})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	rows := make([]poolRow, len(pools))
+	for i, p := range pools {
+		rows[i] = h.row(ctx, c, p, true)
+	}
+	caps := h.o.Profiles.Profile(c.Spec.Platform.Type).Capabilities()
+	var table []capability
+	for _, f := range provider.Fields {
+		if u, ok := caps.Updates[f]; ok {
+			table = append(table, capability{f, u.Class, u.Reason})
+		}
+	}
+	h.render(w, r, "cluster", map[string]any{"Cluster": c, "Rows": rows, "Caps": caps, "Table": table, "Title": c.Name})
+}
+
+// point is one node count in a pool's history.
+type point struct {
+	At              time.Time
+	Active, Desired int
+}
+
+var nodesRE = regexp.MustCompile(`; nodes (\d+)/(\d+)$`)
+
+func (h *Handler) pool(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	doc, err := h.o.Service.NodePoolStatus(ctx, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p, err := h.o.Service.NodePool(ctx, doc.NodePoolID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	c, err := h.o.Service.Cluster(ctx, p.ClusterID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	events, err := h.o.Service.Events(ctx, kpool.EventQuery{NodePoolID: p.ID, Limit: kpool.MaxLimit})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	// The node-count history, oldest first, from the controllers' reports.
+	var history []point
+	for i := len(events.Items) - 1; i >= 0; i-- {
+		e := events.Items[i]
+		if m := nodesRE.FindStringSubmatch(e.Detail); m != nil {
+			a, _ := strconv.Atoi(m[1])
+			d, _ := strconv.Atoi(m[2])
+			history = append(history, point{e.CreatedAt, a, d})
+		}
+	}
+	spec, _ := json.MarshalIndent(p.Spec, "", "  ")
+	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
+	h.render(w, r, "pool", map[string]any{"Pool": p, "Cluster": c, "Row": h.row(ctx, c, p, true), "Doc": doc,
+		"Events": events.Items, "Chart": chart(history), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name})
+}
+
+// chart draws the node counts as an SVG polyline pair: ready (solid) and
+// desired (dashed), readable without colour.
+func chart(ps []point) template.HTML {
+	if len(ps) < 1 {
+		return ""
+	}
+	const wdt, hgt = 600.0, 120.0
+	top := 1
+	for _, p := range ps {
+		top = max(top, p.Active, p.Desired)
+	}
+	t0, t1 := ps[0].At, ps[len(ps)-1].At
+	span := t1.Sub(t0).Seconds()
+	x := func(t time.Time) float64 {
+		if span == 0 {
+			return wdt
+		}
+		return t.Sub(t0).Seconds() / span * wdt
+	}
+	y := func(n int) float64 { return hgt - float64(n)/float64(top)*(hgt-10) }
+	var ready, desired strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&ready, "%.1f,%.1f ", x(p.At), y(p.Active))
+		fmt.Fprintf(&desired, "%.1f,%.1f ", x(p.At), y(p.Desired))
+	}
+	return template.HTML(fmt.Sprintf(`<svg class="chart" viewBox="-30 -5 %d %d" role="img" aria-label="nodes over time: %d reports, now %d of %d ready">`+
+		`<text x="-28" y="10">%d</text><text x="-28" y="%d">0</text>`+
+		`<polyline class="desired" points="%s"/><polyline class="ready" points="%s"/></svg>`,
+		int(wdt)+40, int(hgt)+10, len(ps), ps[len(ps)-1].Active, ps[len(ps)-1].Desired, top, int(hgt), desired.String(), ready.String()))
+}
+
+func (h *Handler) newPool(w http.ResponseWriter, r *http.Request) {
+	c, err := h.o.Service.Cluster(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
+	caps := prof.Capabilities()
+	cli := prof.CLI()
+	h.render(w, r, "new", map[string]any{"Cluster": c, "Caps": caps, "CLI": cli, "Zoned": caps.Zones != provider.ZonesNone,
+		"Title": "New pool in " + c.Name})
+}
+
+func (h *Handler) place(w http.ResponseWriter, r *http.Request) {
+	c, err := h.o.Service.Cluster(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	pools, err := all(r.Context(), h.o.Service.NodePools, kpool.ListOptions{ClusterID: c.ID})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var names []string
+	for _, p := range pools {
+		names = append(names, p.Name)
+	}
+	slices.Sort(names)
+	h.render(w, r, "place", map[string]any{"Cluster": c, "PoolNames": names, "Title": "Place apps on " + c.Name})
+}
