@@ -34,7 +34,7 @@ var funcs = template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
-	"join": strings.Join,
+	"join":  strings.Join,
 	"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 	"json": func(v any) string {
 		b, _ := json.MarshalIndent(v, "", "  ")
