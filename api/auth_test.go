@@ -74,6 +74,11 @@ func TestTokenAuth(t *testing.T) {
 		{"not a token", map[string]string{"Authorization": "Bearer " + admin}, http.StatusUnauthorized},
 		{"token", map[string]string{"Authorization": "Bearer " + good}, http.StatusOK},
 		{"token beside a forged header", map[string]string{"Authorization": "Bearer " + good, "X-User-Email": "someone@example.com"}, http.StatusOK},
+		// The dashboard's session cookie holds a token: taken only with
+		// the dashboard's header, which another site's form cannot send.
+		{"session cookie alone", map[string]string{"Cookie": kpool.SessionCookie + "=" + good}, http.StatusUnauthorized},
+		{"session cookie from the dashboard", map[string]string{"Cookie": kpool.SessionCookie + "=" + good, kpool.SessionHeader: "1"}, http.StatusOK},
+		{"expired session from the dashboard", map[string]string{"Cookie": kpool.SessionCookie + "=" + expired, kpool.SessionHeader: "1"}, http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", srv.URL+"/api/v1/clusters", nil)

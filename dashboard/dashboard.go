@@ -92,6 +92,14 @@ type ctxKey struct{}
 // token, checked as the API checks it. No identity, no data: the login page.
 func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if email := r.Header.Get("X-User-Email"); email != "" && h.o.Access.Mode() == kpool.AuthHeader {
+			// Behind a gateway that signs users in (header mode): its
+			// header is the identity, as for the API.
+			if id, err := h.o.Access.Authenticate(r.Context(), "", email); err == nil {
+				next(w, r.WithContext(context.WithValue(kpool.WithIdentity(r.Context(), id), ctxKey{}, id)))
+				return
+			}
+		}
 		c, err := r.Cookie(kpool.SessionCookie)
 		if err != nil || c.Value == "" {
 			h.toLogin(w, r)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider/catalog"
@@ -154,4 +155,65 @@ func TestLiveFanOut(t *testing.T) {
 	b.unsubscribe(fast)
 	b.unsubscribe(slow)
 	b.publish([]change{{Type: "x"}}) // nobody left: must not block
+}
+
+// TestSignIn: no identity, no data; a wrong token is refused on the form;
+// a good one is kept in an HttpOnly, SameSite=Strict cookie that opens the
+// pages; a redirect target off the site is not followed.
+func TestSignIn(t *testing.T) {
+	st := testdb.SQLite(t)
+	ts := st.(kpool.TokenStore)
+	tok, err := kpool.CheckToken(kpool.TokenRequest{User: owner, Role: kpool.RoleUser}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret, hash := kpool.NewTokenSecret()
+	if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
+		t.Fatal(err)
+	}
+	h := New(Options{Service: kpool.NewService(st, catalog.Registry()), Access: kpool.NewTokenAccess(ts), Profiles: catalog.Registry(),
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	resp, err := noFollow.Get(srv.URL + "/clusters/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next=/clusters/x" {
+		t.Fatalf("anonymous: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := noFollow.Get(srv.URL + "/live"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("anonymous live feed: %d", resp.StatusCode)
+	}
+	post := func(token, next string) *http.Response {
+		resp, err := noFollow.PostForm(srv.URL+"/login", map[string][]string{"token": {token}, "next": {next}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	bad := post("kpool_not-a-token", "/")
+	body, _ := io.ReadAll(bad.Body)
+	if bad.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "not valid") || len(bad.Cookies()) != 0 {
+		t.Fatalf("a wrong token: %d, %d cookies", bad.StatusCode, len(bad.Cookies()))
+	}
+	good := post(secret, "//evil.example/")
+	cookies := good.Cookies()
+	if good.StatusCode != http.StatusSeeOther || good.Header.Get("Location") != "/" || len(cookies) != 1 ||
+		!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Name != kpool.SessionCookie {
+		t.Fatalf("a good token: %d to %q, cookies %+v", good.StatusCode, good.Header.Get("Location"), cookies)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/", nil)
+	req.AddCookie(cookies[0])
+	page, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(page.Body)
+	if page.StatusCode != http.StatusOK || !strings.Contains(string(body), owner) || strings.Contains(string(body), secret) ||
+		!strings.Contains(page.Header.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Fatalf("signed in: %d, the page shows the token: %v", page.StatusCode, strings.Contains(string(body), secret))
+	}
 }

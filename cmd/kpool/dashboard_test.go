@@ -220,6 +220,15 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.EmulateViewport(1280, 800),
 	)
 
+	// Placement: paste a manifest, name the pool, get it placed.
+	run("placement",
+		chromedp.Navigate(server+"/clusters/"+cluster+"/place"), chromedp.WaitVisible(cd("#placement")),
+		chromedp.SetValue(cd(`#placement textarea[name="manifests"]`), "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec:\n  template:\n    spec:\n      containers: [{name: a, image: a:1}]\n"),
+		chromedp.SendKeys(cd(`#placement input[name="pools"]`), "web"),
+		chromedp.Click(cd("#place")),
+		poll(`document.querySelector("#placed").textContent.includes("kompox.dev/node-pool: web")`),
+	)
+
 	// 100 pools changing state while the fleet view is open: the page
 	// stays responsive (its event loop never waits long) and refreshes in
 	// a few batches, not once per change.
