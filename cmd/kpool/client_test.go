@@ -659,7 +659,7 @@ func TestErrors(t *testing.T) {
 		{"no ID", []string{"nodepool", "get"}, "kpool nodepool get: give the node pool ID"},
 		{"two IDs", []string{"cluster", "delete", "a", "b"}, "takes one cluster ID, got 2 arguments"},
 		{"two names", []string{"cluster", "create", "a", "b"}, "takes one cluster NAME, got 2 arguments"},
-		{"bad label", []string{"nodepool", "update", "x", "--label", "novalue"}, `--label "novalue": use KEY=VALUE`},
+		{"bad label", []string{"nodepool", "update", "01a20330-0000-7000-8000-000000000000", "--label", "novalue"}, `--label "novalue": use KEY=VALUE`},
 		{"unknown subcommand", []string{"nodepool", "lst"}, `unknown command "lst" for "kpool nodepool"`},
 		{"bad server", []string{"cluster", "list", "--server", "localhost:8080"}, `--server "localhost:8080" is not a URL`},
 	}

@@ -24,7 +24,7 @@ func newClusterCmd() *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	cmd.AddCommand(newClusterCreate(f), newClusterList(f), newClusterGet(f), newClusterDelete(f))
+	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterDelete(f), "cluster"))
 	return cmd
 }
 

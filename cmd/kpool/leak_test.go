@@ -516,7 +516,8 @@ credentials:
 		`msg=request method=GET path=/api/v1/nodepools/` + pool.ID + ` status=200 .*user=ci@example.com`,
 		`msg=request method=GET path=/api/v1/clusters status=200 .*user=root@example.com`,
 		`msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com(.|\n)*msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com`,
-		`msg=request method=GET path=/api/v1/clusters/kpool_xxxxx status=404 .*user=alice@example.com`,
+		// A token given as a cluster: looked up by name, never logged.
+		`msg=request method=GET path="/api/v1/clusters\?limit=100&name=kpool_xxxxx" status=200 .*user=alice@example.com`,
 		`msg=request method=DELETE path=/api/v1/nodepools/` + pool.ID + ` status=202 .*user=alice@example.com`,
 		`msg=request method=DELETE path=/api/v1/clusters/` + cl.ID + ` status=204 .*user=alice@example.com`,
 		`msg=request method=DELETE path=/api/v1/clusters/` + bc.ID + ` status=204 .*user=bob@example.com`,
