@@ -16,8 +16,10 @@ import (
 // than one object has (a pool name in several clusters, a cluster name of
 // several owners, as an admin sees them) is an error listing them.
 
-// clusterID resolves a cluster reference to its id.
+// clusterID resolves a cluster reference to its id. A reference may carry
+// the kind -o name prints (cluster/ID).
 func clusterID(ctx context.Context, c *api.Client, ref string) (string, error) {
+	ref = strings.TrimPrefix(ref, "cluster/")
 	if kpool.IsUUID(strings.ToLower(ref)) {
 		return strings.ToLower(ref), nil
 	}
@@ -41,6 +43,7 @@ func clusterID(ctx context.Context, c *api.Client, ref string) (string, error) {
 // poolID resolves a pool reference to its id; cluster (a name or an id, or
 // "") narrows a name to one cluster.
 func poolID(ctx context.Context, c *api.Client, ref, cluster string) (string, error) {
+	ref = strings.TrimPrefix(ref, "nodepool/")
 	if kpool.IsUUID(strings.ToLower(ref)) {
 		return strings.ToLower(ref), nil
 	}

@@ -397,11 +397,12 @@ func newPoolList(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.output == outTable && len(list.NodePools) == 0 {
+			if f.table() && len(list.NodePools) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
 				return nil
 			}
-			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools) })
+			l.more(cmd, len(list.NodePools), list.Total, list.Next)
+			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
 		},
 	}
 	fs := cmd.Flags()
@@ -652,7 +653,7 @@ deletionPolicy Abandon, let it be); --wait waits until then.`,
 			switch {
 			case gone:
 				fmt.Fprintf(out, "nodepool %s deleted\n", id)
-			case f.output != outTable:
+			case !f.table():
 				return f.print(cmd, p, nil)
 			default:
 				fmt.Fprintf(out, "nodepool %s is being deleted (%s)\n", id, p.Status.Message)
