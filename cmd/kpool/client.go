@@ -40,6 +40,9 @@ type clientFlags struct {
 	// noHeaders drops tables' headers; sortBy sorts lists by a JSONPath.
 	noHeaders bool
 	sortBy    string
+	// context names the config file's context to use; defaultCluster is
+	// its cluster.
+	context, defaultCluster string
 }
 
 // register adds the flags to cmd and checks them before any subcommand runs.
@@ -50,10 +53,14 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	pf.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, sent as X-User-Email to a server in --auth header mode (KPOOL_USER)")
 	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, wide, json, yaml, name, or jsonpath=TEMPLATE (k8s JSONPath, such as jsonpath='{.nodepools[*].name}')")
 	pf.BoolVar(&f.noHeaders, "no-headers", false, "print tables without their header line")
+	pf.StringVar(&f.context, "context", "", "the config file's context to use (KPOOL_CONTEXT; default: the current one)")
 	pf.StringVar(&f.sortBy, "sort-by", "", "sort lists by this JSONPath of each item, such as .name or .status.phase")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if c.HasSubCommands() {
 			return nil // a command group only prints its help
+		}
+		if err := f.fromContext(c); err != nil {
+			return err
 		}
 		return f.check()
 	}

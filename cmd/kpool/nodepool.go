@@ -26,7 +26,7 @@ func newNodePoolCmd() *cobra.Command {
 	}
 	f.register(cmd)
 	// Pools and clusters are named by name or by ID.
-	cmd.AddCommand(clusterFlagByName(newPoolCreate(f), f.client), clusterFlagByName(newPoolList(f), f.client),
+	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
 		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
 		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"))
 	return cmd
