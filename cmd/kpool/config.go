@@ -23,7 +23,7 @@ import (
 
 // config is the CLI's config file.
 type config struct {
-	CurrentContext string              `json:"current-context,omitempty"`
+	CurrentContext string           `json:"current-context,omitempty"`
 	Contexts       map[string]*kctx `json:"contexts,omitempty"`
 }
 
