@@ -92,6 +92,17 @@ type ctxKey struct{}
 // token, checked as the API checks it. No identity, no data: the login page.
 func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if authz := r.Header.Get("Authorization"); authz != "" && r.URL.Path == "/live" {
+			// The CLI's watch: the live feed with an API token, as the API
+			// takes it.
+			id, err := h.o.Access.Authenticate(r.Context(), authz, r.Header.Get("X-User-Email"))
+			if err != nil {
+				http.Error(w, "sign in first", http.StatusUnauthorized)
+				return
+			}
+			next(w, r.WithContext(context.WithValue(kpool.WithIdentity(r.Context(), id), ctxKey{}, id)))
+			return
+		}
 		if email := r.Header.Get("X-User-Email"); email != "" && h.o.Access.Mode() == kpool.AuthHeader {
 			// Behind a gateway that signs users in (header mode): its
 			// header is the identity, as for the API.

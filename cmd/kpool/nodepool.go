@@ -371,6 +371,7 @@ func newPoolList(f *clientFlags) *cobra.Command {
 	var (
 		l                      listFlags
 		cluster, phase, health string
+		watch                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -380,33 +381,41 @@ func newPoolList(f *clientFlags) *cobra.Command {
 			c := f.client()
 			o := l.options()
 			o.ClusterID, o.Phase, o.Health = cluster, kpool.Phase(phase), kpool.Health(health)
-			var list *api.NodePoolList
-			err := pages(l.all, o, func(o kpool.ListOptions) (string, error) {
-				page, err := c.NodePools(cmd.Context(), o)
+			show := func() error {
+				var list *api.NodePoolList
+				err := pages(l.all, o, func(o kpool.ListOptions) (string, error) {
+					page, err := c.NodePools(cmd.Context(), o)
+					if err != nil {
+						return "", err
+					}
+					if list == nil {
+						list = page
+					} else {
+						list.NodePools = append(list.NodePools, page.NodePools...)
+					}
+					list.Next = page.Next
+					return page.Next, nil
+				})
 				if err != nil {
-					return "", err
+					return err
 				}
-				if list == nil {
-					list = page
-				} else {
-					list.NodePools = append(list.NodePools, page.NodePools...)
+				if f.table() && len(list.NodePools) == 0 && !watch {
+					fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
+					return nil
 				}
-				list.Next = page.Next
-				return page.Next, nil
-			})
-			if err != nil {
-				return err
+				l.more(cmd, len(list.NodePools), list.Total, list.Next)
+				return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
 			}
-			if f.table() && len(list.NodePools) == 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
-				return nil
+			if watch {
+				// The stream first, then the list: no change is missed.
+				return f.watchPools(cmd, nil, o.ClusterID, show)
 			}
-			l.more(cmd, len(list.NodePools), list.Total, list.Next)
-			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
+			return show()
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&cluster, "cluster", "", "only the pools of this cluster (name or ID)")
+	fs.BoolVarP(&watch, "watch", "w", false, "after the list, print a line for each pool that changes (the server's live feed), until Ctrl-C")
 	fs.StringVar(&phase, "status", "", "only pools in this phase: Pending, Provisioning, Ready, Updating, Degraded, Failed or Deleting")
 	fs.StringVar(&health, "health", "", "only pools of this health: healthy, unhealthy or unknown")
 	l.register(fs)
@@ -414,11 +423,24 @@ func newPoolList(f *clientFlags) *cobra.Command {
 }
 
 func newPoolGet(f *clientFlags) *cobra.Command {
-	return &cobra.Command{
+	var watch bool
+	cmd := &cobra.Command{
 		Use:   "get ID",
 		Short: "Show a node pool",
-		Args:  idArg("node pool"),
+		Example: `  kpool nodepool get web --cluster prod
+  kpool nodepool get 0b1f4c2e-0000-4000-8000-000000000001 -o yaml
+  kpool nodepool get web -w          # a line each time it changes, until it is deleted`,
+		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if watch {
+				return f.watchPools(cmd, []string{args[0]}, "", func() error {
+					p, err := f.client().NodePool(cmd.Context(), args[0])
+					if err != nil {
+						return err
+					}
+					return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide()) })
+				})
+			}
 			p, err := f.client().NodePool(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -426,6 +448,8 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 			return f.print(cmd, p, func(w io.Writer) { poolView(w, p) })
 		},
 	}
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after showing it, print a line each time it changes (the server's live feed), until it is deleted or Ctrl-C")
+	return cmd
 }
 
 // poolFile is a node pool file: the API's body, plus the read-only fields
