@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -74,10 +75,25 @@ type NodePoolList struct {
 
 // ---- query parameters ----
 
-// query checks that r's query has only the allowed parameters, each once.
+// query checks that r's query decodes and has only the allowed parameters,
+// each once, and that the path's {id}, if any, is an id: a UUID in either
+// case, which it puts back in lower case so that the handler finds the
+// object. Every fault is in the one error.
 func query(r *http.Request, allowed ...string) (url.Values, error) {
-	q := r.URL.Query()
 	var fe kpool.FieldErrors
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// What did decode is still checked below.
+		fe.Add("query", "the query string does not decode: %v; escape '%%' as %%25 and give parameters as name=value separated by '&'", err)
+	}
+	if raw := r.PathValue("id"); raw != "" {
+		id, err := kpool.RefID("id", raw)
+		if err != nil {
+			addFields(&fe, err)
+		} else {
+			r.SetPathValue("id", id)
+		}
+	}
 	for _, k := range sortedKeys(q) {
 		ok := false
 		for _, a := range allowed {
@@ -93,6 +109,14 @@ func query(r *http.Request, allowed ...string) (url.Values, error) {
 		}
 	}
 	return q, fe.Err()
+}
+
+// addFields adds a VALIDATION_ERROR's fields to fe.
+func addFields(fe *kpool.FieldErrors, err error) {
+	var e *kpool.Error
+	if errors.As(err, &e) && e.Code == kpool.CodeValidation {
+		*fe = append(*fe, e.Fields...)
+	}
 }
 
 func sortedKeys(q url.Values) []string {
@@ -149,10 +173,11 @@ func listOptions(q url.Values) (kpool.ListOptions, error) {
 		if !q.Has(k) {
 			continue
 		}
-		v := q.Get(k)
-		if !kpool.IsUUID(v) {
-			fe.Add(k, "%q is not a cluster id (a UUID)", v)
-		} else if o.ClusterID != "" && o.ClusterID != v {
+		v, err := kpool.RefID(k, q.Get(k))
+		switch {
+		case err != nil:
+			addFields(&fe, err)
+		case o.ClusterID != "" && o.ClusterID != v:
 			fe.Add(k, "disagrees with the other cluster id given")
 		}
 		o.ClusterID = v
@@ -395,13 +420,9 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	if b.ClusterID != nil {
 		in.ClusterID = *b.ClusterID
 	}
-	if path := r.PathValue("id"); path != "" {
-		if in.ClusterID != "" && in.ClusterID != path {
+	if path := r.PathValue("id"); path != "" { // a UUID, in lower case: see query
+		if in.ClusterID != "" && strings.ToLower(in.ClusterID) != path {
 			s.writeError(w, r, kpool.Invalid("cluster_id", "%q does not match the cluster in the path (%s)", in.ClusterID, path))
-			return
-		}
-		if !kpool.IsUUID(path) {
-			s.writeError(w, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: path})
 			return
 		}
 		in.ClusterID = path
