@@ -848,8 +848,32 @@ func TestChangePlan(t *testing.T) {
 	if stored.Generation != 1 || stored.Spec.Count() != 2 || stored.ResourceVersion != p.ResourceVersion {
 		t.Fatalf("a dry run stored something: %+v", stored)
 	}
-	// A dry run of a refused change is refused the same way.
-	wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", `{"spec":{"zones":["2"]}}`), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+	// A dry run of a change the write refuses answers 200 with the plan,
+	// the replace rows and their reasons (what a dry run is for), the pool
+	// as it stays, and the error the write would answer with.
+	for _, body := range []string{`{"spec":{"zones":["2"]}}`, `{"spec":{"zones":["2"],"nodeCount":4}}`} {
+		r = a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", body)
+		want(t, r, http.StatusOK)
+		var refused DryRun
+		r.json(t, &refused)
+		var replace *kpool.Change
+		for i, ch := range refused.Plan.Changes {
+			if ch.Field == "spec.zones" {
+				replace = &refused.Plan.Changes[i]
+			}
+		}
+		if replace == nil || replace.Class != kpool.UpdateReplace || !strings.Contains(replace.Reason, "availabilityZones") ||
+			refused.Refused == nil || refused.Refused.Code != kpool.CodeValidation || len(refused.Refused.Fields) != 1 || refused.Refused.Fields[0].Field != "spec.zones" ||
+			refused.NodePool == nil || refused.NodePool.Generation != 1 || strings.Join(refused.NodePool.Spec.Zones, ",") != "1" || r.header.Get("ETag") != "" {
+			t.Fatalf("dry run of a replace %s: %s", body, r.body)
+		}
+		// The write itself is refused as before.
+		wantError(t, a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID, body), http.StatusBadRequest, kpool.CodeValidation, "spec.zones")
+	}
+	// A dry run that the write takes has no refusal.
+	if strings.Contains(string(a.as(user, "PATCH", "/api/v1/nodepools/"+p.ID+"?dry_run=true", `{"spec":{"nodeCount":4}}`).body), "refused") {
+		t.Fatal("a dry run the write takes says refused")
+	}
 	// Dry-run create and delete.
 	r = a.as(user, "POST", "/api/v1/nodepools?dry_run=true", `{"name":"more","cluster_id":"`+c.ID+`","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}}}}`)
 	want(t, r, http.StatusOK)

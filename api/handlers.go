@@ -579,6 +579,11 @@ type DryRun struct {
 	Cluster  *kpool.Cluster  `json:"cluster,omitempty"`
 	// Gone says that a delete would remove the object at once.
 	Gone bool `json:"gone,omitempty"`
+	// Refused is the error the write itself would answer with (a 400 for
+	// a change that needs a new pool, a 501 for one the provider cannot
+	// make): the plan's replace or not_implemented rows say why. The pool
+	// is then as it stays.
+	Refused *ErrorDetail `json:"refused,omitempty"`
 }
 
 // written answers a write: in a dry run, 200 with a DryRun; otherwise 204
@@ -590,6 +595,12 @@ func (s *Server) written(w http.ResponseWriter, r *http.Request, status int, v a
 	}
 	if kpool.IsDryRun(r.Context()) {
 		d := DryRun{DryRun: true, Plan: plan, Gone: gone}
+		if plan != nil {
+			var e *kpool.Error
+			if errors.As(plan.Refusal(), &e) {
+				d.Refused = &ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}
+			}
+		}
 		switch o := v.(type) {
 		case *kpool.NodePool:
 			d.NodePool = o

@@ -871,15 +871,18 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Fatalf("dry-run PUT: %+v", d.Plan)
 	}
 	dryRun(a.expect(200, oaOwner, "PUT", gp+"?dry_run=true", `{"spec":null}`))
-	// A change AKS makes only with a new pool is a 400 naming the field,
-	// dry run or not.
-	for _, path := range []string{gp, gp + "?dry_run=true"} {
-		r = a.expect(400, oaOwner, "PATCH", path, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
-		var e ErrorBody
-		r.decode(t, &e)
-		if len(e.Error.Fields) != 1 || e.Error.Fields[0].Field != "spec.platform.azure.vmSize" {
-			t.Fatalf("vmSize change: %s", clip(r.body))
-		}
+	// A change AKS makes only with a new pool is a 400 naming the field;
+	// its dry run is the plan with the replace row, and the refusal.
+	r = a.expect(400, oaOwner, "PATCH", gp, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
+	var e ErrorBody
+	r.decode(t, &e)
+	if len(e.Error.Fields) != 1 || e.Error.Fields[0].Field != "spec.platform.azure.vmSize" {
+		t.Fatalf("vmSize change: %s", clip(r.body))
+	}
+	d = dryRun(a.expect(200, oaOwner, "PATCH", gp+"?dry_run=true", `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`))
+	if len(d.Plan.Changes) != 1 || d.Plan.Changes[0].Class != kpool.UpdateReplace || d.Refused == nil || d.Refused.Code != kpool.CodeValidation ||
+		len(d.Refused.Fields) != 1 || d.Refused.Fields[0].Field != "spec.platform.azure.vmSize" {
+		t.Fatalf("vmSize change, dry run: %+v", d)
 	}
 	a.expect(400, oaOwner, "PUT", gp, `{"spec":{"zones":["2"]}}`)
 	r = a.expect(200, oaOwner, "GET", gp, "")

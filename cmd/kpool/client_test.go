@@ -678,7 +678,8 @@ func TestErrors(t *testing.T) {
 		code string
 	}{
 		{[]string{"cluster", "get", "01a20330-0000-7000-8000-000000000000"}, kpool.CodeNotFound},
-		{[]string{"nodepool", "status", "nope"}, kpool.CodeNotFound},
+		{[]string{"nodepool", "status", "nope"}, kpool.CodeValidation}, // an id that is not a UUID
+		{[]string{"nodepool", "status", "01a20330-0000-7000-8000-000000000000"}, kpool.CodeNotFound},
 		{[]string{"nodepool", "create", "p", "--cluster", "01a20330-0000-7000-8000-000000000000", "--machine-type", "x"}, kpool.CodeNotFound},
 		{[]string{"cluster", "list", "--limit", "1000"}, kpool.CodeValidation},
 	}

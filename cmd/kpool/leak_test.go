@@ -410,8 +410,8 @@ credentials:
 	}
 	// The CLI's errors are scrubbed too: an id that is a token.
 	before = seen.Len()
-	if _, err := cli("alice: cluster get with her token as the id", as(alice, "cluster", "get", alice)...); kpool.ErrorCode(err) != kpool.CodeNotFound ||
-		!strings.Contains(seen.String()[before:], "Error: NOT_FOUND") {
+	if _, err := cli("alice: cluster get with her token as the id", as(alice, "cluster", "get", alice)...); kpool.ErrorCode(err) != kpool.CodeValidation ||
+		!strings.Contains(seen.String()[before:], "Error: VALIDATION_ERROR") {
 		t.Fatalf("cluster get TOKEN: %v\n%s", err, seen.String()[before:])
 	}
 
@@ -452,7 +452,7 @@ credentials:
 		{"token in the query", "GET", "/api/v1/clusters?token=" + alice, nil, 401, ""},
 		{"access_token in the query", "GET", "/api/v1/clusters?limit=5&access_token=" + bob, bearer(alice), 400, ""},
 		{"bare token in the query", "GET", "/api/v1/nodepools?" + admin, nil, 401, ""},
-		{"token in the path", "GET", "/api/v1/clusters/" + alice, bearer(admin), 404, ""},
+		{"token in the path", "GET", "/api/v1/clusters/" + alice, bearer(admin), 400, ""},
 		{"X-User-Email in token mode", "GET", "/api/v1/clusters", map[string]string{"X-User-Email": "alice@example.com"}, 401, ""},
 		{"token without its scheme", "GET", "/api/v1/clusters", map[string]string{"Authorization": alice}, 401, ""},
 		{"token as basic credentials", "GET", "/api/v1/clusters", map[string]string{"Authorization": "Basic " + alice}, 401, ""},
@@ -516,7 +516,7 @@ credentials:
 		`msg=request method=GET path=/api/v1/nodepools/` + pool.ID + ` status=200 .*user=ci@example.com`,
 		`msg=request method=GET path=/api/v1/clusters status=200 .*user=root@example.com`,
 		`msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com(.|\n)*msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com`,
-		`msg=request method=GET path=/api/v1/clusters/kpool_xxxxx status=404 .*user=alice@example.com`,
+		`msg=request method=GET path=/api/v1/clusters/kpool_xxxxx status=400 .*user=alice@example.com`,
 		`msg=request method=DELETE path=/api/v1/nodepools/` + pool.ID + ` status=202 .*user=alice@example.com`,
 		`msg=request method=DELETE path=/api/v1/clusters/` + cl.ID + ` status=204 .*user=alice@example.com`,
 		`msg=request method=DELETE path=/api/v1/clusters/` + bc.ID + ` status=204 .*user=bob@example.com`,
