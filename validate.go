@@ -510,7 +510,10 @@ func ReservedDomain(key string, domains []string) string {
 	return ""
 }
 
-// ValidateTaints checks node taints: key, value and effect, none twice.
+// ValidateTaints checks node taints: key, value and effect, none twice,
+// and no key in a domain Kubernetes or kpool own (LabelDomains): the node
+// lifecycle controller sets node.kubernetes.io/not-ready and the like
+// itself, and a pool's taint there would fight it or fake its state.
 func ValidateTaints(fe *FieldErrors, field string, ts []Taint) {
 	type keyEffect struct{ key, effect string }
 	seen := map[keyEffect]bool{}
@@ -520,6 +523,8 @@ func ValidateTaints(fe *FieldErrors, field string, ts []Taint) {
 			fe.Add(f+".key", "required")
 		} else if errs := content.IsLabelKey(t.Key); len(errs) > 0 {
 			fe.Add(f+".key", "%q is not a valid taint key: %s", t.Key, strings.Join(errs, "; "))
+		} else if d := ReservedDomain(t.Key, LabelDomains); d != "" {
+			fe.Add(f+".key", "%q is in taint domain %q, which Kubernetes or kpool reserve (node.kubernetes.io/*, node-role.kubernetes.io/*…): use a key of your own, such as example.com/dedicated", t.Key, d)
 		}
 		if errs := content.IsLabelValue(t.Value); len(errs) > 0 {
 			fe.Add(f+".value", "%q is not a valid taint value: %s", t.Value, strings.Join(errs, "; "))

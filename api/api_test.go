@@ -979,18 +979,21 @@ func TestNoController(t *testing.T) {
 }
 
 // TestRepairFailedCreate is issue 11's item 6: a pool whose create failed at
-// AKS (zone 4 does not exist there) can be given other zones, since nothing
-// exists at the provider to change in place; once a controller says it may
-// exist, AKS's limits hold again.
+// AKS (its VM size is not offered in zone 3 there) can be given other zones,
+// since nothing exists at the provider to change in place; once a
+// controller says it may exist, AKS's limits hold again. (Zone 4, which no
+// Azure region has, is refused before any create: issue 17.)
 func TestRepairFailedCreate(t *testing.T) {
 	forEachStore(t, func(t *testing.T, a *testAPI) {
 		c := a.cluster(user, "aks", aksCluster)
-		r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["4"]}}`)
+		wantError(t, a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["4"]}}`),
+			http.StatusBadRequest, kpool.CodeValidation, "spec.zones[0]")
+		r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"zones":["3"]}}`)
 		want(t, r, http.StatusCreated)
 		var p kpool.NodePool
 		r.json(t, &p)
 		failed := `{"controller_name":"aks-nodepool-controller","observed_generation":1,
-			"conditions":[{"type":"Ready","status":"False","reason":"ProviderRefused","message":"zone 4 is not available in westeurope"},
+			"conditions":[{"type":"Ready","status":"False","reason":"ProviderRefused","message":"Standard_D4s_v5 is not available in zone 3 of westeurope"},
 			              {"type":"Progressing","status":"False","reason":"ProviderRefused"}],
 			"metadata":{"provisioning_state":"NotFound","failed_generation":1,"exists":false}}`
 		want(t, a.as(aksController, "PUT", "/api/v1/nodepools/"+p.ID+"/status", failed), http.StatusOK)
