@@ -470,3 +470,30 @@ func decodeStrict(data []byte, v any, path string) error {
 	}
 	return nil
 }
+
+// TestRefID: an id that refers to an object is a UUID in either case, read
+// in lower case; anything else, and the nil UUID, is a 400 naming the field.
+func TestRefID(t *testing.T) {
+	const id = "01a2065f-6ad4-76ef-96ff-668bd0563ece"
+	for _, tc := range []struct {
+		in, want string // want "" when refused
+	}{
+		{id, id},
+		{strings.ToUpper(id), id},
+		{"01A2065F-6ad4-76ef-96FF-668bd0563ece", id},
+		{"", ""},
+		{"prod", ""},
+		{"urn:uuid:" + id, ""},
+		{"{" + id + "}", ""},
+		{strings.ReplaceAll(id, "-", ""), ""},
+		{NilUUID, ""},
+	} {
+		got, err := RefID("id", tc.in)
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("RefID(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		if err != nil && (!IsValidation(err) || err.(*Error).Fields[0].Field != "id") {
+			t.Errorf("RefID(%q): %v, want a VALIDATION_ERROR naming id", tc.in, err)
+		}
+	}
+}
