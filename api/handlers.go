@@ -111,6 +111,15 @@ func query(r *http.Request, allowed ...string) (url.Values, error) {
 	return q, fe.Err()
 }
 
+// lowerID is v in lower case when that makes it a UUID (ids are stored so),
+// otherwise v as it is, for the check that follows to quote.
+func lowerID(v string) string {
+	if l := strings.ToLower(v); kpool.IsUUID(l) {
+		return l
+	}
+	return v
+}
+
 // addFields adds a VALIDATION_ERROR's fields to fe.
 func addFields(fe *kpool.FieldErrors, err error) {
 	var e *kpool.Error
@@ -623,7 +632,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	eq := kpool.EventQuery{ClusterID: q.Get("cluster_id"), NodePoolID: q.Get("nodepool_id"), Type: q.Get("type"), Actor: q.Get("actor"), After: q.Get("after")}
+	eq := kpool.EventQuery{ClusterID: lowerID(q.Get("cluster_id")), NodePoolID: lowerID(q.Get("nodepool_id")), Type: q.Get("type"), Actor: q.Get("actor"), After: q.Get("after")}
 	var fe kpool.FieldErrors
 	if v := q.Get("limit"); q.Has("limit") {
 		n, err := strconv.Atoi(v)

@@ -76,6 +76,8 @@ func TestUpperCaseIDs(t *testing.T) {
 		{"create in cluster, body cluster_id too", "POST", "/api/v1/clusters/" + cu + "/nodepools?dry_run=true", `{"name":"more","cluster_id":"` + c.ID + `","spec":` + gcpPool + `}`, 200},
 		{"create by body cluster_id", "POST", "/api/v1/nodepools?dry_run=true", `{"name":"more","cluster_id":"` + cu + `","spec":` + gcpPool + `}`, 200},
 		{"delete pool", "DELETE", "/api/v1/nodepools/" + pu + "?dry_run=true", "", 200},
+		{"events of the cluster", "GET", "/api/v1/events?cluster_id=" + cu, "", 200},
+		{"events of the pool", "GET", "/api/v1/events?nodepool_id=" + pu, "", 200},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,6 +92,9 @@ func TestUpperCaseIDs(t *testing.T) {
 	a.as(user, "GET", "/api/v1/nodepools/"+pu, "").json(t, &got)
 	if got.ID != p.ID || got.ClusterID != c.ID {
 		t.Fatalf("got %s in %s, want %s in %s", got.ID, got.ClusterID, p.ID, c.ID)
+	}
+	if l := a.events(user, "?nodepool_id="+pu); len(l.Events) != 1 || l.Events[0].Type != kpool.EventNodePoolCreated {
+		t.Errorf("events of the pool by its id in upper case: %+v", l.Events)
 	}
 	// A client-chosen id is stored as given, so it must be canonical.
 	wantError(t, a.as(user, "POST", "/api/v1/nodepools", `{"id":"`+strings.ToUpper("7c9e6679-7425-40de-944b-e07fc1f90ae7")+`","name":"x","cluster_id":"`+c.ID+`","spec":`+gcpPool+`}`),
