@@ -138,8 +138,11 @@ type ListOptions struct {
 	Offset    int
 	After     string // a cursor from a previous List's Next
 	ClusterID string
-	Phase     Phase
-	Health    Health
+	// Name selects the objects of exactly this name (a pool's name is
+	// unique in its cluster, a cluster's in its owner's).
+	Name   string
+	Phase  Phase
+	Health Health
 }
 
 // List is one page of a list.
@@ -333,7 +336,7 @@ func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster],
 	if err != nil {
 		return nil, err
 	}
-	f := ClusterFilter{}
+	f := ClusterFilter{Name: o.Name}
 	if !id.SeesAll() {
 		f.Owner = id.Email
 	}
@@ -815,7 +818,7 @@ func (s *Service) RawNodePools(ctx context.Context, o ListOptions) (*List[*RawNo
 	if err != nil {
 		return nil, err
 	}
-	f := NodePoolFilter{ClusterID: o.ClusterID, Phase: o.Phase, Health: o.Health}
+	f := NodePoolFilter{ClusterID: o.ClusterID, Name: o.Name, Phase: o.Phase, Health: o.Health}
 	if !id.SeesAll() {
 		f.Owner = id.Email
 	}

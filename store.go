@@ -114,6 +114,7 @@ type Tx interface {
 // ClusterFilter selects clusters. Empty fields select everything.
 type ClusterFilter struct {
 	Owner string // created_by, compared in lower case
+	Name  string // exactly this name
 	Page
 }
 
@@ -121,6 +122,7 @@ type ClusterFilter struct {
 type NodePoolFilter struct {
 	Owner     string // the owner of the pool's cluster
 	ClusterID string
+	Name      string // exactly this name
 	Phase     Phase
 	Health    Health
 	Page

@@ -116,6 +116,9 @@ func listQuery(o kpool.ListOptions) url.Values {
 	if o.ClusterID != "" {
 		q.Set("cluster_id", o.ClusterID)
 	}
+	if o.Name != "" {
+		q.Set("name", o.Name)
+	}
 	if o.Phase != "" {
 		q.Set("status", string(o.Phase))
 	}

@@ -178,6 +178,12 @@ func listOptions(q url.Values) (kpool.ListOptions, error) {
 			fe.Add("health", "unknown health %q: use one of %s", v, join(kpool.Healths))
 		}
 	}
+	if q.Has("name") {
+		o.Name = q.Get("name")
+		if o.Name == "" {
+			fe.Add("name", "give the name to look for")
+		}
+	}
 	for _, k := range []string{"cluster_id", "clusterId"} {
 		if !q.Has(k) {
 			continue
@@ -268,7 +274,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, status int, v any,
 // ---- clusters ----
 
 func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "limit", "offset", "after")
+	q, err := query(r, "limit", "offset", "after", "name")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -352,7 +358,7 @@ func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
 // ---- node pools ----
 
 func (s *Server) listNodePools(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "limit", "offset", "after", "status", "health", "cluster_id", "clusterId")
+	q, err := query(r, "limit", "offset", "after", "status", "health", "cluster_id", "clusterId", "name")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -366,7 +372,7 @@ func (s *Server) listNodePools(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listClusterNodePools(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "limit", "offset", "after", "status", "health")
+	q, err := query(r, "limit", "offset", "after", "status", "health", "name")
 	if err != nil {
 		s.writeError(w, r, err)
 		return

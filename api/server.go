@@ -137,7 +137,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // password) and the API refuses it anyway; its name is kept, to say what
 // was sent.
 var loggedParams = map[string]bool{"limit": true, "offset": true, "after": true, "status": true, "health": true,
-	"cluster_id": true, "clusterId": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true}
+	"cluster_id": true, "clusterId": true, "name": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true}
 
 // logURI is the request's path and query as the access log writes them:
 // the values of parameters the API does not take hidden, and a parameter

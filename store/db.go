@@ -389,6 +389,9 @@ func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Clu
 	if f.Owner != "" {
 		w.add("c.created_by = ?", strings.ToLower(f.Owner))
 	}
+	if f.Name != "" {
+		w.add("c.name = ?", f.Name)
+	}
 	tail, args := db.page(w, f.Page, "c")
 	out := []*kpool.Cluster{}
 	var total int
@@ -442,11 +445,18 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 		w.add("p.health = ?", string(f.Health))
 		cw.add("k.health = ?", string(f.Health))
 	}
-	tail, args := db.page(w, f.Page, "p")
-	counts := ` FROM nodepool_counts k`
+	count := `SELECT coalesce(sum(k.n), 0) FROM nodepool_counts k`
 	if f.Owner != "" {
-		counts += ` JOIN clusters c ON c.id = k.cluster_id`
+		count += ` JOIN clusters c ON c.id = k.cluster_id`
 	}
+	count += cw.String()
+	if f.Name != "" {
+		// The counters are per cluster, phase and health: a name is
+		// counted over its (at most one per cluster) rows.
+		w.add("p.name = ?", f.Name)
+		count, cw = `SELECT count(*) FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`+w.String(), w
+	}
+	tail, args := db.page(w, f.Page, "p")
 	out := []*kpool.RawNodePool{}
 	var total int64
 	err := db.db.Read(ctx,
@@ -455,7 +465,7 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 			out = append(out, p)
 			return err
 		}),
-		db.read(`SELECT coalesce(sum(k.n), 0)`+counts+cw.String(), cw.args, func(s Scanner) error { return s.Scan(&total) }))
+		db.read(count, cw.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
 		return nil, 0, db.fail(ctx, err)
 	}

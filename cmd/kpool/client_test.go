@@ -653,13 +653,13 @@ func TestErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, json or yaml`},
+		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, wide, json, yaml, name or jsonpath=TEMPLATE`},
 		{"bad int flag", []string{"nodepool", "scale", "x", "--count", "many"}, `invalid argument "many" for "--count"`},
 		{"unknown flag", []string{"cluster", "list", "--colour"}, "unknown flag: --colour"},
 		{"no ID", []string{"nodepool", "get"}, "kpool nodepool get: give the node pool ID"},
 		{"two IDs", []string{"cluster", "delete", "a", "b"}, "takes one cluster ID, got 2 arguments"},
 		{"two names", []string{"cluster", "create", "a", "b"}, "takes one cluster NAME, got 2 arguments"},
-		{"bad label", []string{"nodepool", "update", "x", "--label", "novalue"}, `--label "novalue": use KEY=VALUE`},
+		{"bad label", []string{"nodepool", "update", "01a20330-0000-7000-8000-000000000000", "--label", "novalue"}, `--label "novalue": use KEY=VALUE`},
 		{"unknown subcommand", []string{"nodepool", "lst"}, `unknown command "lst" for "kpool nodepool"`},
 		{"bad server", []string{"cluster", "list", "--server", "localhost:8080"}, `--server "localhost:8080" is not a URL`},
 	}
@@ -678,8 +678,7 @@ func TestErrors(t *testing.T) {
 		code string
 	}{
 		{[]string{"cluster", "get", "01a20330-0000-7000-8000-000000000000"}, kpool.CodeNotFound},
-		{[]string{"nodepool", "status", "nope"}, kpool.CodeValidation}, // an id that is not a UUID
-		{[]string{"nodepool", "status", "01a20330-0000-7000-8000-000000000000"}, kpool.CodeNotFound},
+		{[]string{"nodepool", "status", "nope"}, kpool.CodeNotFound},
 		{[]string{"nodepool", "create", "p", "--cluster", "01a20330-0000-7000-8000-000000000000", "--machine-type", "x"}, kpool.CodeNotFound},
 		{[]string{"cluster", "list", "--limit", "1000"}, kpool.CodeValidation},
 	}

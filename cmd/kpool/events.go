@@ -54,7 +54,7 @@ the clusters you registered; admins see all.`,
 				seen[page.Next] = true
 				q.After = page.Next
 			}
-			if f.output == outTable && len(list.Events) == 0 {
+			if f.table() && len(list.Events) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No events found.")
 				return nil
 			}
@@ -63,13 +63,13 @@ the clusters you registered; admins see all.`,
 	}
 	f.register(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&q.ClusterID, "cluster", "", "only this cluster's events and its pools'")
+	fs.StringVar(&q.ClusterID, "cluster", "", "only this cluster's events and its pools' (name or ID)")
 	fs.StringVar(&q.NodePoolID, "pool", "", "only this node pool's events")
 	fs.StringVar(&q.Type, "type", "", "an event type (nodepool.updated) or a kind and a dot (nodepool.)")
 	fs.StringVar(&q.Actor, "actor", "", "only this caller's events (an e-mail address)")
 	fs.IntVar(&q.Limit, "limit", 0, fmt.Sprintf("page size, 1-%d (default %d)", kpool.MaxLimit, kpool.DefaultLimit))
 	fs.BoolVar(&all, "all", false, "follow the next cursor to the oldest event kept")
-	return cmd
+	return clusterFlagByName(cmd, f.client)
 }
 
 // eventTable lists events as kubectl lists them: a line each, newest first.

@@ -38,7 +38,13 @@ func TestEvents(t *testing.T) {
 	if len(all.Events) != 3 || all.Next != "" {
 		t.Errorf("--all over pages of one: %d events, next %q", len(all.Events), all.Next)
 	}
-	if _, err := run(srv, "", "events", "--cluster", "prod"); err == nil || !strings.Contains(err.Error(), "cluster_id") {
-		t.Errorf("a cluster name for --cluster: %v, want an error naming cluster_id", err)
+	// A cluster may be named by its name too; an unknown one is not found.
+	cl := decode[kpool.Cluster](t, srv, "cluster", "get", cluster)
+	byName := decode[api.EventList](t, srv, "events", "--cluster", cl.Name, "--limit", "1", "--all")
+	if len(byName.Events) != 3 {
+		t.Errorf("events --cluster %s (by name): %d events", cl.Name, len(byName.Events))
+	}
+	if _, err := run(srv, "", "events", "--cluster", "no-such-cluster"); kpool.ErrorCode(err) != kpool.CodeNotFound || !strings.Contains(err.Error(), `No cluster named "no-such-cluster"`) {
+		t.Errorf("an unknown cluster name for --cluster: %v", err)
 	}
 }

@@ -61,7 +61,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace())
+	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace(), newConfigCmd())
 	addClientCommands(root)
 	return root
 }

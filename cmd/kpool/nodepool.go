@@ -25,8 +25,10 @@ func newNodePoolCmd() *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	cmd.AddCommand(newPoolCreate(f), newPoolList(f), newPoolGet(f), newPoolUpdate(f), newPoolScale(f),
-		newPoolDelete(f), newPoolStatus(f))
+	// Pools and clusters are named by name or by ID.
+	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
+		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
+		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"))
 	return cmd
 }
 
@@ -358,7 +360,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of the node pool; - reads stdin")
-	fs.StringVar(&cluster, "cluster", "", "ID of the cluster")
+	fs.StringVar(&cluster, "cluster", "", "the cluster (name or ID)")
 	fs.StringVar(&id, "id", "", "node pool ID (a UUID) to use instead of a generated one")
 	pf.register(fs)
 	wf.register(fs, "is Ready")
@@ -395,15 +397,16 @@ func newPoolList(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.output == outTable && len(list.NodePools) == 0 {
+			if f.table() && len(list.NodePools) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
 				return nil
 			}
-			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools) })
+			l.more(cmd, len(list.NodePools), list.Total, list.Next)
+			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&cluster, "cluster", "", "only the pools of this cluster ID")
+	fs.StringVar(&cluster, "cluster", "", "only the pools of this cluster (name or ID)")
 	fs.StringVar(&phase, "status", "", "only pools in this phase: Pending, Provisioning, Ready, Updating, Degraded, Failed or Deleting")
 	fs.StringVar(&health, "health", "", "only pools of this health: healthy, unhealthy or unknown")
 	l.register(fs)
@@ -663,7 +666,7 @@ deletionPolicy Abandon, let it be); --wait waits until then.`,
 			switch {
 			case gone:
 				fmt.Fprintf(out, "nodepool %s deleted\n", id)
-			case f.output != outTable:
+			case !f.table():
 				return f.print(cmd, p, nil)
 			default:
 				fmt.Fprintf(out, "nodepool %s is being deleted (%s)\n", id, p.Status.Message)

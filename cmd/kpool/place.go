@@ -75,7 +75,11 @@ Documents that are not workloads are written as they came.`,
 				if err := f.check(); err != nil {
 					return err
 				}
-				res, err = f.client().Place(cmd.Context(), cluster, req)
+				id, idErr := clusterID(cmd.Context(), f.client(), cluster)
+				if idErr != nil {
+					return idErr
+				}
+				res, err = f.client().Place(cmd.Context(), id, req)
 			} else {
 				o := req.Options(nil)
 				o.AppName = app
@@ -93,7 +97,7 @@ Documents that are not workloads are written as they came.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&file, "filename", "f", "", "Kubernetes manifests, YAML or JSON documents; - reads stdin")
-	fs.StringVar(&cluster, "cluster", "", "check against this cluster's pools (ID), through the API")
+	fs.StringVar(&cluster, "cluster", "", "check against this cluster's pools (name or ID), through the API")
 	fs.StringVar(&pool, "pool", "", "the pool every workload goes to")
 	fs.StringSliceVar(&pools, "pools", nil, "pools every workload may go to, comma-separated")
 	fs.StringVar(&zone, "zone", "", "the zone: logical (1), <region>-1, or the provider's own (us-central1-a)")

@@ -507,6 +507,20 @@ func testList(t *testing.T, s *kpool.Service) {
 	if clusters.Total != 2 || len(clusters.Items) != 1 || clusters.Next == "" {
 		t.Fatalf("clusters page: %+v", clusters)
 	}
+	// By name: what the CLI resolves names with.
+	named := ok(s.NodePools(ctx, kpool.ListOptions{Name: "pool-3"}))(t)
+	if named.Total != 1 || len(named.Items) != 1 || named.Items[0].Name != "pool-3" {
+		t.Fatalf("name filter: %+v", named)
+	}
+	if none := ok(s.NodePools(ctx, kpool.ListOptions{Name: "pool-3", ClusterID: a.ID}))(t); none.Total != 0 || len(none.Items) != 0 {
+		t.Fatalf("name in another cluster: %+v", none)
+	}
+	if byName := ok(s.Clusters(ctx, kpool.ListOptions{Name: "b"}))(t); byName.Total != 1 || byName.Items[0].ID != b.ID {
+		t.Fatalf("cluster by name: %+v", byName)
+	}
+	if other := ok(s.Clusters(Ctx(Bob), kpool.ListOptions{Name: "b"}))(t); other.Total != 0 {
+		t.Fatalf("another owner's cluster by name: %+v", other)
+	}
 	_, err := s.NodePools(ctx, kpool.ListOptions{Limit: 101})
 	wantCode(t, err, kpool.CodeValidation)
 	_, err = s.NodePools(ctx, kpool.ListOptions{After: "garbage!"})
