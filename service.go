@@ -211,10 +211,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 		return nil, err
 	}
 	c := &Cluster{ID: in.ID, Name: in.Name, CreatedBy: id.Email}
-	if len(in.Spec) == 0 {
-		return nil, Invalid("spec", "required")
-	}
-	if err := decode(in.Spec, &c.Spec, "spec"); err != nil {
+	if err := specOrHeader(in.Spec, &c.Spec, c.Name, c.ID); err != nil {
 		return nil, err
 	}
 	if err := ValidateCluster(s.Platforms, c); err != nil {
@@ -587,12 +584,20 @@ func (s *Service) CreateNodePoolPlan(ctx context.Context, in NodePoolCreate) (*N
 }
 
 func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, []string, error) {
-	if in.ClusterID == "" {
-		return nil, nil, Invalid("cluster_id", "required")
+	clusterID, err := RefID("cluster_id", in.ClusterID)
+	if err != nil {
+		// No cluster to check the spec against: what can be checked
+		// without one is reported with it.
+		var fe FieldErrors
+		addFields(&fe, err)
+		if len(in.Spec) == 0 {
+			fe.Add("spec", "required")
+		}
+		ValidateName(&fe, "name", in.Name)
+		ValidateID(&fe, "id", in.ID)
+		return nil, nil, fe.Err()
 	}
-	if !IsUUID(in.ClusterID) {
-		return nil, nil, Invalid("cluster_id", "%q is not a cluster id (a UUID in canonical form)", in.ClusterID)
-	}
+	in.ClusterID = clusterID
 	if in.ID == "" {
 		in.ID = newID()
 	}
@@ -695,10 +700,7 @@ func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePoo
 		return nil, pl.NoPools("nodepool create")
 	}
 	p := &NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy}
-	if len(in.Spec) == 0 {
-		return nil, Invalid("spec", "required")
-	}
-	if err := decode(in.Spec, &p.Spec, "spec"); err != nil {
+	if err := specOrHeader(in.Spec, &p.Spec, p.Name, p.ID); err != nil {
 		return nil, err
 	}
 	s.defaults(&p.Spec, c)
@@ -1068,6 +1070,34 @@ func precondition(want, have, kind, name string) error {
 
 // decode reads a JSON document strictly into v (see jsondoc.Decode), or
 // answers VALIDATION_ERROR naming every field at fault.
+// specOrHeader decodes a create's spec into v. When the spec is missing or
+// does not decode, the name and id are checked too and every fault is in
+// the one error, so that a body without name and spec hears of both.
+func specOrHeader(spec json.RawMessage, v any, name, id string) error {
+	var fe FieldErrors
+	var err error
+	if len(spec) == 0 {
+		err = Invalid("spec", "required")
+	} else {
+		err = decode(spec, v, "spec")
+	}
+	if err == nil {
+		return nil
+	}
+	ValidateName(&fe, "name", name)
+	ValidateID(&fe, "id", id)
+	addFields(&fe, err)
+	return fe.Err()
+}
+
+// addFields adds a VALIDATION_ERROR's fields to fe.
+func addFields(fe *FieldErrors, err error) {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeValidation {
+		*fe = append(*fe, e.Fields...)
+	}
+}
+
 func decode(data []byte, v any, path string) error {
 	var fe FieldErrors
 	if !jsondoc.Decode(data, v, path, fe.Report) {

@@ -16,7 +16,9 @@ func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (
 // UpdateNodePoolPlan is UpdateNodePool that also returns the plan: what the
 // change does at the pool's provider. A change the provider cannot make in
 // place is refused (VALIDATION_ERROR), one it cannot make at all is
-// NOT_IMPLEMENTED.
+// NOT_IMPLEMENTED; in a dry run neither is an error: the plan shows them,
+// the pool is returned as it stays, and plan.Refusal() is what the write
+// would answer.
 //
 // Updates of one pool that arrive while one is being written are applied
 // together: one transaction locks the pool, applies each in turn (each with
@@ -271,6 +273,13 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 		}
 	}
 	if err := pl.Refusal(); err != nil {
+		if IsDryRun(op.ctx) {
+			// A dry run is for seeing exactly this: the answer is the
+			// plan, with its replace (or not implemented) rows and their
+			// reasons, and the pool as it stays; the write itself is
+			// refused (see Plan.Refusal).
+			return p, nil, nil
+		}
 		return nil, nil, err
 	}
 	now := s.now()

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,11 +28,15 @@ const (
 	MaxAccelerators = 16
 	MaxUserData     = 16 << 10
 	maxDelay        = 24 * time.Hour
+	// MinMinor and MaxMinor bound a Kubernetes version's minor (1.MINOR):
+	// older ones no cloud still runs, newer ones do not exist yet.
+	MinMinor = 24
+	MaxMinor = 40
 )
 
 var (
 	machineTypeRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
-	versionRE      = regexp.MustCompile(`^v?\d+\.\d+(\.\d+)?$`)
+	versionRE      = regexp.MustCompile(`^v?(\d{1,9})\.(\d{1,9})(\.\d{1,9})?$`)
 	zoneRE         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
 	controllerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 	conditionType  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,62}$`)
@@ -66,10 +71,58 @@ func IsUUID(s string) bool {
 	return len(s) == 36 && uuid.Validate(s) == nil && strings.ToLower(s) == s
 }
 
-// ValidateID checks a client-chosen object id.
+// NilUUID is the UUID of all zeros: a placeholder, never an object's id.
+const NilUUID = "00000000-0000-0000-0000-000000000000"
+
+// ValidateID checks a client-chosen object id: a UUID in canonical form,
+// not the nil UUID.
 func ValidateID(fe *FieldErrors, field, id string) {
-	if id != "" && !IsUUID(id) {
+	switch {
+	case id == "":
+	case !IsUUID(id):
 		fe.Add(field, "%q is not a UUID in canonical form (such as 550e8400-e29b-41d4-a716-446655440000)", id)
+	case id == NilUUID:
+		fe.Add(field, "the nil UUID is not an id: omit the id for one to be chosen, or give another UUID")
+	}
+}
+
+// RefID reads an id that refers to an object (in a path, a query or a
+// body's cluster_id): a UUID of 36 characters in either case, returned in
+// the lower case ids are stored in, so that 01A2…CE finds 01a2…ce. A value
+// that is not one, or is the nil UUID, is a VALIDATION_ERROR naming field.
+func RefID(field, v string) (string, error) {
+	id := strings.ToLower(v)
+	switch {
+	case v == "":
+		return "", Invalid(field, "required")
+	case !IsUUID(id):
+		return "", Invalid(field, "%q is not an id: want a UUID such as 550e8400-e29b-41d4-a716-446655440000", v)
+	case id == NilUUID:
+		return "", Invalid(field, "the nil UUID is not the id of any object")
+	}
+	return id, nil
+}
+
+// ValidateVersion checks a Kubernetes version: MAJOR.MINOR[.PATCH] (a
+// leading v allowed) with major 1 and a minor in MinMinor..MaxMinor, so
+// that 9.99, 1.2 and banana are refused here and not by the cloud minutes
+// later. Providers may add their own suffixes (GKE's -gke.N) and check
+// them in their profiles.
+func ValidateVersion(fe *FieldErrors, field, v string) {
+	if v == "" {
+		return
+	}
+	m := versionRE.FindStringSubmatch(v)
+	if m == nil {
+		fe.Add(field, "%q is not a Kubernetes version: want MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 1.30 or 1.30.4", v)
+		return
+	}
+	minor, err := strconv.Atoi(m[2])
+	switch {
+	case m[1] != "1":
+		fe.Add(field, "%q is not a Kubernetes version: the major version is 1 (such as 1.30)", v)
+	case err != nil || minor < MinMinor || minor > MaxMinor:
+		fe.Add(field, "%q is not a Kubernetes version kpool knows: the minor version must be between %d and %d (1.%d to 1.%d)", v, MinMinor, MaxMinor, MinMinor, MaxMinor)
 	}
 }
 
@@ -225,7 +278,7 @@ func validateNodePoolSpec(fe *FieldErrors, ps Platforms, s *NodePoolSpec, c *Clu
 	if s.DeletionPolicy != DeletionDelete && s.DeletionPolicy != DeletionAbandon {
 		fe.Add("spec.deletionPolicy", "must be %q or %q, got %q", DeletionDelete, DeletionAbandon, s.DeletionPolicy)
 	}
-	ValidatePattern(fe, "spec.kubernetesVersion", s.KubernetesVersion, versionRE, false, "a Kubernetes version such as 1.30 or 1.30.4")
+	ValidateVersion(fe, "spec.kubernetesVersion", s.KubernetesVersion)
 	validateCounts(fe, s)
 	pl, known := ps.Platform(pt)
 	region := ""
@@ -457,7 +510,10 @@ func ReservedDomain(key string, domains []string) string {
 	return ""
 }
 
-// ValidateTaints checks node taints: key, value and effect, none twice.
+// ValidateTaints checks node taints: key, value and effect, none twice,
+// and no key in a domain Kubernetes or kpool own (LabelDomains): the node
+// lifecycle controller sets node.kubernetes.io/not-ready and the like
+// itself, and a pool's taint there would fight it or fake its state.
 func ValidateTaints(fe *FieldErrors, field string, ts []Taint) {
 	type keyEffect struct{ key, effect string }
 	seen := map[keyEffect]bool{}
@@ -467,6 +523,8 @@ func ValidateTaints(fe *FieldErrors, field string, ts []Taint) {
 			fe.Add(f+".key", "required")
 		} else if errs := content.IsLabelKey(t.Key); len(errs) > 0 {
 			fe.Add(f+".key", "%q is not a valid taint key: %s", t.Key, strings.Join(errs, "; "))
+		} else if d := ReservedDomain(t.Key, LabelDomains); d != "" {
+			fe.Add(f+".key", "%q is in taint domain %q, which Kubernetes or kpool reserve (node.kubernetes.io/*, node-role.kubernetes.io/*…): use a key of your own, such as example.com/dedicated", t.Key, d)
 		}
 		if errs := content.IsLabelValue(t.Value); len(errs) > 0 {
 			fe.Add(f+".value", "%q is not a valid taint value: %s", t.Value, strings.Join(errs, "; "))

@@ -157,6 +157,19 @@ func TestValidateNodePool(t *testing.T) {
 		{"version ok", PlatformGCP, "", `{"kubernetesVersion":"1.30.4"}`, ""},
 		{"version minor", PlatformGCP, "", `{"kubernetesVersion":"1.30"}`, ""},
 		{"version bogus", PlatformGCP, "", `{"kubernetesVersion":"latest"}`, "spec.kubernetesVersion"},
+		{"version with v", PlatformAzure, "", `{"kubernetesVersion":"v1.30.4"}`, ""},
+		{"version oldest", PlatformAzure, "", `{"kubernetesVersion":"1.24"}`, ""},
+		{"version newest", PlatformAWS, "", `{"kubernetesVersion":"1.40.2"}`, ""},
+		{"version major 9", PlatformGCP, "", `{"kubernetesVersion":"9.99"}`, "spec.kubernetesVersion"},
+		{"version major 2", PlatformAzure, "", `{"kubernetesVersion":"2.30"}`, "spec.kubernetesVersion"},
+		{"version major 0", PlatformAzure, "", `{"kubernetesVersion":"0.30"}`, "spec.kubernetesVersion"},
+		{"version minor too old", PlatformAzure, "", `{"kubernetesVersion":"1.2"}`, "spec.kubernetesVersion"},
+		{"version minor 23", PlatformAWS, "", `{"kubernetesVersion":"1.23.17"}`, "spec.kubernetesVersion"},
+		{"version minor 99", PlatformAzure, "", `{"kubernetesVersion":"1.99"}`, "spec.kubernetesVersion"},
+		{"version minor huge", PlatformAzure, "", `{"kubernetesVersion":"1.99999999999999999999"}`, "spec.kubernetesVersion"},
+		{"version banana", PlatformAWS, "", `{"kubernetesVersion":"banana"}`, "spec.kubernetesVersion"},
+		{"version one number", PlatformAWS, "", `{"kubernetesVersion":"1"}`, "spec.kubernetesVersion"},
+		{"version four numbers", PlatformAWS, "", `{"kubernetesVersion":"1.30.1.2"}`, "spec.kubernetesVersion"},
 
 		// labels
 		{"label ok", PlatformGCP, "", `{"labels":{"example.com/team":"platform","env":"prod"}}`, ""},
@@ -193,6 +206,16 @@ func TestValidateNodePool(t *testing.T) {
 		{"taint bad value", PlatformGCP, "", `{"taints":[{"key":"a","value":"x y","effect":"NoSchedule"}]}`, "spec.taints[0].value"},
 		{"taint duplicate", PlatformGCP, "", `{"taints":[{"key":"a","effect":"NoSchedule"},{"key":"a","value":"b","effect":"NoSchedule"}]}`, "spec.taints[1]"},
 		{"taints 51", PlatformGCP, "", `{"taints":[` + strings.Join(manyTaints, ",") + `]}`, "spec.taints"},
+		{"taint node.kubernetes.io", PlatformGCP, "", `{"taints":[{"key":"node.kubernetes.io/not-ready","effect":"NoSchedule"}]}`, "spec.taints[0].key"},
+		{"taint node-role.kubernetes.io", PlatformAzure, "", `{"taints":[{"key":"node-role.kubernetes.io/control-plane","effect":"NoSchedule"}]}`, "spec.taints[0].key"},
+		{"taint kubernetes.io", PlatformAWS, "", `{"taints":[{"key":"kubernetes.io/arch","value":"arm64","effect":"NoSchedule"}]}`, "spec.taints[0].key"},
+		{"taint k8s.io", PlatformAWS, "", `{"taints":[{"key":"k8s.io/x","effect":"NoExecute"}]}`, "spec.taints[0].key"},
+		{"taint kompox", PlatformCivo, "", `{"taints":[{"key":"kompox.dev/node-pool","value":"x","effect":"NoSchedule"}]}`, "spec.taints[0].key"},
+		{"taint second reserved", PlatformGCP, "", `{"taints":[{"key":"dedicated","effect":"NoSchedule"},{"key":"node.kubernetes.io/unschedulable","effect":"NoSchedule"}]}`, "spec.taints[1].key"},
+		{"taint own domain", PlatformGCP, "", `{"taints":[{"key":"example.com/dedicated","value":"gpu","effect":"NoSchedule"}]}`, ""},
+		{"taint gpu", PlatformGCP, "", `{"taints":[{"key":"nvidia.com/gpu","value":"present","effect":"NoSchedule"}]}`, ""},
+		{"block taint reserved", PlatformGCP, "", `{"platform":{"gcp":{"taints":[{"key":"node.kubernetes.io/out-of-service","effect":"NoExecute"}]}}}`, "spec.platform.gcp.taints[0].key"},
+		{"block taint reserved civo", PlatformCivo, "", `{"platform":{"civo":{"taints":[{"key":"node-role.kubernetes.io/master","effect":"NoSchedule"}]}}}`, "spec.platform.civo.taints[0].key"},
 		{"block taint conflict", PlatformCivo, "", `{"platform":{"civo":{"taints":[{"key":"a","value":"x","effect":"NoSchedule"}]}},"taints":[{"key":"a","value":"y","effect":"NoSchedule"}]}`, "spec.platform.civo.taints[0]"},
 
 		// zones
@@ -201,6 +224,28 @@ func TestValidateNodePool(t *testing.T) {
 		{"gke zone the region lacks", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-d"]}}}`, "spec.platform.gcp.zones[0]"},
 		{"gke logical zone beyond the region", PlatformGCP, "", `{"zones":["5"]}`, "spec.zones[0]"},
 		{"gke fourth zone", PlatformGCP, "", `{"zones":["4"]}`, ""},
+		{"gke seventh zone", PlatformGCP, "", `{"zones":["7"]}`, "spec.zones[0]"},
+		{"gke zone z", PlatformGCP, "", `{"platform":{"gcp":{"zones":["us-central1-z"]}}}`, "spec.platform.gcp.zones[0]"},
+		{"gke zone of another region", PlatformGCP, "", `{"platform":{"gcp":{"zones":["europe-west1-b"]}}}`, "spec.platform.gcp.zones[0]"},
+		{"gke disk floppy", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"floppy"}}}`, "spec.platform.gcp.diskType"},
+		{"gke disk types", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"pd-balanced"}}}`, ""},
+		{"gke accelerator banana", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"banana","count":1}]}}}`, "spec.platform.gcp.accelerators[0].type"},
+		{"gke accelerator l4", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-l4","count":1}]}}}`, ""},
+		{"aks zones 1-3", PlatformAzure, "", `{"zones":["1","2","3"]}`, ""},
+		{"aks zone 4", PlatformAzure, "", `{"zones":["4"]}`, "spec.zones[0]"},
+		{"aks zone location-4", PlatformAzure, "", `{"zones":["1","westeurope-4"]}`, "spec.zones[1]"},
+		{"aks block zone 4", PlatformAzure, "", `{"platform":{"azure":{"availabilityZones":["4"]}}}`, "spec.platform.azure.availabilityZones[0]"},
+		{"aks block zones ok", PlatformAzure, "", `{"platform":{"azure":{"availabilityZones":["1","3"]}}}`, ""},
+		{"aks spot user", PlatformAzure, "", `{"platform":{"azure":{"spotInstances":true}}}`, ""},
+		{"aks spot system", PlatformAzure, "", `{"mode":"system","platform":{"azure":{"spotInstances":true}}}`, "spec.platform.azure.spotInstances"},
+		{"aks os disk floppy", PlatformAzure, "", `{"platform":{"azure":{"osDiskType":"Floppy"}}}`, "spec.platform.azure.osDiskType"},
+		{"aks os disk ephemeral", PlatformAzure, "", `{"platform":{"azure":{"osDiskType":"Ephemeral"}}}`, ""},
+		{"eks volume gp3", PlatformAWS, "", `{"platform":{"aws":{"volumeType":"gp3"}}}`, ""},
+		{"eks volume io2", PlatformAWS, "", `{"platform":{"aws":{"volumeType":"io2"}}}`, ""},
+		{"eks volume banana", PlatformAWS, "", `{"platform":{"aws":{"volumeType":"banana"}}}`, "spec.platform.aws.volumeType"},
+		{"eks volume upper case", PlatformAWS, "", `{"platform":{"aws":{"volumeType":"GP3"}}}`, "spec.platform.aws.volumeType"},
+		{"eks volume st1 cannot boot", PlatformAWS, "", `{"platform":{"aws":{"volumeType":"st1"}}}`, "spec.platform.aws.volumeType"},
+		{"eks volume sc1 cannot boot", PlatformAWS, "", `{"platform":{"aws":{"volumeType":"sc1"}}}`, "spec.platform.aws.volumeType"},
 		{"gke disk type", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"pd-fast"}}}`, "spec.platform.gcp.diskType"},
 		{"gke hyperdisk", PlatformGCP, "", `{"platform":{"gcp":{"diskType":"hyperdisk-balanced"}}}`, ""},
 		{"gke accelerator name", PlatformGCP, "", `{"platform":{"gcp":{"accelerators":[{"type":"nvidia-tesla-z9","count":1}]}}}`, "spec.platform.gcp.accelerators[0].type"},
@@ -424,4 +469,31 @@ func decodeStrict(data []byte, v any, path string) error {
 		return fe.Err()
 	}
 	return nil
+}
+
+// TestRefID: an id that refers to an object is a UUID in either case, read
+// in lower case; anything else, and the nil UUID, is a 400 naming the field.
+func TestRefID(t *testing.T) {
+	const id = "01a2065f-6ad4-76ef-96ff-668bd0563ece"
+	for _, tc := range []struct {
+		in, want string // want "" when refused
+	}{
+		{id, id},
+		{strings.ToUpper(id), id},
+		{"01A2065F-6ad4-76ef-96FF-668bd0563ece", id},
+		{"", ""},
+		{"prod", ""},
+		{"urn:uuid:" + id, ""},
+		{"{" + id + "}", ""},
+		{strings.ReplaceAll(id, "-", ""), ""},
+		{NilUUID, ""},
+	} {
+		got, err := RefID("id", tc.in)
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("RefID(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+		if err != nil && (!IsValidation(err) || err.(*Error).Fields[0].Field != "id") {
+			t.Errorf("RefID(%q): %v, want a VALIDATION_ERROR naming id", tc.in, err)
+		}
+	}
 }

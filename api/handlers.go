@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -74,10 +75,25 @@ type NodePoolList struct {
 
 // ---- query parameters ----
 
-// query checks that r's query has only the allowed parameters, each once.
+// query checks that r's query decodes and has only the allowed parameters,
+// each once, and that the path's {id}, if any, is an id: a UUID in either
+// case, which it puts back in lower case so that the handler finds the
+// object. Every fault is in the one error.
 func query(r *http.Request, allowed ...string) (url.Values, error) {
-	q := r.URL.Query()
 	var fe kpool.FieldErrors
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		// What did decode is still checked below.
+		fe.Add("query", "the query string does not decode: %v; escape '%%' as %%25 and give parameters as name=value separated by '&'", err)
+	}
+	if raw := r.PathValue("id"); raw != "" {
+		id, err := kpool.RefID("id", raw)
+		if err != nil {
+			addFields(&fe, err)
+		} else {
+			r.SetPathValue("id", id)
+		}
+	}
 	for _, k := range sortedKeys(q) {
 		ok := false
 		for _, a := range allowed {
@@ -93,6 +109,23 @@ func query(r *http.Request, allowed ...string) (url.Values, error) {
 		}
 	}
 	return q, fe.Err()
+}
+
+// lowerID is v in lower case when that makes it a UUID (ids are stored so),
+// otherwise v as it is, for the check that follows to quote.
+func lowerID(v string) string {
+	if l := strings.ToLower(v); kpool.IsUUID(l) {
+		return l
+	}
+	return v
+}
+
+// addFields adds a VALIDATION_ERROR's fields to fe.
+func addFields(fe *kpool.FieldErrors, err error) {
+	var e *kpool.Error
+	if errors.As(err, &e) && e.Code == kpool.CodeValidation {
+		*fe = append(*fe, e.Fields...)
+	}
 }
 
 func sortedKeys(q url.Values) []string {
@@ -155,10 +188,11 @@ func listOptions(q url.Values) (kpool.ListOptions, error) {
 		if !q.Has(k) {
 			continue
 		}
-		v := q.Get(k)
-		if !kpool.IsUUID(v) {
-			fe.Add(k, "%q is not a cluster id (a UUID)", v)
-		} else if o.ClusterID != "" && o.ClusterID != v {
+		v, err := kpool.RefID(k, q.Get(k))
+		switch {
+		case err != nil:
+			addFields(&fe, err)
+		case o.ClusterID != "" && o.ClusterID != v:
 			fe.Add(k, "disagrees with the other cluster id given")
 		}
 		o.ClusterID = v
@@ -401,13 +435,9 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	if b.ClusterID != nil {
 		in.ClusterID = *b.ClusterID
 	}
-	if path := r.PathValue("id"); path != "" {
-		if in.ClusterID != "" && in.ClusterID != path {
+	if path := r.PathValue("id"); path != "" { // a UUID, in lower case: see query
+		if in.ClusterID != "" && strings.ToLower(in.ClusterID) != path {
 			s.writeError(w, r, kpool.Invalid("cluster_id", "%q does not match the cluster in the path (%s)", in.ClusterID, path))
-			return
-		}
-		if !kpool.IsUUID(path) {
-			s.writeError(w, r, &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: path})
 			return
 		}
 		in.ClusterID = path
@@ -564,6 +594,11 @@ type DryRun struct {
 	Cluster  *kpool.Cluster  `json:"cluster,omitempty"`
 	// Gone says that a delete would remove the object at once.
 	Gone bool `json:"gone,omitempty"`
+	// Refused is the error the write itself would answer with (a 400 for
+	// a change that needs a new pool, a 501 for one the provider cannot
+	// make): the plan's replace or not_implemented rows say why. The pool
+	// is then as it stays.
+	Refused *ErrorDetail `json:"refused,omitempty"`
 }
 
 // written answers a write: in a dry run, 200 with a DryRun; otherwise 204
@@ -575,6 +610,12 @@ func (s *Server) written(w http.ResponseWriter, r *http.Request, status int, v a
 	}
 	if kpool.IsDryRun(r.Context()) {
 		d := DryRun{DryRun: true, Plan: plan, Gone: gone}
+		if plan != nil {
+			var e *kpool.Error
+			if errors.As(plan.Refusal(), &e) {
+				d.Refused = &ErrorDetail{Code: e.Code, Message: e.Message, Details: e.Details, Fields: e.Fields}
+			}
+		}
 		switch o := v.(type) {
 		case *kpool.NodePool:
 			d.NodePool = o
@@ -597,7 +638,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	eq := kpool.EventQuery{ClusterID: q.Get("cluster_id"), NodePoolID: q.Get("nodepool_id"), Type: q.Get("type"), Actor: q.Get("actor"), After: q.Get("after")}
+	eq := kpool.EventQuery{ClusterID: lowerID(q.Get("cluster_id")), NodePoolID: lowerID(q.Get("nodepool_id")), Type: q.Get("type"), Actor: q.Get("actor"), After: q.Get("after")}
 	var fe kpool.FieldErrors
 	if v := q.Get("limit"); q.Has("limit") {
 		n, err := strconv.Atoi(v)

@@ -871,15 +871,18 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Fatalf("dry-run PUT: %+v", d.Plan)
 	}
 	dryRun(a.expect(200, oaOwner, "PUT", gp+"?dry_run=true", `{"spec":null}`))
-	// A change AKS makes only with a new pool is a 400 naming the field,
-	// dry run or not.
-	for _, path := range []string{gp, gp + "?dry_run=true"} {
-		r = a.expect(400, oaOwner, "PATCH", path, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
-		var e ErrorBody
-		r.decode(t, &e)
-		if len(e.Error.Fields) != 1 || e.Error.Fields[0].Field != "spec.platform.azure.vmSize" {
-			t.Fatalf("vmSize change: %s", clip(r.body))
-		}
+	// A change AKS makes only with a new pool is a 400 naming the field;
+	// its dry run is the plan with the replace row, and the refusal.
+	r = a.expect(400, oaOwner, "PATCH", gp, `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`)
+	var e ErrorBody
+	r.decode(t, &e)
+	if len(e.Error.Fields) != 1 || e.Error.Fields[0].Field != "spec.platform.azure.vmSize" {
+		t.Fatalf("vmSize change: %s", clip(r.body))
+	}
+	d = dryRun(a.expect(200, oaOwner, "PATCH", gp+"?dry_run=true", `{"spec":{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}}`))
+	if len(d.Plan.Changes) != 1 || d.Plan.Changes[0].Class != kpool.UpdateReplace || d.Refused == nil || d.Refused.Code != kpool.CodeValidation ||
+		len(d.Refused.Fields) != 1 || d.Refused.Fields[0].Field != "spec.platform.azure.vmSize" {
+		t.Fatalf("vmSize change, dry run: %+v", d)
 	}
 	a.expect(400, oaOwner, "PUT", gp, `{"spec":{"zones":["2"]}}`)
 	r = a.expect(200, oaOwner, "GET", gp, "")
@@ -1050,12 +1053,13 @@ func TestOpenAPIConformance(t *testing.T) {
 		{403, oaController, "DELETE", "/api/v1/nodepools/" + pools["small"].ID, "", nil},
 		{403, oaAdmin, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{"controller_name":"x"}`, nil},
 		{404, oaStranger, "GET", "/api/v1/clusters/" + gke.ID, "", nil},
-		{404, oaOwner, "GET", "/api/v1/clusters/prod", "", nil},
+		{400, oaOwner, "GET", "/api/v1/clusters/prod", "", nil},
 		{404, oaStranger, "PUT", "/api/v1/clusters/" + gke.ID, `{}`, nil},
 		{404, oaStranger, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`, nil},
 		{404, oaStranger, "DELETE", "/api/v1/clusters/" + gke.ID, "", nil},
 		{404, oaStranger, "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", "", nil},
-		{404, oaOwner, "POST", "/api/v1/clusters/prod/nodepools", `{"name":"x","spec":{}}`, nil},
+		{400, oaOwner, "POST", "/api/v1/clusters/prod/nodepools", `{"name":"x","spec":{}}`, nil},
+		{404, oaOwner, "POST", "/api/v1/clusters/7c9e6679-7425-40de-944b-e07fc1f90ae7/nodepools", `{"name":"x","spec":{}}`, nil},
 		{404, oaStranger, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`, nil},
 		{404, oaStranger, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`, nil},
 		{404, oaOwner, "GET", "/api/v1/nodepools/" + gpu.ID, "", nil},

@@ -452,7 +452,7 @@ credentials:
 		{"token in the query", "GET", "/api/v1/clusters?token=" + alice, nil, 401, ""},
 		{"access_token in the query", "GET", "/api/v1/clusters?limit=5&access_token=" + bob, bearer(alice), 400, ""},
 		{"bare token in the query", "GET", "/api/v1/nodepools?" + admin, nil, 401, ""},
-		{"token in the path", "GET", "/api/v1/clusters/" + alice, bearer(admin), 404, ""},
+		{"token in the path", "GET", "/api/v1/clusters/" + alice, bearer(admin), 400, ""},
 		{"X-User-Email in token mode", "GET", "/api/v1/clusters", map[string]string{"X-User-Email": "alice@example.com"}, 401, ""},
 		{"token without its scheme", "GET", "/api/v1/clusters", map[string]string{"Authorization": alice}, 401, ""},
 		{"token as basic credentials", "GET", "/api/v1/clusters", map[string]string{"Authorization": "Basic " + alice}, 401, ""},

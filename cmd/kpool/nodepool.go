@@ -495,8 +495,21 @@ func dryRunFlag(fs *pflag.FlagSet, v *bool) {
 
 // printDryRun shows a dry run's plan as a table, or the whole answer with
 // -o json or yaml.
+//
+// A plan with replace or not_implemented rows is shown as any other (a dry
+// run is for seeing them, with their reasons), followed by a line saying
+// that the change itself would be refused, and why.
 func (f *clientFlags) printDryRun(cmd *cobra.Command, d *api.DryRun) error {
-	return f.print(cmd, d, func(w io.Writer) { planView(w, d.Plan) })
+	return f.print(cmd, d, func(w io.Writer) {
+		planView(w, d.Plan)
+		if r := d.Refused; r != nil {
+			why := "the rows marked replace need a new pool: create one with the new values, move the workloads, then delete this one"
+			if r.Code == kpool.CodeNotImplemented {
+				why = "the provider cannot make the rows marked not_implemented at all"
+			}
+			fmt.Fprintf(w, "Without --dry-run this change is refused (%s): %s.\n", r.Code, why)
+		}
+	})
 }
 
 func newPoolUpdate(f *clientFlags) *cobra.Command {

@@ -97,11 +97,49 @@ func TestDryRun(t *testing.T) {
 		}
 	})
 
+	t.Run("replace, dry run", func(t *testing.T) {
+		// The plan the write would be refused for, with the replace row
+		// and its reason: what a dry run is for.
+		tests := []struct {
+			args     []string
+			field    string
+			from, to string
+			reason   string
+		}{
+			{[]string{"--machine-type", "Standard_D8s_v5"}, "spec.platform.azure.vmSize", `"Standard_D4s_v5"`, `"Standard_D8s_v5"`, "AKS does not change an agent pool's vmSize"},
+			{[]string{"--zones", "1,2"}, "spec.zones", `["1"]`, `["1","2"]`, "AKS does not change an agent pool's availabilityZones"},
+		}
+		for _, tt := range tests {
+			out := mustRun(t, srv, append([]string{"nodepool", "update", id, "--dry-run"}, tt.args...)...)
+			rows := table(out)
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(rows) != 4 || !reflect.DeepEqual(rows[1][:4], []string{tt.field, "replace", tt.from, tt.to}) || !strings.Contains(lines[1], tt.reason) ||
+				lines[2] != "provider azure (agent pool gpuworkers): 1 change, needs a new pool" ||
+				!strings.HasPrefix(lines[3], "Without --dry-run this change is refused (VALIDATION_ERROR): the rows marked replace need a new pool") {
+				t.Errorf("%v --dry-run:\n%s", tt.args, out)
+			}
+			d := decode[api.DryRun](t, srv, append([]string{"nodepool", "update", id, "--dry-run"}, tt.args...)...)
+			if d.Plan == nil || len(d.Plan.Changes) != 1 || d.Plan.Changes[0].Class != kpool.UpdateReplace || d.Refused == nil ||
+				d.Refused.Code != kpool.CodeValidation || len(d.Refused.Fields) != 1 || d.Refused.Fields[0].Field != tt.field ||
+				d.NodePool == nil || d.NodePool.Generation != 1 {
+				b, _ := json.Marshal(d)
+				t.Errorf("%v --dry-run -o json: %s", tt.args, b)
+			}
+		}
+		civo := createCluster(t, srv, "civo-plan", kpool.PlatformCivo)
+		cp := createPool(t, srv, "small", civo, "--machine-type", "g4s.kube.medium")
+		reportAs(t, srv, cp.ID, 1, `{"exists": true}`)
+		out := mustRun(t, srv, "nodepool", "update", cp.ID, "--kubernetes-version", "1.31", "--dry-run")
+		if rows := table(out); len(rows) < 4 || !reflect.DeepEqual(rows[1][:2], []string{"spec.kubernetesVersion", "not_implemented"}) ||
+			!strings.Contains(out, "Without --dry-run this change is refused (NOT_IMPLEMENTED)") {
+			t.Errorf("civo version --dry-run:\n%s", out)
+		}
+	})
+
 	t.Run("refused", func(t *testing.T) {
 		for _, args := range [][]string{
-			{"update", id, "--machine-type", "Standard_D8s_v5", "--dry-run"},
 			{"update", id, "--machine-type", "Standard_D8s_v5"},
-			{"update", id, "--zones", "1,2", "--dry-run"},
+			{"update", id, "--zones", "1,2"},
 		} {
 			_, err := run(srv, "", append([]string{"nodepool"}, args...)...)
 			var e *kpool.Error
@@ -128,7 +166,7 @@ func TestDryRun(t *testing.T) {
 		// What Civo cannot do at all.
 		civo := createCluster(t, srv, "civo", kpool.PlatformCivo)
 		cp := createPool(t, srv, "small", civo, "--machine-type", "g4s.kube.medium")
-		if _, err := run(srv, "", "nodepool", "update", cp.ID, "--kubernetes-version", "1.31", "--dry-run"); errCodeOf(err) != kpool.CodeNotImplemented ||
+		if _, err := run(srv, "", "nodepool", "update", cp.ID, "--kubernetes-version", "1.31"); errCodeOf(err) != kpool.CodeNotImplemented ||
 			!strings.Contains(err.Error()+" "+err.(*kpool.Error).Details, "kubernetesVersion") {
 			t.Errorf("civo version: %v", err)
 		}

@@ -162,6 +162,14 @@ const editPool = () => {
       return;
     }
     apply.hidden = !planTable(planBox, r.data.plan, r.data.plan && r.data.plan.warnings);
+    if (r.data.refused) {
+      // The plan has rows the provider cannot make in place (replace) or
+      // at all (not_implemented): shown with their reasons, not applied.
+      apply.hidden = true;
+      planBox.append(el("p", { class: "attention", id: "refused" }, "This change cannot be applied (" + r.data.refused.code + "): " +
+        (r.data.refused.code === "NOT_IMPLEMENTED" ? "the provider cannot make the rows marked not_implemented." :
+          "the rows marked replace need a new pool: create one with the new values, then delete this one.")));
+    }
   });
   apply.addEventListener("click", async () => {
     const r = await put("");

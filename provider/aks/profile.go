@@ -133,10 +133,32 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 	}
 }
 
-func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, _ *kpool.Cluster) {
+// Zones is how many availability zones an Azure region has at most: AKS
+// takes "1", "2" and "3" and refuses any other.
+const Zones = 3
+
+func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kpool.Cluster) {
 	a, f := s.Platform.Azure, "spec.platform.azure"
 	kpool.ValidateRange(fe, f+".osDiskSizeGB", a.OSDiskSizeGB, 30, 2048, "GB")
 	validateDiskType(fe, f+".osDiskType", a.OSDiskType, a.VMSize)
+	// Zones beyond Azure's three: AKS refuses the agent pool.
+	for i, z := range s.Zones {
+		if _, err := p.ProviderZone(c, z); err != nil && kpool.IsLogicalZone(z) {
+			fe.Add(fmt.Sprintf("spec.zones[%d]", i), "%v", err)
+		}
+	}
+	if c != nil {
+		for i, z := range a.AvailabilityZones {
+			if _, err := p.LogicalZone(c, z); err != nil && z != "" {
+				fe.Add(fmt.Sprintf("%s.availabilityZones[%d]", f, i), "%v", err)
+			}
+		}
+	}
+	// AKS refuses a spot agent pool in System mode: system pods must not
+	// be evicted with the spot VMs.
+	if a.SpotInstances && s.Mode == kpool.ModeSystem {
+		fe.Add(f+".spotInstances", "AKS does not take a spot agent pool in System mode (system pods must not go with evicted spot VMs): use mode %q, or regular VMs", kpool.ModeUser)
+	}
 }
 
 // validateDiskType checks osDiskType against what an AKS agent pool takes:
@@ -185,10 +207,14 @@ func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
 	s.Platform.Azure = &kpool.AzureNodePool{VMSize: b.MachineType, OSDiskSizeGB: b.DiskSizeGB, OSDiskType: b.DiskType, SpotInstances: b.Spot}
 }
 
-// ProviderZone: AKS zones are the logical zones as they are.
+// ProviderZone: AKS zones are the logical zones as they are, 1 to Zones.
 func (Profile) ProviderZone(_ *kpool.Cluster, logical string) (string, error) {
-	if _, err := provider.ZoneNumber(logical); err != nil {
+	n, err := provider.ZoneNumber(logical)
+	if err != nil {
 		return "", err
+	}
+	if n > Zones {
+		return "", fmt.Errorf("zone %s: Azure regions have zones 1, 2 and 3 only", logical)
 	}
 	return logical, nil
 }
@@ -197,6 +223,9 @@ func (Profile) ProviderZone(_ *kpool.Cluster, logical string) (string, error) {
 func (p Profile) LogicalZone(c *kpool.Cluster, native string) (string, error) {
 	region := p.Region(&c.Spec)
 	if n := strings.TrimPrefix(strings.ToLower(native), strings.ToLower(region)+"-"); kpool.IsLogicalZone(n) {
+		if _, err := p.ProviderZone(c, n); err != nil {
+			return "", fmt.Errorf("%q is not a zone of %s region %q: %v", native, Type, region, err)
+		}
 		return n, nil
 	}
 	return "", fmt.Errorf("%q is not a zone of %s region %q", native, Type, region)

@@ -129,3 +129,24 @@ func TestEndpointMustBeTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestZones: Azure regions have zones 1 to 3; AKS refuses any other, and
+// so does kpool, whichever way the zone is written.
+func TestZones(t *testing.T) {
+	c := &kpool.Cluster{Name: "aks", Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: Type, Azure: &kpool.AzureCluster{Location: "westeurope"}}}}
+	for _, tc := range []struct {
+		zone    string
+		logical string // "" when refused
+	}{
+		{"1", "1"}, {"3", "3"}, {"westeurope-2", "2"}, {"WestEurope-3", "3"},
+		{"4", ""}, {"westeurope-4", ""}, {"0", ""}, {"northeurope-1", ""},
+	} {
+		got, err := Profile{}.LogicalZone(c, tc.zone)
+		if got != tc.logical || (err != nil) != (tc.logical == "") {
+			t.Errorf("LogicalZone(%q) = %q, %v; want %q", tc.zone, got, err, tc.logical)
+		}
+	}
+	if _, err := (Profile{}).ProviderZone(c, "4"); err == nil || !strings.Contains(err.Error(), "1, 2 and 3") {
+		t.Errorf("ProviderZone(4): %v", err)
+	}
+}

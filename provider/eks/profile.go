@@ -6,6 +6,7 @@ package eks
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kpool/kpool"
@@ -63,7 +64,6 @@ var (
 	roleRE        = regexp.MustCompile(`^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}$`)
 	zoneIDRE      = regexp.MustCompile(`^[a-z]{3,5}\d{0,2}-az\d{1,2}$`)
 	subnetRE      = regexp.MustCompile(`^subnet-[0-9a-f]{8,17}$`)
-	volumeTypeRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
 )
 
 func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
@@ -130,7 +130,7 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kpool.Cluster) {
 	a, f := s.Platform.AWS, "spec.platform.aws"
 	kpool.ValidateRange(fe, f+".volumeSize", a.VolumeSize, 1, 16384, "GiB")
-	kpool.ValidatePattern(fe, f+".volumeType", a.VolumeType, volumeTypeRE, false, "a volume type such as gp3")
+	validateVolumeType(fe, f+".volumeType", a.VolumeType)
 	if len(a.UserData) > MaxUserData {
 		fe.Add(f+".userData", "at most %d bytes, got %d", MaxUserData, len(a.UserData))
 	}
@@ -143,6 +143,26 @@ func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *
 		if _, err := Subnet(c, z); err != nil {
 			fe.Add(field, "%v", err)
 		}
+	}
+}
+
+// VolumeTypes are the EBS volume types a node's root volume may be
+// (https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volume-types.html).
+var VolumeTypes = []string{"gp2", "gp3", "io1", "io2", "standard"}
+
+// hddVolumeTypes are EBS types that exist but cannot be a boot volume.
+var hddVolumeTypes = []string{"st1", "sc1"}
+
+// validateVolumeType checks a node group's root volume type against the EBS
+// types: one that does not exist, or an HDD type (which cannot boot), is
+// refused here rather than by EC2 when the nodes launch.
+func validateVolumeType(fe *kpool.FieldErrors, field, t string) {
+	switch {
+	case t == "", slices.Contains(VolumeTypes, t):
+	case slices.Contains(hddVolumeTypes, t):
+		fe.Add(field, "%q is an HDD volume type, which EBS does not take for a boot volume: use one of %s", t, strings.Join(VolumeTypes, ", "))
+	default:
+		fe.Add(field, "%q is not an EBS volume type: use one of %s", t, strings.Join(VolumeTypes, ", "))
 	}
 }
 
