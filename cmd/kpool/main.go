@@ -33,6 +33,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if code, ok := isQuiet(err); ok {
+		return code
+	}
 	stderr = scrubbed{stderr}
 	code := 1
 	var x *exitError
