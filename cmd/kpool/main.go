@@ -64,8 +64,10 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace())
+	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace(), newVersionCmd())
 	addClientCommands(root)
+	addCompletion(root)
+	addExamples(root)
 	return root
 }
 

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+)
+
+// Shell completion: cobra's kpool completion bash|zsh|fish|powershell, with
+// cluster and pool names and IDs completed from the server for --cluster
+// and for the NAME|ID argument of the commands that take one. The server is
+// the one the command line (or the environment) names, with its
+// credentials; when it cannot be asked, nothing is completed and nothing
+// is printed.
+
+// completionTimeout bounds a completion's requests: a shell waits on them.
+const completionTimeout = 5 * time.Second
+
+// addCompletion adds the completion command (with examples) and the
+// dynamic completions of root's commands.
+func addCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	walk(root, func(c *cobra.Command) {
+		if c.Flags().Lookup("cluster") != nil && c.Flag("server") != nil {
+			_ = c.RegisterFlagCompletionFunc("cluster", completeClusters)
+		}
+		if !strings.Contains(c.Use, "NAME|ID") || c.ValidArgsFunction != nil || c.Parent() == nil {
+			return
+		}
+		switch c.Parent().Name() {
+		case "nodepool":
+			c.ValidArgsFunction = completePools
+		case "cluster":
+			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return completeClusters(cmd, args, toComplete)
+			}
+		}
+	})
+}
+
+// walk calls fn on cmd and every command under it.
+func walk(cmd *cobra.Command, fn func(*cobra.Command)) {
+	fn(cmd)
+	for _, c := range cmd.Commands() {
+		walk(c, fn)
+	}
+}
+
+// completionClient is a client of the server cmd's flags name, or nil when
+// they name none that can be asked.
+func completionClient(cmd *cobra.Command) *api.Client {
+	get := func(name string) string {
+		if fl := cmd.Flag(name); fl != nil {
+			return strings.TrimSpace(fl.Value.String())
+		}
+		return ""
+	}
+	f := clientFlags{server: get("server"), user: get("user"), token: get("token"), output: outTable}
+	if f.check() != nil {
+		return nil
+	}
+	return f.client()
+}
+
+// completeClusters completes a cluster's name or ID.
+func completeClusters(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	c := completionClient(cmd)
+	if c == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	var out []cobra.Completion
+	err := pages(true, kpool.ListOptions{Limit: kpool.MaxLimit}, func(o kpool.ListOptions) (string, error) {
+		page, err := c.Clusters(ctx, o)
+		if err != nil {
+			return "", err
+		}
+		for _, cl := range page.Clusters {
+			out = appendMatch(out, toComplete, cl.Name, fmt.Sprintf("%s cluster %s", cl.Spec.Platform.Type, cl.ID))
+			out = appendMatch(out, toComplete, cl.ID, fmt.Sprintf("%s cluster %s", cl.Spec.Platform.Type, cl.Name))
+		}
+		return page.Next, nil
+	})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completePools completes a pool's name or ID, of the --cluster given (by
+// name or ID) if any.
+func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	c := completionClient(cmd)
+	if c == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	o := kpool.ListOptions{Limit: kpool.MaxLimit}
+	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
+		id, err := clusterID(ctx, c, fl.Value.String())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		o.ClusterID = id
+	}
+	var out []cobra.Completion
+	err := pages(true, o, func(o kpool.ListOptions) (string, error) {
+		page, err := c.NodePools(ctx, o)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range page.NodePools {
+			out = appendMatch(out, toComplete, p.Name, fmt.Sprintf("node pool %s in cluster %s", p.ID, p.ClusterID))
+			out = appendMatch(out, toComplete, p.ID, fmt.Sprintf("node pool %s in cluster %s", p.Name, p.ClusterID))
+		}
+		return page.Next, nil
+	})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// appendMatch appends value (with its description) when it starts with
+// prefix.
+func appendMatch(out []cobra.Completion, prefix, value, desc string) []cobra.Completion {
+	if value == "" || !strings.HasPrefix(value, prefix) {
+		return out
+	}
+	return append(out, cobra.CompletionWithDesc(value, desc))
+}
