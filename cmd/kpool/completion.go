@@ -26,6 +26,13 @@ const completionTimeout = 5 * time.Second
 // dynamic completions of root's commands.
 func addCompletion(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
+	// cobra's scripts go to the writer root had when the command was made;
+	// they go to the command's, as every other command's output does.
+	if comp, _, err := root.Find([]string{"completion"}); err == nil && comp != root {
+		for _, c := range comp.Commands() {
+			c.RunE, c.Run = writeScript, nil
+		}
+	}
 	walk(root, func(c *cobra.Command) {
 		if c.Flags().Lookup("cluster") != nil && c.Flag("server") != nil {
 			_ = c.RegisterFlagCompletionFunc("cluster", completeClusters)
@@ -45,6 +52,32 @@ func addCompletion(root *cobra.Command) {
 			}
 		}
 	})
+}
+
+// writeScript writes the completion script of the shell cmd is named for.
+func writeScript(cmd *cobra.Command, _ []string) error {
+	out, root := cmd.OutOrStdout(), cmd.Root()
+	desc := true
+	if fl := cmd.Flags().Lookup("no-descriptions"); fl != nil && fl.Value.String() == "true" {
+		desc = false
+	}
+	switch cmd.Name() {
+	case "bash":
+		return root.GenBashCompletionV2(out, desc)
+	case "zsh":
+		if !desc {
+			return root.GenZshCompletionNoDesc(out)
+		}
+		return root.GenZshCompletion(out)
+	case "fish":
+		return root.GenFishCompletion(out, desc)
+	case "powershell":
+		if !desc {
+			return root.GenPowerShellCompletion(out)
+		}
+		return root.GenPowerShellCompletionWithDesc(out)
+	}
+	return fmt.Errorf("no completion script for %s", cmd.Name())
 }
 
 // walk calls fn on cmd and every command under it.

@@ -97,8 +97,8 @@ var examples = map[string]string{
   kpool completion bash > /etc/bash_completion.d/kpool`,
 	"completion bash": `  source <(kpool completion bash)
   kpool completion bash > /etc/bash_completion.d/kpool`,
-	"completion zsh": `  kpool completion zsh > "${fpath[1]}/_kpool"`,
-	"completion fish": `  kpool completion fish > ~/.config/fish/completions/kpool.fish`,
+	"completion zsh":        `  kpool completion zsh > "${fpath[1]}/_kpool"`,
+	"completion fish":       `  kpool completion fish > ~/.config/fish/completions/kpool.fish`,
 	"completion powershell": `  kpool completion powershell | Out-String | Invoke-Expression`,
 }
 
