@@ -192,6 +192,11 @@ spec: {platform: {azure: {vmSize: Standard_D8s_v5}}}
 name: bad
 cluster: prod
 spec: {nodeCount: -1, platform: {gcp: {machineType: e2-small}}}
+---
+name: mixed
+cluster: aks
+cluster_id: `+prod+`
+spec: {nodeCount: 1}
 `)
 	wantAll := []string{
 		"+ nodepool good in cluster prod",
@@ -205,17 +210,19 @@ spec: {nodeCount: -1, platform: {gcp: {machineType: e2-small}}}
 		"spec.platform.azure.vmSize",
 		"! nodepool bad in cluster prod ",
 		"spec.nodeCount",
+		"! nodepool mixed in cluster aks ",
+		`cluster: "aks" is cluster ` + aks + ", but cluster_id is " + prod,
 	}
 	for _, tt := range []struct {
 		name    string
 		args    []string
 		summary string
 	}{
-		{"dry run", []string{"--dry-run"}, "Plan: 1 to create, 0 to update, 0 unchanged, 5 refused.\n"},
-		{"apply", nil, "Applied: 1 created, 0 updated, 0 unchanged, 5 refused.\n"},
+		{"dry run", []string{"--dry-run"}, "Plan: 1 to create, 0 to update, 0 unchanged, 6 refused.\n"},
+		{"apply", nil, "Applied: 1 created, 0 updated, 0 unchanged, 6 refused.\n"},
 	} {
 		out, err := run(srv, "", append([]string{"apply", "-f", file}, tt.args...)...)
-		if code(err) != 1 || err.Error() != "5 of 6 node pools refused" {
+		if code(err) != 1 || err.Error() != "6 of 7 node pools refused" {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 		rest := out
