@@ -359,7 +359,11 @@ any was refused.`,
 				}
 				results = append(results, r)
 			}
-			err = f.print(cmd, results, func(w io.Writer) { applyView(w, results, dryRun) })
+			if f.output == outName {
+				err = applyNames(cmd.OutOrStdout(), results)
+			} else {
+				err = f.print(cmd, results, func(w io.Writer) { applyView(w, results, dryRun) })
+			}
 			if err != nil {
 				return err
 			}
@@ -424,6 +428,21 @@ func applyView(w io.Writer, results []applyResult, dryRun bool) {
 		format = "Plan: %d to create, %d to update, %d unchanged, %d refused.\n"
 	}
 	fmt.Fprintf(w, format, count[actCreate], count[actUpdate], count[actUnchanged], count[actRefused])
+}
+
+// applyNames is apply -o name: nodepool/ID of each pool created, updated
+// or unchanged (in a dry run, of each that exists), as kubectl apply -o
+// name prints.
+func applyNames(w io.Writer, results []applyResult) error {
+	for _, r := range results {
+		if r.Action == actRefused || r.NodePool == nil || r.NodePool.ID == "" {
+			continue
+		}
+		if _, err := fmt.Fprintln(w, "nodepool/"+r.NodePool.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // planLines shows a plan's changes: "~ spec.nodeCount: 2 -> 3  (in_place:

@@ -146,6 +146,10 @@ spec:
 		rs[0].NodePool.Spec.Count() != 3 || rs[1].Action != actUnchanged || rs[1].ClusterID != prod {
 		t.Errorf("apply -o json: %v\n%s", err, out)
 	}
+	// -o name: the pools, as kubectl apply -o name.
+	if out, err := run(srv, "", "apply", "-f", fleet, "-o", "name"); err != nil || out != "nodepool/"+web.ID+"\nnodepool/"+pools(t, srv, prod)["batch"].ID+"\n" {
+		t.Errorf("apply -o name: %v %q", err, out)
+	}
 }
 
 // yamlOf is a pool as kpool nodepool get -o yaml shows it.

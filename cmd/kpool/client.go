@@ -37,6 +37,12 @@ type clientFlags struct {
 	user   string
 	token  string
 	output string
+	// noHeaders drops tables' headers; sortBy sorts lists by a JSONPath.
+	noHeaders bool
+	sortBy    string
+	// context names the config file's context to use; defaultCluster is
+	// its cluster.
+	context, defaultCluster string
 }
 
 // register adds the flags to cmd and checks them before any subcommand runs.
@@ -45,10 +51,16 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	pf.StringVar(&f.server, "server", env("KPOOL_SERVER", "http://127.0.0.1:8080"), "URL of the kpool API server (KPOOL_SERVER)")
 	pf.StringVar(&f.token, "token", env("KPOOL_TOKEN", ""), "your API token, sent as Authorization: Bearer (KPOOL_TOKEN); prefer the variable, as flags show in process lists")
 	pf.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, sent as X-User-Email to a server in --auth header mode (KPOOL_USER)")
-	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, json or yaml")
+	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, wide, json, yaml, name, or jsonpath=TEMPLATE (k8s JSONPath, such as jsonpath='{.nodepools[*].name}')")
+	pf.BoolVar(&f.noHeaders, "no-headers", false, "print tables without their header line")
+	pf.StringVar(&f.context, "context", "", "the config file's context to use (KPOOL_CONTEXT; default: the current one)")
+	pf.StringVar(&f.sortBy, "sort-by", "", "sort lists by this JSONPath of each item, such as .name or .status.phase")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if c.HasSubCommands() {
 			return nil // a command group only prints its help
+		}
+		if err := f.fromContext(c); err != nil {
+			return err
 		}
 		return f.check()
 	}
@@ -64,10 +76,8 @@ func groupRun(cmd *cobra.Command, args []string) error {
 }
 
 func (f *clientFlags) check() error {
-	switch f.output {
-	case outTable, outJSON, outYAML:
-	default:
-		return fmt.Errorf("--output %q is not a format: use table, json or yaml", f.output)
+	if err := checkOutput(f.output, f.sortBy); err != nil {
+		return err
 	}
 	if strings.TrimSpace(f.user) == "" && strings.TrimSpace(f.token) == "" {
 		return errors.New("set KPOOL_TOKEN (or --token) to your API token, or, for a server in --auth header mode, KPOOL_USER (or --user) to your e-mail address")
@@ -194,24 +204,39 @@ func anyChanged(fs *pflag.FlagSet, names ...string) bool {
 	return false
 }
 
-// listFlags page a list.
+// listFlags page a list. A list shows every item, page by page, unless
+// --limit or --offset asks for one page; then it says how many more there
+// are.
 type listFlags struct {
 	limit, offset int
 	all           bool
+	fs            *pflag.FlagSet
 }
 
 func (l *listFlags) register(fs *pflag.FlagSet) {
-	fs.IntVar(&l.limit, "limit", 0, fmt.Sprintf("page size, 1-%d (default %d)", kpool.MaxLimit, kpool.DefaultLimit))
-	fs.IntVar(&l.offset, "offset", 0, "number of items to skip")
-	fs.BoolVar(&l.all, "all", false, "follow the next cursor to list every item")
+	l.fs = fs
+	fs.IntVar(&l.limit, "limit", 0, fmt.Sprintf("show one page of this size, 1-%d", kpool.MaxLimit))
+	fs.IntVar(&l.offset, "offset", 0, "show one page, skipping this many items")
+	fs.BoolVar(&l.all, "all", true, "list every item, page by page (the default unless --limit or --offset)")
 }
 
 func (l *listFlags) options() kpool.ListOptions {
+	if l.fs != nil && (l.fs.Changed("limit") || l.fs.Changed("offset")) && !l.fs.Changed("all") {
+		l.all = false
+	}
 	o := kpool.ListOptions{Limit: l.limit, Offset: l.offset}
 	if l.all && o.Limit == 0 {
 		o.Limit = kpool.MaxLimit
 	}
 	return o
+}
+
+// more tells, on stderr, that a page is not the whole list.
+func (l *listFlags) more(cmd *cobra.Command, shown, total int, next string) {
+	if l.all || next == "" {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "Showing %d of %d: --all lists every one, --after %s the next page.\n", shown, total, next)
 }
 
 // pages calls fetch for the first page and, with all, for every following

@@ -653,7 +653,7 @@ func TestErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, json or yaml`},
+		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, wide, json, yaml, name or jsonpath=TEMPLATE`},
 		{"bad int flag", []string{"nodepool", "scale", "x", "--count", "many"}, `invalid argument "many" for "--count"`},
 		{"unknown flag", []string{"cluster", "list", "--colour"}, "unknown flag: --colour"},
 		{"no ID", []string{"nodepool", "get"}, "kpool nodepool get: give the node pool ID"},

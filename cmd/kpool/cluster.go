@@ -165,7 +165,7 @@ NAME and flags given with -f override the file.`,
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, cl, func(w io.Writer) { clusterTable(w, []*kpool.Cluster{cl}) })
+			return f.print(cmd, cl, func(w io.Writer) { clusterTable(w, []*kpool.Cluster{cl}, f.wide()) })
 		},
 	}
 	c.register(cmd.Flags())
@@ -181,7 +181,8 @@ func newClusterList(f *clientFlags) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := f.client()
 			var list *api.ClusterList
-			err := pages(l.all, l.options(), func(o kpool.ListOptions) (string, error) {
+			opts := l.options()
+			err := pages(l.all, opts, func(o kpool.ListOptions) (string, error) {
 				page, err := c.Clusters(cmd.Context(), o)
 				if err != nil {
 					return "", err
@@ -197,11 +198,12 @@ func newClusterList(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.output == outTable && len(list.Clusters) == 0 {
+			if f.table() && len(list.Clusters) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No clusters found.")
 				return nil
 			}
-			return f.print(cmd, list, func(w io.Writer) { clusterTable(w, list.Clusters) })
+			l.more(cmd, len(list.Clusters), list.Total, list.Next)
+			return f.print(cmd, list, func(w io.Writer) { clusterTable(w, list.Clusters, f.wide()) })
 		},
 	}
 	l.register(cmd.Flags())
@@ -241,7 +243,7 @@ func newClusterDelete(f *clientFlags) *cobra.Command {
 				fmt.Fprintf(out, "cluster %s deleted\n", id)
 				return nil
 			}
-			if f.output != outTable {
+			if !f.table() {
 				return f.print(cmd, cl, nil)
 			}
 			// The pools that remain are the ones being deleted.

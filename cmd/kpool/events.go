@@ -54,7 +54,7 @@ the clusters you registered; admins see all.`,
 				seen[page.Next] = true
 				q.After = page.Next
 			}
-			if f.output == outTable && len(list.Events) == 0 {
+			if f.table() && len(list.Events) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No events found.")
 				return nil
 			}

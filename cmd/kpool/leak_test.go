@@ -512,9 +512,9 @@ credentials:
 		`msg=request method=POST path=/api/v1/clusters status=201 .*user=bob@example.com`,
 		`msg=request method=POST path=/api/v1/clusters status=403 .*user=mallory@example.com`,
 		`msg=request method=GET path=/api/v1/clusters status=401 .*user=""`,
-		`msg=request method=GET path=/api/v1/nodepools status=401 .*user=""`,
+		`msg=request method=GET path="?/api/v1/nodepools(\?limit=100)?"? status=401 .*user=""`,
 		`msg=request method=GET path=/api/v1/nodepools/` + pool.ID + ` status=200 .*user=ci@example.com`,
-		`msg=request method=GET path=/api/v1/clusters status=200 .*user=root@example.com`,
+		`msg=request method=GET path="?/api/v1/clusters(\?limit=100)?"? status=200 .*user=root@example.com`,
 		`msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com(.|\n)*msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com`,
 		// A token given as a cluster: looked up by name, never logged.
 		`msg=request method=GET path="/api/v1/clusters\?limit=100&name=kpool_xxxxx" status=200 .*user=alice@example.com`,

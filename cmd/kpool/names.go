@@ -16,8 +16,10 @@ import (
 // than one object has (a pool name in several clusters, a cluster name of
 // several owners, as an admin sees them) is an error listing them.
 
-// clusterID resolves a cluster reference to its id.
+// clusterID resolves a cluster reference to its id. A reference may carry
+// the kind -o name prints (cluster/ID).
 func clusterID(ctx context.Context, c *api.Client, ref string) (string, error) {
+	ref = strings.TrimPrefix(ref, "cluster/")
 	if kpool.IsUUID(strings.ToLower(ref)) {
 		return strings.ToLower(ref), nil
 	}
@@ -41,6 +43,7 @@ func clusterID(ctx context.Context, c *api.Client, ref string) (string, error) {
 // poolID resolves a pool reference to its id; cluster (a name or an id, or
 // "") narrows a name to one cluster.
 func poolID(ctx context.Context, c *api.Client, ref, cluster string) (string, error) {
+	ref = strings.TrimPrefix(ref, "nodepool/")
 	if kpool.IsUUID(strings.ToLower(ref)) {
 		return strings.ToLower(ref), nil
 	}
@@ -92,7 +95,11 @@ func byName(f *clientFlags, cmd *cobra.Command, kind string) *cobra.Command {
 		var id string
 		var err error
 		if kind == "node pool" {
-			id, err = poolID(c.Context(), f.client(), args[0], cluster)
+			in := cluster
+			if in == "" {
+				in = f.defaultCluster // the context's
+			}
+			id, err = poolID(c.Context(), f.client(), args[0], in)
 		} else {
 			id, err = clusterID(c.Context(), f.client(), args[0])
 		}
@@ -125,6 +132,24 @@ func clusterFlagByName(cmd *cobra.Command, client func() *api.Client) *cobra.Com
 			return err
 		}
 		return fl.Value.Set(id)
+	}
+	return cmd
+}
+
+// defaultClusterFlag gives cmd's --cluster the context's cluster when the
+// command line names none.
+func defaultClusterFlag(f *clientFlags, cmd *cobra.Command) *cobra.Command {
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if prev != nil {
+			if err := prev(c, args); err != nil {
+				return err
+			}
+		}
+		if fl := c.Flags().Lookup("cluster"); fl != nil && !fl.Changed && f.defaultCluster != "" {
+			return c.Flags().Set("cluster", f.defaultCluster)
+		}
+		return nil
 	}
 	return cmd
 }

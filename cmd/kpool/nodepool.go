@@ -26,7 +26,7 @@ func newNodePoolCmd() *cobra.Command {
 	}
 	f.register(cmd)
 	// Pools and clusters are named by name or by ID.
-	cmd.AddCommand(clusterFlagByName(newPoolCreate(f), f.client), clusterFlagByName(newPoolList(f), f.client),
+	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
 		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
 		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"))
 	return cmd
@@ -402,11 +402,12 @@ func newPoolList(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if f.output == outTable && len(list.NodePools) == 0 {
+			if f.table() && len(list.NodePools) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
 				return nil
 			}
-			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools) })
+			l.more(cmd, len(list.NodePools), list.Total, list.Next)
+			return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
 		},
 	}
 	fs := cmd.Flags()
@@ -663,7 +664,7 @@ deletionPolicy Abandon, let it be); --wait waits until then.`,
 			switch {
 			case gone:
 				fmt.Fprintf(out, "nodepool %s deleted\n", id)
-			case f.output != outTable:
+			case !f.table():
 				return f.print(cmd, p, nil)
 			default:
 				fmt.Fprintf(out, "nodepool %s is being deleted (%s)\n", id, p.Status.Message)

@@ -23,6 +23,17 @@ var now = time.Now
 // print writes v as JSON or YAML, or calls table with a tab-aligned writer.
 func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) error {
 	out := cmd.OutOrStdout()
+	if f.sortBy != "" {
+		if err := sortItems(v, f.sortBy); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.output == outName:
+		return printNames(out, v)
+	case strings.HasPrefix(f.output, outJSONPath):
+		return printPath(out, v, strings.TrimPrefix(f.output, outJSONPath))
+	}
 	switch f.output {
 	case outJSON:
 		b, err := json.MarshalIndent(v, "", "  ")
@@ -39,10 +50,16 @@ func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) 
 		_, err = out.Write(b)
 		return err
 	}
+	if f.noHeaders {
+		out = &noHeader{w: out}
+	}
 	tw := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
 	table(tw)
 	return tw.Flush()
 }
+
+// wide reports whether tables show their extra columns (-o wide).
+func (f *clientFlags) wide() bool { return f.output == outWide }
 
 // age is a short duration since t, as in kubectl: 45s, 12m, 5h, 3d, 2y.
 func age(t time.Time) string {
@@ -83,10 +100,18 @@ func orDash(s string) string {
 
 // ---- clusters ----
 
-func clusterTable(w io.Writer, cs []*kpool.Cluster) {
-	fmt.Fprintln(w, "ID\tNAME\tPLATFORM\tPHASE\tAGE")
+func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool) {
+	head := "ID\tNAME\tPLATFORM\tPHASE\tAGE"
+	if wide {
+		head += "\tREGION\tOWNER\tENDPOINT"
+	}
+	fmt.Fprintln(w, head)
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, c.Spec.Platform.Type, orDash(string(c.Status.Phase)), age(c.CreatedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(string(c.Status.Phase)), age(c.CreatedAt))
+		if wide {
+			fmt.Fprintf(w, "\t%s\t%s\t%s", orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint))
+		}
+		fmt.Fprintln(w)
 	}
 }
 
@@ -136,12 +161,25 @@ func intOr(p *int) string {
 	return fmt.Sprint(*p)
 }
 
-func poolTable(w io.Writer, ps []*kpool.NodePool) {
-	fmt.Fprintln(w, "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE")
+func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
+	head := "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE"
+	if wide {
+		head += "\tPROVIDER NAME\tZONES\tMODE\tLABELS\tMESSAGE"
+	}
+	fmt.Fprintln(w, head)
 	for _, p := range ps {
-		mt := profiles.Profile(p.Spec.Platform.Type).Block(nil, &p.Spec).MachineType
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\n", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
-			orDash(mt), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt))
+		b := profiles.Profile(p.Spec.Platform.Type).Block(nil, &p.Spec)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
+			orDash(b.MachineType), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt))
+		if wide {
+			zones := p.Spec.Zones
+			if len(zones) == 0 {
+				zones = b.Zones
+			}
+			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s\t%s", orDash(p.ProviderName), orDash(strings.Join(zones, ",")), orDash(p.Spec.Mode),
+				orDash(joinMap(p.Spec.Labels)), orDash(oneLine(p.Status.Message)))
+		}
+		fmt.Fprintln(w)
 	}
 }
 

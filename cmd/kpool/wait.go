@@ -309,5 +309,5 @@ func (f *clientFlags) waitAndPrint(cmd *cobra.Command, c *api.Client, w waitFlag
 		}
 		p = final
 	}
-	return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}) })
+	return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide()) })
 }
