@@ -115,10 +115,11 @@ func (it *applyItem) label() string {
 	return name + " in cluster " + it.ref
 }
 
-// resolve finds each document's cluster and the pool of its name there, if
-// any. A document that cannot be applied (no name, no cluster, a cluster
-// not found, the same pool twice) carries its error; the others go on.
-func resolve(ctx context.Context, c *api.Client, docs []applyDoc) []*applyItem {
+// resolve finds each document's cluster (def, the context's cluster, for
+// a document that names none) and the pool of its name there, if any. A
+// document that cannot be applied (no name, no cluster, a cluster not
+// found, the same pool twice) carries its error; the others go on.
+func resolve(ctx context.Context, c *api.Client, docs []applyDoc, def string) []*applyItem {
 	items := make([]*applyItem, len(docs))
 	clusters := map[string]string{} // reference → ID
 	seen := map[[2]string]bool{}
@@ -141,11 +142,13 @@ func resolve(ctx context.Context, c *api.Client, docs []applyDoc) []*applyItem {
 			it.ref = d.Cluster
 		case cid != "":
 			it.ref = cid
-		default:
+		case d.Cluster != "":
 			it.ref = d.Cluster
+		default:
+			it.ref = def
 		}
 		if it.ref == "" {
-			fe.Add("cluster_id", "is required: give cluster_id, or cluster with the cluster's name or ID")
+			fe.Add("cluster_id", "is required: give cluster_id, or cluster with the cluster's name or ID (or use a context with a cluster)")
 		}
 		if err := fe.Err(); err != nil {
 			it.err = err
@@ -304,7 +307,8 @@ func newApplyCmd() *cobra.Command {
 
 FILE (YAML or JSON; - reads stdin) holds node pools, one per YAML document
 (separated by ---) or as a list, each as the API takes it: name, cluster_id
-(or cluster: a cluster's name or ID) and spec. The output of
+(or cluster: a cluster's name or ID; without either, the context's
+cluster) and spec. The output of
 kpool nodepool get -o yaml is such a document.
 
 A pool is found by its name within its cluster. One that does not exist is
@@ -352,7 +356,7 @@ any was refused.`,
 			c := f.writer(cmd)
 			var results []applyResult
 			refused := 0
-			for _, it := range resolve(cmd.Context(), c, docs) {
+			for _, it := range resolve(cmd.Context(), c, docs, f.defaultCluster) {
 				r := applyOne(cmd.Context(), c, it, dryRun)
 				if r.Action == actRefused {
 					refused++

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -332,3 +333,29 @@ func TestApplyViewClasses(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyContext: a document that names no cluster is the context's
+// cluster's; without a context it is refused.
+func TestApplyContext(t *testing.T) {
+	srv := newServer(t)
+	stage := createCluster(t, srv, "stage", kpool.PlatformGCP)
+	file := writeFile(t, "pools.yaml", "name: web\nspec: {nodeCount: 1, platform: {gcp: {machineType: e2-small}}}\n")
+	t.Setenv("KPOOL_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	if _, err := run(srv, "", "apply", "-f", file); err == nil || !strings.Contains(mustOut(run(srv, "", "apply", "-f", file)), "cluster_id: is required") {
+		t.Errorf("no cluster, no context: %v", err)
+	}
+	if _, _, err := execute("", "config", "set-context", "stage", "--server", srv, "--user", testUser, "--cluster", "stage"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute("", "config", "use-context", "stage"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := execute("", "apply", "-f", file); err != nil || !strings.Contains(out, "+ nodepool web in cluster stage created") {
+		t.Errorf("the context's cluster: %v\n%s", err, out)
+	}
+	if p := pools(t, srv, stage)["web"]; p == nil {
+		t.Error("web was not created in the context's cluster")
+	}
+}
+
+func mustOut(out string, _ error) string { return out }

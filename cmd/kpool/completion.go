@@ -88,25 +88,26 @@ func walk(cmd *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-// completionClient is a client of the server cmd's flags name, or nil when
-// they name none that can be asked.
-func completionClient(cmd *cobra.Command) *api.Client {
+// completionClient is a client of the server cmd's flags, the environment
+// or the config file's context name, with the context's default cluster;
+// nil when they name none that can be asked.
+func completionClient(cmd *cobra.Command) (*api.Client, string) {
 	get := func(name string) string {
 		if fl := cmd.Flag(name); fl != nil {
 			return strings.TrimSpace(fl.Value.String())
 		}
 		return ""
 	}
-	f := clientFlags{server: get("server"), user: get("user"), token: get("token"), output: outTable}
-	if f.check() != nil {
-		return nil
+	f := clientFlags{server: get("server"), user: get("user"), token: get("token"), context: get("context"), output: outTable}
+	if f.fromContext(cmd) != nil || f.check() != nil {
+		return nil, ""
 	}
-	return f.client()
+	return f.client(), f.defaultCluster
 }
 
 // completeClusters completes a cluster's name or ID.
 func completeClusters(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	c := completionClient(cmd)
+	c, _ := completionClient(cmd)
 	if c == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -131,12 +132,12 @@ func completeClusters(cmd *cobra.Command, _ []string, toComplete string) ([]cobr
 }
 
 // completePools completes a pool's name or ID, of the --cluster given (by
-// name or ID) if any.
+// name or ID), or else the context's cluster, if any.
 func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	c := completionClient(cmd)
+	c, cluster := completionClient(cmd)
 	if c == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -144,7 +145,10 @@ func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 	defer cancel()
 	o := kpool.ListOptions{Limit: kpool.MaxLimit}
 	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
-		id, err := clusterID(ctx, c, fl.Value.String())
+		cluster = fl.Value.String()
+	}
+	if cluster != "" { // as the command finds a pool by its name
+		id, err := clusterID(ctx, c, cluster)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -117,5 +118,35 @@ func TestExamples(t *testing.T) {
 	out, _, err := execute("", "nodepool", "create", "--help")
 	if err != nil || !strings.Contains(out, "Examples:\n  kpool nodepool create web --cluster prod") {
 		t.Errorf("nodepool create --help:\n%s", out)
+	}
+}
+
+// TestCompletionContext: with no flags, completion asks the context's
+// server as its user, and offers the pools of its cluster.
+func TestCompletionContext(t *testing.T) {
+	srv := newServer(t)
+	prod := createCluster(t, srv, "prod", kpool.PlatformGCP)
+	stage := createCluster(t, srv, "stage", kpool.PlatformGCP)
+	createPool(t, srv, "web", prod, "--machine-type", "e2-small")
+	webStage := createPool(t, srv, "web", stage, "--machine-type", "e2-small")
+	t.Setenv("KPOOL_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
+	for _, k := range []string{"KPOOL_SERVER", "KPOOL_USER", "KPOOL_TOKEN", "KPOOL_CONTEXT"} {
+		t.Setenv(k, "")
+	}
+	if _, _, err := execute("", "config", "set-context", "stage", "--server", srv, "--user", testUser, "--cluster", "stage"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute("", "config", "use-context", "stage"); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := complete("nodepool", "get", "")
+	slices.Sort(got)
+	want := []string{webStage.ID, "web"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("pools of the context's cluster: %q, want %q", got, want)
+	}
+	if got, _, _ := complete("nodepool", "list", "--cluster", "p"); !slices.Equal(got, []string{"prod"}) {
+		t.Errorf("--cluster from the context's server: %q", got)
 	}
 }

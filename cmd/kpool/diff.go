@@ -49,7 +49,7 @@ one the server would refuse).`,
 			c := f.client()
 			out := cmd.OutOrStdout()
 			differs, failed := false, 0
-			for _, it := range resolve(cmd.Context(), c, docs) {
+			for _, it := range resolve(cmd.Context(), c, docs, f.defaultCluster) {
 				r := applyOne(cmd.Context(), c, it, true)
 				if r.Error != nil {
 					failed++
