@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -34,8 +35,12 @@ func TestCompletion(t *testing.T) {
 	web := createPool(t, srv, "web", prod, "--machine-type", "e2-small")
 	worker := createPool(t, srv, "worker", prod, "--machine-type", "e2-small")
 	webStage := createPool(t, srv, "web", stage, "--machine-type", "e2-small")
-	down := httptest.NewServer(nil)
-	down.Close() // nothing listens there any more
+	// A server that fails every request (not one that is down: its port
+	// could be another test's server by now).
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
+	}))
+	t.Cleanup(down.Close)
 
 	as := []string{"--server", srv, "--user", testUser}
 	noFiles := ":4" // ShellCompDirectiveNoFileComp
@@ -54,7 +59,7 @@ func TestCompletion(t *testing.T) {
 		{"--cluster by prefix", append([]string{"nodepool", "create", "x"}, append(as, "--cluster", "st")...), []string{"stage"}},
 		{"--cluster of events", append([]string{"events"}, append(as, "--cluster", "pr")...), []string{"prod"}},
 		{"clusters for cluster get", append([]string{"cluster", "get"}, append(as, "s")...), []string{"stage"}},
-		{"server down: nothing", []string{"nodepool", "get", "--server", down.URL, "--user", testUser, ""}, nil},
+		{"server failing: nothing", []string{"nodepool", "get", "--server", down.URL, "--user", testUser, ""}, nil},
 		{"no credentials: nothing", []string{"nodepool", "get", "--server", srv, "--user", "", "--token", "", ""}, nil},
 		{"unknown --cluster: nothing", append([]string{"nodepool", "get", "--cluster", "nowhere"}, append(as, "")...), nil},
 	}
