@@ -1108,3 +1108,19 @@ func TestAdvisoryFields(t *testing.T) {
 		}
 	})
 }
+
+// TestVersion: GET /version answers without authentication, with the
+// binary's version, commit and Go version.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	a := newTestAPI(t, testdb.SQLite)
+	r := a.do("GET", "/version", "")
+	want(t, r, http.StatusOK)
+	var v Version
+	if err := json.Unmarshal(r.body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v != BuildVersion() || v.Version == "" || !strings.HasPrefix(v.Go, "go") {
+		t.Errorf("GET /version = %+v, want %+v", v, BuildVersion())
+	}
+}

@@ -40,6 +40,7 @@ type authzRow struct {
 var authzTable = []authzRow{
 	{"GET /healthz", "", "", all(http.StatusOK)},
 	{"GET /readyz", "", "", all(http.StatusOK)},
+	{"GET /version", "", "", all(http.StatusOK)},
 	{"GET /api/v1/openapi.json", "", "", all(http.StatusOK)},
 
 	{"GET /api/v1/clusters", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK)},

@@ -346,3 +346,27 @@ func (c *Client) Watch(ctx context.Context, opened func() error, fn func([]Chang
 	}
 	return sc.Err()
 }
+
+// DryRunCreateNodePool sends a create with dry_run=true: the plan and the
+// pool as it would be created (defaults filled in), with nothing stored.
+func (c *Client) DryRunCreateNodePool(ctx context.Context, b NodePoolBody) (*DryRun, error) {
+	var out DryRun
+	_, err := c.Do(ctx, http.MethodPost, "/api/v1/nodepools", url.Values{"dry_run": {"true"}}, nil, b, &out)
+	return &out, err
+}
+
+// DryRunDeleteNodePool sends a delete with dry_run=true: whether the pool
+// would be gone at once (Gone) or wait for its controllers, with nothing
+// changed.
+func (c *Client) DryRunDeleteNodePool(ctx context.Context, id string) (*DryRun, error) {
+	var out DryRun
+	_, err := c.Do(ctx, http.MethodDelete, "/api/v1/nodepools/"+url.PathEscape(id), url.Values{"dry_run": {"true"}}, nil, nil, &out)
+	return &out, err
+}
+
+// Version gets the server's version (GET /version, no authentication).
+func (c *Client) Version(ctx context.Context) (*Version, error) {
+	var out Version
+	_, err := c.Do(ctx, http.MethodGet, "/version", nil, nil, nil, &out)
+	return &out, err
+}

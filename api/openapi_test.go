@@ -286,7 +286,7 @@ func TestOpenAPIDocumentValid(t *testing.T) {
 			if op.Security != nil {
 				security = *op.Security
 			}
-			public := path == "/healthz" || path == "/readyz" || path == "/api/v1/openapi.json"
+			public := path == "/healthz" || path == "/readyz" || path == "/version" || path == "/api/v1/openapi.json"
 			authed := len(security) == 2 && len(security[0]) == 1 && security[0]["bearerAuth"] != nil &&
 				len(security[1]) == 1 && security[1]["userEmail"] != nil
 			if public == authed {
@@ -646,6 +646,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	// ---- server ----
 	a.expect(200, "", "GET", "/healthz", "", "X-Request-ID: trace-123")
 	a.expect(200, "", "GET", "/readyz", "")
+	a.expect(200, "", "GET", "/version", "")
 	a.expect(200, "", "GET", "/api/v1/openapi.json", "")
 
 	// ---- clusters, one of each platform ----

@@ -76,6 +76,7 @@ func (s *Server) unrouted(probe *http.ServeMux) http.Handler {
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /version", s.version)
 	s.mux.HandleFunc("GET /api/v1/openapi.json", serveOpenAPI)
 
 	s.mux.HandleFunc("GET /api/v1/clusters", s.authed(s.listClusters))

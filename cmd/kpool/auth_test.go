@@ -123,6 +123,11 @@ func TestServeTokenTLS(t *testing.T) {
 			t.Errorf("%s: want UNAUTHORIZED, got %v", name, err)
 		}
 	}
+	// /version is served beside /healthz, not by the dashboard, and takes
+	// no token.
+	if v, err := client("", "").Version(ctx); err != nil || *v != api.BuildVersion() {
+		t.Errorf("GET /version without a token: %v %+v", err, v)
+	}
 	// Revoked on the database, the token is refused from the next call (no
 	// --token-cache here: TestTokenCache has the cache's TTL).
 	list, _, err := execute("", "token", "list", "--database", db)

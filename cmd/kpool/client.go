@@ -21,7 +21,7 @@ import (
 
 // addClientCommands adds the cluster and nodepool commands.
 func addClientCommands(root *cobra.Command) {
-	root.AddCommand(newClusterCmd(), newNodePoolCmd(), newEventsCmd())
+	root.AddCommand(newClusterCmd(), newNodePoolCmd(), newEventsCmd(), newApplyCmd(), newDiffCmd())
 }
 
 // Output formats of -o.

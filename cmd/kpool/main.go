@@ -33,6 +33,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if code, ok := isQuiet(err); ok {
+		return code
+	}
 	stderr = scrubbed{stderr}
 	code := 1
 	var x *exitError
@@ -61,8 +64,10 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace(), newConfigCmd())
+	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace(), newConfigCmd(), newVersionCmd())
 	addClientCommands(root)
+	addCompletion(root)
+	addExamples(root)
 	return root
 }
 

@@ -280,6 +280,7 @@ func newPoolCreate(f *clientFlags) *cobra.Command {
 		pf                poolFlags
 		wf                waitFlags
 		file, cluster, id string
+		dryRun            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create NAME --cluster ID [flags] | create [NAME] -f FILE [flags]",
@@ -308,7 +309,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 		Args: nameArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
-			if err := wf.check(fs, false); err != nil {
+			if err := wf.check(fs, dryRun); err != nil {
 				return err
 			}
 			var body api.NodePoolBody
@@ -351,6 +352,9 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 			if len(body.Spec) == 0 {
 				body.Spec = json.RawMessage("{}") // the server names what is missing
 			}
+			if dryRun {
+				return f.dryRunCreate(cmd, c, body)
+			}
 			p, err := c.CreateNodePool(cmd.Context(), body)
 			if err != nil {
 				return err
@@ -359,6 +363,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 		},
 	}
 	fs := cmd.Flags()
+	dryRunFlag(fs, &dryRun)
 	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of the node pool; - reads stdin")
 	fs.StringVar(&cluster, "cluster", "", "the cluster (name or ID)")
 	fs.StringVar(&id, "id", "", "node pool ID (a UUID) to use instead of a generated one")
@@ -662,7 +667,10 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 }
 
 func newPoolDelete(f *clientFlags) *cobra.Command {
-	var wf waitFlags
+	var (
+		wf     waitFlags
+		dryRun bool
+	)
 	cmd := &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete a node pool",
@@ -671,11 +679,14 @@ Deleting, until its controllers have removed it at the provider (or, with
 deletionPolicy Abandon, let it be); --wait waits until then.`,
 		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := wf.check(cmd.Flags(), false); err != nil {
+			if err := wf.check(cmd.Flags(), dryRun); err != nil {
 				return err
 			}
 			id := args[0]
 			c := f.client()
+			if dryRun {
+				return f.dryRunDelete(cmd, c, id)
+			}
 			p, gone, err := c.DeleteNodePool(cmd.Context(), id)
 			if err != nil {
 				return err
@@ -698,6 +709,7 @@ deletionPolicy Abandon, let it be); --wait waits until then.`,
 			return nil
 		},
 	}
+	dryRunFlag(cmd.Flags(), &dryRun)
 	wf.register(cmd.Flags(), "is gone")
 	return cmd
 }

@@ -486,6 +486,7 @@ func (p *process) handler(api http.Handler) http.Handler {
 	mux.Handle("/api/", api)
 	mux.Handle("/healthz", api)
 	mux.Handle("/readyz", api)
+	mux.Handle("/version", api)
 	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard")})
 	mux.Handle("/", p.dash)
 	return mux
