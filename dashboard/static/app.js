@@ -106,7 +106,9 @@ const live = () => {
   };
   const es = new EventSource("/live");
   const badge = document.getElementById("live");
-  es.onopen = () => { if (badge) badge.hidden = false; };
+  // Once the stream is open, catch up: a change between the page's render
+  // and the stream's start would otherwise be missed.
+  es.onopen = () => { if (badge) badge.hidden = false; if (!timer) timer = setTimeout(refresh, 0); };
   es.onerror = () => { if (badge) badge.hidden = true; };
   es.onmessage = (m) => {
     let cs = [];
