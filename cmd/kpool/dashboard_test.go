@@ -104,13 +104,16 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx); err != nil { // starts the browser (no timeout on this first run)
 		t.Fatal(err)
 	}
+	base := ctx
 	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancelT()
 
 	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, steps...); err != nil {
-			html, _ := chromedp.Run(ctx, chromedp.OuterHTML(cd("main")))
+			dctx, cancel := context.WithTimeout(base, 5*time.Second)
+			defer cancel()
+			html, _ := chromedp.Run(dctx, chromedp.OuterHTML(cd("main")))
 			t.Fatalf("%s: %v\npage:\n%s", what, err, html)
 		}
 	}
