@@ -83,6 +83,11 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		return nil, err
 	}
 	r := &Response{Status: resp.StatusCode, Header: resp.Header}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && (resp.StatusCode >= 400 || len(bytes.TrimSpace(data)) > 0) {
+		// kpool answers JSON (errors too): this is something else.
+		return r, &kpool.Error{Code: kpool.CodeUnavailable, Message: fmt.Sprintf("%s does not answer as a kpool server: check --server (or KPOOL_SERVER)", c.BaseURL),
+			Details: fmt.Sprintf("%s %s answered HTTP %d with %s, not kpool's JSON", method, path, resp.StatusCode, orNone(ct))}
+	}
 	if resp.StatusCode >= 400 {
 		var eb ErrorBody
 		if json.Unmarshal(data, &eb) != nil || eb.Error.Code == "" {
@@ -101,6 +106,13 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		}
 	}
 	return r, nil
+}
+
+func orNone(ct string) string {
+	if ct == "" {
+		return "no content type"
+	}
+	return ct
 }
 
 func listQuery(o kpool.ListOptions) url.Values {

@@ -24,7 +24,7 @@ func newClusterCmd() *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterDelete(f), "cluster"))
+	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterUpdate(f), "cluster"), byName(f, newClusterDelete(f), "cluster"))
 	return cmd
 }
 
@@ -235,6 +235,11 @@ func newClusterDelete(f *clientFlags) *cobra.Command {
 			id := args[0]
 			c := f.client()
 			cl, gone, err := c.DeleteCluster(cmd.Context(), id, force)
+			var e *kpool.Error
+			if errors.As(err, &e) && e.Code == kpool.CodeConflict {
+				// The API's advice, in the CLI's words.
+				e.Details = strings.ReplaceAll(e.Details, "with force=true", "with --force")
+			}
 			if err != nil {
 				return err
 			}

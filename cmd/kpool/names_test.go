@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -52,5 +54,54 @@ func TestNames(t *testing.T) {
 		if _, err := run(srv, "", args...); kpool.ErrorCode(err) != kpool.CodeNotFound || !strings.Contains(err.Error(), `named "nope"`) {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// TestPlainErrors: a --server that is not kpool says so; cluster delete
+// suggests --force.
+func TestPlainErrors(t *testing.T) {
+	t.Parallel()
+	notKpool := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte("<html><body>nginx</body></html>"))
+	}))
+	t.Cleanup(notKpool.Close)
+	_, err := run(notKpool.URL, "", "cluster", "list")
+	if err == nil || !strings.Contains(err.Error(), "does not answer as a kpool server: check --server") || strings.Contains(err.Error(), "<html>") {
+		t.Errorf("a server that is not kpool: %v", err)
+	}
+	srv := newServer(t)
+	c := createCluster(t, srv, "busy", kpool.PlatformGCP)
+	createPool(t, srv, "p", c, "--machine-type", "e2-small", "--count", "1")
+	_, err = run(srv, "", "cluster", "delete", "busy")
+	if kpool.ErrorCode(err) != kpool.CodeConflict || !strings.Contains(err.Error(), "--force") || strings.Contains(err.Error(), "force=true") {
+		t.Errorf("cluster delete with pools: %v", err)
+	}
+}
+
+// TestClusterUpdate: kpool cluster update changes what its flags give, by
+// name, with a dry run first; what names the cloud cluster cannot change.
+func TestClusterUpdate(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	createCluster(t, srv, "upd", kpool.PlatformOCI)
+	if _, err := run(srv, "", "cluster", "update", "upd"); err == nil || !strings.Contains(err.Error(), "nothing to update") {
+		t.Errorf("no flags: %v", err)
+	}
+	const image = "ocid1.image.oc1.iad.newimage"
+	dry := mustRun(t, srv, "cluster", "update", "upd", "--image-id", image, "--dry-run")
+	if !strings.Contains(dry, image) {
+		t.Errorf("dry run: %s", dry)
+	}
+	if c := decode[kpool.Cluster](t, srv, "cluster", "get", "upd"); c.Spec.Platform.OCI.ImageID == image {
+		t.Errorf("the dry run stored the image")
+	}
+	c := decode[kpool.Cluster](t, srv, "cluster", "update", "upd", "--image-id", image)
+	if c.Spec.Platform.OCI.ImageID != image || c.Generation != 2 {
+		t.Errorf("updated: %+v", c)
+	}
+	if _, err := run(srv, "", "cluster", "update", "upd", "--cluster-id", "ocid1.cluster.oc1.iad.other"); kpool.ErrorCode(err) != kpool.CodeValidation {
+		t.Errorf("changing which cluster it is: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,11 +90,53 @@ type waiter struct {
 	start    time.Time
 	last     string // the last progress shown, without the elapsed time
 	width    int    // the width of the line on a tty, to blank what is left
+	cols     int    // the terminal's width: the line is cut to fit it
+	colour   bool   // the phase in colour: a terminal, and no NO_COLOR
 }
 
 func newWaiter(cmd *cobra.Command, c *api.Client, p *kpool.NodePool, deleting bool) *waiter {
 	out := cmd.ErrOrStderr()
-	return &waiter{c: c, pool: p, gen: p.Generation, deleting: deleting, out: out, tty: isTerminal(out), start: time.Now()}
+	w := &waiter{c: c, pool: p, gen: p.Generation, deleting: deleting, out: out, tty: isTerminal(out), start: time.Now()}
+	if w.tty {
+		w.cols = columns(out)
+		w.colour = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	}
+	return w
+}
+
+// columns is the width of the terminal w writes to: its size, $COLUMNS, or
+// 80.
+func columns(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if n := termWidth(f); n > 0 {
+			return n
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 80
+}
+
+// fit cuts a line to n runes, ending it with … when cut.
+func fit(s string, n int) string {
+	r := []rune(s)
+	if n <= 1 || len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// paint colours the phase words of a line (green Ready, red Failed and
+// Degraded, yellow the rest) with ANSI codes.
+func paint(s string) string {
+	for word, code := range map[string]string{": Ready": "32", ": Failed": "31", ": Degraded": "31", ": Provisioning": "33",
+		": Updating": "33", ": Pending": "33", ": Deleting": "33"} {
+		if i := strings.Index(s, word); i >= 0 {
+			return s[:i+2] + "\x1b[" + code + "m" + word[2:] + "\x1b[0m" + s[i+len(word):]
+		}
+	}
+	return s
 }
 
 // isTerminal reports whether w is a character device, such as a terminal.
@@ -258,13 +301,19 @@ func nodeCounts(reports []kpool.ControllerStatus) counts {
 // terminal, and otherwise written as a new line when it changes.
 func (w *waiter) show(line string) {
 	if w.tty {
-		s := fmt.Sprintf("%s  %s", line, round(time.Since(w.start)))
+		// One line, redrawn in place: cut to the terminal's width (less
+		// one, so it never wraps), the rest of the last one blanked.
+		s := fit(fmt.Sprintf("%s  %s", line, round(time.Since(w.start))), w.cols-1)
+		n := len([]rune(s))
 		pad := ""
-		if n := w.width - len(s); n > 0 {
-			pad = strings.Repeat(" ", n)
+		if w.width > n {
+			pad = strings.Repeat(" ", w.width-n)
+		}
+		if w.colour {
+			s = paint(s)
 		}
 		fmt.Fprintf(w.out, "\r%s%s", s, pad)
-		w.width = len(s)
+		w.width = n
 	} else if line != w.last {
 		fmt.Fprintf(w.out, "%s  %s\n", line, round(time.Since(w.start)))
 	}

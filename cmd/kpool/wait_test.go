@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -301,4 +302,40 @@ func TestExitCode(t *testing.T) {
 			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.code)
 		}
 	}
+}
+
+// TestProgressFitsTheTerminal: the redrawn line never wraps an 80-column
+// terminal (or any width), and has colour only when asked for.
+func TestProgressFitsTheTerminal(t *testing.T) {
+	long := "nodepool web: Provisioning  1/3 nodes ready  (waiting for generation 2: aks-nodepool-controller (at generation 1: Updating at azure))"
+	for _, cols := range []int{80, 40} {
+		var out bytes.Buffer
+		w := &waiter{out: &out, tty: true, start: time.Now(), cols: cols}
+		w.show(long)
+		line := strings.TrimPrefix(out.String(), "\r")
+		if n := len([]rune(line)); n > cols-1 || !strings.HasSuffix(line, "…") {
+			t.Errorf("%d columns: a line of %d runes: %q", cols, n, line)
+		}
+		if strings.Contains(line, "\x1b[") {
+			t.Errorf("colour without being asked: %q", line)
+		}
+	}
+	var out bytes.Buffer
+	w := &waiter{out: &out, tty: true, start: time.Now(), cols: 80, colour: true}
+	w.show("nodepool web: Ready  3/3 nodes ready")
+	if !strings.Contains(out.String(), "\x1b[32mReady\x1b[0m") {
+		t.Errorf("no colour on a terminal: %q", out.String())
+	}
+	// NO_COLOR and a pipe: none (newWaiter decides).
+	t.Run("NO_COLOR", func(t *testing.T) {
+		t.Setenv("NO_COLOR", "1")
+		if os.Getenv("NO_COLOR") == "" {
+			t.Fatal("setenv")
+		}
+		cmd := newRoot()
+		cmd.SetErr(&bytes.Buffer{})
+		if w := newWaiter(cmd, nil, &kpool.NodePool{}, false); w.colour || w.tty {
+			t.Errorf("a buffer is no terminal: %+v", w)
+		}
+	})
 }
