@@ -98,6 +98,10 @@ type NodePoolSpec struct {
 	// DeletionPolicy is Delete (the default: deleting the kpool pool
 	// deletes it at the provider) or Abandon (the provider's pool stays).
 	DeletionPolicy string `json:"deletionPolicy,omitempty"`
+	// PlacementPool is the logical pool this pool belongs to: the value of
+	// its nodes' kompox.dev/node-pool label, shared by every member (one
+	// provider pool per zone, say). Empty: the pool's own name.
+	PlacementPool string `json:"placementPool,omitempty"`
 }
 
 // Management modes and deletion policies.
@@ -223,4 +227,13 @@ func (s *NodePoolSpec) Equal(o *NodePoolSpec) bool {
 	a, err1 := json.Marshal(s)
 	b, err2 := json.Marshal(o)
 	return err1 == nil && err2 == nil && string(a) == string(b)
+}
+
+// LogicalPool is the placement name of a pool: the logical pool it belongs
+// to, its own name by default.
+func (p *NodePool) LogicalPool() string {
+	if p.Spec.PlacementPool != "" {
+		return p.Spec.PlacementPool
+	}
+	return p.Name
 }

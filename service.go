@@ -622,6 +622,9 @@ func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := s.checkLogicalPool(ctx, c, p); err != nil {
+			return nil, nil, err
+		}
 		err = s.insertPool(ctx, id, c, p)
 		switch {
 		case errors.Is(err, ErrClusterChanged) && attempt < 2:
@@ -1230,4 +1233,71 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 		return tx.AddEvent(ev)
 	})
 	return out, err
+}
+
+// checkLogicalPool checks a pool joining a logical pool (spec.placementPool)
+// against the other members in its cluster: single-zone members may not
+// share a zone, and every member has the same taints, so that a pod
+// tolerating one may land on all. It reads the cluster's pools, which only a
+// member pays for.
+func (s *Service) checkLogicalPool(ctx context.Context, c *Cluster, p *NodePool, also ...*NodePool) error {
+	if p.Spec.PlacementPool == "" {
+		return nil
+	}
+	others := slices.Clone(also)
+	f := NodePoolFilter{ClusterID: c.ID, Page: Page{Limit: MaxLimit}}
+	for {
+		page, _, err := s.Store.NodePools(ctx, f)
+		if err != nil {
+			return err
+		}
+		others = append(others, page...)
+		if len(page) < f.Limit {
+			break
+		}
+		last := page[len(page)-1]
+		f.After = &Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	var fe FieldErrors
+	logical := p.LogicalPool()
+	for _, m := range others {
+		if m.ID == p.ID || m.Deleting() || m.LogicalPool() != logical {
+			continue
+		}
+		if !sameTaints(m.Spec.Taints, p.Spec.Taints) {
+			fe.Add("spec.taints", "pool %s, a member of logical pool %s, has taints %s: every member needs the same taints, so that a pod tolerating one can land on all",
+				m.Name, logical, taintList(m.Spec.Taints))
+		}
+		if len(m.Spec.Zones) == 1 && len(p.Spec.Zones) == 1 && m.Spec.Zones[0] == p.Spec.Zones[0] {
+			fe.Add("spec.zones", "pool %s of logical pool %s is in zone %s already: single-zone members must be in different zones", m.Name, logical, m.Spec.Zones[0])
+		}
+	}
+	return fe.Err()
+}
+
+func sameTaints(a, b []Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, t := range a {
+		if !slices.Contains(b, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func taintList(ts []Taint) string {
+	if len(ts) == 0 {
+		return "none"
+	}
+	var out []string
+	for _, t := range ts {
+		s := t.Key
+		if t.Value != "" {
+			s += "=" + t.Value
+		}
+		out = append(out, s+":"+t.Effect)
+	}
+	return strings.Join(out, ", ")
 }

@@ -31,6 +31,9 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 	if err != nil {
 		return nil, Plan{Changes: []Change{}}, err
 	}
+	if err := s.checkLogicalUpdate(ctx, poolID, u); err != nil {
+		return nil, Plan{Changes: []Change{}}, err
+	}
 	op := &poolUpdate{ctx: ctx, id: id, u: u, done: make(chan struct{})}
 	if IsDryRun(ctx) {
 		s.applyUpdates(ctx, poolID, []*poolUpdate{op})
@@ -307,4 +310,26 @@ func atProvider(reports []ControllerStatus) bool {
 		}
 	}
 	return false
+}
+
+// checkLogicalUpdate checks, before the update runs, that the pool as it
+// would be still fits its logical pool: only a spec that sets
+// placementPool, taints or zones can change that.
+func (s *Service) checkLogicalUpdate(ctx context.Context, poolID string, u Update) error {
+	if u.Spec == nil || !(carries(u.Spec, "placementPool") || carries(u.Spec, "taints") || carries(u.Spec, "zones")) {
+		return nil
+	}
+	_, p, err := s.visiblePool(ctx, poolID)
+	if err != nil {
+		return nil // the update itself says so
+	}
+	next := *p
+	if next.Spec, err = mergeSpec(p.Spec, u.Spec, u.Patch); err != nil {
+		return nil
+	}
+	c, err := s.Store.Cluster(ctx, p.ClusterID)
+	if err != nil {
+		return nil
+	}
+	return s.checkLogicalPool(ctx, c, &next)
 }

@@ -279,6 +279,10 @@ func validateNodePoolSpec(fe *FieldErrors, ps Platforms, s *NodePoolSpec, c *Clu
 		fe.Add("spec.deletionPolicy", "must be %q or %q, got %q", DeletionDelete, DeletionAbandon, s.DeletionPolicy)
 	}
 	ValidateVersion(fe, "spec.kubernetesVersion", s.KubernetesVersion)
+	if s.PlacementPool != "" {
+		// The value of kompox.dev/node-pool on the nodes.
+		ValidateName(fe, "spec.placementPool", s.PlacementPool)
+	}
 	validateCounts(fe, s)
 	pl, known := ps.Platform(pt)
 	region := ""

@@ -58,6 +58,34 @@ func (c *Cluster) pool(name string) *pool {
 	return nil
 }
 
+// members returns what a placement name means: the members of the
+// logical pool of that name (spec.placementPool, a pool's own name by
+// default), those being deleted included; or, for a member named by its
+// own name, that pool alone, selected by the provider's own pool label
+// (its kompox.dev/node-pool is the logical pool's).
+func (c *Cluster) members(name string) []*pool {
+	var out []*pool
+	for _, v := range c.views {
+		if v.LogicalPool() == name {
+			out = append(out, v)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if p := c.pool(name); p != nil {
+		alone := *p
+		if own := c.Profile.PoolLabel(); own != "" && p.ProviderName != "" {
+			alone.key, alone.value, alone.zoneLabel = own, p.ProviderName, ""
+		} else {
+			alone.key, alone.unselectable = "", fmt.Sprintf("pool %s's nodes carry its logical pool's %s=%s, and %s puts no label of its own on them",
+				p.Name, provider.LabelPool, p.LogicalPool(), c.platform())
+		}
+		return []*pool{&alone}
+	}
+	return nil
+}
+
 func (c *Cluster) view(p *kpool.NodePool) *pool {
 	v := &pool{NodePool: p}
 	v.zones, _, _ = provider.PoolZones(c.Profile, c.Cluster, &p.Spec)
@@ -67,14 +95,14 @@ func (c *Cluster) view(p *kpool.NodePool) *pool {
 	if l := p.Status.PlacementLabels; l != nil {
 		carried = *l
 	} else if !p.Spec.Observed() {
-		carried[provider.LabelPool] = p.Name
+		carried[provider.LabelPool] = p.LogicalPool()
 		if len(v.zones) == 1 {
 			carried[provider.LabelZone] = v.zones[0]
 		}
 	}
 	switch own := c.Profile.PoolLabel(); {
-	case carried[provider.LabelPool] == p.Name:
-		v.key, v.value = provider.LabelPool, p.Name
+	case carried[provider.LabelPool] == p.LogicalPool():
+		v.key, v.value = provider.LabelPool, p.LogicalPool()
 		v.zoneLabel = carried[provider.LabelZone]
 	case own != "" && p.ProviderName != "":
 		v.key, v.value = own, p.ProviderName
@@ -181,19 +209,26 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 	// that selects its nodes.
 	var named []*pool
 	for _, n := range w.pools.values {
-		p := c.pool(n)
-		switch {
-		case p == nil && w.defaultPool:
-			fe.Add(at+w.pools.field, "the workload names no pool and the default pool %q is not in the cluster: name one (%s)", n, c.poolList())
-		case p == nil:
-			fe.Add(at+w.pools.field, "pool %q is not in the cluster: %s", n, c.poolList())
-		case p.Deleting():
-			fe.Add(at+w.pools.field, "pool %q is being deleted: %s", n, c.poolList())
-		case p.key == "":
-			fe.Add(at+w.pools.field, "%s: nothing can select them", p.unselectable)
-		default:
-			named = append(named, p)
+		ms := c.members(n)
+		var live []*pool
+		for _, p := range ms {
+			switch {
+			case p.Deleting():
+			case p.key == "":
+				fe.Add(at+w.pools.field, "%s: nothing can select them", p.unselectable)
+			default:
+				live = append(live, p)
+			}
 		}
+		switch {
+		case len(ms) == 0 && w.defaultPool:
+			fe.Add(at+w.pools.field, "the workload names no pool and the default pool %q is not in the cluster: name one (%s)", n, c.poolList())
+		case len(ms) == 0:
+			fe.Add(at+w.pools.field, "pool %q is not in the cluster: %s", n, c.poolList())
+		case len(live) == 0 && ms[0].key != "":
+			fe.Add(at+w.pools.field, "pool %q is being deleted: %s", n, c.poolList())
+		}
+		named = append(named, live...)
 	}
 
 	// The zones, each one that a pool wanted runs in. The pools outside
@@ -222,7 +257,9 @@ func (c *Cluster) resolve(fe *kpool.FieldErrors, at string, w wanted, count int,
 			if values[p.key] == nil {
 				keys = append(keys, p.key)
 			}
-			values[p.key] = append(values[p.key], p.value)
+			if !slices.Contains(values[p.key], p.value) { // members share the logical name
+				values[p.key] = append(values[p.key], p.value)
+			}
 		}
 		for _, k := range keys {
 			terms = append(terms, append([]requirement{{key: k, values: values[k], what: w.pools.what, noun: "pool"}}, zone...))

@@ -55,7 +55,7 @@ func fleet(t *testing.T, c *Cluster) []*corev1.Node {
 		if l := p.Status.PlacementLabels; l != nil {
 			carried = *l
 		} else if !p.Spec.Observed() {
-			carried[provider.LabelPool] = p.Name
+			carried[provider.LabelPool] = p.LogicalPool()
 			if len(zones) == 1 {
 				carried[provider.LabelZone] = zones[0]
 			}
@@ -189,7 +189,7 @@ func zonalCluster(t *testing.T, pt kpool.PlatformType) *Cluster {
 	if !zonal {
 		gpuCarried = `{"kompox.dev/node-pool":"gpu"}`
 	}
-	return &Cluster{Cluster: &c, Profile: catalog.Registry().Profile(pt), Pools: []*kpool.NodePool{
+	out := &Cluster{Cluster: &c, Profile: catalog.Registry().Profile(pt), Pools: []*kpool.NodePool{
 		pool(`{"name":"system","provider_name":"system","spec":{"mode":"system","nodeCount":3,"platform":` + s.pool + zones(`["1","2","3"]`) + `},
 			"status":{"phase":"Ready","placementLabels":{"kompox.dev/node-pool":"system"}}}`),
 		pool(`{"name":"user","provider_name":"user","spec":{"nodeCount":3,"platform":` + s.pool + zones(`["1","2","3"]`) + `},
@@ -201,6 +201,15 @@ func zonalCluster(t *testing.T, pt kpool.PlatformType) *Cluster {
 		pool(`{"name":"narrowed","provider_name":"narrowed","spec":{"nodeCount":1,"platform":` + s.pool + zones(`["1"]`) + `},
 			"status":{"phase":"Ready","placementLabels":{"kompox.dev/node-pool":"narrowed"}}}`),
 	}}
+	if zonal {
+		// A zonal logical pool (issue 18): one provider pool per zone, all
+		// labelled kompox.dev/node-pool=zonal, each with its zone.
+		for _, z := range []string{"1", "2", "3"} {
+			out.Pools = append(out.Pools, pool(`{"name":"zonal-`+z+`","provider_name":"zonal`+z+`","spec":{"placementPool":"zonal","nodeCount":1,"platform":`+s.pool+`,"zones":["`+z+`"]},
+				"status":{"phase":"Ready","placementLabels":{"kompox.dev/node-pool":"zonal","kompox.dev/node-zone":"`+z+`"}}}`))
+		}
+	}
+	return out
 }
 
 // TestEveryPodLandsWhereIntended places workloads on a fleet of each cloud
@@ -233,6 +242,9 @@ func TestEveryPodLandsWhereIntended(t *testing.T) {
 		{"ORed terms, one allowing the pool", Intent{Pool: "user"},
 			withSpec("      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kompox.dev/node-pool, operator: In, values: [system]}]}, {matchExpressions: [{key: kompox.dev/node-pool, operator: In, values: [user]}]}]}}}\n"),
 			[]string{"user-1", "user-2", "user-3"}, false},
+		{"a zonal logical pool in two zones", Intent{Pool: "zonal", Zones: []string{"1", "2"}}, deployment, []string{"zonal-1-1", "zonal-2-2"}, true},
+		{"a zonal logical pool, anywhere", Intent{Pool: "zonal"}, deployment, []string{"zonal-1-1", "zonal-2-2", "zonal-3-3"}, true},
+		{"one member by its own name", Intent{Pool: "zonal-2"}, deployment, []string{"zonal-2-2"}, true},
 		{"ORed terms, observed pool", Intent{Pool: "legacy"},
 			withSpec("      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kompox.dev/node-pool, operator: In, values: [system]}]}, {matchExpressions: [{key: team, operator: DoesNotExist}]}]}}}\n"),
 			[]string{"legacy-1", "legacy-2"}, false},

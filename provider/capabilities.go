@@ -26,7 +26,16 @@ const (
 	// (targetCPUUtilization, targetMemoryUtilization, scaleDownDelay,
 	// scaleUpDelay): Advisory where the provider takes them cluster-wide.
 	FieldAutoscalerTuning Field = "autoscalerTuning"
+	// FieldPlacementPool is the logical pool a pool belongs to: its nodes'
+	// kompox.dev/node-pool, set at creation on every provider.
+	FieldPlacementPool Field = "placementPool"
 )
+
+// placementRule is how every provider changes a pool's logical pool: the
+// placement labels are set when kpool creates a pool and never changed on a
+// running one, so a new pool is needed.
+var placementRule = NeedsNewPool("a pool's placement labels (kompox.dev/node-pool) are set when kpool creates it and never changed on its nodes; " +
+	"create a pool in the other logical pool, then delete this one")
 
 // Fields lists every Field, in the order a capability table gives them.
 var Fields = []Field{FieldCount, FieldAutoscaling, FieldMachineType, FieldZones, FieldLabels, FieldTaints,

@@ -50,6 +50,7 @@ func fieldsOf(p Profile, c *kpool.Cluster, s *kpool.NodePoolSpec) ([]fieldValue,
 		{FieldVersion, "spec.kubernetesVersion", s.KubernetesVersion},
 		{FieldTags, "spec.tags", s.Tags},
 		{FieldMode, "spec.mode", s.Mode},
+		{FieldPlacementPool, "spec.placementPool", s.PlacementPool},
 	}
 	for _, f := range b.Fields {
 		switch f.Field {
@@ -150,6 +151,9 @@ func (r *Registry) Plan(c *kpool.Cluster, old, next *kpool.NodePoolSpec) (kpool.
 			continue
 		}
 		u := caps.Updates[f.field]
+		if f.field == FieldPlacementPool {
+			u = placementRule
+		}
 		if f.field == FieldAutoscaling && next.Autoscaling.On() && !caps.Autoscaling {
 			u = NotSupported(noAutoscaling(caps))
 		}

@@ -165,7 +165,7 @@ func Desired(p Profile, c *kpool.Cluster, pool *kpool.NodePool) (PoolSpec, error
 			d.MaxCount = *a.MaxNodes
 		}
 	}
-	d.Labels[LabelPool] = pool.Name
+	d.Labels[LabelPool] = pool.LogicalPool()
 	if len(zones) == 1 {
 		d.Labels[LabelZone] = zones[0]
 	}
