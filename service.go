@@ -1301,3 +1301,98 @@ func taintList(ts []Taint) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// CreateZonalNodePools creates a zonal logical pool in one request: one
+// member per zone of in's spec.zones, named NAME-ZONE, each in its zone
+// with spec.placementPool NAME (or the spec's own), so that the cluster
+// autoscaler balances the zones and workloads select the logical pool. The
+// members are written in one transaction: all of them, or none.
+func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) ([]*NodePool, error) {
+	var base NodePoolSpec
+	var fe FieldErrors
+	ValidateName(&fe, "name", in.Name)
+	if in.ID != "" {
+		fe.Add("id", "a zonal pool's members get ids of their own: send none")
+	}
+	if len(in.Spec) == 0 {
+		fe.Add("spec", "required")
+	} else if err := json.Unmarshal(in.Spec, &base); err != nil {
+		fe.Add("spec", "not a node pool spec: %v", err)
+	}
+	if len(fe) == 0 && len(base.Zones) == 0 {
+		fe.Add("spec.zones", "required: the zones to make one pool each in (logical zones, such as 1, 2, 3)")
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	clusterID, err := RefID("cluster_id", in.ClusterID)
+	if err != nil {
+		return nil, err
+	}
+	id, c, _, err := s.clusterForCreate(ctx, clusterID, true)
+	if err != nil {
+		return nil, err
+	}
+	logical := base.PlacementPool
+	if logical == "" {
+		logical = in.Name
+	}
+	var members []*NodePool
+	for _, z := range base.Zones {
+		var spec map[string]any
+		_ = json.Unmarshal(in.Spec, &spec)
+		spec["zones"] = []string{z}
+		spec["placementPool"] = logical
+		raw, _ := json.Marshal(spec)
+		p, err := s.newPool(id, c, NodePoolCreate{ID: newID(), Name: in.Name + "-" + strings.ToLower(z), ClusterID: c.ID, Spec: raw})
+		if err != nil {
+			return nil, prefixFields(err, "zone "+z)
+		}
+		members = append(members, p)
+	}
+	for i, p := range members {
+		others := append(slices.Clone(members[:i]), members[i+1:]...)
+		if err := s.checkLogicalPool(ctx, c, p, others...); err != nil {
+			return nil, err
+		}
+	}
+	err = s.write(ctx, func(tx Tx) error {
+		now := s.now()
+		for _, p := range members {
+			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
+			p.ResourceVersion = NewResourceVersion()
+			p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
+			if err := tx.CreateNodePool(p, c.Generation); err != nil {
+				return err
+			}
+			ev := poolEvent(ctx, EventNodePoolCreated, p, 0, id.Email)
+			ev.CreatedAt = now
+			ev.Detail = "member of zonal logical pool " + logical
+			if err := tx.AddEvent(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrClusterChanged):
+		s.clusters.forget(c.ID)
+		return nil, Errorf(CodeConflict, "Cluster '%s' changed while the pools were created; try again", c.Name)
+	case errors.Is(err, ErrClusterDeleting):
+		return nil, Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+	case errors.Is(err, ErrProviderNameTaken):
+		return nil, &Error{Code: CodeConflict, Message: "A member's provider name is taken", Details: "another pool of cluster " + c.Name + " has the name a member maps to at the provider; choose another name"}
+	case err != nil:
+		return nil, err
+	}
+	return members, nil
+}
+
+// prefixFields says which member a validation error is about.
+func prefixFields(err error, what string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeValidation {
+		e.Message = what + ": " + e.Message
+	}
+	return err
+}

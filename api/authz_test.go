@@ -54,6 +54,8 @@ var authzTable = []authzRow{
 	{"GET /api/v1/clusters/{cluster}/nodepools", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/clusters/{cluster}/nodepools", "", `{"name":"more","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
 		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden)},
+	{"POST /api/v1/clusters/{cluster}/zonal-nodepools", "", `{"name":"zonal","spec":{"nodeCount":1,"zones":["1","2"],"platform":{"gcp":{"machineType":"e2-small"}}}}`,
+		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden)},
 	{"POST /api/v1/clusters/{cluster}/placements", "", `{"manifests":"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: []\n","pool":"web"}`,
 		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
 

@@ -382,3 +382,16 @@ func (c *Client) Version(ctx context.Context) (*Version, error) {
 	_, err := c.Do(ctx, http.MethodGet, "/version", nil, nil, nil, &out)
 	return &out, err
 }
+
+// CreateZonalNodePools creates a zonal logical pool: one member per zone
+// of the body's spec.zones, in one transaction.
+func (c *Client) CreateZonalNodePools(ctx context.Context, b NodePoolBody) (*NodePoolList, error) {
+	var out NodePoolList
+	if b.ClusterID == nil {
+		return nil, kpool.Invalid("cluster_id", "required")
+	}
+	cluster := *b.ClusterID
+	b.ClusterID = nil
+	_, err := c.Do(ctx, http.MethodPost, "/api/v1/clusters/"+url.PathEscape(cluster)+"/zonal-nodepools", nil, nil, b, &out)
+	return &out, err
+}

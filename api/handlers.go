@@ -452,6 +452,30 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	s.written(w, r, http.StatusCreated, p, &plan, false, err)
 }
 
+// createZonalNodePools makes a zonal logical pool: one member per zone,
+// in one transaction.
+func (s *Server) createZonalNodePools(w http.ResponseWriter, r *http.Request) {
+	var b NodePoolBody
+	r, ok := s.decode(w, r, &b)
+	if !ok {
+		return
+	}
+	in := kpool.NodePoolCreate{ID: b.ID, Spec: b.Spec, ClusterID: r.PathValue("id")}
+	if b.Name != nil {
+		in.Name = *b.Name
+	}
+	if b.ClusterID != nil && strings.ToLower(*b.ClusterID) != in.ClusterID {
+		s.writeError(w, r, kpool.Invalid("cluster_id", "%q does not match the cluster in the path (%s)", *b.ClusterID, in.ClusterID))
+		return
+	}
+	ps, err := s.svc.CreateZonalNodePools(r.Context(), in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, NodePoolList{NodePools: ps, Total: len(ps), Limit: len(ps)})
+}
+
 func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 	if _, err := query(r); err != nil {
 		s.writeError(w, r, err)

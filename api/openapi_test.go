@@ -721,6 +721,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters[name].ID+"/nodepools", `{"name":"x","spec":{"nodeCount":1}}`)
 		a.expect(501, oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"`+clusters[name].ID+`","spec":{"nodeCount":1}}`)
 		a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters[name].ID+"/placements", `{"manifests":"kind: Pod\nmetadata: {name: p}\n"}`)
+		a.expect(501, oaOwner, "POST", "/api/v1/clusters/"+clusters[name].ID+"/zonal-nodepools", `{"name":"z","spec":{"nodeCount":1,"zones":["1"]}}`)
 	}
 
 	// ---- lists, with every parameter ----
@@ -941,6 +942,13 @@ func TestOpenAPIConformance(t *testing.T) {
 		!strings.HasSuffix(placed.Manifests, "---\napiVersion: v1\nkind: Service\nmetadata: {name: trainer}\n") || len(placed.Warnings) == 0 {
 		t.Errorf("placement: %s", clip(r.body))
 	}
+	zr := a.expect(201, oaOwner, "POST", "/api/v1/clusters/"+gke.ID+"/zonal-nodepools",
+		`{"name":"zonal","spec":{"platform":{"gcp":{"machineType":"e2-small"}},"nodeCount":1,"zones":["1","2"]}}`)
+	var zl NodePoolList
+	zr.decode(t, &zl)
+	if len(zl.NodePools) != 2 || zl.NodePools[0].Name != "zonal-1" || zl.NodePools[1].Spec.PlacementPool != "zonal" || len(zl.NodePools[1].Spec.Zones) != 1 {
+		t.Errorf("zonal pools: %+v", zl.NodePools)
+	}
 	a.expect(200, oaAdmin, "POST", "/api/v1/clusters/"+gke.ID+"/placements", `{"manifests": "{\"kind\": \"ConfigMap\", \"apiVersion\": \"v1\"}", "pools": ["gpu", "quiet"], "zones": ["1"]}`)
 
 	// ---- deletes ----
@@ -1024,6 +1032,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{400, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{"controller_name":"Bad_Name"}`, nil},
 		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {containers: []}", "pool": "nope"}`, nil},
 		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": ""}`, nil},
+		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"nozones","spec":{"platform":{"gcp":{"machineType":"e2-small"}}}}`, nil},
 		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "x", "tolerate": true}`, nil},
 		{401, "", "GET", "/api/v1/clusters", "", nil},
 		{401, "", "GET", "/api/v1/events", "", nil},
@@ -1035,6 +1044,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{401, "", "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", "", nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{}`, nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{}`, nil},
+		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{}`, nil},
 		{401, "", "GET", "/api/v1/nodepools", "", nil},
 		{401, "nobody", "POST", "/api/v1/nodepools", `{}`, nil},
 		{401, "", "GET", "/api/v1/nodepools/" + pools["small"].ID, "", nil},
@@ -1048,6 +1058,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{403, oaController, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`, nil},
 		{403, oaController, "DELETE", "/api/v1/clusters/" + gke.ID, "", nil},
 		{403, oaController, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{"name":"x","spec":{}}`, nil},
+		{403, oaController, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"x","spec":{"zones":["1"]}}`, nil},
 		{403, oaController, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`, nil},
 		{403, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
 		{403, oaController, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
@@ -1062,6 +1073,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{400, oaOwner, "POST", "/api/v1/clusters/prod/nodepools", `{"name":"x","spec":{}}`, nil},
 		{404, oaOwner, "POST", "/api/v1/clusters/7c9e6679-7425-40de-944b-e07fc1f90ae7/nodepools", `{"name":"x","spec":{}}`, nil},
 		{404, oaStranger, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`, nil},
+		{404, oaStranger, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"x","spec":{"platform":{"gcp":{"machineType":"e2-small"}},"zones":["1"]}}`, nil},
 		{404, oaStranger, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`, nil},
 		{404, oaOwner, "GET", "/api/v1/nodepools/" + gpu.ID, "", nil},
 		{404, oaStranger, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
@@ -1079,12 +1091,14 @@ func TestOpenAPIConformance(t *testing.T) {
 		{405, "", "POST", "/healthz", "", nil},
 		{409, oaOwner, "POST", "/api/v1/clusters", `{"name":"gke","spec":` + clusterSpecs[0].spec + `}`, nil},
 		{409, oaOwner, "POST", "/api/v1/clusters/" + clusters["civo"].ID + "/nodepools", `{"name":"small","spec":{"platform":{"civo":{"size":"g4s.kube.small"}}}}`, nil},
+		{409, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"zonal","spec":{"platform":{"gcp":{"machineType":"e2-small"}},"nodeCount":1,"zones":["1"],"placementPool":"again"}}`, nil},
 		{415, oaOwner, "POST", "/api/v1/clusters", `name=x`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PUT", "/api/v1/clusters/" + gke.ID, `{}`, []string{"Content-Type: application/xml"}},
 		{415, oaOwner, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "POST", "/api/v1/nodepools", `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `kind: Pod`, []string{"Content-Type: application/yaml"}},
+		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{}`, []string{"Content-Type: text/plain"}},
@@ -1104,6 +1118,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools"},
 		{oaOwner, "POST", "/api/v1/nodepools"},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements"},
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools"},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID},
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID},
 		{oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status"},
@@ -1129,6 +1144,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "GET", "/api/v1/nodepools", ""},
 		{oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}}`},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`},
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"failing","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1,"zones":["1"]}}`},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`},
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`},

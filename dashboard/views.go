@@ -290,6 +290,8 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	// Members of a logical pool sit together.
+	slices.SortStableFunc(pools, func(a, b *kpool.NodePool) int { return strings.Compare(a.LogicalPool(), b.LogicalPool()) })
 	rows := make([]poolRow, len(pools))
 	for i, p := range pools {
 		rows[i] = h.row(ctx, c, p, true)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -152,4 +153,23 @@ func defaultClusterFlag(f *clientFlags, cmd *cobra.Command) *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// createPerZone creates a zonal logical pool: one member per zone, in one
+// request; with --wait, it waits for each.
+func (f *clientFlags) createPerZone(cmd *cobra.Command, c *api.Client, wf waitFlags, body api.NodePoolBody) error {
+	list, err := f.writer(cmd).CreateZonalNodePools(cmd.Context(), body)
+	if err != nil {
+		return err
+	}
+	if wf.wait {
+		for i, p := range list.NodePools {
+			final, err := newWaiter(cmd, c, p, false).run(cmd.Context(), wf.timeout)
+			if err != nil {
+				return err
+			}
+			list.NodePools[i] = final
+		}
+	}
+	return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
 }

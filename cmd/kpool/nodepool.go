@@ -280,7 +280,7 @@ func newPoolCreate(f *clientFlags) *cobra.Command {
 		pf                poolFlags
 		wf                waitFlags
 		file, cluster, id string
-		dryRun            bool
+		dryRun, perZone   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create NAME --cluster ID [flags] | create [NAME] -f FILE [flags]",
@@ -352,6 +352,12 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 			if len(body.Spec) == 0 {
 				body.Spec = json.RawMessage("{}") // the server names what is missing
 			}
+			if perZone {
+				if dryRun {
+					return errors.New("--per-zone takes no --dry-run: check one member with nodepool create --dry-run")
+				}
+				return f.createPerZone(cmd, c, wf, body)
+			}
 			if dryRun {
 				return f.dryRunCreate(cmd, c, body)
 			}
@@ -364,6 +370,7 @@ would: maps such as labels merge key by key, lists such as taints replace.`,
 	}
 	fs := cmd.Flags()
 	dryRunFlag(fs, &dryRun)
+	fs.BoolVar(&perZone, "per-zone", false, "one pool per zone of --zones (NAME-ZONE), all in logical pool NAME (their nodes' kompox.dev/node-pool), created together: the zonal pattern")
 	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of the node pool; - reads stdin")
 	fs.StringVar(&cluster, "cluster", "", "the cluster (name or ID)")
 	fs.StringVar(&id, "id", "", "node pool ID (a UUID) to use instead of a generated one")

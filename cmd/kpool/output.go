@@ -164,7 +164,7 @@ func intOr(p *int) string {
 func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
 	head := "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE"
 	if wide {
-		head += "\tPROVIDER NAME\tZONES\tMODE\tLABELS\tMESSAGE"
+		head += "\tLOGICAL POOL\tPROVIDER NAME\tZONES\tMODE\tLABELS\tMESSAGE"
 	}
 	fmt.Fprintln(w, head)
 	for _, p := range ps {
@@ -176,7 +176,7 @@ func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
 			if len(zones) == 0 {
 				zones = b.Zones
 			}
-			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s\t%s", orDash(p.ProviderName), orDash(strings.Join(zones, ",")), orDash(p.Spec.Mode),
+			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s\t%s\t%s", p.LogicalPool(), orDash(p.ProviderName), orDash(strings.Join(zones, ",")), orDash(p.Spec.Mode),
 				orDash(joinMap(p.Spec.Labels)), orDash(oneLine(p.Status.Message)))
 		}
 		fmt.Fprintln(w)

@@ -72,6 +72,9 @@ Documents that are not workloads are written as they came.`,
 			}
 			var res *placement.Result
 			if cluster != "" {
+				if err := f.fromContext(cmd); err != nil {
+					return err
+				}
 				if err := f.check(); err != nil {
 					return err
 				}
@@ -109,6 +112,8 @@ Documents that are not workloads are written as they came.`,
 	cmd.MarkFlagsMutuallyExclusive("zone", "zones")
 	fs.StringVar(&f.server, "server", env("KPOOL_SERVER", "http://127.0.0.1:8080"), "URL of the kpool API server, for --cluster (KPOOL_SERVER)")
 	fs.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, for --cluster (KPOOL_USER)")
+	fs.StringVar(&f.token, "token", env("KPOOL_TOKEN", ""), "your API token, for --cluster (KPOOL_TOKEN)")
+	fs.StringVar(&f.context, "context", "", "the config file's context, for --cluster (KPOOL_CONTEXT)")
 	f.output = outTable
 	return cmd
 }
