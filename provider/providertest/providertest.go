@@ -6,6 +6,8 @@ package providertest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/kpool/kpool"
@@ -398,4 +400,23 @@ func Spec(c *kpool.Cluster, name string, spec kpool.NodePoolSpec) provider.PoolS
 		panic(fmt.Sprintf("providertest: %v", err))
 	}
 	return s
+}
+
+// Tarpit returns the URL of a TLS endpoint on loopback that accepts
+// requests and never answers them, and a client that trusts it: what a
+// driver's per-try timeout and its caller's deadline must cut short.
+func Tarpit(t *testing.T) (string, *http.Client) {
+	t.Helper()
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+		panic(http.ErrAbortHandler)
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(done) })
+	return srv.URL, srv.Client()
 }

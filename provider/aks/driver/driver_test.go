@@ -211,25 +211,6 @@ func (badToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.Ac
 	return azcore.AccessToken{Token: "wrong", ExpiresOn: time.Now().Add(time.Hour)}, nil
 }
 
-// tarpit returns the URL of a TLS endpoint on loopback that accepts
-// requests and never answers them, and a client that trusts it.
-func tarpit(t *testing.T) (string, *http.Client) {
-	done := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-done:
-		}
-		// Never an answer, not even an empty 200 that an SDK would read as
-		// an empty list: the connection is dropped.
-		panic(http.ErrAbortHandler)
-	}))
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(done) }) // runs first: the handlers return, then Close
-	return srv.URL, srv.Client()
-}
-
 // handshakeTarpit returns the address of a loopback listener that accepts
 // connections and never reads from them: the TLS handshake never ends.
 func handshakeTarpit(t *testing.T) string {
@@ -253,7 +234,7 @@ func clusterAt(endpoint string) *kpool.Cluster {
 // a call for ever. The caller's deadline ends it, or, without one, the
 // per-try timeout does; either way it is transient.
 func TestTarpit(t *testing.T) {
-	answerless, client := tarpit(t)
+	answerless, client := providertest.Tarpit(t)
 	short := driver.Retry()
 	short.TryTimeout, short.RetryDelay = 50*time.Millisecond, time.Millisecond
 	for _, tc := range []struct {

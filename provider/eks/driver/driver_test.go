@@ -329,28 +329,11 @@ credentials:
 	}
 }
 
-// tarpit returns the URL of a TLS endpoint on loopback that accepts
-// requests and never answers them, and a client that trusts it.
-func tarpit(t *testing.T) (string, *http.Client) {
-	done := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-done:
-		}
-		panic(http.ErrAbortHandler)
-	}))
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(done) })
-	return srv.URL, srv.Client()
-}
-
 // TestTarpit: an endpoint that accepts and never answers cannot hold a
 // call for ever: the caller's deadline ends it, or, without one, the
 // per-try timeout does; either way it is transient.
 func TestTarpit(t *testing.T) {
-	answerless, client := tarpit(t)
+	answerless, client := providertest.Tarpit(t)
 	tp, err := sim.NewTarpit()
 	if err != nil {
 		t.Fatal(err)
