@@ -64,6 +64,22 @@ func (g *Guard) Do(req *http.Request) (*http.Response, error) {
 	if err := CheckOrigin(g.Credential, req.URL); err != nil {
 		return nil, err
 	}
+	if caller, ok := req.Context().Value(callerKey{}).(context.Context); ok {
+		// A Detached call: the caller's context bounds the request.
+		if err := caller.Err(); err != nil {
+			return nil, &CallerDoneError{err}
+		}
+		req = req.WithContext(caller)
+		resp, err := g.do(req)
+		if err != nil && caller.Err() != nil {
+			return nil, &CallerDoneError{caller.Err()}
+		}
+		return resp, err
+	}
+	return g.do(req)
+}
+
+func (g *Guard) do(req *http.Request) (*http.Response, error) {
 	if g.TryTimeout <= 0 {
 		return g.client.Do(req)
 	}
@@ -88,3 +104,22 @@ func (c cancelOnClose) Close() error {
 	c.cancel()
 	return err
 }
+
+// callerKey holds, in a detached context, the caller's own.
+type callerKey struct{}
+
+// Detached is ctx without its cancellation or deadline, carrying ctx for a
+// Guard to bound the HTTP request with. An SDK whose retry loop returns on
+// its context's end while its goroutine still writes the result (the OCI
+// SDK's common.Retry) is given this, so it always waits for its own
+// goroutine; the request itself still ends with the caller's context.
+func Detached(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), callerKey{}, ctx)
+}
+
+// CallerDoneError is a request cut short because its caller's context
+// ended: never retried.
+type CallerDoneError struct{ Err error }
+
+func (e *CallerDoneError) Error() string { return "the caller stopped waiting: " + e.Err.Error() }
+func (e *CallerDoneError) Unwrap() error { return e.Err }

@@ -291,7 +291,7 @@ func (cn *conn) list(ctx context.Context, name string) ([]ce.NodePoolSummary, er
 		req.Name = common.String(name)
 	}
 	for pages := 0; ; pages++ {
-		resp, err := cn.cl.ListNodePools(ctx, req)
+		resp, err := cn.cl.ListNodePools(provider.Detached(ctx), req)
 		if err != nil {
 			return nil, classify(err, resp.RawResponse, "")
 		}
@@ -309,7 +309,7 @@ func (cn *conn) list(ctx context.Context, name string) ([]ce.NodePoolSummary, er
 
 // get reads a node pool and its etag; a missing one is (nil, "", nil).
 func (cn *conn) get(ctx context.Context, id string) (*ce.NodePool, string, error) {
-	resp, err := cn.cl.GetNodePool(ctx, ce.GetNodePoolRequest{NodePoolId: common.String(id)})
+	resp, err := cn.cl.GetNodePool(provider.Detached(ctx), ce.GetNodePoolRequest{NodePoolId: common.String(id)})
 	if err != nil {
 		if status(err) == http.StatusNotFound {
 			return nil, "", nil
@@ -368,7 +368,7 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	if in.KubernetesVersion, err = d.version(ctx, cn, s.Version); err != nil {
 		return nil, err
 	}
-	resp, err := cn.cl.CreateNodePool(ctx, ce.CreateNodePoolRequest{CreateNodePoolDetails: in})
+	resp, err := cn.cl.CreateNodePool(provider.Detached(ctx), ce.CreateNodePoolRequest{CreateNodePoolDetails: in})
 	if err != nil {
 		return nil, classify(err, resp.RawResponse, "")
 	}
@@ -472,7 +472,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	}
 	switch np.LifecycleState {
 	case ce.NodePoolLifecycleStateFailed:
-		if _, err := cn.cl.DeleteNodePool(ctx, ce.DeleteNodePoolRequest{NodePoolId: np.Id}); err != nil && status(err) != http.StatusNotFound {
+		if _, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: np.Id}); err != nil && status(err) != http.StatusNotFound {
 			return nil, classify(err, nil, "")
 		}
 		p := observe(c, *np)
@@ -519,7 +519,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if etag != "" {
 		req.IfMatch = common.String(etag)
 	}
-	resp, err := cn.cl.UpdateNodePool(ctx, req)
+	resp, err := cn.cl.UpdateNodePool(provider.Detached(ctx), req)
 	if err != nil {
 		return nil, classify(err, resp.RawResponse, "")
 	}
@@ -547,7 +547,7 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 		if s.LifecycleState == ce.NodePoolLifecycleStateDeleting {
 			continue
 		}
-		resp, err := cn.cl.DeleteNodePool(ctx, ce.DeleteNodePoolRequest{NodePoolId: s.Id})
+		resp, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: s.Id})
 		if err != nil && status(err) != http.StatusNotFound {
 			return classify(err, resp.RawResponse, "")
 		}

@@ -22,7 +22,8 @@ func retryable(r common.OCIOperationResponse) bool {
 	if err == nil {
 		return false
 	}
-	if provider.IsRefusedHost(err) {
+	var done *provider.CallerDoneError
+	if provider.IsRefusedHost(err) || errors.As(err, &done) {
 		return false
 	}
 	if se, ok := common.IsServiceError(err); ok {

@@ -329,7 +329,7 @@ func (d *Driver) poolVersions(ctx context.Context, cn *conn) ([]string, error) {
 	if ok && time.Since(vs.at) < versionsFor {
 		return vs.list, nil
 	}
-	resp, err := cn.cl.GetNodePoolOptions(ctx, ce.GetNodePoolOptionsRequest{NodePoolOptionId: common.String(cn.oci.ClusterID)})
+	resp, err := cn.cl.GetNodePoolOptions(provider.Detached(ctx), ce.GetNodePoolOptionsRequest{NodePoolOptionId: common.String(cn.oci.ClusterID)})
 	if err != nil {
 		return nil, classify(err, resp.RawResponse, "spec.kubernetesVersion")
 	}
