@@ -35,8 +35,11 @@ const (
 )
 
 var (
-	machineTypeRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
-	versionRE      = regexp.MustCompile(`^v?(\d{1,9})\.(\d{1,9})(\.\d{1,9})?$`)
+	machineTypeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
+	// versionRE is MAJOR.MINOR[.PATCH], and after a patch a provider's
+	// build suffix (GKE's 1.30.5-gke.1014001, an EKS AMI's 1.31.2-20250101),
+	// which the provider's profile checks.
+	versionRE      = regexp.MustCompile(`^v?(\d{1,9})\.(\d{1,9})(\.\d{1,9}(-[0-9A-Za-z][0-9A-Za-z.\-]{0,62})?)?$`)
 	zoneRE         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
 	controllerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 	conditionType  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,62}$`)
@@ -114,7 +117,7 @@ func ValidateVersion(fe *FieldErrors, field, v string) {
 	}
 	m := versionRE.FindStringSubmatch(v)
 	if m == nil {
-		fe.Add(field, "%q is not a Kubernetes version: want MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 1.30 or 1.30.4", v)
+		fe.Add(field, "%q is not a Kubernetes version: want MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 1.30 or 1.30.4 (with a provider's build after the patch: 1.30.5-gke.1014001)", v)
 		return
 	}
 	minor, err := strconv.Atoi(m[2])

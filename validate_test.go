@@ -168,6 +168,10 @@ func TestValidateNodePool(t *testing.T) {
 		{"version minor 99", PlatformAzure, "", `{"kubernetesVersion":"1.99"}`, "spec.kubernetesVersion"},
 		{"version minor huge", PlatformAzure, "", `{"kubernetesVersion":"1.99999999999999999999"}`, "spec.kubernetesVersion"},
 		{"version banana", PlatformAWS, "", `{"kubernetesVersion":"banana"}`, "spec.kubernetesVersion"},
+		{"GKE build version", PlatformGCP, "", `{"kubernetesVersion":"1.30.5-gke.1014001"}`, ""},
+		{"EKS AMI release version", PlatformAWS, "", `{"kubernetesVersion":"1.31.2-20250101"}`, ""},
+		{"a suffix without a patch", PlatformGCP, "", `{"kubernetesVersion":"1.30-gke.1"}`, "spec.kubernetesVersion"},
+		{"a GKE build on AKS", PlatformAzure, "", `{"kubernetesVersion":"1.30.5-gke.1014001"}`, "spec.kubernetesVersion"},
 		{"version one number", PlatformAWS, "", `{"kubernetesVersion":"1"}`, "spec.kubernetesVersion"},
 		{"version four numbers", PlatformAWS, "", `{"kubernetesVersion":"1.30.1.2"}`, "spec.kubernetesVersion"},
 

@@ -139,6 +139,10 @@ const Zones = 3
 
 func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kpool.Cluster) {
 	a, f := s.Platform.Azure, "spec.platform.azure"
+	if strings.Contains(s.KubernetesVersion, "-") {
+		// AKS's orchestratorVersion is MAJOR.MINOR[.PATCH], no build.
+		fe.Add("spec.kubernetesVersion", "%q is not an AKS version: give MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 1.30 or 1.30.4", s.KubernetesVersion)
+	}
 	kpool.ValidateRange(fe, f+".osDiskSizeGB", a.OSDiskSizeGB, 30, 2048, "GB")
 	validateDiskType(fe, f+".osDiskType", a.OSDiskType, a.VMSize)
 	// Zones beyond Azure's three: AKS refuses the agent pool.
