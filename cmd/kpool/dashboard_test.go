@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -88,9 +89,18 @@ func TestDashboardInBrowser(t *testing.T) {
 			return err
 		})
 	}
+	// poll waits until js is true in the page; an evaluation cut off by a
+	// navigation (a form's submit) or a live refresh is tried again.
 	poll := func(js string) chromedp.Action[chromedp.Void] {
 		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Minute))(ctx, tg)
+			var err error
+			for range 50 {
+				_, err = chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Minute))(ctx, tg)
+				if err == nil || ctx.Err() != nil || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context") ||
+					strings.Contains(err.Error(), "No node")) {
+					return err
+				}
+			}
 			return err
 		})
 	}
@@ -117,13 +127,19 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v\npage:\n%s", what, err, html)
 		}
 	}
+	// text reads an element's text in one step in the page (the live
+	// feed may swap the element between a query and a read).
 	text := func(sel string) string {
 		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(cd(sel)))
-		if err != nil {
-			t.Fatalf("reading %s: %v", sel, err)
-		}
-		return s
+		js, _ := json.Marshal(sel)
+		var s string
+		run("reading "+sel, poll(`document.querySelector(`+string(js)+`) !== null`),
+			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				v, err := chromedp.Evaluate[string](`document.querySelector(` + string(js) + `).textContent`)(ctx, tg)
+				s = v
+				return err
+			}))
+		return strings.TrimSpace(s)
 	}
 
 	// No identity, no data: the login page.
@@ -133,7 +149,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.WaitVisible(cd("#token")),
 		chromedp.SendKeys(cd("#token"), token),
 		chromedp.Click(cd("#signin")),
-		chromedp.WaitVisible(cd(`[data-live="fleet"]`)),
+		poll(`!!document.querySelector('[data-live="fleet"]')`),
 	)
 	if s := text("h1"); s != "Fleet" {
 		t.Fatalf("after signing in: %q", s)
@@ -157,10 +173,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Click(cd("#check")),
 		chromedp.WaitVisible(cd("#checked")),
 		chromedp.Click(cd("#create-pool")),
-		chromedp.WaitVisible(cd(`[data-live="pool"]`)),
+		poll(`!!document.querySelector('[data-live="pool"]')`),
 		// A mark that a reload would lose: Ready must arrive live.
 		eval(`window.kpoolMark = "kept"`),
-		chromedp.WaitVisible(cd(`[data-live="pool"] .phase-ready`)),
+		poll(`!!document.querySelector('[data-live="pool"] .phase-ready')`),
 	)
 	if mark, err := chromedp.Run(ctx, chromedp.Evaluate[string](`window.kpoolMark || ""`)); err != nil || mark != "kept" {
 		t.Fatalf("the page reloaded to show Ready (%v): it should arrive over the live feed", err)
@@ -212,14 +228,14 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// The other views, wide and narrow.
 	run("wide views",
-		chromedp.Navigate(server+"/"), chromedp.WaitVisible(cd(`[data-live="fleet"]`)), shot("fleet-1280x800"),
-		chromedp.Navigate(server+"/clusters/"+cluster), chromedp.WaitVisible(cd(`[data-live="cluster"]`)), shot("cluster-1280x800"),
+		chromedp.Navigate(server+"/"), poll(`!!document.querySelector('[data-live="fleet"]')`), shot("fleet-1280x800"),
+		chromedp.Navigate(server+"/clusters/"+cluster), poll(`!!document.querySelector('[data-live="cluster"]')`), shot("cluster-1280x800"),
 	)
 	run("narrow views",
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
-		chromedp.Navigate(server+"/"), chromedp.WaitVisible(cd(`[data-live="fleet"]`)), shot("fleet-390x844"),
-		chromedp.Navigate(server+"/clusters/"+cluster), chromedp.WaitVisible(cd(`[data-live="cluster"]`)), shot("cluster-390x844"),
-		chromedp.Navigate(server+"/nodepools/"+poolID), chromedp.WaitVisible(cd(`[data-live="pool"]`)), shot("pool-390x844"),
+		chromedp.Navigate(server+"/"), poll(`!!document.querySelector('[data-live="fleet"]')`), shot("fleet-390x844"),
+		chromedp.Navigate(server+"/clusters/"+cluster), poll(`!!document.querySelector('[data-live="cluster"]')`), shot("cluster-390x844"),
+		chromedp.Navigate(server+"/nodepools/"+poolID), poll(`!!document.querySelector('[data-live="pool"]')`), shot("pool-390x844"),
 		chromedp.EmulateViewport(1280, 800),
 	)
 
@@ -236,7 +252,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// stays responsive (its event loop never waits long) and refreshes in
 	// a few batches, not once per change.
 	run("watch the fleet",
-		chromedp.Navigate(server+"/"), chromedp.WaitVisible(cd(`[data-live="fleet"]`)),
+		chromedp.Navigate(server+"/"), poll(`!!document.querySelector('[data-live="fleet"]')`),
 		eval(`window.kpoolLag = 0; window.kpoolRefreshes = 0;
 			document.addEventListener("kpool:refreshed", () => window.kpoolRefreshes++);
 			(() => { let last = performance.now(); setInterval(() => { const now = performance.now();
