@@ -135,7 +135,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		var s string
 		run("reading "+sel, poll(`document.querySelector(`+string(js)+`) !== null`),
 			chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				v, err := chromedp.Evaluate[string](`document.querySelector(` + string(js) + `).textContent`)(ctx, tg)
+				v, err := chromedp.Evaluate[string](`document.querySelector(`+string(js)+`).textContent`)(ctx, tg)
 				s = v
 				return err
 			}))
