@@ -45,22 +45,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	browser := chromium(t)
 	clock := sim.NewManualClock(time.Now())
 	printed := startDev(t, clock)
-	// The emulated clouds' operations end as the clock moves: 10 s of it
-	// every 20 ms.
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	go func() {
-		tk := time.NewTicker(20 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tk.C:
-				clock.Advance(10 * time.Second)
-			}
-		}
-	}()
+	runClock(t, clock)
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
 	aks := regexp.MustCompile(`demo-aks\s+(\S+)`).FindStringSubmatch(printed)
 	if m == nil || aks == nil || !strings.Contains(printed, "dashboard: "+m[1]+"/") {

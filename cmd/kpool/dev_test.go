@@ -167,19 +167,7 @@ func TestEventRetentionFlag(t *testing.T) {
 func TestDevEveryCloud(t *testing.T) {
 	ctx := context.Background()
 	clock := sim.NewManualClock(time.Now())
-	old := waitTick
-	waitTick = func(ctx context.Context) error {
-		clock.Advance(time.Minute)
-		tm := time.NewTimer(5 * time.Millisecond)
-		defer tm.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tm.C:
-			return nil
-		}
-	}
-	t.Cleanup(func() { waitTick = old })
+	clockWaits(t, clock)
 	printed := startDev(t, clock)
 	var creates []string
 	for _, line := range strings.Split(printed, "\n") {
@@ -283,4 +271,41 @@ func startDev(t *testing.T, clock *sim.ManualClock) string {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	return printed.String()
+}
+
+// clockWaits makes --wait's poll move the emulators' clock a minute each
+// time, so that operations end as fast as a test polls.
+func clockWaits(t *testing.T, clock *sim.ManualClock) {
+	old := waitTick
+	waitTick = func(ctx context.Context) error {
+		clock.Advance(time.Minute)
+		tm := time.NewTimer(5 * time.Millisecond)
+		defer tm.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tm.C:
+			return nil
+		}
+	}
+	t.Cleanup(func() { waitTick = old })
+}
+
+// runClock moves the emulators' clock 10 s every 20 ms until the test
+// ends: for tests that watch rather than --wait.
+func runClock(t *testing.T, clock *sim.ManualClock) {
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tk := time.NewTicker(20 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				clock.Advance(10 * time.Second)
+			}
+		}
+	}()
 }

@@ -27,19 +27,7 @@ import (
 // scheduler's own helpers decide.
 func TestZonalLogicalPool(t *testing.T) {
 	clock := sim.NewManualClock(time.Now())
-	old := waitTick
-	waitTick = func(ctx context.Context) error {
-		clock.Advance(time.Minute)
-		tm := time.NewTimer(5 * time.Millisecond)
-		defer tm.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tm.C:
-			return nil
-		}
-	}
-	t.Cleanup(func() { waitTick = old })
+	clockWaits(t, clock)
 	printed := startDev(t, clock)
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
 	server, token := m[1], m[2]

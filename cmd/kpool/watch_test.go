@@ -19,20 +19,7 @@ import (
 func TestWatch(t *testing.T) {
 	clock := sim.NewManualClock(time.Now())
 	printed := startDev(t, clock)
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	go func() {
-		tk := time.NewTicker(20 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tk.C:
-				clock.Advance(10 * time.Second)
-			}
-		}
-	}()
+	runClock(t, clock)
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
 	aks := regexp.MustCompile(`demo-aks\s+(\S+)`).FindStringSubmatch(printed)
 	server, token := m[1], m[2]
