@@ -140,7 +140,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 				zones += " " + cli.ExampleFlags
 			}
 			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
-				d.Name, caps.Name, ids[d.Name], cli.MachineExample, zones)
+				d.Name, caps.Name, d.Name, cli.MachineExample, zones) // a cluster is named by its name
 		}
 		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}
