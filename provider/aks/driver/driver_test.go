@@ -211,17 +211,6 @@ func (badToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.Ac
 	return azcore.AccessToken{Token: "wrong", ExpiresOn: time.Now().Add(time.Hour)}, nil
 }
 
-// handshakeTarpit returns the address of a loopback listener that accepts
-// connections and never reads from them: the TLS handshake never ends.
-func handshakeTarpit(t *testing.T) string {
-	tp, err := sim.NewTarpit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tp.Close() })
-	return tp.Addr()
-}
-
 func clusterAt(endpoint string) *kpool.Cluster {
 	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
 		Endpoint: endpoint,
@@ -230,42 +219,18 @@ func clusterAt(endpoint string) *kpool.Cluster {
 	}}
 }
 
-// TestTarpit: an ARM endpoint that accepts and never answers cannot hold
-// a call for ever. The caller's deadline ends it, or, without one, the
-// per-try timeout does; either way it is transient.
+// TestTarpit: an ARM endpoint that never answers costs a bounded time
+// (providertest.RunTarpit), and the error says the deadline passed.
 func TestTarpit(t *testing.T) {
-	answerless, client := providertest.Tarpit(t)
-	short := driver.Retry()
-	short.TryTimeout, short.RetryDelay = 50*time.Millisecond, time.Millisecond
-	for _, tc := range []struct {
-		name     string
-		endpoint string
-		retry    *policy.RetryOptions
-		deadline time.Duration // 0: none
-	}{
-		{"no answer, caller's deadline", answerless, nil, 200 * time.Millisecond},
-		{"no answer, try timeout", answerless, &short, 0},
-		{"no handshake, caller's deadline", "https://" + handshakeTarpit(t), nil, 200 * time.Millisecond},
-		{"no handshake, try timeout", "https://" + handshakeTarpit(t), &short, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, tc.endpoint), Transport: client, Retry: tc.retry, ListRetry: tc.retry})
-			ctx := context.Background()
-			if tc.deadline > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, tc.deadline)
-				defer cancel()
-			}
-			start := time.Now()
-			_, err := d.NodePoolList(ctx, clusterAt(tc.endpoint))
-			if took := time.Since(start); took > 5*time.Second {
-				t.Fatalf("took %v", took)
-			}
-			if !provider.IsTransient(err) || !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("got %v, want a transient deadline error", err)
-			}
-		})
-	}
+	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
+		var r *policy.RetryOptions
+		if short {
+			o := driver.Retry()
+			o.TryTimeout, o.RetryDelay = 50*time.Millisecond, time.Millisecond
+			r = &o
+		}
+		return driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, endpoint), Transport: client, Retry: r, ListRetry: r}), clusterAt(endpoint)
+	}, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
 }
 
 // TestPlainHTTPEndpoint: azcore sends no bearer token over http, so an

@@ -422,47 +422,18 @@ func TestFailedNodesRepair(t *testing.T) {
 	}
 }
 
-// TestTarpit: an endpoint that accepts and never answers cannot hold a
-// call for ever: the caller's deadline ends it, or, without one, the
-// per-try timeout does; either way it is transient.
+// TestTarpit: a Civo endpoint that never answers costs a bounded time
+// (providertest.RunTarpit).
 func TestTarpit(t *testing.T) {
-	answerless, client := providertest.Tarpit(t)
-	tp, err := sim.NewTarpit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tp.Close() })
-	short := driver.Retry()
-	short.TryTimeout, short.MaxBackoff = 50*time.Millisecond, time.Millisecond
-	for _, tc := range []struct {
-		name     string
-		endpoint string
-		retry    *driver.RetryOptions
-		deadline time.Duration
-	}{
-		{"no answer, caller's deadline", answerless, nil, 200 * time.Millisecond},
-		{"no answer, try timeout", answerless, &short, 0},
-		{"no handshake, caller's deadline", "https://" + tp.Addr(), nil, 200 * time.Millisecond},
-		{"no handshake, try timeout", "https://" + tp.Addr(), &short, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d := driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, tc.endpoint), Transport: client.Transport, Retry: tc.retry})
-			c := ctx
-			if tc.deadline > 0 {
-				var cancel context.CancelFunc
-				c, cancel = context.WithTimeout(ctx, tc.deadline)
-				defer cancel()
-			}
-			start := time.Now()
-			_, err := d.NodePoolList(c, clusterAt(tc.endpoint))
-			if took := time.Since(start); took > 5*time.Second {
-				t.Fatalf("took %v", took)
-			}
-			if !provider.IsTransient(err) {
-				t.Fatalf("got %v, want transient", err)
-			}
-		})
-	}
+	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
+		var r *driver.RetryOptions
+		if short {
+			o := driver.Retry()
+			o.TryTimeout, o.MaxBackoff = 50*time.Millisecond, time.Millisecond
+			r = &o
+		}
+		return driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, endpoint), Transport: client.Transport, Retry: r}), clusterAt(endpoint)
+	})
 }
 
 // TestDemo: the demo emulator over its own TLS, as kpool dev serves it,
