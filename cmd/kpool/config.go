@@ -244,15 +244,7 @@ func newUseContext() *cobra.Command {
 		Example: "  kpool config use-context prod",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, path, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			if _, ok := cfg.Contexts[args[0]]; !ok {
-				return fmt.Errorf("no context %q in %s: kpool config get-contexts lists them", args[0], path)
-			}
-			cfg.CurrentContext = args[0]
-			if err := cfg.save(path); err != nil {
+			if err := editContext(args[0], func(cfg *config) { cfg.CurrentContext = args[0] }); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Switched to context %q.\n", args[0])
@@ -321,18 +313,26 @@ func newDeleteContext() *cobra.Command {
 		Example: "  kpool config delete-context old",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, path, err := loadConfig()
-			if err != nil {
-				return err
-			}
-			if _, ok := cfg.Contexts[args[0]]; !ok {
-				return fmt.Errorf("no context %q in %s", args[0], path)
-			}
-			delete(cfg.Contexts, args[0])
-			if cfg.CurrentContext == args[0] {
-				cfg.CurrentContext = ""
-			}
-			return cfg.save(path)
+			return editContext(args[0], func(cfg *config) {
+				delete(cfg.Contexts, args[0])
+				if cfg.CurrentContext == args[0] {
+					cfg.CurrentContext = ""
+				}
+			})
 		},
 	}
+}
+
+// editContext changes the config file through fn, once it has checked that
+// the context name exists.
+func editContext(name string, fn func(*config)) error {
+	cfg, path, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if _, ok := cfg.Contexts[name]; !ok {
+		return fmt.Errorf("no context %q in %s: kpool config get-contexts lists them", name, path)
+	}
+	fn(cfg)
+	return cfg.save(path)
 }

@@ -88,4 +88,14 @@ func TestContexts(t *testing.T) {
 	if _, _, err := kpoolCLI("cluster", "list"); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
 		t.Fatalf("the token-file's (unknown) token was not sent: %v", err)
 	}
+	// Deleting the current context leaves none; an unknown one is an error.
+	if _, _, err := kpoolCLI("config", "delete-context", "ci"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := kpoolCLI("config", "current-context"); err == nil || !strings.Contains(err.Error(), "no current context") {
+		t.Fatalf("current-context after deleting it: %v", err)
+	}
+	if _, _, err := kpoolCLI("config", "delete-context", "ci"); err == nil || !strings.Contains(err.Error(), `no context "ci"`) {
+		t.Fatalf("deleting it twice: %v", err)
+	}
 }
