@@ -74,6 +74,8 @@ func (e *echo) serve(r *sim.Request) *sim.Reply {
 	return rep
 }
 
+func (e *echo) Identity() (kpool.PlatformType, any) { return kpool.PlatformK3s, nil }
+
 func (e *echo) Clusters(endpoint string) []kpool.Cluster {
 	return []kpool.Cluster{{Name: "demo-echo", Spec: kpool.ClusterSpec{Endpoint: endpoint,
 		Platform: kpool.ClusterPlatform{Type: kpool.PlatformK3s, K3s: &kpool.EmptyPlatform{}}}}}

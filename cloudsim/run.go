@@ -30,6 +30,11 @@ type Emulator interface {
 	// Describe writes, for people, how to reach the emulator's clusters
 	// at endpoint, one fact a line, indented by two spaces.
 	Describe(w io.Writer, endpoint string)
+	// Identity returns the platform the emulator stands for and the
+	// identity a driver of that platform reaches its demo data with (the
+	// emulator Demo makes), of the type the driver takes for a credential
+	// of kind emulator (kpool dev).
+	Identity() (kpool.PlatformType, any)
 }
 
 // Maker builds an emulator, its demo data included, on an engine with
@@ -153,6 +158,16 @@ func nthAddr(listen string, i int) (string, error) {
 // azcore's policy.Transporter.
 func (r *Running) Client() *http.Client {
 	return &http.Client{Transport: sim.Transport(r.CA.Pool)}
+}
+
+// Identities returns each emulator's identity, by platform.
+func (r *Running) Identities() map[kpool.PlatformType]any {
+	out := map[kpool.PlatformType]any{}
+	for _, s := range r.Emulators {
+		t, id := s.Emulator.Identity()
+		out[t] = id
+	}
+	return out
 }
 
 // URLs returns the emulators' URLs, in order.

@@ -38,6 +38,11 @@ const (
 	// Fingerprint the key's fingerprint), read from SecretEnv (the key or
 	// the PEM itself) or SecretFile when the driver first needs it.
 	CredentialAPIKey = "api-key"
+
+	// CredentialEmulator is an emulator's identity, given in code (kpool
+	// dev): Identity holds it and the driver uses it as it is. A
+	// credentials file cannot name this kind.
+	CredentialEmulator = "emulator"
 )
 
 // CredentialChecker is a CredentialProfile with rules of its own for a
@@ -99,6 +104,9 @@ type Credential struct {
 	// in a group (an OpenID Connect groups claim, a token's --group), or
 	// "*" for everyone. Admins may use every credential.
 	Users []string `json:"users,omitempty"`
+	// Identity is the identity of an emulator credential, of the type its
+	// platform's driver takes (IdentityOf); never from a file.
+	Identity any `json:"-"`
 
 	profile   CredentialProfile
 	origins   kpool.Origins
@@ -200,6 +208,11 @@ type Credentials interface {
 type CredentialSet struct {
 	byName   map[string]*Credential
 	defaults map[kpool.PlatformType]string
+	// emulators are, by platform, the credentials of clusters on an
+	// emulator (kpool dev; see WithEmulators); none, when set, is why a
+	// cluster elsewhere that names no credential has none.
+	emulators map[kpool.PlatformType]*Credential
+	none      string
 }
 
 var (
@@ -345,13 +358,17 @@ func (c *Credential) check(profiles []Profile) error {
 		case c.SecretEnv != "" && !envName.MatchString(c.SecretEnv):
 			return fmt.Errorf("%s.secretEnv: not an environment variable name (letters, digits and '_'); it names the variable that holds the key", at)
 		}
+	case CredentialEmulator:
+		if c.Identity == nil {
+			return fmt.Errorf("%s.kind: %s is kpool dev's own kind for its emulators; a credentials file cannot use it", at, c.Kind)
+		}
 	default:
 		return fmt.Errorf("%s.kind: %q: use %s, %s, %s, %s or %s", at, c.Kind, CredentialDefault, CredentialClientSecret, CredentialStatic, CredentialServiceAccount, CredentialAPIKey)
 	}
 	if c.Fingerprint != "" && c.Kind != CredentialAPIKey {
 		return fmt.Errorf("%s.fingerprint: only an api-key credential has one", at)
 	}
-	if cc, ok := c.profile.(CredentialChecker); ok {
+	if cc, ok := c.profile.(CredentialChecker); ok && c.Kind != CredentialEmulator {
 		if err := cc.CheckCredential(c); err != nil {
 			return fmt.Errorf("%s: %v", at, err)
 		}
@@ -463,11 +480,15 @@ func (s *CredentialSet) Credential(name string) (*Credential, bool) {
 // Names lists the credentials' names.
 func (s *CredentialSet) Names() []string { return kpool.SortedKeys(s.byName) }
 
-// lookup finds the credential a spec uses: its own or its platform's
-// default; nil (and no error) when it names none and there is no default.
+// lookup finds the credential a spec uses: its own, an emulator's for a
+// cluster on one, or its platform's default; nil (and no error) when it
+// names none and there is no default.
 func (s *CredentialSet) lookup(spec *kpool.ClusterSpec) (*Credential, string, error) {
 	name := spec.Credential
 	if name == "" {
+		if c := s.emulator(spec); c != nil {
+			return c, c.Name, nil
+		}
 		name = s.defaults[spec.Platform.Type]
 		if name == "" {
 			return nil, "", nil
@@ -508,6 +529,8 @@ func (s *CredentialSet) Resolve(cl *kpool.Cluster) (*Credential, error) {
 	switch {
 	case err != nil:
 		return nil, ValidationError(t, "spec.credential", "%v", err)
+	case c == nil && s.none != "":
+		return nil, ValidationError(t, "spec.credential", "%s", s.none)
 	case c == nil:
 		return nil, ValidationError(t, "spec.credential", "cluster %s names no credential and the operator configured no default for %s", cl.Name, t)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
@@ -55,6 +56,12 @@ func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 		}})
 	}
 	return out
+}
+
+// Identity returns AKS and the token credential that reaches the emulator
+// when it takes any bearer token.
+func (s *Server) Identity() (kpool.PlatformType, any) {
+	return kpool.PlatformAzure, azcore.TokenCredential(Credential{})
 }
 
 // Describe writes, for people, how to reach the emulator's clusters when

@@ -64,6 +64,9 @@ func (s *Server) views() []clusterView {
 	return out
 }
 
+// Identity returns Civo and the demo API key, which Demo's emulator takes.
+func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformCivo, DemoAPIKey }
+
 // Clusters returns the emulator's clusters as kpool registers them when the
 // emulator is served at endpoint (only Name and Spec set).
 func (s *Server) Clusters(endpoint string) []kpool.Cluster {

@@ -106,6 +106,9 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 	}
 }
 
+// Identity returns EKS and the demo access key (Credential).
+func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformAWS, Credential() }
+
 // Credential is the demo access key as an AWS credentials provider, for a
 // driver that talks to the demo emulator. It signs requests to the
 // emulator only and grants nothing elsewhere.

@@ -89,6 +89,9 @@ func (s *Server) views() []clusterView {
 	return out
 }
 
+// Identity returns GKE and the fixed token (TokenSource).
+func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformGCP, TokenSource() }
+
 // TokenSource is the OAuth2 token source kpool dev calls the emulator
 // with: a fixed token, which the emulator accepts and which grants
 // nothing elsewhere.

@@ -74,6 +74,9 @@ func PEM(k *rsa.PrivateKey) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
 }
 
+// Identity returns OKE and the demo signing key (DemoConfigProvider).
+func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformOCI, DemoConfigProvider() }
+
 // DemoConfigProvider is the demo signing key as an OCI configuration
 // provider, for a driver that talks to the demo emulator.
 func DemoConfigProvider() common.ConfigurationProvider {

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,20 +18,9 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim"
-	aksim "github.com/kpool/kpool/cloudsim/aks"
-	civosim "github.com/kpool/kpool/cloudsim/civo"
-	ekssim "github.com/kpool/kpool/cloudsim/eks"
-	gkesim "github.com/kpool/kpool/cloudsim/gke"
-	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
-	aksdriver "github.com/kpool/kpool/provider/aks/driver"
-	"github.com/kpool/kpool/provider/catalog"
-	civodriver "github.com/kpool/kpool/provider/civo/driver"
-	eksdriver "github.com/kpool/kpool/provider/eks/driver"
-	gkedriver "github.com/kpool/kpool/provider/gke/driver"
 	"github.com/kpool/kpool/provider/k3s"
-	okedriver "github.com/kpool/kpool/provider/oke/driver"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -81,20 +72,20 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		return err
 	}
 	defer emu.Close()
-	// The demo clusters' owner registers them at the emulators: allowed
-	// endpoints, where the default credential (the emulator's) may go.
+	// Users may point clusters at the emulators (allowed endpoints), where
+	// the emulators' identities go; clusters elsewhere get only what
+	// --credentials names, never a cloud SDK's default chain.
 	f.extraEndpoints = append(f.extraEndpoints, emu.URLs()...)
+	f.emulators = emu.Identities()
 	c, err := f.cloud()
 	if err != nil {
 		return err
 	}
-	reg := catalog.Registry()
-	reg.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: c.creds, Transport: emu.Client()}))
-	reg.Add(eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: c.creds, Transport: emu.Client().Transport}))
-	reg.Add(gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: c.creds, Transport: emu.Client().Transport}))
-	reg.Add(okedriver.New(okedriver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: c.creds, Transport: emu.Client().Transport}))
-	reg.Add(civodriver.New(civodriver.Options{APIKey: civosim.DemoAPIKey, Credentials: c.creds, Transport: emu.Client().Transport}))
-	p, err := start(ctx, f, reg)
+	rt, err := devTransport(emu)
+	if err != nil {
+		return err
+	}
+	p, err := start(ctx, f, registry(c.creds, &http.Client{Transport: rt}))
 	if err != nil {
 		return err
 	}
@@ -145,6 +136,25 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
+}
+
+// devNoCredential is why a cluster in kpool dev that is on no emulator and
+// names no credential has none.
+const devNoCredential = "no credential: kpool dev does not use cloud credentials unless --credentials names them"
+
+// devTransport sends the drivers' requests in kpool dev: to the emulators,
+// trusting their certificate authority, and, for clusters that
+// --credentials gives a credential, to the real clouds, trusting the
+// system's.
+func devTransport(emu *cloudsim.Running) (*http.Transport, error) {
+	roots, err := x509.SystemCertPool()
+	if err != nil || roots == nil {
+		roots = x509.NewCertPool()
+	}
+	if !roots.AppendCertsFromPEM(emu.CA.PEM) {
+		return nil, fmt.Errorf("kpool dev: the emulators' certificate authority does not parse")
+	}
+	return sim.Transport(roots), nil
 }
 
 // devCreatedBy marks the tokens kpool dev makes.

@@ -76,8 +76,12 @@ type serveFlags struct {
 	// spec.endpoint; credentials is the file of named cloud credentials.
 	allowedEndpoints, credentials string
 	// extraEndpoints are allowed besides --allowed-endpoints (kpool dev:
-	// its emulators); clouds is what cloud() made of it all.
+	// its emulators); emulators, when set (kpool dev), are the emulators'
+	// identities by platform: the credentials of clusters at
+	// extraEndpoints, and no cloud SDK's default chain for the others.
+	// clouds is what cloud() made of it all.
 	extraEndpoints []string
+	emulators      map[kpool.PlatformType]any
 	clouds         *clouds
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
@@ -97,7 +101,9 @@ type clouds struct {
 // cloud reads --allowed-endpoints and --credentials, once: the service and
 // the drivers share what it returns. Without a credentials file, each
 // cloud's SDK default chain is the default credential, for everyone, and is
-// sent only to the cloud's public endpoint and the allowed endpoints.
+// sent only to the cloud's public endpoint and the allowed endpoints; in
+// kpool dev (emulators set) there is no default chain: the emulators'
+// identities for the clusters on them, and only the file's for the others.
 func (f *serveFlags) cloud() (*clouds, error) {
 	if f.clouds != nil {
 		return f.clouds, nil
@@ -108,13 +114,22 @@ func (f *serveFlags) cloud() (*clouds, error) {
 		return nil, fmt.Errorf("--allowed-endpoints: %w", err)
 	}
 	var creds *provider.CredentialSet
-	if f.credentials != "" {
+	switch {
+	case f.credentials != "":
 		creds, err = provider.LoadCredentials(f.credentials, catalog.Profiles())
 		if err != nil {
 			return nil, fmt.Errorf("--credentials: %w", err)
 		}
-	} else if creds, err = provider.DefaultCredentials(catalog.Profiles(), allowed); err != nil {
-		return nil, err
+	case f.emulators == nil:
+		if creds, err = provider.DefaultCredentials(catalog.Profiles(), allowed); err != nil {
+			return nil, err
+		}
+	}
+	if f.emulators != nil {
+		creds, err = provider.WithEmulators(creds, catalog.Profiles(), f.emulators, f.extraEndpoints, devNoCredential)
+		if err != nil {
+			return nil, fmt.Errorf("--credentials: %w", err)
+		}
 	}
 	f.clouds = &clouds{endpoints: eps, creds: creds}
 	return f.clouds, nil
@@ -304,13 +319,20 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return registry(c.creds, cloudTransport), nil
+}
+
+// registry returns every platform's profile and this kpool's drivers, each
+// resolving credentials with creds and sending through t (nil: each SDK's
+// default transport).
+func registry(creds provider.Credentials, t policy.Transporter) *provider.Registry {
 	r := catalog.Registry()
-	r.Add(aksdriver.New(aksdriver.Options{Credentials: c.creds, Transport: cloudTransport}))
-	r.Add(eksdriver.New(eksdriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
-	r.Add(gkedriver.New(gkedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
-	r.Add(okedriver.New(okedriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
-	r.Add(civodriver.New(civodriver.Options{Credentials: c.creds, Transport: roundTripper(cloudTransport)}))
-	return r, nil
+	r.Add(aksdriver.New(aksdriver.Options{Credentials: creds, Transport: t}))
+	r.Add(eksdriver.New(eksdriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	r.Add(gkedriver.New(gkedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	r.Add(okedriver.New(okedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	r.Add(civodriver.New(civodriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	return r
 }
 
 // roundTripper is cloudTransport for the drivers that take an

@@ -198,6 +198,8 @@ func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) 
 		if tc == nil {
 			tc, err = azidentity.NewDefaultAzureCredential(nil)
 		}
+	case provider.CredentialEmulator:
+		tc, err = provider.IdentityOf[azcore.TokenCredential](cr)
 	case provider.CredentialClientSecret:
 		var secret string
 		if secret, err = cr.Secret(); err == nil {

@@ -145,6 +145,8 @@ func (d *Driver) key(cr *provider.Credential) (string, error) {
 		if key == "" {
 			err = errors.New("no API key: set " + TokenEnv + " in kpool's environment, or name an api-key credential")
 		}
+	case provider.CredentialEmulator:
+		key, err = provider.IdentityOf[string](cr)
 	case provider.CredentialAPIKey:
 		key, err = cr.Secret()
 	default:

@@ -178,6 +178,8 @@ func (d *Driver) credential(ctx context.Context, cr *provider.Credential) (aws.C
 				id = cfg.Credentials
 			}
 		}
+	case provider.CredentialEmulator:
+		id, err = provider.IdentityOf[aws.CredentialsProvider](cr)
 	case provider.CredentialStatic:
 		var key, secret string
 		if key, secret, err = cr.AccessKey(); err == nil {

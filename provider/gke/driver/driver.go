@@ -148,6 +148,8 @@ func (d *Driver) token(ctx context.Context, cr *provider.Credential) (oauth2.Tok
 			// The token source outlives this call: not ctx.
 			ts, err = google.DefaultTokenSource(context.Background(), scope)
 		}
+	case provider.CredentialEmulator:
+		ts, err = provider.IdentityOf[oauth2.TokenSource](cr)
 	case provider.CredentialServiceAccount:
 		var key string
 		if key, err = cr.Secret(); err == nil {

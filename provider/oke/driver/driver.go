@@ -183,6 +183,12 @@ func (d *Driver) identity(cr *provider.Credential, region string) (common.Config
 			cp = common.DefaultConfigProvider()
 		}
 		return regional{cp, region}, nil
+	case provider.CredentialEmulator:
+		cp, err := provider.IdentityOf[common.ConfigurationProvider](cr)
+		if err != nil {
+			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
+		}
+		return regional{cp, region}, nil
 	case provider.CredentialAPIKey:
 		key, err := cr.Secret()
 		if err != nil {
