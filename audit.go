@@ -88,7 +88,7 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (*List[Event], error
 
 // EventTypes lists every event type, in the order of an object's life.
 var EventTypes = []string{
-	EventClusterCreated, EventClusterUpdated, EventClusterDeleting, EventClusterDeleted,
+	EventClusterCreated, EventClusterUpdated, EventClusterStatus, EventClusterDeleting, EventClusterDeleted,
 	EventNodePoolCreated, EventNodePoolUpdated, EventNodePoolStatus, EventNodePoolDeleting, EventNodePoolDeleted,
 }
 

@@ -112,10 +112,68 @@ const (
 	ClusterDeleting ClusterPhase = "Deleting"
 )
 
-// ClusterStatus is what kpool knows of a cluster's lifecycle.
+// ClusterStatus is what kpool knows of a cluster: its lifecycle, and what
+// the controllers found when they reached for it (Conditions).
 type ClusterStatus struct {
 	Phase   ClusterPhase `json:"phase"`
 	Message string       `json:"message,omitempty"`
+	// Conditions are the controllers' observations of the cluster, such
+	// as ConditionReachable; none until a controller has looked.
+	Conditions []Condition `json:"conditions,omitempty"`
+}
+
+// ConditionReachable says whether kpool's controllers reach the cluster at
+// its provider: True once a list of its pools succeeds, False (with one of
+// the Reason* below) while the provider refuses it or does not answer.
+// The cluster's pools wait for it with the same reason.
+const ConditionReachable = "Reachable"
+
+// Reasons of Reachable=False, and of the Ready condition of the pools that
+// wait for their cluster (ReasonClusterUnreachable).
+const (
+	// ReasonNoCredential: no credential the cluster may use is configured.
+	ReasonNoCredential = "NoCredential"
+	// ReasonEndpointNotAllowed: the operator has not allowed the cluster's
+	// endpoint for its credential.
+	ReasonEndpointNotAllowed = "EndpointNotAllowed"
+	// ReasonCredentialRefused: the provider (or its identity service)
+	// refused the credential.
+	ReasonCredentialRefused = "CredentialRefused"
+	// ReasonClusterNotFound: the provider does not know the cluster.
+	ReasonClusterNotFound = "ClusterNotFound"
+	// ReasonInvalidCluster: the provider refuses the cluster's settings.
+	ReasonInvalidCluster = "InvalidCluster"
+	// ReasonEndpointUnreachable: the provider's endpoint has not answered
+	// for a while.
+	ReasonEndpointUnreachable = "EndpointUnreachable"
+	// ReasonProviderError: the provider refused the cluster otherwise.
+	ReasonProviderError = "ProviderError"
+	// ReasonClusterUnreachable is the reason of a pool whose cluster is
+	// not Reachable: it waits for its cluster.
+	ReasonClusterUnreachable = "ClusterUnreachable"
+)
+
+// Condition returns the cluster's condition of type t (nil: none).
+func (s ClusterStatus) Condition(t string) *Condition {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == t {
+			return &s.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// Unreachable returns why the controllers cannot reach the cluster, or ""
+// when they can or have not looked yet.
+func (s ClusterStatus) Unreachable() string {
+	c := s.Condition(ConditionReachable)
+	if c == nil || c.Status != ConditionFalse {
+		return ""
+	}
+	if c.Message != "" {
+		return c.Message
+	}
+	return c.Reason
 }
 
 // Deleting reports whether deletion of the cluster has been requested.

@@ -159,6 +159,26 @@ func (cs *ControllerStatus) Absent() bool {
 	return string(m[MetaExists]) == "false"
 }
 
+// ClusterUnreachable returns why the controller cannot reach the pool's
+// cluster, when its report says it waits for it (Ready Unknown with
+// ReasonClusterUnreachable); ok is false otherwise.
+func (cs *ControllerStatus) ClusterUnreachable() (msg string, ok bool) {
+	if cs.Condition(ConditionReady) != ConditionUnknown || cs.reason(ConditionReady) != ReasonClusterUnreachable {
+		return "", false
+	}
+	return cs.message(ConditionReady), true
+}
+
+// reason returns the reason of the condition of type t ("" if absent).
+func (cs *ControllerStatus) reason(t string) string {
+	for _, c := range cs.Conditions {
+		if c.Type == t {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
 func (cs *ControllerStatus) message(t string) string {
 	for _, c := range cs.Conditions {
 		if c.Type == t {
@@ -217,86 +237,8 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 			st.ObservedGeneration = r.ObservedGeneration
 		}
 	}
-
-	var current, behind []ControllerStatus
-	for _, r := range sorted {
-		if r.ObservedGeneration >= p.Generation {
-			current = append(current, r)
-		} else {
-			behind = append(behind, r)
-		}
-	}
-	var failed, degraded, notReady, drifted, unsupported, stale []string
-	nodesCurrent := false
-	for _, r := range current {
-		if c := r.Condition(ConditionNodesCurrent); c != "" {
-			nodesCurrent = true
-			if c == ConditionFalse {
-				stale = append(stale, label(r.ControllerName, r.message(ConditionNodesCurrent)))
-			}
-		}
-		if ok, msg := r.failed(); ok {
-			failed = append(failed, label(r.ControllerName, msg))
-		}
-		if r.Condition(ConditionDegraded) == ConditionTrue {
-			degraded = append(degraded, label(r.ControllerName, r.message(ConditionDegraded)))
-		}
-		if r.Condition(ConditionReady) != ConditionTrue {
-			notReady = append(notReady, label(r.ControllerName, r.message(ConditionReady)))
-		}
-		if r.Condition(ConditionDrifted) == ConditionTrue {
-			drifted = append(drifted, label(r.ControllerName, r.message(ConditionDrifted)))
-		}
-		if r.Condition(ConditionSupported) == ConditionFalse {
-			unsupported = append(unsupported, label(r.ControllerName, r.message(ConditionSupported)))
-		}
-	}
-
-	reason := ""
-	switch {
-	case p.Deleting():
-		st.Phase, reason = PhaseDeleting, "DeletionRequested"
-		var waiting []string
-		for _, r := range sorted {
-			if r.Condition(ConditionDeleted) != ConditionTrue {
-				waiting = append(waiting, label(r.ControllerName, r.message(ConditionDeleted)))
-			}
-		}
-		st.Message = "waiting for the pool to be deleted by " + strings.Join(waiting, "; ")
-	case len(sorted) == 0 && !driven:
-		st.Phase, reason = PhasePending, ReasonNoController
-		st.Message = NoControllerMessage(p.Spec.Platform.Type)
-	case len(sorted) == 0:
-		st.Phase, reason = PhasePending, "NoControllers"
-		st.Message = "no controller has reported on this pool yet"
-	case len(failed) > 0:
-		st.Phase, reason = PhaseFailed, "ControllerFailed"
-		st.Message = strings.Join(failed, "; ")
-	case len(degraded) > 0:
-		st.Phase, reason = PhaseDegraded, "ControllerDegraded"
-		st.Message = strings.Join(degraded, "; ")
-	case len(behind) == 0 && len(notReady) == 0:
-		st.Phase, reason = PhaseReady, "AllControllersReady"
-		st.Message = fmt.Sprintf("%d of %d controllers ready at generation %d", len(current), len(sorted), p.Generation)
-		st.LastReadyGeneration = p.Generation
-	default:
-		st.Phase, reason = PhaseUpdating, "Reconciling"
-		if st.LastReadyGeneration == 0 {
-			st.Phase, reason = PhaseProvisioning, "Provisioning"
-		}
-		var waiting []string
-		for _, r := range behind {
-			// What holds it back, when it says (a pool busy at the
-			// provider, an error it retries).
-			at := fmt.Sprintf("%s (at generation %d", r.ControllerName, r.ObservedGeneration)
-			if msg := r.message(ConditionReady); msg != "" && r.Condition(ConditionReady) != ConditionTrue {
-				at += ": " + msg
-			}
-			waiting = append(waiting, at+")")
-		}
-		waiting = append(waiting, notReady...)
-		st.Message = fmt.Sprintf("waiting for generation %d: %s", p.Generation, strings.Join(waiting, "; "))
-	}
+	t := tallyReports(sorted, p.Generation)
+	reason := st.phase(p, sorted, t, driven)
 	st.Health = HealthOf(st.Phase)
 	st.PlacementLabels = prev.PlacementLabels
 	for _, r := range sorted {
@@ -305,26 +247,141 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 			break
 		}
 	}
+	st.conditions(prev.Conditions, reason, t, sorted, driven, now)
+	return st
+}
 
-	set := func(t string, on bool, why, msg string) {
+// tally is what the reports say, sorted by what it means for the phase:
+// each entry is a controller's name and its message.
+type tally struct {
+	// behind are the reports of an older generation than the pool's.
+	behind []ControllerStatus
+	// failed … stale are of the reports at the pool's generation.
+	failed, degraded, notReady, drifted, unsupported, stale []string
+	// waiting are the reports, of any generation, whose controller cannot
+	// reach the pool's cluster (Ready Unknown, ReasonClusterUnreachable).
+	waiting []string
+	// nodesCurrent: a controller reports NodesCurrent.
+	nodesCurrent bool
+}
+
+func tallyReports(sorted []ControllerStatus, generation int64) *tally {
+	t := &tally{}
+	for _, r := range sorted {
+		if msg, ok := r.ClusterUnreachable(); ok {
+			t.waiting = append(t.waiting, label(r.ControllerName, msg))
+		}
+		if r.ObservedGeneration < generation {
+			t.behind = append(t.behind, r)
+			continue
+		}
+		if c := r.Condition(ConditionNodesCurrent); c != "" {
+			t.nodesCurrent = true
+			if c == ConditionFalse {
+				t.stale = append(t.stale, label(r.ControllerName, r.message(ConditionNodesCurrent)))
+			}
+		}
+		if ok, msg := r.failed(); ok {
+			t.failed = append(t.failed, label(r.ControllerName, msg))
+		}
+		if r.Condition(ConditionDegraded) == ConditionTrue {
+			t.degraded = append(t.degraded, label(r.ControllerName, r.message(ConditionDegraded)))
+		}
+		if r.Condition(ConditionReady) != ConditionTrue {
+			t.notReady = append(t.notReady, label(r.ControllerName, r.message(ConditionReady)))
+		}
+		if r.Condition(ConditionDrifted) == ConditionTrue {
+			t.drifted = append(t.drifted, label(r.ControllerName, r.message(ConditionDrifted)))
+		}
+		if r.Condition(ConditionSupported) == ConditionFalse {
+			t.unsupported = append(t.unsupported, label(r.ControllerName, r.message(ConditionSupported)))
+		}
+	}
+	return t
+}
+
+// phase sets the status's phase and message from the tally, and returns
+// the reason of its Ready condition. A pool whose cluster cannot be
+// reached waits for it: Pending until it has been Ready once, Degraded
+// after (kpool can no longer see or change it).
+func (st *NodePoolStatus) phase(p *NodePool, sorted []ControllerStatus, t *tally, driven bool) string {
+	switch {
+	case p.Deleting():
+		var waiting []string
+		for _, r := range sorted {
+			if r.Condition(ConditionDeleted) != ConditionTrue {
+				waiting = append(waiting, label(r.ControllerName, r.message(ConditionDeleted)))
+			}
+		}
+		st.Phase, st.Message = PhaseDeleting, "waiting for the pool to be deleted by "+strings.Join(waiting, "; ")
+		return "DeletionRequested"
+	case len(sorted) == 0 && !driven:
+		st.Phase, st.Message = PhasePending, NoControllerMessage(p.Spec.Platform.Type)
+		return ReasonNoController
+	case len(sorted) == 0:
+		st.Phase, st.Message = PhasePending, "no controller has reported on this pool yet"
+		return "NoControllers"
+	case len(t.waiting) > 0:
+		st.Phase, st.Message = PhaseDegraded, strings.Join(t.waiting, "; ")
+		if st.LastReadyGeneration == 0 {
+			st.Phase = PhasePending
+		}
+		return ReasonClusterUnreachable
+	case len(t.failed) > 0:
+		st.Phase, st.Message = PhaseFailed, strings.Join(t.failed, "; ")
+		return "ControllerFailed"
+	case len(t.degraded) > 0:
+		st.Phase, st.Message = PhaseDegraded, strings.Join(t.degraded, "; ")
+		return "ControllerDegraded"
+	case len(t.behind) == 0 && len(t.notReady) == 0:
+		st.Phase = PhaseReady
+		st.Message = fmt.Sprintf("%d of %d controllers ready at generation %d", len(sorted), len(sorted), p.Generation)
+		st.LastReadyGeneration = p.Generation
+		return "AllControllersReady"
+	}
+	reason := "Reconciling"
+	st.Phase = PhaseUpdating
+	if st.LastReadyGeneration == 0 {
+		st.Phase, reason = PhaseProvisioning, "Provisioning"
+	}
+	var waiting []string
+	for _, r := range t.behind {
+		// What holds it back, when it says (a pool busy at the provider,
+		// an error it retries).
+		at := fmt.Sprintf("%s (at generation %d", r.ControllerName, r.ObservedGeneration)
+		if msg := r.message(ConditionReady); msg != "" && r.Condition(ConditionReady) != ConditionTrue {
+			at += ": " + msg
+		}
+		waiting = append(waiting, at+")")
+	}
+	waiting = append(waiting, t.notReady...)
+	st.Message = fmt.Sprintf("waiting for generation %d: %s", p.Generation, strings.Join(waiting, "; "))
+	return reason
+}
+
+// conditions sets the status's conditions, keeping prev's transition
+// times where a status holds.
+func (st *NodePoolStatus) conditions(prev []Condition, reason string, t *tally, sorted []ControllerStatus, driven bool, now time.Time) {
+	set := func(typ string, on bool, why, msg string) {
 		status := ConditionFalse
 		if on {
 			status = ConditionTrue
 		}
-		st.Conditions = append(st.Conditions, transition(prev.Conditions, Condition{Type: t, Status: status, Reason: why, Message: msg}, now))
+		st.Conditions = append(st.Conditions, transition(prev, Condition{Type: typ, Status: status, Reason: why, Message: msg}, now))
 	}
 	progressing := st.Phase == PhaseProvisioning || st.Phase == PhaseUpdating || st.Phase == PhaseDeleting
 	set(ConditionReady, st.Phase == PhaseReady, reason, st.Message)
 	set(ConditionProgressing, progressing, reason, "")
-	set(ConditionDegraded, len(degraded) > 0 || st.Phase == PhaseFailed, reason, strings.Join(append(degraded, failed...), "; "))
-	set(ConditionDrifted, len(drifted) > 0, "", strings.Join(drifted, "; "))
-	set(ConditionSupported, len(unsupported) == 0, "", strings.Join(unsupported, "; "))
-	if nodesCurrent {
+	set(ConditionDegraded, len(t.degraded) > 0 || st.Phase == PhaseFailed || (st.Phase == PhaseDegraded && len(t.waiting) > 0),
+		reason, strings.Join(append(append(t.degraded, t.failed...), t.waiting...), "; "))
+	set(ConditionDrifted, len(t.drifted) > 0, "", strings.Join(t.drifted, "; "))
+	set(ConditionSupported, len(t.unsupported) == 0, "", strings.Join(t.unsupported, "; "))
+	if t.nodesCurrent {
 		why := "AllNodesCurrent"
-		if len(stale) > 0 {
+		if len(t.stale) > 0 {
 			why = "NewNodesOnly"
 		}
-		set(ConditionNodesCurrent, len(stale) == 0, why, strings.Join(stale, "; "))
+		set(ConditionNodesCurrent, len(t.stale) == 0, why, strings.Join(t.stale, "; "))
 	}
 	ctl := Condition{Type: ConditionController, Status: ConditionTrue, Reason: "Reporting", Message: "reported on by " + names(sorted)}
 	switch {
@@ -333,8 +390,7 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 	case len(sorted) == 0:
 		ctl.Status, ctl.Reason, ctl.Message = ConditionUnknown, "AwaitingReport", "this kpool's controller has not reported on the pool yet"
 	}
-	st.Conditions = append(st.Conditions, transition(prev.Conditions, ctl, now))
-	return st
+	st.Conditions = append(st.Conditions, transition(prev, ctl, now))
 }
 
 // NoController reports whether a status says that no controller will act on

@@ -13,6 +13,14 @@ func report(name string, gen int64, conds ...string) ControllerStatus {
 	return cs
 }
 
+// waiting is a report of a controller that cannot reach the pool's
+// cluster.
+func waiting(name string, gen int64) ControllerStatus {
+	return ControllerStatus{ControllerName: name, ObservedGeneration: gen, Conditions: []Condition{
+		{Type: ConditionReady, Status: ConditionUnknown, Reason: ReasonClusterUnreachable, Message: "cluster prod is not reachable: no credential"},
+		{Type: ConditionProgressing, Status: ConditionFalse, Reason: ReasonClusterUnreachable}}}
+}
+
 func TestAggregate(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	deleting := now.Add(-time.Minute)
@@ -40,6 +48,9 @@ func TestAggregate(t *testing.T) {
 		{"old failure does not count", 2, false, 0, []ControllerStatus{report("a", 1, "Ready", "False", "Supported", "False")}, PhaseProvisioning, 1, HealthUnknown, nil, []string{"Ready"}},
 		{"drifted", 1, false, 1, []ControllerStatus{report("a", 1, "Ready", "True", "Drifted", "True")}, PhaseReady, 1, HealthHealthy, []string{"Drifted"}, nil},
 		{"deleting", 3, true, 2, []ControllerStatus{report("a", 3, "Ready", "True")}, PhaseDeleting, 3, HealthUnknown, []string{"Progressing"}, []string{"Ready"}},
+		{"cluster unreachable, never ready", 1, false, 0, []ControllerStatus{waiting("a", 0)}, PhasePending, 0, HealthUnknown, nil, []string{"Ready", "Progressing", "Degraded"}},
+		{"cluster unreachable, was ready", 2, false, 1, []ControllerStatus{waiting("a", 1)}, PhaseDegraded, 1, HealthUnhealthy, []string{"Degraded"}, []string{"Ready", "Progressing"}},
+		{"cluster unreachable, deleting", 2, true, 1, []ControllerStatus{waiting("a", 1)}, PhaseDeleting, 1, HealthUnknown, []string{"Progressing"}, []string{"Ready"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -146,6 +146,7 @@ type Cursor struct {
 const (
 	EventClusterCreated   = "cluster.created"
 	EventClusterUpdated   = "cluster.updated"
+	EventClusterStatus    = "cluster.status"
 	EventClusterDeleting  = "cluster.deleting"
 	EventClusterDeleted   = "cluster.deleted"
 	EventNodePoolCreated  = "nodepool.created"

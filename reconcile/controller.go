@@ -61,6 +61,10 @@ type Config struct {
 	// (permission denied, cluster missing, not implemented) is looked at
 	// again: fixing it is up to a person (default 5m).
 	ResyncSlow time.Duration
+	// UnreachableAfter is how long a cluster's lists may fail with outages
+	// (no answer, 5xx) before it is reported not Reachable and its pools
+	// wait for it (default 1m); a refusal says so at once.
+	UnreachableAfter time.Duration
 	// CallTimeout is the deadline of every provider call (default 30s). A
 	// cluster whose endpoint lets a call run out is moved to its
 	// provider's slow lane until a List of it succeeds again.
@@ -104,6 +108,9 @@ func (c *Config) defaults() {
 	}
 	if c.ResyncSlow == 0 {
 		c.ResyncSlow = 5 * time.Minute
+	}
+	if c.UnreachableAfter == 0 {
+		c.UnreachableAfter = time.Minute
 	}
 	if c.CallTimeout == 0 {
 		c.CallTimeout = 30 * time.Second
@@ -153,6 +160,9 @@ type clusterState struct {
 	// slow: a call to the cluster's endpoint ran out of time and no List
 	// has succeeded since; its passes run in the slow lane.
 	slow bool
+	// failingSince is when its lists began to fail with outages (zero:
+	// the last one succeeded): after UnreachableAfter it is not Reachable.
+	failingSince time.Time
 	// pools is how many pools seen and retry hold, as of the end of the
 	// last pass; the maps are the cluster's worker's alone, this count is
 	// read under the controller's lock.
@@ -421,7 +431,7 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 			c.cfg.Log.Warn("events", "err", err)
 		}
 		for _, e := range evs {
-			if e.Type != kpool.EventNodePoolStatus {
+			if e.Type != kpool.EventNodePoolStatus && e.Type != kpool.EventClusterStatus {
 				add(e.ClusterID)
 			}
 		}

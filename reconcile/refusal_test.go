@@ -81,60 +81,41 @@ func TestRefusalsAreNotRetried(t *testing.T) {
 	}
 }
 
-// TestClusterRefusals: a list the provider refuses for the whole cluster
-// fails every pool and is looked at again slowly, not retried with
-// backoff. NOT_IMPLEMENTED says Supported=False, and a pool being deleted
-// goes, as nothing can exist at a provider without pools.
-func TestClusterRefusals(t *testing.T) {
+// TestClusterNotImplemented: a list the provider answers NOT_IMPLEMENTED
+// (a capability boundary) fails every pool with Supported=False, the pool
+// being deleted goes, as nothing can exist at a provider without pools,
+// and the cluster is looked at again slowly, not retried with backoff.
+func TestClusterNotImplemented(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name      string
-		err       *provider.Error
-		reason    string
-		supported string
-		deleted   bool // whether the pool being deleted goes
-	}{
-		{"not implemented", provider.NotImplementedError(kpool.PlatformAzure, "no agent pools in this cluster's tier"), "NotImplemented", "False NotImplemented", true},
-		{"permission denied", &provider.Error{Kind: provider.KindPermissionDenied, Provider: kpool.PlatformAzure, Reason: "the identity may not list agent pools"}, "ProviderError", "True ", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
-				stop := w.start("a")
-				defer stop()
-				going := w.createPool("going", 1)
-				w.until(5*time.Minute, w.ready(going.ID))
-				w.drv.FailNext(fake.List, 1000, tc.err)
-				w.delete(going.ID)
-				pending := w.createPool("pending", 1)
-				w.until(time.Minute, func() (bool, string) {
-					got := w.pool(pending.ID)
-					return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase)
-				})
-				rp := w.report(pending.ID)
-				if got := condition(rp, kpool.ConditionReady); got != "False "+tc.reason {
-					t.Fatalf("Ready=%q, want False %s", got, tc.reason)
-				}
-				if got := condition(rp, kpool.ConditionSupported); got != tc.supported {
-					t.Fatalf("Supported=%q, want %q", got, tc.supported)
-				}
-				if tc.deleted {
-					w.until(time.Minute, func() (bool, string) { return w.pool(going.ID) == nil, "the deleting pool is still in kpool" })
-				} else if w.pool(going.ID) == nil {
-					t.Fatal("a pool was dropped from kpool while the provider refused to list")
-				}
-				// Looked at again every ResyncSlow (5m), not retried with backoff.
-				lists := w.calls(fake.List, "")
-				w.advance(10 * time.Minute)
-				if n := w.calls(fake.List, "") - lists; n < 1 || n > 3 {
-					t.Fatalf("%d lists in 10 minutes after a refusal, want about one per 5 minutes", n)
-				}
-				if n := w.calls(fake.Create, pending.ProviderName); n != 0 {
-					t.Fatalf("%d creates while the provider refused the cluster", n)
-				}
-			})
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		stop := w.start("a")
+		defer stop()
+		going := w.createPool("going", 1)
+		w.until(5*time.Minute, w.ready(going.ID))
+		w.drv.FailNext(fake.List, 1000, provider.NotImplementedError(kpool.PlatformAzure, "no agent pools in this cluster's tier"))
+		w.delete(going.ID)
+		pending := w.createPool("pending", 1)
+		w.until(time.Minute, func() (bool, string) {
+			got := w.pool(pending.ID)
+			return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase)
 		})
-	}
+		rp := w.report(pending.ID)
+		if got := condition(rp, kpool.ConditionReady); got != "False NotImplemented" {
+			t.Fatalf("Ready=%q, want False NotImplemented", got)
+		}
+		if got := condition(rp, kpool.ConditionSupported); got != "False NotImplemented" {
+			t.Fatalf("Supported=%q, want False NotImplemented", got)
+		}
+		w.until(time.Minute, func() (bool, string) { return w.pool(going.ID) == nil, "the deleting pool is still in kpool" })
+		// Looked at again every ResyncSlow (5m), not retried with backoff.
+		lists := w.calls(fake.List, "")
+		w.advance(10 * time.Minute)
+		if n := w.calls(fake.List, "") - lists; n < 1 || n > 3 {
+			t.Fatalf("%d lists in 10 minutes after a refusal, want about one per 5 minutes", n)
+		}
+		if n := w.calls(fake.Create, pending.ProviderName); n != 0 {
+			t.Fatalf("%d creates while the provider refused the cluster", n)
+		}
+	})
 }

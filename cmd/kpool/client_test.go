@@ -206,7 +206,7 @@ spec:
 	t.Run("table", func(t *testing.T) {
 		out := mustRun(t, srv, append([]string{"cluster", "create", "gke-table"}, clusterFlags[kpool.PlatformGCP]...)...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "AGE"}) ||
+		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "REACHABLE", "AGE"}) ||
 			!reflect.DeepEqual(strings.Fields(lines[1])[1:4], []string{"gke-table", "gcp", "Active"}) {
 			t.Errorf("table:\n%s", out)
 		}
@@ -360,7 +360,7 @@ func TestLists(t *testing.T) {
 
 	out := mustRun(t, srv, "cluster", "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "AGE"}) {
+	if len(lines) != 4 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "REACHABLE", "AGE"}) {
 		t.Fatalf("cluster list:\n%s", out)
 	}
 	for i, want := range [][]string{{a, "alpha", "gcp", "Active"}, {b, "beta", "aws", "Active"}} {

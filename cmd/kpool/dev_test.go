@@ -88,7 +88,9 @@ func TestDevCreateWait(t *testing.T) {
 	// operation finish.
 	root := newRoot()
 	var out bytes.Buffer
-	progress := &watched{want: "nodepool web: Provisioning", seen: make(chan struct{})}
+	// Provisioning shows once the create is claimed, before it is sent:
+	// the clock moves only once the emulator has the operation.
+	progress := &watched{want: "Creating at azure", seen: make(chan struct{})}
 	root.SetOut(&out)
 	root.SetErr(progress)
 	root.SetArgs(append(strings.Fields(args), "--server", m[1], "--token", m[2], "--timeout", "2m", "-o", "json"))
@@ -238,8 +240,9 @@ func TestDevEveryCloud(t *testing.T) {
 }
 
 // startDev runs kpool dev, its emulators on clock, until the test ends, and
-// returns what it printed up to its last suggested command.
-func startDev(t *testing.T, clock *sim.ManualClock) string {
+// returns what it printed up to its last suggested command. tweak, if
+// any, changes its flags first.
+func startDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	emu := cloudsim.Defaults()
@@ -247,6 +250,9 @@ func startDev(t *testing.T, clock *sim.ManualClock) string {
 	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
 		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
 		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
+	for _, fn := range tweak {
+		fn(&f)
+	}
 	pr, pw := io.Pipe()
 	exited := make(chan error, 1)
 	go func() {

@@ -101,18 +101,34 @@ func orDash(s string) string {
 // ---- clusters ----
 
 func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool) {
-	head := "ID\tNAME\tPLATFORM\tPHASE\tAGE"
+	head := "ID\tNAME\tPLATFORM\tPHASE\tREACHABLE\tAGE"
 	if wide {
-		head += "\tREGION\tOWNER\tENDPOINT"
+		head += "\tREGION\tOWNER\tENDPOINT\tMESSAGE"
 	}
 	fmt.Fprintln(w, head)
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(string(c.Status.Phase)), age(c.CreatedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt))
 		if wide {
-			fmt.Fprintf(w, "\t%s\t%s\t%s", orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint))
+			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s", orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint),
+				orDash(oneLine(c.Status.Unreachable())))
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// reachable is a cluster's Reachable condition in a table: yes, "no
+// (Reason)", or - while no controller has looked.
+func reachable(st kpool.ClusterStatus) string {
+	c := st.Condition(kpool.ConditionReachable)
+	switch {
+	case c == nil:
+		return "-"
+	case c.Status == kpool.ConditionTrue:
+		return "yes"
+	case c.Reason != "":
+		return "no (" + c.Reason + ")"
+	}
+	return "no"
 }
 
 func clusterView(w io.Writer, c *kpool.Cluster) {
@@ -138,6 +154,8 @@ func clusterView(w io.Writer, c *kpool.Cluster) {
 	if c.DeletionTimestamp != nil {
 		kv("Deletion requested", when(*c.DeletionTimestamp))
 	}
+	fmt.Fprintln(w, "Conditions:")
+	conditions(w, "  ", c.Status.Conditions)
 }
 
 // ---- node pools ----

@@ -227,6 +227,14 @@ func (w *waiter) judge(doc *kpool.StatusDocument) (bool, error) {
 		line += "  (" + oneLine(st.Message) + ")"
 	}
 	w.show(line)
+	for _, cs := range doc.ControllerStatus {
+		if msg, ok := cs.ClusterUnreachable(); ok {
+			// Nothing moves the pool until someone makes its cluster
+			// reachable: a credential, an endpoint, the cluster itself.
+			return false, fmt.Errorf("nodepool %s (%s) waits for its cluster: %s; not waiting for it (kpool cluster get %s says when kpool reaches it again)",
+				w.pool.Name, w.pool.ID, msg, w.pool.ClusterID)
+		}
+	}
 
 	switch {
 	case w.deleting:

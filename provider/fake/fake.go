@@ -195,6 +195,14 @@ func (d *Driver) FailNext(op Op, n int, err *provider.Error) {
 	}
 }
 
+// StopFailing drops the failures FailNext queued for op that have not
+// happened yet.
+func (d *Driver) StopFailing(op Op) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.next, op)
+}
+
 // FailOperations makes the next n operations of op (create, update or
 // delete) that the driver accepts fail when they end, leaving the pool
 // Failed with the provider's reason in its Message.

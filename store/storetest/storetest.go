@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"ListOrderPagingFilters", testList},
 		{"Visibility", testVisibility},
 		{"StatusReports", testStatusReports},
+		{"ClusterStatus", testClusterStatus},
 		{"TwoPhaseDelete", testTwoPhaseDelete},
 		{"ClusterForceDelete", testClusterForceDelete},
 		{"TimesRoundTrip", testTimes},

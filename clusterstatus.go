@@ -1,0 +1,102 @@
+package kpool
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ReportClusterStatus sets conditions on a cluster's status, as a
+// controller found them: each replaces the condition of its type, keeping
+// its transition time while its status holds. Only controllers may report;
+// a report that changes nothing writes nothing. The cluster's resource
+// version moves, its generation does not, and the audit trail gets a
+// cluster.status event.
+func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, conds []Condition) (*Cluster, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !id.Controller {
+		return nil, Errorf(CodeForbidden, "only controller identities may report cluster status")
+	}
+	if err := ValidateControllerStatus(&ControllerStatus{ControllerName: "cluster", Conditions: conds}); err != nil {
+		return nil, err
+	}
+	if !IsUUID(clusterID) {
+		return nil, notFound("Cluster", clusterID)
+	}
+	var out *Cluster
+	err = s.write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(clusterID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		next := *c
+		next.Status.Conditions = mergeConditions(c.Status.Conditions, conds, now)
+		if sameConditions(c.Status.Conditions, next.Status.Conditions) {
+			out = c
+			return nil
+		}
+		next.UpdatedAt = now
+		if err := updateCluster(tx, &next); err != nil {
+			return err
+		}
+		out = &next
+		ev := clusterEvent(ctx, EventClusterStatus, &next, next.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = conditionsDetail(conds), now
+		return tx.AddEvent(ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.clusters.forget(clusterID)
+	return out, nil
+}
+
+// mergeConditions returns old with each of set in place of the condition
+// of its type (appended when new), stamped by transition.
+func mergeConditions(old, set []Condition, now time.Time) []Condition {
+	out := append([]Condition(nil), old...)
+	for _, c := range set {
+		c = transition(old, c, now)
+		replaced := false
+		for i := range out {
+			if out[i].Type == c.Type {
+				out[i], replaced = c, true
+			}
+		}
+		if !replaced {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func sameConditions(a, b []Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message {
+			return false
+		}
+	}
+	return true
+}
+
+// conditionsDetail is an event's detail for conditions: Type=Status
+// (Reason), comma-separated.
+func conditionsDetail(cs []Condition) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Type + "=" + c.Status
+		if c.Reason != "" {
+			parts[i] += fmt.Sprintf(" (%s)", c.Reason)
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,205 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+)
+
+// reconcileCluster reconciles every pool of a cluster from one provider
+// list. It returns when to look again (0: only on the next event), or an
+// error to retry the whole cluster with backoff: only what concerns the
+// cluster as a whole (the List failing, throttling, an endpoint that does
+// not answer, the store). A pool's own errors back off that pool alone.
+// A cluster without pools is listed too, so that whether kpool reaches it
+// (its Reachable condition) is known before the first pool.
+func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Duration, error) {
+	cl, err := c.store.Cluster(ctx, id)
+	if kpool.IsNotFound(err) {
+		c.forget(id)
+		return 0, nil // gone, and its pools with it
+	}
+	if err != nil {
+		return 0, err
+	}
+	t := cl.Spec.Platform.Type
+	d, ok := c.drivers[t]
+	if !ok {
+		// No driver here for this provider: its pools are left to
+		// external controllers, which report through the API (and the
+		// API says so while none has).
+		c.noDriverFor(t)
+		c.forget(id)
+		return 0, nil
+	}
+	pools, err := c.pools(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	st := c.state(id)
+	prof := c.cfg.Drivers.Profile(t)
+	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st}
+	observed, err := r.d.NodePoolList(ctx, cl)
+	if err != nil {
+		return r.listFailed(ctx, pools, err)
+	}
+	st.slow, st.failingSince = false, time.Time{}
+	if err := r.reachable(ctx); err != nil {
+		return 0, err
+	}
+	if len(pools) == 0 && !cl.Spec.ImportPools {
+		c.prune(st, nil)
+		return c.cfg.ResyncSlow, nil
+	}
+	return r.reconcilePools(ctx, pools, observed)
+}
+
+// reconcilePools reconciles each pool against the provider's list, and
+// imports the provider's other pools when the cluster asks for it.
+func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool, observed []provider.Pool) (time.Duration, error) {
+	c, st := r.c, r.st
+	byName := map[string]*provider.Pool{}
+	for i := range observed {
+		byName[observed[i].ProviderName] = &observed[i]
+	}
+	known := map[string]bool{}
+	busy := false
+	next := time.Duration(0) // the earliest retry of a pool, if any
+	soonest := func(d time.Duration) {
+		if next == 0 || d < next {
+			next = max(d, time.Millisecond)
+		}
+	}
+	now := c.cfg.Clock.Now()
+	for _, p := range pools {
+		known[p.ProviderName] = true
+		if rt, ok := st.retry[p.ID]; ok {
+			if rt.generation == p.Generation && now.Before(rt.next) {
+				soonest(rt.next.Sub(now))
+				continue
+			}
+			if rt.generation != p.Generation {
+				// A new spec is worth trying at once.
+				delete(st.retry, p.ID)
+				c.retries.Forget(p.ID)
+			}
+		}
+		b, err := r.pool(ctx, p, byName[p.ProviderName])
+		busy = busy || b
+		if err != nil {
+			if halt := r.poolFailed(ctx, p, err, now, soonest); halt != nil {
+				return 0, halt
+			}
+		} else if !b {
+			// Settled: its failures are behind it.
+			delete(st.retry, p.ID)
+			c.retries.Forget(p.ID)
+		}
+	}
+	if r.cl.Spec.ImportPools {
+		for i := range observed {
+			if o := &observed[i]; !known[o.ProviderName] {
+				r.importPool(ctx, o)
+			}
+		}
+	}
+	c.prune(st, pools)
+	switch {
+	case next > 0 && busy:
+		return min(next, c.cfg.ResyncFast), nil
+	case next > 0:
+		return next, nil
+	case busy:
+		return c.cfg.ResyncFast, nil
+	}
+	return c.cfg.DriftInterval, nil
+}
+
+// poolFailed handles a pool's error: one that concerns the whole pass
+// (the provider throttling, an endpoint that stopped answering, the
+// context ending) is returned to end it; any other backs the pool off and
+// soonest hears when it is due again.
+func (r *clusterRun) poolFailed(ctx context.Context, p *kpool.NodePool, err error, now time.Time, soonest func(time.Duration)) error {
+	c := r.c
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case provider.IsThrottled(err), provider.IsTimeout(err), errors.Is(err, errSlowLane):
+		// The provider asks everyone to slow down, or the endpoint
+		// stopped answering: the rest of the pass would only add to it.
+		if provider.IsTimeout(err) {
+			r.st.slow = true
+		}
+		return err
+	}
+	wait := c.retries.When(p.ID)
+	if after, ok := provider.RetryAfter(err); ok {
+		wait = max(wait, after)
+	}
+	r.st.retry[p.ID] = poolRetry{generation: p.Generation, next: now.Add(wait)}
+	soonest(wait)
+	c.cfg.Log.Info("pool reconcile failed; retrying", "cluster", r.cl.Name, "cluster_id", r.cl.ID, "pool", p.Name, "pool_id", p.ID,
+		"err", err, "failures", c.retries.NumRequeues(p.ID), "after", wait)
+	return nil
+}
+
+// prune forgets the pools of the cluster that are no longer stored, and
+// counts the rest for the metrics.
+func (c *Controller) prune(st *clusterState, pools []*kpool.NodePool) {
+	live := make(map[string]bool, len(pools))
+	for _, p := range pools {
+		live[p.ID] = true
+	}
+	for id := range st.seen {
+		if !live[id] {
+			delete(st.seen, id)
+		}
+	}
+	for id := range st.retry {
+		if !live[id] {
+			delete(st.retry, id)
+			c.retries.Forget(id)
+		}
+	}
+	c.mu.Lock()
+	st.pools = max(len(st.seen), len(st.retry))
+	c.mu.Unlock()
+}
+
+// noDriverFor says once per provider that its pools are left to external
+// controllers, or, for a platform without pools, that there is nothing to
+// reconcile.
+func (c *Controller) noDriverFor(t kpool.PlatformType) {
+	c.mu.Lock()
+	said := c.noDriver[t]
+	c.noDriver[t] = true
+	c.mu.Unlock()
+	switch {
+	case said:
+	case !c.cfg.Drivers.Profile(t).Capabilities().NodePools:
+		c.cfg.Log.Info("this platform has no node pools: its clusters have nothing to reconcile", "platform", t)
+	default:
+		c.cfg.Log.Info("no driver for this platform in this kpool: its pools wait for an external controller to report", "platform", t)
+	}
+}
+
+// pools reads every pool of a cluster.
+func (c *Controller) pools(ctx context.Context, clusterID string) ([]*kpool.NodePool, error) {
+	var out []*kpool.NodePool
+	page := kpool.Page{Limit: 100}
+	for {
+		ps, _, err := c.store.NodePools(ctx, kpool.NodePoolFilter{ClusterID: clusterID, Page: page})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+		if len(ps) < page.Limit {
+			return out, nil
+		}
+		last := ps[len(ps)-1]
+		page.After = &kpool.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+}
