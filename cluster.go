@@ -120,6 +120,29 @@ type ClusterStatus struct {
 	// Conditions are the controllers' observations of the cluster, such
 	// as ConditionReachable; none until a controller has looked.
 	Conditions []Condition `json:"conditions,omitempty"`
+	// Foreign are the pools at the provider that carry another owner's
+	// mark (another kpool installation's, or another pool's): kpool never
+	// adopts, changes or deletes them, and imports one only when an admin
+	// forces it.
+	Foreign []ForeignPool `json:"foreignPools,omitempty"`
+}
+
+// ForeignPool is a pool at the provider that another owner marked.
+type ForeignPool struct {
+	// ProviderName is the pool's name at the provider.
+	ProviderName string `json:"providerName"`
+	// Installation is the kpool installation its mark names, and Pool the
+	// kpool pool id ("" when the mark has none).
+	Installation string `json:"installation"`
+	Pool         string `json:"pool,omitempty"`
+}
+
+// ClusterReport is what a controller reports of a cluster: conditions, each
+// replacing the condition of its type, and, when Foreign is not nil, the
+// foreign pools it found (an empty list: none).
+type ClusterReport struct {
+	Conditions []Condition
+	Foreign    []ForeignPool
 }
 
 // ConditionReachable says whether kpool's controllers reach the cluster at

@@ -3,6 +3,7 @@ package kpool
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,7 +14,8 @@ import (
 // a report that changes nothing writes nothing. The cluster's resource
 // version moves, its generation does not, and the audit trail gets a
 // cluster.status event.
-func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, conds []Condition) (*Cluster, error) {
+func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r ClusterReport) (*Cluster, error) {
+	conds := r.Conditions
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
@@ -36,7 +38,13 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, con
 		now := s.now()
 		next := *c
 		next.Status.Conditions = mergeConditions(c.Status.Conditions, conds, now)
-		if sameConditions(c.Status.Conditions, next.Status.Conditions) {
+		if r.Foreign != nil {
+			next.Status.Foreign = r.Foreign
+			if len(r.Foreign) == 0 {
+				next.Status.Foreign = nil
+			}
+		}
+		if sameConditions(c.Status.Conditions, next.Status.Conditions) && slices.Equal(c.Status.Foreign, next.Status.Foreign) {
 			out = c
 			return nil
 		}
@@ -47,6 +55,9 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, con
 		out = &next
 		ev := clusterEvent(ctx, EventClusterStatus, &next, next.Generation, id.Email)
 		ev.Detail, ev.CreatedAt = conditionsDetail(conds), now
+		if r.Foreign != nil && !slices.Equal(c.Status.Foreign, next.Status.Foreign) {
+			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d foreign pools", len(next.Status.Foreign)), "; ")
+		}
 		return tx.AddEvent(ev)
 	})
 	if err != nil {

@@ -427,6 +427,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ClusterSpec":       kpool.ClusterSpec{},
 		"ClusterPlatform":   kpool.ClusterPlatform{},
 		"ClusterStatus":     kpool.ClusterStatus{},
+		"ForeignPool":       kpool.ForeignPool{},
 		"AzureCluster":      kpool.AzureCluster{},
 		"AWSCluster":        kpool.AWSCluster{},
 		"GCPCluster":        kpool.GCPCluster{},

@@ -128,7 +128,7 @@ func (r *clusterRun) unreachable(ctx context.Context, pools []*kpool.NodePool, r
 // setReachable writes the cluster's Reachable condition.
 func (r *clusterRun) setReachable(ctx context.Context, cond kpool.Condition) error {
 	ictx := kpool.WithIdentity(ctx, Identity)
-	cl, err := r.c.cfg.Service.ReportClusterStatus(ictx, r.cl.ID, []kpool.Condition{cond})
+	cl, err := r.c.cfg.Service.ReportClusterStatus(ictx, r.cl.ID, kpool.ClusterReport{Conditions: []kpool.Condition{cond}})
 	if err != nil {
 		if kpool.IsNotFound(err) {
 			return nil // gone meanwhile
