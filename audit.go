@@ -46,7 +46,7 @@ func (s *Service) Events(ctx context.Context, q EventQuery) (*List[Event], error
 	}
 	f := EventFilter{ClusterID: q.ClusterID, ObjectID: q.NodePoolID, Type: q.Type, Actor: strings.ToLower(q.Actor), Limit: q.Limit}
 	if !id.SeesAll() {
-		f.Owner = id.Email
+		f.Owner, f.Teams = id.Email, id.TeamNames()
 	}
 	var fe FieldErrors
 	if f.ClusterID != "" && !IsUUID(f.ClusterID) {
@@ -117,13 +117,13 @@ func decodeEventCursor(s string) (int64, error) {
 
 // clusterEvent is the event of a write to cluster c, made in ctx's request.
 func clusterEvent(ctx context.Context, typ string, c *Cluster, before int64, actor string) *Event {
-	return &Event{Type: typ, ObjectID: c.ID, ClusterID: c.ID, Owner: c.CreatedBy, GenerationBefore: before,
+	return &Event{Type: typ, ObjectID: c.ID, ClusterID: c.ID, Owner: c.CreatedBy, Team: c.Team, GenerationBefore: before,
 		Generation: c.Generation, Actor: actor, RequestID: RequestID(ctx)}
 }
 
 // poolEvent is the event of a write to pool p, made in ctx's request.
 func poolEvent(ctx context.Context, typ string, p *NodePool, before int64, actor string) *Event {
-	return &Event{Type: typ, ObjectID: p.ID, ClusterID: p.ClusterID, Owner: p.ClusterOwner, GenerationBefore: before,
+	return &Event{Type: typ, ObjectID: p.ID, ClusterID: p.ClusterID, Owner: p.ClusterOwner, Team: p.ClusterTeam, GenerationBefore: before,
 		Generation: p.Generation, Actor: actor, RequestID: RequestID(ctx)}
 }
 

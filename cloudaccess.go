@@ -68,24 +68,24 @@ func (o Origins) Allows(endpoint string) bool {
 type CredentialGrants interface {
 	// Grant returns nil when id may use the credential spec names for the
 	// cluster spec describes (its subscription, account or project, and
-	// its endpoint); otherwise an error naming spec.credential or
-	// spec.endpoint.
-	Grant(id *Identity, spec *ClusterSpec) error
+	// its endpoint), a cluster of team ("": none); otherwise an error
+	// naming spec.credential or spec.endpoint.
+	Grant(id *Identity, team string, spec *ClusterSpec) error
 }
 
-// authorizeCloud checks that the caller may point a cluster where next
-// says: its endpoint and its credential. On an update (old != nil) only what
-// changes is checked, so that a user may still edit a cluster an admin
-// pointed elsewhere. It is the API's check; the drivers check again, at the
-// wire, whatever is stored.
-func (s *Service) authorizeCloud(id *Identity, old, next *ClusterSpec) error {
+// authorizeCloud checks that the caller may point a cluster of team where
+// next says: its endpoint and its credential. On an update (old != nil)
+// only what changes is checked (a new team checks the credential again), so
+// that a user may still edit a cluster an admin pointed elsewhere. It is the
+// API's check; the drivers check again, at the wire, whatever is stored.
+func (s *Service) authorizeCloud(id *Identity, team string, teamChanged bool, old, next *ClusterSpec) error {
 	endpointChanged := old == nil || old.Endpoint != next.Endpoint
 	if e := next.Endpoint; e != "" && endpointChanged && !id.Admin && !s.Endpoints.Allows(e) {
 		return &Error{Code: CodeForbidden, Message: "Endpoint not allowed",
 			Details: fmt.Sprintf("spec.endpoint: %q is not on the operator's list of allowed endpoints; only admins may set another", e),
 			Fields:  []FieldError{{Field: "spec.endpoint", Reason: "not on the operator's list of allowed endpoints (--allowed-endpoints); only admins may set another"}}}
 	}
-	if old != nil && !endpointChanged && old.Credential == next.Credential {
+	if old != nil && !endpointChanged && !teamChanged && old.Credential == next.Credential {
 		return nil
 	}
 	if s.Credentials == nil {
@@ -94,5 +94,5 @@ func (s *Service) authorizeCloud(id *Identity, old, next *ClusterSpec) error {
 		}
 		return nil
 	}
-	return s.Credentials.Grant(id, next)
+	return s.Credentials.Grant(id, team, next)
 }

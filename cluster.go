@@ -20,16 +20,22 @@ const (
 // Cluster is an existing Kubernetes cluster registered with kpool. kpool
 // manages the cluster's node pools; it does not create the cluster itself.
 type Cluster struct {
-	ID                string        `json:"id"`
-	Name              string        `json:"name"`
-	Generation        int64         `json:"generation"`
-	ResourceVersion   string        `json:"resource_version"`
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	Generation      int64  `json:"generation"`
+	ResourceVersion string `json:"resource_version"`
+	// Team is the team the cluster belongs to ("": its owner's own): the
+	// team's members see and change it as their roles allow.
+	Team              string        `json:"team,omitempty"`
 	Spec              ClusterSpec   `json:"spec"`
 	Status            ClusterStatus `json:"status"`
 	CreatedAt         time.Time     `json:"created_at"`
 	UpdatedAt         time.Time     `json:"updated_at"`
 	CreatedBy         string        `json:"created_by"`
 	DeletionTimestamp *time.Time    `json:"deletion_timestamp,omitempty"`
+	// CloudID names the cloud cluster at its endpoint (Platform.CloudID):
+	// one registration a cloud cluster; "" for a platform without one.
+	CloudID string `json:"-"`
 }
 
 // ClusterSpec says where a cluster is and how a driver reaches it.

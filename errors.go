@@ -141,4 +141,8 @@ var (
 	// ErrClusterChanged: the cluster is no longer at the generation the
 	// pool was checked against. The service checks it again.
 	ErrClusterChanged = &Error{Code: CodeConflict, Message: "Cluster has changed"}
+	// ErrCloudClusterTaken: another registration has the cluster's
+	// CloudID (from Tx.CreateCluster and Tx.UpdateCluster). The service
+	// says which only to a caller who may see it.
+	ErrCloudClusterTaken = errors.New("the cloud cluster is registered already")
 )

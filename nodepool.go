@@ -28,6 +28,8 @@ type NodePool struct {
 	// ClusterOwner is the created_by of the pool's cluster, which decides
 	// who may see the pool. Stores fill it in; it is never serialised.
 	ClusterOwner string `json:"-"`
+	// ClusterTeam is the team of the pool's cluster ("": none).
+	ClusterTeam string `json:"-"`
 }
 
 // Deleting reports whether deletion of the pool has been requested.
@@ -50,13 +52,14 @@ type RawNodePool struct {
 	DeletionTimestamp *time.Time      `json:"deletion_timestamp,omitempty"`
 	ProviderName      string          `json:"provider_name,omitempty"`
 	ClusterOwner      string          `json:"-"`
+	ClusterTeam       string          `json:"-"`
 }
 
 // Decode returns the pool with its spec and status decoded.
 func (r *RawNodePool) Decode() (*NodePool, error) {
 	p := &NodePool{ID: r.ID, Name: r.Name, ClusterID: r.ClusterID, Generation: r.Generation, ResourceVersion: r.ResourceVersion,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CreatedBy: r.CreatedBy, DeletionTimestamp: r.DeletionTimestamp,
-		ProviderName: r.ProviderName, ClusterOwner: r.ClusterOwner}
+		ProviderName: r.ProviderName, ClusterOwner: r.ClusterOwner, ClusterTeam: r.ClusterTeam}
 	if err := json.Unmarshal(r.Spec, &p.Spec); err != nil {
 		return nil, fmt.Errorf("node pool %s: stored spec: %w", r.ID, err)
 	}

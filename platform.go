@@ -26,6 +26,9 @@ type Platform interface {
 	ClusterIdentity(s *ClusterSpec) []Setting
 	// Region is the cluster's cloud region ("" where it has none).
 	Region(s *ClusterSpec) string
+	// CloudID names the cloud cluster as its cloud tells clusters apart
+	// ("" for a platform without clusters of its own).
+	CloudID(s *ClusterSpec) string
 	// ValidatePool checks what of a pool's spec depends on the platform: its
 	// block, the block's labels and taints, how far it may scale down.
 	ValidatePool(fe *FieldErrors, s *NodePoolSpec, c *Cluster)

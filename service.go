@@ -107,6 +107,8 @@ func (s *Service) defaults(spec *NodePoolSpec, c *Cluster) {
 type ClusterCreate struct {
 	ID   string // optional, a UUID chosen by the client
 	Name string
+	// Team is the team the cluster is to belong to ("": the caller's own).
+	Team string
 	Spec json.RawMessage
 }
 
@@ -123,6 +125,9 @@ type Update struct {
 	// Name and ClusterID, when sent, must equal the stored ones.
 	Name      *string
 	ClusterID *string
+	// Team, when sent, moves a cluster to another team ("": to its owner
+	// alone); a pool's team is its cluster's, so a pool update refuses it.
+	Team *string
 	// Spec is merged into the stored spec; nil leaves the spec as it is.
 	Spec json.RawMessage
 	// Patch selects RFC 7386 merge patch (null clears a field); otherwise a
@@ -201,363 +206,6 @@ func notFound(kind, id string) error {
 func (s *Service) now() time.Time { return s.Now() }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// ---- clusters ----
-
-// CreateCluster registers a cluster owned by the caller.
-func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster, error) {
-	id, err := writer(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &Cluster{ID: in.ID, Name: in.Name, CreatedBy: id.Email}
-	if err := specOrHeader(in.Spec, &c.Spec, c.Name, c.ID); err != nil {
-		return nil, err
-	}
-	if err := ValidateCluster(s.Platforms, c); err != nil {
-		return nil, err
-	}
-	if err := s.authorizeCloud(id, nil, &c.Spec); err != nil {
-		return nil, err
-	}
-	if c.ID == "" {
-		c.ID = newID()
-	}
-	now := s.now()
-	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
-	c.ResourceVersion = NewResourceVersion()
-	c.Status = ClusterStatus{Phase: ClusterActive}
-	err = s.insert(ctx, func(tx Tx) error {
-		if err := tx.CreateCluster(c); err != nil {
-			return err
-		}
-		ev := clusterEvent(ctx, EventClusterCreated, c, 0, id.Email)
-		ev.CreatedAt = now
-		return tx.AddEvent(ev)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// visibleCluster returns the cluster if the caller may see it.
-func (s *Service) visibleCluster(ctx context.Context, clusterID string) (*Identity, *Cluster, error) {
-	return find(ctx, "Cluster", clusterID, s.Store.Cluster, func(c *Cluster) string { return c.CreatedBy }, false)
-}
-
-// writableCluster returns the cluster if the caller may change it.
-func (s *Service) writableCluster(ctx context.Context, clusterID string) (*Identity, *Cluster, error) {
-	return find(ctx, "Cluster", clusterID, s.Store.Cluster, func(c *Cluster) string { return c.CreatedBy }, true)
-}
-
-// find reads an object for the caller: one the caller may not see is
-// NOT_FOUND (no leak that it exists); with write, one it may see but not
-// change is FORBIDDEN.
-func find[T any](ctx context.Context, kind, objID string, get func(context.Context, string) (T, error), owner func(T) string, write bool) (*Identity, T, error) {
-	var zero T
-	id, err := caller(ctx)
-	if err != nil {
-		return nil, zero, err
-	}
-	if !IsUUID(objID) {
-		return nil, zero, notFound(kind, objID)
-	}
-	obj, err := get(ctx, objID)
-	if IsNotFound(err) {
-		return nil, zero, notFound(kind, objID)
-	}
-	if err != nil {
-		return nil, zero, err
-	}
-	if err := access(ctx, id, kind, objID, owner(obj), write); err != nil {
-		return nil, zero, err
-	}
-	return id, obj, nil
-}
-
-// access decides whether id may see an object owned by owner or, with
-// write, change it. One it may not see is NOT_FOUND (no leak that it
-// exists); one it may see but not change is FORBIDDEN.
-func access(ctx context.Context, id *Identity, kind, objID, owner string, write bool) error {
-	if !id.SeesAll() && !id.Owns(owner) {
-		return notFound(kind, objID)
-	}
-	if write {
-		if _, err := writer(ctx); err != nil {
-			return err
-		}
-		if !id.Owns(owner) {
-			return Errorf(CodeForbidden, "only the cluster's owner or an admin may change it")
-		}
-	}
-	return nil
-}
-
-// lockPool reads and locks a pool in tx for the caller, who must be allowed
-// to see it (or, with write, to change it): the check happens on the row
-// the transaction holds, which saves a read before it.
-func lockPool(ctx context.Context, tx Tx, id *Identity, poolID string, write bool) (*NodePool, *Cluster, []ControllerStatus, error) {
-	p, c, reports, err := tx.NodePool(poolID)
-	if IsNotFound(err) {
-		return nil, nil, nil, notFound("NodePool", poolID)
-	}
-	if err == nil {
-		err = access(ctx, id, "NodePool", poolID, p.ClusterOwner, write)
-	}
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return p, c, reports, nil
-}
-
-// poolCaller returns the caller of a pool operation, refusing an id that
-// cannot name a pool before any read.
-func poolCaller(ctx context.Context, poolID string) (*Identity, error) {
-	id, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !IsUUID(poolID) {
-		return nil, notFound("NodePool", poolID)
-	}
-	return id, nil
-}
-
-// Cluster returns one cluster the caller may see.
-func (s *Service) Cluster(ctx context.Context, clusterID string) (*Cluster, error) {
-	_, c, err := s.visibleCluster(ctx, clusterID)
-	return c, err
-}
-
-// Clusters lists the clusters the caller may see.
-func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster], error) {
-	id, err := caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f := ClusterFilter{Name: o.Name}
-	if !id.SeesAll() {
-		f.Owner = id.Email
-	}
-	if f.Page, err = page(o); err != nil {
-		return nil, err
-	}
-	limit := f.Limit
-	f.Limit++ // one more row than asked says whether a next page exists
-	items, total, err := s.Store.Clusters(ctx, f)
-	return pageOf(items, total, limit, func(c *Cluster) Cursor { return Cursor{c.CreatedAt, c.ID} }), err
-}
-
-// UpdateCluster applies a PUT or PATCH to a cluster. The platform type and
-// the fields that say which cloud cluster it is are immutable.
-func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update) (*Cluster, error) {
-	id, _, err := s.writableCluster(ctx, clusterID)
-	if err != nil {
-		return nil, err
-	}
-	var out *Cluster
-	err = s.write(ctx, func(tx Tx) error {
-		c, err := tx.Cluster(clusterID)
-		if err != nil {
-			return err
-		}
-		if err := precondition(u.ResourceVersion, c.ResourceVersion, "Cluster", c.Name); err != nil {
-			return err
-		}
-		if c.Deleting() {
-			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
-		}
-		if u.Name != nil && *u.Name != c.Name {
-			return Invalid("name", "immutable: the cluster is named %q; register a new cluster to use another name", c.Name)
-		}
-		out = c
-		if u.Spec == nil {
-			return nil
-		}
-		next := *c
-		if next.Spec, err = mergeSpec(c.Spec, u.Spec, u.Patch); err != nil {
-			return err
-		}
-		if err := ValidateCluster(s.Platforms, &next); err != nil {
-			return err
-		}
-		if err := s.clusterImmutable(&c.Spec, &next.Spec); err != nil {
-			return err
-		}
-		if err := s.authorizeCloud(id, &c.Spec, &next.Spec); err != nil {
-			return err
-		}
-		if specEqual(c.Spec, next.Spec) {
-			return nil
-		}
-		next.UpdatedAt = s.now()
-		next.Generation = c.Generation + 1
-		if err := updateCluster(tx, &next); err != nil {
-			return err
-		}
-		out = &next
-		ev := clusterEvent(ctx, EventClusterUpdated, &next, c.Generation, id.Email)
-		ev.Detail, ev.CreatedAt = changedFields("spec.", c.Spec, next.Spec), next.UpdatedAt
-		return tx.AddEvent(ev)
-	})
-	if err != nil {
-		return nil, err
-	}
-	s.clusters.forget(clusterID)
-	return out, nil
-}
-
-// clusterImmutable refuses changes to the fields that identify the cloud
-// cluster: pointing a registration at another cluster would orphan its pools.
-func (s *Service) clusterImmutable(old, next *ClusterSpec) error {
-	var fe FieldErrors
-	if old.Platform.Type != next.Platform.Type {
-		fe.Add("spec.platform.type", "immutable: the cluster is on %q", old.Platform.Type)
-	} else if pl, ok := s.Platforms.Platform(old.Platform.Type); ok {
-		now := map[string]string{}
-		for _, f := range pl.ClusterIdentity(next) {
-			now[f.Path] = f.Value
-		}
-		for _, f := range pl.ClusterIdentity(old) {
-			if now[f.Path] != f.Value {
-				fe.Add("spec.platform."+f.Path, "immutable: it names the cloud cluster (%q); register a new cluster instead", f.Value)
-			}
-		}
-	}
-	return fe.Err()
-}
-
-// DeleteCluster deletes a cluster. One with live pools is a CONFLICT unless
-// force, which deletes the pools too. The cluster goes at once when no pool
-// remains; otherwise it is Deleting until its last pool is gone. gone
-// reports which.
-func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force bool, rv string) (out *Cluster, gone bool, err error) {
-	id, _, err := s.writableCluster(ctx, clusterID)
-	if err != nil {
-		return nil, false, err
-	}
-	err = s.write(ctx, func(tx Tx) error {
-		c, err := tx.Cluster(clusterID)
-		if err != nil {
-			return err
-		}
-		if err := precondition(rv, c.ResourceVersion, "Cluster", c.Name); err != nil {
-			return err
-		}
-		pools, err := tx.LiveNodePools(clusterID)
-		if err != nil {
-			return err
-		}
-		var live []string
-		for _, p := range pools {
-			if !p.Deleting() {
-				live = append(live, p.Name)
-			}
-		}
-		if len(live) > 0 && !force {
-			names := live[:min(len(live), 10)]
-			more := ""
-			if len(live) > len(names) {
-				more = fmt.Sprintf(" and %d more", len(live)-len(names))
-			}
-			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Cluster '%s' still has %d node pools", c.Name, len(live)),
-				Details: "delete the node pools first, or delete with force=true to delete them too: " + strings.Join(names, ", ") + more}
-		}
-		now := s.now()
-		remaining := 0
-		for _, p := range pools {
-			if p.Deleting() {
-				remaining++
-				continue
-			}
-			reports, err := tx.ControllerStatuses(p.ID)
-			if err != nil {
-				return err
-			}
-			removed, err := s.deletePool(ctx, tx, p, reports, id.Email, "with its cluster (force)", now)
-			if err != nil {
-				return err
-			}
-			if !removed {
-				remaining++
-			}
-		}
-		if remaining == 0 {
-			gone = true
-			out = c
-			if err := tx.DeleteCluster(c.ID); err != nil {
-				return err
-			}
-			return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleted, c, id.Email, force, now))
-		}
-		if c.DeletionTimestamp == nil {
-			c.DeletionTimestamp = &now
-		}
-		c.Status = ClusterStatus{Phase: ClusterDeleting, Message: fmt.Sprintf("waiting for %d node pools to be deleted", remaining)}
-		c.UpdatedAt = now
-		if err := updateCluster(tx, c); err != nil {
-			return err
-		}
-		out = c
-		return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleting, c, id.Email, force, now))
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	s.clusters.forget(clusterID)
-	return out, gone, nil
-}
-
-// deletePool removes a pool no controller has reported on, or marks it
-// Deleting until every reporting controller confirms. It reports whether the
-// record is gone.
-func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []ControllerStatus, actor, detail string, now time.Time) (bool, error) {
-	if p.Deleting() {
-		return false, nil
-	}
-	if len(reports) == 0 {
-		if err := tx.DeleteNodePool(p.ID); err != nil {
-			return false, err
-		}
-		ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, actor)
-		ev.Detail, ev.CreatedAt = detail, now
-		return true, tx.AddEvent(ev)
-	}
-	p.DeletionTimestamp = &now
-	p.UpdatedAt = now
-	p.Status = s.aggregate(p, reports, p.Status, now)
-	if err := updatePool(tx, p); err != nil {
-		return false, err
-	}
-	ev := poolEvent(ctx, EventNodePoolDeleting, p, p.Generation, actor)
-	ev.Detail, ev.CreatedAt = detail, now
-	return false, tx.AddEvent(ev)
-}
-
-// removeClusterIfDone deletes a Deleting cluster whose last pool has gone. c
-// is the cluster as read with its pool; it is locked here, so that of two
-// last pools going at once, the second to commit sees the first gone. (A
-// cluster whose delete begins after c was read finds the pool gone itself.)
-func (s *Service) removeClusterIfDone(ctx context.Context, tx Tx, c *Cluster, actor string, now time.Time) error {
-	if !c.Deleting() {
-		return nil
-	}
-	c, err := tx.Cluster(c.ID)
-	if err != nil {
-		return err
-	}
-	left, err := tx.HasNodePools(c.ID)
-	if err != nil || left {
-		return err
-	}
-	if err := tx.DeleteCluster(c.ID); err != nil {
-		return err
-	}
-	ev := clusterEvent(ctx, EventClusterDeleted, c, c.Generation, actor)
-	ev.Detail, ev.CreatedAt = "its last node pool is gone", now
-	return tx.AddEvent(ev)
-}
 
 // ---- node pools ----
 
@@ -682,13 +330,13 @@ func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh 
 		c = s.clusters.get(clusterID, s.now())
 	}
 	if c == nil {
-		if _, c, err = s.writableCluster(ctx, clusterID); err != nil {
+		if _, c, err = s.operableCluster(ctx, clusterID); err != nil {
 			return nil, nil, false, err
 		}
 		s.clusters.put(c, s.now())
 		return id, c, false, nil
 	}
-	if err := access(ctx, id, "Cluster", clusterID, c.CreatedBy, true); err != nil {
+	if err := access(ctx, id, "Cluster", clusterID, c.CreatedBy, c.Team, Operate); err != nil {
 		return nil, nil, false, err
 	}
 	return id, c, true, nil
@@ -702,7 +350,7 @@ func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePoo
 	} else if !pl.HasNodePools() {
 		return nil, pl.NoPools("nodepool create")
 	}
-	p := &NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy}
+	p := &NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ClusterTeam: c.Team}
 	if err := specOrHeader(in.Spec, &p.Spec, p.Name, p.ID); err != nil {
 		return nil, err
 	}
@@ -777,16 +425,6 @@ func freeName(names, taken []string, pool string, c *Cluster) (string, error) {
 		Details: "every name derived from it is taken in cluster " + c.Name + " at " + string(c.Spec.Platform.Type) + "; choose another pool name"}
 }
 
-// visiblePool returns the pool if the caller may see it.
-func (s *Service) visiblePool(ctx context.Context, poolID string) (*Identity, *NodePool, error) {
-	return find(ctx, "NodePool", poolID, s.Store.NodePool, func(p *NodePool) string { return p.ClusterOwner }, false)
-}
-
-// writablePool returns the pool if the caller may change it.
-func (s *Service) writablePool(ctx context.Context, poolID string) (*Identity, *NodePool, error) {
-	return find(ctx, "NodePool", poolID, s.Store.NodePool, func(p *NodePool) string { return p.ClusterOwner }, true)
-}
-
 // NodePool returns one pool the caller may see.
 func (s *Service) NodePool(ctx context.Context, poolID string) (*NodePool, error) {
 	_, p, err := s.visiblePool(ctx, poolID)
@@ -811,7 +449,7 @@ func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool
 // RawNodePool is NodePool with the spec and status as stored, for answers
 // that pass the pool on as JSON.
 func (s *Service) RawNodePool(ctx context.Context, poolID string) (*RawNodePool, error) {
-	_, p, err := find(ctx, "NodePool", poolID, s.Store.RawNodePool, func(p *RawNodePool) string { return p.ClusterOwner }, false)
+	_, p, err := find(ctx, "NodePool", poolID, s.Store.RawNodePool, func(p *RawNodePool) (string, string) { return p.ClusterOwner, p.ClusterTeam }, Read)
 	return p, err
 }
 
@@ -823,7 +461,7 @@ func (s *Service) RawNodePools(ctx context.Context, o ListOptions) (*List[*RawNo
 	}
 	f := NodePoolFilter{ClusterID: o.ClusterID, Name: o.Name, Phase: o.Phase, Health: o.Health}
 	if !id.SeesAll() {
-		f.Owner = id.Email
+		f.Owner, f.Teams = id.Email, id.TeamNames()
 	}
 	if f.Page, err = page(o); err != nil {
 		return nil, err
@@ -846,7 +484,7 @@ func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *N
 		return nil, false, err
 	}
 	err = s.write(ctx, func(tx Tx) error {
-		p, c, reports, err := lockPool(ctx, tx, id, poolID, true)
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, Operate)
 		if err != nil {
 			return err
 		}
@@ -913,7 +551,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 	}
 	var doc *StatusDocument
 	err = s.write(ctx, func(tx Tx) error {
-		p, c, reports, err := lockPool(ctx, tx, id, poolID, false)
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, Read)
 		if err != nil {
 			return err
 		}
@@ -1213,7 +851,7 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 		}
 		spec.Management = ManagementObserve
 		s.defaults(&spec, c)
-		p := &NodePool{ID: newID(), Name: name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ProviderName: providerName, Spec: spec}
+		p := &NodePool{ID: newID(), Name: name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ClusterTeam: c.Team, ProviderName: providerName, Spec: spec}
 		if err := ValidateNodePool(s.Platforms, p, c); err != nil {
 			return err
 		}

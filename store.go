@@ -22,6 +22,12 @@ type Store interface {
 	RawNodePool(ctx context.Context, id string) (*RawNodePool, error)
 	RawNodePools(ctx context.Context, f NodePoolFilter) ([]*RawNodePool, int, error)
 	ControllerStatuses(ctx context.Context, poolID string) ([]ControllerStatus, error)
+	// ClusterByCloudID returns the cluster registered for a cloud cluster
+	// (Cluster.CloudID), NOT_FOUND when none is.
+	ClusterByCloudID(ctx context.Context, cloudID string) (*Cluster, error)
+	// InstallationID returns this kpool installation's id, made once with
+	// the database: the mark on every pool it creates at a cloud.
+	InstallationID(ctx context.Context) (string, error)
 	// Events returns up to limit events with an id above after, oldest first.
 	Events(ctx context.Context, after int64, limit int) ([]Event, error)
 	// AuditEvents returns the events f selects, newest first: the audit
@@ -83,7 +89,8 @@ type Tx interface {
 	ControllerStatuses(poolID string) ([]ControllerStatus, error)
 
 	// CreateCluster inserts c. A live cluster of the same owner and name, or
-	// the same id, is a CONFLICT.
+	// the same id, is a CONFLICT; one of the same CloudID is
+	// ErrCloudClusterTaken.
 	CreateCluster(c *Cluster) error
 	// UpdateCluster writes c as it is (generation and new resource version
 	// included) where the stored resource version is still from; otherwise
@@ -113,14 +120,20 @@ type Tx interface {
 
 // ClusterFilter selects clusters. Empty fields select everything.
 type ClusterFilter struct {
-	Owner string // created_by, compared in lower case
+	// Owner, when set, selects the clusters Owner registered (created_by,
+	// compared in lower case) and those of Teams.
+	Owner string
+	Teams []string
 	Name  string // exactly this name
 	Page
 }
 
 // NodePoolFilter selects node pools. Empty fields select everything.
 type NodePoolFilter struct {
-	Owner     string // the owner of the pool's cluster
+	// Owner, when set, selects the pools of clusters Owner registered and
+	// of clusters of Teams.
+	Owner     string
+	Teams     []string
 	ClusterID string
 	Name      string // exactly this name
 	Phase     Phase
@@ -165,8 +178,10 @@ type Event struct {
 	Type      string `json:"type"`
 	ObjectID  string `json:"object_id"`
 	ClusterID string `json:"cluster_id"`
-	// Owner is who registered the cluster: the user who may read the event.
+	// Owner is who registered the cluster and Team its team: who may read
+	// the event.
 	Owner string `json:"owner"`
+	Team  string `json:"team,omitempty"`
 	// GenerationBefore is the object's generation before the write (0 for
 	// a create), Generation the one after it.
 	GenerationBefore int64  `json:"generation_before"`
@@ -184,7 +199,10 @@ type Event struct {
 // EventFilter selects events of the audit trail. Empty fields select
 // everything; Before pages back from an event id.
 type EventFilter struct {
-	Owner     string // the cluster's owner, compared in lower case
+	// Owner, when set, selects the events of clusters Owner registered
+	// (compared in lower case) and of clusters of Teams.
+	Owner     string
+	Teams     []string
 	ClusterID string
 	ObjectID  string
 	// Type is an event type ("nodepool.updated") or a kind followed by a

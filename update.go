@@ -2,6 +2,7 @@ package kpool
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -216,7 +217,7 @@ func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUp
 // not change) and returns the pool after it, with the event to record, or no
 // event for a no-op.
 func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports []ControllerStatus) (*NodePool, *Event, error) {
-	if err := access(op.ctx, op.id, "NodePool", p.ID, p.ClusterOwner, true); err != nil {
+	if err := access(op.ctx, op.id, "NodePool", p.ID, p.ClusterOwner, p.ClusterTeam, Operate); err != nil {
 		return nil, nil, err
 	}
 	u := op.u
@@ -258,6 +259,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if next.Spec.Equal(&p.Spec) {
 		return p, nil, nil
 	}
+	if p.Spec.Observed() && next.Spec.Observed() {
+		return nil, nil, observedConflict(p)
+	}
 	pl, err := s.Platforms.Plan(c, &p.Spec, &next.Spec)
 	if err != nil {
 		return nil, nil, err
@@ -293,6 +297,15 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	ev := poolEvent(op.ctx, EventNodePoolUpdated, &next, p.Generation, op.id.Email)
 	ev.Detail, ev.CreatedAt = changedFields("spec.", p.Spec, next.Spec), now
 	return &next, ev, nil
+}
+
+// observedConflict is the answer to a change of a pool kpool only
+// observes: nothing would change at the provider, so the change is refused
+// rather than stored as if it would.
+func observedConflict(p *NodePool) error {
+	reason := "the pool is observed (management: observe): kpool never changes it at the provider; set spec.management to manage in the same change to take it over"
+	return &Error{Code: CodeConflict, Message: fmt.Sprintf("NodePool '%s' is observed, not managed", p.Name),
+		Details: "spec.management: " + reason, Fields: []FieldError{{Field: "spec.management", Reason: reason}}}
 }
 
 // notCreatedReason is the plan's reason for a change of a pool that does not

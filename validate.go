@@ -134,6 +134,11 @@ func ValidateCluster(ps Platforms, c *Cluster) error {
 	var fe FieldErrors
 	ValidateName(&fe, "name", c.Name)
 	ValidateID(&fe, "id", c.ID)
+	if c.Team != "" {
+		if _, err := ParseTeam(c.Team); err != nil {
+			fe.Add("team", "%v", err)
+		}
+	}
 	validateClusterSpec(&fe, ps, &c.Spec)
 	return fe.Err()
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"net/http"
@@ -142,8 +143,14 @@ func wantError(t *testing.T, r reply, status int, code, contains string) ErrorDe
 
 const guideClusterID = "550e8400-e29b-41d4-a716-446655440000"
 
+// cluster registers a cluster of owner. The spec gcpCluster stands for a
+// cloud cluster of the owner's and the name's own: one cloud cluster is
+// registered once.
 func (a *testAPI) cluster(owner, name, spec string) kpool.Cluster {
 	a.t.Helper()
+	if spec == gcpCluster {
+		spec = strings.Replace(spec, `"clusterName":"prod"`, fmt.Sprintf(`"clusterName":"c%08x"`, crc32.ChecksumIEEE([]byte(owner+" "+name))), 1)
+	}
 	r := a.as(owner, "POST", "/api/v1/clusters", fmt.Sprintf(`{"name":%q,"spec":%s}`, name, spec))
 	want(a.t, r, http.StatusCreated)
 	var c kpool.Cluster

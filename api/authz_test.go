@@ -44,7 +44,7 @@ var authzTable = []authzRow{
 	{"GET /api/v1/openapi.json", "", "", all(http.StatusOK)},
 
 	{"GET /api/v1/clusters", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK)},
-	{"POST /api/v1/clusters", "", `{"name":"new","spec":{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"europe-west1","clusterName":"new"}}}}`,
+	{"POST /api/v1/clusters", "", `{"name":"new","spec":{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-east1","clusterName":"{name}"}}}}`,
 		authed(http.StatusCreated, http.StatusCreated, http.StatusCreated, http.StatusForbidden)},
 	{"GET /api/v1/clusters/{cluster}", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
 	{"PUT /api/v1/clusters/{cluster}", "", `{"name":"{name}","spec":{"importPools":true,"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"europe-west1","clusterName":"{name}"}}}}`,

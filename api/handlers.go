@@ -19,6 +19,7 @@ import (
 type ClusterBody struct {
 	ID              string          `json:"id,omitempty"`
 	Name            *string         `json:"name,omitempty"`
+	Team            *string         `json:"team,omitempty"`
 	Spec            json.RawMessage `json:"spec,omitempty"`
 	ResourceVersion string          `json:"resource_version,omitempty"`
 	readOnly
@@ -302,6 +303,9 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
+	if b.Team != nil {
+		in.Team = *b.Team
+	}
 	c, err := s.svc.CreateCluster(r.Context(), in)
 	if err == nil && !kpool.IsDryRun(r.Context()) {
 		w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
@@ -333,7 +337,7 @@ func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), kpool.Update{Name: b.Name, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
+	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), kpool.Update{Name: b.Name, Team: b.Team, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
 	s.written(w, r, http.StatusOK, c, nil, false, err)
 }
 

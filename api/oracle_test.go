@@ -22,7 +22,7 @@ func TestTakenIDsTellNothing(t *testing.T) {
 		return `{"id":"` + id + `","name":"` + name + `","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}}`
 	}
 	forEachStore(t, func(t *testing.T, a *testAPI) {
-		want(t, a.as(user, "POST", "/api/v1/clusters", `{"id":"`+clusterID+`","name":"a","spec":`+gcpCluster+`}`), http.StatusCreated)
+		want(t, a.as(user, "POST", "/api/v1/clusters", `{"id":"`+clusterID+`","name":"a","spec":`+strings.Replace(gcpCluster, `"prod"`, `"oracle-a"`, 1)+`}`), http.StatusCreated)
 		want(t, a.as(user, "POST", "/api/v1/clusters/"+clusterID+"/nodepools", pool("p1", poolID)), http.StatusCreated)
 		mine := a.cluster(other, "b", gcpCluster)
 

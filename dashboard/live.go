@@ -20,6 +20,7 @@ type change struct {
 	ObjectID  string `json:"object_id"`
 	ClusterID string `json:"cluster_id"`
 	owner     string
+	team      string
 }
 
 // broadcaster fans the store's change feed out to the browsers watching.
@@ -99,7 +100,7 @@ func (h *Handler) Run(ctx context.Context) error {
 		}
 		cs := make([]change, len(evs))
 		for i, e := range evs {
-			cs[i] = change{Type: e.Type, ObjectID: e.ObjectID, ClusterID: e.ClusterID, owner: strings.ToLower(e.Owner)}
+			cs[i] = change{Type: e.Type, ObjectID: e.ObjectID, ClusterID: e.ClusterID, owner: strings.ToLower(e.Owner), team: e.Team}
 		}
 		h.live.publish(cs)
 	}
@@ -134,7 +135,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 		case cs := <-ch:
 			var mine []change
 			for _, c := range cs {
-				if c.Type == "resync" || id.SeesAll() || id.Owns(c.owner) {
+				if c.Type == "resync" || id.Sees(c.owner, c.team) {
 					mine = append(mine, c)
 				}
 			}

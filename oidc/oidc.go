@@ -29,6 +29,11 @@ type Config struct {
 	// "groups"); members of AdminGroups are admins.
 	GroupsClaim string
 	AdminGroups []string
+	// TeamRoles maps a group of the issuer's to the team memberships it
+	// grants (TEAM:ROLE, such as platform:operator). Only this mapping
+	// grants team roles to people: a group the issuer sends that merely
+	// reads TEAM:ROLE grants nothing.
+	TeamRoles map[string][]string
 	// Client reaches the issuer (nil: http.DefaultClient).
 	Client *http.Client
 }
@@ -101,9 +106,17 @@ func (v *Verifier) Identify(ctx context.Context, raw string) (*kpool.Identity, e
 		}
 		// The identity's groups, for credentials granted to a group: in
 		// kpool's form, once each; a name kpool cannot take (empty,
-		// control characters, too long) is left out.
+		// control characters, too long) is left out, and so is one that
+		// would read as a team membership.
 		if n, err := kpool.ParseGroup(g); err == nil && !id.InGroup(n) {
-			id.Groups = append(id.Groups, n)
+			if _, _, member := kpool.ParseMembership(n); !member {
+				id.Groups = append(id.Groups, n)
+			}
+		}
+		for _, m := range v.cfg.TeamRoles[g] {
+			if !id.InGroup(m) {
+				id.Groups = append(id.Groups, m)
+			}
 		}
 	}
 	return id, nil
@@ -129,3 +142,22 @@ func groups(c any) []string {
 // IsJWT reports whether a bearer token has a JWT's shape (three base64url
 // parts), as opposed to one of kpool's own tokens.
 func IsJWT(raw string) bool { return strings.Count(raw, ".") == 2 && !strings.HasPrefix(raw, "kpool_") }
+
+// ParseTeamRoles reads the operator's mapping of an issuer's groups to
+// team memberships: GROUP=TEAM:ROLE, comma-separated (a group may be
+// named more than once).
+func ParseTeamRoles(entries []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, e := range entries {
+		group, m, ok := strings.Cut(e, "=")
+		group, m = strings.TrimSpace(group), strings.ToLower(strings.TrimSpace(m))
+		if !ok || group == "" {
+			return nil, fmt.Errorf("%q: write GROUP=TEAM:ROLE, such as platform-devs=platform:operator", e)
+		}
+		if _, _, member := kpool.ParseMembership(m); !member {
+			return nil, fmt.Errorf("%q: %q is not TEAM:ROLE (roles: viewer, operator, admin)", e, m)
+		}
+		out[group] = append(out[group], m)
+	}
+	return out, nil
+}

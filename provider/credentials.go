@@ -101,8 +101,9 @@ type Credential struct {
 	Endpoints []string `json:"endpoints,omitempty"`
 	// Users may name the credential in spec.credential (and use it as
 	// their platform's default): e-mail addresses, group:NAME for everyone
-	// in a group (an OpenID Connect groups claim, a token's --group), or
-	// "*" for everyone. Admins may use every credential.
+	// in a group (an OpenID Connect groups claim, a token's --group),
+	// team:NAME for the admins of a team, for the team's clusters, or "*"
+	// for everyone. Admins may use every credential.
 	Users []string `json:"users,omitempty"`
 	// Identity is the identity of an emulator credential, of the type its
 	// platform's driver takes (IdentityOf); never from a file.
@@ -113,6 +114,7 @@ type Credential struct {
 	scopes    map[string]bool
 	users     map[string]bool // e-mail addresses, or Any
 	groups    map[string]bool // group names, as kpool.ParseGroup has them
+	teams     map[string]bool // team names, whose admins may use it
 	authority string          // Authority as kpool.Origin has it
 }
 
@@ -391,7 +393,7 @@ func (c *Credential) check(profiles []Profile) error {
 		return fmt.Errorf("%s.endpoints: %v", at, err)
 	}
 	c.origins = o
-	c.users, c.groups = map[string]bool{}, map[string]bool{}
+	c.users, c.groups, c.teams = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for i, u := range c.Users {
 		field := fmt.Sprintf("%s.users[%d]", at, i)
 		if u == Any {
@@ -406,8 +408,15 @@ func (c *Credential) check(profiles []Profile) error {
 			c.groups[g] = true
 			continue
 		}
+		if t, ok := strings.CutPrefix(u, TeamPrefix); ok {
+			if _, err := kpool.ParseTeam(t); err != nil {
+				return fmt.Errorf("%s: %v; write %sNAME", field, err, TeamPrefix)
+			}
+			c.teams[t] = true
+			continue
+		}
 		if strings.Contains(u, ":") {
-			return fmt.Errorf("%s: %q: an entry is an e-mail address, %s or %sNAME", field, u, Any, GroupPrefix)
+			return fmt.Errorf("%s: %q: an entry is an e-mail address, %s, %sNAME or %sNAME", field, u, Any, GroupPrefix, TeamPrefix)
 		}
 		e, err := kpool.ParseEmail(u)
 		if err != nil {
@@ -419,14 +428,22 @@ func (c *Credential) check(profiles []Profile) error {
 }
 
 // GroupPrefix starts an entry of a credential's users that grants it to
-// everyone in a group: group:NAME.
-const GroupPrefix = "group:"
+// everyone in a group: group:NAME; TeamPrefix one that grants it to a
+// team's admins, for the team's clusters: team:NAME.
+const (
+	GroupPrefix = "group:"
+	TeamPrefix  = "team:"
+)
 
-// Granted reports whether id may use the credential: admins may use every
-// one; others if it is granted to everyone, their address or one of their
-// groups.
-func (c *Credential) Granted(id *kpool.Identity) bool {
+// Granted reports whether id may use the credential for a cluster of team
+// ("": none): admins may use every one; others if it is granted to
+// everyone, their address, one of their groups, or the cluster's team and
+// they are its admin.
+func (c *Credential) Granted(id *kpool.Identity, team string) bool {
 	if id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)] {
+		return true
+	}
+	if team != "" && c.teams[team] && id.Role(team) == kpool.TeamAdmin {
 		return true
 	}
 	for _, g := range id.Groups {
@@ -544,12 +561,12 @@ func (s *CredentialSet) Resolve(cl *kpool.Cluster) (*Credential, error) {
 // granted to id (admins: every one) and fit the cluster. To a user, a name
 // that does not exist answers as one not granted, so that names cannot be
 // probed.
-func (s *CredentialSet) Grant(id *kpool.Identity, spec *kpool.ClusterSpec) error {
+func (s *CredentialSet) Grant(id *kpool.Identity, team string, spec *kpool.ClusterSpec) error {
 	c, name, err := s.lookup(spec)
 	if c == nil && err == nil {
 		return nil // no credential for the platform: its drivers need none here
 	}
-	if err != nil || !c.Granted(id) {
+	if err != nil || !c.Granted(id, team) {
 		what := fmt.Sprintf("no credential %q is available to you", name)
 		switch {
 		case err != nil && id.Admin:

@@ -40,7 +40,8 @@ func TestParseCredentials(t *testing.T) {
 		{"blank group", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['group:   ']}", "credentials.a.users[0]: empty group name"},
 		{"group with a control character", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: [\"group:a\\tb\"]}", "credentials.a.users[0]: a group name with control characters"},
 		{"group too long", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['group:" + strings.Repeat("g", 257) + "']}", "credentials.a.users[0]: a group name of 257 bytes"},
-		{"another kind of entry", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['team:ops']}", "credentials.a.users[0]: \"team:ops\": an entry is an e-mail address, * or group:NAME"},
+		{"another kind of entry", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['role:ops']}", "credentials.a.users[0]: \"role:ops\": an entry is an e-mail address, *, group:NAME or team:NAME"},
+		{"bad team", "credentials:\n  a: {type: azure, kind: default, scopes: ['*'], users: ['team:Ops!']}", "credentials.a.users[0]: \"Ops!\" is not a team name"},
 		{"secretEnv not a name", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: 'pasted s3cret!', scopes: ['*']}", "credentials.a.secretEnv: not an environment variable name"},
 		{"authority over http", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, authority: 'http://login.example', scopes: ['*']}", "credentials.a.authority"},
 		{"authority with a path", "credentials:\n  a: {type: azure, kind: client-secret, tenantId: t, clientId: c, secretEnv: S, authority: 'https://login.example/tenant', scopes: ['*']}", "credentials.a.authority"},
@@ -132,13 +133,13 @@ credentials:
 			if !ok {
 				t.Fatalf("no credential %s", tc.cred)
 			}
-			if got := c.Granted(&tc.id); got != tc.grant {
+			if got := c.Granted(&tc.id, ""); got != tc.grant {
 				t.Fatalf("Granted = %v, want %v", got, tc.grant)
 			}
 			spec := &kpool.ClusterSpec{Credential: tc.cred}
 			spec.Platform.Type = kpool.PlatformAzure
 			spec.Platform.Azure = &kpool.AzureCluster{SubscriptionID: "s"}
-			err := set.Grant(&tc.id, spec)
+			err := set.Grant(&tc.id, "", spec)
 			var e *kpool.Error
 			switch {
 			case tc.grant && err != nil:
@@ -179,6 +180,33 @@ credentials:
 	} {
 		if _, err := provider.ParseCredentials([]byte(tc.file), catalog.Profiles()); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestTeamCredentials: a credential granted to team:NAME is the team's
+// admins', for the team's clusters only.
+func TestTeamCredentials(t *testing.T) {
+	set, err := provider.ParseCredentials([]byte("credentials:\n  shared: {type: azure, kind: default, scopes: ['*'], users: ['team:platform']}"), catalog.Profiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := set.Credential("shared")
+	for _, tc := range []struct {
+		groups []string
+		team   string
+		grant  bool
+	}{
+		{[]string{"platform:admin"}, "platform", true},
+		{[]string{"platform:operator"}, "platform", false},
+		{[]string{"platform:viewer", "platform:admin"}, "platform", true},
+		{[]string{"platform:admin"}, "", false},
+		{[]string{"platform:admin"}, "data", false},
+		{[]string{"data:admin"}, "platform", false},
+	} {
+		id := &kpool.Identity{Email: "a@example.com", Groups: tc.groups}
+		if got := c.Granted(id, tc.team); got != tc.grant {
+			t.Errorf("groups %v, team %q: Granted = %v, want %v", tc.groups, tc.team, got, tc.grant)
 		}
 	}
 }

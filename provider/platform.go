@@ -26,7 +26,8 @@ func (x platform) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
 func (x platform) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 	return x.p.ClusterIdentity(s)
 }
-func (x platform) Region(s *kpool.ClusterSpec) string { return x.p.Region(s) }
+func (x platform) Region(s *kpool.ClusterSpec) string  { return x.p.Region(s) }
+func (x platform) CloudID(s *kpool.ClusterSpec) string { return x.p.CloudID(s) }
 
 // ValidatePool checks the pool's block (present, with a machine type; its
 // zones, labels and taints; the provider's own rules) and how far it may
@@ -102,6 +103,7 @@ func (n NoPools) DiskType(t string) string { return t }
 func (n NoPools) ValidateCluster(*kpool.FieldErrors, *kpool.ClusterSpec)                {}
 func (n NoPools) ClusterIdentity(*kpool.ClusterSpec) []kpool.Setting                    { return nil }
 func (n NoPools) Region(*kpool.ClusterSpec) string                                      { return "" }
+func (n NoPools) CloudID(*kpool.ClusterSpec) string                                     { return "" }
 func (n NoPools) Block(*kpool.Cluster, *kpool.NodePoolSpec) Block                       { return Block{} }
 func (n NoPools) ValidateBlock(*kpool.FieldErrors, *kpool.NodePoolSpec, *kpool.Cluster) {}
 func (n NoPools) SetBlock(*kpool.NodePoolSpec, Block)                                   {}

@@ -33,6 +33,11 @@ type Profile interface {
 	ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting
 	// Region is the cluster's cloud region ("" where it has none).
 	Region(s *kpool.ClusterSpec) string
+	// CloudID names the cloud cluster as its cloud tells clusters apart:
+	// its identity's parts, case-folded where the cloud ignores case (""
+	// for a platform without clusters of its own). Two registrations of
+	// one CloudID at one endpoint are one cloud cluster.
+	CloudID(s *kpool.ClusterSpec) string
 
 	// Block reads a pool's platform block in neutral terms. c is the pool's
 	// cluster (a block may default to a cluster setting).

@@ -77,6 +77,9 @@ type Config struct {
 	// PollEvents is how often the events outbox is read even without a
 	// notification (default 2s).
 	PollEvents time.Duration
+	// Installation is this kpool installation's id (Store.InstallationID):
+	// the owner's mark on the pools its controllers create.
+	Installation string
 	// Holder names this process in the lease (default host-pid-random).
 	Holder string
 	// Clock times everything the controllers schedule or measure: resyncs,

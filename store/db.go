@@ -65,6 +65,7 @@ type Dialect struct {
 const (
 	violationClusterID       = "clusters_pkey"
 	violationClusterName     = "clusters_owner_name"
+	violationCloudID         = "clusters_cloud_id"
 	violationPoolID          = "nodepools_pkey"
 	violationPoolName        = "nodepools_cluster_name"
 	violationProviderName    = "nodepools_cluster_provider_name"
@@ -277,20 +278,11 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-const clusterCols = `c.id, c.name, c.created_by, c.generation, c.resource_version, c.spec, c.status, c.created_at, c.updated_at, c.deletion_timestamp`
-
-func scanCluster(s Scanner) (*kpool.Cluster, error) {
-	c := &kpool.Cluster{}
-	err := s.Scan(&c.ID, &c.Name, &c.CreatedBy, &c.Generation, &c.ResourceVersion, jsonCol{&c.Spec}, jsonCol{&c.Status},
-		timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}, nullTimeCol{&c.DeletionTimestamp})
-	return c, err
-}
-
-const poolCols = `p.id, p.name, p.cluster_id, p.created_by, p.generation, p.resource_version, p.spec, p.status, p.created_at, p.updated_at, p.deletion_timestamp, p.provider_name, c.created_by`
+const poolCols = `p.id, p.name, p.cluster_id, p.created_by, p.generation, p.resource_version, p.spec, p.status, p.created_at, p.updated_at, p.deletion_timestamp, p.provider_name, c.created_by, c.team`
 
 func poolDest(p *kpool.NodePool) []any {
 	return []any{&p.ID, &p.Name, &p.ClusterID, &p.CreatedBy, &p.Generation, &p.ResourceVersion, jsonCol{&p.Spec}, jsonCol{&p.Status},
-		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner}
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner, &p.ClusterTeam}
 }
 
 func scanPool(s Scanner) (*kpool.NodePool, error) {
@@ -301,32 +293,11 @@ func scanPool(s Scanner) (*kpool.NodePool, error) {
 func scanRawPool(s Scanner) (*kpool.RawNodePool, error) {
 	p := &kpool.RawNodePool{}
 	return p, s.Scan(&p.ID, &p.Name, &p.ClusterID, &p.CreatedBy, &p.Generation, &p.ResourceVersion, rawCol{&p.Spec}, rawCol{&p.Status},
-		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner)
-}
-
-func clusterNotFound(id string) error {
-	return &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster not found", Details: id}
+		timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, nullTimeCol{&p.DeletionTimestamp}, &p.ProviderName, &p.ClusterOwner, &p.ClusterTeam)
 }
 
 func poolNotFound(id string) error {
 	return &kpool.Error{Code: kpool.CodeNotFound, Message: "NodePool not found", Details: id}
-}
-
-// Cluster returns one cluster, deleting ones included.
-func (db *DB) Cluster(ctx context.Context, id string) (*kpool.Cluster, error) {
-	var c *kpool.Cluster
-	err := db.db.Read(ctx, db.clusterRead(id, "", &c))
-	if err == nil && c == nil {
-		err = clusterNotFound(id)
-	}
-	return c, db.fail(ctx, err)
-}
-
-func (db *DB) clusterRead(id, lock string, out **kpool.Cluster) Read {
-	return db.read(`SELECT `+clusterCols+` FROM clusters c WHERE c.id = ?`+lock, []any{id}, func(s Scanner) (err error) {
-		*out, err = scanCluster(s)
-		return err
-	})
 }
 
 // NodePool returns one pool, deleting ones included.
@@ -383,31 +354,6 @@ func (db *DB) page(w where, p kpool.Page, table string) (string, []any) {
 	return tail, append(all.args, p.Limit, p.Offset)
 }
 
-// Clusters lists clusters in (created_at, id) order with the total count.
-func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Cluster, int, error) {
-	var w where
-	if f.Owner != "" {
-		w.add("c.created_by = ?", strings.ToLower(f.Owner))
-	}
-	if f.Name != "" {
-		w.add("c.name = ?", f.Name)
-	}
-	tail, args := db.page(w, f.Page, "c")
-	out := []*kpool.Cluster{}
-	var total int
-	err := db.db.Read(ctx,
-		db.read(`SELECT `+clusterCols+` FROM clusters c`+tail, args, func(s Scanner) error {
-			c, err := scanCluster(s)
-			out = append(out, c)
-			return err
-		}),
-		db.read(`SELECT count(*) FROM clusters c`+w.String(), w.args, func(s Scanner) error { return s.Scan(&total) }))
-	if err != nil {
-		return nil, 0, db.fail(ctx, err)
-	}
-	return out, total, nil
-}
-
 // NodePools lists pools in (created_at, id) order, with the total.
 func (db *DB) NodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.NodePool, int, error) {
 	raw, total, err := db.RawNodePools(ctx, f)
@@ -429,10 +375,8 @@ func (db *DB) NodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.N
 // any depth, with ten pools or a million.
 func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.RawNodePool, int, error) {
 	var w, cw where
-	if f.Owner != "" {
-		w.add("c.created_by = ?", strings.ToLower(f.Owner))
-		cw.add("c.created_by = ?", strings.ToLower(f.Owner))
-	}
+	visible(&w, f.Owner, f.Teams)
+	visible(&cw, f.Owner, f.Teams)
 	if f.ClusterID != "" {
 		w.add("p.cluster_id = ?", f.ClusterID)
 		cw.add("k.cluster_id = ?", f.ClusterID)
@@ -491,90 +435,6 @@ func (db *DB) statusesRead(poolID string, out *[]kpool.ControllerStatus) Read {
 		*out = append(*out, cs)
 		return nil
 	})
-}
-
-const eventCols = `id, type, object_id, cluster_id, owner, generation_before, generation, actor, request_id, detail, created_at`
-
-func scanEvent(s Scanner) (kpool.Event, error) {
-	var e kpool.Event
-	err := s.Scan(&e.ID, &e.Type, &e.ObjectID, &e.ClusterID, &e.Owner, &e.GenerationBefore, &e.Generation,
-		&e.Actor, &e.RequestID, &e.Detail, timeCol{&e.CreatedAt})
-	return e, err
-}
-
-// Events returns up to limit outbox events after the given id.
-func (db *DB) Events(ctx context.Context, after int64, limit int) ([]kpool.Event, error) {
-	out := []kpool.Event{}
-	err := db.db.Read(ctx, db.read(`SELECT `+eventCols+` FROM events WHERE id > ? ORDER BY id LIMIT ?`, []any{after, limit}, func(s Scanner) error {
-		e, err := scanEvent(s)
-		out = append(out, e)
-		return err
-	}))
-	return out, db.fail(ctx, err)
-}
-
-// AuditEvents returns the events f selects, newest first. Each filter is
-// a range of an index on (column, id), so a page costs the same at any
-// depth of the trail.
-func (db *DB) AuditEvents(ctx context.Context, f kpool.EventFilter) ([]kpool.Event, error) {
-	var w where
-	if f.Owner != "" {
-		w.add("owner = ?", strings.ToLower(f.Owner))
-	}
-	if f.ClusterID != "" {
-		w.add("cluster_id = ?", f.ClusterID)
-	}
-	if f.ObjectID != "" {
-		w.add("object_id = ?", f.ObjectID)
-	}
-	if kind, ok := strings.CutSuffix(f.Type, "."); ok {
-		w.add("type LIKE ?", kind+".%")
-	} else if f.Type != "" {
-		w.add("type = ?", f.Type)
-	}
-	if f.Actor != "" {
-		w.add("actor = ?", strings.ToLower(f.Actor))
-	}
-	if f.Before > 0 {
-		w.add("id < ?", f.Before)
-	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = kpool.DefaultLimit
-	}
-	out := []kpool.Event{}
-	err := db.db.Read(ctx, db.read(`SELECT `+eventCols+` FROM events`+w.String()+` ORDER BY id DESC LIMIT ?`, append(w.args, limit), func(s Scanner) error {
-		e, err := scanEvent(s)
-		out = append(out, e)
-		return err
-	}))
-	return out, db.fail(ctx, err)
-}
-
-// LastEventID returns the newest event's id.
-func (db *DB) LastEventID(ctx context.Context) (int64, error) {
-	var id *int64
-	err := db.db.Read(ctx, db.read(`SELECT max(id) FROM events`, nil, func(s Scanner) error { return s.Scan(&id) }))
-	if id == nil {
-		return 0, db.fail(ctx, err)
-	}
-	return *id, db.fail(ctx, err)
-}
-
-// PruneEvents deletes up to limit events created before before, oldest
-// first, in one statement of its own (a short transaction, whatever the
-// outbox's size). What goes is a run from the bottom of the outbox: of the
-// oldest limit events by id, those below the first one that is not old
-// enough (clocks of several processes may disagree a little), and never the
-// newest event. So every event pruned has a lower id than every event kept,
-// and a feed can tell that events after its cursor were pruned (see
-// kpool.EventFeed). It returns how many went.
-func (db *DB) PruneEvents(ctx context.Context, before time.Time, limit int) (int, error) {
-	n, err := db.db.Exec(ctx, db.q(`DELETE FROM events WHERE id IN (
-		SELECT id FROM events WHERE id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)
-		AND id < coalesce((SELECT min(w.id) FROM (SELECT id, created_at FROM events ORDER BY id LIMIT ?) w WHERE w.created_at >= ?), 9223372036854775807)`),
-		limit, limit, db.d.Time(before))
-	return int(n), db.fail(ctx, err)
 }
 
 // Write runs fn in one transaction and commits it. A transaction that lost a
@@ -721,8 +581,7 @@ func (t *tx) NodePool(id string) (*kpool.NodePool, *kpool.Cluster, []kpool.Contr
 		t.db.read(`SELECT `+poolCols+`, `+clusterCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?`+t.lockOf("p"),
 			[]any{id}, func(s Scanner) error {
 				p, c = &kpool.NodePool{}, &kpool.Cluster{}
-				return s.Scan(append(poolDest(p), &c.ID, &c.Name, &c.CreatedBy, &c.Generation, &c.ResourceVersion, jsonCol{&c.Spec}, jsonCol{&c.Status},
-					timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}, nullTimeCol{&c.DeletionTimestamp})...)
+				return s.Scan(append(poolDest(p), clusterDest(c)...)...)
 			}),
 		t.db.statusesRead(id, &reports))
 	if err == nil && p == nil {
@@ -806,8 +665,11 @@ func (t *tx) oneRow(update string, args []any, stale func() error) error {
 		update = t.db.d.OneRow(update)
 	}
 	return t.queue(update, args, func(n int64, err error) error {
-		if name, ok := t.violation(err); ok && name == violationStale {
+		switch name, _ := t.violation(err); name {
+		case violationStale:
 			return stale()
+		case violationCloudID:
+			return kpool.ErrCloudClusterTaken
 		}
 		if err == nil && n != 1 {
 			return stale()
@@ -830,35 +692,6 @@ func (t *tx) violation(err error) (string, bool) {
 func idTaken(kind string) error {
 	return &kpool.Error{Code: kpool.CodeConflict, Message: kind + " id is taken",
 		Details: "choose another id, or leave id out and the server picks one"}
-}
-
-func (t *tx) CreateCluster(c *kpool.Cluster) error {
-	c.CreatedBy = strings.ToLower(c.CreatedBy)
-	return t.queue(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at, deletion_timestamp)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		[]any{c.ID, c.Name, c.CreatedBy, c.Generation, c.ResourceVersion, mustJSON(c.Spec), mustJSON(c.Status),
-			t.db.d.Time(c.CreatedAt), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp)},
-		func(_ int64, err error) error {
-			switch name, _ := t.violation(err); name {
-			case violationClusterID:
-				return idTaken("Cluster")
-			case violationClusterName:
-				return kpool.Errorf(kpool.CodeConflict, "Cluster with name '%s' already exists", c.Name)
-			}
-			return err
-		})
-}
-
-func (t *tx) UpdateCluster(c *kpool.Cluster, from string) error {
-	return t.oneRow(`UPDATE clusters SET spec = ?, status = ?, updated_at = ?, deletion_timestamp = ?,
-		resource_version = ?, generation = ? WHERE id = ? AND resource_version = ?`,
-		[]any{mustJSON(c.Spec), mustJSON(c.Status), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp),
-			c.ResourceVersion, c.Generation, c.ID, from},
-		func() error { return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' has been modified", c.Name) })
-}
-
-func (t *tx) DeleteCluster(id string) error {
-	return t.queue(`DELETE FROM clusters WHERE id = ?`, []any{id}, plain)
 }
 
 func (t *tx) CreateNodePool(p *kpool.NodePool, clusterGeneration int64) error {
@@ -940,13 +773,6 @@ func (t *tx) PutControllerStatus(poolID string, cs *kpool.ControllerStatus) erro
 		ON CONFLICT (nodepool_id, controller_name) DO UPDATE SET observed_generation = excluded.observed_generation,
 		conditions = excluded.conditions, metadata = excluded.metadata, updated_at = excluded.updated_at`,
 		[]any{poolID, cs.ControllerName, cs.ObservedGeneration, mustJSON(conds), meta, t.db.d.Time(cs.UpdatedAt)}, plain)
-}
-
-func (t *tx) AddEvent(e *kpool.Event) error {
-	t.events++
-	return t.queue(`INSERT INTO events (type, object_id, cluster_id, owner, generation_before, generation, actor, request_id, detail, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		[]any{e.Type, e.ObjectID, e.ClusterID, strings.ToLower(e.Owner), e.GenerationBefore, e.Generation, e.Actor, e.RequestID, e.Detail, t.db.d.Time(e.CreatedAt)}, plain)
 }
 
 var _ kpool.Store = (*DB)(nil)

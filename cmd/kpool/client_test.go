@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,7 +127,25 @@ var clusterFlags = map[kpool.PlatformType][]string{
 
 func createCluster(t *testing.T, srv, name string, pt kpool.PlatformType) string {
 	t.Helper()
-	return decode[kpool.Cluster](t, srv, append([]string{"cluster", "create", name}, clusterFlags[pt]...)...).ID
+	return decode[kpool.Cluster](t, srv, append([]string{"cluster", "create", name}, flagsFor(pt, name)...)...).ID
+}
+
+// flagsFor are clusterFlags for a cloud cluster of name's own: a cloud
+// cluster is registered once.
+func flagsFor(pt kpool.PlatformType, name string) []string {
+	h := fmt.Sprintf("%08x", crc32.ChecksumIEEE([]byte(name)))
+	out := slices.Clone(clusterFlags[pt])
+	for i := 0; i+1 < len(out); i++ {
+		switch {
+		case out[i] == "--cluster-name":
+			out[i+1] = "c" + h
+		case out[i] == "--cluster-id" && pt == kpool.PlatformOCI:
+			out[i+1] = "ocid1.cluster.oc1.iad.aaa" + h
+		case out[i] == "--cluster-id":
+			out[i+1] = "6f0c2a4e-0000-4000-8000-0000" + h
+		}
+	}
+	return out
 }
 
 func createPool(t *testing.T, srv, name, cluster string, flags ...string) *kpool.NodePool {
@@ -204,7 +225,7 @@ spec:
 	}
 
 	t.Run("table", func(t *testing.T) {
-		out := mustRun(t, srv, append([]string{"cluster", "create", "gke-table"}, clusterFlags[kpool.PlatformGCP]...)...)
+		out := mustRun(t, srv, append([]string{"cluster", "create", "gke-table"}, flagsFor(kpool.PlatformGCP, "gke-table")...)...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "REACHABLE", "AGE"}) ||
 			!reflect.DeepEqual(strings.Fields(lines[1])[1:4], []string{"gke-table", "gcp", "Active"}) {

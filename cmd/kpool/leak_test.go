@@ -397,7 +397,7 @@ credentials:
 	// fail the pool with the authority's answer, which --wait prints.
 	var stale kpool.Cluster
 	out = mustCLI("alice: cluster create (stale credential)", as(alice, "cluster", "create", "old", "--platform", "azure",
-		"--subscription-id", aksim.DemoSubscription, "--resource-group", aksim.DemoResourceGroup, "--cluster-name", aksim.DemoCluster,
+		"--subscription-id", aksim.DemoSubscription, "--resource-group", aksim.DemoResourceGroup, "--cluster-name", aksim.DemoCluster+"-old",
 		"--location", aksim.DemoLocation, "--endpoint", endpoint, "--credential", "stale", "-o", "json")...)
 	if err := json.Unmarshal([]byte(out), &stale); err != nil {
 		t.Fatal(err)

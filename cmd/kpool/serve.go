@@ -14,14 +14,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
@@ -29,7 +27,6 @@ import (
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/dashboard"
 	"github.com/kpool/kpool/internal/scrub"
-	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
 	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
@@ -72,6 +69,9 @@ type serveFlags struct {
 	// oidc* configure an OpenID Connect issuer whose ID tokens identify
 	// people in token mode.
 	oidcIssuer, oidcAudience, oidcGroupsClaim, oidcAdminGroups string
+	// oidcTeamRoles maps the issuer's groups to team memberships
+	// (GROUP=TEAM:ROLE, comma-separated).
+	oidcTeamRoles string
 	// allowedEndpoints are the https origins any user may put in
 	// spec.endpoint; credentials is the file of named cloud credentials.
 	allowedEndpoints, credentials string
@@ -159,6 +159,8 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.oidcAudience, "oidc-audience", env("KPOOL_OIDC_AUDIENCE", ""), "the client id the issuer's tokens must be for (KPOOL_OIDC_AUDIENCE)")
 	cmd.Flags().StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", env("KPOOL_OIDC_GROUPS_CLAIM", "groups"), "the claim that lists a user's groups (KPOOL_OIDC_GROUPS_CLAIM)")
 	cmd.Flags().StringVar(&f.oidcAdminGroups, "oidc-admin-groups", env("KPOOL_OIDC_ADMIN_GROUPS", ""), "comma-separated groups whose members are admins (KPOOL_OIDC_ADMIN_GROUPS)")
+	cmd.Flags().StringVar(&f.oidcTeamRoles, "oidc-team-roles", env("KPOOL_OIDC_TEAM_ROLES", ""),
+		"comma-separated GROUP=TEAM:ROLE: members of the issuer's GROUP get ROLE (viewer, operator or admin) in TEAM, such as platform-devs=platform:operator (KPOOL_OIDC_TEAM_ROLES)")
 	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", env("KPOOL_TLS_CERT", ""), "PEM certificate (chain) to serve HTTPS with, with --tls-key (KPOOL_TLS_CERT)")
 	cmd.Flags().StringVar(&f.tlsKey, "tls-key", env("KPOOL_TLS_KEY", ""), "PEM private key of --tls-cert (KPOOL_TLS_KEY)")
 	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "with --auth header: comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
@@ -397,107 +399,6 @@ func checkExposure(f *serveFlags) error {
 		return nil
 	}
 	return fmt.Errorf("--listen %s: --auth header trusts X-User-Email, so anyone who reaches this address could claim to be an admin; listen on loopback (127.0.0.1), use --auth token, or add --behind-gateway if a gateway that authenticates users is the only way in", f.listen)
-}
-
-func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process, error) {
-	if os.Getenv("GOGC") == "" {
-		// kpool's live heap is a few MB, so at Go's default (100) a busy
-		// API collects many times a second; 400 trades a heap a few times
-		// larger for a quarter of the collections. GOGC in the environment
-		// still decides.
-		debug.SetGCPercent(400)
-	}
-	log, sink, err := newLogger(f.logFormat, f.logOut)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range []string{"KPOOL_EVENT_RETENTION", "KPOOL_DRIFT_INTERVAL", "KPOOL_CALL_TIMEOUT"} {
-		if v := os.Getenv(name); v != "" {
-			if _, err := time.ParseDuration(v); err != nil {
-				return nil, fmt.Errorf("%s %q: not a duration such as 1m or 30s", name, v)
-			}
-		}
-	}
-	if f.driftInterval < time.Second {
-		return nil, fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)
-	}
-	if f.callTimeout < 100*time.Millisecond {
-		return nil, fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
-	}
-	if f.tokenCache < 0 || f.tokenCache > time.Minute {
-		return nil, fmt.Errorf("--token-cache %s: give 0 (no cache) up to 1m: a revoked token is trusted that long", f.tokenCache)
-	}
-	if f.eventRetention != 0 && f.eventRetention < time.Minute {
-		return nil, fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
-	}
-	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return nil, fmt.Errorf("--tls-cert and --tls-key: give both, or neither")
-	}
-	c, err := f.cloud()
-	if err != nil {
-		return nil, err
-	}
-	var access *kpool.Access
-	switch f.auth {
-	case kpool.AuthHeader:
-		if access, err = kpool.NewAccess(splitList(f.admins), splitList(f.controllers)); err != nil {
-			return nil, err
-		}
-	case kpool.AuthToken:
-		if f.admins != "" || f.controllers != "" {
-			return nil, fmt.Errorf("--admins and --controllers apply to --auth header; with --auth token a token's role says who is an admin or a controller (kpool token create --role)")
-		}
-	default:
-		return nil, fmt.Errorf("--auth %q: use token or header", f.auth)
-	}
-	st, err := openStore(ctx, f.database)
-	if err != nil {
-		return nil, err
-	}
-	ts, hasTokens := st.(kpool.TokenStore)
-	if hasTokens && f.tokenCache > 0 {
-		c := kpool.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within --token-cache
-		c.TTL = f.tokenCache
-		ts = c
-	}
-	switch {
-	case access == nil && !hasTokens:
-		st.Close()
-		return nil, fmt.Errorf("--auth token: the store %s keeps no tokens", redact(f.database))
-	case access == nil:
-		access = kpool.NewTokenAccess(ts)
-	case hasTokens:
-		access.WithTokens(ts) // kpool tokens work in header mode too
-	}
-	if f.oidcIssuer != "" {
-		if f.auth != kpool.AuthToken {
-			st.Close()
-			return nil, fmt.Errorf("--oidc-issuer works with --auth token: in header mode the gateway says who the caller is")
-		}
-		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		people, err := oidc.New(dctx, oidc.Config{Issuer: f.oidcIssuer, Audience: f.oidcAudience,
-			GroupsClaim: f.oidcGroupsClaim, AdminGroups: splitList(f.oidcAdminGroups)})
-		cancel()
-		if err != nil {
-			st.Close()
-			return nil, fmt.Errorf("--oidc-issuer: %w", err)
-		}
-		access.WithPeople(people)
-	}
-	svc := kpool.NewService(st, reg)
-	svc.Endpoints, svc.Credentials = c.endpoints, c.creds
-	m := prometheus.NewRegistry()
-	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
-	if f.eventRetention > 0 {
-		p.retention = &kpool.EventRetention{Store: st, Retention: f.eventRetention}
-	}
-	if f.reconcile {
-		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
-			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
-			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout})
-	}
-	return p, nil
 }
 
 // handler serves the API with /metrics beside it, and the dashboard on

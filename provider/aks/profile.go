@@ -108,6 +108,17 @@ func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 		{Path: "azure.subscriptionId", Value: a.SubscriptionID}}
 }
 
+// CloudID is the managed cluster's resource id, lower-cased: Azure
+// resource names ignore case.
+func (Profile) CloudID(s *kpool.ClusterSpec) string {
+	a := s.Platform.Azure
+	if a == nil {
+		return ""
+	}
+	return strings.ToLower("/subscriptions/" + a.SubscriptionID + "/resourceGroups/" + a.ResourceGroup +
+		"/providers/Microsoft.ContainerService/managedClusters/" + a.ClusterName)
+}
+
 func (Profile) Region(s *kpool.ClusterSpec) string {
 	if a := s.Platform.Azure; a != nil {
 		return a.Location

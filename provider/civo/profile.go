@@ -6,6 +6,7 @@ package civo
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -105,6 +106,15 @@ func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 		return nil
 	}
 	return []kpool.Setting{{Path: "civo.clusterId", Value: c.ClusterID}, {Path: "civo.region", Value: c.Region}}
+}
+
+// CloudID is the cluster's region and id (Civo's ids are UUIDs; regions
+// compare without case).
+func (Profile) CloudID(s *kpool.ClusterSpec) string {
+	if c := s.Platform.Civo; c != nil {
+		return strings.ToLower(c.Region + "/" + c.ClusterID)
+	}
+	return ""
 }
 
 func (Profile) Region(s *kpool.ClusterSpec) string {

@@ -97,6 +97,16 @@ func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 	return []kpool.Setting{{Path: "aws.clusterName", Value: a.ClusterName}, {Path: "aws.region", Value: a.Region}}
 }
 
+// CloudID is the cluster's ARN: its account (from the node role), region
+// and name, which EKS compares with case.
+func (Profile) CloudID(s *kpool.ClusterSpec) string {
+	a := s.Platform.AWS
+	if a == nil {
+		return ""
+	}
+	return "arn:aws:eks:" + a.Region + ":" + Account(a.NodeRoleARN) + ":cluster/" + a.ClusterName
+}
+
 func (Profile) Region(s *kpool.ClusterSpec) string {
 	if a := s.Platform.AWS; a != nil {
 		return a.Region

@@ -145,6 +145,16 @@ func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 		{Path: "gcp.projectId", Value: g.ProjectID}}
 }
 
+// CloudID is the cluster's resource name (projects, locations and names
+// are lowercase in GCP).
+func (Profile) CloudID(s *kpool.ClusterSpec) string {
+	g := s.Platform.GCP
+	if g == nil {
+		return ""
+	}
+	return strings.ToLower("projects/" + g.ProjectID + "/locations/" + g.Location + "/clusters/" + g.ClusterName)
+}
+
 // Region is the cluster's location, or the region of a zonal cluster's
 // zone.
 func (Profile) Region(s *kpool.ClusterSpec) string {

@@ -169,6 +169,15 @@ func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 		{Path: "oci.region", Value: o.Region}}
 }
 
+// CloudID is the cluster's OCID, which names it alone (OCIDs compare
+// without case).
+func (Profile) CloudID(s *kpool.ClusterSpec) string {
+	if o := s.Platform.OCI; o != nil {
+		return strings.ToLower(o.ClusterID)
+	}
+	return ""
+}
+
 func (Profile) Region(s *kpool.ClusterSpec) string {
 	if o := s.Platform.OCI; o != nil {
 		return o.Region

@@ -60,6 +60,7 @@ func unavailable(err error) bool {
 var indexes = map[string]string{
 	"clusters.id":                                   "clusters_pkey",
 	"clusters.created_by, clusters.name":            "clusters_owner_name",
+	"clusters.cloud_id":                             "clusters_cloud_id",
 	"nodepools.id":                                  "nodepools_pkey",
 	"nodepools.cluster_id, nodepools.name":          "nodepools_cluster_name",
 	"nodepools.cluster_id, nodepools.provider_name": "nodepools_cluster_provider_name",

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"sort"
 	"strings"
 	"sync"
@@ -65,6 +66,8 @@ func Run(t *testing.T, open Opener) {
 		{"Visibility", testVisibility},
 		{"StatusReports", testStatusReports},
 		{"ClusterStatus", testClusterStatus},
+		{"CloudClusterOnce", testCloudClusterOnce},
+		{"ObservedPoolsRefuseWrites", testObservedPoolsRefuseWrites},
 		{"TwoPhaseDelete", testTwoPhaseDelete},
 		{"ClusterForceDelete", testClusterForceDelete},
 		{"TimesRoundTrip", testTimes},
@@ -108,10 +111,17 @@ func wantCode(t testing.TB, err error, code string) {
 	}
 }
 
-// NewCluster registers a GCP cluster for owner.
+// NewCluster registers a GCP cluster for owner: a cloud cluster of the
+// owner's and the name's own, as a cloud cluster is registered once.
 func NewCluster(t testing.TB, s *kpool.Service, owner, name string) *kpool.Cluster {
 	t.Helper()
-	return ok(s.CreateCluster(Ctx(owner), kpool.ClusterCreate{Name: name, Spec: json.RawMessage(GCPCluster)}))(t)
+	return ok(s.CreateCluster(Ctx(owner), kpool.ClusterCreate{Name: name, Spec: ClusterSpec(owner, name)}))(t)
+}
+
+// ClusterSpec is GCPCluster for a cloud cluster of owner's and name's own.
+func ClusterSpec(owner, name string) json.RawMessage {
+	unique := fmt.Sprintf(`"clusterName":"c%08x"`, crc32.ChecksumIEEE([]byte(owner+" "+name)))
+	return json.RawMessage(strings.Replace(GCPCluster, `"clusterName":"prod"`, unique, 1))
 }
 
 // NewPool creates a GCP pool in cluster c as c's owner.

@@ -1,0 +1,408 @@
+package kpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Clusters: registering, reading, changing and deleting them.
+
+// CreateCluster registers a cluster owned by the caller, in a team when
+// the request names one the caller is an admin of. A cloud cluster is
+// registered once: a second registration of it (the same CloudID at the
+// same endpoint) is a CONFLICT.
+func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster, error) {
+	id, err := writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{ID: in.ID, Name: in.Name, CreatedBy: id.Email, Team: in.Team}
+	if err := specOrHeader(in.Spec, &c.Spec, c.Name, c.ID); err != nil {
+		return nil, err
+	}
+	if err := ValidateCluster(s.Platforms, c); err != nil {
+		return nil, err
+	}
+	if err := mayJoinTeam(id, c.Team); err != nil {
+		return nil, err
+	}
+	if err := s.authorizeCloud(id, c.Team, false, nil, &c.Spec); err != nil {
+		return nil, err
+	}
+	if c.ID == "" {
+		c.ID = newID()
+	}
+	now := s.now()
+	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
+	c.ResourceVersion = NewResourceVersion()
+	c.Status = ClusterStatus{Phase: ClusterActive}
+	c.CloudID = s.cloudID(c)
+	err = s.insert(ctx, func(tx Tx) error {
+		if err := tx.CreateCluster(c); err != nil {
+			return err
+		}
+		ev := clusterEvent(ctx, EventClusterCreated, c, 0, id.Email)
+		ev.CreatedAt = now
+		return tx.AddEvent(ev)
+	})
+	if errors.Is(err, ErrCloudClusterTaken) {
+		return nil, s.cloudTaken(ctx, id, c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// cloudID is what the unique index compares: the platform, the cloud's
+// name of the cluster, and the endpoint it is reached at ("" for a
+// platform without clusters of its own).
+func (s *Service) cloudID(c *Cluster) string {
+	pl, ok := s.Platforms.Platform(c.Spec.Platform.Type)
+	if !ok {
+		return ""
+	}
+	name := pl.CloudID(&c.Spec)
+	if name == "" {
+		return ""
+	}
+	at := "the public endpoint"
+	if e := c.Spec.Endpoint; e != "" {
+		at = e
+		if o, err := Origin(e); err == nil {
+			at = o
+		}
+	}
+	return string(c.Spec.Platform.Type) + " " + name + " at " + at
+}
+
+// cloudTaken is the answer to a registration of a cloud cluster that is
+// registered already. It names the other registration only to a caller
+// who may see it.
+func (s *Service) cloudTaken(ctx context.Context, id *Identity, c *Cluster) error {
+	why := "kpool would manage its node pools twice; use the existing registration (its owner can share it with a team)"
+	if other, err := s.Store.ClusterByCloudID(ctx, c.CloudID); err == nil && other.ID != c.ID && id.Sees(other.CreatedBy, other.Team) {
+		why = fmt.Sprintf("it is cluster %s (%s); use that registration", other.Name, other.ID)
+	}
+	return &Error{Code: CodeConflict, Message: "This cloud cluster is registered already",
+		Details: "spec.platform: " + why, Fields: []FieldError{{Field: "spec.platform", Reason: "the cloud cluster is registered already: " + why}}}
+}
+
+// poolCaller returns the caller of a pool operation, refusing an id that
+// cannot name a pool before any read.
+func poolCaller(ctx context.Context, poolID string) (*Identity, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !IsUUID(poolID) {
+		return nil, notFound("NodePool", poolID)
+	}
+	return id, nil
+}
+
+// Cluster returns one cluster the caller may see.
+func (s *Service) Cluster(ctx context.Context, clusterID string) (*Cluster, error) {
+	_, c, err := s.visibleCluster(ctx, clusterID)
+	return c, err
+}
+
+// Clusters lists the clusters the caller may see.
+func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster], error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := ClusterFilter{Name: o.Name}
+	if !id.SeesAll() {
+		f.Owner, f.Teams = id.Email, id.TeamNames()
+	}
+	if f.Page, err = page(o); err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	f.Limit++ // one more row than asked says whether a next page exists
+	items, total, err := s.Store.Clusters(ctx, f)
+	return pageOf(items, total, limit, func(c *Cluster) Cursor { return Cursor{c.CreatedAt, c.ID} }), err
+}
+
+// UpdateCluster applies a PUT or PATCH to a cluster. The platform type and
+// the fields that say which cloud cluster it is are immutable. A new team
+// needs an admin of it (see mayJoinTeam).
+func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update) (*Cluster, error) {
+	id, _, err := s.manageableCluster(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	var out *Cluster
+	err = s.write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(clusterID)
+		if err != nil {
+			return err
+		}
+		if err := precondition(u.ResourceVersion, c.ResourceVersion, "Cluster", c.Name); err != nil {
+			return err
+		}
+		if c.Deleting() {
+			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+		}
+		if u.Name != nil && *u.Name != c.Name {
+			return Invalid("name", "immutable: the cluster is named %q; register a new cluster to use another name", c.Name)
+		}
+		out = c
+		next, err := s.nextCluster(id, c, u)
+		if err != nil || next == nil {
+			return err
+		}
+		next.UpdatedAt = s.now()
+		if !specEqual(c.Spec, next.Spec) {
+			next.Generation = c.Generation + 1
+		}
+		out = next // what cloudTaken names, if the write is refused
+		if err := updateCluster(tx, next); err != nil {
+			return err
+		}
+		ev := clusterEvent(ctx, EventClusterUpdated, next, c.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = changedFields("spec.", c.Spec, next.Spec), next.UpdatedAt
+		if next.Team != c.Team {
+			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf(", team %q -> %q", c.Team, next.Team), ", ")
+		}
+		return tx.AddEvent(ev)
+	})
+	if errors.Is(err, ErrCloudClusterTaken) {
+		return nil, s.cloudTaken(ctx, id, out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.clusters.forget(clusterID)
+	return out, nil
+}
+
+// nextCluster is c after the update u, checked; nil when nothing changes.
+func (s *Service) nextCluster(id *Identity, c *Cluster, u Update) (*Cluster, error) {
+	if u.Spec == nil && (u.Team == nil || *u.Team == c.Team) {
+		return nil, nil
+	}
+	next := *c
+	var err error
+	if u.Spec != nil {
+		if next.Spec, err = mergeSpec(c.Spec, u.Spec, u.Patch); err != nil {
+			return nil, err
+		}
+	}
+	if u.Team != nil {
+		next.Team = *u.Team
+	}
+	if err := ValidateCluster(s.Platforms, &next); err != nil {
+		return nil, err
+	}
+	if err := s.clusterImmutable(&c.Spec, &next.Spec); err != nil {
+		return nil, err
+	}
+	if next.Team != c.Team {
+		if err := mayJoinTeam(id, next.Team); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.authorizeCloud(id, next.Team, next.Team != c.Team, &c.Spec, &next.Spec); err != nil {
+		return nil, err
+	}
+	if specEqual(c.Spec, next.Spec) && next.Team == c.Team {
+		return nil, nil
+	}
+	next.CloudID = s.cloudID(&next)
+	return &next, nil
+}
+
+// clusterImmutable refuses changes to the fields that identify the cloud
+// cluster: pointing a registration at another cluster would orphan its pools.
+func (s *Service) clusterImmutable(old, next *ClusterSpec) error {
+	var fe FieldErrors
+	if old.Platform.Type != next.Platform.Type {
+		fe.Add("spec.platform.type", "immutable: the cluster is on %q", old.Platform.Type)
+	} else if pl, ok := s.Platforms.Platform(old.Platform.Type); ok {
+		now := map[string]string{}
+		for _, f := range pl.ClusterIdentity(next) {
+			now[f.Path] = f.Value
+		}
+		for _, f := range pl.ClusterIdentity(old) {
+			if now[f.Path] != f.Value {
+				fe.Add("spec.platform."+f.Path, "immutable: it names the cloud cluster (%q); register a new cluster instead", f.Value)
+			}
+		}
+	}
+	return fe.Err()
+}
+
+// DeleteCluster deletes a cluster. One with live pools is a CONFLICT unless
+// force, which deletes the pools too. The cluster goes at once when no pool
+// remains; otherwise it is Deleting until its last pool is gone. gone
+// reports which.
+func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force bool, rv string) (out *Cluster, gone bool, err error) {
+	id, _, err := s.manageableCluster(ctx, clusterID)
+	if err != nil {
+		return nil, false, err
+	}
+	err = s.write(ctx, func(tx Tx) error {
+		c, err := tx.Cluster(clusterID)
+		if err != nil {
+			return err
+		}
+		if err := precondition(rv, c.ResourceVersion, "Cluster", c.Name); err != nil {
+			return err
+		}
+		pools, err := tx.LiveNodePools(clusterID)
+		if err != nil {
+			return err
+		}
+		var live []string
+		for _, p := range pools {
+			if !p.Deleting() {
+				live = append(live, p.Name)
+			}
+		}
+		if len(live) > 0 && !force {
+			names := live[:min(len(live), 10)]
+			more := ""
+			if len(live) > len(names) {
+				more = fmt.Sprintf(" and %d more", len(live)-len(names))
+			}
+			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Cluster '%s' still has %d node pools", c.Name, len(live)),
+				Details: "delete the node pools first, or delete with force=true to delete them too: " + strings.Join(names, ", ") + more}
+		}
+		now := s.now()
+		remaining := 0
+		for _, p := range pools {
+			if p.Deleting() {
+				remaining++
+				continue
+			}
+			reports, err := tx.ControllerStatuses(p.ID)
+			if err != nil {
+				return err
+			}
+			removed, err := s.deletePool(ctx, tx, p, reports, id.Email, "with its cluster (force)", now)
+			if err != nil {
+				return err
+			}
+			if !removed {
+				remaining++
+			}
+		}
+		if remaining == 0 {
+			gone = true
+			out = c
+			if err := tx.DeleteCluster(c.ID); err != nil {
+				return err
+			}
+			return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleted, c, id.Email, force, now))
+		}
+		if c.DeletionTimestamp == nil {
+			c.DeletionTimestamp = &now
+		}
+		c.Status = ClusterStatus{Phase: ClusterDeleting, Message: fmt.Sprintf("waiting for %d node pools to be deleted", remaining)}
+		c.UpdatedAt = now
+		if err := updateCluster(tx, c); err != nil {
+			return err
+		}
+		out = c
+		return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleting, c, id.Email, force, now))
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	s.clusters.forget(clusterID)
+	return out, gone, nil
+}
+
+// deletePool removes a pool no controller has reported on, or marks it
+// Deleting until every reporting controller confirms. It reports whether the
+// record is gone.
+func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []ControllerStatus, actor, detail string, now time.Time) (bool, error) {
+	if p.Deleting() {
+		return false, nil
+	}
+	if len(reports) == 0 {
+		if err := tx.DeleteNodePool(p.ID); err != nil {
+			return false, err
+		}
+		ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, actor)
+		ev.Detail, ev.CreatedAt = detail, now
+		return true, tx.AddEvent(ev)
+	}
+	p.DeletionTimestamp = &now
+	p.UpdatedAt = now
+	p.Status = s.aggregate(p, reports, p.Status, now)
+	if err := updatePool(tx, p); err != nil {
+		return false, err
+	}
+	ev := poolEvent(ctx, EventNodePoolDeleting, p, p.Generation, actor)
+	ev.Detail, ev.CreatedAt = detail, now
+	return false, tx.AddEvent(ev)
+}
+
+// removeClusterIfDone deletes a Deleting cluster whose last pool has gone. c
+// is the cluster as read with its pool; it is locked here, so that of two
+// last pools going at once, the second to commit sees the first gone. (A
+// cluster whose delete begins after c was read finds the pool gone itself.)
+func (s *Service) removeClusterIfDone(ctx context.Context, tx Tx, c *Cluster, actor string, now time.Time) error {
+	if !c.Deleting() {
+		return nil
+	}
+	c, err := tx.Cluster(c.ID)
+	if err != nil {
+		return err
+	}
+	left, err := tx.HasNodePools(c.ID)
+	if err != nil || left {
+		return err
+	}
+	if err := tx.DeleteCluster(c.ID); err != nil {
+		return err
+	}
+	ev := clusterEvent(ctx, EventClusterDeleted, c, c.Generation, actor)
+	ev.Detail, ev.CreatedAt = "its last node pool is gone", now
+	return tx.AddEvent(ev)
+}
+
+// BackfillCloudIDs gives every cluster registered before kpool knew cloud
+// identities its CloudID, and returns the registrations that name a cloud
+// cluster another registration already has: those keep none, and the
+// operator should delete one of each pair. It runs once at start; a
+// cluster with its CloudID costs a read.
+func (s *Service) BackfillCloudIDs(ctx context.Context) (duplicates []string, err error) {
+	page := Page{Limit: MaxLimit}
+	for {
+		cs, _, err := s.Store.Clusters(ctx, ClusterFilter{Page: page})
+		if err != nil {
+			return duplicates, err
+		}
+		for _, c := range cs {
+			if c.CloudID != "" || s.cloudID(c) == "" {
+				continue
+			}
+			err := s.write(ctx, func(tx Tx) error {
+				locked, err := tx.Cluster(c.ID)
+				if err != nil || locked.CloudID != "" {
+					return err
+				}
+				locked.CloudID = s.cloudID(locked)
+				return updateCluster(tx, locked)
+			})
+			switch {
+			case errors.Is(err, ErrCloudClusterTaken):
+				duplicates = append(duplicates, fmt.Sprintf("cluster %s (%s, owner %s) is %s, which another registration has", c.Name, c.ID, c.CreatedBy, s.cloudID(c)))
+			case err != nil && !IsNotFound(err):
+				return duplicates, err
+			}
+		}
+		if len(cs) < page.Limit {
+			return duplicates, nil
+		}
+		page.After = &Cursor{CreatedAt: cs[len(cs)-1].CreatedAt, ID: cs[len(cs)-1].ID}
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/oidc"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/reconcile"
+)
+
+// start opens what a kpool process runs on its flags: the store (migrated),
+// who callers are, the service with the operator's cloud settings, and the
+// controllers unless --reconcile=false.
+func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process, error) {
+	if os.Getenv("GOGC") == "" {
+		// kpool's live heap is a few MB, so at Go's default (100) a busy
+		// API collects many times a second; 400 trades a heap a few times
+		// larger for a quarter of the collections. GOGC in the environment
+		// still decides.
+		debug.SetGCPercent(400)
+	}
+	log, sink, err := newLogger(f.logFormat, f.logOut)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	c, err := f.cloud()
+	if err != nil {
+		return nil, err
+	}
+	st, err := openStore(ctx, f.database)
+	if err != nil {
+		return nil, err
+	}
+	access, err := f.access(ctx, st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	svc := kpool.NewService(st, reg)
+	svc.Endpoints, svc.Credentials = c.endpoints, c.creds
+	dups, err := svc.BackfillCloudIDs(ctx)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("giving clusters their cloud identity: %w", err)
+	}
+	for _, d := range dups {
+		log.Warn("a cloud cluster registered twice: delete one of the registrations (kpool would manage its pools twice)", "duplicate", d)
+	}
+	installation, err := st.InstallationID(ctx)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	m := prometheus.NewRegistry()
+	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
+	if f.eventRetention > 0 {
+		p.retention = &kpool.EventRetention{Store: st, Retention: f.eventRetention}
+	}
+	if f.reconcile {
+		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
+			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
+			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation})
+	}
+	return p, nil
+}
+
+// check refuses flags (and their environment variables) out of bounds.
+func (f *serveFlags) check() error {
+	for _, name := range []string{"KPOOL_EVENT_RETENTION", "KPOOL_DRIFT_INTERVAL", "KPOOL_CALL_TIMEOUT"} {
+		if v := os.Getenv(name); v != "" {
+			if _, err := time.ParseDuration(v); err != nil {
+				return fmt.Errorf("%s %q: not a duration such as 1m or 30s", name, v)
+			}
+		}
+	}
+	switch {
+	case f.driftInterval < time.Second:
+		return fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)
+	case f.callTimeout < 100*time.Millisecond:
+		return fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
+	case f.tokenCache < 0 || f.tokenCache > time.Minute:
+		return fmt.Errorf("--token-cache %s: give 0 (no cache) up to 1m: a revoked token is trusted that long", f.tokenCache)
+	case f.eventRetention != 0 && f.eventRetention < time.Minute:
+		return fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return fmt.Errorf("--tls-cert and --tls-key: give both, or neither")
+	case f.auth == kpool.AuthToken && (f.admins != "" || f.controllers != ""):
+		return fmt.Errorf("--admins and --controllers apply to --auth header; with --auth token a token's role says who is an admin or a controller (kpool token create --role)")
+	case f.auth != kpool.AuthToken && f.auth != kpool.AuthHeader:
+		return fmt.Errorf("--auth %q: use token or header", f.auth)
+	case (f.oidcIssuer != "" || f.oidcTeamRoles != "") && f.auth != kpool.AuthToken:
+		return fmt.Errorf("--oidc-issuer and --oidc-team-roles work with --auth token: in header mode the gateway says who the caller is")
+	}
+	return nil
+}
+
+// access decides who callers are: API tokens (kept in st), X-User-Email in
+// header mode, and an OpenID Connect issuer's ID tokens for people.
+func (f *serveFlags) access(ctx context.Context, st kpool.Store) (*kpool.Access, error) {
+	var access *kpool.Access
+	if f.auth == kpool.AuthHeader {
+		a, err := kpool.NewAccess(splitList(f.admins), splitList(f.controllers))
+		if err != nil {
+			return nil, err
+		}
+		access = a
+	}
+	ts, hasTokens := st.(kpool.TokenStore)
+	if hasTokens && f.tokenCache > 0 {
+		c := kpool.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within --token-cache
+		c.TTL = f.tokenCache
+		ts = c
+	}
+	switch {
+	case access == nil && !hasTokens:
+		return nil, fmt.Errorf("--auth token: the store %s keeps no tokens", redact(f.database))
+	case access == nil:
+		access = kpool.NewTokenAccess(ts)
+	case hasTokens:
+		access.WithTokens(ts) // kpool tokens work in header mode too
+	}
+	if f.oidcIssuer == "" {
+		return access, nil
+	}
+	roles, err := oidc.ParseTeamRoles(splitList(f.oidcTeamRoles))
+	if err != nil {
+		return nil, fmt.Errorf("--oidc-team-roles: %w", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	people, err := oidc.New(dctx, oidc.Config{Issuer: f.oidcIssuer, Audience: f.oidcAudience,
+		GroupsClaim: f.oidcGroupsClaim, AdminGroups: splitList(f.oidcAdminGroups), TeamRoles: roles})
+	if err != nil {
+		return nil, fmt.Errorf("--oidc-issuer: %w", err)
+	}
+	return access.WithPeople(people), nil
+}

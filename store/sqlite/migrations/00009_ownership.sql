@@ -1,0 +1,28 @@
+-- Ownership. The installation table holds this kpool's id, made once: the
+-- mark kpool puts on every pool it creates at a cloud, so that two kpools
+-- sharing a cloud account never touch each other's pools. A cluster's
+-- cloud_id names the cloud cluster (its profile says how: subscription,
+-- resource group and name; account, region and name; ...) at its endpoint:
+-- the unique index makes a second registration of one cloud cluster a
+-- conflict, race-safe. NULL (a platform without a cloud identity, a row
+-- not backfilled yet) is never a conflict. A cluster may belong to a team;
+-- its events carry the team too, so that the team reads its audit trail.
+
+-- +goose Up
+CREATE TABLE installation (id TEXT PRIMARY KEY);
+INSERT INTO installation (id) VALUES (lower(hex(randomblob(16))));
+ALTER TABLE clusters ADD COLUMN cloud_id TEXT;
+ALTER TABLE clusters ADD COLUMN team TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX clusters_cloud_id ON clusters (cloud_id);
+CREATE INDEX clusters_team_order ON clusters (team, created_at, id);
+ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT '';
+CREATE INDEX events_team ON events (team, id);
+
+-- +goose Down
+DROP INDEX events_team;
+ALTER TABLE events DROP COLUMN team;
+DROP INDEX clusters_team_order;
+DROP INDEX clusters_cloud_id;
+ALTER TABLE clusters DROP COLUMN team;
+ALTER TABLE clusters DROP COLUMN cloud_id;
+DROP TABLE installation;
