@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -35,6 +37,9 @@ const (
 type testAPI struct {
 	t   *testing.T
 	srv *httptest.Server
+	// tokens is the store's token store: API tokens work beside
+	// X-User-Email, as in kpool serve's header mode.
+	tokens kpool.TokenStore
 }
 
 func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
@@ -49,11 +54,16 @@ func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(open(t), reg)
+	st := open(t)
+	ts, _ := st.(kpool.TokenStore)
+	if ts != nil {
+		access.WithTokens(ts)
+	}
+	svc := kpool.NewService(st, reg)
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
-	return &testAPI{t: t, srv: srv}
+	return &testAPI{t: t, srv: srv, tokens: ts}
 }
 
 // forEachStore runs fn against a server on every available store.
@@ -111,6 +121,21 @@ func (a *testAPI) do(method, path, body string, headers ...string) reply {
 		a.t.Fatal(err)
 	}
 	return reply{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// token makes an API token for email, a user in groups, and returns the
+// header that sends it.
+func (a *testAPI) token(email string, groups ...string) string {
+	a.t.Helper()
+	tok, err := kpool.CheckToken(kpool.TokenRequest{User: email, Role: kpool.RoleUser, Groups: groups, CreatedBy: "test"}, time.Now())
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	secret, hash := kpool.NewTokenSecret()
+	if err := a.tokens.CreateToken(context.Background(), tok, hash); err != nil {
+		a.t.Fatal(err)
+	}
+	return "Authorization: Bearer " + secret
 }
 
 // as sends a JSON request as the given user.

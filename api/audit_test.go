@@ -158,6 +158,31 @@ func TestEventsVisibility(t *testing.T) {
 	})
 }
 
+// TestTeamEvents: a team's members read the events of its clusters from
+// the write that put the cluster in the team on, each naming the team
+// (what came before was its owner's alone); others read none.
+func TestTeamEvents(t *testing.T) {
+	a := newTestAPI(t, testdb.SQLite)
+	shared := a.cluster(user, "shared", gcpCluster)
+	want(t, a.as(admin, "PATCH", "/api/v1/clusters/"+shared.ID, `{"team":"platform"}`), http.StatusOK)
+	a.pool(user, shared.ID, "web")
+	read := func(auth string) EventList {
+		r := a.do("GET", "/api/v1/events?cluster_id="+shared.ID, "", auth)
+		want(t, r, http.StatusOK)
+		var l EventList
+		r.json(t, &l)
+		return l
+	}
+	member := read(a.token("vera@example.com", "platform:viewer"))
+	if len(member.Events) != 2 || member.Events[0].Team != "platform" || member.Events[0].Type != kpool.EventNodePoolCreated ||
+		member.Events[1].Detail != `team "" -> "platform"` {
+		t.Fatalf("the team's viewer reads %+v: want the cluster's move to the team and the pool's create", member.Events)
+	}
+	if got := read(a.token("olga@example.com", "data:admin")); len(got.Events) != 0 {
+		t.Fatalf("someone outside the team reads %+v", got.Events)
+	}
+}
+
 // TestEventsBadQuery: every bad parameter is a 400 naming it.
 func TestEventsBadQuery(t *testing.T) {
 	a := newTestAPI(t, testdb.SQLite)

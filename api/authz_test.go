@@ -22,19 +22,34 @@ const (
 	asAdmin      = "admin"      // an admin
 	asController = "controller" // a controller identity
 	asAnonymous  = "anonymous"  // no identity at all
+	// The cluster belongs to team platform; these are its members, by the
+	// groups of their API tokens (platform:viewer, …).
+	asViewer    = "viewer"
+	asOperator  = "operator"
+	asTeamAdmin = "team-admin"
 )
 
-var callers = []string{asOwner, asOther, asAdmin, asController, asAnonymous}
+var callers = []string{asOwner, asOther, asAdmin, asController, asAnonymous, asViewer, asOperator, asTeamAdmin}
 
-// authzRow is one route's expected statuses, by caller.
+// authzRow is one route's expected wants, by caller.
 type authzRow struct {
 	route string // "METHOD /path" as openapi.yaml writes it
 	query string // added to the path
 	body  string // the request body; {pool} and {cluster} are filled in
-	want  map[string]int
+	want  wants
 }
 
-// The statuses mean: 2xx done; 401 who are you; 403 known, and not
+// wants are a row's wants by caller.
+type wants map[string]int
+
+// team adds the wants of the cluster's team: a viewer, an operator
+// and an admin of it.
+func (s wants) team(viewer, operator, admin int) wants {
+	s[asViewer], s[asOperator], s[asTeamAdmin] = viewer, operator, admin
+	return s
+}
+
+// The wants mean: 2xx done; 401 who are you; 403 known, and not
 // allowed; 404 the object does not exist for this caller (another user's
 // objects are not found, never forbidden: their existence is not told).
 var authzTable = []authzRow{
@@ -43,52 +58,52 @@ var authzTable = []authzRow{
 	{"GET /version", "", "", all(http.StatusOK)},
 	{"GET /api/v1/openapi.json", "", "", all(http.StatusOK)},
 
-	{"GET /api/v1/clusters", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"GET /api/v1/clusters", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/clusters", "", `{"name":"new","spec":{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-east1","clusterName":"{name}"}}}}`,
-		authed(http.StatusCreated, http.StatusCreated, http.StatusCreated, http.StatusForbidden)},
-	{"GET /api/v1/clusters/{cluster}", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
+		authed(http.StatusCreated, http.StatusCreated, http.StatusCreated, http.StatusForbidden).team(http.StatusCreated, http.StatusCreated, http.StatusCreated)},
+	{"GET /api/v1/clusters/{cluster}", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"PUT /api/v1/clusters/{cluster}", "", `{"name":"{name}","spec":{"importPools":true,"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"europe-west1","clusterName":"{name}"}}}}`,
-		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden)},
-	{"PATCH /api/v1/clusters/{cluster}", "", `{"spec":{"importPools":true}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden)},
-	{"DELETE /api/v1/clusters/{cluster}", "?force=true", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden)},
-	{"GET /api/v1/clusters/{cluster}/nodepools", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
+		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusOK)},
+	{"PATCH /api/v1/clusters/{cluster}", "", `{"spec":{"importPools":true}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusOK)},
+	{"DELETE /api/v1/clusters/{cluster}", "?force=true", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusAccepted)},
+	{"GET /api/v1/clusters/{cluster}/nodepools", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/clusters/{cluster}/nodepools", "", `{"name":"more","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
-		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden)},
+		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
 	{"POST /api/v1/clusters/{cluster}/zonal-nodepools", "", `{"name":"zonal","spec":{"nodeCount":1,"zones":["1","2"],"platform":{"gcp":{"machineType":"e2-small"}}}}`,
-		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden)},
+		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
 	{"POST /api/v1/clusters/{cluster}/placements", "", `{"manifests":"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: []\n","pool":"web"}`,
-		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
+		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 
-	{"GET /api/v1/nodepools", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"GET /api/v1/nodepools", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/nodepools", "", `{"name":"more","cluster_id":"{cluster}","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
-		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden)},
-	{"GET /api/v1/nodepools/{pool}", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
+		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
+	{"GET /api/v1/nodepools/{pool}", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"PUT /api/v1/nodepools/{pool}", "", `{"name":"web","spec":{"nodeCount":2,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
-		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden)},
-	{"PATCH /api/v1/nodepools/{pool}", "", `{"spec":{"nodeCount":3}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden)},
-	{"DELETE /api/v1/nodepools/{pool}", "", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden)},
-	{"GET /api/v1/nodepools/{pool}/status", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK)},
+		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusOK, http.StatusOK)},
+	{"PATCH /api/v1/nodepools/{pool}", "", `{"spec":{"nodeCount":3}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusOK, http.StatusOK)},
+	{"DELETE /api/v1/nodepools/{pool}", "", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden).team(http.StatusForbidden, http.StatusAccepted, http.StatusAccepted)},
+	{"GET /api/v1/nodepools/{pool}/status", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"PUT /api/v1/nodepools/{pool}/status", "", `{"controller_name":"gcp-nodepool-controller","observed_generation":1,"conditions":[{"type":"Ready","status":"True","reason":"NodesReady"}]}`,
 		// Only controllers report, whoever owns the pool: 403 before any
 		// lookup, so it tells nothing of the pool.
-		authed(http.StatusForbidden, http.StatusForbidden, http.StatusForbidden, http.StatusOK)},
+		authed(http.StatusForbidden, http.StatusForbidden, http.StatusForbidden, http.StatusOK).team(http.StatusForbidden, http.StatusForbidden, http.StatusForbidden)},
 
 	// Everyone reads the audit trail; what each sees is TestEventsVisibility's.
-	{"GET /api/v1/events", "?cluster_id={cluster}", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"GET /api/v1/events", "?cluster_id={cluster}", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 }
 
 // all is the same status for every caller, anonymous included.
-func all(status int) map[string]int {
-	m := map[string]int{}
+func all(status int) wants {
+	m := wants{}
 	for _, c := range callers {
 		m[c] = status
 	}
 	return m
 }
 
-// authed is the statuses of the known callers; anonymous gets 401.
-func authed(owner, other, admin, controller int) map[string]int {
-	return map[string]int{asOwner: owner, asOther: other, asAdmin: admin, asController: controller, asAnonymous: http.StatusUnauthorized}
+// authed is the wants of the known callers; anonymous gets 401.
+func authed(owner, other, admin, controller int) wants {
+	return wants{asOwner: owner, asOther: other, asAdmin: admin, asController: controller, asAnonymous: http.StatusUnauthorized}
 }
 
 // TestAuthorizationTable calls every route as every kind of caller, each
@@ -125,6 +140,9 @@ func TestAuthorizationTable(t *testing.T) {
 		asAdmin:      {"X-User-Email: " + admin},
 		asController: {"X-User-Email: " + controller},
 		asAnonymous:  nil,
+		asViewer:     {a.token("vera@example.com", "platform:viewer", "other-team:admin")},
+		asOperator:   {a.token("otto@example.com", "platform:operator")},
+		asTeamAdmin:  {a.token("ada@example.com", "platform:admin")},
 	}
 	for i, r := range authzTable {
 		for _, c := range callers {
@@ -145,8 +163,9 @@ func TestAuthorizationTable(t *testing.T) {
 	}
 }
 
-// authzFixture makes a cluster of the owner's with one pool, reported Ready
-// at its generation by the controller; it returns their ids.
+// authzFixture makes a cluster of the owner's in team platform with one
+// pool, reported Ready at its generation by the controller; it returns
+// their ids.
 func authzFixture(t *testing.T, a *testAPI, name string) (cluster, pool string) {
 	t.Helper()
 	r := a.as(user, "POST", "/api/v1/clusters", fmt.Sprintf(`{"name":%q,"spec":{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"europe-west1","clusterName":%q}}}}`, name, name))
@@ -155,6 +174,9 @@ func authzFixture(t *testing.T, a *testAPI, name string) (cluster, pool string) 
 	}
 	var c struct{ ID string }
 	r.json(t, &c)
+	if r := a.as(admin, "PATCH", "/api/v1/clusters/"+c.ID, `{"team":"platform"}`); r.status != http.StatusOK {
+		t.Fatalf("fixture team: %d %s", r.status, r.body)
+	}
 	r = a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", `{"name":"web","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`)
 	if r.status != http.StatusCreated {
 		t.Fatalf("fixture pool: %d %s", r.status, r.body)

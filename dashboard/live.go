@@ -133,12 +133,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, ": keep-alive\n\n")
 			fl.Flush()
 		case cs := <-ch:
-			var mine []change
-			for _, c := range cs {
-				if c.Type == "resync" || id.Sees(c.owner, c.team) {
-					mine = append(mine, c)
-				}
-			}
+			mine := seen(id, cs)
 			if len(mine) == 0 {
 				continue
 			}
@@ -147,4 +142,16 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
+}
+
+// seen are the changes of cs that id may read: those of clusters it sees
+// (its own, its teams', or all for admins and controllers), and resyncs.
+func seen(id *kpool.Identity, cs []change) []change {
+	var mine []change
+	for _, c := range cs {
+		if c.Type == "resync" || id.Sees(c.owner, c.team) {
+			mine = append(mine, c)
+		}
+	}
+	return mine
 }

@@ -227,8 +227,8 @@ spec:
 	t.Run("table", func(t *testing.T) {
 		out := mustRun(t, srv, append([]string{"cluster", "create", "gke-table"}, flagsFor(kpool.PlatformGCP, "gke-table")...)...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "REACHABLE", "AGE"}) ||
-			!reflect.DeepEqual(strings.Fields(lines[1])[1:4], []string{"gke-table", "gcp", "Active"}) {
+		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "TEAM", "PHASE", "REACHABLE", "AGE"}) ||
+			!reflect.DeepEqual(strings.Fields(lines[1])[1:5], []string{"gke-table", "gcp", "-", "Active"}) {
 			t.Errorf("table:\n%s", out)
 		}
 	})
@@ -381,11 +381,11 @@ func TestLists(t *testing.T) {
 
 	out := mustRun(t, srv, "cluster", "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "PHASE", "REACHABLE", "AGE"}) {
+	if len(lines) != 4 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "TEAM", "PHASE", "REACHABLE", "AGE"}) {
 		t.Fatalf("cluster list:\n%s", out)
 	}
-	for i, want := range [][]string{{a, "alpha", "gcp", "Active"}, {b, "beta", "aws", "Active"}} {
-		if got := strings.Fields(lines[i+1])[:4]; !reflect.DeepEqual(got, want) {
+	for i, want := range [][]string{{a, "alpha", "gcp", "-", "Active"}, {b, "beta", "aws", "-", "Active"}} {
+		if got := strings.Fields(lines[i+1])[:5]; !reflect.DeepEqual(got, want) {
 			t.Errorf("row %d: %v, want %v", i, got, want)
 		}
 	}

@@ -30,7 +30,7 @@ func newClusterCmd() *cobra.Command {
 
 type clusterCreateFlags struct {
 	file, platform, endpoint, id string
-	credential                   string
+	credential, team             string
 	values                       map[string]*string
 	maps                         map[string]*[]string // the repeatable KEY=VALUE flags
 }
@@ -41,6 +41,7 @@ func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.endpoint, "endpoint", "", "provider API base URL (an emulator or sovereign cloud)")
 	fs.StringVar(&c.id, "id", "", "cluster ID (a UUID) to use instead of a generated one")
 	fs.StringVar(&c.credential, "credential", "", "the operator's named credential the drivers use for the cluster (default: the platform's default)")
+	fs.StringVar(&c.team, "team", "", "the team the cluster belongs to (an admin of the team may put it there; \"\" takes it out): its members see and change it as their role allows")
 	c.values = map[string]*string{}
 	c.maps = map[string]*[]string{}
 	for _, p := range clusterPlatformFlags() {
@@ -137,6 +138,9 @@ NAME and flags given with -f override the file.`,
 			}
 			if fs.Changed("id") {
 				body.ID = c.id
+			}
+			if fs.Changed("team") {
+				body.Team = &c.team
 			}
 			t := kpool.PlatformType(c.platform)
 			if !fs.Changed("platform") {

@@ -17,7 +17,7 @@ func newClusterUpdate(f *clientFlags) *cobra.Command {
 	var c clusterCreateFlags
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "update ID [platform flags] [--endpoint URL] [--credential NAME] [-f FILE]",
+		Use:   "update ID [platform flags] [--endpoint URL] [--credential NAME] [--team TEAM] [-f FILE]",
 		Short: "Change a registered cluster (what the flags give; the rest stays)",
 		Long: `Change a registered cluster: the fields the flags give are merged into it
 (a PATCH). The fields that say which cloud cluster it is cannot change.
@@ -26,7 +26,8 @@ Platform flags:
 ` + clusterFlagsHelp(),
 		Example: `  kpool cluster update prod --endpoint https://arm.example.com
   kpool cluster update prod-oke --image-id ocid1.image.oc1.iad.newimage
-  kpool cluster update prod --credential team-a --dry-run`,
+  kpool cluster update prod --credential team-a --dry-run
+  kpool cluster update prod --team platform`,
 		Args: idArg("cluster"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
@@ -45,12 +46,15 @@ Platform flags:
 			if err != nil {
 				return err
 			}
-			given := fs.Changed("endpoint") || fs.Changed("credential")
+			if fs.Changed("team") {
+				body.Team = &c.team
+			}
+			given := fs.Changed("endpoint") || fs.Changed("credential") || fs.Changed("team")
 			for _, p := range clusterPlatformFlags() {
 				given = given || fs.Changed(p.name)
 			}
 			if !given && c.file == "" {
-				return errors.New("nothing to update: give flags such as --endpoint or a platform flag, or -f FILE")
+				return errors.New("nothing to update: give flags such as --endpoint, --team or a platform flag, or -f FILE")
 			}
 			merged, err := mergeSpec(body.Spec, spec)
 			if err != nil {

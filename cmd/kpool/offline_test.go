@@ -76,7 +76,7 @@ func TestDevRealCloudOffline(t *testing.T) {
 	}
 	// The table says it too.
 	table, _, err := execute("", "cluster", "list", "--server", m[1], "--token", m[2])
-	if err != nil || !regexp.MustCompile(`real-azure\s+azure\s+Active\s+no \(NoCredential\)`).MatchString(table) {
+	if err != nil || !regexp.MustCompile(`real-azure\s+azure\s+-\s+Active\s+no \(NoCredential\)`).MatchString(table) {
 		t.Errorf("cluster list:\n%s%v", table, err)
 	}
 }

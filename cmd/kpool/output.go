@@ -101,13 +101,13 @@ func orDash(s string) string {
 // ---- clusters ----
 
 func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool) {
-	head := "ID\tNAME\tPLATFORM\tPHASE\tREACHABLE\tAGE"
+	head := "ID\tNAME\tPLATFORM\tTEAM\tPHASE\tREACHABLE\tAGE"
 	if wide {
 		head += "\tREGION\tOWNER\tENDPOINT\tMESSAGE"
 	}
 	fmt.Fprintln(w, head)
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(c.Team), orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt))
 		if wide {
 			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s", orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint),
 				orDash(oneLine(c.Status.Unreachable())))
@@ -136,6 +136,9 @@ func clusterView(w io.Writer, c *kpool.Cluster) {
 	kv("Name", c.Name)
 	kv("ID", c.ID)
 	kv("Platform", c.Spec.Platform.Type)
+	if c.Team != "" {
+		kv("Team", c.Team)
+	}
 	block := platformBlock(c.Spec.Platform, c.Spec.Platform.Type)
 	for _, k := range sortedKeys(block) {
 		fmt.Fprintf(w, "  %s:\t%s\n", k, format(block[k]))
