@@ -15,7 +15,7 @@ import (
 // version moves, its generation does not, and the audit trail gets a
 // cluster.status event.
 func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r ClusterReport) (*Cluster, error) {
-	conds := r.Conditions
+	conds := scrubConditions(r.Conditions)
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err

@@ -263,6 +263,20 @@ func (a *Access) Authenticate(ctx context.Context, authorization, email string) 
 	return t.Identity(), nil
 }
 
+// UserHeader returns the one X-User-Email value of a request (values are
+// all it carries; none is ""). Several are refused rather than read by the
+// first: a gateway that appends its header instead of replacing it would
+// otherwise let the client choose who it is.
+func UserHeader(values []string) (string, error) {
+	if len(values) > 1 {
+		return "", &Error{Code: CodeUnauthorized, Message: "Authentication required", Details: "X-User-Email: sent more than once; send exactly one"}
+	}
+	if len(values) == 1 {
+		return values[0], nil
+	}
+	return "", nil
+}
+
 // Identify turns the address a caller presents into an Identity (header
 // mode).
 func (a *Access) Identify(email string) (*Identity, error) {

@@ -543,6 +543,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 	if r.Conditions == nil {
 		r.Conditions = []Condition{}
 	}
+	scrubReport(&r)
 	if err := ValidateControllerStatus(&r); err != nil {
 		return nil, err
 	}

@@ -264,3 +264,29 @@ func TestLoggedParamsCoverOpenAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralUserHeaders: header mode refuses a request that carries
+// X-User-Email more than once, whichever comes first, on the API and the
+// dashboard's live stream: a gateway that appends its header must not
+// let the client choose.
+func TestSeveralUserHeaders(t *testing.T) {
+	a := newTestAPI(t, testdb.SQLite)
+	for _, order := range [][]string{{admin, user}, {user, admin}} {
+		req, err := http.NewRequest("GET", a.srv.URL+"/api/v1/nodepools", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Add("X-User-Email", order[0])
+		req.Header.Add("X-User-Email", order[1])
+		resp, err := a.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "more than once") {
+			t.Errorf("X-User-Email %v: %d %s, want 401 saying it was sent more than once", order, resp.StatusCode, body)
+		}
+	}
+	want(t, a.as(user, "GET", "/api/v1/nodepools", ""), http.StatusOK)
+}

@@ -211,7 +211,11 @@ func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 				authz = "Bearer " + c.Value
 			}
 		}
-		id, err := s.access.Authenticate(r.Context(), authz, r.Header.Get("X-User-Email"))
+		email, err := kpool.UserHeader(r.Header.Values("X-User-Email"))
+		var id *kpool.Identity
+		if err == nil {
+			id, err = s.access.Authenticate(r.Context(), authz, email)
+		}
 		// Charged to the caller, or to its address when it has none: a
 		// failed login counts too.
 		if !s.allow(w, r, callerKey(id)) {

@@ -95,7 +95,11 @@ func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
 		if authz := r.Header.Get("Authorization"); authz != "" && r.URL.Path == "/live" {
 			// The CLI's watch: the live feed with an API token, as the API
 			// takes it.
-			id, err := h.o.Access.Authenticate(r.Context(), authz, r.Header.Get("X-User-Email"))
+			email, err := kpool.UserHeader(r.Header.Values("X-User-Email"))
+			var id *kpool.Identity
+			if err == nil {
+				id, err = h.o.Access.Authenticate(r.Context(), authz, email)
+			}
 			if err != nil {
 				http.Error(w, "sign in first", http.StatusUnauthorized)
 				return
@@ -104,6 +108,10 @@ func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		if email := r.Header.Get("X-User-Email"); email != "" && h.o.Access.Mode() == kpool.AuthHeader {
+			if _, err := kpool.UserHeader(r.Header.Values("X-User-Email")); err != nil {
+				http.Error(w, "sign in first: X-User-Email sent more than once", http.StatusUnauthorized)
+				return
+			}
 			// Behind a gateway that signs users in (header mode): its
 			// header is the identity, as for the API.
 			if id, err := h.o.Access.Authenticate(r.Context(), "", email); err == nil {

@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -40,9 +42,10 @@ type Config struct {
 
 // Verifier turns ID tokens into identities.
 type Verifier struct {
-	cfg Config
-	v   *oidc.IDTokenVerifier
-	ctx context.Context // carries the client for key refreshes
+	cfg  Config
+	v    *oidc.IDTokenVerifier
+	ctx  context.Context // carries the client for key refreshes
+	keys *keySet
 }
 
 // New discovers the issuer (its /.well-known/openid-configuration) and
@@ -51,20 +54,56 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if cfg.Issuer == "" || cfg.Audience == "" {
 		return nil, errors.New("oidc: an issuer and an audience (client id) are required")
 	}
+	if err := checkIssuer(cfg.Issuer); err != nil {
+		return nil, err
+	}
 	if cfg.GroupsClaim == "" {
 		cfg.GroupsClaim = "groups"
 	}
 	if cfg.Client != nil {
 		ctx = oidc.ClientContext(ctx, cfg.Client)
 	}
-	// Keys are fetched later too, when the issuer rotates them: with this
-	// context's client, never with the first request's.
-	keys := oidc.ClientContext(context.WithoutCancel(ctx), clientOf(cfg))
 	p, err := oidc.NewProvider(ctx, cfg.Issuer)
 	if err != nil {
 		return nil, fmt.Errorf("oidc: discovering %s: %w", cfg.Issuer, err)
 	}
-	return &Verifier{cfg: cfg, v: p.VerifierContext(keys, &oidc.Config{ClientID: cfg.Audience}), ctx: keys}, nil
+	var meta struct {
+		JWKS string `json:"jwks_uri"`
+	}
+	if err := p.Claims(&meta); err != nil || meta.JWKS == "" {
+		return nil, fmt.Errorf("oidc: %s names no jwks_uri", cfg.Issuer)
+	}
+	if err := checkIssuer(meta.JWKS); err != nil {
+		return nil, fmt.Errorf("oidc: the issuer's keys: %w", err)
+	}
+	// Keys are fetched later too, when the issuer rotates them: with this
+	// context's client, never with the first request's, and at most once
+	// per RefreshEvery.
+	bg := oidc.ClientContext(context.WithoutCancel(ctx), clientOf(cfg))
+	keys, err := newKeySet(ctx, meta.JWKS, clientOf(cfg))
+	if err != nil {
+		return nil, err
+	}
+	v := oidc.NewVerifier(cfg.Issuer, keys, &oidc.Config{ClientID: cfg.Audience})
+	return &Verifier{cfg: cfg, v: v, ctx: bg, keys: keys}, nil
+}
+
+// checkIssuer refuses an issuer (or its keys) reached over plain http
+// beyond loopback: whoever sits on the path could hand kpool keys and so
+// sign in as anyone.
+func checkIssuer(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("oidc: %q is not an absolute URL", raw)
+	}
+	if u.Scheme == "https" {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); u.Scheme == "http" && (host == "localhost" || (ip != nil && ip.IsLoopback())) {
+		return nil
+	}
+	return fmt.Errorf("oidc: %s: an issuer is reached over https (plain http only on loopback, for tests)", raw)
 }
 
 func clientOf(cfg Config) *http.Client {

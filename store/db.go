@@ -59,6 +59,12 @@ type Dialect struct {
 	// timeout): the store then returns a kpool UNAVAILABLE error, which the
 	// API answers 503 with Retry-After rather than 500.
 	Unavailable func(error) bool
+	// NowPlus, when set, is the SQL of the database's own time plus a
+	// number of seconds given as a query parameter (?): leases then
+	// compare times of one clock, however far apart the clocks of the
+	// hosts sharing the database are. Where every process shares one host
+	// (SQLite), leases are timed on its clock, time.Now.
+	NowPlus string
 }
 
 // Constraint names the store maps to kpool errors.
@@ -530,11 +536,20 @@ func (db *DB) wake() {
 
 // AcquireLease takes or renews a lease in one statement: it is written
 // only where it is free, expired, or already the holder's.
+// Times are the database's where the dialect says how (Dialect.NowPlus),
+// so processes whose clocks disagree still agree on when a lease runs out.
 func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	now := time.Now().UTC()
-	n, err := db.db.Exec(ctx, db.q(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+	const upsert = `INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, %s)
 		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-		WHERE leases.holder = excluded.holder OR leases.expires_at < ?`), name, holder, db.d.Time(now.Add(ttl)), db.d.Time(now))
+		WHERE leases.holder = excluded.holder OR leases.expires_at < %s`
+	var n int64
+	var err error
+	if db.d.NowPlus != "" {
+		n, err = db.db.Exec(ctx, db.q(fmt.Sprintf(upsert, db.d.NowPlus, db.d.NowPlus)), name, holder, ttl.Seconds(), 0.0)
+	} else {
+		now := time.Now().UTC()
+		n, err = db.db.Exec(ctx, db.q(fmt.Sprintf(upsert, "?", "?")), name, holder, db.d.Time(now.Add(ttl)), db.d.Time(now))
+	}
 	return n == 1, db.fail(ctx, err)
 }
 

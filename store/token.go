@@ -40,7 +40,7 @@ func (db *DB) CreateToken(ctx context.Context, t *kpool.Token, hash string) erro
 	_, err := db.db.Exec(ctx, db.q(`INSERT INTO tokens (id, token_hash, user_email, role, controller_names, group_names, created_at, created_by, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		t.ID, hash, t.User, string(t.Role), mustJSON(names), mustJSON(groups), db.d.Time(t.CreatedAt), t.CreatedBy, db.nullTime(t.ExpiresAt))
-	return err
+	return db.fail(ctx, err)
 }
 
 // TokenByHash returns the token whose secret has hash.
@@ -53,7 +53,7 @@ func (db *DB) TokenByHash(ctx context.Context, hash string) (*kpool.Token, error
 	if err == nil && t == nil {
 		err = tokenNotFound("")
 	}
-	return t, err
+	return t, db.fail(ctx, err)
 }
 
 // Tokens lists every token, oldest first.
@@ -64,7 +64,7 @@ func (db *DB) Tokens(ctx context.Context) ([]*kpool.Token, error) {
 		out = append(out, t)
 		return err
 	}))
-	return out, err
+	return out, db.fail(ctx, err)
 }
 
 // RevokeToken marks a token revoked; a revoked token keeps its first time.
@@ -73,14 +73,14 @@ func (db *DB) RevokeToken(ctx context.Context, id string, at time.Time) error {
 	if err == nil && n == 0 {
 		err = tokenNotFound(id)
 	}
-	return err
+	return db.fail(ctx, err)
 }
 
 // TouchToken records a use of a token, at most once per kpool.TouchEvery.
 func (db *DB) TouchToken(ctx context.Context, id string, at time.Time) error {
 	_, err := db.db.Exec(ctx, db.q(`UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`),
 		db.d.Time(at), id, db.d.Time(at.Add(-kpool.TouchEvery)))
-	return err
+	return db.fail(ctx, err)
 }
 
 var _ kpool.TokenStore = (*DB)(nil)

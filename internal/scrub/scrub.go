@@ -31,7 +31,7 @@ var (
 	// userinfo is a URL's user:password@.
 	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/:@\s]*:)[^@/\s]+@`)
 	// pair is key=value or "key":"value" where the key names a secret.
-	pair = regexp.MustCompile(`(?i)("?\b[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"?)(\s*=\s*|"?\s*:\s*")("[^"]*"|'[^']*'|[^\s&"',;)]+)`)
+	pair = regexp.MustCompile(`(?i)("?\b[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|signature|credential)"?)(\s*=\s*|"?\s*:\s*")("[^"]*"|'[^']*'|[^\s&"',;)]+)`)
 )
 
 // String returns s with every secret it recognises replaced.

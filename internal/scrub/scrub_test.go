@@ -31,6 +31,11 @@ func TestString(t *testing.T) {
 		{"JSON", `{"access_token":"s3cret","expires_in":3599}`, `{"access_token":"xxxxx","expires_in":3599}`},
 		{"plain words stay", "credentials.team.secretEnv: not an environment variable name", "credentials.team.secretEnv: not an environment variable name"},
 		{"counts stay", "tokens=3 max_token_age=5", "tokens=3 max_token_age=5"},
+		{"SigV4", "header was AWS4-HMAC-SHA256 Credential=AKIAEXAMPLE/20261126/us-west-2/eks/aws4_request, SignedHeaders=host;x-amz-date, Signature=3f9a1c2b7d4e",
+			"header was AWS4-HMAC-SHA256 Credential=xxxxx, SignedHeaders=host;x-amz-date, Signature=xxxxx"},
+		{"OCI signature", `Signature version="1",keyId="ocid1.tenancy.oc1..aaaa/ocid1.user.oc1..bbbb/12:34",algorithm="rsa-sha256",signature="c2lnbmF0dXJl"`,
+			`Signature version="1",keyId="ocid1.tenancy.oc1..aaaa/ocid1.user.oc1..bbbb/12:34",algorithm="rsa-sha256",signature=xxxxx`},
+		{"a credential's name stays", `spec.credential: credential "team-a" may not be sent to https://arm.example`, `spec.credential: credential "team-a" may not be sent to https://arm.example`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := scrub.String(tc.in); got != tc.want {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,8 @@ type Issuer struct {
 	// URL is the issuer's URL, its tokens' iss.
 	URL string
 	key *rsa.PrivateKey
+	// KeyFetches counts the requests for the issuer's keys.
+	KeyFetches atomic.Int64
 }
 
 // New starts an issuer.
@@ -39,6 +42,7 @@ func New(t testing.TB) *Issuer {
 		})
 	})
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
+		is.KeyFetches.Add(1)
 		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k1", Algorithm: "RS256", Use: "sig"}}})
 	})
 	srv := httptest.NewServer(mux)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/storetest"
@@ -115,5 +117,45 @@ func TestFeedOutOfOrderCommits(t *testing.T) {
 	}
 	if evs, err := feed.Next(ctx); err != nil || !slices.Equal(types(evs), []string{"test.slow"}) {
 		t.Fatalf("feed after the slow commit: %v, %v; want [test.slow]", types(evs), err)
+	}
+}
+
+// TestLeaseOnDatabaseClock: a lease runs out on the database's clock, not
+// on the clock of the process that took it, so hosts whose clocks
+// disagree never both lead. The lease a process takes for an hour is
+// written as the database's now plus an hour; moved an hour and a minute
+// back (as by a host whose clock runs that far ahead), it has run out for
+// every process.
+func TestLeaseOnDatabaseClock(t *testing.T) {
+	url := testdb.PostgresSchema(t)
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if held, err := st.AcquireLease(ctx, "l", "a", time.Hour); err != nil || !held {
+		t.Fatal(held, err)
+	}
+	var left time.Duration
+	if err := pool.QueryRow(ctx, `SELECT extract(epoch FROM expires_at - now()) * 1e9 FROM leases WHERE name = 'l'`).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left < 59*time.Minute || left > time.Hour {
+		t.Fatalf("the lease runs out %v after the database's now, want an hour", left)
+	}
+	if held, _ := st.AcquireLease(ctx, "l", "b", time.Hour); held {
+		t.Fatal("another holder took a live lease")
+	}
+	if _, err := pool.Exec(ctx, `UPDATE leases SET expires_at = now() - interval '1 minute' WHERE name = 'l'`); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := st.AcquireLease(ctx, "l", "b", time.Hour); err != nil || !held {
+		t.Fatalf("a lease expired on the database's clock was not taken: %v %v", held, err)
 	}
 }

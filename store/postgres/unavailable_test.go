@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -55,6 +56,15 @@ func TestUnreachable(t *testing.T) {
 		},
 		"Ping":         func() error { return st.Ping(ctx) },
 		"AcquireLease": func() error { _, err := st.AcquireLease(ctx, "l", "h", 1e9); return err },
+		// Every token-mode request whose token is not cached looks it up:
+		// an outage there is 503 too, never 500.
+		"TokenByHash": func() error { _, err := st.TokenByHash(ctx, "h"); return err },
+		"Tokens":      func() error { _, err := st.Tokens(ctx); return err },
+		"CreateToken": func() error {
+			return st.CreateToken(ctx, &kpool.Token{ID: "tok_1", User: "a@example.com", Role: kpool.RoleUser}, "h")
+		},
+		"RevokeToken": func() error { return st.RevokeToken(ctx, "tok_1", time.Now()) },
+		"TouchToken":  func() error { return st.TouchToken(ctx, "tok_1", time.Now()) },
 	} {
 		err := op()
 		if !kpool.IsUnavailable(err) {

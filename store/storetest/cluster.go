@@ -148,3 +148,34 @@ func testObservedPoolsRefuseWrites(t *testing.T, s *kpool.Service) {
 		t.Fatalf("deleting an observed pool: %v", err)
 	}
 }
+
+// testReportsScrubbed: what a provider echoed into a report (a bearer
+// token, an API key, a signature) is hidden before the report is stored,
+// in conditions and metadata, for pools and clusters alike.
+func testReportsScrubbed(t *testing.T, s *kpool.Service) {
+	const bearer = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJrcG9vbCJ9.c2lnbmF0dXJlLXNlY3JldA"
+	const apiKey = "civo-api-key-3f9a1c2b7d4e5f60"
+	leak := "InvalidParameter: header was Bearer " + bearer + "; x-api-key=" + apiKey
+	c := NewCluster(t, s, Alice, "echo")
+	p := NewPool(t, s, c, "web")
+	meta := json.RawMessage(`{"last_error":` + strconvQuote(leak) + `,"nested":{"list":[` + strconvQuote("Authorization: bearer "+apiKey) + `]}}`)
+	doc := ok(s.ReportNodePoolStatus(Ctx(Controller), p.ID, kpool.ControllerStatus{ControllerName: "gcp-nodepool-controller", ObservedGeneration: 1,
+		Conditions: []kpool.Condition{{Type: kpool.ConditionReady, Status: kpool.ConditionFalse, Reason: "ProviderRefused", Message: leak}}, Metadata: meta}))(t)
+	read := ok(s.NodePoolStatus(Ctx(Alice), p.ID))(t)
+	cl := ok(s.ReportClusterStatus(Ctx(Controller), c.ID, kpool.ClusterReport{Conditions: []kpool.Condition{
+		{Type: kpool.ConditionReachable, Status: kpool.ConditionFalse, Reason: kpool.ReasonCredentialRefused, Message: leak}}}))(t)
+	all, _ := json.Marshal([]any{doc, read, cl, ok(s.Cluster(Ctx(Alice), c.ID))(t)})
+	for _, secret := range []string{bearer, apiKey, "c2lnbmF0dXJlLXNlY3JldA"} {
+		if strings.Contains(string(all), secret) {
+			t.Fatalf("a report stored %q: %s", secret, all)
+		}
+	}
+	if !strings.Contains(string(all), "InvalidParameter: header was Bearer xxxxx") {
+		t.Fatalf("the scrubbed report lost the provider's words: %s", all)
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

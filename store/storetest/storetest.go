@@ -68,6 +68,7 @@ func Run(t *testing.T, open Opener) {
 		{"ClusterStatus", testClusterStatus},
 		{"CloudClusterOnce", testCloudClusterOnce},
 		{"ObservedPoolsRefuseWrites", testObservedPoolsRefuseWrites},
+		{"ReportsScrubbed", testReportsScrubbed},
 		{"TwoPhaseDelete", testTwoPhaseDelete},
 		{"ClusterForceDelete", testClusterForceDelete},
 		{"TimesRoundTrip", testTimes},
