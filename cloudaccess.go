@@ -66,33 +66,51 @@ func (o Origins) Allows(endpoint string) bool {
 // may give a cluster (spec.credential, or the platform's default when it is
 // empty). Package provider's CredentialSet is one.
 type CredentialGrants interface {
-	// Grant returns nil when id may use the credential spec names for the
-	// cluster spec describes (its subscription, account or project, and
-	// its endpoint), a cluster of team ("": none); otherwise an error
-	// naming spec.credential or spec.endpoint.
-	Grant(id *Identity, team string, spec *ClusterSpec) error
+	// Grant returns the entry that grants id the credential spec names
+	// for the cluster spec describes (its subscription, account or
+	// project, and its endpoint), a cluster of team ("": none), or an
+	// error naming spec.credential or spec.endpoint.
+	Grant(id *Identity, team string, spec *ClusterSpec) (basis string, err error)
+	// Holds returns an error naming spec.credential unless the grant the
+	// cluster's credential was chosen by (Cluster.Grant) still stands:
+	// the operator may have taken it away since.
+	Holds(c *Cluster) error
 }
 
 // authorizeCloud checks that the caller may point a cluster of team where
 // next says: its endpoint and its credential. On an update (old != nil)
-// only what changes is checked (a new team checks the credential again), so
-// that a user may still edit a cluster an admin pointed elsewhere. It is the
-// API's check; the drivers check again, at the wire, whatever is stored.
-func (s *Service) authorizeCloud(id *Identity, team string, teamChanged bool, old, next *ClusterSpec) error {
+// only what changes is checked (chosen checks the credential again: a new
+// team, or a credential sent again), so that a user may still edit a
+// cluster an admin pointed elsewhere. It is the API's check; the drivers
+// check again, at the wire, whatever is stored.
+//
+// It returns the grant's basis (Cluster.Grant) when the credential was
+// checked, and keep true when it was not and the cluster keeps its own.
+func (s *Service) authorizeCloud(id *Identity, team string, chosen bool, old, next *ClusterSpec) (basis string, keep bool, err error) {
 	endpointChanged := old == nil || old.Endpoint != next.Endpoint
 	if e := next.Endpoint; e != "" && endpointChanged && !id.Admin && !s.Endpoints.Allows(e) {
-		return &Error{Code: CodeForbidden, Message: "Endpoint not allowed",
+		return "", false, &Error{Code: CodeForbidden, Message: "Endpoint not allowed",
 			Details: fmt.Sprintf("spec.endpoint: %q is not on the operator's list of allowed endpoints; only admins may set another", e),
 			Fields:  []FieldError{{Field: "spec.endpoint", Reason: "not on the operator's list of allowed endpoints (--allowed-endpoints); only admins may set another"}}}
 	}
-	if old != nil && !endpointChanged && !teamChanged && old.Credential == next.Credential {
-		return nil
+	if old != nil && !endpointChanged && !chosen && old.Credential == next.Credential {
+		return "", true, nil
 	}
 	if s.Credentials == nil {
 		if next.Credential != "" {
-			return Invalid("spec.credential", "this kpool has no named credentials (kpool serve --credentials)")
+			return "", false, Invalid("spec.credential", "this kpool has no named credentials (kpool serve --credentials)")
 		}
+		return "", false, nil
+	}
+	basis, err = s.Credentials.Grant(id, team, next)
+	return basis, false, err
+}
+
+// credentialHolds refuses a use of cluster c (a pool written in it) when the
+// grant its credential was chosen by has been taken away.
+func (s *Service) credentialHolds(c *Cluster) error {
+	if s.Credentials == nil {
 		return nil
 	}
-	return s.Credentials.Grant(id, team, next)
+	return s.Credentials.Holds(c)
 }

@@ -36,6 +36,12 @@ type Cluster struct {
 	// CloudID names the cloud cluster at its endpoint (Platform.CloudID):
 	// one registration a cloud cluster; "" for a platform without one.
 	CloudID string `json:"-"`
+	// Grant is the entry of the operator's credential that let the
+	// cluster's credential be chosen, when it last was (an e-mail address,
+	// group:NAME, team:NAME, "*" or "admin"): using the credential, the
+	// drivers and the API check that it still holds. "" for clusters
+	// registered before grants were recorded.
+	Grant string `json:"-"`
 }
 
 // ClusterSpec says where a cluster is and how a driver reaches it.

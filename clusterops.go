@@ -29,7 +29,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	if err := mayJoinTeam(id, c.Team); err != nil {
 		return nil, err
 	}
-	if err := s.authorizeCloud(id, c.Team, false, nil, &c.Spec); err != nil {
+	if c.Grant, _, err = s.authorizeCloud(id, c.Team, false, nil, &c.Spec); err != nil {
 		return nil, err
 	}
 	if c.ID == "" {
@@ -185,7 +185,7 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 // nextCluster is c after the update u, checked; nil when nothing changes.
 func (s *Service) nextCluster(id *Identity, c *Cluster, u Update) (*Cluster, error) {
 	if u.Spec == nil && (u.Team == nil || *u.Team == c.Team) {
-		return nil, nil
+		return nil, nil // nothing sent
 	}
 	next := *c
 	var err error
@@ -208,10 +208,16 @@ func (s *Service) nextCluster(id *Identity, c *Cluster, u Update) (*Cluster, err
 			return nil, err
 		}
 	}
-	if err := s.authorizeCloud(id, next.Team, next.Team != c.Team, &c.Spec, &next.Spec); err != nil {
+	// A credential sent again is chosen again: its grant is the caller's.
+	chosen := next.Team != c.Team || (u.Spec != nil && carries(u.Spec, "credential"))
+	basis, keep, err := s.authorizeCloud(id, next.Team, chosen, &c.Spec, &next.Spec)
+	if err != nil {
 		return nil, err
 	}
-	if specEqual(c.Spec, next.Spec) && next.Team == c.Team {
+	if !keep {
+		next.Grant = basis
+	}
+	if specEqual(c.Spec, next.Spec) && next.Team == c.Team && next.Grant == c.Grant {
 		return nil, nil
 	}
 	next.CloudID = s.cloudID(&next)

@@ -344,6 +344,9 @@ func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh 
 
 // newPool builds and checks a new pool of cluster c from a create request.
 func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePool, error) {
+	if err := s.credentialHolds(c); err != nil {
+		return nil, err
+	}
 	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); !ok {
 		return nil, &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
 			Details: fmt.Sprintf("cluster %s runs on %s, which kpool does not know", c.Name, c.Spec.Platform.Type)}

@@ -221,6 +221,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 		return nil, nil, err
 	}
 	u := op.u
+	if err := s.credentialHolds(c); err != nil {
+		return nil, nil, err
+	}
 	if err := precondition(u.ResourceVersion, p.ResourceVersion, "NodePool", p.Name); err != nil {
 		return nil, nil, err
 	}

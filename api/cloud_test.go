@@ -202,3 +202,54 @@ credentials:
 		})
 	}
 }
+
+// TestGrantTakenAway: a credential's grant holds at the moment of use. A
+// cluster registered with a credential granted to alice keeps working
+// while the grant stands; once the operator gives it to carol instead (a
+// restart with another credentials file), alice can no longer create or
+// change pools in it (403 naming spec.credential), and the drivers refuse
+// the credential for it (see provider's TestGrantHoldsAtUse).
+func TestGrantTakenAway(t *testing.T) {
+	const alice, carol = "alice@example.com", "carol@example.com"
+	file := func(users string) *provider.CredentialSet {
+		set, err := provider.ParseCredentials([]byte(`
+credentials:
+  team:
+    type: azure
+    kind: default
+    scopes: ["*"]
+    users: [`+users+`]
+`), catalog.Profiles())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	access, err := kpool.NewAccess([]string{admin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := kpool.NewService(testdb.SQLite(t), catalog.Registry())
+	svc.Credentials = file(alice)
+	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	defer srv.Close()
+	a := &testAPI{t: t, srv: srv}
+	c := a.cluster(alice, "g-aks", `{"credential":"team","platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-11112222aaaa","resourceGroup":"rg","clusterName":"g-aks","location":"westeurope"}}}`)
+	pool := `{"name":"gp1","spec":{"nodeCount":1,"platform":{"azure":{"vmSize":"Standard_D2s_v5"}}}}`
+	var p kpool.NodePool
+	r := a.as(alice, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", pool)
+	want(t, r, http.StatusCreated)
+	r.json(t, &p)
+
+	svc.Credentials = file(carol) // the operator gives the credential to carol
+	e := wantError(t, a.as(alice, "POST", "/api/v1/clusters/"+c.ID+"/nodepools", strings.Replace(pool, "gp1", "gp2", 1)),
+		http.StatusForbidden, kpool.CodeForbidden, "no longer granted")
+	if len(e.Fields) != 1 || e.Fields[0].Field != "spec.credential" {
+		t.Fatalf("fields %+v", e.Fields)
+	}
+	wantError(t, a.as(alice, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"nodeCount":3}}`), http.StatusForbidden, kpool.CodeForbidden, "no longer granted")
+	// She may still delete it (the controllers then wait for a credential),
+	// and an admin may give the cluster a credential it may use.
+	want(t, a.as(admin, "PATCH", "/api/v1/clusters/"+c.ID, `{"spec":{"credential":"team"}}`), http.StatusOK)
+	want(t, a.as(alice, "PATCH", "/api/v1/nodepools/"+p.ID, `{"spec":{"nodeCount":3}}`), http.StatusOK)
+}

@@ -427,33 +427,6 @@ func (c *Credential) check(profiles []Profile) error {
 	return nil
 }
 
-// GroupPrefix starts an entry of a credential's users that grants it to
-// everyone in a group: group:NAME; TeamPrefix one that grants it to a
-// team's admins, for the team's clusters: team:NAME.
-const (
-	GroupPrefix = "group:"
-	TeamPrefix  = "team:"
-)
-
-// Granted reports whether id may use the credential for a cluster of team
-// ("": none): admins may use every one; others if it is granted to
-// everyone, their address, one of their groups, or the cluster's team and
-// they are its admin.
-func (c *Credential) Granted(id *kpool.Identity, team string) bool {
-	if id.Admin || c.users[Any] || c.users[strings.ToLower(id.Email)] {
-		return true
-	}
-	if team != "" && c.teams[team] && id.Role(team) == kpool.TeamAdmin {
-		return true
-	}
-	for _, g := range id.Groups {
-		if c.groups[g] {
-			return true
-		}
-	}
-	return false
-}
-
 // credentialProfiles are the profiles that take credentials.
 func credentialProfiles(profiles []Profile) []CredentialProfile {
 	var out []CredentialProfile
@@ -554,37 +527,10 @@ func (s *CredentialSet) Resolve(cl *kpool.Cluster) (*Credential, error) {
 	if field, why := c.fits(&cl.Spec); field != "" {
 		return nil, ValidationError(t, field, "%s", why)
 	}
+	if !c.holds(cl.Grant, cl) {
+		return nil, ValidationError(t, "spec.credential", "credential %q is no longer granted to the cluster's owner or team (granted by %s when chosen)", c.Name, grantWord(cl.Grant))
+	}
 	return c, nil
-}
-
-// Grant implements kpool.CredentialGrants: the credential must exist, be
-// granted to id (admins: every one) and fit the cluster. To a user, a name
-// that does not exist answers as one not granted, so that names cannot be
-// probed.
-func (s *CredentialSet) Grant(id *kpool.Identity, team string, spec *kpool.ClusterSpec) error {
-	c, name, err := s.lookup(spec)
-	if c == nil && err == nil {
-		return nil // no credential for the platform: its drivers need none here
-	}
-	if err != nil || !c.Granted(id, team) {
-		what := fmt.Sprintf("no credential %q is available to you", name)
-		switch {
-		case err != nil && id.Admin:
-			what = err.Error()
-		case spec.Credential == "":
-			what = fmt.Sprintf("the default credential for %s (%q) is not granted to you; name one that is in spec.credential", spec.Platform.Type, name)
-		}
-		return forbidden("spec.credential", what)
-	}
-	if field, why := c.fits(spec); field != "" {
-		return forbidden(field, why)
-	}
-	return nil
-}
-
-func forbidden(field, reason string) error {
-	return &kpool.Error{Code: kpool.CodeForbidden, Message: "Credential not allowed", Details: field + ": " + reason,
-		Fields: []kpool.FieldError{{Field: field, Reason: reason}}}
 }
 
 // CredentialsOr is creds, or when nil the default credentials of profile

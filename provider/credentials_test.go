@@ -139,7 +139,7 @@ credentials:
 			spec := &kpool.ClusterSpec{Credential: tc.cred}
 			spec.Platform.Type = kpool.PlatformAzure
 			spec.Platform.Azure = &kpool.AzureCluster{SubscriptionID: "s"}
-			err := set.Grant(&tc.id, "", spec)
+			_, err := set.Grant(&tc.id, "", spec)
 			var e *kpool.Error
 			switch {
 			case tc.grant && err != nil:
@@ -208,5 +208,56 @@ func TestTeamCredentials(t *testing.T) {
 		if got := c.Granted(id, tc.team); got != tc.grant {
 			t.Errorf("groups %v, team %q: Granted = %v, want %v", tc.groups, tc.team, got, tc.grant)
 		}
+	}
+}
+
+// TestGrantHoldsAtUse: the drivers check, whenever they resolve a
+// cluster's credential, that the grant it was chosen by still stands.
+func TestGrantHoldsAtUse(t *testing.T) {
+	parse := func(users string) *provider.CredentialSet {
+		set, err := provider.ParseCredentials([]byte("credentials:\n  team: {type: azure, kind: default, scopes: ['*'], users: ["+users+"]}"), catalog.Profiles())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	cluster := func(owner, team, grant string) *kpool.Cluster {
+		return &kpool.Cluster{Name: "c", CreatedBy: owner, Team: team, Grant: grant, Spec: kpool.ClusterSpec{Credential: "team", Platform: kpool.ClusterPlatform{
+			Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{SubscriptionID: "s", ResourceGroup: "rg", ClusterName: "c"}}}}
+	}
+	alice := &kpool.Identity{Email: "alice@example.com", Groups: []string{"ops", "platform:admin"}}
+	for _, tc := range []struct {
+		name, users, laterUsers, team string
+		basis                         string
+		holds                         bool
+	}{
+		{"by address, kept", "alice@example.com", "alice@example.com, carol@example.com", "", "alice@example.com", true},
+		{"by address, taken away", "alice@example.com", "carol@example.com", "", "alice@example.com", false},
+		{"by group, taken away", "'group:ops'", "'group:dev'", "", "group:ops", false},
+		{"by team, kept", "'team:platform'", "'team:platform'", "platform", "team:platform", true},
+		{"by team, taken away", "'team:platform'", "'team:data'", "platform", "team:platform", false},
+		{"to everyone, then to alice", "'*'", "alice@example.com", "", "*", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := cluster(alice.Email, tc.team, "")
+			basis, err := parse(tc.users).Grant(alice, tc.team, &cl.Spec)
+			if err != nil || basis != tc.basis {
+				t.Fatalf("Grant: %q, %v; want %q", basis, err, tc.basis)
+			}
+			cl.Grant = basis
+			later := parse(tc.laterUsers)
+			_, rerr := later.Resolve(cl)
+			herr := later.Holds(cl)
+			if (rerr == nil) != tc.holds || (herr == nil) != tc.holds {
+				t.Fatalf("after the change: Resolve %v, Holds %v; want holds=%v", rerr, herr, tc.holds)
+			}
+			if !tc.holds && (!provider.IsValidation(rerr) || !strings.Contains(rerr.Error(), "spec.credential") || !strings.Contains(rerr.Error(), "no longer granted")) {
+				t.Fatalf("Resolve's refusal: %v", rerr)
+			}
+		})
+	}
+	admin := &kpool.Identity{Email: "root@example.com", Admin: true}
+	if basis, err := parse("carol@example.com").Grant(admin, "", &cluster(admin.Email, "", "").Spec); err != nil || basis != provider.GrantAdmin {
+		t.Fatalf("an admin's grant: %q, %v", basis, err)
 	}
 }

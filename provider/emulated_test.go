@@ -41,7 +41,7 @@ func TestWithEmulators(t *testing.T) {
 	if !provider.IsValidation(err) || !strings.Contains(err.Error(), "spec.credential") || !strings.Contains(err.Error(), none) {
 		t.Fatalf("a cluster on the real cloud: %v, want %q on spec.credential", err, none)
 	}
-	if err := offline.Grant(user, "", &azure("", "").Spec); err != nil {
+	if _, err := offline.Grant(user, "", &azure("", "").Spec); err != nil {
 		t.Fatalf("registering a cluster on the real cloud is refused: %v", err)
 	}
 

@@ -7,12 +7,16 @@
 -- conflict, race-safe. NULL (a platform without a cloud identity, a row
 -- not backfilled yet) is never a conflict. A cluster may belong to a team;
 -- its events carry the team too, so that the team reads its audit trail.
+-- credential_grant is the entry of the operator's credential that let the
+-- cluster's credential be chosen ("" before grants were recorded): the
+-- drivers check it still holds whenever they use the credential.
 
 -- +goose Up
 CREATE TABLE installation (id TEXT PRIMARY KEY);
 INSERT INTO installation (id) VALUES (lower(hex(randomblob(16))));
 ALTER TABLE clusters ADD COLUMN cloud_id TEXT;
 ALTER TABLE clusters ADD COLUMN team TEXT NOT NULL DEFAULT '';
+ALTER TABLE clusters ADD COLUMN credential_grant TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX clusters_cloud_id ON clusters (cloud_id);
 CREATE INDEX clusters_team_order ON clusters (team, created_at, id);
 ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT '';
@@ -23,6 +27,7 @@ DROP INDEX events_team;
 ALTER TABLE events DROP COLUMN team;
 DROP INDEX clusters_team_order;
 DROP INDEX clusters_cloud_id;
+ALTER TABLE clusters DROP COLUMN credential_grant;
 ALTER TABLE clusters DROP COLUMN team;
 ALTER TABLE clusters DROP COLUMN cloud_id;
 DROP TABLE installation;
