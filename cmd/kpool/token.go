@@ -25,7 +25,8 @@ func newToken() *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE:  groupRun,
 	}
-	cmd.PersistentFlags().StringVar(&database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	cmd.PersistentFlags().StringVar(&database, "database", defaultDatabase(), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	bindEnv(cmd.PersistentFlags(), map[string]string{"database": "KPOOL_DATABASE"})
 
 	var req kpool.TokenRequest
 	var role, expires string
