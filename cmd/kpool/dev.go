@@ -176,7 +176,8 @@ func devToken(ctx context.Context, st kpool.Store, owner string) (string, error)
 			}
 		}
 	}
-	secret, _, err := createToken(ctx, ts, kpool.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy}, now)
+	secret, _, err := createToken(ctx, ts, kpool.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy,
+		Expires: kpool.RoleUser.DefaultLifetime()}, now)
 	return secret, err
 }
 
