@@ -195,10 +195,32 @@ func (t *Token) Usable(now time.Time) string {
 	return ""
 }
 
-// ParseExpiry reads a token lifetime: a Go duration (36h) or a number of
-// days (90d).
+// PersonTokenLifetime is how long a user or admin token lasts when its
+// maker gives no lifetime: a person's token that is forgotten, or leaks,
+// stops working by itself.
+const PersonTokenLifetime = 90 * 24 * time.Hour
+
+// DefaultLifetime is how long a token of role r lasts when its maker gives
+// no lifetime (0: until revoked). People's tokens (user, admin) last
+// PersonTokenLifetime. Controllers' last until revoked: they live in a
+// deployment's secret, where one that expired would stop every pool's
+// reconciliation without warning; their makers rotate them or give
+// --expires.
+func (r Role) DefaultLifetime() time.Duration {
+	if r == RoleUser || r == RoleAdmin {
+		return PersonTokenLifetime
+	}
+	return 0
+}
+
+// NeverExpires is the lifetime of a token that lasts until revoked, as
+// ParseExpiry reads it.
+const NeverExpires = "never"
+
+// ParseExpiry reads a token lifetime: a Go duration (36h), a number of days
+// (90d), or NeverExpires (also "0" or ""), which is 0: until revoked.
 func ParseExpiry(s string) (time.Duration, error) {
-	if s == "" || s == "0" {
+	if s == "" || s == "0" || s == NeverExpires {
 		return 0, nil
 	}
 	if d, ok := strings.CutSuffix(s, "d"); ok {
@@ -210,7 +232,7 @@ func ParseExpiry(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%q is not a lifetime such as 90d or 12h", s)
+		return 0, fmt.Errorf("%q is not a lifetime such as 90d or 12h, or never", s)
 	}
 	return d, nil
 }

@@ -87,13 +87,62 @@ func TestParseExpiry(t *testing.T) {
 		want time.Duration
 		bad  bool
 	}{
-		{"", 0, false}, {"90d", 90 * 24 * time.Hour, false}, {"12h", 12 * time.Hour, false},
+		{"", 0, false}, {"never", 0, false}, {"0", 0, false}, {"90d", 90 * 24 * time.Hour, false}, {"12h", 12 * time.Hour, false},
+		{"Never", 0, true}, {"never ", 0, true},
 		{"0d", 0, true}, {"-1h", 0, true}, {"1.5d", 0, true}, {"d", 0, true}, {"3x", 0, true}, {"01d", 0, true},
 	} {
 		got, err := kpool.ParseExpiry(tc.in)
 		if (err != nil) != tc.bad || got != tc.want {
 			t.Errorf("%q: got %s, %v", tc.in, got, err)
 		}
+	}
+}
+
+// TestDefaultLifetime: a person's token that its maker gave no lifetime is
+// refused (UNAUTHORIZED) from the moment PersonTokenLifetime has passed; a
+// controller's lasts until revoked.
+func TestDefaultLifetime(t *testing.T) {
+	ts := testdb.SQLite(t).(kpool.TokenStore)
+	ctx := context.Background()
+	created := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		role  kpool.Role
+		names []string
+		life  time.Duration // 0: until revoked
+	}{
+		{kpool.RoleUser, nil, 90 * 24 * time.Hour},
+		{kpool.RoleAdmin, nil, 90 * 24 * time.Hour},
+		{kpool.RoleController, []string{"mine"}, 0},
+	} {
+		t.Run(string(tc.role), func(t *testing.T) {
+			if got := tc.role.DefaultLifetime(); got != tc.life {
+				t.Fatalf("lifetime %s, want %s", got, tc.life)
+			}
+			expires := tc.life != 0
+			tok, err := kpool.CheckToken(kpool.TokenRequest{User: "a@x.io", Role: tc.role, ControllerNames: tc.names, Expires: tc.life}, created)
+			if err != nil {
+				t.Fatal(err)
+			}
+			secret, hash := kpool.NewTokenSecret()
+			if err := ts.CreateToken(ctx, tok, hash); err != nil {
+				t.Fatal(err)
+			}
+			a := kpool.NewTokenAccess(ts)
+			for _, at := range []struct {
+				after time.Duration
+				ok    bool
+			}{
+				{kpool.PersonTokenLifetime - time.Second, true},
+				{kpool.PersonTokenLifetime, !expires},
+				{100 * 365 * 24 * time.Hour, !expires},
+			} {
+				kpool.SetAccessClock(a, func() time.Time { return created.Add(at.after) })
+				_, err := a.Authenticate(ctx, "Bearer "+secret, "")
+				if at.ok != (err == nil) || (err != nil && kpool.ErrorCode(err) != kpool.CodeUnauthorized) {
+					t.Errorf("%s after it was made: %v", at.after, err)
+				}
+			}
+		})
 	}
 }
 

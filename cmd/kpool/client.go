@@ -48,13 +48,14 @@ type clientFlags struct {
 // register adds the flags to cmd and checks them before any subcommand runs.
 func (f *clientFlags) register(cmd *cobra.Command) {
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&f.server, "server", env("KPOOL_SERVER", "http://127.0.0.1:8080"), "URL of the kpool API server (KPOOL_SERVER)")
-	pf.StringVar(&f.token, "token", env("KPOOL_TOKEN", ""), "your API token, sent as Authorization: Bearer (KPOOL_TOKEN); prefer the variable, as flags show in process lists")
-	pf.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, sent as X-User-Email to a server in --auth header mode (KPOOL_USER)")
+	pf.StringVar(&f.server, "server", "http://127.0.0.1:8080", "URL of the kpool API server (KPOOL_SERVER)")
+	pf.StringVar(&f.token, "token", "", "your API token, sent as Authorization: Bearer (KPOOL_TOKEN); prefer the variable, as flags show in process lists")
+	pf.StringVar(&f.user, "user", "", "your e-mail address, sent as X-User-Email to a server in --auth header mode (KPOOL_USER)")
 	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, wide, json, yaml, name, or jsonpath=TEMPLATE (k8s JSONPath, such as jsonpath='{.nodepools[*].name}')")
 	pf.BoolVar(&f.noHeaders, "no-headers", false, "print tables without their header line")
 	pf.StringVar(&f.context, "context", "", "the config file's context to use (KPOOL_CONTEXT; default: the current one)")
 	pf.StringVar(&f.sortBy, "sort-by", "", "sort lists by this JSONPath of each item, such as .name or .status.phase")
+	bindEnv(pf, map[string]string{"server": "KPOOL_SERVER", "token": "KPOOL_TOKEN", "user": "KPOOL_USER", "context": "KPOOL_CONTEXT"})
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if c.HasSubCommands() {
 			return nil // a command group only prints its help

@@ -92,6 +92,10 @@ func walk(cmd *cobra.Command, fn func(*cobra.Command)) {
 // or the config file's context name, with the context's default cluster;
 // nil when they name none that can be asked.
 func completionClient(cmd *cobra.Command) (*api.Client, string) {
+	// Completion runs no hooks of cmd: the environment is read here.
+	if applyEnv(cmd) != nil {
+		return nil, ""
+	}
 	get := func(name string) string {
 		if fl := cmd.Flag(name); fl != nil {
 			return strings.TrimSpace(fl.Value.String())

@@ -44,14 +44,11 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 		},
 	}
 	f.register(cmd)
-	_ = cmd.Flags().Set("database", env("KPOOL_DATABASE", "sqlite:"+filepath.Join(dataDir(), "kpool", "dev.db")))
-	cmd.Flags().Lookup("database").DefValue = "sqlite:" + filepath.Join(dataDir(), "kpool", "dev.db")
+	setDefault(cmd.Flags(), "database", "sqlite:"+filepath.Join(dataDir(), "kpool", "dev.db"))
 	// On loopback the guide's walkthrough (curl with X-User-Email, KPOOL_USER)
 	// keeps working; dev's own token works as well.
-	_ = cmd.Flags().Set("auth", env("KPOOL_AUTH", kpool.AuthHeader))
-	cmd.Flags().Lookup("auth").DefValue = kpool.AuthHeader
-	_ = cmd.Flags().Set("resync-fast", "2s")
-	cmd.Flags().Lookup("resync-fast").DefValue = "2s"
+	setDefault(cmd.Flags(), "auth", kpool.AuthHeader)
+	setDefault(cmd.Flags(), "resync-fast", "2s")
 	cmd.Flags().StringVar(&user, "user", devUser, "the user who owns the demo clusters")
 	_ = cmd.Flags().MarkHidden("reconcile")
 	return cmd
@@ -179,7 +176,8 @@ func devToken(ctx context.Context, st kpool.Store, owner string) (string, error)
 			}
 		}
 	}
-	secret, _, err := createToken(ctx, ts, kpool.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy}, now)
+	secret, _, err := createToken(ctx, ts, kpool.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy,
+		Expires: kpool.RoleUser.DefaultLifetime()}, now)
 	return secret, err
 }
 

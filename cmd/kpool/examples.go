@@ -26,15 +26,18 @@ var examples = map[string]string{
 
   # A bad day at AKS: slow, rate-limited and failing answers
   kpool cloudsim --providers aks --latency 500ms --rate-limit 5 --fault-rate 0.1 --seed 7`,
-	"token": `  kpool token create --role user
+	"token": `  kpool token create --user me@example.com
   kpool token list`,
-	"token create": `  # A token for a person, valid 90 days
-  kpool token create --role user --expires 90d
+	"token create": `  # A token for a person: it expires in 90 days
+  kpool token create --user me@example.com
 
-  # A token for a controller that reports as aks-nodepool-controller
-  kpool token create --role controller --controller-name aks-nodepool-controller`,
+  # An admin's token for a day
+  kpool token create --user ops@example.com --role admin --expires 1d
+
+  # A token for a controller that reports as aks-nodepool-controller (until revoked)
+  kpool token create --user aks-ctl@example.com --role controller --controller-name aks-nodepool-controller`,
 	"token list":   `  kpool token list --database postgres://kpool@db/kpool`,
-	"token revoke": `  kpool token revoke 0b9f8c52-2f86-4c1b-9a53-9d3c0e2b7a10`,
+	"token revoke": `  kpool token revoke tok_3f9a1c2b7d4e`,
 	"place": `  # Place app.yaml's workloads on the pools they name, checked against the cluster
   kpool place -f app.yaml --cluster prod | kubectl apply -f -
 

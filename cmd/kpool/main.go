@@ -68,15 +68,8 @@ func newRoot() *cobra.Command {
 	addClientCommands(root)
 	addCompletion(root)
 	addExamples(root)
+	readEnvFirst(root)
 	return root
-}
-
-// env returns the environment variable name's value, or def.
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok && v != "" {
-		return v
-	}
-	return def
 }
 
 // scrubbed writes what it is given with the secrets scrub recognises

@@ -110,10 +110,11 @@ Documents that are not workloads are written as they came.`,
 	fs.BoolVar(&noTolerations, "no-tolerations", false, "do not add tolerations of the pools' taints")
 	cmd.MarkFlagsMutuallyExclusive("pool", "pools")
 	cmd.MarkFlagsMutuallyExclusive("zone", "zones")
-	fs.StringVar(&f.server, "server", env("KPOOL_SERVER", "http://127.0.0.1:8080"), "URL of the kpool API server, for --cluster (KPOOL_SERVER)")
-	fs.StringVar(&f.user, "user", env("KPOOL_USER", ""), "your e-mail address, for --cluster (KPOOL_USER)")
-	fs.StringVar(&f.token, "token", env("KPOOL_TOKEN", ""), "your API token, for --cluster (KPOOL_TOKEN)")
+	fs.StringVar(&f.server, "server", "http://127.0.0.1:8080", "URL of the kpool API server, for --cluster (KPOOL_SERVER)")
+	fs.StringVar(&f.user, "user", "", "your e-mail address, for --cluster (KPOOL_USER)")
+	fs.StringVar(&f.token, "token", "", "your API token, for --cluster (KPOOL_TOKEN)")
 	fs.StringVar(&f.context, "context", "", "the config file's context, for --cluster (KPOOL_CONTEXT)")
+	bindEnv(fs, map[string]string{"server": "KPOOL_SERVER", "token": "KPOOL_TOKEN", "user": "KPOOL_USER", "context": "KPOOL_CONTEXT"})
 	f.output = outTable
 	return cmd
 }

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -136,41 +135,48 @@ func (f *serveFlags) cloud() (*clouds, error) {
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&f.reconcile, "reconcile", envBool("KPOOL_RECONCILE", true), "run the controllers in this process (KPOOL_RECONCILE); false for API-only replicas")
+	cmd.Flags().BoolVar(&f.reconcile, "reconcile", true, "run the controllers in this process (KPOOL_RECONCILE); false for API-only replicas")
 	cmd.Flags().DurationVar(&f.resyncFast, "resync-fast", 10*time.Second, "resync period of a cluster with a pool still changing")
 	cmd.Flags().DurationVar(&f.resyncSlow, "resync-slow", 5*time.Minute, "how often a cluster its provider refuses as a whole (permission, missing cluster) is looked at again")
-	cmd.Flags().DurationVar(&f.driftInterval, "drift-interval", envDuration("KPOOL_DRIFT_INTERVAL", time.Minute),
+	cmd.Flags().DurationVar(&f.driftInterval, "drift-interval", time.Minute,
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
-	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", envDuration("KPOOL_CALL_TIMEOUT", 30*time.Second),
+	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", 30*time.Second,
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
-	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", envDuration("KPOOL_TOKEN_CACHE", kpool.TokenCacheTTL),
+	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", kpool.TokenCacheTTL,
 		"how long this process trusts an API token it looked up; a revocation holds within it; 0 looks every request up, at most 1m (KPOOL_TOKEN_CACHE)")
-	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", envDuration("KPOOL_EVENT_RETENTION", kpool.DefaultEventRetention),
+	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", kpool.DefaultEventRetention,
 		"how long the events outbox, which is the audit trail, keeps an event before this process prunes it (720h is 30 days), at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
-	cmd.Flags().StringVar(&f.listen, "listen", env("KPOOL_LISTEN", "127.0.0.1:8080"), "address to listen on (KPOOL_LISTEN)")
-	cmd.Flags().StringVar(&f.database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
-	cmd.Flags().StringVar(&f.allowedEndpoints, "allowed-endpoints", env("KPOOL_ALLOWED_ENDPOINTS", ""),
+	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (KPOOL_LISTEN)")
+	cmd.Flags().StringVar(&f.database, "database", defaultDatabase(), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	cmd.Flags().StringVar(&f.allowedEndpoints, "allowed-endpoints", "",
 		"comma-separated https origins (https://host[:port]) any user may put in a cluster's spec.endpoint; only admins may set others (KPOOL_ALLOWED_ENDPOINTS)")
-	cmd.Flags().StringVar(&f.credentials, "credentials", env("KPOOL_CREDENTIALS", ""),
+	cmd.Flags().StringVar(&f.credentials, "credentials", "",
 		"YAML or JSON file of named cloud credentials: who may use each, for which subscriptions, sent to which endpoints; without it, the cloud SDK's default chain for everyone, sent only to the public endpoint and --allowed-endpoints (KPOOL_CREDENTIALS)")
-	cmd.Flags().StringVar(&f.auth, "auth", env("KPOOL_AUTH", kpool.AuthToken), "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
-	cmd.Flags().BoolVar(&f.behindGateway, "behind-gateway", envBool("KPOOL_BEHIND_GATEWAY", false), "with --auth header, listen beyond loopback: only where a gateway that authenticates users sets X-User-Email and no one reaches kpool around it (KPOOL_BEHIND_GATEWAY)")
-	cmd.Flags().StringVar(&f.oidcIssuer, "oidc-issuer", env("KPOOL_OIDC_ISSUER", ""), "with --auth token, also accept ID tokens of this OpenID Connect issuer for people; their email claim is the user (KPOOL_OIDC_ISSUER)")
-	cmd.Flags().StringVar(&f.oidcAudience, "oidc-audience", env("KPOOL_OIDC_AUDIENCE", ""), "the client id the issuer's tokens must be for (KPOOL_OIDC_AUDIENCE)")
-	cmd.Flags().StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", env("KPOOL_OIDC_GROUPS_CLAIM", "groups"), "the claim that lists a user's groups (KPOOL_OIDC_GROUPS_CLAIM)")
-	cmd.Flags().StringVar(&f.oidcAdminGroups, "oidc-admin-groups", env("KPOOL_OIDC_ADMIN_GROUPS", ""), "comma-separated groups whose members are admins (KPOOL_OIDC_ADMIN_GROUPS)")
-	cmd.Flags().StringVar(&f.oidcTeamRoles, "oidc-team-roles", env("KPOOL_OIDC_TEAM_ROLES", ""),
+	cmd.Flags().StringVar(&f.auth, "auth", kpool.AuthToken, "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
+	cmd.Flags().BoolVar(&f.behindGateway, "behind-gateway", false, "with --auth header, listen beyond loopback: only where a gateway that authenticates users sets X-User-Email and no one reaches kpool around it (KPOOL_BEHIND_GATEWAY)")
+	cmd.Flags().StringVar(&f.oidcIssuer, "oidc-issuer", "", "with --auth token, also accept ID tokens of this OpenID Connect issuer for people; their email claim is the user (KPOOL_OIDC_ISSUER)")
+	cmd.Flags().StringVar(&f.oidcAudience, "oidc-audience", "", "the client id the issuer's tokens must be for (KPOOL_OIDC_AUDIENCE)")
+	cmd.Flags().StringVar(&f.oidcGroupsClaim, "oidc-groups-claim", "groups", "the claim that lists a user's groups (KPOOL_OIDC_GROUPS_CLAIM)")
+	cmd.Flags().StringVar(&f.oidcAdminGroups, "oidc-admin-groups", "", "comma-separated groups whose members are admins (KPOOL_OIDC_ADMIN_GROUPS)")
+	cmd.Flags().StringVar(&f.oidcTeamRoles, "oidc-team-roles", "",
 		"comma-separated GROUP=TEAM:ROLE: members of the issuer's GROUP get ROLE (viewer, operator or admin) in TEAM, such as platform-devs=platform:operator (KPOOL_OIDC_TEAM_ROLES)")
-	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", env("KPOOL_TLS_CERT", ""), "PEM certificate (chain) to serve HTTPS with, with --tls-key (KPOOL_TLS_CERT)")
-	cmd.Flags().StringVar(&f.tlsKey, "tls-key", env("KPOOL_TLS_KEY", ""), "PEM private key of --tls-cert (KPOOL_TLS_KEY)")
-	cmd.Flags().StringVar(&f.admins, "admins", env("KPOOL_ADMINS", ""), "with --auth header: comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
-	cmd.Flags().StringVar(&f.controllers, "controllers", env("KPOOL_CONTROLLERS", ""), "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
-	cmd.Flags().StringVar(&f.logFormat, "log-format", env("KPOOL_LOG_FORMAT", "text"), "text or json (KPOOL_LOG_FORMAT)")
-	cmd.Flags().Float64Var(&f.rate, "rate", envFloat("KPOOL_RATE", api.DefaultRate),
+	cmd.Flags().StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with, with --tls-key (KPOOL_TLS_CERT)")
+	cmd.Flags().StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert (KPOOL_TLS_KEY)")
+	cmd.Flags().StringVar(&f.admins, "admins", "", "with --auth header: comma-separated e-mail addresses of admins (KPOOL_ADMINS)")
+	cmd.Flags().StringVar(&f.controllers, "controllers", "", "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
+	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "text or json (KPOOL_LOG_FORMAT)")
+	cmd.Flags().Float64Var(&f.rate, "rate", api.DefaultRate,
 		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
-	cmd.Flags().IntVar(&f.burst, "burst", int(envFloat("KPOOL_BURST", api.DefaultBurst)),
+	cmd.Flags().IntVar(&f.burst, "burst", api.DefaultBurst,
 		"API requests an identity may send at once above --rate (KPOOL_BURST)")
-	cmd.Flags().StringVar(&f.pprof, "pprof", env("KPOOL_PPROF", ""), "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
+	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
+	bindEnv(cmd.Flags(), map[string]string{"reconcile": "KPOOL_RECONCILE", "drift-interval": "KPOOL_DRIFT_INTERVAL", "call-timeout": "KPOOL_CALL_TIMEOUT",
+		"token-cache": "KPOOL_TOKEN_CACHE", "event-retention": "KPOOL_EVENT_RETENTION", "listen": "KPOOL_LISTEN", "database": "KPOOL_DATABASE",
+		"allowed-endpoints": "KPOOL_ALLOWED_ENDPOINTS", "credentials": "KPOOL_CREDENTIALS", "auth": "KPOOL_AUTH",
+		"behind-gateway": "KPOOL_BEHIND_GATEWAY", "oidc-issuer": "KPOOL_OIDC_ISSUER", "oidc-audience": "KPOOL_OIDC_AUDIENCE",
+		"oidc-groups-claim": "KPOOL_OIDC_GROUPS_CLAIM", "oidc-admin-groups": "KPOOL_OIDC_ADMIN_GROUPS", "oidc-team-roles": "KPOOL_OIDC_TEAM_ROLES", "tls-cert": "KPOOL_TLS_CERT",
+		"tls-key": "KPOOL_TLS_KEY", "admins": "KPOOL_ADMINS", "controllers": "KPOOL_CONTROLLERS", "log-format": "KPOOL_LOG_FORMAT",
+		"rate": "KPOOL_RATE", "burst": "KPOOL_BURST", "pprof": "KPOOL_PPROF"})
 }
 
 func newServe() *cobra.Command {
@@ -203,7 +209,8 @@ func newMigrate() *cobra.Command {
 			return st.Close()
 		},
 	}
-	cmd.Flags().StringVar(&database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	cmd.Flags().StringVar(&database, "database", defaultDatabase(), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	bindEnv(cmd.Flags(), map[string]string{"database": "KPOOL_DATABASE"})
 	return cmd
 }
 
@@ -537,31 +544,6 @@ func serve(ctx context.Context, f *serveFlags) error {
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 
-// envDuration is a duration from the environment, or def when it is unset or
-// not a duration.
-func envDuration(name string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(env(name, def.String())); err == nil {
-		return d
-	}
-	return def
-}
-
-// envFloat is a number from the environment, or def when it is unset or not
-// a number.
-func envFloat(name string, def float64) float64 {
-	if v, err := strconv.ParseFloat(env(name, ""), 64); err == nil {
-		return v
-	}
-	return def
-}
-
-func envBool(name string, def bool) bool {
-	if v, err := strconv.ParseBool(env(name, strconv.FormatBool(def))); err == nil {
-		return v
-	}
-	return def
-}
-
 func newController() *cobra.Command {
 	f := serveFlags{reconcile: true}
 	cmd := &cobra.Command{
@@ -594,8 +576,9 @@ within seconds when the leader stops. --listen serves /metrics and /healthz.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().Lookup("listen").DefValue = "127.0.0.1:9091"
-	_ = cmd.Flags().Set("listen", env("KPOOL_CONTROLLER_LISTEN", "127.0.0.1:9091"))
+	setDefault(cmd.Flags(), "listen", "127.0.0.1:9091")
+	cmd.Flags().Lookup("listen").Usage = "address to serve /metrics and /healthz on (KPOOL_CONTROLLER_LISTEN)"
+	bindEnv(cmd.Flags(), map[string]string{"listen": "KPOOL_CONTROLLER_LISTEN"})
 	_ = cmd.Flags().MarkHidden("reconcile")
 	return cmd
 }

@@ -78,13 +78,6 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 
 // check refuses flags (and their environment variables) out of bounds.
 func (f *serveFlags) check() error {
-	for _, name := range []string{"KPOOL_EVENT_RETENTION", "KPOOL_DRIFT_INTERVAL", "KPOOL_CALL_TIMEOUT"} {
-		if v := os.Getenv(name); v != "" {
-			if _, err := time.ParseDuration(v); err != nil {
-				return fmt.Errorf("%s %q: not a duration such as 1m or 30s", name, v)
-			}
-		}
-	}
 	switch {
 	case f.driftInterval < time.Second:
 		return fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)

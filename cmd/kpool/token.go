@@ -25,7 +25,8 @@ func newToken() *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE:  groupRun,
 	}
-	cmd.PersistentFlags().StringVar(&database, "database", env("KPOOL_DATABASE", defaultDatabase()), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	cmd.PersistentFlags().StringVar(&database, "database", defaultDatabase(), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
+	bindEnv(cmd.PersistentFlags(), map[string]string{"database": "KPOOL_DATABASE"})
 
 	var req kpool.TokenRequest
 	var role, expires string
@@ -34,9 +35,9 @@ func newToken() *cobra.Command {
 		Short: "Create a token and print it (once: only its hash is stored)",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			d, err := kpool.ParseExpiry(expires)
+			d, err := lifetime(kpool.Role(role), expires)
 			if err != nil {
-				return fmt.Errorf("--expires: %v", err)
+				return err
 			}
 			req.Role, req.Expires, req.CreatedBy = kpool.Role(role), d, tokenMaker()
 			return withTokens(c.Context(), database, func(ts kpool.TokenStore) error {
@@ -45,11 +46,7 @@ func newToken() *cobra.Command {
 					return err
 				}
 				fmt.Fprintln(c.OutOrStdout(), secret)
-				in := ""
-				if len(t.Groups) > 0 {
-					in = ", in " + strings.Join(t.Groups, ", ")
-				}
-				fmt.Fprintf(c.ErrOrStderr(), "token %s for %s (%s%s): store it now, it is not shown again\n", t.ID, t.User, t.Role, in)
+				fmt.Fprintf(c.ErrOrStderr(), "%s: store it now, it is not shown again\n", describeToken(t))
 				return nil
 			})
 		},
@@ -58,7 +55,7 @@ func newToken() *cobra.Command {
 	create.Flags().StringVar(&role, "role", string(kpool.RoleUser), "user, admin or controller")
 	create.Flags().StringSliceVar(&req.ControllerNames, "controller-name", nil, "a controller name the token may report status under (role controller; repeat for several)")
 	create.Flags().StringArrayVar(&req.Groups, "group", nil, "a group the token's holder is in, for credentials granted to group:NAME (roles user and admin; repeat for several)")
-	create.Flags().StringVar(&expires, "expires", "", "lifetime, such as 90d or 12h (default: until revoked)")
+	create.Flags().StringVar(&expires, "expires", "", "lifetime, such as 30d or 12h, or never (default: 90d for roles user and admin, never for controller)")
 
 	list := &cobra.Command{
 		Use:   "list",
@@ -70,7 +67,7 @@ func newToken() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printTokens(c.OutOrStdout(), list)
+				return printTokens(c.OutOrStdout(), list, time.Now())
 			})
 		},
 	}
@@ -105,6 +102,35 @@ func createToken(ctx context.Context, ts kpool.TokenStore, req kpool.TokenReques
 	return secret, t, nil
 }
 
+// describeToken says what token create made: whose token, its role and
+// groups, and when it expires (or that it never does).
+func describeToken(t *kpool.Token) string {
+	in := ""
+	if len(t.Groups) > 0 {
+		in = ", in " + strings.Join(t.Groups, ", ")
+	}
+	until := "never expires"
+	if t.ExpiresAt != nil {
+		until = "expires " + t.ExpiresAt.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("token %s for %s (%s%s), %s", t.ID, t.User, t.Role, in, until)
+}
+
+// lifetime is the lifetime --expires gives a token of role: when it gives
+// none (or is empty, as an unset variable in a script makes it), the
+// role's default, so that a person's token expires unless never is asked
+// for in so many words.
+func lifetime(role kpool.Role, expires string) (time.Duration, error) {
+	if strings.TrimSpace(expires) == "" {
+		return role.DefaultLifetime(), nil
+	}
+	d, err := kpool.ParseExpiry(expires)
+	if err != nil {
+		return 0, fmt.Errorf("--expires: %v", err)
+	}
+	return d, nil
+}
+
 // withTokens opens the database's token store for fn.
 func withTokens(ctx context.Context, database string, fn func(kpool.TokenStore) error) error {
 	st, err := openStore(ctx, database)
@@ -119,7 +145,9 @@ func withTokens(ctx context.Context, database string, fn func(kpool.TokenStore) 
 	return fn(ts)
 }
 
-func printTokens(out io.Writer, list []*kpool.Token) error {
+// printTokens prints the tokens as a table. EXPIRES is the time a token
+// expires, marked (expired) once that is past at now, or never.
+func printTokens(out io.Writer, list []*kpool.Token, now time.Time) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUSER\tROLE\tCONTROLLER NAMES\tGROUPS\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
 	at := func(t *time.Time) string {
@@ -128,16 +156,23 @@ func printTokens(out io.Writer, list []*kpool.Token) error {
 		}
 		return t.UTC().Format(time.RFC3339)
 	}
+	names := func(l []string, sep string) string {
+		if len(l) == 0 {
+			return "-"
+		}
+		return strings.Join(l, sep)
+	}
 	for _, t := range list {
-		list := func(l []string, sep string) string {
-			if len(l) == 0 {
-				return "-"
+		expires := kpool.NeverExpires
+		if t.ExpiresAt != nil {
+			expires = at(t.ExpiresAt)
+			if !now.Before(*t.ExpiresAt) {
+				expires += " (expired)"
 			}
-			return strings.Join(l, sep)
 		}
 		// Group names may hold commas (cn=ops,ou=groups).
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, list(t.ControllerNames, ","), list(t.Groups, "|"),
-			at(&t.CreatedAt), at(t.ExpiresAt), at(t.LastUsedAt), at(t.RevokedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, names(t.ControllerNames, ","), names(t.Groups, "|"),
+			at(&t.CreatedAt), expires, at(t.LastUsedAt), at(t.RevokedAt))
 	}
 	return w.Flush()
 }

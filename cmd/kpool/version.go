@@ -69,7 +69,8 @@ also the server's, read from its /version, which takes no credentials.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&server, "server", env("KPOOL_SERVER", ""), "URL of a kpool API server whose version to show too (KPOOL_SERVER)")
+	fs.StringVar(&server, "server", "", "URL of a kpool API server whose version to show too (KPOOL_SERVER)")
+	bindEnv(fs, map[string]string{"server": "KPOOL_SERVER"})
 	fs.StringVarP(&output, "output", "o", outTable, "output format: table, json or yaml")
 	return cmd
 }
