@@ -28,6 +28,9 @@ type Identity struct {
 	// from an OpenID Connect ID token's groups claim, or an API token's
 	// --group. The operator's credentials may be granted to a group.
 	Groups []string
+	// Scope, for a controller, bounds the pools it may report on; nil
+	// (tokens made before scopes, header-mode controllers) is every pool.
+	Scope *ControllerScope
 }
 
 // InGroup reports whether the caller is in group (in ParseGroup's form).

@@ -559,6 +559,9 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 		if err != nil {
 			return err
 		}
+		if id.Scope != nil && !id.Scope.Covers(c.Spec.Platform.Type, c) {
+			return Errorf(CodeForbidden, "%s may report on %s only, not on this %s pool", id.Email, id.Scope, c.Spec.Platform.Type)
+		}
 		if r.ObservedGeneration > p.Generation {
 			return Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
 		}

@@ -40,12 +40,14 @@ type Token struct {
 	ControllerNames []string `json:"controller_names"`
 	// Groups are the groups the holder is in (ParseGroup's form), for the
 	// operator's credentials granted to a group.
-	Groups     []string   `json:"groups"`
-	CreatedAt  time.Time  `json:"created_at"`
-	CreatedBy  string     `json:"created_by"`
-	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
-	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
-	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
+	Groups []string `json:"groups"`
+	// Scope bounds the pools a controller token may report on.
+	Scope      ControllerScope `json:"scope"`
+	CreatedAt  time.Time       `json:"created_at"`
+	CreatedBy  string          `json:"created_by"`
+	ExpiresAt  *time.Time      `json:"expires_at,omitempty"`
+	LastUsedAt *time.Time      `json:"last_used_at,omitempty"`
+	RevokedAt  *time.Time      `json:"revoked_at,omitempty"`
 }
 
 // TokenStore keeps API tokens (store/sqlite and store/postgres).
@@ -108,7 +110,10 @@ type TokenRequest struct {
 	Role            Role
 	ControllerNames []string
 	// Groups put the holder in groups (user and admin tokens).
-	Groups    []string
+	Groups []string
+	// Scope bounds a controller token's reports: its platforms (required
+	// for a new controller token), and optionally clusters or teams.
+	Scope     ControllerScope
 	CreatedBy string
 	// Expires is how long the token lasts from now (0: until revoked).
 	Expires time.Duration
@@ -127,10 +132,14 @@ func CheckToken(in TokenRequest, now time.Time) (*Token, error) {
 		if len(in.ControllerNames) > 0 {
 			fe.Add("controller_names", "only tokens of role controller carry controller names")
 		}
+		if !in.Scope.empty() {
+			fe.Add("scope", "only tokens of role controller have a scope")
+		}
 	case RoleController:
 		if len(in.ControllerNames) == 0 {
 			fe.Add("controller_names", "required for role controller: the names it may report status under")
 		}
+		in.Scope.check(&fe)
 	default:
 		fe.Add("role", "%q is not a role: use user, admin or controller", in.Role)
 	}
@@ -157,7 +166,7 @@ func CheckToken(in TokenRequest, now time.Time) (*Token, error) {
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	t := &Token{ID: NewTokenID(), User: user, Role: in.Role, ControllerNames: in.ControllerNames, Groups: groups,
+	t := &Token{ID: NewTokenID(), User: user, Role: in.Role, ControllerNames: in.ControllerNames, Groups: groups, Scope: in.Scope,
 		CreatedAt: now.UTC().Truncate(time.Microsecond), CreatedBy: in.CreatedBy}
 	if t.ControllerNames == nil {
 		t.ControllerNames = []string{}
@@ -177,6 +186,10 @@ func (t *Token) Identity() *Identity {
 	id := &Identity{Email: t.User, Admin: t.Role == RoleAdmin, Controller: t.Role == RoleController}
 	if id.Controller {
 		id.ControllerNames = append([]string{}, t.ControllerNames...)
+		if !t.Scope.empty() {
+			scope := t.Scope
+			id.Scope = &scope
+		}
 	}
 	if len(t.Groups) > 0 {
 		id.Groups = append([]string{}, t.Groups...)

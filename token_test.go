@@ -19,17 +19,19 @@ func TestCheckToken(t *testing.T) {
 	}{
 		{"user", kpool.TokenRequest{User: "A@x.io", Role: kpool.RoleUser}, ""},
 		{"admin expiring", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin, Expires: time.Hour}, ""},
-		{"controller", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"gcp-nodepool-controller"}}, ""},
+		{"controller", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, Scope: gcpOnly, ControllerNames: []string{"gcp-nodepool-controller"}}, ""},
 		{"bad user", kpool.TokenRequest{User: "Bob <b@x.io>", Role: kpool.RoleUser}, "user"},
 		{"bad role", kpool.TokenRequest{User: "a@x.io", Role: "root"}, "role"},
 		{"controller without names", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController}, "controller_names"},
 		{"user with names", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, ControllerNames: []string{"x"}}, "controller_names"},
-		{"bad name", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"Bad Name"}}, "controller_names"},
-		{"twice", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"x", "x"}}, "controller_names"},
+		{"bad name", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, Scope: gcpOnly, ControllerNames: []string{"Bad Name"}}, "controller_names"},
+		{"twice", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, Scope: gcpOnly, ControllerNames: []string{"x", "x"}}, "controller_names"},
 		{"negative expiry", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Expires: -time.Hour}, "expires"},
 		{"user in groups", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{"Team-A", " cn=ops,ou=groups ", "team-a"}}, ""},
 		{"admin in a group", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin, Groups: []string{"platform"}}, ""},
-		{"controller in a group", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"x"}, Groups: []string{"g"}}, "groups"},
+		{"controller without platforms", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"x"}}, "scope.platforms"},
+		{"user with a scope", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Scope: gcpOnly}, "scope"},
+		{"controller in a group", kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, Scope: gcpOnly, ControllerNames: []string{"x"}, Groups: []string{"g"}}, "groups"},
 		{"empty group", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{" "}}, "groups"},
 		{"group with a newline", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{"a\nb"}}, "groups"},
 		{"group too long", kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Groups: []string{strings.Repeat("g", kpool.MaxGroupLen+1)}}, "groups"},
@@ -61,6 +63,17 @@ func TestCheckToken(t *testing.T) {
 		})
 	}
 }
+
+// scopeOf is gcpOnly for a controller, none for anyone else.
+func scopeOf(r kpool.Role) kpool.ControllerScope {
+	if r == kpool.RoleController {
+		return gcpOnly
+	}
+	return kpool.ControllerScope{}
+}
+
+// gcpOnly scopes a controller token to GKE's pools.
+var gcpOnly = kpool.ControllerScope{Platforms: []kpool.PlatformType{kpool.PlatformGCP}}
 
 func asError(err error, e **kpool.Error) bool {
 	x, ok := err.(*kpool.Error)
@@ -119,7 +132,7 @@ func TestDefaultLifetime(t *testing.T) {
 				t.Fatalf("lifetime %s, want %s", got, tc.life)
 			}
 			expires := tc.life != 0
-			tok, err := kpool.CheckToken(kpool.TokenRequest{User: "a@x.io", Role: tc.role, ControllerNames: tc.names, Expires: tc.life}, created)
+			tok, err := kpool.CheckToken(kpool.TokenRequest{User: "a@x.io", Role: tc.role, ControllerNames: tc.names, Expires: tc.life, Scope: scopeOf(tc.role)}, created)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +235,7 @@ func TestTokenAccess(t *testing.T) {
 	}
 	now := time.Now()
 	good, goodTok := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin}, now)
-	ctl, _ := mk(kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, ControllerNames: []string{"mine"}}, now)
+	ctl, _ := mk(kpool.TokenRequest{User: "c@x.io", Role: kpool.RoleController, Scope: gcpOnly, ControllerNames: []string{"mine"}}, now)
 	expired, _ := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin, Expires: time.Hour}, now.Add(-2*time.Hour))
 	revoked, revokedTok := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleAdmin}, now)
 	if err := ts.RevokeToken(ctx, revokedTok.ID, now); err != nil {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -289,4 +290,53 @@ func TestSeveralUserHeaders(t *testing.T) {
 		}
 	}
 	want(t, a.as(user, "GET", "/api/v1/nodepools", ""), http.StatusOK)
+}
+
+// TestControllerScope: a controller token reports only on the pools of its
+// platforms, and, when it names teams or clusters, only on those of
+// clusters of its teams or its clusters; others answer 403 and change
+// nothing.
+func TestControllerScope(t *testing.T) {
+	a := newTestAPI(t, testdb.SQLite)
+	mk := func(scope kpool.ControllerScope) string {
+		tok, err := kpool.CheckToken(kpool.TokenRequest{User: "ci@example.com", Role: kpool.RoleController, ControllerNames: []string{"ext-ctl"}, Scope: scope}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, hash := kpool.NewTokenSecret()
+		if err := a.tokens.CreateToken(context.Background(), tok, hash); err != nil {
+			t.Fatal(err)
+		}
+		return "Authorization: Bearer " + secret
+	}
+	gcp := []kpool.PlatformType{kpool.PlatformGCP}
+	shared := a.cluster(user, "shared", gcpCluster)
+	want(t, a.as(admin, "PATCH", "/api/v1/clusters/"+shared.ID, `{"team":"platform"}`), http.StatusOK)
+	mine := a.cluster(user, "mine", gcpCluster)
+	aks := a.cluster(user, "aks", `{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-111122223333","resourceGroup":"rg","clusterName":"aks","location":"westeurope"}}}`)
+	pools := map[string]kpool.NodePool{"shared": a.pool(user, shared.ID, "web"), "mine": a.pool(user, mine.ID, "web")}
+	var az kpool.NodePool
+	r := a.as(user, "POST", "/api/v1/clusters/"+aks.ID+"/nodepools", `{"name":"web","spec":{"nodeCount":1,"platform":{"azure":{"vmSize":"Standard_D2s_v5"}}}}`)
+	want(t, r, http.StatusCreated)
+	r.json(t, &az)
+	pools["aks"] = az
+	report := `{"controller_name":"ext-ctl","observed_generation":1,"conditions":[{"type":"Ready","status":"False","reason":"Evil","message":"x"}]}`
+	for _, tc := range []struct {
+		name  string
+		scope kpool.ControllerScope
+		may   map[string]bool
+	}{
+		{"gcp", kpool.ControllerScope{Platforms: gcp}, map[string]bool{"shared": true, "mine": true}},
+		{"gcp, team platform", kpool.ControllerScope{Platforms: gcp, Teams: []string{"platform"}}, map[string]bool{"shared": true}},
+		{"gcp, one cluster", kpool.ControllerScope{Platforms: gcp, Clusters: []string{mine.ID}}, map[string]bool{"mine": true}},
+		{"azure", kpool.ControllerScope{Platforms: []kpool.PlatformType{kpool.PlatformAzure}}, map[string]bool{"aks": true}},
+	} {
+		auth := mk(tc.scope)
+		for name, p := range pools {
+			got := a.do("PUT", "/api/v1/nodepools/"+p.ID+"/status", report, auth, "Content-Type: application/json")
+			if wantStatus := map[bool]int{true: http.StatusOK, false: http.StatusForbidden}[tc.may[name]]; got.status != wantStatus {
+				t.Errorf("%s reporting on %s: %d, want %d: %s", tc.name, name, got.status, wantStatus, got.body)
+			}
+		}
+	}
 }

@@ -7,12 +7,12 @@ import (
 	"github.com/kpool/kpool"
 )
 
-const tokenCols = `id, user_email, role, controller_names, group_names, created_at, created_by, expires_at, last_used_at, revoked_at`
+const tokenCols = `id, user_email, role, controller_names, group_names, scope, created_at, created_by, expires_at, last_used_at, revoked_at`
 
 func scanToken(s Scanner) (*kpool.Token, error) {
 	t := &kpool.Token{}
 	var role string
-	err := s.Scan(&t.ID, &t.User, &role, jsonCol{&t.ControllerNames}, jsonCol{&t.Groups}, timeCol{&t.CreatedAt}, &t.CreatedBy,
+	err := s.Scan(&t.ID, &t.User, &role, jsonCol{&t.ControllerNames}, jsonCol{&t.Groups}, jsonCol{&t.Scope}, timeCol{&t.CreatedAt}, &t.CreatedBy,
 		nullTimeCol{&t.ExpiresAt}, nullTimeCol{&t.LastUsedAt}, nullTimeCol{&t.RevokedAt})
 	t.Role = kpool.Role(role)
 	if t.ControllerNames == nil {
@@ -37,9 +37,9 @@ func (db *DB) CreateToken(ctx context.Context, t *kpool.Token, hash string) erro
 	if groups == nil {
 		groups = []string{}
 	}
-	_, err := db.db.Exec(ctx, db.q(`INSERT INTO tokens (id, token_hash, user_email, role, controller_names, group_names, created_at, created_by, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		t.ID, hash, t.User, string(t.Role), mustJSON(names), mustJSON(groups), db.d.Time(t.CreatedAt), t.CreatedBy, db.nullTime(t.ExpiresAt))
+	_, err := db.db.Exec(ctx, db.q(`INSERT INTO tokens (id, token_hash, user_email, role, controller_names, group_names, scope, created_at, created_by, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		t.ID, hash, t.User, string(t.Role), mustJSON(names), mustJSON(groups), mustJSON(t.Scope), db.d.Time(t.CreatedAt), t.CreatedBy, db.nullTime(t.ExpiresAt))
 	return db.fail(ctx, err)
 }
 

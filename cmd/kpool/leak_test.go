@@ -298,7 +298,7 @@ credentials:
 	}
 	alice := token("alice's user token", "--user", "alice@example.com", "--group", "platform-team")
 	admin := token("admin token", "--user", "root@example.com", "--role", "admin", "--expires", "1d")
-	controller := token("controller token", "--user", "ci@example.com", "--role", "controller", "--controller-name", "gcp-nodepool-controller")
+	controller := token("controller token", "--user", "ci@example.com", "--role", "controller", "--controller-name", "gcp-nodepool-controller", "--platform", "gcp", "--platform", "azure")
 	mallory := token("mallory's token, revoked later", "--user", "mallory@example.com")
 	unknown, _ := kpool.NewTokenSecret() // never stored
 	secrets["unknown token"] = unknown

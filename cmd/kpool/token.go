@@ -30,6 +30,7 @@ func newToken() *cobra.Command {
 
 	var req kpool.TokenRequest
 	var role, expires string
+	var platforms []string
 	create := &cobra.Command{
 		Use:   "create",
 		Short: "Create a token and print it (once: only its hash is stored)",
@@ -40,6 +41,9 @@ func newToken() *cobra.Command {
 				return err
 			}
 			req.Role, req.Expires, req.CreatedBy = kpool.Role(role), d, tokenMaker()
+			for _, p := range platforms {
+				req.Scope.Platforms = append(req.Scope.Platforms, kpool.PlatformType(p))
+			}
 			return withTokens(c.Context(), database, func(ts kpool.TokenStore) error {
 				secret, t, err := createToken(c.Context(), ts, req, time.Now())
 				if err != nil {
@@ -55,6 +59,9 @@ func newToken() *cobra.Command {
 	create.Flags().StringVar(&role, "role", string(kpool.RoleUser), "user, admin or controller")
 	create.Flags().StringSliceVar(&req.ControllerNames, "controller-name", nil, "a controller name the token may report status under (role controller; repeat for several)")
 	create.Flags().StringArrayVar(&req.Groups, "group", nil, "a group the token's holder is in, for credentials granted to group:NAME (roles user and admin; repeat for several)")
+	create.Flags().StringSliceVar(&platforms, "platform", nil, "role controller: a platform whose pools it may report on (required; repeat for several): "+platformNames())
+	create.Flags().StringSliceVar(&req.Scope.Clusters, "cluster-id", nil, "role controller: report only on pools of this cluster (an ID; repeat for several)")
+	create.Flags().StringSliceVar(&req.Scope.Teams, "team", nil, "role controller: report only on pools of clusters of this team (repeat for several)")
 	create.Flags().StringVar(&expires, "expires", "", "lifetime, such as 30d or 12h, or never (default: 90d for roles user and admin, never for controller)")
 
 	list := &cobra.Command{
@@ -149,7 +156,7 @@ func withTokens(ctx context.Context, database string, fn func(kpool.TokenStore) 
 // expires, marked (expired) once that is past at now, or never.
 func printTokens(out io.Writer, list []*kpool.Token, now time.Time) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tUSER\tROLE\tCONTROLLER NAMES\tGROUPS\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
+	fmt.Fprintln(w, "ID\tUSER\tROLE\tCONTROLLER NAMES\tSCOPE\tGROUPS\tCREATED\tEXPIRES\tLAST USED\tREVOKED")
 	at := func(t *time.Time) string {
 		if t == nil {
 			return "-"
@@ -171,7 +178,11 @@ func printTokens(out io.Writer, list []*kpool.Token, now time.Time) error {
 			}
 		}
 		// Group names may hold commas (cn=ops,ou=groups).
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, names(t.ControllerNames, ","), names(t.Groups, "|"),
+		scope := "-"
+		if t.Role == kpool.RoleController {
+			scope = strings.ReplaceAll(t.Scope.String(), " ", "_")
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Role, names(t.ControllerNames, ","), scope, names(t.Groups, "|"),
 			at(&t.CreatedAt), expires, at(t.LastUsedAt), at(t.RevokedAt))
 	}
 	return w.Flush()

@@ -24,8 +24,8 @@ func TestTokenCreateExpires(t *testing.T) {
 	}{
 		{"user", nil, 90 * 24 * time.Hour, ""},
 		{"admin", []string{"--role", "admin"}, 90 * 24 * time.Hour, ""},
-		{"controller", []string{"--role", "controller", "--controller-name", "mine"}, never, ""},
-		{"controller for a day", []string{"--role", "controller", "--controller-name", "mine", "--expires", "1d"}, 24 * time.Hour, ""},
+		{"controller", []string{"--role", "controller", "--controller-name", "mine", "--platform", "gcp"}, never, ""},
+		{"controller for a day", []string{"--role", "controller", "--controller-name", "mine", "--platform", "gcp", "--expires", "1d"}, 24 * time.Hour, ""},
 		{"user for 12h", []string{"--expires", "12h"}, 12 * time.Hour, ""},
 		{"user, never", []string{"--expires", "never"}, never, ""},
 		{"user, 0", []string{"--expires", "0"}, never, ""},
@@ -45,7 +45,7 @@ func TestTokenCreateExpires(t *testing.T) {
 			}
 			id := strings.Fields(stderr)[1]
 			row := tokenRow(t, db, id)
-			created, expires := row[5], row[6]
+			created, expires := row[6], row[7]
 			if tc.life == never {
 				if expires != "never" || !strings.Contains(stderr, ", never expires: ") {
 					t.Errorf("EXPIRES %q, stderr %q; want never", expires, stderr)

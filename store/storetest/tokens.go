@@ -19,7 +19,8 @@ func testTokens(t *testing.T, s *kpool.Service) {
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
 	ctl := ok(kpool.CheckToken(kpool.TokenRequest{User: Controller, Role: kpool.RoleController,
-		ControllerNames: []string{"gcp-nodepool-controller", "x.y"}, CreatedBy: "kpool token create", Expires: 90 * 24 * time.Hour}, now))(t)
+		ControllerNames: []string{"gcp-nodepool-controller", "x.y"}, CreatedBy: "kpool token create", Expires: 90 * 24 * time.Hour,
+		Scope: kpool.ControllerScope{Platforms: []kpool.PlatformType{kpool.PlatformGCP}, Teams: []string{"platform"}}}, now))(t)
 	user := ok(kpool.CheckToken(kpool.TokenRequest{User: Alice, Role: kpool.RoleUser, Groups: []string{"Team-A", "cn=ops,ou=groups"}}, now.Add(time.Second)))(t)
 	secret, hash := kpool.NewTokenSecret()
 	_, hash2 := kpool.NewTokenSecret()

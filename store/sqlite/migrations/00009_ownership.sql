@@ -9,7 +9,9 @@
 -- its events carry the team too, so that the team reads its audit trail.
 -- credential_grant is the entry of the operator's credential that let the
 -- cluster's credential be chosen ("" before grants were recorded): the
--- drivers check it still holds whenever they use the credential.
+-- drivers check it still holds whenever they use the credential. A
+-- controller token's scope (platforms, and optionally clusters or teams)
+-- bounds the pools it may report on; {} is the unscoped tokens of before.
 
 -- +goose Up
 CREATE TABLE installation (id TEXT PRIMARY KEY);
@@ -21,8 +23,10 @@ CREATE UNIQUE INDEX clusters_cloud_id ON clusters (cloud_id);
 CREATE INDEX clusters_team_order ON clusters (team, created_at, id);
 ALTER TABLE events ADD COLUMN team TEXT NOT NULL DEFAULT '';
 CREATE INDEX events_team ON events (team, id);
+ALTER TABLE tokens ADD COLUMN scope TEXT NOT NULL DEFAULT '{}';
 
 -- +goose Down
+ALTER TABLE tokens DROP COLUMN scope;
 DROP INDEX events_team;
 ALTER TABLE events DROP COLUMN team;
 DROP INDEX clusters_team_order;
