@@ -8,6 +8,10 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
+// PlacementCost is how many bytes of manifests cost a caller one request of
+// its rate, beyond the request itself: a 1 MiB placement costs 17.
+const PlacementCost = 64 << 10
+
 // PlacementRequest asks for manifests to be placed on a cluster's pools.
 type PlacementRequest struct {
 	// Manifests are Kubernetes manifests: YAML or JSON documents.
@@ -47,6 +51,23 @@ func (b *PlacementRequest) Options(c *placement.Cluster) placement.Options {
 // createPlacement places the body's manifests on the pools of the cluster
 // of the path, checking them against its pools; nothing is stored.
 func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
+	// A placement costs its caller a request per PlacementCost bytes of
+	// body beyond the first, and waits, its body still unread, for one of
+	// a few slots: its work and memory grow with its input.
+	size := r.ContentLength
+	if size < 0 {
+		size = MaxBodyBytes
+	}
+	if !s.allowN(w, r, callerKey(kpool.IdentityFrom(r.Context())), float64(size/PlacementCost)) {
+		return
+	}
+	select {
+	case s.placing <- struct{}{}:
+		defer func() { <-s.placing }()
+	case <-r.Context().Done():
+		s.writeError(w, r, r.Context().Err())
+		return
+	}
 	var b PlacementRequest
 	r, ok := s.decode(w, r, &b)
 	if !ok {

@@ -53,7 +53,11 @@ func NewLimiter(rate float64, burst int) *Limiter {
 
 // Allow takes a token from key's bucket; when there is none it reports false
 // and how long until there is one.
-func (l *Limiter) Allow(key string) (bool, time.Duration) {
+func (l *Limiter) Allow(key string) (bool, time.Duration) { return l.AllowN(key, 1) }
+
+// AllowN takes n tokens from key's bucket (a request that costs as much as
+// n), or none and reports how long until there are n (at most a burst's).
+func (l *Limiter) AllowN(key string, n float64) (bool, time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -67,11 +71,12 @@ func (l *Limiter) Allow(key string) (bool, time.Duration) {
 	}
 	b.tokens = l.fill(b, now)
 	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
+	n = math.Min(n, l.burst)
+	if b.tokens >= n {
+		b.tokens -= n
 		return true, 0
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return false, time.Duration((n - b.tokens) / l.rate * float64(time.Second))
 }
 
 // fill is b's tokens at now.
@@ -124,6 +129,11 @@ func callerKey(id *kpool.Identity) string {
 // remote address when there is none. Past the rate it answers 429 with
 // Retry-After and reports false.
 func (s *Server) allow(w http.ResponseWriter, r *http.Request, email string) bool {
+	return s.allowN(w, r, email, 1)
+}
+
+// allowN is allow for a request that costs as much as n.
+func (s *Server) allowN(w http.ResponseWriter, r *http.Request, email string, n float64) bool {
 	if s.limiter == nil {
 		return true
 	}
@@ -135,7 +145,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, email string) boo
 		}
 		key = "addr " + host
 	}
-	ok, wait := s.limiter.Allow(key)
+	ok, wait := s.limiter.AllowN(key, n)
 	if ok {
 		return true
 	}

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -39,12 +40,15 @@ type Server struct {
 	mux    *http.ServeMux
 	// limiter, when set, caps each caller's request rate (see Limit).
 	limiter *Limiter
+	// placing holds a slot per placement being worked out: their memory
+	// grows with their input, so only so many run at once.
+	placing chan struct{}
 }
 
 // NewServer returns the API server for svc. access authenticates callers
 // (tokens, or the trusted header) and decides who is an admin or a controller; log receives access logs and internal errors.
 func NewServer(svc *kpool.Service, access *kpool.Access, log *slog.Logger) *Server {
-	s := &Server{svc: svc, access: access, log: log, mux: http.NewServeMux()}
+	s := &Server{svc: svc, access: access, log: log, mux: http.NewServeMux(), placing: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
 	s.routes()
 	// Requests no route takes land here; the mux without this catch-all
 	// tells a wrong method (405, with Allow) from an unknown path (404).

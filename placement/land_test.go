@@ -97,6 +97,22 @@ func fleet(t *testing.T, c *Cluster) []*corev1.Node {
 	return out
 }
 
+// documents splits and decodes every document of data.
+func documents(data []byte) ([]*document, error) {
+	chunks, _, err := split(data)
+	if err != nil {
+		return nil, err
+	}
+	var fe kpool.FieldErrors
+	var out []*document
+	for i, c := range chunks {
+		if d, ok := decode(i+1, c, &fe); ok {
+			out = append(out, d)
+		}
+	}
+	return out, fe.Err()
+}
+
 // landing is where each placed workload's pods can run: the nodes whose
 // labels its required node affinity and nodeSelector match and whose
 // NoSchedule and NoExecute taints it tolerates, as the Kubernetes scheduler
@@ -104,7 +120,7 @@ func fleet(t *testing.T, c *Cluster) []*corev1.Node {
 func landing(t *testing.T, manifests string, nodes []*corev1.Node, ignoreTaints bool) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	docs, _, err := split([]byte(manifests))
+	docs, err := documents([]byte(manifests))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +332,7 @@ func TestGoldenPodsLand(t *testing.T) {
 			continue // a refusal: its golden says why
 		}
 		nodes := fleet(t, o.Cluster.withViews())
-		docs, _, _ := split(in)
+		docs, _ := documents(in)
 		named := map[string][]string{}
 		for _, d := range docs {
 			if d.obj == nil {

@@ -66,9 +66,14 @@ func cut(data []byte) (chunks []chunk, tail string, err error) {
 	return chunks, lead.String(), nil
 }
 
-// split cuts the input into its documents and decodes each, keeping
-// numbers as written (json.Number) so that nothing is rounded.
-func split(data []byte) ([]*document, string, error) {
+// MaxDocuments bounds the documents of one input: a placement's work and
+// memory grow with them (a megabyte of one-line documents is sixteen
+// thousand of them), and an app's manifests are far fewer.
+const MaxDocuments = 1000
+
+// split cuts the input into its documents, undecoded (see decode): each is
+// decoded as it is placed, so that only one is held decoded at a time.
+func split(data []byte) ([]chunk, string, error) {
 	if len(data) > MaxManifestBytes {
 		return nil, "", kpool.Invalid("manifests", "%d bytes: the limit is %d", len(data), MaxManifestBytes)
 	}
@@ -77,46 +82,44 @@ func split(data []byte) ([]*document, string, error) {
 		return nil, "", noDocs
 	}
 	chunks, tail, err := cut(data)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, "", kpool.Invalid("manifests", "%v", err)
-	}
-	var docs []*document
-	var fe kpool.FieldErrors
-	for i, c := range chunks {
-		n := i + 1
-		raw := []byte(c.text)
-		d := &document{n: n, lead: c.lead, text: c.text, crlf: strings.Contains(c.text, "\r\n")}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			fe.Add(fmt.Sprintf("document %d", n), "not YAML or JSON: %v", err)
-			continue
-		}
-		if t := bytes.TrimSpace(js); string(t) == "null" {
-			docs = append(docs, d) // comments only
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(js))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			fe.Add(fmt.Sprintf("document %d", n), "not YAML or JSON: %v", err)
-			continue
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			fe.Add(fmt.Sprintf("document %d", n), "is a %s, not a Kubernetes object", typeName(v))
-			continue
-		}
-		d.obj = obj
-		docs = append(docs, d)
-	}
-	if err := fe.Err(); err != nil {
-		return nil, "", err
-	}
-	if len(docs) == 0 { // only separators ("---"), found by FuzzPlace
+	case len(chunks) == 0: // only separators ("---"), found by FuzzPlace
 		return nil, "", noDocs
+	case len(chunks) > MaxDocuments:
+		return nil, "", kpool.Invalid("manifests", "%d documents: at most %d in one placement; place them in parts", len(chunks), MaxDocuments)
 	}
-	return docs, tail, nil
+	return chunks, tail, nil
+}
+
+// decode decodes the n-th document, keeping numbers as written
+// (json.Number) so that nothing is rounded; what is wrong with it goes to
+// fe.
+func decode(n int, c chunk, fe *kpool.FieldErrors) (*document, bool) {
+	d := &document{n: n, lead: c.lead, text: c.text, crlf: strings.Contains(c.text, "\r\n")}
+	js, err := yaml.YAMLToJSON([]byte(c.text))
+	if err != nil {
+		fe.Add(fmt.Sprintf("document %d", n), "not YAML or JSON: %v", err)
+		return nil, false
+	}
+	if t := bytes.TrimSpace(js); string(t) == "null" {
+		return d, true // comments only
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		fe.Add(fmt.Sprintf("document %d", n), "not YAML or JSON: %v", err)
+		return nil, false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		fe.Add(fmt.Sprintf("document %d", n), "is a %s, not a Kubernetes object", typeName(v))
+		return nil, false
+	}
+	d.obj = obj
+	return d, true
 }
 
 func typeName(v any) string {

@@ -107,7 +107,7 @@ func Place(manifests []byte, o Options) (*Result, error) {
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	docs, tail, err := split(manifests)
+	chunks, tail, err := split(manifests)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +116,13 @@ func Place(manifests []byte, o Options) (*Result, error) {
 	}
 	res := &Result{Warnings: []Warning{}}
 	var out strings.Builder
-	newline := true // out ends a line
-	for i, d := range docs {
+	var bad kpool.FieldErrors // documents that do not decode: then nothing is placed
+	newline := true           // out ends a line
+	for i, c := range chunks {
+		d, ok := decode(i+1, c, &bad)
+		if !ok || len(bad) > 0 {
+			continue
+		}
 		text, err := d.place(o, &fe, res)
 		if err != nil {
 			return nil, err
@@ -133,6 +138,9 @@ func Place(manifests []byte, o Options) (*Result, error) {
 		}
 		out.WriteString(lead + text)
 		newline = strings.HasSuffix(lead+text, "\n")
+	}
+	if err := bad.Err(); err != nil {
+		return nil, err
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err

@@ -185,3 +185,16 @@ spec: {selector: {app: web-%d}, ports: [{port: 80, targetPort: 8080}]}
 		}
 	}
 }
+
+// TestMaxDocuments: a placement takes at most MaxDocuments documents, and
+// says so before any is decoded.
+func TestMaxDocuments(t *testing.T) {
+	doc := "kind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n"
+	if _, err := Place([]byte(strings.Repeat(doc+"---\n", MaxDocuments-1)+doc), Options{}); err != nil {
+		t.Fatalf("%d documents: %v", MaxDocuments, err)
+	}
+	_, err := Place([]byte(strings.Repeat(doc+"---\n", MaxDocuments)+doc), Options{})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d documents: at most %d", MaxDocuments+1, MaxDocuments)) {
+		t.Fatalf("%d documents: %v", MaxDocuments+1, err)
+	}
+}
