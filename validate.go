@@ -19,7 +19,9 @@ import (
 const (
 	MaxNodes  = 1000
 	MaxTaints = 50
-	MaxTags   = 50
+	// MaxTags is the clouds' 50 tags a resource (AKS, EKS; GKE and OCI
+	// take 64) less the two of kpool's owner's mark (provider.TagKeys).
+	MaxTags = 48
 	// MaxLabels and MaxLabelBytes (keys and values together) cap a pool's
 	// node labels, in spec.labels and in all with a platform block's: every
 	// read of the pool carries them.

@@ -428,6 +428,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ClusterPlatform":   kpool.ClusterPlatform{},
 		"ClusterStatus":     kpool.ClusterStatus{},
 		"ForeignPool":       kpool.ForeignPool{},
+		"UnmarkedPool":      kpool.UnmarkedPool{},
 		"AzureCluster":      kpool.AzureCluster{},
 		"AWSCluster":        kpool.AWSCluster{},
 		"GCPCluster":        kpool.GCPCluster{},
