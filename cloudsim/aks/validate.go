@@ -350,12 +350,18 @@ func validate(p *props) *sim.Reply {
 			return rep
 		}
 	}
+	// ARM's tag rules (https://learn.microsoft.com/azure/azure-resource-manager/management/tag-resources#limitations):
+	// at most 50 tags a resource; names of 1-512 characters, which cannot
+	// contain < > % & \ ? /; values of at most 256.
 	if len(p.Tags) > 50 {
 		return invalid("tags", "%d tags are more than the 50 allowed", len(p.Tags))
 	}
 	for k, v := range p.Tags {
 		if k == "" || len(k) > 512 || len(deref(v)) > 256 {
 			return invalid("tags", "tag %q: names are 1 to 512 characters and values at most 256", k)
+		}
+		if strings.ContainsAny(k, `<>%&\?/`) {
+			return invalid("tags", "tag name %q: tag names cannot contain < > %% & \\ ? /", k)
 		}
 	}
 	return nil

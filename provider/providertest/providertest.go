@@ -59,6 +59,8 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"ProviderNames", testProviderNames},
 		{"AutoscalerOwnsCount", testAutoscaler},
 		{"UpdateOfMissingPool", testUpdateMissing},
+		{"OwnerMark", testOwnerMark},
+		{"UnmarkedPoolIsMarked", testUnmarkedPoolIsMarked},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
