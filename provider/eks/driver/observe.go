@@ -23,7 +23,6 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 			DiskSizeGB:   int(aws.ToInt32(ng.DiskSize)),
 			Spot:         ng.CapacityType == types.CapacityTypesSpot,
 			Labels:       copyMap(ng.Labels),
-			Tags:         copyMap(ng.Tags),
 			Version:      aws.ToString(ng.Version),
 			Mode:         kpool.ModeUser,
 		},
@@ -40,6 +39,7 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 		}
 	}
 	p.Name = p.Labels[provider.LabelPool]
+	p.Tags, p.Owner = provider.TagKeys.Take(ng.Tags)
 	for _, t := range ng.Taints {
 		p.Taints = append(p.Taints, kpool.Taint{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value), Effect: kpoolEffect(t.Effect)})
 	}

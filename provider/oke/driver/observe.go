@@ -23,7 +23,6 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 			ProviderName: deref(np.Name),
 			MachineType:  deref(np.NodeShape),
 			Labels:       map[string]string{},
-			Tags:         copyMap(np.FreeformTags),
 			Version:      minor(deref(np.KubernetesVersion)),
 			Mode:         kpool.ModeUser,
 			Settings:     map[string]string{},
@@ -36,6 +35,7 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 		p.Labels[deref(kv.Key)] = deref(kv.Value)
 	}
 	p.Name = p.Labels[provider.LabelPool]
+	p.Tags, p.Owner = provider.TagKeys.Take(np.FreeformTags)
 	if src, ok := np.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok {
 		p.Settings["imageId"] = deref(src.ImageId)
 		p.DiskSizeGB = int(deref(src.BootVolumeSizeInGBs))
