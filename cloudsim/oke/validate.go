@@ -180,6 +180,10 @@ func checkLabels(kvs []ce.KeyValue) *sim.Reply {
 	return nil
 }
 
+// checkTags applies OCI's rules of free-form tags ("Limits on Tags",
+// https://docs.oracle.com/iaas/Content/Tagging/Concepts/taggingoverview.htm):
+// keys of 1-100 characters without periods or spaces, values of at most
+// 256; and the emulator's bound of 64 a resource.
 func checkTags(field string, tags map[string]string) *sim.Reply {
 	if len(tags) > 64 {
 		return failf(http.StatusBadRequest, errLimitExceeded, "%s: at most 64 freeform tags, got %d.", field, len(tags))
