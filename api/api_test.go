@@ -35,6 +35,7 @@ const (
 type testAPI struct {
 	t   *testing.T
 	srv *httptest.Server
+	svc *kpool.Service
 }
 
 func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
@@ -53,7 +54,7 @@ func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
-	return &testAPI{t: t, srv: srv}
+	return &testAPI{t: t, srv: srv, svc: svc}
 }
 
 // forEachStore runs fn against a server on every available store.
