@@ -36,7 +36,9 @@ func TestClusterImport(t *testing.T) {
 	svc := kpool.NewService(st, catalog.Registry())
 	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
-	as := func(who string) context.Context { return kpool.WithIdentity(context.Background(), &kpool.Identity{Email: who}) }
+	as := func(who string) context.Context {
+		return kpool.WithIdentity(context.Background(), &kpool.Identity{Email: who})
+	}
 	c, err := svc.CreateCluster(as(testUser), kpool.ClusterCreate{Name: "prod",
 		Spec: json.RawMessage(`{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"prod"}}}`)})
 	if err != nil {

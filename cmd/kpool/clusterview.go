@@ -7,7 +7,6 @@ import (
 	"github.com/kpool/kpool"
 )
 
-
 func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool) {
 	head := "ID\tNAME\tPLATFORM\tPHASE\tREACHABLE\tAGE"
 	if wide {
