@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // NodePoolStatus returns a pool's aggregated status and every report.
@@ -25,6 +26,25 @@ func statusDocument(p *NodePool, reports []ControllerStatus) *StatusDocument {
 		reports = []ControllerStatus{}
 	}
 	return &StatusDocument{NodePoolID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Status: p.Status, ControllerStatus: reports}
+}
+
+// stampTransitions sets the transition time of each condition of a
+// report: kept from the controller's last report while the condition's
+// status holds; else now, or the time the report gives when that is
+// earlier.
+func stampTransitions(r *ControllerStatus, prev *ControllerStatus, now time.Time) {
+	var old []Condition
+	if prev != nil {
+		old = prev.Conditions
+	}
+	for i := range r.Conditions {
+		cond := &r.Conditions[i]
+		given := cond.LastTransitionTime
+		*cond = transition(old, *cond, now)
+		if cond.LastTransitionTime.Equal(now) && !given.IsZero() && given.Before(now) {
+			cond.LastTransitionTime = given.UTC()
+		}
+	}
 }
 
 // ReportNodePoolStatus stores a controller's report and recomputes the
@@ -70,18 +90,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			doc.Ignored = fmt.Sprintf("observed_generation %d is older than %s's last report (%d)", r.ObservedGeneration, r.ControllerName, prev.ObservedGeneration)
 			return nil
 		}
-		for i := range r.Conditions {
-			cond := &r.Conditions[i]
-			var old []Condition
-			if prev != nil {
-				old = prev.Conditions
-			}
-			given := cond.LastTransitionTime
-			*cond = transition(old, *cond, now)
-			if cond.LastTransitionTime.Equal(now) && !given.IsZero() && given.Before(now) {
-				cond.LastTransitionTime = given.UTC()
-			}
-		}
+		stampTransitions(&r, prev, now)
 		r.UpdatedAt = now
 		if err := tx.PutControllerStatus(poolID, &r); err != nil {
 			return err

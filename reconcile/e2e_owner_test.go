@@ -106,7 +106,6 @@ func deref(p *string) string {
 	return *p
 }
 
-
 // TestE2EImport: a cluster that imports pools gets the agent pools kpool
 // did not know, in observe mode.
 func TestE2EImport(t *testing.T) {

@@ -17,14 +17,18 @@ type updateConfigRequest struct {
 		AddOrUpdateLabels map[string]string `json:"addOrUpdateLabels"`
 		RemoveLabels      []string          `json:"removeLabels"`
 	} `json:"labels"`
-	Taints *struct {
-		AddOrUpdateTaints []taint `json:"addOrUpdateTaints"`
-		RemoveTaints      []taint `json:"removeTaints"`
-	} `json:"taints"`
+	Taints             *taintsUpdate   `json:"taints"`
 	ScalingConfig      *scalingConfig  `json:"scalingConfig"`
 	UpdateConfig       *updateConfig   `json:"updateConfig"`
 	NodeRepairConfig   json.RawMessage `json:"nodeRepairConfig"`
 	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+// taintsUpdate is an UpdateNodegroupConfig's taints: what to add or
+// change, and what to remove.
+type taintsUpdate struct {
+	AddOrUpdateTaints []taint `json:"addOrUpdateTaints"`
+	RemoveTaints      []taint `json:"removeTaints"`
 }
 
 // updatable refuses an update of a node group that is busy or broken.
@@ -177,32 +181,7 @@ func validateConfig(c *cluster, g *nodegroup, in *updateConfigRequest) (Nodegrou
 		}
 	}
 	if t := in.Taints; t != nil {
-		id := func(x taint) string { return deref(x.Key) + ":" + x.Effect }
-		adding := map[string]bool{}
-		for _, a := range t.AddOrUpdateTaints {
-			if rep := checkTaint(c, g.name, a); rep != nil {
-				return next, nil, rep
-			}
-			adding[id(a)] = true
-		}
-		for _, r := range t.RemoveTaints {
-			if adding[id(r)] {
-				return next, nil, invalid(c, g.name, "taints: taint %s is in both addOrUpdateTaints and removeTaints.", id(r))
-			}
-			i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(r) })
-			if i < 0 {
-				return next, nil, invalid(c, g.name, "taints: cannot remove taint %s: the node group has no such taint.", id(r))
-			}
-			next.Taints = slices.Delete(next.Taints, i, i+1)
-		}
-		for _, a := range t.AddOrUpdateTaints {
-			if i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(a) }); i >= 0 {
-				next.Taints[i] = a
-			} else {
-				next.Taints = append(next.Taints, a)
-			}
-		}
-		if rep := checkTaints(c, g.name, next.Taints); rep != nil {
+		if rep := applyTaints(c, g.name, &next, t); rep != nil {
 			return next, nil, rep
 		}
 		if len(t.AddOrUpdateTaints) > 0 {
@@ -227,6 +206,37 @@ func validateConfig(c *cluster, g *nodegroup, in *updateConfigRequest) (Nodegrou
 		return next, nil, invalid(c, g.name, "No changes needed: the request updates nothing.")
 	}
 	return next, params, nil
+}
+
+// applyTaints applies an update's taints to the node group it makes:
+// none both added and removed, none removed that it lacks, all valid.
+func applyTaints(c *cluster, name string, next *Nodegroup, t *taintsUpdate) *sim.Reply {
+	id := func(x taint) string { return deref(x.Key) + ":" + x.Effect }
+	adding := map[string]bool{}
+	for _, a := range t.AddOrUpdateTaints {
+		if rep := checkTaint(c, name, a); rep != nil {
+			return rep
+		}
+		adding[id(a)] = true
+	}
+	for _, r := range t.RemoveTaints {
+		if adding[id(r)] {
+			return invalid(c, name, "taints: taint %s is in both addOrUpdateTaints and removeTaints.", id(r))
+		}
+		i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(r) })
+		if i < 0 {
+			return invalid(c, name, "taints: cannot remove taint %s: the node group has no such taint.", id(r))
+		}
+		next.Taints = slices.Delete(next.Taints, i, i+1)
+	}
+	for _, a := range t.AddOrUpdateTaints {
+		if i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(a) }); i >= 0 {
+			next.Taints[i] = a
+		} else {
+			next.Taints = append(next.Taints, a)
+		}
+	}
+	return checkTaints(c, name, next.Taints)
 }
 
 // validateVersion checks an UpdateNodegroupVersion request and returns

@@ -36,21 +36,8 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if np == nil {
 		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node pool " + s.ProviderName + " not found"}
 	}
-	switch np.LifecycleState {
-	case ce.NodePoolLifecycleStateFailed:
-		if _, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: np.Id}); err != nil && status(err) != http.StatusNotFound {
-			return nil, classify(err, nil, "")
-		}
-		p := observe(c, *np)
-		p.State, p.ProviderState = provider.StateDeleting, string(ce.NodePoolLifecycleStateDeleting)
-		p.Message = fmt.Sprintf("FAILED (%s): deleting it to create it again", p.Message)
-		return &p, nil
-	case ce.NodePoolLifecycleStateDeleting:
-		p := observe(c, *np)
-		return &p, nil
-	case ce.NodePoolLifecycleStateCreating, ce.NodePoolLifecycleStateUpdating:
-		return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform,
-			Reason: fmt.Sprintf("node pool %s is %s: OKE takes no update until its work request ends", s.ProviderName, np.LifecycleState)}
+	if p, busy, err := lifecycle(ctx, cn, c, np, s); busy {
+		return p, err
 	}
 	if err := downgrade(np, s); err != nil {
 		return nil, err
@@ -165,6 +152,30 @@ func updateDetails(c *kpool.Cluster, o *kpool.OCICluster, np *ce.NodePool, s pro
 		in.NodeConfigDetails = ncd
 	}
 	return in, changed, nil
+}
+
+// lifecycle answers an update of a pool in a state that takes none (busy
+// is true then): a failed pool is deleted, to be created again once gone;
+// one being deleted is returned as it is; one whose work request runs is
+// transient.
+func lifecycle(ctx context.Context, cn *conn, c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Pool, bool, error) {
+	switch np.LifecycleState {
+	case ce.NodePoolLifecycleStateFailed:
+		if _, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: np.Id}); err != nil && status(err) != http.StatusNotFound {
+			return nil, true, classify(err, nil, "")
+		}
+		p := observe(c, *np)
+		p.State, p.ProviderState = provider.StateDeleting, string(ce.NodePoolLifecycleStateDeleting)
+		p.Message = fmt.Sprintf("FAILED (%s): deleting it to create it again", p.Message)
+		return &p, true, nil
+	case ce.NodePoolLifecycleStateDeleting:
+		p := observe(c, *np)
+		return &p, true, nil
+	case ce.NodePoolLifecycleStateCreating, ce.NodePoolLifecycleStateUpdating:
+		return nil, true, &provider.Error{Kind: provider.KindTransient, Provider: platform,
+			Reason: fmt.Sprintf("node pool %s is %s: OKE takes no update until its work request ends", s.ProviderName, np.LifecycleState)}
+	}
+	return nil, false, nil
 }
 
 // apply applies an accepted update to the pool read before it, for the
