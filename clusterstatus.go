@@ -43,7 +43,8 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r C
 		next.Status.Foreign = replaceList(c.Status.Foreign, r.Foreign)
 		next.Status.Unmarked = replaceList(c.Status.Unmarked, r.Unmarked)
 		foreignChanged := !sameList(c.Status.Foreign, next.Status.Foreign)
-		if sameConditions(c.Status.Conditions, next.Status.Conditions) && !foreignChanged && sameList(c.Status.Unmarked, next.Status.Unmarked) {
+		unmarkedChanged := !sameList(c.Status.Unmarked, next.Status.Unmarked)
+		if sameConditions(c.Status.Conditions, next.Status.Conditions) && !foreignChanged && !unmarkedChanged {
 			out = c
 			return nil
 		}
@@ -56,6 +57,9 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r C
 		ev.Detail, ev.CreatedAt = conditionsDetail(conds), now
 		if foreignChanged {
 			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d foreign pools", len(next.Status.Foreign)), "; ")
+		}
+		if unmarkedChanged {
+			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d unmarked pools", len(next.Status.Unmarked)), "; ")
 		}
 		return tx.AddEvent(ev)
 	})
