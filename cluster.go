@@ -137,6 +137,10 @@ type ClusterStatus struct {
 	// adopts, changes or deletes them, and imports one only when an admin
 	// forces it.
 	Foreign []ForeignPool `json:"foreignPools,omitempty"`
+	// Unmarked are the pools at the provider that carry no owner's mark
+	// and that no pool of the cluster maps to: what an import may take
+	// (a cluster with importPools imports them itself, and lists none).
+	Unmarked []UnmarkedPool `json:"unmarkedPools,omitempty"`
 }
 
 // ForeignPool is a pool at the provider that another owner marked.
@@ -147,14 +151,31 @@ type ForeignPool struct {
 	// kpool pool id ("" when the mark has none).
 	Installation string `json:"installation"`
 	Pool         string `json:"pool,omitempty"`
+	// Spec is the pool as the controllers last read it, in kpool's terms:
+	// what a forced import records.
+	Spec *NodePoolSpec `json:"spec,omitempty"`
+}
+
+// UnmarkedPool is a pool at the provider that carries no owner's mark and
+// that no kpool pool of the cluster maps to.
+type UnmarkedPool struct {
+	// ProviderName is the pool's name at the provider.
+	ProviderName string `json:"providerName"`
+	// Name is its kompox.dev/node-pool label ("" when it has none).
+	Name string `json:"name,omitempty"`
+	// Spec is the pool as the controllers last read it, in kpool's terms:
+	// what an import records.
+	Spec *NodePoolSpec `json:"spec,omitempty"`
 }
 
 // ClusterReport is what a controller reports of a cluster: conditions, each
-// replacing the condition of its type, and, when Foreign is not nil, the
-// foreign pools it found (an empty list: none).
+// replacing the condition of its type, and, when Foreign or Unmarked is
+// not nil, the foreign or unmarked pools it found at the provider (an
+// empty list: none).
 type ClusterReport struct {
 	Conditions []Condition
 	Foreign    []ForeignPool
+	Unmarked   []UnmarkedPool
 }
 
 // ConditionReachable says whether kpool's controllers reach the cluster at

@@ -1,16 +1,18 @@
 package kpool
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
 
 // ReportClusterStatus sets conditions on a cluster's status, as a
 // controller found them: each replaces the condition of its type, keeping
-// its transition time while its status holds. Only controllers may report;
+// its transition time while its status holds; and the foreign and
+// unmarked pools at the provider, when the report carries them. Only controllers may report;
 // a report that changes nothing writes nothing. The cluster's resource
 // version moves, its generation does not, and the audit trail gets a
 // cluster.status event.
@@ -38,13 +40,11 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r C
 		now := s.now()
 		next := *c
 		next.Status.Conditions = mergeConditions(c.Status.Conditions, conds, now)
-		if r.Foreign != nil {
-			next.Status.Foreign = r.Foreign
-			if len(r.Foreign) == 0 {
-				next.Status.Foreign = nil
-			}
-		}
-		if sameConditions(c.Status.Conditions, next.Status.Conditions) && slices.Equal(c.Status.Foreign, next.Status.Foreign) {
+		next.Status.Foreign = replaceList(c.Status.Foreign, r.Foreign)
+		next.Status.Unmarked = replaceList(c.Status.Unmarked, r.Unmarked)
+		foreignChanged := !sameList(c.Status.Foreign, next.Status.Foreign)
+		unmarkedChanged := !sameList(c.Status.Unmarked, next.Status.Unmarked)
+		if sameConditions(c.Status.Conditions, next.Status.Conditions) && !foreignChanged && !unmarkedChanged {
 			out = c
 			return nil
 		}
@@ -55,8 +55,11 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r C
 		out = &next
 		ev := clusterEvent(ctx, EventClusterStatus, &next, next.Generation, id.Email)
 		ev.Detail, ev.CreatedAt = conditionsDetail(conds), now
-		if r.Foreign != nil && !slices.Equal(c.Status.Foreign, next.Status.Foreign) {
+		if foreignChanged {
 			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d foreign pools", len(next.Status.Foreign)), "; ")
+		}
+		if unmarkedChanged {
+			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d unmarked pools", len(next.Status.Unmarked)), "; ")
 		}
 		return tx.AddEvent(ev)
 	})
@@ -65,6 +68,28 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r C
 	}
 	s.clusters.forget(clusterID)
 	return out, nil
+}
+
+// replaceList is a reported list in place of old: old when the report has
+// none (nil), none when it is empty.
+func replaceList[T any](old, reported []T) []T {
+	switch {
+	case reported == nil:
+		return old
+	case len(reported) == 0:
+		return nil
+	}
+	return reported
+}
+
+// sameList reports whether two lists encode alike.
+func sameList[T any](a, b []T) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // mergeConditions returns old with each of set in place of the condition

@@ -240,3 +240,31 @@ func (p *NodePool) LogicalPool() string {
 	}
 	return p.Name
 }
+
+// DefaultNodePoolSpec fills in what a pool spec may omit: the platform type
+// (the cluster's), the mode (user) and the node count (the autoscaler's
+// minimum, or 1); zones "<region>-N" become "N". region is the cluster's.
+func DefaultNodePoolSpec(s *NodePoolSpec, c *Cluster, region string) {
+	if s.Platform.Type == "" {
+		s.Platform.Type = c.Spec.Platform.Type
+	}
+	if s.Mode == "" {
+		s.Mode = ModeUser
+	}
+	if s.Management == "" {
+		s.Management = ManagementManage
+	}
+	if s.DeletionPolicy == "" {
+		s.DeletionPolicy = DeletionDelete
+	}
+	for i, z := range s.Zones {
+		s.Zones[i] = NormalizeZone(z, region)
+	}
+	if s.NodeCount == nil {
+		n := 1
+		if a := s.Autoscaling; a.On() && a.MinNodes != nil && *a.MinNodes > 1 {
+			n = *a.MinNodes
+		}
+		s.NodeCount = &n
+	}
+}

@@ -265,23 +265,14 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if p.Spec.Observed() && next.Spec.Observed() {
 		return nil, nil, observedConflict(p)
 	}
-	pl, err := s.Platforms.Plan(c, &p.Spec, &next.Spec)
+	if err := foreignObserved(op.id, c, &next); err != nil {
+		return nil, nil, err
+	}
+	pl, err := s.updatePlan(c, p, &next, reports)
 	if err != nil {
 		return nil, nil, err
 	}
 	op.plan.Changes = pl.Changes
-	if !atProvider(reports) {
-		// Nothing exists at the provider to change in place: the pool will
-		// be created as it now is, so the change is checked as a create.
-		if err := s.Platforms.CheckCreate(c, &next.Spec); err != nil {
-			return nil, nil, err
-		}
-		for i := range pl.Changes {
-			if ch := &pl.Changes[i]; ch.Class != UpdateAdvisory {
-				ch.Class, ch.Reason = UpdateInPlace, notCreatedReason
-			}
-		}
-	}
 	if err := pl.Refusal(); err != nil {
 		if IsDryRun(op.ctx) {
 			// A dry run is for seeing exactly this: the answer is the
@@ -300,6 +291,25 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	ev := poolEvent(op.ctx, EventNodePoolUpdated, &next, p.Generation, op.id.Email)
 	ev.Detail, ev.CreatedAt = changedFields("spec.", p.Spec, next.Spec), now
 	return &next, ev, nil
+}
+
+// updatePlan plans a pool's change from p to next. When nothing exists at
+// the provider to change in place, the pool will be created as it now is:
+// the change is checked as a create, and planned in place.
+func (s *Service) updatePlan(c *Cluster, p, next *NodePool, reports []ControllerStatus) (Plan, error) {
+	pl, err := s.Platforms.Plan(c, &p.Spec, &next.Spec)
+	if err != nil || atProvider(reports) {
+		return pl, err
+	}
+	if err := s.Platforms.CheckCreate(c, &next.Spec); err != nil {
+		return Plan{}, err
+	}
+	for i := range pl.Changes {
+		if ch := &pl.Changes[i]; ch.Class != UpdateAdvisory {
+			ch.Class, ch.Reason = UpdateInPlace, notCreatedReason
+		}
+	}
+	return pl, nil
 }
 
 // observedConflict is the answer to a change of a pool kpool only

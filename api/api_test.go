@@ -40,8 +40,9 @@ type testAPI struct {
 	// tokens is the store's token store: API tokens work beside
 	// X-User-Email, as in kpool serve's header mode.
 	tokens kpool.TokenStore
-	// server is the API the test server serves.
+	// server is the API the test server serves, svc its service.
 	server *Server
+	svc    *kpool.Service
 }
 
 func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
@@ -65,7 +66,7 @@ func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
-	return &testAPI{t: t, srv: srv, tokens: ts, server: h}
+	return &testAPI{t: t, srv: srv, tokens: ts, server: h, svc: svc}
 }
 
 // forEachStore runs fn against a server on every available store.

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -70,6 +72,10 @@ var authzTable = []authzRow{
 	{"POST /api/v1/clusters/{cluster}/nodepools", "", `{"name":"more","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
 		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
 	{"POST /api/v1/clusters/{cluster}/zonal-nodepools", "", `{"name":"zonal","spec":{"nodeCount":1,"zones":["1","2"],"platform":{"gcp":{"machineType":"e2-small"}}}}`,
+		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
+	// An unmarked pool the controllers found (see authzFixture): a foreign
+	// one needs an admin and force, which TestImport covers.
+	{"POST /api/v1/clusters/{cluster}/imports", "", `{"providerName":"legacy"}`,
 		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
 	{"POST /api/v1/clusters/{cluster}/placements", "", `{"manifests":"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: []\n","pool":"web"}`,
 		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
@@ -190,6 +196,12 @@ func authzFixture(t *testing.T, a *testAPI, name string) (cluster, pool string) 
 		"conditions": []map[string]string{{"type": "Ready", "status": "True", "reason": "NodesReady"}}})
 	if r := a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", string(rep)); r.status != http.StatusOK {
 		t.Fatalf("fixture report: %d %s", r.status, r.body)
+	}
+	var spec kpool.NodePoolSpec
+	_ = json.Unmarshal([]byte(`{"nodeCount":2,"platform":{"gcp":{"machineType":"e2-small"}}}`), &spec)
+	ctl := kpool.WithIdentity(context.Background(), &kpool.Identity{Email: controller, Controller: true})
+	if _, err := a.svc.ReportClusterStatus(ctl, c.ID, kpool.ClusterReport{Unmarked: []kpool.UnmarkedPool{{ProviderName: "legacy", Spec: &spec}}}); err != nil {
+		t.Fatalf("fixture cluster report: %v", err)
 	}
 	return c.ID, p.ID
 }

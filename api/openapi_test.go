@@ -428,6 +428,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ClusterPlatform":   kpool.ClusterPlatform{},
 		"ClusterStatus":     kpool.ClusterStatus{},
 		"ForeignPool":       kpool.ForeignPool{},
+		"UnmarkedPool":      kpool.UnmarkedPool{},
+		"ImportRequest":     kpool.PoolImport{},
 		"AzureCluster":      kpool.AzureCluster{},
 		"AWSCluster":        kpool.AWSCluster{},
 		"GCPCluster":        kpool.GCPCluster{},
@@ -951,6 +953,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		t.Errorf("zonal pools: %+v", zl.NodePools)
 	}
 	a.expect(200, oaAdmin, "POST", "/api/v1/clusters/"+gke.ID+"/placements", `{"manifests": "{\"kind\": \"ConfigMap\", \"apiVersion\": \"v1\"}", "pools": ["gpu", "quiet"], "zones": ["1"]}`)
+	oaImports(t, a, svc, gke.ID)
 
 	// ---- deletes ----
 	a.expect(204, oaOwner, "DELETE", "/api/v1/nodepools/"+pools["quiet"].ID, "")
@@ -1046,6 +1049,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{}`, nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{}`, nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{}`, nil},
+		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{}`, nil},
 		{401, "", "GET", "/api/v1/nodepools", "", nil},
 		{401, "nobody", "POST", "/api/v1/nodepools", `{}`, nil},
 		{401, "", "GET", "/api/v1/nodepools/" + pools["small"].ID, "", nil},
@@ -1060,6 +1064,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{403, oaController, "DELETE", "/api/v1/clusters/" + gke.ID, "", nil},
 		{403, oaController, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{"name":"x","spec":{}}`, nil},
 		{403, oaController, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"x","spec":{"zones":["1"]}}`, nil},
+		{403, oaController, "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{"providerName":"legacy"}`, nil},
 		{403, oaController, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`, nil},
 		{403, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
 		{403, oaController, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
@@ -1075,6 +1080,8 @@ func TestOpenAPIConformance(t *testing.T) {
 		{404, oaOwner, "POST", "/api/v1/clusters/7c9e6679-7425-40de-944b-e07fc1f90ae7/nodepools", `{"name":"x","spec":{}}`, nil},
 		{404, oaStranger, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`, nil},
 		{404, oaStranger, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"x","spec":{"platform":{"gcp":{"machineType":"e2-small"}},"zones":["1"]}}`, nil},
+		{404, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{"providerName":"ghost"}`, nil},
+		{400, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{"providerName":"legacy","name":"Not A Name"}`, nil},
 		{404, oaStranger, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{}}`, nil},
 		{404, oaOwner, "GET", "/api/v1/nodepools/" + gpu.ID, "", nil},
 		{404, oaStranger, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, nil},
@@ -1093,6 +1100,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{409, oaOwner, "POST", "/api/v1/clusters", `{"name":"gke","spec":` + clusterSpecs[0].spec + `}`, nil},
 		{409, oaOwner, "POST", "/api/v1/clusters/" + clusters["civo"].ID + "/nodepools", `{"name":"small","spec":{"platform":{"civo":{"size":"g4s.kube.small"}}}}`, nil},
 		{409, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"zonal","spec":{"platform":{"gcp":{"machineType":"e2-small"}},"nodeCount":1,"zones":["1"],"placementPool":"again"}}`, nil},
+		{409, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{"providerName":"theirs","force":true}`, nil},
 		{415, oaOwner, "POST", "/api/v1/clusters", `name=x`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PUT", "/api/v1/clusters/" + gke.ID, `{}`, []string{"Content-Type: application/xml"}},
 		{415, oaOwner, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`, []string{"Content-Type: text/plain"}},
@@ -1100,6 +1108,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{415, oaOwner, "POST", "/api/v1/nodepools", `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `kind: Pod`, []string{"Content-Type: application/yaml"}},
 		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{}`, []string{"Content-Type: text/plain"}},
+		{415, oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`, []string{"Content-Type: text/plain"}},
 		{415, oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{}`, []string{"Content-Type: text/plain"}},
@@ -1120,6 +1129,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "POST", "/api/v1/nodepools"},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements"},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools"},
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/imports"},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID},
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID},
 		{oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status"},
@@ -1146,6 +1156,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		{oaOwner, "POST", "/api/v1/nodepools", `{"name":"x","cluster_id":"` + gke.ID + `","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}}`},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{"manifests": "kind: Pod"}`},
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{"name":"failing","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1,"zones":["1"]}}`},
+		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/imports", `{"providerName":"legacy","name":"failing"}`},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "PUT", "/api/v1/nodepools/" + pools["small"].ID, `{}`},
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`},

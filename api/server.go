@@ -93,6 +93,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/nodepools", s.authed(s.createNodePool))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/placements", s.authed(s.createPlacement))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/zonal-nodepools", s.authed(s.createZonalNodePools))
+	s.mux.HandleFunc("POST /api/v1/clusters/{id}/imports", s.authed(s.importPool))
 
 	s.mux.HandleFunc("GET /api/v1/nodepools", s.authed(s.listNodePools))
 	s.mux.HandleFunc("POST /api/v1/nodepools", s.authed(s.createNodePool))

@@ -26,6 +26,9 @@ const (
 	// KindTransient: retry with backoff.
 	KindTransient        Kind = "transient"
 	KindPermissionDenied Kind = "permission denied"
+	// KindForeign: the pool carries another owner's mark (see Owner); it
+	// is never adopted, changed or deleted, and no retry changes that.
+	KindForeign Kind = "foreign"
 )
 
 // Error is every error a driver returns: the provider's own errors are
@@ -70,6 +73,7 @@ var (
 	ErrThrottled        = &Error{Kind: KindThrottled}
 	ErrTransient        = &Error{Kind: KindTransient}
 	ErrPermissionDenied = &Error{Kind: KindPermissionDenied}
+	ErrForeign          = &Error{Kind: KindForeign}
 )
 
 func IsNotImplemented(err error) bool   { return errors.Is(err, ErrNotImplemented) }
@@ -79,6 +83,7 @@ func IsAlreadyExists(err error) bool    { return errors.Is(err, ErrAlreadyExists
 func IsThrottled(err error) bool        { return errors.Is(err, ErrThrottled) }
 func IsTransient(err error) bool        { return errors.Is(err, ErrTransient) }
 func IsPermissionDenied(err error) bool { return errors.Is(err, ErrPermissionDenied) }
+func IsForeign(err error) bool          { return errors.Is(err, ErrForeign) }
 
 // ErrTimeout is wrapped by the error of a call the provider did not answer
 // in time (see package deadline): transient, and a sign that the cluster's

@@ -51,12 +51,26 @@ func (x platform) ValidatePool(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *
 		kpool.ValidateBlockMetadata(fe, s, x.domains, b.Labels, b.Path(FieldLabels), b.Taints, b.Path(FieldTaints))
 		x.p.ValidateBlock(fe, s, c)
 	}
+	validateOwnerTags(fe, s.Tags)
 	if a := s.Autoscaling; a.On() && a.MinNodes != nil && *a.MinNodes == 0 {
 		if least, why := caps.MinNodes(s.Mode); least > 0 {
 			fe.Add("spec.autoscaling.minNodes", "must be at least %d: %s", least, why)
 			if s.Count() == 0 {
 				fe.Add("spec.nodeCount", "must be at least %d: %s", least, why)
 			}
+		}
+	}
+}
+
+// validateOwnerTags refuses user tags under the owner's mark's keys
+// (TagKeys): a user's kpool-pool tag would make the pool look another
+// pool's, and kpool would then never touch it again. The mark's node
+// labels are in kpool's own label domain, which users may not set.
+func validateOwnerTags(fe *kpool.FieldErrors, tags map[string]string) {
+	for _, k := range kpool.SortedKeys(tags) {
+		if TagKeys.Has(k) {
+			fe.Add("spec.tags."+k, "reserved: kpool marks every pool it creates with the tags %s and %s (its installation and the pool's id), so that no other kpool adopts, changes or deletes it",
+				TagKeys.Installation, TagKeys.Pool)
 		}
 	}
 }

@@ -61,7 +61,12 @@ type PoolSpec struct {
 	Labels       map[string]string
 	Taints       []kpool.Taint
 	Version      string
-	Tags         map[string]string
+	// Tags are the user's cloud resource tags, without the owner's mark.
+	Tags map[string]string
+	// Owner is the owner's mark: the one a driver is to write (on create,
+	// and on an update of a pool that has none), and the one a listed
+	// pool carries (zero: none). Drivers keep it out of Tags and Labels.
+	Owner Owner
 	// Settings are provider-only inputs with no neutral form (user data, an
 	// image, a shape's size), by their name in the platform block.
 	Settings map[string]string

@@ -50,6 +50,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	if err := r.reachable(ctx); err != nil {
 		return 0, err
 	}
+	r.reportProviderPools(ctx, pools, observed)
 	if len(pools) == 0 && !cl.Spec.ImportPools {
 		c.prune(st, nil)
 		return c.cfg.ResyncSlow, nil
@@ -101,7 +102,9 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 	}
 	if r.cl.Spec.ImportPools {
 		for i := range observed {
-			if o := &observed[i]; !known[o.ProviderName] {
+			// A pool another owner marked is never imported (an admin
+			// may force it: Service.ImportProviderPool).
+			if o := &observed[i]; !known[o.ProviderName] && o.Owner.IsZero() && !unread(o) {
 				r.importPool(ctx, o)
 			}
 		}

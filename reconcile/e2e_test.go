@@ -54,6 +54,9 @@ type aksWorld struct {
 	drivers *provider.Registry
 	cluster *kpool.Cluster
 	warns   *warnings
+	// installation is the controllers' installation id ("": none, so no
+	// owner's marks).
+	installation string
 }
 
 // e2e skips an end-to-end test under -short, and runs it in parallel with
@@ -104,7 +107,7 @@ func newAKSWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *aksWorld {
 func (w *aksWorld) start(holder string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ctl := reconcile.New(reconcile.Config{
-		Service: w.svc, Drivers: w.drivers, Log: slog.New(w.warns), Holder: holder,
+		Service: w.svc, Drivers: w.drivers, Log: slog.New(w.warns), Holder: holder, Installation: w.installation,
 		Workers: 4, ResyncFast: 25 * time.Millisecond, DriftInterval: time.Second, ResyncSlow: time.Second,
 		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
 		LeaseTTL: 600 * time.Millisecond, PollEvents: 50 * time.Millisecond,
@@ -377,36 +380,6 @@ func drifted(doc *kpool.StatusDocument) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// TestE2EImport: a cluster that imports pools gets the agent pools kpool
-// did not know, in observe mode.
-func TestE2EImport(t *testing.T) {
-	e2e(t)
-	sim := aksim.New(aksim.Options{Engine: simOptions, Token: "kpool-cloudsim"})
-	sim.AddCluster(sub, group, aksCl, "westeurope", "1.30.4")
-	w := newAKSWorld(t, testdb.SQLite(t), sim)
-	ctx := context.Background()
-	// A pool made outside kpool.
-	if _, err := w.drivers.Driver(kpool.PlatformAzure).NodePoolCreate(ctx, w.cluster, provider.PoolSpec{ProviderName: "legacy", MachineType: "Standard_D2s_v5", Count: 3, Mode: "user",
-		Labels: map[string]string{"team": "old"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.svc.UpdateCluster(w.ctx(), w.cluster.ID, kpool.Update{Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
-		t.Fatal(err)
-	}
-	stop := w.start("a")
-	defer stop()
-	w.waitFor(time.Minute, func() (bool, string) {
-		pools, _, _ := w.svc.Store.NodePools(ctx, kpool.NodePoolFilter{ClusterID: w.cluster.ID, Page: kpool.Page{Limit: 10}})
-		for _, p := range pools {
-			if p.ProviderName == "legacy" {
-				ok := p.Spec.Observed() && p.Spec.Count() == 3 && p.Spec.Labels["team"] == "old" && p.Spec.Platform.Azure.VMSize == "Standard_D2s_v5"
-				return ok && p.Status.Phase == kpool.PhaseReady, fmt.Sprintf("imported as %+v, %s", p.Spec, p.Status.Phase)
-			}
-		}
-		return false, "legacy not imported"
-	})
-}
 
 func openPG(t *testing.T, url string) kpool.Store {
 	t.Helper()

@@ -598,6 +598,8 @@ func TestValidation(t *testing.T) {
 			ScaleSetEvictionPolicy: to(armcontainerservice.ScaleSetEvictionPolicyDelete)}},
 		{"newer than the control plane", "a", "orchestratorVersion", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), OrchestratorVersion: to("1.31.0")}},
 		{"bad os type", "a", "osType", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), OSType: to(armcontainerservice.OSType("Plan9"))}},
+		{"tag name with a slash", "a", "tags", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Tags: map[string]*string{"team/web": to("x")}}},
+		{"tag value too long", "a", "tags", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Tags: map[string]*string{"team": to(strings.Repeat("x", 257))}}},
 	} {
 		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, tc.pool, armcontainerservice.AgentPool{Properties: tc.pr}, nil)
 		re := wantError(t, err, http.StatusBadRequest, "InvalidParameter")

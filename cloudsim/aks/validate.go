@@ -1,16 +1,13 @@
 package aks
 
 import (
-	"fmt"
 	"net/http"
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -234,33 +231,34 @@ func immutableChange(old, in *props) *sim.Reply {
 
 // validate answers InvalidParameter for properties AKS refuses.
 func validate(p *props) *sim.Reply {
-	count := deref(p.Count)
-	if count < 0 || count > 1000 {
-		return invalid("count", "%d is outside the allowed range 0 to 1000", count)
+	for _, check := range []func(*props) *sim.Reply{checkEnums, checkScaling, checkPlacement, checkMetadata, checkTags} {
+		if rep := check(p); rep != nil {
+			return rep
+		}
 	}
-	if rep := enum("mode", p.Mode, armcontainerservice.PossibleAgentPoolModeValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("osType", p.OSType, armcontainerservice.PossibleOSTypeValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("osSKU", p.OSSKU, armcontainerservice.PossibleOSSKUValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("osDiskType", p.OSDiskType, armcontainerservice.PossibleOSDiskTypeValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("kubeletDiskType", p.KubeletDiskType, armcontainerservice.PossibleKubeletDiskTypeValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("type", p.Type, armcontainerservice.PossibleAgentPoolTypeValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("scaleSetPriority", p.ScaleSetPriority, armcontainerservice.PossibleScaleSetPriorityValues()); rep != nil {
-		return rep
-	}
-	if rep := enum("scaleSetEvictionPolicy", p.ScaleSetEvictionPolicy, armcontainerservice.PossibleScaleSetEvictionPolicyValues()); rep != nil {
-		return rep
+	return nil
+}
+
+// checkEnums checks the enumerated properties, and the OS, mode and spot
+// combinations AKS refuses.
+func checkEnums(p *props) *sim.Reply {
+	for _, e := range []struct {
+		prop  string
+		value *string
+		allow []string
+	}{
+		{"mode", (*string)(p.Mode), strs(armcontainerservice.PossibleAgentPoolModeValues())},
+		{"osType", (*string)(p.OSType), strs(armcontainerservice.PossibleOSTypeValues())},
+		{"osSKU", (*string)(p.OSSKU), strs(armcontainerservice.PossibleOSSKUValues())},
+		{"osDiskType", (*string)(p.OSDiskType), strs(armcontainerservice.PossibleOSDiskTypeValues())},
+		{"kubeletDiskType", (*string)(p.KubeletDiskType), strs(armcontainerservice.PossibleKubeletDiskTypeValues())},
+		{"type", (*string)(p.Type), strs(armcontainerservice.PossibleAgentPoolTypeValues())},
+		{"scaleSetPriority", (*string)(p.ScaleSetPriority), strs(armcontainerservice.PossibleScaleSetPriorityValues())},
+		{"scaleSetEvictionPolicy", (*string)(p.ScaleSetEvictionPolicy), strs(armcontainerservice.PossibleScaleSetEvictionPolicyValues())},
+	} {
+		if rep := enum(e.prop, e.value, e.allow); rep != nil {
+			return rep
+		}
 	}
 	windows := deref(p.OSType) == armcontainerservice.OSTypeWindows
 	sku := deref(p.OSSKU)
@@ -268,41 +266,54 @@ func validate(p *props) *sim.Reply {
 		return invalid("osSKU", "%s is not an OS SKU for %s agent pools", sku, orDefault(p.OSType, armcontainerservice.OSTypeLinux))
 	}
 	system := deref(p.Mode) == armcontainerservice.AgentPoolModeSystem
-	spot := deref(p.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot
-	autoscale := deref(p.EnableAutoScaling)
 	switch {
 	case system && windows:
 		return invalid("mode", "a Windows agent pool cannot be a System pool")
-	case system && spot:
+	case system && deref(p.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot:
 		return invalid("mode", "a spot agent pool cannot be a System pool")
-	case system && count == 0 && !autoscale:
-		return invalid("count", "a System agent pool needs at least 1 node")
 	}
-	if autoscale {
+	return nil
+}
+
+// checkScaling checks the count and the autoscaler's bounds.
+func checkScaling(p *props) *sim.Reply {
+	count := deref(p.Count)
+	if count < 0 || count > 1000 {
+		return invalid("count", "%d is outside the allowed range 0 to 1000", count)
+	}
+	system := deref(p.Mode) == armcontainerservice.AgentPoolModeSystem
+	if !deref(p.EnableAutoScaling) {
 		switch {
-		case p.MinCount == nil:
-			return invalid("minCount", "it is required when enableAutoScaling is true")
-		case p.MaxCount == nil:
-			return invalid("maxCount", "it is required when enableAutoScaling is true")
-		case *p.MinCount < 0 || *p.MinCount > 1000:
-			return invalid("minCount", "%d is outside the allowed range 0 to 1000", *p.MinCount)
-		case *p.MaxCount < 0 || *p.MaxCount > 1000:
-			return invalid("maxCount", "%d is outside the allowed range 0 to 1000", *p.MaxCount)
-		case system && *p.MinCount == 0:
-			return invalid("minCount", "a System agent pool needs at least 1 node")
-		case *p.MinCount > *p.MaxCount:
-			return invalid("minCount", "%d is greater than the maximum node count %d", *p.MinCount, *p.MaxCount)
-		case count < *p.MinCount || count > *p.MaxCount:
-			return invalid("count", "%d is outside the autoscaler's range %d to %d", count, *p.MinCount, *p.MaxCount)
-		}
-	} else {
-		if p.MinCount != nil {
+		case system && count == 0:
+			return invalid("count", "a System agent pool needs at least 1 node")
+		case p.MinCount != nil:
 			return invalid("minCount", "it must not be set when enableAutoScaling is false")
-		}
-		if p.MaxCount != nil {
+		case p.MaxCount != nil:
 			return invalid("maxCount", "it must not be set when enableAutoScaling is false")
 		}
+		return nil
 	}
+	switch {
+	case p.MinCount == nil:
+		return invalid("minCount", "it is required when enableAutoScaling is true")
+	case p.MaxCount == nil:
+		return invalid("maxCount", "it is required when enableAutoScaling is true")
+	case *p.MinCount < 0 || *p.MinCount > 1000:
+		return invalid("minCount", "%d is outside the allowed range 0 to 1000", *p.MinCount)
+	case *p.MaxCount < 0 || *p.MaxCount > 1000:
+		return invalid("maxCount", "%d is outside the allowed range 0 to 1000", *p.MaxCount)
+	case system && *p.MinCount == 0:
+		return invalid("minCount", "a System agent pool needs at least 1 node")
+	case *p.MinCount > *p.MaxCount:
+		return invalid("minCount", "%d is greater than the maximum node count %d", *p.MinCount, *p.MaxCount)
+	case count < *p.MinCount || count > *p.MaxCount:
+		return invalid("count", "%d is outside the autoscaler's range %d to %d", count, *p.MinCount, *p.MaxCount)
+	}
+	return nil
+}
+
+// checkPlacement checks zones, disk, pods and the spot settings.
+func checkPlacement(p *props) *sim.Reply {
 	seen := map[string]bool{}
 	for _, z := range p.AvailabilityZones {
 		zone := deref(z)
@@ -323,7 +334,7 @@ func validate(p *props) *sim.Reply {
 	if m := deref(p.MaxPods); p.MaxPods != nil && (m < 10 || m > 250) {
 		return invalid("maxPods", "%d is outside the allowed range 10 to 250", m)
 	}
-	if !spot {
+	if deref(p.ScaleSetPriority) != armcontainerservice.ScaleSetPrioritySpot {
 		if p.ScaleSetEvictionPolicy != nil {
 			return invalid("scaleSetEvictionPolicy", "it can only be set when scaleSetPriority is Spot")
 		}
@@ -332,54 +343,6 @@ func validate(p *props) *sim.Reply {
 		}
 	} else if price := deref(p.SpotMaxPrice); p.SpotMaxPrice != nil && price != -1 && price <= 0 {
 		return invalid("spotMaxPrice", "%g is neither -1 nor a price above 0", price)
-	}
-	for k, v := range p.NodeLabels {
-		val := deref(v)
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			return invalid("nodeLabels", "label key %q: %s", k, strings.Join(errs, "; "))
-		}
-		if errs := validation.IsValidLabelValue(val); len(errs) > 0 {
-			return invalid("nodeLabels", "label %s value %q: %s", k, val, strings.Join(errs, "; "))
-		}
-		if strings.HasPrefix(k, reservedPrefix) && !(spot && k == spotLabelKey && val == spotLabelValue) {
-			return invalid("nodeLabels", "label key %q uses the prefix %s, which AKS reserves", k, reservedPrefix)
-		}
-	}
-	for _, t := range p.NodeTaints {
-		if rep := checkTaint(deref(t), spot); rep != nil {
-			return rep
-		}
-	}
-	if len(p.Tags) > 50 {
-		return invalid("tags", "%d tags are more than the 50 allowed", len(p.Tags))
-	}
-	for k, v := range p.Tags {
-		if k == "" || len(k) > 512 || len(deref(v)) > 256 {
-			return invalid("tags", "tag %q: names are 1 to 512 characters and values at most 256", k)
-		}
-	}
-	return nil
-}
-
-func checkTaint(t string, spot bool) *sim.Reply {
-	kv, effect, ok := strings.Cut(t, ":")
-	if !ok {
-		return invalid("nodeTaints", "taint %q is not of the form key=value:effect", t)
-	}
-	k, v, _ := strings.Cut(kv, "=")
-	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-		return invalid("nodeTaints", "taint %q: key: %s", t, strings.Join(errs, "; "))
-	}
-	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-		return invalid("nodeTaints", "taint %q: value: %s", t, strings.Join(errs, "; "))
-	}
-	switch effect {
-	case "NoSchedule", "PreferNoSchedule", "NoExecute":
-	default:
-		return invalid("nodeTaints", "taint %q: effect %q is not NoSchedule, PreferNoSchedule or NoExecute", t, effect)
-	}
-	if strings.HasPrefix(k, reservedPrefix) && !(spot && t == spotTaint) {
-		return invalid("nodeTaints", "taint key %q uses the prefix %s, which AKS reserves", k, reservedPrefix)
 	}
 	return nil
 }
@@ -393,56 +356,6 @@ func enum[T ~string](prop string, v *T, allowed []T) *sim.Reply {
 		names[i] = string(a)
 	}
 	return invalid(prop, "%q is not one of %s", string(*v), strings.Join(names, ", "))
-}
-
-// resolveVersion checks an orchestratorVersion against the cluster's and
-// returns the full version it means.
-func resolveVersion(c *cluster, v string) (string, *sim.Reply) {
-	cm := versionRE.FindStringSubmatch(c.version)
-	if cm == nil {
-		return v, nil // a cluster version the emulator cannot read: take any
-	}
-	m := versionRE.FindStringSubmatch(v)
-	if m == nil {
-		return "", invalid("orchestratorVersion", "%q is not a Kubernetes version (major.minor or major.minor.patch)", v)
-	}
-	cmaj, cmin, cpatch := atoi(cm[1]), atoi(cm[2]), atoi(cm[3])
-	maj, mnr := atoi(m[1]), atoi(m[2])
-	if maj != cmaj || mnr > cmin || mnr < cmin-2 {
-		return "", invalid("orchestratorVersion", "version %s is not supported with control plane version %s: an agent pool runs the control plane's minor version or one of the two before it", v, c.version)
-	}
-	if m[3] == "" {
-		if mnr == cmin {
-			return c.version, nil
-		}
-		return fmt.Sprintf("%d.%d.0", maj, mnr), nil
-	}
-	if mnr == cmin && atoi(m[3]) > cpatch {
-		return "", invalid("orchestratorVersion", "version %s is newer than the control plane's %s", v, c.version)
-	}
-	return v, nil
-}
-
-// compareVersions compares two major.minor.patch versions.
-func compareVersions(a, b string) int {
-	am, bm := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
-	if am == nil || bm == nil {
-		return strings.Compare(a, b)
-	}
-	for i := 1; i <= 3; i++ {
-		if x, y := atoi(am[i]), atoi(bm[i]); x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 func orDefault[T any](p *T, def T) T {

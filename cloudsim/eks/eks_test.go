@@ -203,6 +203,8 @@ func TestRefusals(t *testing.T) {
 		{"node role", func(in *awseks.CreateNodegroupInput) { in.NodeRole = aws.String("nodes") }, "InvalidParameterException"},
 		{"newer version", func(in *awseks.CreateNodegroupInput) { in.Version = aws.String("1.32") }, "InvalidParameterException"},
 		{"aws: tag", func(in *awseks.CreateNodegroupInput) { in.Tags = map[string]string{"aws:x": "y"} }, "InvalidParameterException"},
+		{"tag character", func(in *awseks.CreateNodegroupInput) { in.Tags = map[string]string{"team": "a<b"} }, "InvalidParameterException"},
+		{"tag key too long", func(in *awseks.CreateNodegroupInput) { in.Tags = map[string]string{strings.Repeat("k", 129): "v"} }, "InvalidParameterException"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.client.CreateNodegroup(ctx, create("ng-"+strings.ReplaceAll(tc.name, " ", "-"), tc.mod))

@@ -87,3 +87,7 @@ func jsonReply(v any) *sim.Reply {
 	rep.Header.Set("Content-Type", "application/json")
 	return rep
 }
+
+func ngNotFound(c *cluster, name string) *sim.Reply {
+	return fail(errNotFound, apiError{Message: "No node group found for name: " + name + ".", ClusterName: c.name, NodegroupName: name})
+}

@@ -14,8 +14,10 @@ package eks
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -206,4 +208,20 @@ func (c *cluster) sortedNodegroups() []*nodegroup {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+func (s *Server) describeCluster(req *sim.Request, c *cluster) *sim.Reply {
+	var subnets []string
+	for id := range c.subnets {
+		subnets = append(subnets, id)
+	}
+	slices.Sort(subnets)
+	return jsonReply(map[string]any{"cluster": map[string]any{
+		"name": c.name, "arn": c.arn(), "version": c.version, "status": statusActive,
+		"endpoint":           fmt.Sprintf("https://%X.gr7.%s.eks.amazonaws.com", c.name, c.region),
+		"platformVersion":    "eks.1",
+		"resourcesVpcConfig": map[string]any{"subnetIds": subnets, "vpcId": "vpc-0123456789abcdef0"},
+		"createdAt":          epoch(req.Now.Add(-24 * time.Hour)),
+		"tags":               map[string]string{},
+	}})
 }

@@ -175,7 +175,11 @@ func checkTaints(field string, taints []*container.NodeTaint) *sim.Reply {
 	return nil
 }
 
-// checkResourceLabels applies the rules of Google Cloud labels.
+// checkResourceLabels applies the rules of Google Cloud labels
+// (https://cloud.google.com/compute/docs/labeling-resources#requirements):
+// at most 64; keys of 1-63 lowercase letters, digits, '_' or '-', starting
+// with a letter; values of at most 63 of them. kpool's owner's mark
+// (kpool-installation, kpool-pool) is two of them.
 func checkResourceLabels(field string, labels map[string]string) *sim.Reply {
 	if len(labels) > 64 {
 		return invalid(field, "At most 64 resource labels, got %d.", len(labels))

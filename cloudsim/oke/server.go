@@ -54,6 +54,8 @@ import (
 	"strings"
 	"time"
 
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -236,4 +238,29 @@ func cloneMap[V any](m map[string]V) map[string]V {
 		out[k] = v
 	}
 	return out
+}
+
+// nodePoolOptions answers GetNodePoolOptions for a cluster (or "all").
+func (s *Server) nodePoolOptions(req *sim.Request, id string) *sim.Reply {
+	var versions []string
+	if id == "all" {
+		seen := map[string]bool{}
+		for _, c := range s.clusters {
+			for _, v := range c.versions() {
+				if !seen[v] {
+					seen[v] = true
+					versions = append(versions, v)
+				}
+			}
+		}
+	} else {
+		c, ok := s.clusters[id]
+		if !ok {
+			return notFound("cluster", id)
+		}
+		versions = c.versions()
+	}
+	return jsonReply(http.StatusOK, ce.NodePoolOptions{KubernetesVersions: versions,
+		Shapes: []string{"VM.Standard.E4.Flex", "VM.Standard.E5.Flex", "VM.Standard.A1.Flex", "VM.Standard3.Flex", "VM.Standard2.1", "VM.Standard2.2", "VM.Standard2.4"},
+		Images: []string{}, Sources: []ce.NodeSourceOption{}})
 }

@@ -162,39 +162,6 @@ func checkSource(src ce.NodeSourceDetails) *sim.Reply {
 	return nil
 }
 
-func checkLabels(kvs []ce.KeyValue) *sim.Reply {
-	seen := map[string]bool{}
-	for _, kv := range kvs {
-		k, v := deref(kv.Key), deref(kv.Value)
-		if len(k) > 316 || !labelKeyRE.MatchString(k) {
-			return invalid("initialNodeLabels: %q is not a valid Kubernetes label key.", k)
-		}
-		if !labelValueRE.MatchString(v) {
-			return invalid("initialNodeLabels: the value %q of %s is not a valid Kubernetes label value.", v, k)
-		}
-		if seen[k] {
-			return invalid("initialNodeLabels: %s is given twice.", k)
-		}
-		seen[k] = true
-	}
-	return nil
-}
-
-func checkTags(field string, tags map[string]string) *sim.Reply {
-	if len(tags) > 64 {
-		return failf(http.StatusBadRequest, errLimitExceeded, "%s: at most 64 freeform tags, got %d.", field, len(tags))
-	}
-	for k, v := range tags {
-		if k == "" || len(k) > 100 || strings.ContainsAny(k, " .\t\n") {
-			return invalid("%s: %q is not a valid tag key (1-100 characters, no spaces or periods).", field, k)
-		}
-		if len(v) > 256 {
-			return invalid("%s: the value of %s is longer than 256 characters.", field, k)
-		}
-	}
-	return nil
-}
-
 // checkPlacement checks a pool's size and placement against its cluster.
 func (c *cluster) checkPlacement(size *int, pcs []ce.NodePoolPlacementConfigDetails) *sim.Reply {
 	if size != nil && (*size < 0 || *size > 1000) {
@@ -415,31 +382,6 @@ func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []by
 		next.SshPublicKey = in.SshPublicKey
 	}
 	return next, nil
-}
-
-// nodePoolOptions answers GetNodePoolOptions for a cluster (or "all").
-func (s *Server) nodePoolOptions(req *sim.Request, id string) *sim.Reply {
-	var versions []string
-	if id == "all" {
-		seen := map[string]bool{}
-		for _, c := range s.clusters {
-			for _, v := range c.versions() {
-				if !seen[v] {
-					seen[v] = true
-					versions = append(versions, v)
-				}
-			}
-		}
-	} else {
-		c, ok := s.clusters[id]
-		if !ok {
-			return notFound("cluster", id)
-		}
-		versions = c.versions()
-	}
-	return jsonReply(http.StatusOK, ce.NodePoolOptions{KubernetesVersions: versions,
-		Shapes: []string{"VM.Standard.E4.Flex", "VM.Standard.E5.Flex", "VM.Standard.A1.Flex", "VM.Standard3.Flex", "VM.Standard2.1", "VM.Standard2.2", "VM.Standard2.4"},
-		Images: []string{}, Sources: []ce.NodeSourceOption{}})
 }
 
 var _ = common.String

@@ -24,7 +24,7 @@ func newClusterCmd() *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterUpdate(f), "cluster"), byName(f, newClusterDelete(f), "cluster"))
+	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterUpdate(f), "cluster"), byName(f, newClusterDelete(f), "cluster"), byName(f, newClusterImport(f), "cluster"))
 	return cmd
 }
 

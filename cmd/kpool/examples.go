@@ -61,6 +61,11 @@ var examples = map[string]string{
 
   # With its node pools
   kpool cluster delete prod --force`,
+	"cluster import": `  # A pool that kpool cluster get lists as unmarked at the provider
+  kpool cluster import prod legacy --name legacy-web
+
+  # Another kpool's pool (admins only), observed, never changed
+  kpool cluster import prod web --force`,
 	"nodepool": `  kpool nodepool list --cluster prod
   kpool nodepool get web --cluster prod`,
 	"nodepool create": `  kpool nodepool create web --cluster prod --machine-type e2-standard-4 --count 3 --zones 1,2,3

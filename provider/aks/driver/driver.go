@@ -5,9 +5,7 @@ package driver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"sort"
@@ -20,7 +18,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
@@ -184,46 +181,6 @@ func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error)
 	return cs, a, nil
 }
 
-// token returns the Azure identity of a credential, made once. d.mu is
-// held.
-func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) {
-	if tc, ok := d.tokens[cr.Name]; ok {
-		return tc, nil
-	}
-	var tc azcore.TokenCredential
-	var err error
-	switch cr.Kind {
-	case provider.CredentialDefault:
-		tc = d.opts.Credential
-		if tc == nil {
-			tc, err = azidentity.NewDefaultAzureCredential(nil)
-		}
-	case provider.CredentialEmulator:
-		tc, err = provider.IdentityOf[azcore.TokenCredential](cr)
-	case provider.CredentialClientSecret:
-		var secret string
-		if secret, err = cr.Secret(); err == nil {
-			// The secret goes to the credential's authority (Entra ID's
-			// public one unless the operator names another), through the
-			// driver's transport.
-			o := &azidentity.ClientSecretCredentialOptions{ClientOptions: policy.ClientOptions{Transport: d.opts.Transport}}
-			if host := cr.AuthorityHost(); host != "" {
-				o.Cloud.ActiveDirectoryAuthorityHost = host
-				o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
-			}
-			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, o)
-		}
-	default:
-		err = fmt.Errorf("kind %q is not an Azure credential kind", cr.Kind)
-	}
-	if err != nil {
-		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential " + cr.Name + ": " + err.Error(), Err: err}
-	}
-	tc = credential{tc}
-	d.tokens[cr.Name] = tc
-	return tc, nil
-}
-
 // NodePoolList lists the cluster's agent pools.
 func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
 	cs, a, err := d.client(c)
@@ -325,67 +282,11 @@ func (d *Driver) put(ctx context.Context, c *kpool.Cluster, cl *clients, a *kpoo
 	return accepted(raw, s)
 }
 
-// adopt answers a create for a pool that exists: returned as it is when it
-// matches, a validation error when a field only a new pool can change
-// differs, ErrAlreadyExists when an update would do.
-func adopt(ap *armcontainerservice.AgentPool, s provider.PoolSpec) (*provider.Pool, error) {
-	p := observe(ap)
-	if err := immutable(ap, s); err != nil {
-		return nil, err
-	}
-	want := properties(s)
-	got := ap.Properties
-	if got == nil {
-		got = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
-	}
-	switch {
-	case deref(got.EnableAutoScaling) != deref(want.EnableAutoScaling),
-		deref(got.MinCount) != deref(want.MinCount) || deref(got.MaxCount) != deref(want.MaxCount),
-		!deref(want.EnableAutoScaling) && deref(got.Count) != deref(want.Count),
-		!provider.SameLabels(p.Labels, s.Labels, aks.SpotTaint.Key), !provider.SameTaints(p.Taints, profile.NodeTaints(s)),
-		!provider.SameMap(p.Tags, s.Tags), p.Mode != s.Mode,
-		s.Version != "" && p.Version != s.Version:
-		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
-			Reason: "agent pool " + s.ProviderName + " exists with other mutable settings; update it"}
-	}
-	return &p, nil
-}
-
-// immutable refuses a spec that differs from an existing pool in a field
-// AKS fixes at creation.
-func immutable(ap *armcontainerservice.AgentPool, s provider.PoolSpec) error {
-	got := ap.Properties
-	if got == nil {
-		return nil
-	}
-	want := properties(s)
-	type check struct {
-		field     string
-		old, next string
-	}
-	checks := []check{
-		{"spec.platform.azure.vmSize", deref(got.VMSize), deref(want.VMSize)},
-		{"spec.zones", strings.Join(zonesOf(got.AvailabilityZones), ","), strings.Join(zonesOf(want.AvailabilityZones), ",")},
-		{"spec.platform.azure.spotInstances", string(derefP(got.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular)), string(derefP(want.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular))},
-	}
-	if want.OSDiskSizeGB != nil {
-		checks = append(checks, check{"spec.platform.azure.osDiskSizeGB", fmt.Sprint(deref(got.OSDiskSizeGB)), fmt.Sprint(deref(want.OSDiskSizeGB))})
-	}
-	if want.OSDiskType != nil {
-		checks = append(checks, check{"spec.platform.azure.osDiskType", string(derefP(got.OSDiskType, armcontainerservice.OSDiskTypeManaged)), string(*want.OSDiskType)})
-	}
-	for _, ch := range checks {
-		if !strings.EqualFold(ch.old, ch.next) {
-			return provider.ValidationError(platform, ch.field, "agent pool %s has %q and AKS cannot change it to %q in place; create a new pool", deref(ap.Name), ch.old, ch.next)
-		}
-	}
-	return nil
-}
-
 // NodePoolUpdate changes an agent pool's mutable settings: count or
-// autoscaler bounds, labels, taints, tags, mode and version. The placement
-// labels stay as the pool has them; with autoscaling on, the count stays
-// the autoscaler's.
+// autoscaler bounds, labels, taints, tags, mode and version, and writes
+// the spec's owner's mark on a pool that has none. The placement labels
+// stay as the pool has them; with autoscaling on, the count stays the
+// autoscaler's. A pool another owner marked is refused (KindForeign).
 func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
 	cs, a, err := d.client(c)
 	if err != nil {
@@ -406,6 +307,11 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		old = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
 	}
 	observed := observe(existing)
+	// The PUT below carries the If-Match of the pool read here: a mark
+	// written meanwhile fails it, and the next pass reads it.
+	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
+		return nil, err
+	}
 	labels := make(map[string]string, len(s.Labels))
 	for k, v := range s.Labels {
 		labels[k] = v
@@ -439,21 +345,6 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	return d.put(ctx, c, cs, a, s, &next, opts)
 }
 
-// accepted returns the pool as the accepted PUT's answer shows it; the
-// operation goes on at AKS and NodePoolList follows it.
-func accepted(raw *http.Response, s provider.PoolSpec) (*provider.Pool, error) {
-	var ap armcontainerservice.AgentPool
-	if raw != nil {
-		if body, err := runtime.Payload(raw); err == nil && len(body) > 0 && json.Unmarshal(body, &ap) == nil && ap.Properties != nil {
-			p := observe(&ap)
-			return &p, nil
-		}
-	}
-	// No body to read: report what was asked for, in progress.
-	p := provider.Pool{PoolSpec: s, State: provider.StateCreating, ProviderState: "Accepted", ReadyUnknown: true}
-	return &p, nil
-}
-
 // NodePoolDelete deletes an agent pool; a missing one is not an error.
 func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
 	cs, a, err := d.client(c)
@@ -469,97 +360,4 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 	}
 	d.started(c, providerName, raw)
 	return nil
-}
-
-// properties maps a neutral spec to AKS agent-pool properties.
-func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoolProfileProperties {
-	p := &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-		Type:       to(armcontainerservice.AgentPoolTypeVirtualMachineScaleSets),
-		OSType:     to(armcontainerservice.OSTypeLinux),
-		VMSize:     to(s.MachineType),
-		Count:      to(int32(s.Count)),
-		Mode:       to(armcontainerservice.AgentPoolModeUser),
-		NodeLabels: map[string]*string{},
-		NodeTaints: []*string{},
-		Tags:       map[string]*string{},
-	}
-	if s.Mode == kpool.ModeSystem {
-		p.Mode = to(armcontainerservice.AgentPoolModeSystem)
-	}
-	p.EnableAutoScaling = to(s.Autoscaling)
-	if s.Autoscaling {
-		p.MinCount, p.MaxCount = to(int32(s.MinCount)), to(int32(s.MaxCount))
-	}
-	if s.DiskSizeGB > 0 {
-		p.OSDiskSizeGB = to(int32(s.DiskSizeGB))
-	}
-	if s.DiskType != "" {
-		p.OSDiskType = to(armcontainerservice.OSDiskType(profile.DiskType(s.DiskType)))
-	}
-	for _, z := range s.Zones {
-		p.AvailabilityZones = append(p.AvailabilityZones, to(z))
-	}
-	for k, v := range s.Labels {
-		p.NodeLabels[k] = to(v)
-	}
-	for _, t := range profile.NodeTaints(s) {
-		p.NodeTaints = append(p.NodeTaints, to(taintString(t)))
-	}
-	for k, v := range s.Tags {
-		p.Tags[k] = to(v)
-	}
-	if s.Spot {
-		p.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
-		p.ScaleSetEvictionPolicy = to(armcontainerservice.ScaleSetEvictionPolicyDelete)
-		p.SpotMaxPrice = to(float32(-1)) // pay up to the on-demand price
-		p.NodeLabels[aks.SpotTaint.Key] = to(aks.SpotTaint.Value)
-	}
-	if s.Version != "" {
-		p.OrchestratorVersion = to(s.Version)
-	}
-	return p
-}
-
-func taintString(t kpool.Taint) string {
-	if t.Value == "" {
-		return t.Key + ":" + t.Effect
-	}
-	return t.Key + "=" + t.Value + ":" + t.Effect
-}
-
-func parseTaint(s string) (kpool.Taint, bool) {
-	kv, effect, ok := strings.Cut(s, ":")
-	if !ok {
-		return kpool.Taint{}, false
-	}
-	k, v, _ := strings.Cut(kv, "=")
-	return kpool.Taint{Key: k, Value: v, Effect: effect}, true
-}
-
-func zonesOf(zs []*string) []string {
-	var out []string
-	for _, z := range zs {
-		if z != nil {
-			out = append(out, *z)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func to[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-func derefP[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
 }

@@ -215,3 +215,43 @@ func fieldOf(reason string) string {
 	}
 	return "spec"
 }
+
+// token returns the Azure identity of a credential, made once. d.mu is
+// held.
+func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) {
+	if tc, ok := d.tokens[cr.Name]; ok {
+		return tc, nil
+	}
+	var tc azcore.TokenCredential
+	var err error
+	switch cr.Kind {
+	case provider.CredentialDefault:
+		tc = d.opts.Credential
+		if tc == nil {
+			tc, err = azidentity.NewDefaultAzureCredential(nil)
+		}
+	case provider.CredentialEmulator:
+		tc, err = provider.IdentityOf[azcore.TokenCredential](cr)
+	case provider.CredentialClientSecret:
+		var secret string
+		if secret, err = cr.Secret(); err == nil {
+			// The secret goes to the credential's authority (Entra ID's
+			// public one unless the operator names another), through the
+			// driver's transport.
+			o := &azidentity.ClientSecretCredentialOptions{ClientOptions: policy.ClientOptions{Transport: d.opts.Transport}}
+			if host := cr.AuthorityHost(); host != "" {
+				o.Cloud.ActiveDirectoryAuthorityHost = host
+				o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
+			}
+			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, o)
+		}
+	default:
+		err = fmt.Errorf("kind %q is not an Azure credential kind", cr.Kind)
+	}
+	if err != nil {
+		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential " + cr.Name + ": " + err.Error(), Err: err}
+	}
+	tc = credential{tc}
+	d.tokens[cr.Name] = tc
+	return tc, nil
+}

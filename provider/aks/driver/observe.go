@@ -55,6 +55,7 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 	for k, v := range pr.Tags {
 		p.Tags[k] = deref(v)
 	}
+	p.Tags, p.Owner = provider.TagKeys.Take(p.Tags)
 	p.Nodes = p.Count
 	power := ""
 	if pr.PowerState != nil && pr.PowerState.Code != nil {

@@ -232,7 +232,7 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	}
 	taints := taintsOf(s.Taints)
 	pub := publicIP(s)
-	err = cl.Create(ctx, id, PoolConfig{ID: s.ProviderName, Count: &s.Count, Size: s.MachineType, Labels: copyMap(s.Labels),
+	err = cl.Create(ctx, id, PoolConfig{ID: s.ProviderName, Count: &s.Count, Size: s.MachineType, Labels: labels(s.Labels, s.Owner),
 		Taints: &taints, PublicIPNodePool: &pub})
 	if err != nil {
 		var ae *APIError
@@ -252,14 +252,29 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	return &p, nil
 }
 
-// adopt answers a create for a pool that exists: returned as it is when it
-// matches, a validation error when a field only a new pool can change
-// differs, ErrAlreadyExists when an update would do.
+// labels are a pool's node labels: the user's and kpool's, and the
+// owner's mark (LabelKeys, in kpool's own label domain). A Civo pool
+// carries no tags: the v2 API's pool is its id, size, count, labels,
+// taints and public_ip_node_pool (as Civo's own Terraform and Pulumi
+// providers' civo_kubernetes_node_pool has it; the cluster has tags, its
+// pools none), so the mark is on its nodes, where users' labels may not
+// go (kompox.dev is kpool's domain).
+func labels(user map[string]string, o provider.Owner) map[string]string {
+	return provider.LabelKeys.Put(user, o)
+}
+
+// adopt answers a create for a pool that exists: refused when another
+// owner marked it (KindForeign), returned as it is when it matches, a
+// validation error when a field only a new pool can change differs,
+// ErrAlreadyExists when an update would do.
 func adopt(cp *Pool, s provider.PoolSpec) (*provider.Pool, error) {
+	p := observe(cp)
+	if provider.Foreign(&p, s.Owner) {
+		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
+	}
 	if err := immutable(cp, s); err != nil {
 		return nil, err
 	}
-	p := observe(cp)
 	if p.Count != s.Count || !provider.SameLabels(ownLabels(p.Labels), ownLabels(s.Labels)) || !provider.SameTaints(userTaints(p.Taints), s.Taints) {
 		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
 			Reason: "pool " + s.ProviderName + " exists with another count, labels or taints; update it"}
@@ -280,8 +295,10 @@ func immutable(cp *Pool, s provider.PoolSpec) error {
 }
 
 // NodePoolUpdate changes a pool's count, labels and taints in one PUT. The
-// placement labels stay as the pool has them. A pool whose nodes failed is
-// repaired by asking Civo for its count again, which rebuilds them.
+// placement labels stay as the pool has them; an unmarked pool gets the
+// spec's owner's mark, and one another owner marked is refused
+// (KindForeign). A pool whose nodes failed is repaired by asking Civo for
+// its count again, which rebuilds them.
 func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
 	if err := check(s); err != nil {
 		return nil, err
@@ -301,21 +318,27 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	observed := observe(cp)
-	labels := ownLabels(s.Labels)
+	// Civo's PUT is unconditional (no etag): a mark written between this
+	// read and the PUT would be lost, a window of one round trip.
+	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
+		return nil, err
+	}
+	want := ownLabels(s.Labels)
 	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
 		if v, ok := observed.Labels[k]; ok {
-			labels[k] = v
+			want[k] = v
 		} else {
-			delete(labels, k)
+			delete(want, k)
 		}
 	}
+	want = labels(want, s.Owner)
 	var cfg PoolConfig
 	changed := false
 	if cp.Count != s.Count || observed.State == provider.StateFailed {
 		cfg.Count, changed = &s.Count, true
 	}
-	if !provider.SameMap(ownLabels(observed.Labels), labels) {
-		cfg.Labels, changed = labels, true
+	if !provider.SameMap(labels(ownLabels(observed.Labels), observed.Owner), want) {
+		cfg.Labels, changed = want, true
 	}
 	if !provider.SameTaints(userTaints(observed.Taints), s.Taints) {
 		t := taintsOf(s.Taints)

@@ -35,10 +35,10 @@ func observe(p *Pool) provider.Pool {
 			MachineType:  p.Size,
 			Count:        p.Count,
 			Mode:         kpool.ModeUser,
-			Labels:       copyMap(p.Labels),
 		},
 		Extra: map[string]string{},
 	}
+	out.Labels, out.Owner = provider.LabelKeys.Take(p.Labels)
 	out.Name = out.Labels[provider.LabelPool]
 	for _, t := range p.Taints {
 		out.Taints = append(out.Taints, kpool.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})

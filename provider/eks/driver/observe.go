@@ -23,7 +23,6 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 			DiskSizeGB:   int(aws.ToInt32(ng.DiskSize)),
 			Spot:         ng.CapacityType == types.CapacityTypesSpot,
 			Labels:       copyMap(ng.Labels),
-			Tags:         copyMap(ng.Tags),
 			Version:      aws.ToString(ng.Version),
 			Mode:         kpool.ModeUser,
 		},
@@ -40,9 +39,44 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 		}
 	}
 	p.Name = p.Labels[provider.LabelPool]
+	p.Tags, p.Owner = provider.TagKeys.Take(ng.Tags)
 	for _, t := range ng.Taints {
 		p.Taints = append(p.Taints, kpool.Taint{Key: aws.ToString(t.Key), Value: aws.ToString(t.Value), Effect: kpoolEffect(t.Effect)})
 	}
+	observeZones(c, ng, &p)
+	p.Nodes = p.Count
+	p.State = state(ng.Status)
+	p.Message = healthIssues(ng)
+	if p.State == provider.StateReady {
+		p.ReadyNodes = p.Count
+		// EKS reports no per-zone counts; its Auto Scaling group balances
+		// the nodes across the subnets' zones.
+		zones := p.Zones
+		if len(zones) == 0 && p.Extra["zones"] != "" {
+			zones = strings.Split(p.Extra["zones"], ",")
+		}
+		p.NodesByZone = provider.SpreadCount(p.Count, zones)
+	} else {
+		// EKS gives the target size at once and never how many nodes are
+		// up while an update runs, or after one failed.
+		p.ReadyUnknown = true
+	}
+	for k, v := range map[string]*string{"arn": ng.NodegroupArn, "releaseVersion": ng.ReleaseVersion, "nodeRole": ng.NodeRole} {
+		if v != nil {
+			p.Extra[k] = *v
+		}
+	}
+	if ng.AmiType != "" {
+		p.Extra["amiType"] = string(ng.AmiType)
+	}
+	p.Extra["subnets"] = strings.Join(ng.Subnets, ",")
+	p.Problems = provider.CheckContract(&p)
+	return p
+}
+
+// observeZones sets a node group's logical zones from its subnets: those
+// in the cluster's zone -> subnet map, the others listed in Extra.
+func observeZones(c *kpool.Cluster, ng *types.Nodegroup, p *provider.Pool) {
 	byID := map[string]string{}
 	if a := c.Spec.Platform.AWS; a != nil {
 		for z, id := range a.Subnets {
@@ -70,8 +104,10 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 		p.Extra["zones"] = strings.Join(p.Zones, ",")
 		p.Zones = nil
 	}
-	p.Nodes = p.Count
-	p.State = state(ng.Status)
+}
+
+// healthIssues are a node group's health issues, in one line.
+func healthIssues(ng *types.Nodegroup) string {
 	var issues []string
 	if ng.Health != nil {
 		for _, is := range ng.Health.Issues {
@@ -82,32 +118,7 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 			issues = append(issues, s)
 		}
 	}
-	p.Message = strings.Join(issues, "; ")
-	if p.State == provider.StateReady {
-		p.ReadyNodes = p.Count
-		// EKS reports no per-zone counts; its Auto Scaling group balances
-		// the nodes across the subnets' zones.
-		zones := p.Zones
-		if len(zones) == 0 && p.Extra["zones"] != "" {
-			zones = strings.Split(p.Extra["zones"], ",")
-		}
-		p.NodesByZone = provider.SpreadCount(p.Count, zones)
-	} else {
-		// EKS gives the target size at once and never how many nodes are
-		// up while an update runs, or after one failed.
-		p.ReadyUnknown = true
-	}
-	for k, v := range map[string]*string{"arn": ng.NodegroupArn, "releaseVersion": ng.ReleaseVersion, "nodeRole": ng.NodeRole} {
-		if v != nil {
-			p.Extra[k] = *v
-		}
-	}
-	if ng.AmiType != "" {
-		p.Extra["amiType"] = string(ng.AmiType)
-	}
-	p.Extra["subnets"] = strings.Join(ng.Subnets, ",")
-	p.Problems = provider.CheckContract(&p)
-	return p
+	return strings.Join(issues, "; ")
 }
 
 // state maps a node group's status to the neutral state. DEGRADED is

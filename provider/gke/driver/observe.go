@@ -42,9 +42,7 @@ func observe(c *kpool.Cluster, np *container.NodePool) provider.Pool {
 		p.Labels[k] = v
 	}
 	p.Name = p.Labels[provider.LabelPool]
-	for k, v := range cfg.ResourceLabels {
-		p.Tags[k] = v
-	}
+	p.Tags, p.Owner = provider.TagKeys.Take(cfg.ResourceLabels)
 	for _, t := range cfg.Taints {
 		if t == nil {
 			continue

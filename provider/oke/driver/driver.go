@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -173,39 +172,6 @@ func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 	d.clients[key] = &cl
 	return &conn{cl: &cl, oci: o, key: key}, nil
 }
-
-// identity returns the signing identity of a credential, in region.
-func (d *Driver) identity(cr *provider.Credential, region string) (common.ConfigurationProvider, error) {
-	switch cr.Kind {
-	case provider.CredentialDefault:
-		cp := d.opts.ConfigProvider
-		if cp == nil {
-			cp = common.DefaultConfigProvider()
-		}
-		return regional{cp, region}, nil
-	case provider.CredentialEmulator:
-		cp, err := provider.IdentityOf[common.ConfigurationProvider](cr)
-		if err != nil {
-			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
-		}
-		return regional{cp, region}, nil
-	case provider.CredentialAPIKey:
-		key, err := cr.Secret()
-		if err != nil {
-			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OCI API key: " + err.Error(), Err: err}
-		}
-		return common.NewRawConfigurationProvider(cr.TenantID, cr.ClientID, region, cr.Fingerprint, key, nil), nil
-	}
-	return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: fmt.Sprintf("credential %s: kind %q is not an OCI credential kind", cr.Name, cr.Kind)}
-}
-
-// regional is a configuration provider in the cluster's region.
-type regional struct {
-	common.ConfigurationProvider
-	region string
-}
-
-func (r regional) Region() (string, error) { return r.region, nil }
 
 // NodePoolList lists the cluster's node pools: ListNodePools, paged, then
 // GetNodePool of each for its nodes.
@@ -394,150 +360,6 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	return &p, nil
 }
 
-// adopt answers a create for a pool that exists: returned as it is when
-// it matches, a validation error when only a new pool could match (a
-// version older than the pool's), ErrAlreadyExists when an update would
-// do. OKE changes everything else in place, for new nodes.
-func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Pool, error) {
-	if err := downgrade(np, s); err != nil {
-		return nil, err
-	}
-	p := observe(c, *np)
-	if np.LifecycleState == ce.NodePoolLifecycleStateDeleting || np.LifecycleState == ce.NodePoolLifecycleStateFailed {
-		return &p, nil // being deleted, or to be repaired by the update that follows
-	}
-	if d := differences(c, np, s); len(d) > 0 {
-		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
-			Reason: fmt.Sprintf("node pool %s exists with other %s; update it", s.ProviderName, strings.Join(d, ", "))}
-	}
-	return &p, nil
-}
-
-// differences lists what of the spec the pool does not have.
-func differences(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) []string {
-	p := observe(c, *np)
-	var out []string
-	add := func(cond bool, what string) {
-		if cond {
-			out = append(out, what)
-		}
-	}
-	add(p.Count != s.Count, "size")
-	add(!provider.SameLabels(p.Labels, s.Labels), "labels")
-	add(!provider.SameMap(p.Tags, s.Tags), "tags")
-	add(!versionMatches(deref(np.KubernetesVersion), s.Version), "version")
-	add(s.MachineType != "" && p.MachineType != s.MachineType, "shape")
-	add(s.DiskSizeGB > 0 && p.DiskSizeGB != s.DiskSizeGB, "boot volume size")
-	add(p.Spot != s.Spot, "preemptible setting")
-	add(strings.Join(p.Zones, ",") != strings.Join(s.Zones, ","), "availability domains")
-	for _, k := range []string{"imageId", "ocpus", "memoryInGBs"} {
-		add(s.Settings[k] != "" && !sameSetting(k, p.Settings[k], s.Settings[k]), k)
-	}
-	add(mode(s) != p.Mode, "mode")
-	return out
-}
-
-// sameSetting compares two settings, numbers as numbers.
-func sameSetting(k, a, b string) bool {
-	if k == "imageId" {
-		return a == b
-	}
-	x, err1 := strconv.ParseFloat(a, 32)
-	y, err2 := strconv.ParseFloat(b, 32)
-	return err1 == nil && err2 == nil && float32(x) == float32(y)
-}
-
-func mode(s provider.PoolSpec) string {
-	if s.Mode == "" {
-		return kpool.ModeUser
-	}
-	return s.Mode
-}
-
-// NodePoolUpdate changes a node pool to the spec with one UpdateNodePool
-// of what differs. OKE applies a new shape, image, shape config, boot
-// volume, placement, preemptible setting, labels and version to the nodes
-// it creates afterwards (observed as StaleNodes); size and tags change at
-// once. The placement labels stay as the pool has them. A pool whose
-// create failed takes no update: it is deleted, and created again once
-// gone.
-func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	if err := provider.CheckSupported(profile.Capabilities(), s); err != nil {
-		return nil, err
-	}
-	cn, err := d.client(c)
-	if err != nil {
-		return nil, err
-	}
-	np, etag, _, err := cn.byName(ctx, s.ProviderName)
-	if err != nil {
-		return nil, err
-	}
-	if np == nil {
-		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node pool " + s.ProviderName + " not found"}
-	}
-	switch np.LifecycleState {
-	case ce.NodePoolLifecycleStateFailed:
-		if _, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: np.Id}); err != nil && status(err) != http.StatusNotFound {
-			return nil, classify(err, nil, "")
-		}
-		p := observe(c, *np)
-		p.State, p.ProviderState = provider.StateDeleting, string(ce.NodePoolLifecycleStateDeleting)
-		p.Message = fmt.Sprintf("FAILED (%s): deleting it to create it again", p.Message)
-		return &p, nil
-	case ce.NodePoolLifecycleStateDeleting:
-		p := observe(c, *np)
-		return &p, nil
-	case ce.NodePoolLifecycleStateCreating, ce.NodePoolLifecycleStateUpdating:
-		return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform,
-			Reason: fmt.Sprintf("node pool %s is %s: OKE takes no update until its work request ends", s.ProviderName, np.LifecycleState)}
-	}
-	if err := downgrade(np, s); err != nil {
-		return nil, err
-	}
-	observed := observe(c, *np)
-	labels := copyMap(s.Labels)
-	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
-		if v, ok := observed.Labels[k]; ok {
-			labels[k] = v
-		} else {
-			delete(labels, k)
-		}
-	}
-	s.Labels = labels
-	in, changed, err := updateDetails(c, cn.oci, np, s)
-	if err != nil {
-		return nil, err
-	}
-	if !versionMatches(deref(np.KubernetesVersion), s.Version) {
-		v, err := d.version(ctx, cn, s.Version)
-		if err != nil {
-			return nil, err
-		}
-		if v != nil && *v != deref(np.KubernetesVersion) {
-			in.KubernetesVersion, changed = v, true
-		}
-	}
-	if !changed {
-		return &observed, nil
-	}
-	req := ce.UpdateNodePoolRequest{NodePoolId: np.Id, UpdateNodePoolDetails: in}
-	if etag != "" {
-		req.IfMatch = common.String(etag)
-	}
-	resp, err := cn.cl.UpdateNodePool(provider.Detached(ctx), req)
-	if err != nil {
-		return nil, classify(err, resp.RawResponse, "")
-	}
-	next := apply(np, in)
-	next.LifecycleState = ce.NodePoolLifecycleStateUpdating
-	p := observe(c, next)
-	if resp.OpcWorkRequestId != nil {
-		p.Extra["workRequest"] = *resp.OpcWorkRequestId
-	}
-	return &p, nil
-}
-
 // NodePoolDelete deletes the node pools of a provider name; none is not
 // an error, nor one already being deleted.
 func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
@@ -559,20 +381,4 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 		}
 	}
 	return nil
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

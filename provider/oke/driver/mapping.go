@@ -156,128 +156,13 @@ func createDetails(c *kpool.Cluster, o *kpool.OCICluster, s provider.PoolSpec) (
 	}
 	in := ce.CreateNodePoolDetails{
 		CompartmentId: common.String(o.CompartmentID), ClusterId: common.String(o.ClusterID), Name: common.String(s.ProviderName),
-		NodeShape: common.String(s.MachineType), NodeSourceDetails: src, InitialNodeLabels: keyValues(s.Labels), FreeformTags: copyMap(s.Tags),
+		NodeShape: common.String(s.MachineType), NodeSourceDetails: src, InitialNodeLabels: keyValues(s.Labels), FreeformTags: poolTags(s),
 		NodeConfigDetails: &ce.CreateNodePoolNodeConfigDetails{Size: common.Int(s.Count), PlacementConfigs: pcs, FreeformTags: nodeTags(c, s)},
 	}
 	if ocpus != nil || memory != nil {
 		in.NodeShapeConfig = &ce.CreateNodeShapeConfigDetails{Ocpus: ocpus, MemoryInGBs: memory}
 	}
 	return in, nil
-}
-
-// updateDetails is the UpdateNodePool that takes np to the spec, but its
-// version: only what differs.
-func updateDetails(c *kpool.Cluster, o *kpool.OCICluster, np *ce.NodePool, s provider.PoolSpec) (ce.UpdateNodePoolDetails, bool, error) {
-	var in ce.UpdateNodePoolDetails
-	p := observe(c, *np)
-	ncd := &ce.UpdateNodePoolNodeConfigDetails{}
-	changed, nodesChanged := false, false
-	if p.Count != s.Count {
-		ncd.Size, changed = common.Int(s.Count), true
-	}
-	if strings.Join(p.Zones, ",") != strings.Join(s.Zones, ",") || p.Spot != s.Spot {
-		pcs, err := placement(c, s)
-		if err != nil {
-			return in, false, err
-		}
-		ncd.PlacementConfigs, changed, nodesChanged = pcs, true, true
-	}
-	if !provider.SameLabels(p.Labels, s.Labels) {
-		in.InitialNodeLabels, changed, nodesChanged = keyValues(s.Labels), true, true
-	}
-	if !provider.SameMap(p.Tags, s.Tags) {
-		in.FreeformTags, changed = copyMap(s.Tags), true
-	}
-	if s.MachineType != "" && p.MachineType != s.MachineType {
-		in.NodeShape, changed, nodesChanged = common.String(s.MachineType), true, true
-	}
-	ocpus, memory, err := shapeConfig(s)
-	if err != nil {
-		return in, false, err
-	}
-	if (ocpus != nil && !sameSetting("ocpus", p.Settings["ocpus"], s.Settings["ocpus"])) ||
-		(memory != nil && !sameSetting("memoryInGBs", p.Settings["memoryInGBs"], s.Settings["memoryInGBs"])) ||
-		(in.NodeShape != nil && (ocpus != nil || memory != nil)) {
-		in.NodeShapeConfig, changed, nodesChanged = &ce.UpdateNodeShapeConfigDetails{Ocpus: ocpus, MemoryInGBs: memory}, true, true
-	}
-	if (s.Settings["imageId"] != "" && p.Settings["imageId"] != s.Settings["imageId"]) || (s.DiskSizeGB > 0 && p.DiskSizeGB != s.DiskSizeGB) {
-		src, err := source(s)
-		if err != nil {
-			return in, false, err
-		}
-		in.NodeSourceDetails, changed, nodesChanged = src, true, true
-	}
-	tags := nodeTags(c, s)
-	if have := np.NodeConfigDetails; nodesChanged || p.Mode != mode(s) || have == nil || have.FreeformTags[TagMode] != tags[TagMode] {
-		if !nodesChanged && have != nil && have.FreeformTags[TagConfig] != "" {
-			tags[TagConfig] = have.FreeformTags[TagConfig] // what new nodes get has not changed
-		}
-		if have == nil || !provider.SameMap(have.FreeformTags, tags) {
-			merged := map[string]string{}
-			if have != nil {
-				merged = copyMap(have.FreeformTags)
-			}
-			for k, v := range tags {
-				merged[k] = v
-			}
-			ncd.FreeformTags, changed = merged, true
-		}
-	}
-	if ncd.Size != nil || ncd.PlacementConfigs != nil || ncd.FreeformTags != nil {
-		in.NodeConfigDetails = ncd
-	}
-	return in, changed, nil
-}
-
-// apply applies an accepted update to the pool read before it, for the
-// answer.
-func apply(np *ce.NodePool, in ce.UpdateNodePoolDetails) ce.NodePool {
-	next := *np
-	ncd := ce.NodePoolNodeConfigDetails{}
-	if np.NodeConfigDetails != nil {
-		ncd = *np.NodeConfigDetails
-	}
-	if u := in.NodeConfigDetails; u != nil {
-		if u.Size != nil {
-			ncd.Size = u.Size
-		}
-		if u.PlacementConfigs != nil {
-			ncd.PlacementConfigs = u.PlacementConfigs
-		}
-		if u.FreeformTags != nil {
-			ncd.FreeformTags = u.FreeformTags
-		}
-	}
-	next.NodeConfigDetails = &ncd
-	if in.InitialNodeLabels != nil {
-		next.InitialNodeLabels = in.InitialNodeLabels
-	}
-	if in.FreeformTags != nil {
-		next.FreeformTags = in.FreeformTags
-	}
-	if in.NodeShape != nil {
-		next.NodeShape = in.NodeShape
-	}
-	if sc := in.NodeShapeConfig; sc != nil {
-		cfg := ce.NodeShapeConfig{}
-		if np.NodeShapeConfig != nil {
-			cfg = *np.NodeShapeConfig
-		}
-		if sc.Ocpus != nil {
-			cfg.Ocpus = sc.Ocpus
-		}
-		if sc.MemoryInGBs != nil {
-			cfg.MemoryInGBs = sc.MemoryInGBs
-		}
-		next.NodeShapeConfig = &cfg
-	}
-	if in.NodeSourceDetails != nil {
-		next.NodeSourceDetails = in.NodeSourceDetails
-	}
-	if in.KubernetesVersion != nil {
-		next.KubernetesVersion = in.KubernetesVersion
-	}
-	return next
 }
 
 // kpool's versions: 1.31 (OKE's newest patch of it for the cluster's node
@@ -398,3 +283,90 @@ func downgrade(np *ce.NodePool, s provider.PoolSpec) error {
 }
 
 var _ = fmt.Sprint
+
+// poolTags are a node pool's freeform tags (NodePool's freeformTags, not
+// the node tags in nodeConfigDetails): the user's and the owner's mark.
+// OCI's free-form tag keys are 1-100 printable characters without periods
+// or spaces, values at most 256 ("Limits on Tags",
+// https://docs.oracle.com/iaas/Content/Tagging/Concepts/taggingoverview.htm).
+func poolTags(s provider.PoolSpec) map[string]string { return provider.TagKeys.Put(s.Tags, s.Owner) }
+
+// adopt answers a create for a pool that exists: refused when another
+// owner marked it (KindForeign), returned as it is when it matches, a
+// validation error when only a new pool could match (a version older than
+// the pool's), ErrAlreadyExists when an update would do. OKE changes
+// everything else in place, for new nodes.
+func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Pool, error) {
+	p := observe(c, *np)
+	if provider.Foreign(&p, s.Owner) {
+		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
+	}
+	if err := downgrade(np, s); err != nil {
+		return nil, err
+	}
+	if np.LifecycleState == ce.NodePoolLifecycleStateDeleting || np.LifecycleState == ce.NodePoolLifecycleStateFailed {
+		return &p, nil // being deleted, or to be repaired by the update that follows
+	}
+	if d := differences(c, np, s); len(d) > 0 {
+		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
+			Reason: fmt.Sprintf("node pool %s exists with other %s; update it", s.ProviderName, strings.Join(d, ", "))}
+	}
+	return &p, nil
+}
+
+// differences lists what of the spec the pool does not have.
+func differences(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) []string {
+	p := observe(c, *np)
+	var out []string
+	add := func(cond bool, what string) {
+		if cond {
+			out = append(out, what)
+		}
+	}
+	add(p.Count != s.Count, "size")
+	add(!provider.SameLabels(p.Labels, s.Labels), "labels")
+	add(!provider.SameMap(p.Tags, s.Tags), "tags")
+	add(!versionMatches(deref(np.KubernetesVersion), s.Version), "version")
+	add(s.MachineType != "" && p.MachineType != s.MachineType, "shape")
+	add(s.DiskSizeGB > 0 && p.DiskSizeGB != s.DiskSizeGB, "boot volume size")
+	add(p.Spot != s.Spot, "preemptible setting")
+	add(strings.Join(p.Zones, ",") != strings.Join(s.Zones, ","), "availability domains")
+	for _, k := range []string{"imageId", "ocpus", "memoryInGBs"} {
+		add(s.Settings[k] != "" && !sameSetting(k, p.Settings[k], s.Settings[k]), k)
+	}
+	add(mode(s) != p.Mode, "mode")
+	return out
+}
+
+// sameSetting compares two settings, numbers as numbers.
+func sameSetting(k, a, b string) bool {
+	if k == "imageId" {
+		return a == b
+	}
+	x, err1 := strconv.ParseFloat(a, 32)
+	y, err2 := strconv.ParseFloat(b, 32)
+	return err1 == nil && err2 == nil && float32(x) == float32(y)
+}
+
+func mode(s provider.PoolSpec) string {
+	if s.Mode == "" {
+		return kpool.ModeUser
+	}
+	return s.Mode
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -23,7 +23,6 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 			ProviderName: deref(np.Name),
 			MachineType:  deref(np.NodeShape),
 			Labels:       map[string]string{},
-			Tags:         copyMap(np.FreeformTags),
 			Version:      minor(deref(np.KubernetesVersion)),
 			Mode:         kpool.ModeUser,
 			Settings:     map[string]string{},
@@ -36,20 +35,8 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 		p.Labels[deref(kv.Key)] = deref(kv.Value)
 	}
 	p.Name = p.Labels[provider.LabelPool]
-	if src, ok := np.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok {
-		p.Settings["imageId"] = deref(src.ImageId)
-		p.DiskSizeGB = int(deref(src.BootVolumeSizeInGBs))
-	} else if np.NodeImageId != nil {
-		p.Settings["imageId"] = *np.NodeImageId
-	}
-	if sc := np.NodeShapeConfig; sc != nil {
-		if sc.Ocpus != nil {
-			p.Settings["ocpus"] = strconv.FormatFloat(float64(*sc.Ocpus), 'f', -1, 32)
-		}
-		if sc.MemoryInGBs != nil {
-			p.Settings["memoryInGBs"] = strconv.FormatFloat(float64(*sc.MemoryInGBs), 'f', -1, 32)
-		}
-	}
+	p.Tags, p.Owner = provider.TagKeys.Take(np.FreeformTags)
+	observeSource(np, &p)
 	stampNow := ""
 	placed := map[string]bool{}
 	if ncd := np.NodeConfigDetails; ncd != nil {
@@ -84,6 +71,43 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 	}
 	p.State = state(np.LifecycleState)
 	p.ReadyUnknown = np.Nodes == nil && p.State != provider.StateReady
+	observeNodes(c, np, &p, placed, stampNow)
+	if np.Nodes == nil && p.State == provider.StateReady {
+		p.Nodes, p.ReadyNodes = p.Count, p.Count
+	}
+	for k, v := range map[string]*string{"id": np.Id, "kubernetesVersion": np.KubernetesVersion, "compartmentId": np.CompartmentId} {
+		if v != nil && *v != "" {
+			p.Extra[k] = *v
+		}
+	}
+	p.Problems = provider.CheckContract(&p)
+	return p
+}
+
+// observeSource reads a node pool's image, boot volume and shape size into
+// its settings.
+func observeSource(np ce.NodePool, p *provider.Pool) {
+	if src, ok := np.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok {
+		p.Settings["imageId"] = deref(src.ImageId)
+		p.DiskSizeGB = int(deref(src.BootVolumeSizeInGBs))
+	} else if np.NodeImageId != nil {
+		p.Settings["imageId"] = *np.NodeImageId
+	}
+	if sc := np.NodeShapeConfig; sc != nil {
+		if sc.Ocpus != nil {
+			p.Settings["ocpus"] = strconv.FormatFloat(float64(*sc.Ocpus), 'f', -1, 32)
+		}
+		if sc.MemoryInGBs != nil {
+			p.Settings["memoryInGBs"] = strconv.FormatFloat(float64(*sc.MemoryInGBs), 'f', -1, 32)
+		}
+	}
+}
+
+// observeNodes counts a node pool's nodes: all, ready, by zone, and those
+// still on an earlier configuration (created before the pool's last change
+// of its version, placement or stamped configuration: OKE changes new
+// nodes only).
+func observeNodes(c *kpool.Cluster, np ce.NodePool, p *provider.Pool, placed map[string]bool, stampNow string) {
 	for _, n := range np.Nodes {
 		switch n.LifecycleState {
 		case ce.NodeLifecycleStateDeleted, ce.NodeLifecycleStateDeleting:
@@ -108,16 +132,6 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 			p.StaleNodes++
 		}
 	}
-	if np.Nodes == nil && p.State == provider.StateReady {
-		p.Nodes, p.ReadyNodes = p.Count, p.Count
-	}
-	for k, v := range map[string]*string{"id": np.Id, "kubernetesVersion": np.KubernetesVersion, "compartmentId": np.CompartmentId} {
-		if v != nil && *v != "" {
-			p.Extra[k] = *v
-		}
-	}
-	p.Problems = provider.CheckContract(&p)
-	return p
 }
 
 // state maps a node pool's lifecycle state to the neutral state.

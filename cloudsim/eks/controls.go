@@ -1,0 +1,64 @@
+package eks
+
+import (
+	"fmt"
+	"time"
+)
+
+// NodegroupState is a node group as DescribeNodegroup returns it now, plus
+// what only the emulator knows.
+type NodegroupState struct {
+	Nodegroup
+	// ReadyNodes is the number of nodes that exist now: it moves one node
+	// at a time towards desiredSize while an operation runs.
+	ReadyNodes int
+	// Operation is the status of the operation in progress (CREATING,
+	// UPDATING, DELETING); "" when idle.
+	Operation string
+}
+
+// NodegroupOf returns a copy of a node group as EKS would describe it now;
+// false if there is none.
+func (s *Server) NodegroupOf(region, clusterName, name string) (st NodegroupState, found bool) {
+	s.Do(func(now time.Time) {
+		c, ok := s.clusters[clusterKey(region, clusterName)]
+		if !ok {
+			return
+		}
+		g, ok := c.nodegroups[name]
+		if !ok {
+			return
+		}
+		g.heal(now)
+		st, found = NodegroupState{Nodegroup: g.view(), ReadyNodes: g.readyAt(now)}, true
+		if g.op != nil {
+			st.Operation = g.op.Kind
+		}
+	})
+	return st, found
+}
+
+// Mutate changes a node group behind the client's back, as someone using
+// the console would: fn may change anything of it, its status included.
+func (s *Server) Mutate(region, clusterName, name string, fn func(*Nodegroup)) (err error) {
+	s.Do(func(now time.Time) {
+		c, ok := s.clusters[clusterKey(region, clusterName)]
+		if !ok {
+			err = fmt.Errorf("eks: no cluster %s in %s", clusterName, region)
+			return
+		}
+		g, ok := c.nodegroups[name]
+		if !ok {
+			err = fmt.Errorf("eks: no node group %s in cluster %s", name, clusterName)
+			return
+		}
+		v := g.view()
+		fn(&v)
+		g.ng = v
+		g.ng.ModifiedAt = epoch(now)
+		if g.op == nil {
+			g.ready = int(deref(v.ScalingConfig.DesiredSize))
+		}
+	})
+	return err
+}

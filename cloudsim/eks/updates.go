@@ -1,0 +1,276 @@
+package eks
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// updateConfigRequest is UpdateNodegroupConfigRequest.
+type updateConfigRequest struct {
+	Labels *struct {
+		AddOrUpdateLabels map[string]string `json:"addOrUpdateLabels"`
+		RemoveLabels      []string          `json:"removeLabels"`
+	} `json:"labels"`
+	Taints             *taintsUpdate   `json:"taints"`
+	ScalingConfig      *scalingConfig  `json:"scalingConfig"`
+	UpdateConfig       *updateConfig   `json:"updateConfig"`
+	NodeRepairConfig   json.RawMessage `json:"nodeRepairConfig"`
+	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+// taintsUpdate is an UpdateNodegroupConfig's taints: what to add or
+// change, and what to remove.
+type taintsUpdate struct {
+	AddOrUpdateTaints []taint `json:"addOrUpdateTaints"`
+	RemoveTaints      []taint `json:"removeTaints"`
+}
+
+// updatable refuses an update of a node group that is busy or broken.
+func updatable(c *cluster, g *nodegroup) *sim.Reply {
+	if g.op != nil {
+		return busy(c, g, "updated")
+	}
+	if st := g.ng.Status; st != statusActive && st != statusDegraded {
+		return fail(errInvalidRequest, apiError{Message: fmt.Sprintf("Nodegroup %s cannot be updated in status %s; only ACTIVE or DEGRADED node groups can be.", g.name, st),
+			ClusterName: c.name, NodegroupName: g.name})
+	}
+	return nil
+}
+
+func (s *Server) updateConfig(req *sim.Request, c *cluster, name string) *sim.Reply {
+	g, ok := c.nodegroups[name]
+	if !ok {
+		return ngNotFound(c, name)
+	}
+	var in updateConfigRequest
+	if rep := decode(req, &in); rep != nil {
+		return rep
+	}
+	if rep := updatable(c, g); rep != nil {
+		return rep
+	}
+	next, params, rep := validateConfig(c, g, &in)
+	if rep != nil {
+		return rep
+	}
+	from := g.ready
+	g.ng = next
+	g.ng.ModifiedAt = epoch(req.Now)
+	o := req.Start(statusUpdating, from, int(*next.ScalingConfig.DesiredSize), 0)
+	u := &update{id: o.ID, typ: typeConfig, nodegroup: g.name, params: params, created: req.Now, op: o}
+	c.updates[u.id] = u
+	g.updates = append(g.updates, u.id)
+	s.begin(o, g, u)
+	return jsonReply(map[string]any{"update": u.view()})
+}
+
+// updateVersionRequest is UpdateNodegroupVersionRequest.
+type updateVersionRequest struct {
+	Version            *string         `json:"version"`
+	ReleaseVersion     *string         `json:"releaseVersion"`
+	LaunchTemplate     json.RawMessage `json:"launchTemplate"`
+	Force              bool            `json:"force"`
+	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+func (s *Server) updateVersion(req *sim.Request, c *cluster, name string) *sim.Reply {
+	g, ok := c.nodegroups[name]
+	if !ok {
+		return ngNotFound(c, name)
+	}
+	var in updateVersionRequest
+	if len(strings.TrimSpace(string(req.Body))) > 0 {
+		if rep := decode(req, &in); rep != nil {
+			return rep
+		}
+	}
+	if rep := updatable(c, g); rep != nil {
+		return rep
+	}
+	params, rep := validateVersion(c, g, &in)
+	if rep != nil {
+		return rep
+	}
+	// Every node is replaced: one new node up and one old node drained each.
+	n := g.ready
+	o := req.Start(statusUpdating, n, n, 2*n)
+	u := &update{id: o.ID, typ: typeVersion, nodegroup: g.name, params: params, created: req.Now, op: o}
+	c.updates[u.id] = u
+	g.updates = append(g.updates, u.id)
+	s.begin(o, g, u)
+	return jsonReply(map[string]any{"update": u.view()})
+}
+
+func (s *Server) describeUpdate(req *sim.Request, c *cluster, id string) *sim.Reply {
+	u, ok := c.updates[id]
+	ngName := req.HTTP.URL.Query().Get("nodegroupName")
+	if !ok || (ngName != "" && ngName != u.nodegroup) {
+		return fail(errNotFound, apiError{Message: "No update found for ID: " + id + ".", ClusterName: c.name, NodegroupName: ngName})
+	}
+	return jsonReply(map[string]any{"update": u.view()})
+}
+
+// listUpdates lists a node group's updates, newest last (nodegroupName
+// given), or none: the cluster's own updates are not emulated.
+func (s *Server) listUpdates(req *sim.Request, c *cluster) *sim.Reply {
+	q := req.HTTP.URL.Query()
+	out := struct {
+		UpdateIDs []string `json:"updateIds"`
+	}{UpdateIDs: []string{}}
+	if n := q.Get("nodegroupName"); n != "" {
+		g, ok := c.nodegroups[n]
+		if !ok {
+			return ngNotFound(c, n)
+		}
+		out.UpdateIDs = append(out.UpdateIDs, g.updates...)
+	}
+	return jsonReply(out)
+}
+
+// validateConfig checks an UpdateNodegroupConfig request against the node
+// group and returns the node group it makes and the update's params.
+func validateConfig(c *cluster, g *nodegroup, in *updateConfigRequest) (Nodegroup, []updateParam, *sim.Reply) {
+	next := g.view()
+	next.Status = g.ng.Status
+	var params []updateParam
+	add := func(typ, value string) { params = append(params, updateParam{Type: typ, Value: value}) }
+	if sc := in.ScalingConfig; sc != nil {
+		merged := next.ScalingConfig
+		if sc.MinSize != nil {
+			merged.MinSize = sc.MinSize
+			add("MinSize", strconv.Itoa(int(*sc.MinSize)))
+		}
+		if sc.MaxSize != nil {
+			merged.MaxSize = sc.MaxSize
+			add("MaxSize", strconv.Itoa(int(*sc.MaxSize)))
+		}
+		if sc.DesiredSize != nil {
+			merged.DesiredSize = sc.DesiredSize
+			add("DesiredSize", strconv.Itoa(int(*sc.DesiredSize)))
+		}
+		if rep := checkScaling(c, g.name, merged); rep != nil {
+			return next, nil, rep
+		}
+		next.ScalingConfig = merged
+	}
+	if l := in.Labels; l != nil {
+		for _, k := range l.RemoveLabels {
+			if _, both := l.AddOrUpdateLabels[k]; both {
+				return next, nil, invalid(c, g.name, "labels: key %s is in both addOrUpdateLabels and removeLabels.", k)
+			}
+			if _, ok := next.Labels[k]; !ok {
+				return next, nil, invalid(c, g.name, "labels: cannot remove label %s: the node group has no such label.", k)
+			}
+			delete(next.Labels, k)
+		}
+		maps.Copy(next.Labels, l.AddOrUpdateLabels)
+		if rep := checkLabels(c, g.name, next.Labels); rep != nil {
+			return next, nil, rep
+		}
+		if len(l.AddOrUpdateLabels) > 0 {
+			add("LabelsToAdd", jsonString(l.AddOrUpdateLabels))
+		}
+		if len(l.RemoveLabels) > 0 {
+			add("LabelsToRemove", jsonString(l.RemoveLabels))
+		}
+	}
+	if t := in.Taints; t != nil {
+		if rep := applyTaints(c, g.name, &next, t); rep != nil {
+			return next, nil, rep
+		}
+		if len(t.AddOrUpdateTaints) > 0 {
+			add("TaintsToAdd", jsonString(t.AddOrUpdateTaints))
+		}
+		if len(t.RemoveTaints) > 0 {
+			add("TaintsToRemove", jsonString(t.RemoveTaints))
+		}
+	}
+	if u := in.UpdateConfig; u != nil {
+		if (u.MaxUnavailable == nil) == (u.MaxUnavailablePercentage == nil) {
+			return next, nil, invalid(c, g.name, "updateConfig: give exactly one of maxUnavailable and maxUnavailablePercentage.")
+		}
+		next.UpdateConfig = *u
+		if u.MaxUnavailable != nil {
+			add("MaxUnavailable", strconv.Itoa(int(*u.MaxUnavailable)))
+		} else {
+			add("MaxUnavailablePercentage", strconv.Itoa(int(*u.MaxUnavailablePercentage)))
+		}
+	}
+	if len(params) == 0 {
+		return next, nil, invalid(c, g.name, "No changes needed: the request updates nothing.")
+	}
+	return next, params, nil
+}
+
+// applyTaints applies an update's taints to the node group it makes:
+// none both added and removed, none removed that it lacks, all valid.
+func applyTaints(c *cluster, name string, next *Nodegroup, t *taintsUpdate) *sim.Reply {
+	id := func(x taint) string { return deref(x.Key) + ":" + x.Effect }
+	adding := map[string]bool{}
+	for _, a := range t.AddOrUpdateTaints {
+		if rep := checkTaint(c, name, a); rep != nil {
+			return rep
+		}
+		adding[id(a)] = true
+	}
+	for _, r := range t.RemoveTaints {
+		if adding[id(r)] {
+			return invalid(c, name, "taints: taint %s is in both addOrUpdateTaints and removeTaints.", id(r))
+		}
+		i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(r) })
+		if i < 0 {
+			return invalid(c, name, "taints: cannot remove taint %s: the node group has no such taint.", id(r))
+		}
+		next.Taints = slices.Delete(next.Taints, i, i+1)
+	}
+	for _, a := range t.AddOrUpdateTaints {
+		if i := slices.IndexFunc(next.Taints, func(x taint) bool { return id(x) == id(a) }); i >= 0 {
+			next.Taints[i] = a
+		} else {
+			next.Taints = append(next.Taints, a)
+		}
+	}
+	return checkTaints(c, name, next.Taints)
+}
+
+// validateVersion checks an UpdateNodegroupVersion request and returns
+// the update's params.
+func validateVersion(c *cluster, g *nodegroup, in *updateVersionRequest) ([]updateParam, *sim.Reply) {
+	if len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null" {
+		return nil, invalid(c, g.name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
+	}
+	version := g.ng.Version
+	if in.Version != nil {
+		if rep := checkVersion(c, g.name, *in.Version); rep != nil {
+			return nil, rep
+		}
+		if m, cur := versionRE.FindStringSubmatch(*in.Version), versionRE.FindStringSubmatch(g.ng.Version); m != nil && cur != nil {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(cur[1])
+			if a < b {
+				return nil, invalid(c, g.name, "Requested Nodegroup version %s is older than its current version %s: node groups cannot be downgraded.", *in.Version, g.ng.Version)
+			}
+		}
+		version = *in.Version
+	} else if in.ReleaseVersion == nil {
+		version = c.version // no version: the cluster's, with its latest AMI
+	}
+	release := version + ".0-20260101"
+	if in.ReleaseVersion != nil {
+		if !releaseVersionRE.MatchString(*in.ReleaseVersion) || !strings.HasPrefix(*in.ReleaseVersion, version+".") {
+			return nil, invalid(c, g.name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, version)
+		}
+		release = *in.ReleaseVersion
+	}
+	if version == g.ng.Version && release == g.ng.ReleaseVersion {
+		return nil, invalid(c, g.name, "Nodegroup %s is already at version %s (release %s).", g.name, version, release)
+	}
+	params := []updateParam{{Type: "Version", Value: version}, {Type: "ReleaseVersion", Value: release}}
+	return params, nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"io"
+	"strings"
+)
+
+// nodes is a pool's size: the count, or "min-max (count)" with autoscaling.
+func nodes(s *kpool.NodePoolSpec) string {
+	n := "-"
+	if s.NodeCount != nil {
+		n = fmt.Sprint(*s.NodeCount)
+	}
+	if !s.Autoscaling.On() {
+		return n
+	}
+	return fmt.Sprintf("%s-%s (%s)", intOr(s.Autoscaling.MinNodes), intOr(s.Autoscaling.MaxNodes), n)
+}
+
+func intOr(p *int) string {
+	if p == nil {
+		return "?"
+	}
+	return fmt.Sprint(*p)
+}
+
+func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
+	head := "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE"
+	if wide {
+		head += "\tLOGICAL POOL\tPROVIDER NAME\tZONES\tMODE\tLABELS\tMESSAGE"
+	}
+	fmt.Fprintln(w, head)
+	for _, p := range ps {
+		b := profiles.Profile(p.Spec.Platform.Type).Block(nil, &p.Spec)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
+			orDash(b.MachineType), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt))
+		if wide {
+			zones := p.Spec.Zones
+			if len(zones) == 0 {
+				zones = b.Zones
+			}
+			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s\t%s\t%s", p.LogicalPool(), orDash(p.ProviderName), orDash(strings.Join(zones, ",")), orDash(p.Spec.Mode),
+				orDash(joinMap(p.Spec.Labels)), orDash(oneLine(p.Status.Message)))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func poolView(w io.Writer, p *kpool.NodePool) {
+	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
+	s := &p.Spec
+	pt := s.Platform.Type
+	kv("Name", p.Name)
+	kv("ID", p.ID)
+	kv("Cluster", p.ClusterID)
+	kv("Platform", orDash(string(pt)))
+	if p.ProviderName != "" {
+		kv("Provider name", p.ProviderName)
+	}
+	b := profiles.Profile(pt).Block(nil, s)
+	kv("Machine type", orDash(b.MachineType))
+	size := nodes(s)
+	if s.Autoscaling.On() {
+		size = fmt.Sprintf("%s (autoscaling %s-%s)", intOr(s.NodeCount), intOr(s.Autoscaling.MinNodes), intOr(s.Autoscaling.MaxNodes))
+	}
+	kv("Nodes", size)
+	block := platformBlock(s.Platform, pt)
+	fields := poolFields(pt)
+	shown := map[string]bool{fields.MachineType: true, "labels": true, "taints": true}
+	// Zones: the logical ones, with the platform block's own names when it
+	// gives them too (the server makes sure that they agree).
+	if len(s.Zones) > 0 {
+		z := strings.Join(s.Zones, ", ")
+		if v, ok := block[fields.Zones]; ok && fields.Zones != "" {
+			z += " (" + format(v) + ")"
+			shown[fields.Zones] = true
+		}
+		kv("Zones", z)
+	}
+	for _, f := range []struct{ label, field string }{{"Zones", fields.Zones}, {"Disk size", fields.DiskSize}, {"Spot", fields.Spot}} {
+		if v, ok := block[f.field]; ok && f.field != "" && !shown[f.field] {
+			kv(f.label, format(v))
+			shown[f.field] = true
+		}
+	}
+	var rest []string
+	for _, k := range sortedKeys(block) {
+		if !shown[k] {
+			rest = append(rest, k+"="+format(block[k]))
+		}
+	}
+	if len(rest) > 0 {
+		kv("Platform settings", strings.Join(rest, "; "))
+	}
+	kv("Mode", orDash(s.Mode))
+	if s.KubernetesVersion != "" {
+		kv("Kubernetes version", s.KubernetesVersion)
+	}
+	kv("Labels", orDash(joinMap(provider.Labels(b, s))))
+	var taints []string
+	for _, t := range provider.Taints(b, s) {
+		taints = append(taints, taint(t))
+	}
+	kv("Taints", orDash(strings.Join(taints, ", ")))
+	if len(s.Tags) > 0 {
+		kv("Tags", joinMap(s.Tags))
+	}
+	kv("Generation", fmt.Sprintf("%d (observed %d)", p.Generation, p.Status.ObservedGeneration))
+	kv("Resource version", p.ResourceVersion)
+	kv("Phase", phase(p.Status.Phase, p.Status.Health))
+	if p.Status.Message != "" {
+		kv("Message", p.Status.Message)
+	}
+	if p.Status.NoController() {
+		kv("Controller", "none in this kpool acts on "+string(pt)+" pools: an external controller must report status")
+	}
+	kv("Created", when(p.CreatedAt)+" by "+p.CreatedBy)
+	kv("Updated", when(p.UpdatedAt))
+	if p.DeletionTimestamp != nil {
+		kv("Deletion requested", when(*p.DeletionTimestamp))
+	}
+}

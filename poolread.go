@@ -1,0 +1,55 @@
+package kpool
+
+import (
+	"context"
+)
+
+// NodePool returns one pool the caller may see.
+func (s *Service) NodePool(ctx context.Context, poolID string) (*NodePool, error) {
+	_, p, err := s.visiblePool(ctx, poolID)
+	return p, err
+}
+
+// NodePools lists the pools the caller may see.
+func (s *Service) NodePools(ctx context.Context, o ListOptions) (*List[*NodePool], error) {
+	raw, err := s.RawNodePools(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	l := &List[*NodePool]{Items: make([]*NodePool, len(raw.Items)), Total: raw.Total, Limit: raw.Limit, Next: raw.Next}
+	for i, r := range raw.Items {
+		if l.Items[i], err = r.Decode(); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// RawNodePool is NodePool with the spec and status as stored, for answers
+// that pass the pool on as JSON.
+func (s *Service) RawNodePool(ctx context.Context, poolID string) (*RawNodePool, error) {
+	_, p, err := find(ctx, "NodePool", poolID, s.Store.RawNodePool, func(p *RawNodePool) (string, string) { return p.ClusterOwner, p.ClusterTeam }, Read)
+	return p, err
+}
+
+// RawNodePools is NodePools with each pool's spec and status as stored.
+func (s *Service) RawNodePools(ctx context.Context, o ListOptions) (*List[*RawNodePool], error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := NodePoolFilter{ClusterID: o.ClusterID, Name: o.Name, Phase: o.Phase, Health: o.Health}
+	if !id.SeesAll() {
+		f.Owner, f.Teams = id.Email, id.TeamNames()
+	}
+	if f.Page, err = page(o); err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	f.Limit++ // one more row than asked says whether a next page exists
+	items, total, err := s.Store.RawNodePools(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return pageOf(items, total, limit, func(p *RawNodePool) Cursor { return Cursor{p.CreatedAt, p.ID} }), nil
+}

@@ -1,0 +1,158 @@
+package kpool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// NodePoolStatus returns a pool's aggregated status and every report.
+func (s *Service) NodePoolStatus(ctx context.Context, poolID string) (*StatusDocument, error) {
+	_, p, err := s.visiblePool(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	reports, err := s.Store.ControllerStatuses(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	return statusDocument(p, reports), nil
+}
+
+func statusDocument(p *NodePool, reports []ControllerStatus) *StatusDocument {
+	if reports == nil {
+		reports = []ControllerStatus{}
+	}
+	return &StatusDocument{NodePoolID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Status: p.Status, ControllerStatus: reports}
+}
+
+// stampTransitions sets the transition time of each condition of a
+// report: kept from the controller's last report while the condition's
+// status holds; else now, or the time the report gives when that is
+// earlier.
+func stampTransitions(r *ControllerStatus, prev *ControllerStatus, now time.Time) {
+	var old []Condition
+	if prev != nil {
+		old = prev.Conditions
+	}
+	for i := range r.Conditions {
+		cond := &r.Conditions[i]
+		given := cond.LastTransitionTime
+		*cond = transition(old, *cond, now)
+		if cond.LastTransitionTime.Equal(now) && !given.IsZero() && given.Before(now) {
+			cond.LastTransitionTime = given.UTC()
+		}
+	}
+}
+
+// ReportNodePoolStatus stores a controller's report and recomputes the
+// pool's status. Only controller identities may report. A report ahead of
+// the pool's generation is refused; one older than the controller's last
+// report is ignored (and says so).
+func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r ControllerStatus) (*StatusDocument, error) {
+	id, err := poolCaller(ctx, poolID)
+	if err != nil {
+		return nil, err
+	}
+	if !id.Controller {
+		return nil, Errorf(CodeForbidden, "only controller identities may report node pool status")
+	}
+	r.Metadata = compactObject(r.Metadata)
+	if r.Conditions == nil {
+		r.Conditions = []Condition{}
+	}
+	scrubReport(&r)
+	if err := ValidateControllerStatus(&r); err != nil {
+		return nil, err
+	}
+	if err := id.MayReportAs(r.ControllerName, s.Platforms.ControllerNames()); err != nil {
+		return nil, err
+	}
+	var doc *StatusDocument
+	err = s.write(ctx, func(tx Tx) error {
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, Read)
+		if err != nil {
+			return err
+		}
+		if id.Scope != nil && !id.Scope.Covers(c.Spec.Platform.Type, c) {
+			return Errorf(CodeForbidden, "%s may report on %s only, not on this %s pool", id.Email, id.Scope, c.Spec.Platform.Type)
+		}
+		if r.ObservedGeneration > p.Generation {
+			return Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
+		}
+		now := s.now()
+		var prev *ControllerStatus
+		for i := range reports {
+			if reports[i].ControllerName == r.ControllerName {
+				prev = &reports[i]
+			}
+		}
+		if prev != nil && r.ObservedGeneration < prev.ObservedGeneration {
+			doc = statusDocument(p, reports)
+			doc.Ignored = fmt.Sprintf("observed_generation %d is older than %s's last report (%d)", r.ObservedGeneration, r.ControllerName, prev.ObservedGeneration)
+			return nil
+		}
+		stampTransitions(&r, prev, now)
+		r.UpdatedAt = now
+		if err := tx.PutControllerStatus(poolID, &r); err != nil {
+			return err
+		}
+		if prev != nil {
+			*prev = r
+		} else {
+			reports = append(reports, r)
+		}
+		if p.Deleting() && allDeleted(reports) {
+			if err := tx.DeleteNodePool(p.ID); err != nil {
+				return err
+			}
+			ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, id.Email)
+			ev.Detail, ev.CreatedAt = statusDetail(&r), now
+			if err := tx.AddEvent(ev); err != nil {
+				return err
+			}
+			doc = statusDocument(p, reports)
+			doc.Deleted = true
+			return s.removeClusterIfDone(ctx, tx, c, id.Email, now)
+		}
+		p.Status = s.aggregate(p, reports, p.Status, now)
+		p.UpdatedAt = now
+		if err := updatePool(tx, p); err != nil {
+			return err
+		}
+		doc = statusDocument(p, reports)
+		ev := poolEvent(ctx, EventNodePoolStatus, p, p.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = statusDetail(&r), now
+		return tx.AddEvent(ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+func allDeleted(reports []ControllerStatus) bool {
+	for _, r := range reports {
+		if r.Condition(ConditionDeleted) != ConditionTrue {
+			return false
+		}
+	}
+	return len(reports) > 0
+}
+
+// compactObject normalises a JSON object: absent or null becomes {}.
+func compactObject(m json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if len(m) == 0 || json.Compact(&b, m) != nil {
+		if len(bytes.TrimSpace(m)) == 0 {
+			return json.RawMessage("{}")
+		}
+		return m
+	}
+	if b.String() == "null" {
+		return json.RawMessage("{}")
+	}
+	return b.Bytes()
+}

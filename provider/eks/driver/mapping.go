@@ -1,0 +1,238 @@
+package driver
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awseks "github.com/aws/aws-sdk-go-v2/service/eks"
+	"github.com/aws/aws-sdk-go-v2/service/eks/types"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/eks"
+)
+
+var (
+	minorRE   = regexp.MustCompile(`^v?(\d+\.\d+)(\.\d+)?$`)
+	releaseRE = regexp.MustCompile(`^v?((\d+\.\d+)\.\d+-\d{8})$`)
+)
+
+// unsupported refuses what a managed node group without a launch template
+// cannot take, which kpool does not make.
+func unsupported(s provider.PoolSpec) error {
+	switch {
+	case s.Settings["userData"] != "":
+		return provider.ValidationError(platform, "spec.platform.aws.userData", "user data needs a launch template, which the kpool EKS driver does not create")
+	case s.DiskType != "" && s.DiskType != "gp2":
+		// Without a launch template a managed node group's volume is gp2.
+		return provider.ValidationError(platform, "spec.platform.aws.volumeType", "volume type %q needs a launch template, which the kpool EKS driver does not create (managed node groups without one use gp2)", s.DiskType)
+	case len(s.Accelerators) > 0:
+		return provider.NotImplementedError(platform, "EKS takes GPUs from the instance type, not from an accelerators list")
+	}
+	return nil
+}
+
+// createInput maps a neutral spec to CreateNodegroup.
+func createInput(c *kpool.Cluster, a *kpool.AWSCluster, s provider.PoolSpec) (*awseks.CreateNodegroupInput, error) {
+	subnets, err := subnetsOf(c, s.Zones)
+	if err != nil {
+		return nil, err
+	}
+	in := &awseks.CreateNodegroupInput{
+		ClusterName:   aws.String(a.ClusterName),
+		NodegroupName: aws.String(s.ProviderName),
+		NodeRole:      aws.String(a.NodeRoleARN),
+		Subnets:       subnets,
+		ScalingConfig: scaling(s, -1),
+		CapacityType:  types.CapacityTypesOnDemand,
+		Labels:        copyMap(s.Labels),
+		Tags:          tags(s),
+	}
+	if s.MachineType != "" {
+		in.InstanceTypes = []string{s.MachineType}
+	}
+	if s.Spot {
+		in.CapacityType = types.CapacityTypesSpot
+	}
+	if s.DiskSizeGB > 0 {
+		in.DiskSize = aws.Int32(int32(s.DiskSizeGB))
+	}
+	if t := s.Settings["amiType"]; t != "" {
+		in.AmiType = types.AMITypes(t)
+	}
+	for _, t := range s.Taints {
+		in.Taints = append(in.Taints, taintOf(t))
+	}
+	version, release := versions(s.Version)
+	if version != "" {
+		in.Version = aws.String(version)
+	}
+	if release != "" {
+		in.ReleaseVersion = aws.String(release)
+	}
+	return in, nil
+}
+
+// subnetsOf maps logical zones to the cluster's subnets: a pool in no zone
+// gets every subnet of the cluster, in zone order.
+func subnetsOf(c *kpool.Cluster, zones []string) ([]string, error) {
+	a := c.Spec.Platform.AWS
+	if len(zones) == 0 {
+		var out []string
+		for _, z := range kpool.SortedKeys(a.Subnets) {
+			out = append(out, a.Subnets[z])
+		}
+		if len(out) == 0 {
+			return nil, provider.ValidationError(platform, "spec.platform.aws.subnets", "cluster %s has no subnets", c.Name)
+		}
+		return out, nil
+	}
+	var out []string
+	for _, z := range zones {
+		id, err := eks.Subnet(c, z)
+		if err != nil {
+			return nil, provider.ValidationError(platform, "spec.zones", "%v", err)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// scaling maps the count and bounds to a scalingConfig. With autoscaling
+// on, desiredSize is current (the autoscaler's) clamped to the bounds, or
+// the spec's count when current is negative (a create); with it off,
+// minSize = maxSize = desiredSize = the count, except that EKS wants
+// maxSize >= 1: a pool of 0 nodes is min 0, max 1, desired 0.
+func scaling(s provider.PoolSpec, current int) *types.NodegroupScalingConfig {
+	if !s.Autoscaling {
+		n := int32(s.Count)
+		return &types.NodegroupScalingConfig{MinSize: aws.Int32(n), MaxSize: aws.Int32(max(n, 1)), DesiredSize: aws.Int32(n)}
+	}
+	want := s.Count
+	if current >= 0 {
+		want = current
+	}
+	want = min(max(want, s.MinCount), s.MaxCount)
+	return &types.NodegroupScalingConfig{MinSize: aws.Int32(int32(s.MinCount)), MaxSize: aws.Int32(int32(s.MaxCount)), DesiredSize: aws.Int32(int32(want))}
+}
+
+// versions reads a kpool version as EKS's: 1.31 or 1.31.2 is the version
+// 1.31 (EKS picks the patch); 1.31.2-20250101 is also the AMI release
+// version.
+func versions(v string) (version, release string) {
+	if m := releaseRE.FindStringSubmatch(v); m != nil {
+		return m[2], m[1]
+	}
+	if m := minorRE.FindStringSubmatch(v); m != nil {
+		return m[1], ""
+	}
+	return v, "" // EKS refuses it, naming the field
+}
+
+// versionMatches reports whether a node group runs the spec's version.
+func versionMatches(ng *types.Nodegroup, v string) bool {
+	if v == "" {
+		return true
+	}
+	version, release := versions(v)
+	return aws.ToString(ng.Version) == version && (release == "" || aws.ToString(ng.ReleaseVersion) == release)
+}
+
+// tags are a node group's tags: the user's and the owner's mark. EKS
+// node groups take at most 50 tags, keys of 1-128 characters and values
+// of at most 256, of letters, digits, spaces and _ . : / = + - @, none
+// starting aws: (CreateNodegroup and TagResource in the EKS API Reference;
+// "Tag restrictions", https://docs.aws.amazon.com/eks/latest/userguide/eks-using-tags.html).
+func tags(s provider.PoolSpec) map[string]string { return provider.TagKeys.Put(s.Tags, s.Owner) }
+
+// adopt answers a create for a node group that exists: refused when
+// another owner marked it (KindForeign), returned as it is when it
+// matches, a validation error when a field only a new node group can
+// change differs, ErrAlreadyExists when an update would do.
+func adopt(c *kpool.Cluster, ng *types.Nodegroup, s provider.PoolSpec) (*provider.Pool, error) {
+	p := observe(c, ng)
+	if provider.Foreign(&p, s.Owner) {
+		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
+	}
+	if err := immutable(c, ng, s); err != nil {
+		return nil, err
+	}
+	switch {
+	case p.Autoscaling != s.Autoscaling,
+		s.Autoscaling && (p.MinCount != s.MinCount || p.MaxCount != s.MaxCount),
+		!s.Autoscaling && p.Count != s.Count,
+		!provider.SameLabels(p.Labels, s.Labels), !provider.SameTaints(p.Taints, s.Taints),
+		!provider.SameMap(p.Tags, s.Tags), !versionMatches(ng, s.Version):
+		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
+			Reason: "node group " + s.ProviderName + " exists with other mutable settings; update it"}
+	}
+	return &p, nil
+}
+
+// immutable refuses a spec that differs from an existing node group in a
+// field EKS fixes at creation: instance types, subnets, capacity type,
+// disk size.
+func immutable(c *kpool.Cluster, ng *types.Nodegroup, s provider.PoolSpec) error {
+	name := aws.ToString(ng.NodegroupName)
+	want, err := subnetsOf(c, s.Zones)
+	if err != nil {
+		return err
+	}
+	capacity := "ON_DEMAND"
+	if s.Spot {
+		capacity = "SPOT"
+	}
+	type check struct{ field, old, next string }
+	checks := []check{
+		{"spec.platform.aws.instanceType", strings.Join(ng.InstanceTypes, ","), s.MachineType},
+		{"spec.zones", strings.Join(sorted(ng.Subnets), ","), strings.Join(sorted(want), ",")},
+		{"spec.platform.aws.spotInstances", string(ng.CapacityType), capacity},
+	}
+	if s.MachineType == "" {
+		checks = checks[1:]
+	}
+	if s.DiskSizeGB > 0 {
+		checks = append(checks, check{"spec.platform.aws.volumeSize", fmt.Sprint(aws.ToInt32(ng.DiskSize)), fmt.Sprint(s.DiskSizeGB)})
+	}
+	for _, ch := range checks {
+		if ch.old != ch.next {
+			return provider.ValidationError(platform, ch.field, "node group %s has %q and EKS cannot change it to %q in place; create a new pool", name, ch.old, ch.next)
+		}
+	}
+	return nil
+}
+
+// taintOf maps a kpool taint to EKS's.
+func taintOf(t kpool.Taint) types.Taint {
+	et := types.Taint{Key: aws.String(t.Key), Effect: effects[t.Effect]}
+	if et.Effect == "" {
+		et.Effect = types.TaintEffect(t.Effect) // EKS refuses it, naming it
+	}
+	if t.Value != "" {
+		et.Value = aws.String(t.Value)
+	}
+	return et
+}
+
+var effects = map[string]types.TaintEffect{
+	kpool.EffectNoSchedule:       types.TaintEffectNoSchedule,
+	kpool.EffectPreferNoSchedule: types.TaintEffectPreferNoSchedule,
+	kpool.EffectNoExecute:        types.TaintEffectNoExecute,
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
