@@ -351,6 +351,18 @@ func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []
 	return false, tx.AddEvent(ev)
 }
 
+// forgetPool removes a pool's record and reports at once, leaving the pool
+// at its provider as it is (ForceDeleteNodePool).
+func (s *Service) forgetPool(ctx context.Context, tx Tx, p *NodePool, actor string, now time.Time) error {
+	if err := tx.DeleteNodePool(p.ID); err != nil {
+		return err
+	}
+	ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, actor)
+	ev.CreatedAt = now
+	ev.Detail = "removed by force: the pool " + p.ProviderName + " at the provider is left as it is, and kpool no longer manages it"
+	return tx.AddEvent(ev)
+}
+
 // removeClusterIfDone deletes a Deleting cluster whose last pool has gone. c
 // is the cluster as read with its pool; it is locked here, so that of two
 // last pools going at once, the second to commit sees the first gone. (A

@@ -216,6 +216,28 @@ func (s *Service) aggregate(p *NodePool, reports []ControllerStatus, prev NodePo
 // it, otherwise it is Deleting until every reporting controller reports
 // Deleted=True. gone reports which.
 func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *NodePool, gone bool, err error) {
+	return s.deleteNodePool(ctx, poolID, rv, false)
+}
+
+// ForceDeleteNodePool removes a pool's record at once, whatever its
+// controllers report: for a pool that can never be deleted at its
+// provider (its cluster's endpoint is gone for good). Only admins may; the
+// pool at the provider is left as it is, and the audit event says so.
+func (s *Service) ForceDeleteNodePool(ctx context.Context, poolID, rv string) (*NodePool, error) {
+	id, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !id.Admin {
+		return nil, Errorf(CodeForbidden, "only admins may force a node pool's removal: it leaves the pool at its provider, which kpool then no longer manages")
+	}
+	p, _, err := s.deleteNodePool(ctx, poolID, rv, true)
+	return p, err
+}
+
+// deleteNodePool is DeleteNodePool, or with force the removal of the
+// record at once.
+func (s *Service) deleteNodePool(ctx context.Context, poolID, rv string, force bool) (out *NodePool, gone bool, err error) {
 	id, err := poolCaller(ctx, poolID)
 	if err != nil {
 		return nil, false, err
@@ -229,7 +251,12 @@ func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *N
 			return err
 		}
 		now := s.now()
-		if gone, err = s.deletePool(ctx, tx, p, reports, id.Email, "", now); err != nil {
+		if force {
+			gone, err = true, s.forgetPool(ctx, tx, p, id.Email, now)
+		} else {
+			gone, err = s.deletePool(ctx, tx, p, reports, id.Email, "", now)
+		}
+		if err != nil {
 			return err
 		}
 		out = p

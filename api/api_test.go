@@ -1159,3 +1159,24 @@ func TestVersion(t *testing.T) {
 		t.Errorf("GET /version = %+v, want %+v", v, BuildVersion())
 	}
 }
+
+// TestForceDeletePool: a pool whose controller never confirms its delete
+// (its cluster's endpoint is gone) stays Deleting; its owner cannot force
+// it away; an admin can, at once, and the audit trail says the pool at
+// the provider was left as it is.
+func TestForceDeletePool(t *testing.T) {
+	a := newTestAPI(t, testdb.SQLite)
+	c := a.cluster(user, "gone", gcpCluster)
+	p := a.pool(user, c.ID, "web")
+	want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", `{"controller_name":"gcp-nodepool-controller","observed_generation":1,"conditions":[{"type":"Ready","status":"True"}]}`), http.StatusOK)
+	want(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID, ""), http.StatusAccepted)
+	want(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID, ""), http.StatusAccepted) // still Deleting
+	wantError(t, a.as(user, "DELETE", "/api/v1/nodepools/"+p.ID+"?force=true", ""), http.StatusForbidden, kpool.CodeForbidden, "only admins")
+	want(t, a.as(admin, "DELETE", "/api/v1/nodepools/"+p.ID+"?force=true", ""), http.StatusNoContent)
+	want(t, a.as(user, "GET", "/api/v1/nodepools/"+p.ID, ""), http.StatusNotFound)
+	evs := a.events(user, "?nodepool_id="+p.ID+"&type=nodepool.deleted")
+	if len(evs.Events) != 1 || evs.Events[0].Actor != admin || !strings.Contains(evs.Events[0].Detail, "left as it is") {
+		t.Fatalf("audit: %+v", evs.Events)
+	}
+	a.pool(user, c.ID, "web") // the name is free again
+}

@@ -239,8 +239,19 @@ func (c *Client) UpdateNodePool(ctx context.Context, id string, b NodePoolBody, 
 
 // DeleteNodePool deletes a pool; gone is false while it is Deleting.
 func (c *Client) DeleteNodePool(ctx context.Context, id string) (p *kpool.NodePool, gone bool, err error) {
+	return c.deleteNodePool(ctx, id, nil)
+}
+
+// ForceDeleteNodePool removes a pool's record at once, leaving the pool at
+// its provider as it is (admins only).
+func (c *Client) ForceDeleteNodePool(ctx context.Context, id string) error {
+	_, _, err := c.deleteNodePool(ctx, id, url.Values{"force": {"true"}})
+	return err
+}
+
+func (c *Client) deleteNodePool(ctx context.Context, id string, q url.Values) (p *kpool.NodePool, gone bool, err error) {
 	var out kpool.NodePool
-	r, err := c.Do(ctx, http.MethodDelete, "/api/v1/nodepools/"+url.PathEscape(id), nil, nil, nil, &out)
+	r, err := c.Do(ctx, http.MethodDelete, "/api/v1/nodepools/"+url.PathEscape(id), q, nil, nil, &out)
 	if err != nil {
 		return nil, false, err
 	}

@@ -526,13 +526,22 @@ func warn(w http.ResponseWriter, warnings []string) {
 }
 
 func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
-	r, _, err := writeQuery(r, "dry_run")
+	r, q, err := writeQuery(r, "force", "dry_run")
 	var rv string
+	var force bool
+	if err == nil {
+		force, err = boolParam(q, "force")
+	}
 	if err == nil {
 		rv, err = resourceVersion(r, "")
 	}
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if force {
+		p, err := s.svc.ForceDeleteNodePool(r.Context(), r.PathValue("id"), rv)
+		s.written(w, r, http.StatusAccepted, p, nil, true, err)
 		return
 	}
 	p, gone, err := s.svc.DeleteNodePool(r.Context(), r.PathValue("id"), rv)

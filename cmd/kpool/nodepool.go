@@ -675,15 +675,17 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 
 func newPoolDelete(f *clientFlags) *cobra.Command {
 	var (
-		wf     waitFlags
-		dryRun bool
+		wf            waitFlags
+		dryRun, force bool
 	)
 	cmd := &cobra.Command{
 		Use:   "delete ID",
 		Short: "Delete a node pool",
 		Long: `Delete a node pool. A pool that a controller has reported on stays, in phase
 Deleting, until its controllers have removed it at the provider (or, with
-deletionPolicy Abandon, let it be); --wait waits until then.`,
+deletionPolicy Abandon, let it be); --wait waits until then. An admin may
+remove a pool's record at once with --force (a pool that can never be
+deleted at its provider): the pool there is left as it is.`,
 		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := wf.check(cmd.Flags(), dryRun); err != nil {
@@ -693,6 +695,13 @@ deletionPolicy Abandon, let it be); --wait waits until then.`,
 			c := f.client()
 			if dryRun {
 				return f.dryRunDelete(cmd, c, id)
+			}
+			if force {
+				if err := c.ForceDeleteNodePool(cmd.Context(), id); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "nodepool %s removed from kpool; the pool at the provider is left as it is\n", id)
+				return nil
 			}
 			p, gone, err := c.DeleteNodePool(cmd.Context(), id)
 			if err != nil {
@@ -717,6 +726,7 @@ deletionPolicy Abandon, let it be); --wait waits until then.`,
 		},
 	}
 	dryRunFlag(cmd.Flags(), &dryRun)
+	cmd.Flags().BoolVar(&force, "force", false, "admins: remove the pool's record at once, leaving the pool at its provider as it is")
 	wf.register(cmd.Flags(), "is gone")
 	return cmd
 }
