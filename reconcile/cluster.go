@@ -39,14 +39,14 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	if err != nil {
 		return 0, err
 	}
-	st := c.state(id)
+	st := c.state(cl)
 	prof := c.cfg.Drivers.Profile(t)
 	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st}
 	observed, err := r.d.NodePoolList(ctx, cl)
 	if err != nil {
 		return r.listFailed(ctx, pools, err)
 	}
-	st.slow, st.failingSince = false, time.Time{}
+	st.trust, st.failingSince = answers, time.Time{}
 	if err := r.reachable(ctx); err != nil {
 		return 0, err
 	}
@@ -130,11 +130,11 @@ func (r *clusterRun) poolFailed(ctx context.Context, p *kpool.NodePool, err erro
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case provider.IsThrottled(err), provider.IsTimeout(err), errors.Is(err, errSlowLane):
+	case provider.IsThrottled(err), provider.IsTimeout(err), errors.Is(err, errLaneBusy):
 		// The provider asks everyone to slow down, or the endpoint
 		// stopped answering: the rest of the pass would only add to it.
 		if provider.IsTimeout(err) {
-			r.st.slow = true
+			r.st.trust = hangs
 		}
 		return err
 	}

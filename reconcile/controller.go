@@ -148,6 +148,9 @@ type Controller struct {
 	drivers map[kpool.PlatformType]provider.Driver // registered ones: rate-limited, cut off, counted
 	lanes   map[kpool.PlatformType]*lanes          // per-provider concurrency
 	retries *backoff                               // per pool, for pool errors
+	// risky holds a slot per call to a cluster not known to answer: at
+	// most half of the workers wait on such calls.
+	risky chan struct{}
 
 	mu       sync.Mutex
 	clusters map[string]*clusterState // what the controllers remember of each cluster
@@ -160,9 +163,9 @@ type Controller struct {
 type clusterState struct {
 	seen  map[string]seenGeneration // pool id → when a generation was first seen
 	retry map[string]poolRetry      // pool id → when to act on it again
-	// slow: a call to the cluster's endpoint ran out of time and no List
-	// has succeeded since; its passes run in the slow lane.
-	slow bool
+	// trust says which lane its calls take: whether its endpoint answers,
+	// hangs, or has not been reached yet.
+	trust trust
 	// failingSince is when its lists began to fail with outages (zero:
 	// the last one succeeded): after UnreachableAfter it is not Reachable.
 	failingSince time.Time
@@ -184,19 +187,12 @@ type poolRetry struct {
 	next       time.Time
 }
 
-// lanes are a provider's concurrency slots, one per call in flight: main
-// for clusters that answer, slow for those whose endpoint stopped
-// answering, so that any number of hanging endpoints holds at most the
-// slow lane. A slot is held for a call, not for a pass: a pass reading and
-// writing the store, or waiting out a Retry-After, holds none.
-type lanes struct{ main, slow chan struct{} }
-
 // New returns the controllers for cfg.
 func New(cfg Config) *Controller {
 	cfg.defaults()
 	c := &Controller{cfg: cfg, store: cfg.Service.Store, drivers: map[kpool.PlatformType]provider.Driver{},
 		lanes: map[kpool.PlatformType]*lanes{}, retries: newBackoff(cfg.BackoffBase, cfg.BackoffMax),
-		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}}
+		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}, risky: make(chan struct{}, max(1, cfg.Workers/2))}
 	for _, t := range cfg.Drivers.Types() {
 		l, ok := cfg.Limits[t]
 		if !ok {
@@ -210,20 +206,20 @@ func New(cfg Config) *Controller {
 			d = deadline.Decorate(metrics.Decorate(d, cfg.Metrics.Provider), cfg.CallTimeout, cfg.Clock)
 			c.drivers[t] = ratelimit.Decorate(d, limiter, cfg.Clock)
 		}
-		n := max(1, l.Concurrency)
-		c.lanes[t] = &lanes{main: make(chan struct{}, n), slow: make(chan struct{}, max(1, n/4))}
+		c.lanes[t] = newLanes(l.Concurrency)
 	}
 	return c
 }
 
-// state returns what the controllers remember of a cluster.
-func (c *Controller) state(id string) *clusterState {
+// state returns what the controllers remember of a cluster; the first
+// time, its endpoint's trust is what its stored status says.
+func (c *Controller) state(cl *kpool.Cluster) *clusterState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st, ok := c.clusters[id]
+	st, ok := c.clusters[cl.ID]
 	if !ok {
-		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}}
-		c.clusters[id] = st
+		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}, trust: trustOf(cl)}
+		c.clusters[cl.ID] = st
 	}
 	return st
 }
@@ -249,32 +245,6 @@ func (c *Controller) tracked() (pools int) {
 		pools += st.pools
 	}
 	return pools
-}
-
-// errSlowLane is a call put off because the cluster's endpoint stopped
-// answering and the slow lane is taken: the pass ends there and the
-// cluster is retried with its backoff.
-var errSlowLane = errors.New("the cluster's endpoint did not answer in time lately and its provider's slow lane is busy")
-
-// acquire takes a slot of the provider's main lane, waiting for one, or of
-// its slow lane for a slow cluster, without waiting: a worker is never
-// held waiting by a cluster that does not answer.
-func (c *Controller) acquire(ctx context.Context, t kpool.PlatformType, slow bool) (release func(), err error) {
-	l := c.lanes[t]
-	if slow {
-		select {
-		case l.slow <- struct{}{}:
-			return func() { <-l.slow }, nil
-		default:
-			return nil, errSlowLane
-		}
-	}
-	select {
-	case l.main <- struct{}{}:
-		return func() { <-l.main }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // Run campaigns for the lease and runs the controllers while holding it,
@@ -386,6 +356,11 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 	switch {
 	case ctx.Err() != nil:
 		return
+	case errors.Is(err, errLaneBusy):
+		// Not a failure: its turn comes again soon, without backoff.
+		c.cfg.Metrics.Reconciles.WithLabelValues("requeued").Inc()
+		q.Forget(id)
+		q.AddAfter(id, c.cfg.ResyncFast)
 	case err != nil:
 		c.cfg.Metrics.Reconciles.WithLabelValues("error").Inc()
 		if after, ok := provider.RetryAfter(err); ok {
@@ -468,51 +443,3 @@ func cursorOf(s string) *kpool.Cursor {
 	return c
 }
 
-// laned is a cluster's driver for one pass: each call takes a slot of its
-// provider's lanes (the slow one while the cluster is slow) and gives it
-// back when it returns.
-type laned struct {
-	provider.Driver
-	c  *Controller
-	t  kpool.PlatformType
-	st *clusterState
-}
-
-// Unwrap returns the driver it decorates.
-func (l *laned) Unwrap() provider.Driver { return l.Driver }
-
-func (l *laned) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
-	release, err := l.c.acquire(ctx, l.t, l.st.slow)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return l.Driver.NodePoolList(ctx, c)
-}
-
-func (l *laned) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	release, err := l.c.acquire(ctx, l.t, l.st.slow)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return l.Driver.NodePoolCreate(ctx, c, s)
-}
-
-func (l *laned) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	release, err := l.c.acquire(ctx, l.t, l.st.slow)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	return l.Driver.NodePoolUpdate(ctx, c, s)
-}
-
-func (l *laned) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
-	release, err := l.c.acquire(ctx, l.t, l.st.slow)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return l.Driver.NodePoolDelete(ctx, c, providerName)
-}

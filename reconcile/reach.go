@@ -14,19 +14,21 @@ import (
 // fails every pool for good. A refusal (no credential, a disallowed
 // endpoint, the identity refused, no such cluster) makes the cluster not
 // Reachable and its pools wait for it, and the cluster is looked at again
-// slowly, as fixing it is up to a person. An outage (the endpoint not
-// answering, 5xx) is retried with backoff, and once it has lasted
-// UnreachableAfter it too makes the cluster not Reachable; throttling
-// never does.
+// slowly, as fixing it is up to a person. An outage (5xx, a dropped
+// connection) is retried with backoff, and once it has lasted
+// UnreachableAfter it too makes the cluster not Reachable; a call that ran
+// out of time (the endpoint hangs) does at once, so that a restarted
+// process knows to keep the cluster in its slow lane. Throttling never
+// does.
 func (r *clusterRun) listFailed(ctx context.Context, pools []*kpool.NodePool, err error) (time.Duration, error) {
 	c, st := r.c, r.st
 	if provider.IsTimeout(err) {
-		st.slow = true
+		st.trust = hangs
 	}
 	switch {
 	case ctx.Err() != nil:
 		return 0, err
-	case provider.IsThrottled(err), errors.Is(err, errSlowLane):
+	case provider.IsThrottled(err), errors.Is(err, errLaneBusy):
 		return 0, err
 	case provider.IsNotImplemented(err):
 		for _, p := range pools {
@@ -41,7 +43,7 @@ func (r *clusterRun) listFailed(ctx context.Context, pools []*kpool.NodePool, er
 		if st.failingSince.IsZero() {
 			st.failingSince = now
 		}
-		if now.Sub(st.failingSince) >= c.cfg.UnreachableAfter {
+		if now.Sub(st.failingSince) >= c.cfg.UnreachableAfter || provider.IsTimeout(err) {
 			if uerr := r.unreachable(ctx, pools, kpool.ReasonEndpointUnreachable, errorText(err)); uerr != nil {
 				return 0, uerr
 			}
