@@ -442,4 +442,3 @@ func cursorOf(s string) *kpool.Cursor {
 	c, _ := kpool.DecodeCursor(s)
 	return c
 }
-
