@@ -88,17 +88,15 @@ func registry(creds provider.Credentials, t policy.Transporter) *provider.Regist
 }
 
 // roundTripper is cloudTransport for the drivers that take an
-// http.RoundTripper (EKS, GKE, OKE, Civo); nil stays nil (the SDK's default).
+// http.RoundTripper (EKS, GKE, OKE, Civo): an *http.Client's Transport, so
+// that the client's own redirect policy never runs below the drivers'
+// wire check (provider.RoundTripperOf); nil stays nil (the default).
 func roundTripper(t policy.Transporter) http.RoundTripper {
 	if t == nil {
 		return nil
 	}
-	return transporterTrip{t}
+	return provider.RoundTripperOf(t)
 }
-
-type transporterTrip struct{ t policy.Transporter }
-
-func (t transporterTrip) RoundTrip(r *http.Request) (*http.Response, error) { return t.t.Do(r) }
 
 // cloudTransport sends the drivers' requests (tokens from the identity
 // provider, then the cloud's API); nil is the cloud SDK's default. Tests set
