@@ -2,68 +2,39 @@ package provider
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
-
-	"github.com/kpool/kpool"
 )
 
-// RefusedHostError is a request a credential may not be sent with: it
-// fails before the wire, its signature or key unsent, and is never
-// retried. Drivers answer it as a validation error on spec.endpoint.
-type RefusedHostError struct{ Credential, Host string }
-
-func (e *RefusedHostError) Error() string {
-	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.Credential, e.Host)
-}
-
-// IsRefusedHost reports whether err is a RefusedHostError.
-func IsRefusedHost(err error) bool {
-	var rh *RefusedHostError
-	return errors.As(err, &rh)
-}
-
-// CheckOrigin returns a *RefusedHostError unless cred may be sent to u's
-// origin.
-func CheckOrigin(cred *Credential, u *url.URL) error {
-	host := u.Scheme + "://" + u.Host
-	if o, err := kpool.Origin(host); err != nil || !cred.AllowsOrigin(o) {
-		return &RefusedHostError{Credential: cred.Name, Host: host}
-	}
-	return nil
-}
-
-// Guard is a driver's HTTP client as an SDK takes one (Do): the last step
-// before the wire. A request to an origin its credential may not go to
-// fails there (whatever sent it there: an endpoint stored around the API's
-// checks, an SDK's resolved endpoint); each try is bounded by TryTimeout
-// (0: none); redirects are not followed, since one would carry a signed
-// request to another host.
+// Guard is a driver's HTTP client as an SDK takes one (Do: azcore's
+// policy.Transporter, the AWS and OCI SDKs' HTTP clients): Client over
+// Wire, so that a request to an origin its credential may not go to fails
+// at the wire (whatever sent it there: an endpoint stored around the API's
+// checks, an SDK's resolved endpoint, an operation URL) and no redirect is
+// followed; each try is bounded by TryTimeout (0: none), and a Detached
+// call by its caller's context. A refused request answers no response
+// and a *RefusedHostError.
 type Guard struct {
-	Credential *Credential
 	TryTimeout time.Duration
 	client     *http.Client
 }
 
-// NewGuard returns a Guard sending over transport (nil: the default).
+// NewGuard returns the Guard of cred's API requests, sending over
+// transport (nil: http.DefaultTransport).
 func NewGuard(cred *Credential, try time.Duration, transport http.RoundTripper) *Guard {
-	return &Guard{Credential: cred, TryTimeout: try, client: NoRedirectClient(transport)}
+	return &Guard{TryTimeout: try, client: Client(cred, Wire(cred, transport))}
 }
 
-// NoRedirectClient is an HTTP client over transport that follows no
-// redirect.
-func NoRedirectClient(transport http.RoundTripper) *http.Client {
-	return &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+// NewTokenGuard returns the Guard of cred's token requests, which go to
+// authority only (TokenWire), sending over transport; r (nil: none)
+// records what it refuses.
+func NewTokenGuard(cred *Credential, authority string, transport http.RoundTripper, r *Refusals) *Guard {
+	return &Guard{client: TokenClient(cred, authority, transport, r)}
 }
 
+// Do sends req as the type says: an SDK's transport.
 func (g *Guard) Do(req *http.Request) (*http.Response, error) {
-	if err := CheckOrigin(g.Credential, req.URL); err != nil {
-		return nil, err
-	}
 	if caller, ok := req.Context().Value(callerKey{}).(context.Context); ok {
 		// A Detached call: the caller's context bounds the request.
 		if err := caller.Err(); err != nil {
@@ -81,15 +52,26 @@ func (g *Guard) Do(req *http.Request) (*http.Response, error) {
 
 func (g *Guard) do(req *http.Request) (*http.Response, error) {
 	if g.TryTimeout <= 0 {
-		return g.client.Do(req)
+		return send(g.client, req)
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), g.TryTimeout)
-	resp, err := g.client.Do(req.WithContext(ctx))
+	resp, err := send(g.client, req.WithContext(ctx))
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	resp.Body = cancelOnClose{resp.Body, cancel}
+	return resp, nil
+}
+
+// send is c.Do with no response beside an error: http.Client returns a
+// refused redirect's answer (its body closed) with the error, which an
+// SDK might read.
+func send(c *http.Client, req *http.Request) (*http.Response, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
 	return resp, nil
 }
 

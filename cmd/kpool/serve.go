@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,23 +15,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
-	"github.com/kpool/kpool/dashboard"
 	"github.com/kpool/kpool/internal/scrub"
-	"github.com/kpool/kpool/provider"
-	aksdriver "github.com/kpool/kpool/provider/aks/driver"
-	"github.com/kpool/kpool/provider/catalog"
-	civodriver "github.com/kpool/kpool/provider/civo/driver"
-	eksdriver "github.com/kpool/kpool/provider/eks/driver"
-	gkedriver "github.com/kpool/kpool/provider/gke/driver"
-	okedriver "github.com/kpool/kpool/provider/oke/driver"
-	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
 )
@@ -88,50 +74,6 @@ type serveFlags struct {
 	// logOut receives the log (nil: os.Stderr); the commands give their
 	// stderr, so that tests read what a run logs.
 	logOut io.Writer
-}
-
-// clouds is what the operator allows users of cloud endpoints and
-// credentials.
-type clouds struct {
-	endpoints kpool.Origins
-	creds     *provider.CredentialSet
-}
-
-// cloud reads --allowed-endpoints and --credentials, once: the service and
-// the drivers share what it returns. Without a credentials file, each
-// cloud's SDK default chain is the default credential, for everyone, and is
-// sent only to the cloud's public endpoint and the allowed endpoints; in
-// kpool dev (emulators set) there is no default chain: the emulators'
-// identities for the clusters on them, and only the file's for the others.
-func (f *serveFlags) cloud() (*clouds, error) {
-	if f.clouds != nil {
-		return f.clouds, nil
-	}
-	allowed := append(splitList(f.allowedEndpoints), f.extraEndpoints...)
-	eps, err := kpool.ParseOrigins(allowed)
-	if err != nil {
-		return nil, fmt.Errorf("--allowed-endpoints: %w", err)
-	}
-	var creds *provider.CredentialSet
-	switch {
-	case f.credentials != "":
-		creds, err = provider.LoadCredentials(f.credentials, catalog.Profiles())
-		if err != nil {
-			return nil, fmt.Errorf("--credentials: %w", err)
-		}
-	case f.emulators == nil:
-		if creds, err = provider.DefaultCredentials(catalog.Profiles(), allowed); err != nil {
-			return nil, err
-		}
-	}
-	if f.emulators != nil {
-		creds, err = provider.WithEmulators(creds, catalog.Profiles(), f.emulators, f.extraEndpoints, devNoCredential)
-		if err != nil {
-			return nil, fmt.Errorf("--credentials: %w", err)
-		}
-	}
-	f.clouds = &clouds{endpoints: eps, creds: creds}
-	return f.clouds, nil
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -318,207 +260,6 @@ func newLogger(format string, out io.Writer) (*slog.Logger, *logSink, error) {
 		return nil, nil, fmt.Errorf("--log-format %q: use text or json", format)
 	}
 	return slog.New(flushHandler{h, sink, slog.LevelWarn}), sink, nil
-}
-
-// drivers are the provider drivers of a real deployment, each with the
-// operator's credentials (or its cloud SDK's default chain), each sent only
-// where the operator allows.
-func drivers(f *serveFlags) (*provider.Registry, error) {
-	c, err := f.cloud()
-	if err != nil {
-		return nil, err
-	}
-	return registry(c.creds, cloudTransport), nil
-}
-
-// registry returns every platform's profile and this kpool's drivers, each
-// resolving credentials with creds and sending through t (nil: each SDK's
-// default transport).
-func registry(creds provider.Credentials, t policy.Transporter) *provider.Registry {
-	r := catalog.Registry()
-	r.Add(aksdriver.New(aksdriver.Options{Credentials: creds, Transport: t}))
-	r.Add(eksdriver.New(eksdriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	r.Add(gkedriver.New(gkedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	r.Add(okedriver.New(okedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	r.Add(civodriver.New(civodriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	return r
-}
-
-// roundTripper is cloudTransport for the drivers that take an
-// http.RoundTripper (EKS, GKE, OKE, Civo); nil stays nil (the SDK's default).
-func roundTripper(t policy.Transporter) http.RoundTripper {
-	if t == nil {
-		return nil
-	}
-	return transporterTrip{t}
-}
-
-type transporterTrip struct{ t policy.Transporter }
-
-func (t transporterTrip) RoundTrip(r *http.Request) (*http.Response, error) { return t.t.Do(r) }
-
-// cloudTransport sends the drivers' requests (tokens from the identity
-// provider, then the cloud's API); nil is the cloud SDK's default. Tests set
-// it to reach the emulators and record what is sent.
-var cloudTransport policy.Transporter
-
-// process is what a kpool process runs: the store, the service, the API and
-// the controllers.
-type process struct {
-	log     *slog.Logger
-	logs    *logSink // what log writes into; flushed when run ends
-	store   kpool.Store
-	svc     *kpool.Service
-	access  *kpool.Access
-	metrics *prometheus.Registry
-	ctl     *reconcile.Controller
-	// pprofAddr is where run serves pprof (--pprof); "" for nowhere.
-	pprofAddr string
-	// retention prunes the events outbox (--event-retention); nil keeps
-	// every event. Every process runs it: pruning is idempotent.
-	retention *kpool.EventRetention
-	// tlsCert and tlsKey, when set, make run serve HTTPS.
-	tlsCert, tlsKey string
-	// dash is the dashboard handler makes; run feeds it live changes.
-	dash *dashboard.Handler
-}
-
-// scheme is how the process's listener is reached: http or https.
-func (p *process) scheme() string {
-	if p.tlsCert != "" {
-		return "https"
-	}
-	return "http"
-}
-
-// checkExposure refuses header mode on an address beyond loopback unless
-// the operator says a gateway sits in front: anyone who reaches kpool there
-// could send X-User-Email of an admin. It runs before kpool listens.
-func checkExposure(f *serveFlags) error {
-	if f.auth != kpool.AuthHeader || f.behindGateway {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(f.listen)
-	if err != nil {
-		return fmt.Errorf("--listen %q: %v", f.listen, err)
-	}
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		return nil
-	}
-	return fmt.Errorf("--listen %s: --auth header trusts X-User-Email, so anyone who reaches this address could claim to be an admin; listen on loopback (127.0.0.1), use --auth token, or add --behind-gateway if a gateway that authenticates users is the only way in", f.listen)
-}
-
-// handler serves the API with /metrics beside it, and the dashboard on
-// every other path.
-func (p *process) handler(api http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
-	mux.Handle("/api/", api)
-	mux.Handle("/healthz", api)
-	mux.Handle("/readyz", api)
-	mux.Handle("/version", api)
-	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard")})
-	mux.Handle("/", p.dash)
-	return mux
-}
-
-// run serves h on ln and runs the controllers until ctx ends, then drains
-// requests for up to 10s.
-func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) error {
-	defer p.close()
-	if p.pprofAddr != "" {
-		debug, err := p.servePprof(p.pprofAddr)
-		if err != nil {
-			return err
-		}
-		defer debug.Close()
-	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		WriteTimeout:      time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errc := make(chan error, 2)
-	go func() {
-		if p.tlsCert != "" {
-			errc <- srv.ServeTLS(ln, p.tlsCert, p.tlsKey)
-			return
-		}
-		errc <- srv.Serve(ln)
-	}()
-	ctlDone := make(chan struct{})
-	go func() {
-		defer close(ctlDone)
-		if p.ctl != nil {
-			errc <- p.ctl.Run(ctx)
-		}
-	}()
-	dashDone := make(chan struct{})
-	go func() {
-		defer close(dashDone)
-		if p.dash != nil {
-			if err := p.dash.Run(ctx); err != nil {
-				p.log.Warn("dashboard: no live updates", "err", err)
-			}
-		}
-	}()
-	pruneDone := make(chan struct{})
-	go func() {
-		defer close(pruneDone)
-		if p.retention != nil {
-			p.retention.Run(ctx, p.log.With("component", "events"))
-		}
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-	}
-	p.log.Info("shutting down")
-	cancel()
-	shutdown, stop := context.WithTimeout(context.Background(), 10*time.Second)
-	defer stop()
-	if serr := srv.Shutdown(shutdown); serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	<-ctlDone
-	<-pruneDone
-	<-dashDone
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	return err
-}
-
-// close closes the store and writes out the buffered log.
-func (p *process) close() {
-	p.store.Close()
-	_ = p.logs.Flush()
-}
-
-// servePprof serves net/http/pprof's handlers on addr until the returned
-// server is closed. They get a mux of their own, so the API's listener never
-// exposes them.
-func (p *process) servePprof(addr string) (*http.Server, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("--pprof: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	p.log.Info("pprof serving", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
-	return srv, nil
 }
 
 // serve runs the API (and, unless --reconcile=false, the controllers) until

@@ -30,8 +30,11 @@ var (
 	authScheme = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
 	// userinfo is a URL's user:password@.
 	userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^/:@\s]*:)[^@/\s]+@`)
-	// pair is key=value or "key":"value" where the key names a secret.
-	pair = regexp.MustCompile(`(?i)("?\b[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|signature|credential)"?)(\s*=\s*|"?\s*:\s*")("[^"]*"|'[^']*'|[^\s&"',;)]+)`)
+	// pair is key=value or "key":"value" where the key names a secret. A
+	// quoted value may be escaped (\"…\", a quoted error quoting a
+	// header) or cut short (a reason cut at its length, its closing quote
+	// lost): then all the rest is hidden.
+	pair = regexp.MustCompile(`(?i)("?\b[a-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|signature|credential)"?)(\s*=\s*|"?\s*:\s*")(\\?"[^"]*(?:"|$)|'[^']*(?:'|$)|[^\s&"',;)]+)`)
 )
 
 // String returns s with every secret it recognises replaced.

@@ -35,6 +35,9 @@ func TestString(t *testing.T) {
 			"header was AWS4-HMAC-SHA256 Credential=xxxxx, SignedHeaders=host;x-amz-date, Signature=xxxxx"},
 		{"OCI signature", `Signature version="1",keyId="ocid1.tenancy.oc1..aaaa/ocid1.user.oc1..bbbb/12:34",algorithm="rsa-sha256",signature="c2lnbmF0dXJl"`,
 			`Signature version="1",keyId="ocid1.tenancy.oc1..aaaa/ocid1.user.oc1..bbbb/12:34",algorithm="rsa-sha256",signature=xxxxx`},
+		{"OCI signature cut short", `keyId="ocid1.tenancy.oc1..aaaa/12:34",algorithm="rsa-sha256",signature="c2lnbmF0dXJlLW9mLXRoZS…`,
+			`keyId="ocid1.tenancy.oc1..aaaa/12:34",algorithm="rsa-sha256",signature=xxxxx`},
+		{"OCI signature quoted again", `got "Signature version=\"1\",signature=\"c2lnbmF0dXJl\"" back`, `got "Signature version=\"1\",signature=xxxxx" back`},
 		{"a credential's name stays", `spec.credential: credential "team-a" may not be sent to https://arm.example`, `spec.credential: credential "team-a" may not be sent to https://arm.example`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,8 +40,11 @@ type Options struct {
 	// means azidentity's DefaultAzureCredential (environment, workload
 	// identity, managed identity, Azure CLI), made when first needed.
 	Credential azcore.TokenCredential
-	// Transport sends the HTTP requests; nil means azcore's default. Set it
-	// to trust the certificate of an ARM endpoint the system does not.
+	// Transport sends the HTTP requests, to ARM and to a client-secret
+	// credential's authority; nil is http.DefaultTransport. Set it to trust
+	// the certificate of an endpoint the system does not. An *http.Client
+	// gives its Transport (the driver follows no redirect); any other
+	// Transporter must send the one request it is given.
 	Transport policy.Transporter
 	// Retry is how the SDK times out and retries a call; nil is Retry().
 	Retry *policy.RetryOptions
@@ -129,7 +132,7 @@ func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilit
 // ARM endpoint (the public cloud's unless the cluster names another). The
 // credential must allow both: a cluster that names another host or
 // subscription is refused here, before any request, and every request is
-// checked again at the wire (guard).
+// checked again at the wire (provider.Guard).
 func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error) {
 	a := c.Spec.Platform.Azure
 	if a == nil {
@@ -166,8 +169,10 @@ func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error)
 			cloud.ResourceManager: {Endpoint: c.Spec.Endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
 		}
 	}
-	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Transport: d.opts.Transport, Retry: d.retry,
-		PerRetryPolicies: []policy.Policy{guard{cr}}}}
+	// Every request, the SDK's retries and operation URLs included, passes
+	// the wire's check, and no redirect is followed (provider.Guard).
+	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Retry: d.retry,
+		Transport: provider.NewGuard(cr, 0, provider.RoundTripperOf(d.opts.Transport))}}
 	pools, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, tc, opts)
 	if err != nil {
 		return nil, nil, classify(err, "")

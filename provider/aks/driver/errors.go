@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
 
@@ -26,39 +26,24 @@ func (e *tokenError) Error() string { return e.err.Error() }
 func (e *tokenError) Unwrap() error { return e.err }
 
 // credential marks the errors of the credential it wraps as tokenErrors.
-type credential struct{ inner azcore.TokenCredential }
+// A failure after the wire refused one of its token requests (to another
+// origin than its authority, a redirect) is that refusal: azidentity
+// keeps only the text of its transport's errors.
+type credential struct {
+	inner    azcore.TokenCredential
+	refusals *provider.Refusals // of its token requests; nil: none sent through the driver
+}
 
 func (c credential) GetToken(ctx context.Context, o policy.TokenRequestOptions) (azcore.AccessToken, error) {
 	tk, err := c.inner.GetToken(ctx, o)
 	if err != nil {
+		if rh := c.refusals.Take(); rh != nil && !provider.IsRefusedHost(err) {
+			err = rh
+		}
 		return tk, &tokenError{err}
 	}
 	return tk, nil
 }
-
-// guard is the last policy before the wire: a request to a host its
-// credential may not be sent to fails there, with its bearer token unsent,
-// whatever sent it there (an endpoint stored around the API's checks, an
-// operation URL ARM answered with, a redirect the SDK follows).
-type guard struct{ cred *provider.Credential }
-
-func (g guard) Do(req *policy.Request) (*http.Response, error) {
-	u := req.Raw().URL
-	if o, err := kpool.Origin(u.Scheme + "://" + u.Host); err != nil || !g.cred.AllowsOrigin(o) {
-		return nil, &refusedHost{cred: g.cred.Name, host: u.Scheme + "://" + u.Host}
-	}
-	return req.Next()
-}
-
-// refusedHost is guard's error; the SDK does not retry it.
-type refusedHost struct{ cred, host string }
-
-func (e *refusedHost) Error() string {
-	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.host)
-}
-
-// NonRetriable tells azcore's retry policy that trying again cannot help.
-func (e *refusedHost) NonRetriable() {}
 
 // errPlainHTTP is what azcore answers when asked to send a bearer token
 // over plain HTTP; it never sends it, so retrying is pointless.
@@ -67,9 +52,9 @@ const errPlainHTTP = "non-TLS protected (https) endpoints"
 // classify maps an SDK error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from ARM's message).
 func classify(err error, field string) error {
-	var rh *refusedHost
+	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
 	}
 	var te *tokenError
 	if errors.As(err, &te) {
@@ -224,6 +209,7 @@ func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) 
 	}
 	var tc azcore.TokenCredential
 	var err error
+	var refusals *provider.Refusals
 	switch cr.Kind {
 	case provider.CredentialDefault:
 		tc = d.opts.Credential
@@ -236,13 +222,17 @@ func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) 
 		var secret string
 		if secret, err = cr.Secret(); err == nil {
 			// The secret goes to the credential's authority (Entra ID's
-			// public one unless the operator names another), through the
-			// driver's transport.
-			o := &azidentity.ClientSecretCredentialOptions{ClientOptions: policy.ClientOptions{Transport: d.opts.Transport}}
+			// public one unless the operator names another), and nowhere
+			// else: not to ARM, nor where the authority redirects.
+			authority := cloud.AzurePublic.ActiveDirectoryAuthorityHost
+			o := &azidentity.ClientSecretCredentialOptions{}
 			if host := cr.AuthorityHost(); host != "" {
+				authority = host
 				o.Cloud.ActiveDirectoryAuthorityHost = host
 				o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
 			}
+			refusals = &provider.Refusals{}
+			o.Transport = provider.NewTokenGuard(cr, authority, provider.RoundTripperOf(d.opts.Transport), refusals)
 			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, o)
 		}
 	default:
@@ -251,7 +241,7 @@ func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) 
 	if err != nil {
 		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential " + cr.Name + ": " + err.Error(), Err: err}
 	}
-	tc = credential{tc}
+	tc = credential{inner: tc, refusals: refusals}
 	d.tokens[cr.Name] = tc
 	return tc, nil
 }

@@ -26,16 +26,14 @@ type Client struct {
 	// Region is sent with every call; Civo finds the cluster in it.
 	Region string
 	// HTTP sends the requests; nil is a client on http.DefaultTransport
-	// that follows no redirect.
+	// that follows no redirect. The driver's is provider.Client over
+	// provider.Wire, which sends the key only where its credential allows.
 	HTTP *http.Client
 	// Retry bounds each call's tries; the zero value tries once, unbounded.
 	Retry RetryOptions
 
 	key string
-	// allow, when set, is asked before each request whether the key may
-	// be sent to the URL's origin.
-	allow func(*url.URL) error
-	now   func() time.Time
+	now func() time.Time
 }
 
 // NewClient returns a client of the API at endpoint for region that sends
@@ -194,11 +192,6 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 		q.Set("region", c.Region)
 		u.RawQuery = q.Encode()
 	}
-	if c.allow != nil {
-		if err := c.allow(u); err != nil {
-			return false, err
-		}
-	}
 	if c.Retry.TryTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Retry.TryTimeout)
@@ -224,7 +217,9 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return true, &transportError{err: err}
+		// A request the wire refused, a redirect included, would be
+		// refused again.
+		return !provider.IsRefusedHost(err), &transportError{err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))

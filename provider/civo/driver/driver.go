@@ -38,8 +38,9 @@ type Options struct {
 	// provider.DefaultCredentials: the default key, any region, Civo's
 	// public API only.
 	Credentials provider.Credentials
-	// Transport sends the HTTP requests; nil is http.DefaultTransport. Set
-	// it to trust the certificate of an endpoint the system does not.
+	// Transport sends each HTTP request once the wire's check passed it
+	// (provider.Wire); nil is http.DefaultTransport. Set it to trust the
+	// certificate of an endpoint the system does not.
 	Transport http.RoundTripper
 	// Retry is how a call times out and is retried; nil is Retry().
 	Retry *RetryOptions
@@ -70,13 +71,11 @@ type Driver struct {
 	opts  Options
 	retry RetryOptions
 	creds provider.Credentials
-	http  *http.Client
 }
 
 // New returns a Civo driver.
 func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: Retry(), creds: provider.CredentialsOr(o.Credentials, profile),
-		http: provider.NoRedirectClient(o.Transport)}
+	d := &Driver{opts: o, retry: Retry(), creds: provider.CredentialsOr(o.Credentials, profile)}
 	if o.Retry != nil {
 		d.retry = *o.Retry
 	}
@@ -91,7 +90,8 @@ func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilit
 // client returns the API client of a cluster: its credential's key, its
 // region, and its endpoint (Civo's public API unless the cluster names
 // another), which the credential must allow. The check is made here,
-// before any request, and again for every request.
+// before any request, and again for every request, at the wire
+// (provider.Wire).
 func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	cv := c.Spec.Platform.Civo
 	switch {
@@ -117,16 +117,16 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	allow := func(u *url.URL) error { return provider.CheckOrigin(cr, u) }
-	if err := allow(u); err != nil {
+	if err := provider.CheckOrigin(cr, u); err != nil {
 		return nil, "", classify(err, "")
 	}
 	key, err := d.key(cr)
 	if err != nil {
 		return nil, "", err
 	}
-	cl := NewClient(endpoint, key, cv.Region, d.http)
-	cl.Retry, cl.allow = d.retry, allow
+	// Every request passes the wire's check; no redirect is followed.
+	cl := NewClient(endpoint, key, cv.Region, provider.Client(cr, provider.Wire(cr, d.opts.Transport)))
+	cl.Retry = d.retry
 	return cl, cv.ClusterID, nil
 }
 

@@ -22,7 +22,7 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 func classify(err error, field string) error {
 	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
 	}
 	var ae *APIError
 	if !errors.As(err, &ae) {

@@ -43,8 +43,9 @@ type Options struct {
 	// credentials files, web identity, ECS and EC2 roles), loaded when
 	// first needed.
 	Credential aws.CredentialsProvider
-	// Transport sends the HTTP requests; nil is http.DefaultTransport. Set
-	// it to trust the certificate of an endpoint the system does not.
+	// Transport sends each HTTP request once the wire's check passed it
+	// (provider.Wire); nil is http.DefaultTransport. Set it to trust the
+	// certificate of an endpoint the system does not.
 	Transport http.RoundTripper
 	// Retry is how the SDK times out and retries a call; nil is Retry().
 	Retry *RetryOptions
@@ -105,7 +106,7 @@ func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilit
 // endpoint (the region's public one unless the cluster names another).
 // The credential must allow both: a cluster that names another host or
 // account is refused here, before any request, and every request is
-// checked again at the wire (guard).
+// checked again at the wire (provider.Guard).
 func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*awseks.Client, *kpool.AWSCluster, error) {
 	a := c.Spec.Platform.AWS
 	if a == nil {

@@ -76,7 +76,7 @@ const throttleWait = time.Second
 func classify(err error, field string) error {
 	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
 	}
 	var ie *identityError
 	if errors.As(err, &ie) {

@@ -43,9 +43,10 @@ type Options struct {
 	// means Application Default Credentials (google.DefaultTokenSource),
 	// made when first needed.
 	TokenSource oauth2.TokenSource
-	// Transport sends the HTTP requests, under the OAuth2 transport and
-	// the driver's guard; nil is http.DefaultTransport. Set it to trust
-	// the certificate of an endpoint the system does not.
+	// Transport sends the HTTP requests, one each, under the OAuth2
+	// transport, the driver's retries and the wire (provider.Wire); nil is
+	// http.DefaultTransport. Set it to trust the certificate of an
+	// endpoint the system does not.
 	Transport http.RoundTripper
 	// Retry is how each request is timed out and retried; nil is
 	// DefaultRetry().
@@ -92,7 +93,7 @@ const publicEndpoint = "https://container.googleapis.com"
 // client returns the clients of a cluster's credential and endpoint. The
 // credential must allow both: a cluster that names another host or
 // project is refused here, before any request, and every request is
-// checked again at the wire (guard).
+// checked again at the wire (provider.Wire).
 func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*clients, *kpool.GCPCluster, error) {
 	g := c.Spec.Platform.GCP
 	if g == nil {
@@ -123,7 +124,9 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*clients, *kpool
 	if err != nil {
 		return nil, nil, err
 	}
-	hc := &http.Client{Transport: &oauth2.Transport{Source: ts, Base: &guard{cred: cr, base: d.opts.Transport, retry: d.retry}}}
+	// The OAuth2 transport sets the token on every request, each try of
+	// which the wire checks; the client follows no redirect.
+	hc := provider.Client(cr, &oauth2.Transport{Source: ts, Base: &retrier{base: provider.Wire(cr, d.opts.Transport), retry: d.retry}})
 	svc, err := container.NewService(ctx, option.WithHTTPClient(hc), option.WithEndpoint(endpoint+"/"))
 	if err != nil {
 		return nil, nil, classify(err, "")
@@ -150,17 +153,7 @@ func (d *Driver) token(ctx context.Context, cr *provider.Credential) (oauth2.Tok
 	case provider.CredentialEmulator:
 		ts, err = provider.IdentityOf[oauth2.TokenSource](cr)
 	case provider.CredentialServiceAccount:
-		var key string
-		if key, err = cr.Secret(); err == nil {
-			var creds *google.Credentials
-			creds, err = google.CredentialsFromJSONWithType(context.Background(), []byte(key), google.ServiceAccount, scope)
-			if err == nil {
-				ts = creds.TokenSource
-			} else {
-				// The parser's message may quote the key: say only what failed.
-				err = fmt.Errorf("credential %s: not a service account key file", cr.Name)
-			}
-		}
+		ts, err = d.serviceAccount(cr)
 	default:
 		err = fmt.Errorf("kind %q is not a Google Cloud credential kind", cr.Kind)
 	}

@@ -45,33 +45,13 @@ func poolMissing(err error) bool {
 // classify maps a client error to a provider error. field names the spec
 // field a validation error is about ("" reads it from the error).
 func classify(err error, field string) error {
-	var rh *refusedHost
+	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
 	}
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) {
-		var re *oauth2.RetrieveError
-		if errors.As(err, &re) && re.Response != nil {
-			// The token endpoint answered: it refused the identity, or is
-			// having a bad moment.
-			e := &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "the OAuth2 token endpoint refused: " + re.Response.Status, Err: err}
-			switch s := re.Response.StatusCode; {
-			case s == http.StatusTooManyRequests:
-				e.Kind, e.RetryAfter = provider.KindThrottled, max(provider.RetryAfterHeader(re.Response.Header, time.Now()), time.Second)
-			case s == http.StatusRequestTimeout || s >= 500:
-				e.Kind = provider.KindTransient
-			}
-			return e
-		}
-		if tokenFailure(err) {
-			return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OAuth2 token: " + firstLine(err.Error()), Err: err}
-		}
-		reason := "calling the GKE API: " + firstLine(err.Error())
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTryTimeout) {
-			reason = "no answer from the GKE API in time: " + firstLine(err.Error())
-		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: reason, Err: err}
+		return classifyUnanswered(err)
 	}
 	var body googleBody
 	_ = json.Unmarshal([]byte(ge.Body), &body)
@@ -127,6 +107,33 @@ func classify(err error, field string) error {
 		}
 	}
 	return e
+}
+
+// classifyUnanswered maps an error of a call the GKE API did not answer:
+// the OAuth2 token endpoint refused or failed, no token could be had, or
+// the request got no answer.
+func classifyUnanswered(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		// The token endpoint answered: it refused the identity, or is
+		// having a bad moment.
+		e := &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "the OAuth2 token endpoint refused: " + re.Response.Status, Err: err}
+		switch s := re.Response.StatusCode; {
+		case s == http.StatusTooManyRequests:
+			e.Kind, e.RetryAfter = provider.KindThrottled, max(provider.RetryAfterHeader(re.Response.Header, time.Now()), time.Second)
+		case s == http.StatusRequestTimeout || s >= 500:
+			e.Kind = provider.KindTransient
+		}
+		return e
+	}
+	if tokenFailure(err) {
+		return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OAuth2 token: " + firstLine(err.Error()), Err: err}
+	}
+	reason := "calling the GKE API: " + firstLine(err.Error())
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTryTimeout) {
+		reason = "no answer from the GKE API in time: " + firstLine(err.Error())
+	}
+	return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: reason, Err: err}
 }
 
 // specField maps a request field GKE names to the spec field it comes from.

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
 
@@ -29,30 +28,16 @@ func DefaultRetry() Retry {
 	return Retry{TryTimeout: 30 * time.Second, Retries: 2, Delay: 100 * time.Millisecond}
 }
 
-// refusedHost is the error of a request the guard did not send.
-type refusedHost struct{ cred, origin string }
-
-func (e *refusedHost) Error() string {
-	return fmt.Sprintf("credential %q may not be sent to %s: the operator has not allowed that endpoint for it", e.cred, e.origin)
-}
-
-// guard is the transport under the OAuth2 one: it sees every request with
-// its bearer token set, and sends it only to an origin the credential
-// allows; then it applies the retry policy.
-type guard struct {
-	cred  *provider.Credential
+// retrier is the transport under the OAuth2 one: it sees every request
+// with its bearer token set and applies the retry policy, each try sent
+// through base, the wire (provider.Wire), which sends it only to an
+// origin the credential allows.
+type retrier struct {
 	base  http.RoundTripper
 	retry Retry
 }
 
-func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
-	origin, err := kpool.Origin(req.URL.Scheme + "://" + req.URL.Host)
-	if err != nil || !g.cred.AllowsOrigin(origin) {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-		return nil, &refusedHost{cred: g.cred.Name, origin: req.URL.Scheme + "://" + req.URL.Host}
-	}
+func (g *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
 	for try := 0; ; try++ {
 		resp, err := g.try(req)
 		if try >= g.retry.Retries || !retryable(req, resp, err) || req.Context().Err() != nil {
@@ -74,7 +59,7 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // try sends the request once, within TryTimeout.
-func (g *guard) try(req *http.Request) (*http.Response, error) {
+func (g *retrier) try(req *http.Request) (*http.Response, error) {
 	r := req
 	cancel := context.CancelFunc(func() {})
 	if g.retry.TryTimeout > 0 {
@@ -90,11 +75,7 @@ func (g *guard) try(req *http.Request) (*http.Response, error) {
 		}
 		r.Body = body
 	}
-	base := g.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	resp, err := base.RoundTrip(r)
+	resp, err := g.base.RoundTrip(r)
 	if err != nil {
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) && req.Context().Err() == nil {
@@ -121,7 +102,7 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// retryable: a transport failure (not the guard's) or a 408/5xx, never
+// retryable: a transport failure (not the wire's) or a 408/5xx, never
 // 429. A POST (a create, setSize...) is retried only after a 503, which
 // says it was not done: after a dropped connection or a 500 it may have
 // been, and the controllers, which list first, decide.
@@ -130,8 +111,7 @@ func retryable(req *http.Request, resp *http.Response, err error) bool {
 		return err == nil && resp.StatusCode == http.StatusServiceUnavailable
 	}
 	if err != nil {
-		var rh *refusedHost
-		return !errors.As(err, &rh)
+		return !provider.IsRefusedHost(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,

@@ -37,8 +37,9 @@ type Options struct {
 	// means provider.DefaultCredentials: the default identity, any
 	// compartment, the public regional Container Engine endpoints only.
 	Credentials provider.Credentials
-	// Transport sends the HTTP requests; nil is http.DefaultTransport. Set
-	// it to trust the certificate of an endpoint the system does not.
+	// Transport sends each HTTP request once the wire's check passed it
+	// (provider.Wire); nil is http.DefaultTransport. Set it to trust the
+	// certificate of an endpoint the system does not.
 	Transport http.RoundTripper
 	// Retry is how the SDK times out and retries a call; nil is Retry().
 	Retry *RetryOptions
@@ -114,7 +115,7 @@ type conn struct {
 // region and endpoint (the region's public one unless the cluster names
 // another). The credential must allow both: a cluster that names another
 // host or compartment is refused here, before any request, and every
-// request is checked again at the wire (guard).
+// request is checked again at the wire (provider.Guard).
 func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 	o := c.Spec.Platform.OCI
 	switch {

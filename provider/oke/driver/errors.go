@@ -63,7 +63,7 @@ const throttleWait = time.Second
 func classify(err error, resp *http.Response, field string) error {
 	var rh *provider.RefusedHostError
 	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, "spec.endpoint", "%s", rh.Error())
+		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
 	}
 	se, ok := common.IsServiceError(err)
 	if !ok {

@@ -1,0 +1,104 @@
+package main
+
+// What the operator allows of cloud endpoints and credentials, and the
+// drivers that use them.
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	aksdriver "github.com/kpool/kpool/provider/aks/driver"
+	"github.com/kpool/kpool/provider/catalog"
+	civodriver "github.com/kpool/kpool/provider/civo/driver"
+	eksdriver "github.com/kpool/kpool/provider/eks/driver"
+	gkedriver "github.com/kpool/kpool/provider/gke/driver"
+	okedriver "github.com/kpool/kpool/provider/oke/driver"
+)
+
+// clouds is what the operator allows users of cloud endpoints and
+// credentials.
+type clouds struct {
+	endpoints kpool.Origins
+	creds     *provider.CredentialSet
+}
+
+// cloud reads --allowed-endpoints and --credentials, once: the service and
+// the drivers share what it returns. Without a credentials file, each
+// cloud's SDK default chain is the default credential, for everyone, and is
+// sent only to the cloud's public endpoint and the allowed endpoints; in
+// kpool dev (emulators set) there is no default chain: the emulators'
+// identities for the clusters on them, and only the file's for the others.
+func (f *serveFlags) cloud() (*clouds, error) {
+	if f.clouds != nil {
+		return f.clouds, nil
+	}
+	allowed := append(splitList(f.allowedEndpoints), f.extraEndpoints...)
+	eps, err := kpool.ParseOrigins(allowed)
+	if err != nil {
+		return nil, fmt.Errorf("--allowed-endpoints: %w", err)
+	}
+	var creds *provider.CredentialSet
+	switch {
+	case f.credentials != "":
+		creds, err = provider.LoadCredentials(f.credentials, catalog.Profiles())
+		if err != nil {
+			return nil, fmt.Errorf("--credentials: %w", err)
+		}
+	case f.emulators == nil:
+		if creds, err = provider.DefaultCredentials(catalog.Profiles(), allowed); err != nil {
+			return nil, err
+		}
+	}
+	if f.emulators != nil {
+		creds, err = provider.WithEmulators(creds, catalog.Profiles(), f.emulators, f.extraEndpoints, devNoCredential)
+		if err != nil {
+			return nil, fmt.Errorf("--credentials: %w", err)
+		}
+	}
+	f.clouds = &clouds{endpoints: eps, creds: creds}
+	return f.clouds, nil
+}
+
+// drivers are the provider drivers of a real deployment, each with the
+// operator's credentials (or its cloud SDK's default chain), each sent only
+// where the operator allows.
+func drivers(f *serveFlags) (*provider.Registry, error) {
+	c, err := f.cloud()
+	if err != nil {
+		return nil, err
+	}
+	return registry(c.creds, cloudTransport), nil
+}
+
+// registry returns every platform's profile and this kpool's drivers, each
+// resolving credentials with creds and sending through t (nil: each SDK's
+// default transport).
+func registry(creds provider.Credentials, t policy.Transporter) *provider.Registry {
+	r := catalog.Registry()
+	r.Add(aksdriver.New(aksdriver.Options{Credentials: creds, Transport: t}))
+	r.Add(eksdriver.New(eksdriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	r.Add(gkedriver.New(gkedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	r.Add(okedriver.New(okedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	r.Add(civodriver.New(civodriver.Options{Credentials: creds, Transport: roundTripper(t)}))
+	return r
+}
+
+// roundTripper is cloudTransport for the drivers that take an
+// http.RoundTripper (EKS, GKE, OKE, Civo): an *http.Client's Transport, so
+// that the client's own redirect policy never runs below the drivers'
+// wire check (provider.RoundTripperOf); nil stays nil (the default).
+func roundTripper(t policy.Transporter) http.RoundTripper {
+	if t == nil {
+		return nil
+	}
+	return provider.RoundTripperOf(t)
+}
+
+// cloudTransport sends the drivers' requests (tokens from the identity
+// provider, then the cloud's API); nil is the cloud SDK's default. Tests set
+// it to reach the emulators and record what is sent.
+var cloudTransport policy.Transporter

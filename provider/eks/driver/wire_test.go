@@ -1,0 +1,21 @@
+package driver_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/kpool/kpool/provider/eks/driver"
+	"github.com/kpool/kpool/provider/providertest"
+)
+
+// TestWire: an allowed EKS endpoint that redirects gets no signed request
+// sent elsewhere, and one that echoes the SigV4 Authorization leaves none
+// of it in the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) {
+	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
+		h := newEmulated(t).harness(t)
+		h.Driver = driver.New(driver.Options{Credential: static, Credentials: allow(t, endpoint), Transport: client.Transport, Retry: fast()})
+		h.Cluster = clusterAt(endpoint)
+		return h
+	})
+}

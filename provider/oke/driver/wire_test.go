@@ -1,0 +1,21 @@
+package driver_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/kpool/kpool/provider/oke/driver"
+	"github.com/kpool/kpool/provider/providertest"
+)
+
+// TestWire: an allowed endpoint that redirects gets a signed request sent
+// nowhere else, and one that echoes the OCI signature leaves none of it in
+// the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) {
+	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
+		h := newEmulated(t).harness(t)
+		h.Driver = driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, endpoint), Transport: client.Transport, Retry: fast()})
+		h.Cluster = clusterAt(endpoint)
+		return h
+	})
+}
