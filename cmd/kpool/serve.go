@@ -409,16 +409,30 @@ func checkExposure(f *serveFlags) error {
 }
 
 // handler serves the API with /metrics beside it, and the dashboard on
-// every other path.
-func (p *process) handler(api http.Handler) http.Handler {
+// every other path. The dashboard goes through the API's access log and
+// per-caller limiter (a.Logged, a.Admit), like the API's own routes.
+func (p *process) handler(a *api.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
-	mux.Handle("/api/", api)
-	mux.Handle("/healthz", api)
-	mux.Handle("/readyz", api)
-	mux.Handle("/version", api)
-	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard")})
-	mux.Handle("/", p.dash)
+	mux.Handle("/api/", a)
+	mux.Handle("/healthz", a)
+	mux.Handle("/readyz", a)
+	mux.Handle("/version", a)
+	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard"),
+		Admit: a.Admit})
+	mux.Handle("/", a.Logged(p.dash))
+	return mux
+}
+
+// controllerHandler is kpool controller's listener: /metrics, and the
+// API's /healthz and /readyz (the database answers), nothing else. The
+// dashboard and its live stream are kpool serve's.
+func (p *process) controllerHandler() http.Handler {
+	a := api.NewServer(p.svc, p.access, p.log)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", a)
+	mux.Handle("GET /readyz", a)
 	return mux
 }
 
@@ -551,7 +565,8 @@ func newController() *cobra.Command {
 		Short: "Run only the controllers, against a database shared with kpool serve --reconcile=false",
 		Long: `controller runs kpool's controllers without the API. Several may run on one
 PostgreSQL database: a lease lets one act at a time, and a standby takes over
-within seconds when the leader stops. --listen serves /metrics and /healthz.`,
+within seconds when the leader stops. --listen serves /metrics, /healthz and
+/readyz, and nothing else.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
@@ -569,15 +584,13 @@ within seconds when the leader stops. --listen serves /metrics and /healthz.`,
 				p.close()
 				return err
 			}
-			health := http.NewServeMux()
-			health.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{\"status\":\"ok\"}\n")) })
 			p.log.Info("kpool controllers", "metrics", "http://"+ln.Addr().String()+"/metrics", "database", redact(f.database))
-			return p.run(cmd.Context(), ln, p.handler(health))
+			return p.run(cmd.Context(), ln, p.controllerHandler())
 		},
 	}
 	f.register(cmd)
 	setDefault(cmd.Flags(), "listen", "127.0.0.1:9091")
-	cmd.Flags().Lookup("listen").Usage = "address to serve /metrics and /healthz on (KPOOL_CONTROLLER_LISTEN)"
+	cmd.Flags().Lookup("listen").Usage = "address to serve /metrics, /healthz and /readyz on (KPOOL_CONTROLLER_LISTEN)"
 	bindEnv(cmd.Flags(), map[string]string{"listen": "KPOOL_CONTROLLER_LISTEN"})
 	_ = cmd.Flags().MarkHidden("reconcile")
 	return cmd
