@@ -21,6 +21,11 @@ type Store interface {
 	// spec and status left as the stored JSON.
 	RawNodePool(ctx context.Context, id string) (*RawNodePool, error)
 	RawNodePools(ctx context.Context, f NodePoolFilter) ([]*RawNodePool, int, error)
+	// NodePoolCounts returns how many pools each cluster f selects (by
+	// Owner, Teams and ClusterID; other fields are ignored) has in each
+	// phase, from counters kept with every write: a few rows per cluster,
+	// whatever its pools. Phases without pools are left out.
+	NodePoolCounts(ctx context.Context, f NodePoolFilter) ([]PoolCount, error)
 	ControllerStatuses(ctx context.Context, poolID string) ([]ControllerStatus, error)
 	// ClusterByCloudID returns the cluster registered for a cloud cluster
 	// (Cluster.CloudID), NOT_FOUND when none is.
@@ -139,6 +144,13 @@ type NodePoolFilter struct {
 	Phase     Phase
 	Health    Health
 	Page
+}
+
+// PoolCount is how many pools of a cluster are in a phase.
+type PoolCount struct {
+	ClusterID string
+	Phase     Phase
+	N         int
 }
 
 // Page is a window of a list ordered by (created_at, id): either an offset,

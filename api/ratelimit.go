@@ -117,6 +117,19 @@ func (s *Server) Limit(l *Limiter) *Server {
 	return s
 }
 
+// Admit charges a request served beside the API (the dashboard's pages,
+// its sign-in and its live stream) to its caller exactly as the API charges
+// its own: to id's e-mail, or to the remote address when id is nil (a
+// caller not signed in, a failed sign-in). When id is set, the request's
+// access-log line (see Logged) names it. Past the rate it answers 429
+// RATE_LIMITED with Retry-After, in the API's shape, and reports false.
+func (s *Server) Admit(w http.ResponseWriter, r *http.Request, id *kpool.Identity) bool {
+	if rw, ok := w.(*recorder); ok && id != nil {
+		rw.user = id.Email
+	}
+	return s.allow(w, r, callerKey(id))
+}
+
 // callerKey is the e-mail of id, or "" for a caller without an identity.
 func callerKey(id *kpool.Identity) string {
 	if id == nil {

@@ -112,7 +112,18 @@ const requestIDKey ctxKey = 0
 
 // ServeHTTP adds a request id, recovers from panics, writes the access log
 // and answers unknown paths and wrong methods in the API's error shape.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(s.mux, w, r) }
+
+// Logged serves h as the API serves its own routes: with a request id, a
+// panic recovered and one access-log line per request, in the API's
+// format. kpool serve puts the dashboard behind it, so that its pages,
+// sign-ins and live streams are logged like API calls (see Admit).
+func (s *Server) Logged(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(h, w, r) })
+}
+
+// serve is ServeHTTP with h in place of the API's routes.
+func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := r.Header.Get("X-Request-ID")
 	if !validRequestID(id) {
@@ -135,7 +146,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("request_id", id), slog.String("user", rw.user))
 	}()
 
-	s.mux.ServeHTTP(rw, r)
+	h.ServeHTTP(rw, r)
 }
 
 // loggedParams are the query parameters the API takes: the access log keeps
@@ -203,6 +214,17 @@ func (r *recorder) Write(b []byte) (int, error) {
 	r.bytes += n
 	return n, err
 }
+
+// Flush sends what was written so far: the dashboard's live stream flushes
+// every event.
+func (r *recorder) Flush() {
+	r.wrote = true
+	_ = http.NewResponseController(r.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection beneath, for
+// the live stream's write deadlines.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // authed authenticates the caller (an API token, or X-User-Email in header
 // mode) and puts its identity in the request context. Neither the token nor

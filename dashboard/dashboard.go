@@ -12,13 +12,11 @@
 package dashboard
 
 import (
-	"context"
 	"embed"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -40,14 +38,68 @@ type Options struct {
 	// Poll is how often the live feed reads the store's change feed
 	// (default 500ms).
 	Poll time.Duration
+	// Admit charges a request to its caller (id, or the remote address
+	// when id is nil) and answers 429 when the caller is past its rate:
+	// kpool serve gives the API's (api.Server.Admit), so that pages,
+	// sign-ins and live streams share the API's per-caller buckets. Nil
+	// admits everything.
+	Admit func(w http.ResponseWriter, r *http.Request, id *kpool.Identity) bool
+	// Stream bounds the live streams; zero fields take their defaults.
+	Stream StreamLimits
+}
+
+// StreamLimits bound the live streams (/live), so that no caller holds
+// connections, goroutines and memory without end.
+type StreamLimits struct {
+	// PerIdentity is how many streams one identity may hold at once
+	// (default DefaultStreamsPerIdentity); past it, 429 with Retry-After.
+	PerIdentity int
+	// Lifetime ends a stream (default 30m); the browser's EventSource
+	// connects again by itself, after the stream's retry (2 s).
+	Lifetime time.Duration
+	// WriteTimeout bounds each write to a stream (default 10s): a reader
+	// that stalls loses its stream rather than holding it.
+	WriteTimeout time.Duration
+	// Recheck is how often a stream's credential is authenticated again
+	// (default 1s), so that a revoked or expired token's stream ends
+	// within the token cache's time (--token-cache) and this.
+	Recheck time.Duration
+	// KeepAlive is how often an idle stream sends a comment (default 25s).
+	KeepAlive time.Duration
+}
+
+// DefaultStreamsPerIdentity is how many live streams an identity may hold
+// at once: a few browser tabs and a CLI watch or two.
+const DefaultStreamsPerIdentity = 8
+
+func (l StreamLimits) withDefaults() StreamLimits {
+	if l.PerIdentity <= 0 {
+		l.PerIdentity = DefaultStreamsPerIdentity
+	}
+	if l.Lifetime <= 0 {
+		l.Lifetime = 30 * time.Minute
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = 10 * time.Second
+	}
+	if l.Recheck <= 0 {
+		l.Recheck = time.Second
+	}
+	if l.KeepAlive <= 0 {
+		l.KeepAlive = 25 * time.Second
+	}
+	return l
 }
 
 // Handler serves the dashboard. Run its live feed with Run.
 type Handler struct {
-	o    Options
-	mux  *http.ServeMux
-	tmpl *template.Template
-	live *broadcaster
+	o       Options
+	mux     *http.ServeMux
+	tmpl    *template.Template
+	live    *broadcaster
+	streams *slots
+	// origins refuses sign-ins and sign-outs posted from other sites.
+	origins *http.CrossOriginProtection
 }
 
 // New returns the dashboard's handler.
@@ -55,7 +107,9 @@ func New(o Options) *Handler {
 	if o.Poll == 0 {
 		o.Poll = 500 * time.Millisecond
 	}
-	h := &Handler{o: o, mux: http.NewServeMux(), live: newBroadcaster()}
+	o.Stream = o.Stream.withDefaults()
+	h := &Handler{o: o, mux: http.NewServeMux(), live: newBroadcaster(), streams: newSlots(o.Stream.PerIdentity),
+		origins: http.NewCrossOriginProtection()}
 	h.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
 	static, _ := fs.Sub(staticFS, "static")
 	h.mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
@@ -86,109 +140,6 @@ func cacheStatic(next http.Handler) http.Handler {
 	})
 }
 
-type ctxKey struct{}
-
-// authed renders a page only for a signed-in caller: the session cookie's
-// token, checked as the API checks it. No identity, no data: the login page.
-func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if authz := r.Header.Get("Authorization"); authz != "" && r.URL.Path == "/live" {
-			// The CLI's watch: the live feed with an API token, as the API
-			// takes it.
-			email, err := kpool.UserHeader(r.Header.Values("X-User-Email"))
-			var id *kpool.Identity
-			if err == nil {
-				id, err = h.o.Access.Authenticate(r.Context(), authz, email)
-			}
-			if err != nil {
-				http.Error(w, "sign in first", http.StatusUnauthorized)
-				return
-			}
-			next(w, r.WithContext(context.WithValue(kpool.WithIdentity(r.Context(), id), ctxKey{}, id)))
-			return
-		}
-		if email := r.Header.Get("X-User-Email"); email != "" && h.o.Access.Mode() == kpool.AuthHeader {
-			if _, err := kpool.UserHeader(r.Header.Values("X-User-Email")); err != nil {
-				http.Error(w, "sign in first: X-User-Email sent more than once", http.StatusUnauthorized)
-				return
-			}
-			// Behind a gateway that signs users in (header mode): its
-			// header is the identity, as for the API.
-			if id, err := h.o.Access.Authenticate(r.Context(), "", email); err == nil {
-				next(w, r.WithContext(context.WithValue(kpool.WithIdentity(r.Context(), id), ctxKey{}, id)))
-				return
-			}
-		}
-		c, err := r.Cookie(kpool.SessionCookie)
-		if err != nil || c.Value == "" {
-			h.toLogin(w, r)
-			return
-		}
-		id, err := h.o.Access.Authenticate(r.Context(), "Bearer "+c.Value, "")
-		if err != nil {
-			h.clearSession(w, r)
-			h.toLogin(w, r)
-			return
-		}
-		next(w, r.WithContext(context.WithValue(kpool.WithIdentity(r.Context(), id), ctxKey{}, id)))
-	}
-}
-
-func (h *Handler) toLogin(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/live" || r.Header.Get(kpool.SessionHeader) != "" {
-		http.Error(w, "sign in first", http.StatusUnauthorized)
-		return
-	}
-	http.Redirect(w, r, "/login?next="+safeNext(r.URL.RequestURI()), http.StatusSeeOther)
-}
-
-// safeNext keeps a redirect target on this site.
-func safeNext(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
-		return "/"
-	}
-	return p
-}
-
-func identity(r *http.Request) *kpool.Identity {
-	id, _ := r.Context().Value(ctxKey{}).(*kpool.Identity)
-	return id
-}
-
-func (h *Handler) loginForm(w http.ResponseWriter, r *http.Request) {
-	h.render(w, r, "login", map[string]any{"Next": safeNext(r.URL.Query().Get("next"))})
-}
-
-// login checks the token pasted in the form and keeps it in the session
-// cookie; a wrong token shows the form again, saying so.
-func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "bad form", http.StatusBadRequest)
-		return
-	}
-	token := strings.TrimSpace(r.PostForm.Get("token"))
-	next := safeNext(r.PostForm.Get("next"))
-	if _, err := h.o.Access.Authenticate(r.Context(), "Bearer "+token, ""); err != nil || token == "" {
-		w.WriteHeader(http.StatusUnauthorized)
-		h.render(w, r, "login", map[string]any{"Next": next, "Error": "That token is not valid (wrong, expired or revoked). Make one with kpool token create."})
-		return
-	}
-	http.SetCookie(w, &http.Cookie{Name: kpool.SessionCookie, Value: token, Path: "/", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int((12 * time.Hour).Seconds())})
-	http.Redirect(w, r, next, http.StatusSeeOther)
-}
-
-func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
-	h.clearSession(w, r)
-	http.Redirect(w, r, "/login", http.StatusSeeOther)
-}
-
-func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: kpool.SessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: r.TLS != nil,
-		SameSite: http.SameSiteStrictMode, MaxAge: -1})
-}
-
 // render writes a page; a page's fragment (?fragment=main) is its live
 // part alone, which the script swaps in when something changes.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, page string, data map[string]any) {
@@ -202,7 +153,8 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, page string, da
 		data["Me"] = id.Email
 	}
 	name := page
-	if r.URL.Query().Get("fragment") == "main" {
+	if r.URL.Query().Get("fragment") == "main" && h.tmpl.Lookup(page+"-main") != nil {
+		// A page without a live part (login, errors, forms) is sent whole.
 		name = page + "-main"
 	}
 	if err := h.tmpl.ExecuteTemplate(w, name, data); err != nil {

@@ -2,10 +2,7 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -103,44 +100,6 @@ func (h *Handler) Run(ctx context.Context) error {
 			cs[i] = change{Type: e.Type, ObjectID: e.ObjectID, ClusterID: e.ClusterID, owner: strings.ToLower(e.Owner), team: e.Team}
 		}
 		h.live.publish(cs)
-	}
-}
-
-// stream is the server-sent events a page listens to: the changes to what
-// the caller may read (their clusters' objects; everything for an admin).
-func (h *Handler) stream(w http.ResponseWriter, r *http.Request) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	id := identity(r)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	// A stream outlives the server's write timeout.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-	ch := h.live.subscribe()
-	defer h.live.unsubscribe(ch)
-	fmt.Fprint(w, "retry: 2000\n: kpool live\n\n")
-	fl.Flush()
-	keep := time.NewTicker(25 * time.Second)
-	defer keep.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case <-keep.C:
-			fmt.Fprint(w, ": keep-alive\n\n")
-			fl.Flush()
-		case cs := <-ch:
-			mine := seen(id, cs)
-			if len(mine) == 0 {
-				continue
-			}
-			b, _ := json.Marshal(mine)
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			fl.Flush()
-		}
 	}
 }
 

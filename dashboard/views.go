@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +34,7 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
 	"join":  strings.Join,
+	"inc":   func(n int) int { return n + 1 },
 	"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 	"json": func(v any) string {
 		b, _ := json.MarshalIndent(v, "", "  ")
@@ -64,138 +64,6 @@ func all[T any](ctx context.Context, list func(context.Context, kpool.ListOption
 		}
 		o.After = page.Next
 	}
-}
-
-// fleetCluster is a cluster in the fleet view.
-type fleetCluster struct {
-	*kpool.Cluster
-	Provider  string
-	Counts    []phaseCount
-	Attention []*kpool.NodePool
-	Matches   []*kpool.NodePool // the pools a pool filter selects
-	Pools     int
-}
-
-type phaseCount struct {
-	Phase kpool.Phase
-	N     int
-}
-
-type providerGroup struct {
-	Name     string
-	Type     kpool.PlatformType
-	Clusters []*fleetCluster
-}
-
-// filter is the fleet view's query.
-type filter struct {
-	Provider, Cluster, Phase, Label, Q string
-}
-
-func (f filter) poolFilter() bool { return f.Phase != "" || f.Label != "" || f.Q != "" }
-
-func (f filter) matchPool(p *kpool.NodePool) bool {
-	if f.Phase != "" && !strings.EqualFold(string(p.Status.Phase), f.Phase) {
-		return false
-	}
-	if f.Q != "" && !strings.Contains(strings.ToLower(p.Name), strings.ToLower(f.Q)) {
-		return false
-	}
-	if f.Label != "" {
-		k, v, hasV := strings.Cut(f.Label, "=")
-		got, ok := p.Spec.Labels[strings.TrimSpace(k)]
-		if !ok || hasV && got != strings.TrimSpace(v) {
-			return false
-		}
-	}
-	return true
-}
-
-func (h *Handler) fleet(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	q := r.URL.Query()
-	f := filter{Provider: q.Get("provider"), Cluster: q.Get("cluster"), Phase: q.Get("phase"), Label: q.Get("label"), Q: q.Get("q")}
-	clusters, err := all(ctx, h.o.Service.Clusters, kpool.ListOptions{})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	pools, err := all(ctx, h.o.Service.NodePools, kpool.ListOptions{})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	byCluster := map[string][]*kpool.NodePool{}
-	for _, p := range pools {
-		byCluster[p.ClusterID] = append(byCluster[p.ClusterID], p)
-	}
-	groups := map[kpool.PlatformType]*providerGroup{}
-	total := map[kpool.Phase]int{}
-	shown, attn := 0, 0
-	for _, c := range clusters {
-		t := c.Spec.Platform.Type
-		if f.Provider != "" && string(t) != f.Provider {
-			continue
-		}
-		if f.Cluster != "" && !strings.Contains(strings.ToLower(c.Name), strings.ToLower(f.Cluster)) && c.ID != f.Cluster {
-			continue
-		}
-		fc := &fleetCluster{Cluster: c, Provider: h.o.Profiles.Profile(t).Capabilities().Name, Pools: len(byCluster[c.ID])}
-		counts := map[kpool.Phase]int{}
-		for _, p := range byCluster[c.ID] {
-			if f.poolFilter() && !f.matchPool(p) {
-				continue
-			}
-			counts[p.Status.Phase]++
-			total[p.Status.Phase]++
-			shown++
-			if attention(p) {
-				fc.Attention = append(fc.Attention, p)
-				attn++
-			}
-			if f.poolFilter() {
-				fc.Matches = append(fc.Matches, p)
-			}
-		}
-		if f.poolFilter() && len(fc.Matches) == 0 {
-			continue
-		}
-		for _, ph := range phases {
-			if counts[ph] > 0 {
-				fc.Counts = append(fc.Counts, phaseCount{ph, counts[ph]})
-			}
-		}
-		g := groups[t]
-		if g == nil {
-			g = &providerGroup{Name: fc.Provider, Type: t}
-			if g.Name == "" {
-				g.Name = string(t)
-			}
-			groups[t] = g
-		}
-		g.Clusters = append(g.Clusters, fc)
-	}
-	var out []*providerGroup
-	nclusters := 0
-	for _, p := range h.o.Profiles.Profiles() {
-		if g := groups[p.Type()]; g != nil {
-			nclusters += len(g.Clusters)
-			sort.Slice(g.Clusters, func(i, j int) bool { return g.Clusters[i].Name < g.Clusters[j].Name })
-			out = append(out, g)
-		}
-	}
-	var totals []phaseCount
-	for _, ph := range phases {
-		if total[ph] > 0 {
-			totals = append(totals, phaseCount{ph, total[ph]})
-		}
-	}
-	var types []string
-	for _, p := range h.o.Profiles.Profiles() {
-		types = append(types, string(p.Type()))
-	}
-	h.render(w, r, "fleet", map[string]any{"Groups": out, "Totals": totals, "Pools": shown, "Attention": attn,
-		"Clusters": nclusters, "Filter": f, "Types": types, "Phases": phases, "Title": "Fleet"})
 }
 
 // poolRow is a pool in the cluster view's table.

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/dashboard"
 	"github.com/kpool/kpool/reconcile"
 )
@@ -65,16 +66,30 @@ func checkExposure(f *serveFlags) error {
 }
 
 // handler serves the API with /metrics beside it, and the dashboard on
-// every other path.
-func (p *process) handler(api http.Handler) http.Handler {
+// every other path. The dashboard goes through the API's access log and
+// per-caller limiter (a.Logged, a.Admit), like the API's own routes.
+func (p *process) handler(a *api.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
-	mux.Handle("/api/", api)
-	mux.Handle("/healthz", api)
-	mux.Handle("/readyz", api)
-	mux.Handle("/version", api)
-	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard")})
-	mux.Handle("/", p.dash)
+	mux.Handle("/api/", a)
+	mux.Handle("/healthz", a)
+	mux.Handle("/readyz", a)
+	mux.Handle("/version", a)
+	p.dash = dashboard.New(dashboard.Options{Service: p.svc, Access: p.access, Profiles: profiles, Log: p.log.With("component", "dashboard"),
+		Admit: a.Admit})
+	mux.Handle("/", a.Logged(p.dash))
+	return mux
+}
+
+// controllerHandler is kpool controller's listener: /metrics, and the
+// API's /healthz and /readyz (the database answers), nothing else. The
+// dashboard and its live stream are kpool serve's.
+func (p *process) controllerHandler() http.Handler {
+	a := api.NewServer(p.svc, p.access, p.log)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
+	mux.Handle("GET /healthz", a)
+	mux.Handle("GET /readyz", a)
 	return mux
 }
 

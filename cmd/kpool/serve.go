@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -292,7 +291,8 @@ func newController() *cobra.Command {
 		Short: "Run only the controllers, against a database shared with kpool serve --reconcile=false",
 		Long: `controller runs kpool's controllers without the API. Several may run on one
 PostgreSQL database: a lease lets one act at a time, and a standby takes over
-within seconds when the leader stops. --listen serves /metrics and /healthz.`,
+within seconds when the leader stops. --listen serves /metrics, /healthz and
+/readyz, and nothing else.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
@@ -310,15 +310,13 @@ within seconds when the leader stops. --listen serves /metrics and /healthz.`,
 				p.close()
 				return err
 			}
-			health := http.NewServeMux()
-			health.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{\"status\":\"ok\"}\n")) })
 			p.log.Info("kpool controllers", "metrics", "http://"+ln.Addr().String()+"/metrics", "database", redact(f.database))
-			return p.run(cmd.Context(), ln, p.handler(health))
+			return p.run(cmd.Context(), ln, p.controllerHandler())
 		},
 	}
 	f.register(cmd)
 	setDefault(cmd.Flags(), "listen", "127.0.0.1:9091")
-	cmd.Flags().Lookup("listen").Usage = "address to serve /metrics and /healthz on (KPOOL_CONTROLLER_LISTEN)"
+	cmd.Flags().Lookup("listen").Usage = "address to serve /metrics, /healthz and /readyz on (KPOOL_CONTROLLER_LISTEN)"
 	bindEnv(cmd.Flags(), map[string]string{"listen": "KPOOL_CONTROLLER_LISTEN"})
 	_ = cmd.Flags().MarkHidden("reconcile")
 	return cmd

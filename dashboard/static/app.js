@@ -104,18 +104,28 @@ const live = () => {
     if (kind === "pool") return c.object_id === root.dataset.pool;
     return false;
   };
-  const es = new EventSource("/live");
   const badge = document.getElementById("live");
-  // Once the stream is open, catch up: a change between the page's render
-  // and the stream's start would otherwise be missed.
-  es.onopen = () => { if (badge) badge.hidden = false; if (!timer) timer = setTimeout(refresh, 0); };
-  es.onerror = () => { if (badge) badge.hidden = true; };
-  es.onmessage = (m) => {
-    let cs = [];
-    try { cs = JSON.parse(m.data); } catch (e) { return; }
-    if (!cs.some(relevant)) return;
-    if (!timer) timer = setTimeout(refresh, 400);
+  // The server ends a stream after its lifetime (30 minutes), and the
+  // browser connects again by itself. A stream refused outright (429: too
+  // many open; 401: signed out) is closed for good by the browser, so it
+  // is tried again here, less and less often.
+  const connect = (delay) => {
+    const es = new EventSource("/live");
+    // Once the stream is open, catch up: a change between the page's
+    // render (or the last stream's end) and this start would be missed.
+    es.onopen = () => { delay = 2000; if (badge) badge.hidden = false; if (!timer) timer = setTimeout(refresh, 0); };
+    es.onerror = () => {
+      if (badge) badge.hidden = true;
+      if (es.readyState === EventSource.CLOSED) setTimeout(() => connect(Math.min(delay * 2, 60000)), delay);
+    };
+    es.onmessage = (m) => {
+      let cs = [];
+      try { cs = JSON.parse(m.data); } catch (e) { return; }
+      if (!cs.some(relevant)) return;
+      if (!timer) timer = setTimeout(refresh, 400);
+    };
   };
+  connect(2000);
 };
 
 // The pool page's edit form: review the plan, then apply it.

@@ -52,6 +52,7 @@ func testTotals(t *testing.T, s *kpool.Service) {
 				}
 			}
 		}
+		checkCounts(t, s, step, a, b, bobs)
 	}
 	check("after creates")
 	ok(s.ReportNodePoolStatus(ctl, pools[0].ID, ready("gcp-nodepool-controller", 1)))(t)
