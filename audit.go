@@ -167,12 +167,8 @@ func statusDetail(r *ControllerStatus) string {
 		}
 	}
 	// The node counts it saw, for a history of the pool's size.
-	var m struct {
-		Active  *int `json:"active_nodes"`
-		Desired *int `json:"desired_nodes"`
-	}
-	if json.Unmarshal(r.Metadata, &m) == nil && m.Active != nil && m.Desired != nil {
-		fmt.Fprintf(&b, "; nodes %d/%d", *m.Active, *m.Desired)
+	if m := r.Meta(); m.ActiveNodes != nil && m.DesiredNodes != nil {
+		fmt.Fprintf(&b, "; nodes %d/%d", *m.ActiveNodes, *m.DesiredNodes)
 	}
 	return b.String()
 }

@@ -81,13 +81,6 @@ const (
 // condition of a pool that no controller in this kpool acts on.
 const ReasonNoController = "NoController"
 
-// MetaExists is the controller report metadata key that says whether the
-// pool exists at its provider: true once the provider lists it, false while
-// it does not (not created yet, or its create failed). A pool that every
-// reporting controller says does not exist (or that none has reported on)
-// has no in-place limits: any change is accepted, checked as a create is.
-const MetaExists = "exists"
-
 // NoControllerMessage says that no controller in this kpool acts on pools
 // of platform t.
 func NoControllerMessage(t PlatformType) string {
@@ -118,16 +111,11 @@ type NodePoolStatus struct {
 	Message             string      `json:"message,omitempty"`
 	LastUpdateTime      time.Time   `json:"lastUpdateTime"`
 	// PlacementLabels are the kompox.dev labels the pool's nodes carry, as
-	// a controller last saw them at the provider (MetaNodeLabels); nil
+	// a controller last saw them at the provider (ReportMeta.NodeLabels); nil
 	// until one has said. Placement selects a pool by what its nodes really
 	// carry: labels never change after a pool is created.
 	PlacementLabels *map[string]string `json:"placementLabels,omitempty"`
 }
-
-// MetaNodeLabels is the controller report metadata key of the kompox.dev
-// labels the provider reports on the pool's nodes (an object; empty when
-// they carry none).
-const MetaNodeLabels = "node_labels"
 
 // ControllerStatus is one controller's latest report on one pool.
 type ControllerStatus struct {
@@ -149,14 +137,11 @@ func (cs *ControllerStatus) Condition(t string) string {
 }
 
 // Absent reports whether the controller says the pool does not exist at its
-// provider (metadata MetaExists is false). A report without the key says
+// provider (ReportMeta.Exists false). A report without the key says
 // nothing about it: not absent.
 func (cs *ControllerStatus) Absent() bool {
-	var m map[string]json.RawMessage
-	if len(cs.Metadata) == 0 || json.Unmarshal(cs.Metadata, &m) != nil {
-		return false
-	}
-	return string(m[MetaExists]) == "false"
+	e := cs.Meta().Exists
+	return e != nil && !*e
 }
 
 // ClusterUnreachable returns why the controller cannot reach the pool's
@@ -194,22 +179,6 @@ func (cs *ControllerStatus) message(t string) string {
 // failed reports whether a controller says it cannot make progress: the
 // provider lacks the capability (Supported=False), or the pool is neither
 // ready nor progressing nor merely degraded.
-// nodeLabels reads a report's MetaNodeLabels; ok is false when it has none.
-func (cs *ControllerStatus) nodeLabels() (map[string]string, bool) {
-	var m map[string]json.RawMessage
-	if len(cs.Metadata) == 0 || json.Unmarshal(cs.Metadata, &m) != nil || m[MetaNodeLabels] == nil {
-		return nil, false
-	}
-	var l map[string]string
-	if json.Unmarshal(m[MetaNodeLabels], &l) != nil {
-		return nil, false
-	}
-	if l == nil {
-		l = map[string]string{}
-	}
-	return l, true
-}
-
 func (cs *ControllerStatus) failed() (bool, string) {
 	if cs.Condition(ConditionSupported) == ConditionFalse {
 		return true, cs.message(ConditionSupported)
@@ -242,8 +211,8 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 	st.Health = HealthOf(st.Phase)
 	st.PlacementLabels = prev.PlacementLabels
 	for _, r := range sorted {
-		if l, ok := r.nodeLabels(); ok {
-			st.PlacementLabels = &l
+		if l := r.Meta().NodeLabels; l != nil {
+			st.PlacementLabels = l
 			break
 		}
 	}

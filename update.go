@@ -326,7 +326,7 @@ func observedConflict(p *NodePool) error {
 const notCreatedReason = "the pool does not exist at the provider yet: it will be created with this value"
 
 // atProvider reports whether the pool may exist at its provider: some
-// controller has reported on it without saying MetaExists false. A pool no
+// controller has reported on it without saying it does not exist (ReportMeta.Exists). A pool no
 // controller has reported on, or that every one says does not exist (not
 // created yet, or its create failed), has no in-place limits.
 func atProvider(reports []ControllerStatus) bool {

@@ -112,28 +112,20 @@ func (h *Handler) row(ctx context.Context, c *kpool.Cluster, p *kpool.NodePool, 
 		return row
 	}
 	for _, cs := range doc.ControllerStatus {
-		var m struct {
-			Active  *int           `json:"active_nodes"`
-			Desired *int           `json:"desired_nodes"`
-			ByZone  map[string]int `json:"nodes_by_zone"`
-			Error   string         `json:"last_error"`
+		m := cs.Meta()
+		if m.DesiredNodes != nil {
+			desired = *m.DesiredNodes
 		}
-		if json.Unmarshal(cs.Metadata, &m) != nil {
-			continue
-		}
-		if m.Desired != nil {
-			desired = *m.Desired
-		}
-		if m.Active != nil {
-			row.Ready = fmt.Sprintf("%d/%d", *m.Active, desired)
+		if m.ActiveNodes != nil {
+			row.Ready = fmt.Sprintf("%d/%d", *m.ActiveNodes, desired)
 		}
 		var z []string
-		for _, k := range kpool.SortedKeys(m.ByZone) {
-			z = append(z, fmt.Sprintf("%s: %d", k, m.ByZone[k]))
+		for _, k := range kpool.SortedKeys(m.NodesByZone) {
+			z = append(z, fmt.Sprintf("%s: %d", k, m.NodesByZone[k]))
 		}
 		row.ByZone = strings.Join(z, ", ")
-		if m.Error != "" && row.LastError == "" {
-			row.LastError = m.Error
+		if m.LastError != "" && row.LastError == "" {
+			row.LastError = m.LastError
 		}
 	}
 	return row

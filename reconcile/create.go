@@ -2,9 +2,7 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -16,30 +14,28 @@ import (
 // has reported on goes through Deleting when deleted, so a create that may
 // have been sent is always followed by a delete at the provider. A pool
 // deleted before the report finds the report refused, and nothing is sent.
-func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec) (bool, error) {
-	if skipRetry(p, prev) {
+func (s *poolScope) create(ctx context.Context) (bool, error) {
+	if s.skipRetry() {
 		return false, nil
 	}
-	msg := "creating " + desired.ProviderName + " at " + string(r.cl.Spec.Platform.Type)
-	delete(rp.meta, kpool.MetaExists) // not known from here until it is listed
-	rp.meta["create_sent_at"] = r.c.cfg.Clock.Now().UTC().Format(time.RFC3339Nano)
-	rp.set(kpool.ConditionReady, kpool.ConditionFalse, "Creating", msg)
-	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Creating", "")
-	claim := *rp
-	claim.conditions = slices.Clone(rp.conditions)
-	if err := r.send(ctx, p, prev, &claim); err != nil {
+	msg := "creating " + s.desired.ProviderName + " at " + string(s.cl.Spec.Platform.Type)
+	s.rp.meta.Exists = nil // not known from here until it is listed
+	s.rp.meta.CreateSentAt = ptr(s.c.cfg.Clock.Now().UTC())
+	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonCreating, msg)
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonCreating, "")
+	claim := s.rp.clone()
+	if err := s.post(ctx, &claim); err != nil {
 		if kpool.IsNotFound(err) {
 			return false, nil // deleted meanwhile: nothing was sent
 		}
 		return true, err
 	}
-	created, err := r.d.NodePoolCreate(ctx, r.cl, desired)
+	created, err := s.d.NodePoolCreate(ctx, s.cl, s.desired)
 	switch {
 	case err == nil:
-		rp.gen = p.Generation
-		rp.meta["provisioning_state"] = created.ProviderState
-		rp.meta[kpool.MetaExists] = true
-		r.send(ctx, p, nil, rp)
+		s.rp.gen = s.p.Generation
+		s.rp.meta.ProvisioningState, s.rp.meta.Exists = created.ProviderState, ptr(true)
+		s.send(ctx)
 		return true, nil
 	case provider.IsAlreadyExists(err), provider.IsForeign(err):
 		// It appeared since the list: the next pass updates it, or, when
@@ -47,74 +43,65 @@ func (r *clusterRun) create(ctx context.Context, p *kpool.NodePool, prev *kpool.
 		return true, nil
 	case provider.IsNotImplemented(err) || provider.IsValidation(err):
 		// Refused: nothing was made, so nothing waits to be deleted.
-		rp.meta[kpool.MetaExists] = false
-		delete(rp.meta, "create_sent_at")
-		r.refused(ctx, p, prev, rp, err)
+		s.rp.meta.Exists, s.rp.meta.CreateSentAt = ptr(false), nil
+		s.refused(ctx, err)
 		return false, nil
 	}
-	return r.retry(ctx, p, prev, rp, err)
+	return s.retry(ctx, err)
 }
 
 // deleting deletes a pool at the provider (unless its policy abandons it)
 // and reports Deleted=True once nothing is left, so that the record goes.
-func (r *clusterRun) deleting(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, obs *provider.Pool) (bool, error) {
+func (s *poolScope) deleting(ctx context.Context) (bool, error) {
+	p, obs := s.p, s.obs
 	switch {
 	case p.Spec.DeletionPolicy == kpool.DeletionAbandon || p.Spec.Observed():
-		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, "Abandoned", "the pool is left at the provider")
-		r.send(ctx, p, prev, rp)
+		s.rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonAbandoned, "the pool is left at the provider")
+		s.send(ctx)
 		return false, nil
 	case unread(obs):
 		// Whose it is cannot be told this time: it is read again soon,
 		// and deleted only once it is known to be this pool.
 		return true, nil
 	case obs == nil:
-		if wait := r.createInFlight(prev); wait > 0 {
+		if wait := s.createInFlight(); wait > 0 {
 			// A create sent lately may still reach the provider: the
 			// record stays until it would have, so that its pool is seen
 			// and deleted rather than left behind.
-			msg := fmt.Sprintf("waiting %v for a create sent at %s to settle before the pool is known gone", wait.Round(time.Second), r.cl.Spec.Platform.Type)
-			rp.meta["create_sent_at"] = metaString(prev, "create_sent_at")
-			delete(rp.meta, kpool.MetaExists)
-			rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, "Deleting", msg)
-			rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Deleting", "")
-			r.send(ctx, p, prev, rp)
+			msg := fmt.Sprintf("waiting %v for a create sent at %s to settle before the pool is known gone", wait.Round(time.Second), s.cl.Spec.Platform.Type)
+			s.rp.meta.CreateSentAt, s.rp.meta.Exists = s.prev.Meta().CreateSentAt, nil
+			s.rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, ReasonDeleting, msg)
+			s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonDeleting, "")
+			s.send(ctx)
 			return true, nil
 		}
-		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, "DeletedAtProvider", "")
-		r.send(ctx, p, prev, rp)
+		s.rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonDeletedAtProvider, "")
+		s.send(ctx)
 		return false, nil
 	case obs.State != provider.StateDeleting:
-		if err := r.d.NodePoolDelete(ctx, r.cl, p.ProviderName); err != nil {
-			if r.refused(ctx, p, prev, rp, err) {
+		if err := s.d.NodePoolDelete(ctx, s.cl, p.ProviderName); err != nil {
+			if s.refused(ctx, err) {
 				return false, nil
 			}
-			return r.retry(ctx, p, prev, rp, err)
+			return s.retry(ctx, err)
 		}
 	}
-	rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, "Deleting", "deleting "+p.ProviderName+" at "+string(r.cl.Spec.Platform.Type))
-	rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "Deleting", "")
-	r.send(ctx, p, prev, rp)
+	s.rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, ReasonDeleting, "deleting "+p.ProviderName+" at "+string(s.cl.Spec.Platform.Type))
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonDeleting, "")
+	s.send(ctx)
 	return true, nil
 }
 
 // createInFlight returns how much longer a create this controller sent may
 // still be on its way to the provider (0: none is): a call lasts at most
 // CallTimeout.
-func (r *clusterRun) createInFlight(prev *kpool.ControllerStatus) time.Duration {
-	at, err := time.Parse(time.RFC3339Nano, metaString(prev, "create_sent_at"))
-	if err != nil {
+func (s *poolScope) createInFlight() time.Duration {
+	if s.prev == nil {
 		return 0
 	}
-	return max(0, at.Add(r.c.cfg.CallTimeout).Sub(r.c.cfg.Clock.Now()))
-}
-
-// metaString returns a string of a report's metadata ("" when absent).
-func metaString(cs *kpool.ControllerStatus, key string) string {
-	if cs == nil {
-		return ""
+	at := s.prev.Meta().CreateSentAt
+	if at == nil {
+		return 0
 	}
-	var m map[string]any
-	_ = json.Unmarshal(cs.Metadata, &m)
-	v, _ := m[key].(string)
-	return v
+	return max(0, at.Add(s.c.cfg.CallTimeout).Sub(s.c.cfg.Clock.Now()))
 }

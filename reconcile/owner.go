@@ -19,10 +19,6 @@ import (
 // unmarked pool is adopted as before marks existed, and marked by its
 // next update.
 
-// ReasonForeignPool is the reason of a pool whose provider name another
-// owner's pool holds at the provider.
-const ReasonForeignPool = "ForeignPool"
-
 // mark is the owner's mark of pool p of this installation; none when the
 // controllers have no installation id (then every marked pool is foreign).
 func (r *clusterRun) mark(p *kpool.NodePool) provider.Owner {
@@ -49,25 +45,27 @@ func (r *clusterRun) foreign(p *kpool.NodePool, obs *provider.Pool) bool {
 // holds: it is not this pool, nothing is sent to the provider, and the
 // pool is Failed (not retried) until its spec or the provider changes. A
 // pool being deleted goes at once: nothing of it exists at the provider.
-func (r *clusterRun) foreignPool(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, obs *provider.Pool) (bool, error) {
-	rp := &report{meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type),
-		kpool.MetaExists: false, "owner": ownerMeta(obs.Owner)}}
-	what := fmt.Sprintf("the %s's pool %s carries the mark of %s", r.cl.Spec.Platform.Type, p.ProviderName, obs.Owner)
+func (s *poolScope) foreignPool(ctx context.Context) (bool, error) {
+	p, obs := s.p, s.obs
+	// Nothing else of the provider's pool is this pool's to report.
+	s.rp.conditions, s.rp.meta = nil, kpool.ReportMeta{ProviderName: p.ProviderName,
+		Platform: string(s.cl.Spec.Platform.Type), Exists: ptr(false), Owner: ownerMeta(obs.Owner)}
+	what := fmt.Sprintf("the %s's pool %s carries the mark of %s", s.cl.Spec.Platform.Type, p.ProviderName, obs.Owner)
 	if p.Deleting() {
-		rp.gen = p.Generation
-		rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonForeignPool,
+		s.rp.gen = p.Generation
+		s.rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonForeignPool,
 			what+": it is another kpool's, and nothing was deleted at the provider")
-		r.send(ctx, p, prev, rp)
+		s.send(ctx)
 		return false, nil
 	}
 	msg := what + ": another kpool owns it, so this pool neither adopts, changes nor deletes it; give this pool another name, or delete it (nothing is deleted at the provider)"
-	r.failed(ctx, p, prev, rp, ReasonForeignPool, msg)
+	s.failed(ctx, ReasonForeignPool, msg)
 	return false, nil
 }
 
 // ownerMeta is a mark as the report's metadata shows it.
-func ownerMeta(o provider.Owner) map[string]string {
-	return map[string]string{"installation": o.Installation, "pool": o.Pool}
+func ownerMeta(o provider.Owner) *kpool.ReportOwner {
+	return &kpool.ReportOwner{Installation: o.Installation, Pool: o.Pool}
 }
 
 // markMessage says what an update that only marks a pool does.

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/kpool/kpool"
@@ -19,86 +18,54 @@ type clusterRun struct {
 	st   *clusterState
 }
 
-// report is the status a pass found, before it is sent.
-type report struct {
-	gen        int64 // the generation applied
-	conditions []kpool.Condition
-	meta       map[string]any
-}
-
-// set sets a condition of the report, replacing one of the same type.
-func (rp *report) set(t, status, reason, msg string) {
-	c := kpool.Condition{Type: t, Status: status, Reason: reason, Message: msg}
-	for i := range rp.conditions {
-		if rp.conditions[i].Type == t {
-			rp.conditions[i] = c
-			return
-		}
-	}
-	rp.conditions = append(rp.conditions, c)
-}
-
-func yes(b bool) string {
-	if b {
-		return kpool.ConditionTrue
-	}
-	return kpool.ConditionFalse
-}
-
 // pool reconciles one pool against what the provider reports of it
 // (nil: nothing of that provider name). It reports whether the pool is not
 // settled yet, and returns an error worth retrying.
 func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.Pool) (bool, error) {
-	prev, err := r.previous(ctx, p.ID)
+	s, err := r.scope(ctx, p, obs)
 	if err != nil {
 		// Without the last report the controller cannot know what it
 		// already did (a refused generation): act on nothing, retry.
 		return true, err
 	}
-	applied := int64(0)
-	if prev != nil {
-		applied = prev.ObservedGeneration
-	}
 	r.noteGeneration(p)
-	rp := &report{gen: applied, meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
-	observeInto(rp, p, obs, prev)
+	s.observeInto()
 	if obs != nil && r.prof.Capabilities().NewNodesOnly() {
-		nodesCurrent(rp, obs, r.prof.Capabilities().Name)
+		s.nodesCurrent()
 	}
 
-	desired, err := provider.Desired(r.prof, r.cl, p)
+	s.desired, err = provider.Desired(r.prof, r.cl, p)
 	if err != nil {
-		r.failed(ctx, p, prev, rp, "InvalidSpec", err.Error())
+		s.failed(ctx, ReasonInvalidSpec, err.Error())
 		return false, nil
 	}
-	desired.Owner = r.mark(p)
+	s.desired.Owner = r.mark(p)
 	if r.foreign(p, obs) {
-		return r.foreignPool(ctx, p, prev, obs)
+		return s.foreignPool(ctx)
 	}
 
 	switch {
 	case p.Deleting():
-		return r.deleting(ctx, p, prev, rp, obs)
+		return s.deleting(ctx)
 	case p.Spec.Observed():
-		return r.observe(ctx, p, prev, rp, desired, obs)
+		return s.observe(ctx)
 	case obs == nil:
-		return r.create(ctx, p, prev, rp, desired)
+		return s.create(ctx)
 	}
-	return r.update(ctx, p, prev, rp, desired, obs)
+	return s.update(ctx)
 }
 
 // observeInto records what the provider reports in the status metadata.
 // When the provider cannot say how many nodes are up (an operation runs),
 // the last count known stays, capped at the new target: a scale from 3 to
 // 5 shows 3 until it ends, never 0.
-func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool, prev *kpool.ControllerStatus) {
+func (s *poolScope) observeInto() {
+	m, obs := &s.rp.meta, s.obs
 	if obs == nil {
-		rp.meta["provisioning_state"] = "NotFound"
-		rp.meta[kpool.MetaExists] = false
+		m.ProvisioningState, m.Exists = "NotFound", ptr(false)
 		return
 	}
-	rp.meta[kpool.MetaExists] = true
-	rp.meta["provisioning_state"] = obs.ProviderState
+	m.Exists, m.ProvisioningState = ptr(true), obs.ProviderState
 	if obs.State != provider.StateUnknown || obs.ProviderState != "" {
 		// What the nodes carry, for placement (a pool not read this time
 		// keeps its last report: see Pool).
@@ -108,122 +75,46 @@ func observeInto(rp *report, p *kpool.NodePool, obs *provider.Pool, prev *kpool.
 				carried[k] = v
 			}
 		}
-		rp.meta[kpool.MetaNodeLabels] = carried
+		m.NodeLabels = &carried
 	}
-	if obs.Message != "" {
-		rp.meta["provider_message"] = obs.Message
-	}
+	m.ProviderMessage = obs.Message
 	active, byZone := obs.ReadyNodes, obs.NodesByZone
 	if obs.ReadyUnknown {
-		var last struct {
-			Active *int           `json:"active_nodes"`
-			ByZone map[string]int `json:"nodes_by_zone"`
-		}
-		if prev != nil {
-			_ = json.Unmarshal(prev.Metadata, &last)
+		var last kpool.ReportMeta
+		if s.prev != nil {
+			last = s.prev.Meta()
 		}
 		active, byZone = 0, nil
-		if last.Active != nil {
-			active = min(*last.Active, obs.Count)
-			if *last.Active <= obs.Count {
-				byZone = last.ByZone
+		if last.ActiveNodes != nil {
+			active = min(*last.ActiveNodes, obs.Count)
+			if *last.ActiveNodes <= obs.Count {
+				byZone = last.NodesByZone
 			}
 		}
 	}
-	rp.meta["active_nodes"] = active
-	desired := p.Spec.Count()
-	if p.Spec.Autoscaling.On() {
+	desired := s.p.Spec.Count()
+	if s.p.Spec.Autoscaling.On() {
 		desired = obs.Count // the autoscaler's
 	}
-	rp.meta["desired_nodes"] = desired
+	m.ActiveNodes, m.DesiredNodes = &active, &desired
 	if len(byZone) > 0 {
-		rp.meta["nodes_by_zone"] = byZone
+		m.NodesByZone = byZone
 	}
-	if len(obs.Problems) > 0 {
-		rp.meta["label_problems"] = obs.Problems
-	}
+	m.LabelProblems = obs.Problems
 }
 
 // nodesCurrent reports, for a provider that changes new nodes only, how
 // many nodes still run an earlier configuration.
-func nodesCurrent(rp *report, obs *provider.Pool, name string) {
+func (s *poolScope) nodesCurrent() {
+	obs := s.obs
 	if obs.StaleNodes == 0 {
-		rp.set(kpool.ConditionNodesCurrent, kpool.ConditionTrue, "AllNodesCurrent", "")
+		s.rp.set(kpool.ConditionNodesCurrent, kpool.ConditionTrue, ReasonAllNodesCurrent, "")
 		return
 	}
-	rp.meta["stale_nodes"] = obs.StaleNodes
-	rp.set(kpool.ConditionNodesCurrent, kpool.ConditionFalse, "NewNodesOnly", fmt.Sprintf(
+	s.rp.meta.StaleNodes = obs.StaleNodes
+	s.rp.set(kpool.ConditionNodesCurrent, kpool.ConditionFalse, ReasonNewNodesOnly, fmt.Sprintf(
 		"%d of %d nodes still run an earlier configuration: %s applies changes to new nodes only; cycle the pool to replace them",
-		obs.StaleNodes, obs.Nodes, name))
-}
-
-// previous returns this controller's last report on a pool (nil: none
-// yet). A store error is returned, never taken for "no report": that
-// would forget a refused generation and send it to the provider again.
-func (r *clusterRun) previous(ctx context.Context, poolID string) (*kpool.ControllerStatus, error) {
-	reports, err := r.c.store.ControllerStatuses(ctx, poolID)
-	if err != nil {
-		return nil, fmt.Errorf("reading the reports on pool %s: %w", poolID, err)
-	}
-	for i := range reports {
-		if reports[i].ControllerName == r.name {
-			return &reports[i], nil
-		}
-	}
-	return nil, nil
-}
-
-// send reports the pool's status through the service, unless it says what
-// the last report said. Its error matters only to a caller that must not
-// act unless the report is stored; the others leave it to the next pass.
-func (r *clusterRun) send(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report) error {
-	for _, t := range []string{kpool.ConditionDegraded, kpool.ConditionDrifted, kpool.ConditionSupported} {
-		if !has(rp.conditions, t) {
-			status := kpool.ConditionFalse
-			if t == kpool.ConditionSupported {
-				status = kpool.ConditionTrue
-			}
-			rp.set(t, status, "", "")
-		}
-	}
-	meta, _ := json.Marshal(rp.meta)
-	cs := kpool.ControllerStatus{ControllerName: r.name, ObservedGeneration: min(rp.gen, p.Generation), Conditions: rp.conditions, Metadata: meta}
-	if prev != nil && sameReport(prev, &cs) {
-		return nil
-	}
-	ictx := kpool.WithIdentity(ctx, Identity)
-	_, err := r.c.cfg.Service.ReportNodePoolStatus(ictx, p.ID, cs)
-	if err != nil && !kpool.IsNotFound(err) && ctx.Err() == nil {
-		r.c.cfg.Log.Warn("status report", "pool", p.ID, "err", err)
-	}
-	return err
-}
-
-func has(cs []kpool.Condition, t string) bool {
-	for _, c := range cs {
-		if c.Type == t {
-			return true
-		}
-	}
-	return false
-}
-
-func sameReport(a, b *kpool.ControllerStatus) bool {
-	if a.ObservedGeneration != b.ObservedGeneration || len(a.Conditions) != len(b.Conditions) {
-		return false
-	}
-	for i := range a.Conditions {
-		x, y := a.Conditions[i], b.Conditions[i]
-		if x.Type != y.Type || x.Status != y.Status || x.Reason != y.Reason || x.Message != y.Message {
-			return false
-		}
-	}
-	var ma, mb any
-	_ = json.Unmarshal(a.Metadata, &ma)
-	_ = json.Unmarshal(b.Metadata, &mb)
-	ja, _ := json.Marshal(ma)
-	jb, _ := json.Marshal(mb)
-	return string(ja) == string(jb)
+		obs.StaleNodes, obs.Nodes, s.prof.Capabilities().Name))
 }
 
 // noteGeneration remembers when a pool's generation was first seen, for

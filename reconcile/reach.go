@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -99,7 +98,7 @@ func (r *clusterRun) reachable(ctx context.Context) error {
 	if cond := r.cl.Status.Condition(kpool.ConditionReachable); cond != nil && cond.Status == kpool.ConditionTrue {
 		return nil
 	}
-	if err := r.setReachable(ctx, kpool.Condition{Type: kpool.ConditionReachable, Status: kpool.ConditionTrue, Reason: "Listed"}); err != nil {
+	if err := r.setReachable(ctx, kpool.Condition{Type: kpool.ConditionReachable, Status: kpool.ConditionTrue, Reason: ReasonListed}); err != nil {
 		return err
 	}
 	if was != "" {
@@ -150,22 +149,21 @@ func (r *clusterRun) logAttrs() []any {
 // is Unknown with ReasonClusterUnreachable, and a pool being deleted is
 // not Deleted yet. It returns the error of reading the last report.
 func (r *clusterRun) wait(ctx context.Context, p *kpool.NodePool, msg string) error {
-	prev, err := r.previous(ctx, p.ID)
+	s, err := r.scope(ctx, p, nil)
 	if err != nil {
 		return err
 	}
-	rp := &report{meta: map[string]any{"provider_name": p.ProviderName, "platform": string(r.cl.Spec.Platform.Type)}}
-	if prev != nil {
-		rp.gen = prev.ObservedGeneration
-		rp.conditions = append(rp.conditions, prev.Conditions...)
-		_ = json.Unmarshal(prev.Metadata, &rp.meta)
+	if s.prev != nil {
+		s.rp.conditions = append(s.rp.conditions, s.prev.Conditions...)
+		s.rp.meta = s.prev.Meta()
+		s.rp.meta.ProviderName, s.rp.meta.Platform = p.ProviderName, string(r.cl.Spec.Platform.Type)
 	}
 	why := kpool.ReasonClusterUnreachable
-	rp.set(kpool.ConditionReady, kpool.ConditionUnknown, why, msg)
-	rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, why, "")
+	s.rp.set(kpool.ConditionReady, kpool.ConditionUnknown, why, msg)
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, why, "")
 	if p.Deleting() {
-		rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, why, msg)
+		s.rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, why, msg)
 	}
-	r.send(ctx, p, prev, rp)
+	s.send(ctx)
 	return nil
 }

@@ -448,8 +448,8 @@ func TestRepairFailedCreate(t *testing.T) {
 			got := w.pool(p.ID)
 			return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase)
 		})
-		if exists, ok := meta(w.report(p.ID))[kpool.MetaExists]; !ok || exists != false {
-			t.Fatalf("a refused create reports exists=%v, want false", exists)
+		if e := w.report(p.ID).Meta().Exists; e == nil || *e {
+			t.Fatalf("a refused create reports exists=%v, want false", e)
 		}
 		w.drv.FailPool(fake.Create, p.ProviderName, nil)
 		w.patch(p.ID, `{"zones":["1"]}`)

@@ -13,14 +13,15 @@ import (
 // for an operation that runs, corrects what differs and can change in
 // place, repairs a failed pool, marks an unmarked one as this pool's, and
 // reports Ready once the provider has the spec.
-func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec, obs *provider.Pool) (bool, error) {
+func (s *poolScope) update(ctx context.Context) (bool, error) {
+	obs := s.obs
 	if unread(obs) {
 		// The provider's answer for this pool failed this time (the list
 		// itself did not): the last report stands, and the pool is read
 		// again soon.
 		return true, nil
 	}
-	if r.busy(ctx, p, prev, rp, obs) {
+	if s.busy(ctx) {
 		return true, nil
 	}
 	failed := obs.State == provider.StateFailed
@@ -29,16 +30,16 @@ func (r *clusterRun) update(ctx context.Context, p *kpool.NodePool, prev *kpool.
 		if obs.Message != "" {
 			why += ": " + obs.Message
 		}
-		rp.meta["last_error"] = why
+		s.rp.meta.LastError = why
 	}
-	ch := r.changes(rp, p, desired, obs)
+	ch := s.changes()
 	if len(ch.fixable) > 0 || failed || ch.mark {
-		if skipRetry(p, prev) {
+		if s.skipRetry() {
 			return false, nil
 		}
-		return r.apply(ctx, p, prev, rp, desired, ch, failed)
+		return s.apply(ctx, ch, failed)
 	}
-	return r.settled(ctx, p, prev, rp, obs, ch.stuck)
+	return s.settled(ctx, ch.stuck)
 }
 
 // unread reports whether the provider listed a pool without reading it
@@ -50,21 +51,22 @@ func unread(obs *provider.Pool) bool {
 
 // busy reports, and says so, whether the pool is in an operation (or a
 // state kpool does not know, which may be one): changes wait for it.
-func (r *clusterRun) busy(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, obs *provider.Pool) bool {
+func (s *poolScope) busy(ctx context.Context) bool {
+	obs := s.obs
 	switch obs.State {
 	case provider.StateCreating, provider.StateUpdating, provider.StateDeleting:
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, string(obs.State), obs.ProviderState+" at "+string(r.cl.Spec.Platform.Type))
-		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, string(obs.State), obs.ProviderState+" at "+string(s.cl.Spec.Platform.Type))
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
 	case provider.StateReady, provider.StateFailed:
 		return false
 	default:
 		// A state kpool does not know may be an operation: the pool is
 		// waited on, never written to, until it is one kpool knows.
 		msg := fmt.Sprintf("the provider reports state %q, which kpool does not know; waiting for it to end", obs.ProviderState)
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "UnknownState", msg)
-		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "UnknownState", "")
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonUnknownState, msg)
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonUnknownState, "")
 	}
-	r.send(ctx, p, prev, rp)
+	s.send(ctx)
 	return true
 }
 
@@ -77,10 +79,10 @@ type changes struct {
 
 // changes compares the pool with the spec and reports Drifted and, for
 // what cannot change in place, Degraded.
-func (r *clusterRun) changes(rp *report, p *kpool.NodePool, desired provider.PoolSpec, obs *provider.Pool) changes {
+func (s *poolScope) changes() changes {
 	var ch changes
-	diffs := provider.Compare(r.prof, desired, obs)
-	caps := r.prof.Capabilities()
+	diffs := provider.Compare(s.prof, s.desired, s.obs)
+	caps := s.prof.Capabilities()
 	for _, d := range diffs {
 		if caps.Correctable(d.Field) {
 			ch.fixable = append(ch.fixable, d)
@@ -88,99 +90,101 @@ func (r *clusterRun) changes(rp *report, p *kpool.NodePool, desired provider.Poo
 			ch.stuck = append(ch.stuck, d)
 		}
 	}
-	ch.drifted = rp.gen >= p.Generation && len(diffs) > 0
+	ch.drifted = s.rp.gen >= s.p.Generation && len(diffs) > 0
 	if ch.drifted {
-		rp.set(kpool.ConditionDrifted, kpool.ConditionTrue, "ChangedAtProvider", join(diffs))
+		s.rp.set(kpool.ConditionDrifted, kpool.ConditionTrue, ReasonChangedAtProvider, join(diffs))
 	} else {
-		rp.set(kpool.ConditionDrifted, kpool.ConditionFalse, "", "")
+		s.rp.set(kpool.ConditionDrifted, kpool.ConditionFalse, "", "")
 	}
 	if len(ch.stuck) > 0 {
 		msg := "differs at the provider and cannot change in place (create a new pool): " + join(ch.stuck)
-		rp.meta["last_error"] = msg
-		rp.set(kpool.ConditionDegraded, kpool.ConditionTrue, "NeedsReplacement", msg)
+		s.rp.meta.LastError = msg
+		s.rp.set(kpool.ConditionDegraded, kpool.ConditionTrue, ReasonNeedsReplacement, msg)
 	}
-	ch.mark = needsMark(desired, obs)
+	ch.mark = needsMark(s.desired, s.obs)
 	return ch
 }
 
 // apply sends the update that brings the pool to its spec: what can
 // change in place, a repair of a failed pool, this pool's mark on an
 // unmarked one.
-func (r *clusterRun) apply(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec, ch changes, failed bool) (bool, error) {
-	_, err := r.d.NodePoolUpdate(ctx, r.cl, desired)
+func (s *poolScope) apply(ctx context.Context, ch changes, failed bool) (bool, error) {
+	_, err := s.d.NodePoolUpdate(ctx, s.cl, s.desired)
 	switch {
 	case err == nil && failed:
 		// Sent again to repair the pool; a pool that keeps failing is
 		// repaired with the pool's backoff, not at every pass.
-		rp.gen = p.Generation
-		msg := rp.meta["last_error"].(string) + "; repairing it"
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "RepairingFailed", msg)
-		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, "RepairingFailed", "")
-		r.send(ctx, p, prev, rp)
-		return true, &provider.Error{Kind: provider.KindTransient, Provider: r.cl.Spec.Platform.Type, Reason: msg}
+		s.rp.gen = s.p.Generation
+		msg := s.rp.meta.LastError + "; repairing it"
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonRepairingFailed, msg)
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonRepairingFailed, "")
+		s.send(ctx)
+		return true, &provider.Error{Kind: provider.KindTransient, Provider: s.cl.Spec.Platform.Type, Reason: msg}
 	case err == nil:
-		rp.gen = p.Generation
-		why, msg := "Updating", join(ch.fixable)
+		s.rp.gen = s.p.Generation
+		why, msg := ReasonUpdating, join(ch.fixable)
 		switch {
 		case ch.drifted:
-			why = "CorrectingDrift"
+			why = ReasonCorrectingDrift
 		case len(ch.fixable) == 0:
-			why, msg = "Marking", markMessage(desired.Owner)
+			why, msg = ReasonMarking, markMessage(s.desired.Owner)
 		}
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, why, msg)
-		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, why, "")
-		r.send(ctx, p, prev, rp)
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, why, msg)
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, why, "")
+		s.send(ctx)
 		return true, nil
 	case provider.IsForeign(err):
 		// Marked by another owner since the list: the next pass reports it.
 		return true, nil
-	case r.refused(ctx, p, prev, rp, err):
+	case s.refused(ctx, err):
 		return false, nil
 	}
-	return r.retry(ctx, p, prev, rp, err)
+	return s.retry(ctx, err)
 }
 
 // settled reports a pool nothing is to be sent for: Ready once the
 // provider has this generation's spec, or why not.
-func (r *clusterRun) settled(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, obs *provider.Pool, stuck []provider.Difference) (bool, error) {
+func (s *poolScope) settled(ctx context.Context, stuck []provider.Difference) (bool, error) {
+	obs := s.obs
 	if obs.State != provider.StateReady {
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, string(obs.State), obs.ProviderState)
-		rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
-		r.send(ctx, p, prev, rp)
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, string(obs.State), obs.ProviderState)
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, string(obs.State), "")
+		s.send(ctx)
 		return true, nil
 	}
 	// The provider has this generation's spec.
-	rp.gen = p.Generation
+	s.rp.gen = s.p.Generation
 	if len(stuck) > 0 {
-		rp.set(kpool.ConditionReady, kpool.ConditionFalse, "NeedsReplacement", rp.meta["last_error"].(string))
-		rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, "NeedsReplacement", "")
-		r.send(ctx, p, prev, rp)
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonNeedsReplacement, s.rp.meta.LastError)
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonNeedsReplacement, "")
+		s.send(ctx)
 		return false, nil
 	}
-	rp.set(kpool.ConditionReady, kpool.ConditionTrue, "NodesReady", fmt.Sprintf("%d of %d nodes ready", obs.ReadyNodes, obs.Count))
-	rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, "Ready", "")
-	r.send(ctx, p, prev, rp)
-	r.readied(p)
+	s.rp.set(kpool.ConditionReady, kpool.ConditionTrue, ReasonNodesReady, fmt.Sprintf("%d of %d nodes ready", obs.ReadyNodes, obs.Count))
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonReady, "")
+	s.send(ctx)
+	s.readied(s.p)
 	return false, nil
 }
 
 // observe reports on a pool kpool does not manage; it never writes to the
 // provider.
-func (r *clusterRun) observe(ctx context.Context, p *kpool.NodePool, prev *kpool.ControllerStatus, rp *report, desired provider.PoolSpec, obs *provider.Pool) (bool, error) {
-	rp.gen = p.Generation
+func (s *poolScope) observe(ctx context.Context) (bool, error) {
+	obs := s.obs
+	s.rp.gen = s.p.Generation
 	if obs == nil {
-		r.failed(ctx, p, prev, rp, "NotFound", "no pool "+p.ProviderName+" at the provider (observe mode: kpool does not create it)")
+		s.failed(ctx, ReasonNotFound, "no pool "+s.p.ProviderName+" at the provider (observe mode: kpool does not create it)")
 		return false, nil
 	}
 	if !obs.Owner.IsZero() {
-		rp.meta["owner"] = ownerMeta(obs.Owner)
+		s.rp.meta.Owner = ownerMeta(obs.Owner)
 	}
-	diffs := provider.Compare(r.prof, desired, obs)
-	rp.set(kpool.ConditionDrifted, yes(len(diffs) > 0), "Observed", join(diffs))
+	diffs := provider.Compare(s.prof, s.desired, obs)
+	s.rp.set(kpool.ConditionDrifted, yes(len(diffs) > 0), ReasonObserved, join(diffs))
 	ready := obs.State == provider.StateReady
-	rp.set(kpool.ConditionReady, yes(ready), string(obs.State), obs.ProviderState)
-	rp.set(kpool.ConditionProgressing, yes(!ready && obs.State != provider.StateFailed), string(obs.State), "")
-	r.send(ctx, p, prev, rp)
+	s.rp.set(kpool.ConditionReady, yes(ready), string(obs.State), obs.ProviderState)
+	s.rp.set(kpool.ConditionProgressing, yes(!ready && obs.State != provider.StateFailed), string(obs.State), "")
+	s.send(ctx)
 	return !ready, nil
 }
 

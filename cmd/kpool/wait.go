@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -260,11 +259,8 @@ func (w *waiter) failure(doc *kpool.StatusDocument, meta counts) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "nodepool %s (%s) failed at generation %d: %s", w.pool.Name, w.pool.ID, doc.Generation, doc.Status.Message)
 	for _, cs := range doc.ControllerStatus {
-		var m struct {
-			LastError string `json:"last_error"`
-		}
-		if json.Unmarshal(cs.Metadata, &m) == nil && m.LastError != "" {
-			fmt.Fprintf(&b, "\n  %s: %s", cs.ControllerName, m.LastError)
+		if e := cs.Meta().LastError; e != "" {
+			fmt.Fprintf(&b, "\n  %s: %s", cs.ControllerName, e)
 		}
 	}
 	return errors.New(b.String())
@@ -284,19 +280,12 @@ func nodeCounts(reports []kpool.ControllerStatus) counts {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ControllerName < sorted[j].ControllerName })
 	var c counts
 	for _, r := range sorted {
-		var m struct {
-			Active    *int   `json:"active_nodes"`
-			Desired   *int   `json:"desired_nodes"`
-			LastError string `json:"last_error"`
+		m := r.Meta()
+		if c.active == nil && m.ActiveNodes != nil {
+			c.active = m.ActiveNodes
 		}
-		if json.Unmarshal(r.Metadata, &m) != nil {
-			continue
-		}
-		if c.active == nil && m.Active != nil {
-			c.active = m.Active
-		}
-		if c.desired == nil && m.Desired != nil {
-			c.desired = m.Desired
+		if c.desired == nil && m.DesiredNodes != nil {
+			c.desired = m.DesiredNodes
 		}
 		if c.lastError == "" && m.LastError != "" {
 			c.lastError = r.ControllerName + ": " + m.LastError

@@ -1,0 +1,117 @@
+package reconcile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/metrics"
+)
+
+// Config configures the controllers. Zero values take the defaults.
+type Config struct {
+	Service *kpool.Service
+	Drivers *provider.Registry
+	Log     *slog.Logger
+	Metrics *Metrics
+	// Limits per provider; DefaultLimits for the others.
+	Limits map[kpool.PlatformType]Limits
+	// Workers is how many clusters are reconciled at once (default 8).
+	Workers int
+	// ResyncFast is the resync period of a cluster with a pool that is not
+	// settled (default 10s).
+	ResyncFast time.Duration
+	// DriftInterval is the resync period of a settled cluster (default
+	// 1m): one List per cluster per interval, whatever its number of pools,
+	// finds what changed at the provider behind kpool's back.
+	DriftInterval time.Duration
+	// ResyncSlow is how often a cluster the provider refuses as a whole
+	// (permission denied, cluster missing, not implemented) is looked at
+	// again: fixing it is up to a person (default 5m).
+	ResyncSlow time.Duration
+	// UnreachableAfter is how long a cluster's lists may fail with outages
+	// (no answer, 5xx) before it is reported not Reachable and its pools
+	// wait for it (default 1m); a refusal says so at once.
+	UnreachableAfter time.Duration
+	// CallTimeout is the deadline of every provider call (default 30s). A
+	// cluster whose endpoint lets a call run out is moved to its
+	// provider's slow lane until a List of it succeeds again.
+	CallTimeout time.Duration
+	// BackoffBase and BackoffMax bound the retry delays (1s, 5m).
+	BackoffBase, BackoffMax time.Duration
+	// LeaseTTL is how long the lease lasts unrenewed (default 10s); a
+	// standby takes over within that time after the leader dies.
+	LeaseTTL time.Duration
+	// PollEvents is how often the events outbox is read even without a
+	// notification (default 2s).
+	PollEvents time.Duration
+	// Installation is this kpool installation's id (Store.InstallationID):
+	// the owner's mark on the pools its controllers create.
+	Installation string
+	// Holder names this process in the lease (default host-pid-random).
+	Holder string
+	// Clock times everything the controllers schedule or measure: resyncs,
+	// retries and backoff (through the work queue), Retry-After, rate
+	// limits, lease renewals, event gaps and the metrics (default the wall
+	// clock; tests give a fake one and move it). Leases expire on the
+	// store's own clock.
+	Clock clock.WithTicker
+}
+
+func (c *Config) defaults() {
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(nil)
+	}
+	if c.Metrics.Provider == nil {
+		c.Metrics.Provider = metrics.New(nil)
+	}
+	if c.Workers == 0 {
+		c.Workers = 8
+	}
+	if c.ResyncFast == 0 {
+		c.ResyncFast = 10 * time.Second
+	}
+	if c.DriftInterval == 0 {
+		c.DriftInterval = time.Minute
+	}
+	if c.ResyncSlow == 0 {
+		c.ResyncSlow = 5 * time.Minute
+	}
+	if c.UnreachableAfter == 0 {
+		c.UnreachableAfter = time.Minute
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = 30 * time.Second
+	}
+	if c.BackoffBase == 0 {
+		c.BackoffBase = time.Second
+	}
+	if c.BackoffMax == 0 {
+		c.BackoffMax = 5 * time.Minute
+	}
+	if c.LeaseTTL == 0 {
+		c.LeaseTTL = 10 * time.Second
+	}
+	if c.PollEvents == 0 {
+		c.PollEvents = 2 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = clock.RealClock{}
+	}
+	if c.Holder == "" {
+		host, _ := os.Hostname()
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		c.Holder = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+	}
+}
