@@ -58,7 +58,7 @@ func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
 	if size < 0 {
 		size = MaxBodyBytes
 	}
-	if !s.allowN(w, r, callerKey(kpool.IdentityFrom(r.Context())), float64(size/PlacementCost)) {
+	if !s.allowN(w, r, callerKey(kpool.IdentityFrom(r.Context())), int(size/PlacementCost)) {
 		return
 	}
 	select {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/kpool/kpool"
 )
 
@@ -25,30 +27,27 @@ const (
 const MaxBuckets = 1 << 16
 
 // Limiter is a token bucket per key (an identity, or the address of a caller
-// that has none): rate tokens a second up to burst, one per request.
+// that has none): rate tokens a second up to burst, one per request. Each
+// bucket is a golang.org/x/time/rate limiter; Limiter adds the keys and the
+// bound on how many it holds.
 type Limiter struct {
-	rate  float64
-	burst float64
+	rate  rate.Limit
+	burst int
 	// now is the clock; tests set it.
 	now func() time.Time
 
 	mu      sync.Mutex
-	buckets map[string]*bucket
+	buckets map[string]*rate.Limiter
 	max     int
-}
-
-type bucket struct {
-	tokens float64
-	at     time.Time
 }
 
 // NewLimiter returns a limiter of rate requests a second with bursts of
 // burst, or nil (no limit) when rate or burst is 0 or less.
-func NewLimiter(rate float64, burst int) *Limiter {
-	if rate <= 0 || burst <= 0 {
+func NewLimiter(r float64, burst int) *Limiter {
+	if r <= 0 || burst <= 0 {
 		return nil
 	}
-	return &Limiter{rate: rate, burst: float64(burst), now: time.Now, buckets: map[string]*bucket{}, max: MaxBuckets}
+	return &Limiter{rate: rate.Limit(r), burst: burst, now: time.Now, buckets: map[string]*rate.Limiter{}, max: MaxBuckets}
 }
 
 // Allow takes a token from key's bucket; when there is none it reports false
@@ -56,9 +55,14 @@ func NewLimiter(rate float64, burst int) *Limiter {
 func (l *Limiter) Allow(key string) (bool, time.Duration) { return l.AllowN(key, 1) }
 
 // AllowN takes n tokens from key's bucket (a request that costs as much as
-// n), or none and reports how long until there are n (at most a burst's).
-func (l *Limiter) AllowN(key string, n float64) (bool, time.Duration) {
+// n, at most a burst), or none and reports how long until there are n. A
+// request that costs nothing (n ≤ 0) is let through.
+func (l *Limiter) AllowN(key string, n int) (bool, time.Duration) {
+	if n <= 0 {
+		return true, 0
+	}
 	now := l.now()
+	n = min(n, l.burst)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.buckets[key]
@@ -66,32 +70,21 @@ func (l *Limiter) AllowN(key string, n float64) (bool, time.Duration) {
 		if len(l.buckets) >= l.max {
 			l.evict(now)
 		}
-		b = &bucket{tokens: l.burst, at: now}
+		b = rate.NewLimiter(l.rate, l.burst)
 		l.buckets[key] = b
 	}
-	b.tokens = l.fill(b, now)
-	b.at = now
-	n = math.Min(n, l.burst)
-	if b.tokens >= n {
-		b.tokens -= n
+	if b.AllowN(now, n) {
 		return true, 0
 	}
-	return false, time.Duration((n - b.tokens) / l.rate * float64(time.Second))
-}
-
-// fill is b's tokens at now.
-func (l *Limiter) fill(b *bucket, now time.Time) float64 {
-	if d := now.Sub(b.at); d > 0 {
-		return math.Min(l.burst, b.tokens+d.Seconds()*l.rate)
-	}
-	return b.tokens
+	short := float64(n) - b.TokensAt(now)
+	return false, time.Duration(short / float64(l.rate) * float64(time.Second))
 }
 
 // evict drops full buckets (a full bucket is the same as none); if that
 // frees less than a quarter of the room, it drops arbitrary ones too.
 func (l *Limiter) evict(now time.Time) {
 	for k, b := range l.buckets {
-		if l.fill(b, now) >= l.burst {
+		if b.TokensAt(now) >= float64(l.burst) {
 			delete(l.buckets, k)
 		}
 	}
@@ -146,7 +139,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, email string) boo
 }
 
 // allowN is allow for a request that costs as much as n.
-func (s *Server) allowN(w http.ResponseWriter, r *http.Request, email string, n float64) bool {
+func (s *Server) allowN(w http.ResponseWriter, r *http.Request, email string, n int) bool {
 	if s.limiter == nil {
 		return true
 	}
@@ -164,6 +157,6 @@ func (s *Server) allowN(w http.ResponseWriter, r *http.Request, email string, n 
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 	s.writeError(w, r, &kpool.Error{Code: kpool.CodeRateLimited, Message: "Too many requests",
-		Details: fmt.Sprintf("at most %g requests per second (burst %g) per identity", s.limiter.rate, s.limiter.burst)})
+		Details: fmt.Sprintf("at most %g requests per second (burst %d) per identity", float64(s.limiter.rate), s.limiter.burst)})
 	return false
 }
