@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +23,7 @@ type bench struct {
 	kpoolDB  string // database names, "" when not created
 	benchDB  string
 	servers  []*server
+	cleanups []func() // undone on exit, last first (none with -keep)
 
 	results  []result
 	ceilings []ceiling
@@ -38,99 +38,22 @@ type bench struct {
 // databases it made it drops, on every way out (unless -keep).
 func run(ctx context.Context, cfg config) error {
 	b := &bench{cfg: cfg, memStart: map[string]memory{}, memEnd: map[string]memory{}}
-	var cleanups []func()
-	defer func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}()
+	defer b.cleanUp()
 	if cfg.keep {
 		defer b.printKeep()
 	}
-
 	if err := checkTools(ctx, !cfg.skip["pgbench"]); err != nil {
 		return err
 	}
-	var err error
-	if b.out = cfg.out; b.out == "" {
-		b.out, err = os.MkdirTemp("", "kpoolbench-out-")
-	} else {
-		err = os.MkdirAll(b.out, 0o755)
-	}
-	if err != nil {
+	if err := b.makeDirs(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(b.out, "wrk"), 0o755); err != nil {
+	if err := b.createDatabases(ctx); err != nil {
 		return err
 	}
-	progress("output directory %s", b.out)
-	if b.work, err = os.MkdirTemp("", "kpoolbench-work-"); err != nil {
+	if err := b.startServers(ctx); err != nil {
 		return err
 	}
-	if !cfg.keep {
-		cleanups = append(cleanups, func() { os.RemoveAll(b.work) })
-	}
-	if b.postLua, b.putLua, err = writeScripts(b.work); err != nil {
-		return err
-	}
-
-	// Databases.
-	usePostgres := slices.Contains(cfg.stores, "postgres")
-	if usePostgres || !cfg.skip["pgbench"] {
-		if b.adminURL, err = findAdmin(ctx, cfg.pgURL); err != nil {
-			return err
-		}
-		stamp := time.Now().Unix()
-		for _, db := range []struct {
-			use  bool
-			kind string
-			name *string
-		}{{usePostgres, "kpool", &b.kpoolDB}, {!cfg.skip["pgbench"], "pgbench", &b.benchDB}} {
-			if !db.use {
-				continue
-			}
-			name := fmt.Sprintf("kpoolbench_%d_%s", stamp, db.kind)
-			if err := createDatabase(ctx, b.adminURL, name); err != nil {
-				return fmt.Errorf("create database %s: %w", name, err)
-			}
-			*db.name = name
-			progress("created database %s", name)
-			if !cfg.keep {
-				cleanups = append(cleanups, func() {
-					drop, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-					defer cancel()
-					if err := dropDatabase(drop, b.adminURL, name); err != nil {
-						progress("could not drop database %s: %v", name, err)
-						return
-					}
-					progress("dropped database %s", name)
-				})
-			}
-		}
-	}
-
-	// Servers.
-	progress("building kpool")
-	if b.bin, err = buildKpool(ctx, b.work); err != nil {
-		return err
-	}
-	for _, store := range cfg.stores {
-		database := "sqlite:" + filepath.Join(b.work, "bench.db")
-		if store == "postgres" {
-			database = databaseURL(b.adminURL, b.kpoolDB)
-		}
-		s, err := startServer(ctx, b.bin, store, database, filepath.Join(b.out, "kpool-"+store+".log"), cfg.keep)
-		if err != nil {
-			return err
-		}
-		b.servers = append(b.servers, s)
-		if !cfg.keep {
-			cleanups = append(cleanups, func() { s.stop(); progress("stopped kpool serve (%s)", store) })
-		}
-		b.memStart[store], _ = readMemory(s.pid())
-		progress("kpool serve (%s) at %s, pprof %s, pid %d, log %s", store, s.url, s.pprof, s.pid(), s.logPath)
-	}
-
 	// Objects, ceilings, workloads.
 	for _, s := range b.servers {
 		if err := b.setUp(ctx, s); err != nil {

@@ -88,42 +88,27 @@ func checkShape(report Report, v any, t reflect.Type, path string) {
 	case t == rawMessageType:
 		return
 	case t == timeType:
-		if s, ok := v.(string); !ok {
-			report(orBody(path), "must be an RFC 3339 time string")
-		} else if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			report(orBody(path), fmt.Sprintf("must be an RFC 3339 time, got %q", s))
-		}
+		checkTime(report, v, path)
 		return
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			report(orBody(path), fmt.Sprintf("must be an object, got %s", jsonKind(v)))
-			return
-		}
 		fields := jsonFields(t)
-		for k, fv := range obj {
-			f, ok := fields[k]
-			if !ok {
+		checkObject(report, v, path, func(k string, fv any) {
+			if f, ok := fields[k]; ok {
+				checkShape(report, fv, f.Type, join(path, k))
+			} else {
 				report(join(path, k), "unknown field")
-				continue
 			}
-			checkShape(report, fv, f.Type, join(path, k))
-		}
+		})
 	case reflect.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			report(orBody(path), fmt.Sprintf("must be an object, got %s", jsonKind(v)))
-			return
-		}
-		for k, fv := range obj {
+		checkObject(report, v, path, func(k string, fv any) {
 			if fv == nil {
 				report(join(path, k), "must not be null")
-				continue
+			} else {
+				checkShape(report, fv, t.Elem(), join(path, k))
 			}
-			checkShape(report, fv, t.Elem(), join(path, k))
-		}
+		})
 	case reflect.Slice:
 		arr, ok := v.([]any)
 		if !ok {
@@ -133,6 +118,36 @@ func checkShape(report Report, v any, t reflect.Type, path string) {
 		for i, ev := range arr {
 			checkShape(report, ev, t.Elem(), fmt.Sprintf("%s[%d]", orBody(path), i))
 		}
+	default:
+		checkScalar(report, v, t.Kind(), path)
+	}
+}
+
+// checkTime checks a value decoded into a time.Time.
+func checkTime(report Report, v any, path string) {
+	if s, ok := v.(string); !ok {
+		report(orBody(path), "must be an RFC 3339 time string")
+	} else if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		report(orBody(path), fmt.Sprintf("must be an RFC 3339 time, got %q", s))
+	}
+}
+
+// checkObject checks that v is an object and hands each of its members to
+// member.
+func checkObject(report Report, v any, path string, member func(k string, fv any)) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		report(orBody(path), fmt.Sprintf("must be an object, got %s", jsonKind(v)))
+		return
+	}
+	for k, fv := range obj {
+		member(k, fv)
+	}
+}
+
+// checkScalar checks a value decoded into a string, bool or number of kind k.
+func checkScalar(report Report, v any, k reflect.Kind, path string) {
+	switch k {
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			report(orBody(path), fmt.Sprintf("must be a string, got %s", jsonKind(v)))
@@ -152,7 +167,7 @@ func checkShape(report Report, v any, t reflect.Type, path string) {
 			report(orBody(path), fmt.Sprintf("must be an integer, got %s", n))
 			return
 		}
-		if t.Kind() == reflect.Int32 && (i > math.MaxInt32 || i < math.MinInt32) {
+		if k == reflect.Int32 && (i > math.MaxInt32 || i < math.MinInt32) {
 			report(orBody(path), fmt.Sprintf("out of range: %s", n))
 		}
 	case reflect.Float64, reflect.Float32:
