@@ -58,25 +58,3 @@ func FuzzValidateTaints(f *testing.F) {
 		}
 	})
 }
-
-// FuzzDecodeEventCursor: an events page's cursor from a client never panics
-// the decoder, an accepted one is a positive id, and ids round-trip.
-func FuzzDecodeEventCursor(f *testing.F) {
-	f.Add(encodeEventCursor(1))
-	f.Add(encodeEventCursor(9223372036854775807))
-	for _, s := range []string{"", "ev.", "ZXYuMA", "ZXYuLTE", "ZXYuMTJ4", "bogus", "===="} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		id, err := decodeEventCursor(s)
-		if err != nil {
-			return
-		}
-		if id <= 0 {
-			t.Fatalf("decodeEventCursor(%q) accepted %d", s, id)
-		}
-		if again, err := decodeEventCursor(encodeEventCursor(id)); err != nil || again != id {
-			t.Fatalf("id %d does not survive a round trip: %d, %v", id, again, err)
-		}
-	})
-}

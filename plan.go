@@ -68,7 +68,7 @@ func (p Plan) Refusal() error {
 	return fe.Err()
 }
 
-// advisoryWarning is the warning of a field stored but not applied.
-func advisoryWarning(c Change) string {
+// Warning is the warning of a field stored but not applied.
+func (c Change) Warning() string {
 	return c.Field + " is stored but not applied to the pool: " + c.Reason
 }

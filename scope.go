@@ -17,12 +17,13 @@ type ControllerScope struct {
 	Teams     []string       `json:"teams,omitempty"`
 }
 
-func (s *ControllerScope) empty() bool {
+// IsZero reports whether the scope bounds nothing (every pool).
+func (s *ControllerScope) IsZero() bool {
 	return len(s.Platforms) == 0 && len(s.Clusters) == 0 && len(s.Teams) == 0
 }
 
-// check validates the scope of a new controller token.
-func (s *ControllerScope) check(fe *FieldErrors) {
+// Check validates the scope of a new controller token.
+func (s *ControllerScope) Check(fe *FieldErrors) {
 	if len(s.Platforms) == 0 {
 		fe.Add("scope.platforms", "required for role controller: the platforms whose pools it reports on")
 	}
@@ -53,7 +54,7 @@ func (s *ControllerScope) Covers(t PlatformType, c *Cluster) bool {
 
 // String says the scope for people: "gcp, aws in clusters 01a2…, teams platform".
 func (s *ControllerScope) String() string {
-	if s.empty() {
+	if s.IsZero() {
 		return "every pool"
 	}
 	var ps []string

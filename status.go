@@ -336,7 +336,7 @@ func (st *NodePoolStatus) conditions(prev []Condition, reason string, t *tally, 
 		if on {
 			status = ConditionTrue
 		}
-		st.Conditions = append(st.Conditions, transition(prev, Condition{Type: typ, Status: status, Reason: why, Message: msg}, now))
+		st.Conditions = append(st.Conditions, StampTransition(prev, Condition{Type: typ, Status: status, Reason: why, Message: msg}, now))
 	}
 	progressing := st.Phase == PhaseProvisioning || st.Phase == PhaseUpdating || st.Phase == PhaseDeleting
 	set(ConditionReady, st.Phase == PhaseReady, reason, st.Message)
@@ -359,7 +359,7 @@ func (st *NodePoolStatus) conditions(prev []Condition, reason string, t *tally, 
 	case len(sorted) == 0:
 		ctl.Status, ctl.Reason, ctl.Message = ConditionUnknown, "AwaitingReport", "this kpool's controller has not reported on the pool yet"
 	}
-	st.Conditions = append(st.Conditions, transition(prev, ctl, now))
+	st.Conditions = append(st.Conditions, StampTransition(prev, ctl, now))
 }
 
 // NoController reports whether a status says that no controller will act on
@@ -388,9 +388,9 @@ func label(controller, msg string) string {
 	return controller + ": " + msg
 }
 
-// transition stamps c with now when its status differs from the same type in
+// StampTransition stamps c with now when its status differs from the same type in
 // prev, and keeps prev's time otherwise.
-func transition(prev []Condition, c Condition, now time.Time) Condition {
+func StampTransition(prev []Condition, c Condition, now time.Time) Condition {
 	c.LastTransitionTime = now
 	for _, p := range prev {
 		if p.Type == c.Type && p.Status == c.Status && !p.LastTransitionTime.IsZero() {

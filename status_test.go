@@ -149,29 +149,6 @@ func TestAggregateController(t *testing.T) {
 	}
 }
 
-func TestAtProvider(t *testing.T) {
-	meta := func(m string) ControllerStatus { return ControllerStatus{ControllerName: "c", Metadata: []byte(m)} }
-	tests := []struct {
-		name    string
-		reports []ControllerStatus
-		want    bool
-	}{
-		{"no reports", nil, false},
-		{"says it does not exist", []ControllerStatus{meta(`{"exists":false,"failed_generation":1}`)}, false},
-		{"says it exists", []ControllerStatus{meta(`{"exists":true}`)}, true},
-		{"says nothing", []ControllerStatus{meta(`{}`)}, true},
-		{"no metadata", []ControllerStatus{{ControllerName: "c"}}, true},
-		{"not a boolean", []ControllerStatus{meta(`{"exists":"false"}`)}, true},
-		{"all say not", []ControllerStatus{meta(`{"exists":false}`), meta(`{"exists":false}`)}, false},
-		{"one of two says nothing", []ControllerStatus{meta(`{"exists":false}`), meta(`{"active_nodes":0}`)}, true},
-	}
-	for _, tc := range tests {
-		if got := atProvider(tc.reports); got != tc.want {
-			t.Errorf("%s: atProvider = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 // TestAggregateSaysWhatHolds: a controller behind the generation, or not
 // done deleting, is named with what it says holds it.
 func TestAggregateSaysWhatHolds(t *testing.T) {

@@ -224,3 +224,9 @@ type EventFilter struct {
 	Before int64  // only events with a smaller id (0: from the newest)
 	Limit  int
 }
+
+// Default and maximum page sizes.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 100
+)

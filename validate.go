@@ -379,3 +379,7 @@ func validateCounts(fe *FieldErrors, s *NodePoolSpec) {
 		fe.Add("spec.nodeCount", "must be between minNodes (%d) and maxNodes (%d) when autoscaling is enabled, got %d", lo, hi, count)
 	}
 }
+
+// IsControllerName reports whether n is a controller name: lowercase
+// letters, digits, '-' and '.', as a DNS subdomain.
+func IsControllerName(n string) bool { return controllerName.MatchString(n) }

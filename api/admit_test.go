@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
@@ -22,7 +24,7 @@ func TestAdmitBesideTheAPI(t *testing.T) {
 	l := NewLimiter(0.5, 2)
 	l.now = c.now
 	var logs lockedBuffer
-	s := NewServer(kpool.NewService(testdb.SQLite(t), catalog.Registry()), nil, slog.New(slog.NewTextHandler(&logs, nil))).Limit(l)
+	s := NewServer(service.New(testdb.SQLite(t), catalog.Registry()), nil, slog.New(slog.NewTextHandler(&logs, nil))).Limit(l)
 	alice := &kpool.Identity{Email: "alice@example.com"}
 	h := s.Logged(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id *kpool.Identity

@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/provider/fake"
@@ -42,7 +45,7 @@ type testAPI struct {
 	tokens kpool.TokenStore
 	// server is the API the test server serves, svc its service.
 	server *Server
-	svc    *kpool.Service
+	svc    *service.Service
 }
 
 func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
@@ -53,7 +56,7 @@ func newTestAPI(t *testing.T, open storetest.Opener) *testAPI {
 // newTestAPIOn is newTestAPI with the platforms (and drivers) of reg.
 func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *testAPI {
 	t.Helper()
-	access, err := kpool.NewAccess([]string{admin}, []string{controller, aksController + "=aks-nodepool-controller"})
+	access, err := auth.NewAccess([]string{admin}, []string{controller, aksController + "=aks-nodepool-controller"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *
 	if ts != nil {
 		access.WithTokens(ts)
 	}
-	svc := kpool.NewService(st, reg)
+	svc := service.New(st, reg)
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
@@ -130,11 +133,11 @@ func (a *testAPI) do(method, path, body string, headers ...string) reply {
 // header that sends it.
 func (a *testAPI) token(email string, groups ...string) string {
 	a.t.Helper()
-	tok, err := kpool.CheckToken(kpool.TokenRequest{User: email, Role: kpool.RoleUser, Groups: groups, CreatedBy: "test"}, time.Now())
+	tok, err := auth.CheckToken(auth.TokenRequest{User: email, Role: kpool.RoleUser, Groups: groups, CreatedBy: "test"}, time.Now())
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	secret, hash := kpool.NewTokenSecret()
+	secret, hash := auth.NewTokenSecret()
 	if err := a.tokens.CreateToken(context.Background(), tok, hash); err != nil {
 		a.t.Fatal(err)
 	}
@@ -275,7 +278,7 @@ func TestGuideWorkflow(t *testing.T) {
 		// 2. Monitor status.
 		r = a.do("GET", "/api/v1/nodepools/"+pw.ID+"/status", "", "X-User-Email: user@example.com")
 		want(t, r, http.StatusOK)
-		var st kpool.StatusDocument
+		var st service.StatusDocument
 		r.json(t, &st)
 		if st.NodePoolID != pw.ID || st.ControllerStatus == nil || len(st.ControllerStatus) != 0 || st.Status.Phase != kpool.PhasePending {
 			t.Fatalf("status of a new pool: %s", r.body)
@@ -738,7 +741,7 @@ func TestClusterDelete(t *testing.T) {
 		r = a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status",
 			`{"controller_name":"gcp-nodepool-controller","observed_generation":1,"conditions":[{"type":"Deleted","status":"True","reason":"DeletedAtProvider"}]}`)
 		want(t, r, http.StatusOK)
-		var doc kpool.StatusDocument
+		var doc service.StatusDocument
 		r.json(t, &doc)
 		if !doc.Deleted {
 			t.Fatalf("final report: %s", r.body)
@@ -972,7 +975,7 @@ func TestNoController(t *testing.T) {
 
 	gke := a.cluster(user, "gke", gcpCluster)
 	p := a.pool(user, gke.ID, "workers")
-	var st kpool.StatusDocument
+	var st service.StatusDocument
 	a.as(user, "GET", "/api/v1/nodepools/"+p.ID+"/status", "").json(t, &st)
 	ctl := condition(st.Status, kpool.ConditionController)
 	msg := "no controller in this kpool acts on gcp pools; an external controller must report status"

@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -40,26 +43,26 @@ func (l *lockedBuffer) String() string {
 func TestTokenAuth(t *testing.T) {
 	st := testdb.SQLite(t)
 	ts := st.(kpool.TokenStore)
-	mk := func(req kpool.TokenRequest, at time.Time) (string, *kpool.Token) {
-		tok, err := kpool.CheckToken(req, at)
+	mk := func(req auth.TokenRequest, at time.Time) (string, *kpool.Token) {
+		tok, err := auth.CheckToken(req, at)
 		if err != nil {
 			t.Fatal(err)
 		}
-		secret, hash := kpool.NewTokenSecret()
+		secret, hash := auth.NewTokenSecret()
 		if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
 			t.Fatal(err)
 		}
 		return secret, tok
 	}
 	now := time.Now()
-	good, _ := mk(kpool.TokenRequest{User: admin, Role: kpool.RoleAdmin}, now)
-	expired, _ := mk(kpool.TokenRequest{User: admin, Role: kpool.RoleAdmin, Expires: time.Minute}, now.Add(-time.Hour))
-	revoked, rt := mk(kpool.TokenRequest{User: admin, Role: kpool.RoleAdmin}, now)
+	good, _ := mk(auth.TokenRequest{User: admin, Role: kpool.RoleAdmin}, now)
+	expired, _ := mk(auth.TokenRequest{User: admin, Role: kpool.RoleAdmin, Expires: time.Minute}, now.Add(-time.Hour))
+	revoked, rt := mk(auth.TokenRequest{User: admin, Role: kpool.RoleAdmin}, now)
 	if err := ts.RevokeToken(t.Context(), rt.ID, now); err != nil {
 		t.Fatal(err)
 	}
 	var log lockedBuffer
-	h := NewServer(kpool.NewService(st, catalog.Registry()), kpool.NewTokenAccess(ts), slog.New(slog.NewTextHandler(&log, nil)))
+	h := NewServer(service.New(st, catalog.Registry()), auth.NewTokenAccess(ts), slog.New(slog.NewTextHandler(&log, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
 
@@ -77,9 +80,9 @@ func TestTokenAuth(t *testing.T) {
 		{"token beside a forged header", map[string]string{"Authorization": "Bearer " + good, "X-User-Email": "someone@example.com"}, http.StatusOK},
 		// The dashboard's session cookie holds a token: taken only with
 		// the dashboard's header, which another site's form cannot send.
-		{"session cookie alone", map[string]string{"Cookie": kpool.SessionCookie + "=" + good}, http.StatusUnauthorized},
-		{"session cookie from the dashboard", map[string]string{"Cookie": kpool.SessionCookie + "=" + good, kpool.SessionHeader: "1"}, http.StatusOK},
-		{"expired session from the dashboard", map[string]string{"Cookie": kpool.SessionCookie + "=" + expired, kpool.SessionHeader: "1"}, http.StatusUnauthorized},
+		{"session cookie alone", map[string]string{"Cookie": auth.SessionCookie + "=" + good}, http.StatusUnauthorized},
+		{"session cookie from the dashboard", map[string]string{"Cookie": auth.SessionCookie + "=" + good, auth.SessionHeader: "1"}, http.StatusOK},
+		{"expired session from the dashboard", map[string]string{"Cookie": auth.SessionCookie + "=" + expired, auth.SessionHeader: "1"}, http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", srv.URL+"/api/v1/clusters", nil)
@@ -108,7 +111,7 @@ func TestTokenAuth(t *testing.T) {
 	// The admin token sees everything: its identity is the token's.
 	c := NewClient(srv.URL, "")
 	c.Token = good
-	if _, err := c.Clusters(t.Context(), kpool.ListOptions{}); err != nil {
+	if _, err := c.Clusters(t.Context(), service.ListOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, secret := range []string{good, expired, revoked} {
@@ -126,22 +129,22 @@ func TestTokenAuth(t *testing.T) {
 func TestHeaderModeTokens(t *testing.T) {
 	st := testdb.SQLite(t)
 	ts := st.(kpool.TokenStore)
-	tok, err := kpool.CheckToken(kpool.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
+	tok, err := auth.CheckToken(auth.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, hash := kpool.NewTokenSecret()
+	secret, hash := auth.NewTokenSecret()
 	if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
 		t.Fatal(err)
 	}
-	access, err := kpool.NewAccess(nil, nil)
+	access, err := auth.NewAccess(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewServer(kpool.NewService(st, catalog.Registry()), access.WithTokens(ts), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := NewServer(service.New(st, catalog.Registry()), access.WithTokens(ts), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	unknown, _ := kpool.NewTokenSecret()
+	unknown, _ := auth.NewTokenSecret()
 	for _, tc := range []struct {
 		name   string
 		header map[string]string
@@ -208,16 +211,16 @@ func TestForgedControllerReport(t *testing.T) {
 func TestAccessLogQuery(t *testing.T) {
 	st := testdb.SQLite(t)
 	ts := st.(kpool.TokenStore)
-	tok, err := kpool.CheckToken(kpool.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
+	tok, err := auth.CheckToken(auth.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, hash := kpool.NewTokenSecret()
+	secret, hash := auth.NewTokenSecret()
 	if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
 		t.Fatal(err)
 	}
 	var log lockedBuffer
-	srv := httptest.NewServer(NewServer(kpool.NewService(st, catalog.Registry()), kpool.NewTokenAccess(ts), slog.New(slog.NewTextHandler(&log, nil))))
+	srv := httptest.NewServer(NewServer(service.New(st, catalog.Registry()), auth.NewTokenAccess(ts), slog.New(slog.NewTextHandler(&log, nil))))
 	t.Cleanup(srv.Close)
 	for _, tc := range []struct {
 		query, bearer string
@@ -299,11 +302,11 @@ func TestSeveralUserHeaders(t *testing.T) {
 func TestControllerScope(t *testing.T) {
 	a := newTestAPI(t, testdb.SQLite)
 	mk := func(scope kpool.ControllerScope) string {
-		tok, err := kpool.CheckToken(kpool.TokenRequest{User: "ci@example.com", Role: kpool.RoleController, ControllerNames: []string{"ext-ctl"}, Scope: scope}, time.Now())
+		tok, err := auth.CheckToken(auth.TokenRequest{User: "ci@example.com", Role: kpool.RoleController, ControllerNames: []string{"ext-ctl"}, Scope: scope}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		secret, hash := kpool.NewTokenSecret()
+		secret, hash := auth.NewTokenSecret()
 		if err := a.tokens.CreateToken(context.Background(), tok, hash); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
+
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -17,12 +19,12 @@ import (
 // logged as 499, not as an internal error: under load, clients that time
 // out must not fill the log with ERROR lines.
 func TestClientGoneIsNoError(t *testing.T) {
-	access, err := kpool.NewAccess(nil, nil)
+	access, err := auth.NewAccess(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	h := NewServer(kpool.NewService(testdb.SQLite(t), catalog.Registry()), access, slog.New(slog.NewTextHandler(&log, nil)))
+	h := NewServer(service.New(testdb.SQLite(t), catalog.Registry()), access, slog.New(slog.NewTextHandler(&log, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := httptest.NewRequestWithContext(ctx, "GET", "/api/v1/nodepools?limit=1", nil)

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/placement"
+	"github.com/kpool/kpool/service"
 )
 
 // Client calls a kpool server. Errors the server returns come back as
@@ -115,7 +117,7 @@ func orNone(ct string) string {
 	return ct
 }
 
-func listQuery(o kpool.ListOptions) url.Values {
+func listQuery(o service.ListOptions) url.Values {
 	q := url.Values{}
 	if o.Limit != 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))
@@ -156,7 +158,7 @@ func (c *Client) CreateCluster(ctx context.Context, b ClusterBody) (*kpool.Clust
 }
 
 // Clusters lists clusters.
-func (c *Client) Clusters(ctx context.Context, o kpool.ListOptions) (*ClusterList, error) {
+func (c *Client) Clusters(ctx context.Context, o service.ListOptions) (*ClusterList, error) {
 	var out ClusterList
 	_, err := c.Do(ctx, http.MethodGet, "/api/v1/clusters", listQuery(o), nil, nil, &out)
 	return &out, err
@@ -194,7 +196,7 @@ func (c *Client) DeleteCluster(ctx context.Context, id string, force bool) (cl *
 }
 
 // Events reads a page of the audit trail, newest first.
-func (c *Client) Events(ctx context.Context, eq kpool.EventQuery) (*EventList, error) {
+func (c *Client) Events(ctx context.Context, eq audit.Query) (*EventList, error) {
 	q := url.Values{}
 	for k, v := range map[string]string{"cluster_id": eq.ClusterID, "nodepool_id": eq.NodePoolID, "type": eq.Type, "actor": eq.Actor, "after": eq.After} {
 		if v != "" {
@@ -217,7 +219,7 @@ func (c *Client) CreateNodePool(ctx context.Context, b NodePoolBody) (*kpool.Nod
 }
 
 // NodePools lists pools.
-func (c *Client) NodePools(ctx context.Context, o kpool.ListOptions) (*NodePoolList, error) {
+func (c *Client) NodePools(ctx context.Context, o service.ListOptions) (*NodePoolList, error) {
 	var out NodePoolList
 	_, err := c.Do(ctx, http.MethodGet, "/api/v1/nodepools", listQuery(o), nil, nil, &out)
 	return &out, err
@@ -262,15 +264,15 @@ func (c *Client) deleteNodePool(ctx context.Context, id string, q url.Values) (p
 }
 
 // NodePoolStatus gets a pool's aggregated status and controller reports.
-func (c *Client) NodePoolStatus(ctx context.Context, id string) (*kpool.StatusDocument, error) {
-	var out kpool.StatusDocument
+func (c *Client) NodePoolStatus(ctx context.Context, id string) (*service.StatusDocument, error) {
+	var out service.StatusDocument
 	_, err := c.Do(ctx, http.MethodGet, "/api/v1/nodepools/"+url.PathEscape(id)+"/status", nil, nil, nil, &out)
 	return &out, err
 }
 
 // ReportNodePoolStatus sends a controller's report on a pool.
-func (c *Client) ReportNodePoolStatus(ctx context.Context, id string, r StatusReport) (*kpool.StatusDocument, error) {
-	var out kpool.StatusDocument
+func (c *Client) ReportNodePoolStatus(ctx context.Context, id string, r StatusReport) (*service.StatusDocument, error) {
+	var out service.StatusDocument
 	_, err := c.Do(ctx, http.MethodPut, "/api/v1/nodepools/"+url.PathEscape(id)+"/status", nil, nil, r, &out)
 	return &out, err
 }

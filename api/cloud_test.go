@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
@@ -52,11 +55,11 @@ credentials:
 	if err != nil {
 		t.Fatal(err)
 	}
-	access, err := kpool.NewAccess([]string{admin}, nil)
+	access, err := auth.NewAccess([]string{admin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(testdb.SQLite(t), catalog.Registry())
+	svc := service.New(testdb.SQLite(t), catalog.Registry())
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{sovereign})
 	svc.Credentials = creds
 	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))))
@@ -159,19 +162,19 @@ credentials:
 	st := testdb.SQLite(t)
 	ts := st.(kpool.TokenStore)
 	token := func(email string, groups ...string) string {
-		tok, err := kpool.CheckToken(kpool.TokenRequest{User: email, Role: kpool.RoleUser, Groups: groups}, time.Now())
+		tok, err := auth.CheckToken(auth.TokenRequest{User: email, Role: kpool.RoleUser, Groups: groups}, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		secret, hash := kpool.NewTokenSecret()
+		secret, hash := auth.NewTokenSecret()
 		if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
 			t.Fatal(err)
 		}
 		return secret
 	}
-	svc := kpool.NewService(st, catalog.Registry())
+	svc := service.New(st, catalog.Registry())
 	svc.Credentials = creds
-	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, kpool.NewTokenAccess(ts), slog.New(slog.NewTextHandler(io.Discard, nil)))))
+	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, auth.NewTokenAccess(ts), slog.New(slog.NewTextHandler(io.Discard, nil)))))
 	defer srv.Close()
 	a := &testAPI{t: t, srv: srv}
 	body := func(name, cred string) string {
@@ -225,11 +228,11 @@ credentials:
 		}
 		return set
 	}
-	access, err := kpool.NewAccess([]string{admin}, nil)
+	access, err := auth.NewAccess([]string{admin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(testdb.SQLite(t), catalog.Registry())
+	svc := service.New(testdb.SQLite(t), catalog.Registry())
 	svc.Credentials = file(alice)
 	srv := httptest.NewServer(checkOpenAPI(t, NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))))
 	defer srv.Close()

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/internal/jsondoc"
+	"github.com/kpool/kpool/service"
 )
 
 // ClusterBody is the body of POST, PUT and PATCH on clusters. Read-only
@@ -138,8 +140,8 @@ func sortedKeys(q url.Values) []string {
 	return keys
 }
 
-func listOptions(q url.Values) (kpool.ListOptions, error) {
-	var o kpool.ListOptions
+func listOptions(q url.Values) (service.ListOptions, error) {
+	var o service.ListOptions
 	var fe kpool.FieldErrors
 	if v := q.Get("limit"); q.Has("limit") {
 		n, err := strconv.Atoi(v)
@@ -299,7 +301,7 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := kpool.ClusterCreate{ID: b.ID, Spec: b.Spec}
+	in := service.ClusterCreate{ID: b.ID, Spec: b.Spec}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
@@ -307,7 +309,7 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 		in.Team = *b.Team
 	}
 	c, err := s.svc.CreateCluster(r.Context(), in)
-	if err == nil && !kpool.IsDryRun(r.Context()) {
+	if err == nil && !service.IsDryRun(r.Context()) {
 		w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
 	}
 	s.written(w, r, http.StatusCreated, c, nil, false, err)
@@ -337,7 +339,7 @@ func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), kpool.Update{Name: b.Name, Team: b.Team, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
+	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), service.Update{Name: b.Name, Team: b.Team, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
 	s.written(w, r, http.StatusOK, c, nil, false, err)
 }
 
@@ -397,7 +399,7 @@ func (s *Server) listClusterNodePools(w http.ResponseWriter, r *http.Request) {
 	s.writeNodePools(w, r, o)
 }
 
-func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o kpool.ListOptions) {
+func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o service.ListOptions) {
 	l, err := s.svc.RawNodePools(r.Context(), o)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -409,7 +411,7 @@ func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o kpool.
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = p.AppendJSON(b)
+			b = appendPool(b, p)
 		}
 		b = append(b, `],"total":`...)
 		b = strconv.AppendInt(b, int64(l.Total), 10)
@@ -432,7 +434,7 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := kpool.NodePoolCreate{ID: b.ID, Spec: b.Spec}
+	in := service.NodePoolCreate{ID: b.ID, Spec: b.Spec}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
@@ -449,7 +451,7 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	p, plan, err := s.svc.CreateNodePoolPlan(r.Context(), in)
 	if err == nil {
 		warn(w, plan.Warnings)
-		if !kpool.IsDryRun(r.Context()) {
+		if !service.IsDryRun(r.Context()) {
 			w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
 		}
 	}
@@ -464,7 +466,7 @@ func (s *Server) createZonalNodePools(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := kpool.NodePoolCreate{ID: b.ID, Spec: b.Spec, ClusterID: r.PathValue("id")}
+	in := service.NodePoolCreate{ID: b.ID, Spec: b.Spec, ClusterID: r.PathValue("id")}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
@@ -491,7 +493,7 @@ func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, p.ResourceVersion)
-	writeRaw(w, http.StatusOK, p.AppendJSON)
+	writeRaw(w, http.StatusOK, func(b []byte) []byte { return appendPool(b, p) })
 }
 
 func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
@@ -509,7 +511,7 @@ func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	p, plan, err := s.svc.UpdateNodePoolPlan(r.Context(), r.PathValue("id"), kpool.Update{
+	p, plan, err := s.svc.UpdateNodePoolPlan(r.Context(), r.PathValue("id"), service.Update{
 		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
 	if err == nil {
 		warn(w, plan.Warnings)
@@ -617,7 +619,7 @@ func writeQuery(r *http.Request, allowed ...string) (*http.Request, url.Values, 
 		return r, nil, err
 	}
 	if dry {
-		r = r.WithContext(kpool.WithDryRun(r.Context()))
+		r = r.WithContext(service.WithDryRun(r.Context()))
 	}
 	return r, q, nil
 }
@@ -645,7 +647,7 @@ func (s *Server) written(w http.ResponseWriter, r *http.Request, status int, v a
 		s.writeError(w, r, err)
 		return
 	}
-	if kpool.IsDryRun(r.Context()) {
+	if service.IsDryRun(r.Context()) {
 		d := DryRun{DryRun: true, Plan: plan, Gone: gone}
 		if plan != nil {
 			var e *kpool.Error
@@ -675,7 +677,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	eq := kpool.EventQuery{ClusterID: lowerID(q.Get("cluster_id")), NodePoolID: lowerID(q.Get("nodepool_id")), Type: q.Get("type"), Actor: q.Get("actor"), After: q.Get("after")}
+	eq := audit.Query{ClusterID: lowerID(q.Get("cluster_id")), NodePoolID: lowerID(q.Get("nodepool_id")), Type: q.Get("type"), Actor: q.Get("actor"), After: q.Get("after")}
 	var fe kpool.FieldErrors
 	if v := q.Get("limit"); q.Has("limit") {
 		n, err := strconv.Atoi(v)

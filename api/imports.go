@@ -6,11 +6,12 @@ import (
 	"net/url"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
 // ImportBody is the body of POST /clusters/{id}/imports: a pool the
 // controllers found at the provider, to record in observe mode.
-type ImportBody = kpool.PoolImport
+type ImportBody = service.PoolImport
 
 // importPool records one pool at the provider as a kpool pool in observe
 // mode (201, with the pool). An unmarked pool may be imported by whoever

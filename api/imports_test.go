@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
 // oaImports has the controllers report an unmarked pool (legacy) and
 // another kpool's (theirs) in a cluster, and imports: legacy by its owner
 // (201), theirs by an admin who forces it (201) after its owner was
 // refused (409, naming the mark).
-func oaImports(t *testing.T, a *oaAPI, svc *kpool.Service, clusterID string) {
+func oaImports(t *testing.T, a *oaAPI, svc *service.Service, clusterID string) {
 	t.Helper()
 	var spec kpool.NodePoolSpec
 	_ = json.Unmarshal([]byte(`{"nodeCount":2,"platform":{"gcp":{"machineType":"e2-small"}}}`), &spec)

@@ -22,12 +22,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/placement"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/sqlite"
@@ -312,11 +315,11 @@ func serverRoutes(t *testing.T) map[string]bool {
 	if len(routes) == 0 {
 		t.Fatal("found no HandleFunc(\"METHOD /path\" in server.go")
 	}
-	access, err := kpool.NewAccess(nil, nil)
+	access, err := auth.NewAccess(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(kpool.NewService(nil, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewServer(service.New(nil, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for route := range routes {
 		method, path, _ := strings.Cut(route, " ")
 		req := httptest.NewRequest(method, strings.ReplaceAll(path, "{id}", "550e8400-e29b-41d4-a716-446655440000"), nil)
@@ -358,11 +361,11 @@ func sortedSet(m map[string]bool) []string {
 }
 
 func TestOpenAPIServedAsJSON(t *testing.T) {
-	access, err := kpool.NewAccess(nil, nil)
+	access, err := auth.NewAccess(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(kpool.NewService(nil, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := NewServer(service.New(nil, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec := httptest.NewRecorder()
 	checkOpenAPI(t, s).ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/openapi.json", nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
@@ -429,7 +432,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ClusterStatus":     kpool.ClusterStatus{},
 		"ForeignPool":       kpool.ForeignPool{},
 		"UnmarkedPool":      kpool.UnmarkedPool{},
-		"ImportRequest":     kpool.PoolImport{},
+		"ImportRequest":     service.PoolImport{},
 		"AzureCluster":      kpool.AzureCluster{},
 		"AWSCluster":        kpool.AWSCluster{},
 		"GCPCluster":        kpool.GCPCluster{},
@@ -451,7 +454,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"Condition":         kpool.Condition{},
 		"ReportedCondition": kpool.Condition{},
 		"ControllerStatus":  kpool.ControllerStatus{},
-		"StatusDocument":    kpool.StatusDocument{},
+		"StatusDocument":    service.StatusDocument{},
 		"DryRun":            DryRun{},
 		"Plan":              kpool.Plan{},
 		"Change":            kpool.Change{},
@@ -624,7 +627,7 @@ func TestOpenAPIConformance(t *testing.T) {
 			store.Close()
 		}
 	})
-	access, err := kpool.NewAccess([]string{oaAdmin}, []string{oaController, oaAKSController + "=aks-nodepool-controller"})
+	access, err := auth.NewAccess([]string{oaAdmin}, []string{oaController, oaAKSController + "=aks-nodepool-controller"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -639,7 +642,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		seen[op][status] = true
 	}
 	broken := &brokenStore{Store: store}
-	svc := kpool.NewService(broken, catalog.Registry())
+	svc := service.New(broken, catalog.Registry())
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{"https://container.googleapis.com", "https://gke.example.com", "https://aks.example.com", "https://eks.example.com"})
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPIWith(t, h, record))
@@ -975,7 +978,7 @@ func TestOpenAPIConformance(t *testing.T) {
 		`{"controller_name":"gcp-nodepool-controller","observed_generation":`+fmt.Sprint(now.Generation)+`,"conditions":`+deleted+`}`)
 	r = a.expect(200, oaController, "PUT", "/api/v1/nodepools/"+gpu.ID+"/status",
 		`{"controller_name":"drift-watcher","observed_generation":1,"conditions":`+deleted+`}`)
-	var final kpool.StatusDocument
+	var final service.StatusDocument
 	r.decode(t, &final)
 	if !final.Deleted {
 		t.Fatalf("final report: %s", clip(r.body))

@@ -6,6 +6,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/placement"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/service"
 )
 
 // PlacementCost is how many bytes of manifests cost a caller one request of
@@ -85,7 +86,7 @@ func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := &placement.Cluster{Cluster: c, Profile: s.profile(c.Spec.Platform.Type)}
-	o := kpool.ListOptions{ClusterID: c.ID, Limit: kpool.MaxLimit}
+	o := service.ListOptions{ClusterID: c.ID, Limit: kpool.MaxLimit}
 	for {
 		page, err := s.svc.NodePools(ctx, o)
 		if err != nil {

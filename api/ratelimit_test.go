@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -87,14 +90,14 @@ func TestLimiterBounded(t *testing.T) {
 // TestRateLimitAPI checks the API's 429: per identity, anonymous callers by
 // address, and Retry-After.
 func TestRateLimitAPI(t *testing.T) {
-	access, err := kpool.NewAccess([]string{admin}, []string{controller})
+	access, err := auth.NewAccess([]string{admin}, []string{controller})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Unix(1_000_000, 0)}
 	l := NewLimiter(0.5, 2) // a token every 2 s
 	l.now = c.now
-	h := NewServer(kpool.NewService(testdb.SQLite(t), catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil))).Limit(l)
+	h := NewServer(service.New(testdb.SQLite(t), catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil))).Limit(l)
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)
 	a := &testAPI{t: t, srv: srv}

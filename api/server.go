@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
+	"github.com/kpool/kpool/auth"
+	"github.com/kpool/kpool/service"
 )
 
 // RetryUnavailable is the Retry-After (seconds) of a 503 UNAVAILABLE answer:
@@ -34,8 +37,8 @@ const MaxBodyBytes = 1 << 20
 
 // Server serves the kpool API.
 type Server struct {
-	svc    *kpool.Service
-	access *kpool.Access
+	svc    *service.Service
+	access *auth.Access
 	log    *slog.Logger
 	mux    *http.ServeMux
 	// limiter, when set, caps each caller's request rate (see Limit).
@@ -47,7 +50,7 @@ type Server struct {
 
 // NewServer returns the API server for svc. access authenticates callers
 // (tokens, or the trusted header) and decides who is an admin or a controller; log receives access logs and internal errors.
-func NewServer(svc *kpool.Service, access *kpool.Access, log *slog.Logger) *Server {
+func NewServer(svc *service.Service, access *auth.Access, log *slog.Logger) *Server {
 	s := &Server{svc: svc, access: access, log: log, mux: http.NewServeMux(), placing: make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))}
 	s.routes()
 	// Requests no route takes land here; the mux without this catch-all
@@ -132,7 +135,7 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 		id = hex.EncodeToString(b[:])
 	}
 	w.Header().Set("X-Request-ID", id)
-	r = r.WithContext(kpool.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id))
+	r = r.WithContext(audit.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id))
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
@@ -232,13 +235,13 @@ func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		authz := r.Header.Get("Authorization")
-		if authz == "" && r.Header.Get(kpool.SessionHeader) != "" {
+		if authz == "" && r.Header.Get(auth.SessionHeader) != "" {
 			// The dashboard's own calls: the session cookie is the token.
-			if c, err := r.Cookie(kpool.SessionCookie); err == nil && c.Value != "" {
+			if c, err := r.Cookie(auth.SessionCookie); err == nil && c.Value != "" {
 				authz = "Bearer " + c.Value
 			}
 		}
-		email, err := kpool.UserHeader(r.Header.Values("X-User-Email"))
+		email, err := auth.UserHeader(r.Header.Values("X-User-Email"))
 		var id *kpool.Identity
 		if err == nil {
 			id, err = s.access.Authenticate(r.Context(), authz, email)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 )
 
 type ctxKey struct{}
@@ -43,7 +44,7 @@ var errDuplicateUser = errors.New("sign in first: X-User-Email sent more than on
 // the session cookie. On failure it reports how to answer.
 func (h *Handler) signIn(r *http.Request) (credential, *kpool.Identity, refusal, error) {
 	if authz := r.Header.Get("Authorization"); authz != "" && r.URL.Path == "/live" {
-		email, err := kpool.UserHeader(r.Header.Values("X-User-Email"))
+		email, err := auth.UserHeader(r.Header.Values("X-User-Email"))
 		cred := credential{authz: authz, email: email}
 		if err != nil {
 			return cred, nil, unauthorized, err
@@ -51,8 +52,8 @@ func (h *Handler) signIn(r *http.Request) (credential, *kpool.Identity, refusal,
 		id, err := h.authenticate(r.Context(), cred)
 		return cred, id, unauthorized, err
 	}
-	if email := r.Header.Get("X-User-Email"); email != "" && h.o.Access.Mode() == kpool.AuthHeader {
-		if _, err := kpool.UserHeader(r.Header.Values("X-User-Email")); err != nil {
+	if email := r.Header.Get("X-User-Email"); email != "" && h.o.Access.Mode() == auth.AuthHeader {
+		if _, err := auth.UserHeader(r.Header.Values("X-User-Email")); err != nil {
 			return credential{}, nil, unauthorized, errDuplicateUser
 		}
 		// Behind a gateway that signs users in (header mode): its header
@@ -62,7 +63,7 @@ func (h *Handler) signIn(r *http.Request) (credential, *kpool.Identity, refusal,
 			return cred, id, 0, nil
 		}
 	}
-	c, err := r.Cookie(kpool.SessionCookie)
+	c, err := r.Cookie(auth.SessionCookie)
 	if err != nil || c.Value == "" {
 		return credential{}, nil, toLogin, errors.New("no session")
 	}
@@ -116,7 +117,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, id *kpool.Identi
 var nextEscaper = strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", "+", "%2B")
 
 func (h *Handler) toLogin(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/live" || r.Header.Get(kpool.SessionHeader) != "" {
+	if r.URL.Path == "/live" || r.Header.Get(auth.SessionHeader) != "" {
 		http.Error(w, "sign in first", http.StatusUnauthorized)
 		return
 	}
@@ -194,7 +195,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.render(w, r, "login", map[string]any{"Next": next, "Error": "That token is not valid (wrong, expired or revoked). Make one with kpool token create."})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: kpool.SessionCookie, Value: token, Path: "/", HttpOnly: true,
+	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: token, Path: "/", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int((12 * time.Hour).Seconds())})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
@@ -208,6 +209,6 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: kpool.SessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: r.TLS != nil,
+	http.SetCookie(w, &http.Cookie{Name: auth.SessionCookie, Value: "", Path: "/", HttpOnly: true, Secure: r.TLS != nil,
 		SameSite: http.SameSiteStrictMode, MaxAge: -1})
 }

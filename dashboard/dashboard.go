@@ -7,7 +7,7 @@
 // elsewhere at run time.
 //
 // A browser signs in with an API token, kept in an HttpOnly, SameSite=Strict
-// cookie (kpool.SessionCookie) and never shown again; each page is rendered
+// cookie (auth.SessionCookie) and never shown again; each page is rendered
 // with the token's identity, as the API would answer it.
 package dashboard
 
@@ -20,7 +20,9 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/service"
 )
 
 //go:embed templates/*.html
@@ -31,8 +33,8 @@ var staticFS embed.FS
 
 // Options configure the dashboard.
 type Options struct {
-	Service  *kpool.Service
-	Access   *kpool.Access
+	Service  *service.Service
+	Access   *auth.Access
 	Profiles *provider.Registry
 	Log      *slog.Logger
 	// Poll is how often the live feed reads the store's change feed

@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -25,17 +28,17 @@ const owner = "ops@example.com"
 func fleetOf(tb testing.TB, clusters, pools int) (*Handler, context.Context) {
 	tb.Helper()
 	reg := catalog.Registry()
-	svc := kpool.NewService(testdb.SQLite(tb), reg)
+	svc := service.New(testdb.SQLite(tb), reg)
 	ctx := storetest.Ctx(owner)
 	controller := kpool.WithIdentity(context.Background(), &kpool.Identity{Email: "controllers@kpool.internal", Controller: true})
 	for c := range clusters {
-		cl, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: fmt.Sprintf("c%02d", c), Spec: json.RawMessage(fmt.Sprintf(
+		cl, err := svc.CreateCluster(ctx, service.ClusterCreate{Name: fmt.Sprintf("c%02d", c), Spec: json.RawMessage(fmt.Sprintf(
 			`{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-1111222233%02d","resourceGroup":"rg","clusterName":"c%02d","location":"westeurope"}}}`, c, c))})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		for p := range pools {
-			np, err := svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("p%03d", p), ClusterID: cl.ID,
+			np, err := svc.CreateNodePool(ctx, service.NodePoolCreate{Name: fmt.Sprintf("p%03d", p), ClusterID: cl.ID,
 				Spec: json.RawMessage(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":3,"zones":["1","2","3"],"labels":{"team":"t` + fmt.Sprint(p%4) + `"}}`)})
 			if err != nil {
 				tb.Fatal(err)
@@ -106,7 +109,7 @@ func BenchmarkFleetPage(b *testing.B) {
 // controller's report read (nodes per zone, last error).
 func BenchmarkClusterPage(b *testing.B) {
 	h, ctx := fleetOf(b, 20, 50)
-	clusters, _ := h.o.Service.Clusters(ctx, kpool.ListOptions{Limit: 1})
+	clusters, _ := h.o.Service.Clusters(ctx, service.ListOptions{Limit: 1})
 	id := clusters.Items[0].ID
 	b.ResetTimer()
 	for b.Loop() {
@@ -163,15 +166,15 @@ func TestLiveFanOut(t *testing.T) {
 func TestSignIn(t *testing.T) {
 	st := testdb.SQLite(t)
 	ts := st.(kpool.TokenStore)
-	tok, err := kpool.CheckToken(kpool.TokenRequest{User: owner, Role: kpool.RoleUser}, time.Now())
+	tok, err := auth.CheckToken(auth.TokenRequest{User: owner, Role: kpool.RoleUser}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, hash := kpool.NewTokenSecret()
+	secret, hash := auth.NewTokenSecret()
 	if err := ts.CreateToken(t.Context(), tok, hash); err != nil {
 		t.Fatal(err)
 	}
-	h := New(Options{Service: kpool.NewService(st, catalog.Registry()), Access: kpool.NewTokenAccess(ts), Profiles: catalog.Registry(),
+	h := New(Options{Service: service.New(st, catalog.Registry()), Access: auth.NewTokenAccess(ts), Profiles: catalog.Registry(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -202,7 +205,7 @@ func TestSignIn(t *testing.T) {
 	good := post(secret, "//evil.example/")
 	cookies := good.Cookies()
 	if good.StatusCode != http.StatusSeeOther || good.Header.Get("Location") != "/" || len(cookies) != 1 ||
-		!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Name != kpool.SessionCookie {
+		!cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Name != auth.SessionCookie {
 		t.Fatalf("a good token: %d to %q, cookies %+v", good.StatusCode, good.Header.Get("Location"), cookies)
 	}
 	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/", nil)

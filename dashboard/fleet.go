@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
 // The fleet view's bounds: whatever the fleet's size, a render reads the
@@ -127,7 +128,7 @@ type fleetView struct {
 func (h *Handler) fleet(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	f := filterOf(r.URL.Query())
-	clusters, err := all(ctx, h.o.Service.Clusters, kpool.ListOptions{})
+	clusters, err := all(ctx, h.o.Service.Clusters, service.ListOptions{})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -285,7 +286,7 @@ func (h *Handler) countCluster(ctx context.Context, fc *fleetCluster, counts map
 
 // poolsIn returns up to limit pools of a cluster in a phase.
 func (h *Handler) poolsIn(ctx context.Context, clusterID string, ph kpool.Phase, limit int) ([]*kpool.NodePool, error) {
-	l, err := h.o.Service.NodePools(ctx, kpool.ListOptions{ClusterID: clusterID, Phase: ph, Limit: limit})
+	l, err := h.o.Service.NodePools(ctx, service.ListOptions{ClusterID: clusterID, Phase: ph, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +297,7 @@ func (h *Handler) poolsIn(ctx context.Context, clusterID string, ph kpool.Phase,
 // budget lasts, and keeps those the label and name filters select.
 func (h *Handler) searchCluster(ctx context.Context, fc *fleetCluster, f filter, budget *int, total map[kpool.Phase]int) error {
 	counts := map[kpool.Phase]int{}
-	o := kpool.ListOptions{ClusterID: fc.ID, Phase: kpool.Phase(f.Phase)}
+	o := service.ListOptions{ClusterID: fc.ID, Phase: kpool.Phase(f.Phase)}
 	for *budget > 0 {
 		o.Limit = min(kpool.MaxLimit, *budget)
 		l, err := h.o.Service.NodePools(ctx, o)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/google/uuid"
 
 	"github.com/kpool/kpool"
@@ -27,20 +29,20 @@ import (
 func bigFleet(tb testing.TB, clusters, pools int) (*Handler, context.Context) {
 	tb.Helper()
 	reg := catalog.Registry()
-	svc := kpool.NewService(testdb.SQLite(tb), reg)
+	svc := service.New(testdb.SQLite(tb), reg)
 	ctx := storetest.Ctx(owner)
 	var proto *kpool.NodePool
 	var all []*kpool.NodePool
 	gens := map[string]int64{}
 	for c := range clusters {
-		cl, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: fmt.Sprintf("c%04d", c), Spec: json.RawMessage(fmt.Sprintf(
+		cl, err := svc.CreateCluster(ctx, service.ClusterCreate{Name: fmt.Sprintf("c%04d", c), Spec: json.RawMessage(fmt.Sprintf(
 			`{"platform":{"type":"azure","azure":{"subscriptionId":"0b1f6471-1bf0-4dda-aec3-11112222%04d","resourceGroup":"rg","clusterName":"c%04d","location":"westeurope"}}}`, c, c))})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		gens[cl.ID] = cl.Generation
 		if proto == nil {
-			if proto, err = svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "proto", ClusterID: cl.ID,
+			if proto, err = svc.CreateNodePool(ctx, service.NodePoolCreate{Name: "proto", ClusterID: cl.ID,
 				Spec: json.RawMessage(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":3,"zones":["1","2","3"]}`)}); err != nil {
 				tb.Fatal(err)
 			}

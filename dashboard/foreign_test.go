@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
 // TestClusterShowsForeignPools: the cluster page lists the pools at the
@@ -15,7 +16,7 @@ import (
 // unmarked ones an import may take; a cluster without any says nothing.
 func TestClusterShowsForeignPools(t *testing.T) {
 	h, ctx := fleetOf(t, 1, 1)
-	clusters, err := h.o.Service.Clusters(ctx, kpool.ListOptions{Limit: 1})
+	clusters, err := h.o.Service.Clusters(ctx, service.ListOptions{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

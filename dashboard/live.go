@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // change is what a browser is told of a write: which object, in which
@@ -68,7 +69,7 @@ func (b *broadcaster) publish(cs []change) {
 // Run reads the store's change feed (the events outbox the controllers
 // follow too) until ctx ends, and passes what changed to the browsers.
 func (h *Handler) Run(ctx context.Context) error {
-	feed := &kpool.EventFeed{Store: h.o.Service.Store}
+	feed := &audit.Feed{Store: h.o.Service.Store}
 	if err := feed.Start(ctx); err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (h *Handler) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 		evs, err := feed.Next(ctx)
-		if errors.Is(err, kpool.ErrEventsPruned) {
+		if errors.Is(err, audit.ErrPruned) {
 			h.live.publish([]change{{Type: "resync"}})
 			err = nil
 		}

@@ -12,8 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -47,11 +50,11 @@ func (s *syncBuffer) String() string {
 
 // newSite serves a dashboard whose options o completes (store, access,
 // profiles, log); wrap, when set, wraps the handler (the API's log).
-func newSite(t *testing.T, o Options, wrap func(*kpool.Service, *kpool.Access, http.Handler) http.Handler) *site {
+func newSite(t *testing.T, o Options, wrap func(*service.Service, *auth.Access, http.Handler) http.Handler) *site {
 	t.Helper()
 	st := testdb.SQLite(t)
 	s := &site{tokens: st.(kpool.TokenStore), logs: &syncBuffer{}}
-	o.Service, o.Access, o.Profiles = kpool.NewService(st, catalog.Registry()), kpool.NewTokenAccess(s.tokens), catalog.Registry()
+	o.Service, o.Access, o.Profiles = service.New(st, catalog.Registry()), auth.NewTokenAccess(s.tokens), catalog.Registry()
 	o.Log = slog.New(slog.NewTextHandler(s.logs, nil))
 	s.h = New(o)
 	var h http.Handler = s.h
@@ -66,11 +69,11 @@ func newSite(t *testing.T, o Options, wrap func(*kpool.Service, *kpool.Access, h
 // token makes an API token for user and returns its id and secret.
 func (s *site) token(t *testing.T, user string) (string, string) {
 	t.Helper()
-	tok, err := kpool.CheckToken(kpool.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
+	tok, err := auth.CheckToken(auth.TokenRequest{User: user, Role: kpool.RoleUser}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	secret, hash := kpool.NewTokenSecret()
+	secret, hash := auth.NewTokenSecret()
 	if err := s.tokens.CreateToken(t.Context(), tok, hash); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +97,7 @@ func (s *site) do(t *testing.T, method, path string, form url.Values, headers ..
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		if headers[i] == "cookie" {
-			req.AddCookie(&http.Cookie{Name: kpool.SessionCookie, Value: headers[i+1]})
+			req.AddCookie(&http.Cookie{Name: auth.SessionCookie, Value: headers[i+1]})
 			continue
 		}
 		req.Header.Set(headers[i], headers[i+1])
@@ -208,7 +211,7 @@ func TestPagesRateLimited(t *testing.T) {
 	var admit func(http.ResponseWriter, *http.Request, *kpool.Identity) bool
 	logs := &syncBuffer{}
 	s := newSite(t, Options{Admit: func(w http.ResponseWriter, r *http.Request, id *kpool.Identity) bool { return admit(w, r, id) }},
-		func(svc *kpool.Service, access *kpool.Access, h http.Handler) http.Handler {
+		func(svc *service.Service, access *auth.Access, h http.Handler) http.Handler {
 			a := api.NewServer(svc, access, slog.New(slog.NewTextHandler(logs, nil))).Limit(api.NewLimiter(0.001, 2))
 			admit = a.Admit
 			return a.Logged(h)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/storetest"
@@ -19,13 +21,13 @@ import (
 // else gets 404 on the cluster's and its pools' pages, an empty fleet,
 // and none of its changes on the live stream.
 func TestTeamPages(t *testing.T) {
-	svc := kpool.NewService(testdb.SQLite(t), catalog.Registry())
+	svc := service.New(testdb.SQLite(t), catalog.Registry())
 	admin := storetest.Ctx(storetest.Admin)
-	c, err := svc.CreateCluster(admin, kpool.ClusterCreate{Name: "shared", Team: "platform", Spec: storetest.ClusterSpec(owner, "shared")})
+	c, err := svc.CreateCluster(admin, service.ClusterCreate{Name: "shared", Team: "platform", Spec: storetest.ClusterSpec(owner, "shared")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := svc.CreateNodePool(admin, kpool.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(storetest.GCPPool)})
+	p, err := svc.CreateNodePool(admin, service.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(storetest.GCPPool)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/service"
 )
 
 // phases in the order the fleet view counts them.
@@ -50,7 +52,7 @@ var funcs = template.FuncMap{
 }
 
 // all pages through a list.
-func all[T any](ctx context.Context, list func(context.Context, kpool.ListOptions) (*kpool.List[T], error), o kpool.ListOptions) ([]T, error) {
+func all[T any](ctx context.Context, list func(context.Context, service.ListOptions) (*service.List[T], error), o service.ListOptions) ([]T, error) {
 	o.Limit = kpool.MaxLimit
 	var out []T
 	for {
@@ -145,7 +147,7 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	pools, err := all(ctx, h.o.Service.NodePools, kpool.ListOptions{ClusterID: c.ID})
+	pools, err := all(ctx, h.o.Service.NodePools, service.ListOptions{ClusterID: c.ID})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -191,7 +193,7 @@ func (h *Handler) pool(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	events, err := h.o.Service.Events(ctx, kpool.EventQuery{NodePoolID: p.ID, Limit: kpool.MaxLimit})
+	events, err := h.o.Service.Events(ctx, audit.Query{NodePoolID: p.ID, Limit: kpool.MaxLimit})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -262,7 +264,7 @@ func (h *Handler) place(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	pools, err := all(r.Context(), h.o.Service.NodePools, kpool.ListOptions{ClusterID: c.ID})
+	pools, err := all(r.Context(), h.o.Service.NodePools, service.ListOptions{ClusterID: c.ID})
 	if err != nil {
 		h.fail(w, r, err)
 		return

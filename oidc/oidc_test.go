@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/oidc/oidctest"
 	"github.com/kpool/kpool/provider/catalog"
@@ -109,8 +112,8 @@ func TestAPIWithIssuer(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := testdb.SQLite(t)
-	access := kpool.NewTokenAccess(st.(kpool.TokenStore)).WithPeople(v)
-	srv := httptest.NewServer(api.NewServer(kpool.NewService(st, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	access := auth.NewTokenAccess(st.(kpool.TokenStore)).WithPeople(v)
+	srv := httptest.NewServer(api.NewServer(service.New(st, catalog.Registry()), access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	call := func(method, path, body, bearer string) (int, string) {
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))

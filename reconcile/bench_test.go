@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -32,7 +33,7 @@ func converge1000(b *testing.B) {
 		_ = json.Unmarshal(raw, &spec)
 		spec["platform"].(map[string]any)["azure"].(map[string]any)["clusterName"] = name
 		raw, _ = json.Marshal(spec)
-		c, err := w.svc.CreateCluster(w.ctx(), kpool.ClusterCreate{Name: name, Spec: raw})
+		c, err := w.svc.CreateCluster(w.ctx(), service.ClusterCreate{Name: name, Spec: raw})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func converge1000(b *testing.B) {
 	start := time.Now()
 	for ci, cid := range clusters {
 		for i := range 100 {
-			if _, err := w.svc.CreateNodePool(w.ctx(), kpool.NodePoolCreate{Name: fmt.Sprintf("p-%d-%d", ci, i), ClusterID: cid,
+			if _, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{Name: fmt.Sprintf("p-%d-%d", ci, i), ClusterID: cid,
 				Spec: json.RawMessage(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":2,"zones":["1"]}`)}); err != nil {
 				b.Fatal(err)
 			}

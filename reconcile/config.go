@@ -13,11 +13,12 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/metrics"
+	"github.com/kpool/kpool/service"
 )
 
 // Config configures the controllers. Zero values take the defaults.
 type Config struct {
-	Service *kpool.Service
+	Service *service.Service
 	Drivers *provider.Registry
 	Log     *slog.Logger
 	Metrics *Metrics

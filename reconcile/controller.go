@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/deadline"
 	"github.com/kpool/kpool/provider/metrics"
@@ -273,11 +274,11 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 }
 
 // feed queues every cluster once, then each cluster named by a committed
-// event (its own status reports aside), until ctx ends. kpool.EventFeed
+// event (its own status reports aside), until ctx ends. audit.Feed
 // finds events that commit out of id order, so none is missed.
 func (c *Controller) feed(ctx context.Context, add func(string)) {
 	wake := c.store.Subscribe(ctx)
-	f := &kpool.EventFeed{Store: c.store, Now: c.cfg.Clock.Now}
+	f := &audit.Feed{Store: c.store, Now: c.cfg.Clock.Now}
 	if err := f.Start(ctx); err != nil && ctx.Err() == nil {
 		c.cfg.Log.Warn("events", "err", err)
 	}
@@ -293,7 +294,7 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 		}
 		evs, err := f.Next(ctx)
 		switch {
-		case errors.Is(err, kpool.ErrEventsPruned):
+		case errors.Is(err, audit.ErrPruned):
 			// The feed fell behind the outbox's retention: what it missed
 			// is found by looking at every cluster.
 			c.cfg.Log.Info("events pruned past the feed; resyncing every cluster")

@@ -12,6 +12,7 @@ import (
 	"github.com/kpool/kpool"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -60,7 +61,7 @@ func TestE2ETwoInstallations(t *testing.T) {
 	}
 
 	// Staging, on the same cloud cluster, with a pool of the same name.
-	if _, err := staging.svc.UpdateCluster(staging.ctx(), staging.cluster.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
+	if _, err := staging.svc.UpdateCluster(staging.ctx(), staging.cluster.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
 		t.Fatal(err)
 	}
 	before := len(sim.Calls())
@@ -83,7 +84,7 @@ func TestE2ETwoInstallations(t *testing.T) {
 	if n := writesTo(sim, "web", before); n != 0 {
 		t.Fatalf("staging wrote %d times to production's pool", n)
 	}
-	pools, _ := staging.svc.NodePools(staging.ctx(), kpool.ListOptions{ClusterID: staging.cluster.ID})
+	pools, _ := staging.svc.NodePools(staging.ctx(), service.ListOptions{ClusterID: staging.cluster.ID})
 	if pools.Total != 0 {
 		t.Fatalf("staging imported production's pool: %+v", pools.Items)
 	}
@@ -119,7 +120,7 @@ func TestE2EImport(t *testing.T) {
 		Labels: map[string]string{"team": "old"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.svc.UpdateCluster(w.ctx(), w.cluster.ID, kpool.Update{Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
+	if _, err := w.svc.UpdateCluster(w.ctx(), w.cluster.ID, service.Update{Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
 		t.Fatal(err)
 	}
 	stop := w.start("a")

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 
 	"github.com/kpool/kpool"
@@ -49,7 +51,7 @@ var simOptions = sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 *
 // with the real clock and fast operations, and the driver registry.
 type aksWorld struct {
 	t       testing.TB
-	svc     *kpool.Service
+	svc     *service.Service
 	sim     *aksim.Server
 	drivers *provider.Registry
 	cluster *kpool.Cluster
@@ -89,13 +91,13 @@ func newAKSWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *aksWorld {
 		t.Fatal(err)
 	}
 	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: srv.Client(), Retry: &retry, ListRetry: &retry}))
-	svc := kpool.NewService(st, w.drivers)
+	svc := service.New(st, w.drivers)
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL})
 	svc.Credentials = creds
 	w.svc = svc
 	spec := fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
 		srv.URL, sub, group, aksCl)
-	c, err := svc.CreateCluster(storetest.Ctx(owner), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(spec)})
+	c, err := svc.CreateCluster(storetest.Ctx(owner), service.ClusterCreate{Name: "prod", Spec: json.RawMessage(spec)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func (w *aksWorld) createPool(name string, count int, zones ...string) *kpool.No
 	w.t.Helper()
 	z, _ := json.Marshal(zones)
 	spec := fmt.Sprintf(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":%d,"zones":%s}`, count, z)
-	p, err := w.svc.CreateNodePool(w.ctx(), kpool.NodePoolCreate{Name: name, ClusterID: w.cluster.ID, Spec: json.RawMessage(spec)})
+	p, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{Name: name, ClusterID: w.cluster.ID, Spec: json.RawMessage(spec)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func (w *aksWorld) createPool(name string, count int, zones ...string) *kpool.No
 
 func (w *aksWorld) patch(id, spec string) {
 	w.t.Helper()
-	if _, err := w.svc.UpdateNodePool(w.ctx(), id, kpool.Update{Patch: true, Spec: json.RawMessage(spec)}); err != nil {
+	if _, err := w.svc.UpdateNodePool(w.ctx(), id, service.Update{Patch: true, Spec: json.RawMessage(spec)}); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -290,7 +292,7 @@ func TestE2EOneLeader(t *testing.T) {
 	a := openPG(t, url)
 	b := openPG(t, url)
 	w := newAKSWorld(t, a, nil)
-	wb := &aksWorld{t: t, svc: kpool.NewService(b, w.drivers), sim: w.sim, drivers: w.drivers, cluster: w.cluster, warns: &warnings{}}
+	wb := &aksWorld{t: t, svc: service.New(b, w.drivers), sim: w.sim, drivers: w.drivers, cluster: w.cluster, warns: &warnings{}}
 	stopA := w.start("a")
 	p := w.createPool("first", 2, "1")
 	w.waitFor(time.Minute, w.converged(nil))
@@ -313,7 +315,7 @@ func TestE2EOneLeader(t *testing.T) {
 
 func (w *aksWorld) createPoolIn(clusterID, name string) *kpool.NodePool {
 	w.t.Helper()
-	p, err := w.svc.CreateNodePool(w.ctx(), kpool.NodePoolCreate{Name: name, ClusterID: clusterID,
+	p, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{Name: name, ClusterID: clusterID,
 		Spec: json.RawMessage(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":1}`)})
 	if err != nil {
 		w.t.Fatal(err)
@@ -370,7 +372,7 @@ func TestE2EDrift(t *testing.T) {
 	}
 }
 
-func drifted(doc *kpool.StatusDocument) bool {
+func drifted(doc *service.StatusDocument) bool {
 	for _, c := range doc.Status.Conditions {
 		if c.Type == kpool.ConditionDrifted {
 			return c.Status == kpool.ConditionTrue

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	civosim "github.com/kpool/kpool/cloudsim/civo"
@@ -119,7 +122,7 @@ func TestE2EEchoedCredentialsAreNotStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(testdb.SQLite(t), echoDrivers(t, providertest.NewClient(ca), creds))
+	svc := service.New(testdb.SQLite(t), echoDrivers(t, providertest.NewClient(ca), creds))
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{echo.URL})
 	svc.Credentials = creds
 	ctx := storetest.Ctx(owner)
@@ -127,11 +130,11 @@ func TestE2EEchoedCredentialsAreNotStored(t *testing.T) {
 	var paths []string
 	for _, c := range clusters {
 		spec, _ := json.Marshal(c.Spec)
-		cl, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: c.Name, Spec: spec})
+		cl, err := svc.CreateCluster(ctx, service.ClusterCreate{Name: c.Name, Spec: spec})
 		if err != nil {
 			t.Fatalf("%s: %v", c.Spec.Platform.Type, err)
 		}
-		p, err := svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "web", ClusterID: cl.ID,
+		p, err := svc.CreateNodePool(ctx, service.NodePoolCreate{Name: "web", ClusterID: cl.ID,
 			Spec: json.RawMessage(`{"nodeCount":1,"platform":` + blocks[c.Spec.Platform.Type] + `}`)})
 		if err != nil {
 			t.Fatalf("%s: %v", c.Spec.Platform.Type, err)
@@ -182,7 +185,7 @@ func echoedClouds(echo *providertest.Listener) int {
 	return len(seen)
 }
 
-func runController(t *testing.T, svc *kpool.Service) (stop func()) {
+func runController(t *testing.T, svc *service.Service) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ctl := reconcile.New(reconcile.Config{Service: svc, Drivers: svc.Platforms.(*provider.Registry), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Holder: "echo", Workers: 4, ResyncFast: 25 * time.Millisecond, ResyncSlow: time.Second, PollEvents: 50 * time.Millisecond})
@@ -198,7 +201,7 @@ func runController(t *testing.T, svc *kpool.Service) (stop func()) {
 }
 
 // waitEchoed waits until n pools' status quotes the echo.
-func waitEchoed(t *testing.T, svc *kpool.Service, n int) {
+func waitEchoed(t *testing.T, svc *service.Service, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -225,8 +228,8 @@ func waitEchoed(t *testing.T, svc *kpool.Service, n int) {
 	}
 }
 
-func mustAccess(t *testing.T) *kpool.Access {
-	a, err := kpool.NewAccess(nil, nil)
+func mustAccess(t *testing.T) *auth.Access {
+	a, err := auth.NewAccess(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/reconcile"
+	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -44,7 +46,7 @@ func (w *world) seed(providerName string, o provider.Owner) {
 // createWeb creates the kpool pool web (provider name web), with webID.
 func (w *world) createWeb() *kpool.NodePool {
 	w.t.Helper()
-	p, err := w.svc.CreateNodePool(w.ctx(), kpool.NodePoolCreate{ID: webID, Name: "web", ClusterID: w.cluster.ID,
+	p, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{ID: webID, Name: "web", ClusterID: w.cluster.ID,
 		Spec: []byte(`{"platform":` + w.block + `,"nodeCount":1}`)})
 	if err != nil {
 		w.t.Fatal(err)
@@ -126,7 +128,7 @@ func TestForeignPoolIsNeverTouched(t *testing.T) {
 				if !ok || fp.Owner != tc.mark || fp.Count != 1 {
 					t.Fatalf("the foreign pool after the kpool pool's delete: %+v (there: %v)", fp, ok)
 				}
-				evs, err := w.svc.Events(w.ctx(), kpool.EventQuery{NodePoolID: p.ID, Type: kpool.EventNodePoolDeleted})
+				evs, err := w.svc.Events(w.ctx(), audit.Query{NodePoolID: p.ID, Type: kpool.EventNodePoolDeleted})
 				if err != nil || len(evs.Items) == 0 || !strings.Contains(evs.Items[0].Detail, "Deleted=True (ForeignPool)") {
 					t.Fatalf("the last report does not say it was deleted as foreign: %+v %v", evs, err)
 				}
@@ -234,7 +236,7 @@ func TestImportSkipsForeign(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
 				if imports {
-					if _, err := w.svc.UpdateCluster(storetest.Ctx(owner), w.cluster.ID, kpool.Update{Patch: true, Spec: []byte(`{"importPools":true}`)}); err != nil {
+					if _, err := w.svc.UpdateCluster(storetest.Ctx(owner), w.cluster.ID, service.Update{Patch: true, Spec: []byte(`{"importPools":true}`)}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -247,7 +249,7 @@ func TestImportSkipsForeign(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				pools, err := w.svc.NodePools(w.ctx(), kpool.ListOptions{ClusterID: w.cluster.ID})
+				pools, err := w.svc.NodePools(w.ctx(), service.ListOptions{ClusterID: w.cluster.ID})
 				if err != nil {
 					t.Fatal(err)
 				}

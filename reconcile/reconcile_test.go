@@ -11,6 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/prometheus/client_golang/prometheus"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -72,7 +74,7 @@ func (w *warnings) matching(s string) []string {
 // synctest bubble.
 type world struct {
 	t       *testing.T
-	svc     *kpool.Service
+	svc     *service.Service
 	clock   *clocktesting.FakeClock
 	drv     *fake.Driver
 	drivers *provider.Registry
@@ -103,11 +105,11 @@ func newWorld(t *testing.T, st kpool.Store, pt kpool.PlatformType) *world {
 	t.Helper()
 	clock := clocktesting.NewFakeClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	drivers := catalog.Registry()
-	svc := kpool.NewService(st, drivers)
+	svc := service.New(st, drivers)
 	w := &world{t: t, svc: svc, clock: clock, drv: fake.New(fake.Options{Platform: pt, Clock: clock, Seed: 1}),
 		drivers: drivers, block: platforms[pt].pool, warns: &warnings{}}
 	w.drivers.Add(w.drv)
-	c, err := svc.CreateCluster(w.ctx(), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(platforms[pt].cluster)})
+	c, err := svc.CreateCluster(w.ctx(), service.ClusterCreate{Name: "prod", Spec: json.RawMessage(platforms[pt].cluster)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func (w *world) createPool(name string, count int, zones ...string) *kpool.NodeP
 func (w *world) createPoolWith(name, fields string) *kpool.NodePool {
 	w.t.Helper()
 	spec := `{"platform":` + w.block + `,` + fields + `}`
-	p, err := w.svc.CreateNodePool(w.ctx(), kpool.NodePoolCreate{Name: name, ClusterID: w.cluster.ID, Spec: json.RawMessage(spec)})
+	p, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{Name: name, ClusterID: w.cluster.ID, Spec: json.RawMessage(spec)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func must[T any](v T, err error) T {
 
 func (w *world) patch(id, spec string) {
 	w.t.Helper()
-	if _, err := w.svc.UpdateNodePool(w.ctx(), id, kpool.Update{Patch: true, Spec: json.RawMessage(spec)}); err != nil {
+	if _, err := w.svc.UpdateNodePool(w.ctx(), id, service.Update{Patch: true, Spec: json.RawMessage(spec)}); err != nil {
 		w.t.Fatal(err)
 	}
 }
@@ -618,7 +620,7 @@ func TestImport(t *testing.T) {
 			Labels: map[string]string{"team": "old"}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.svc.UpdateCluster(w.ctx(), w.cluster.ID, kpool.Update{Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
+		if _, err := w.svc.UpdateCluster(w.ctx(), w.cluster.ID, service.Update{Spec: json.RawMessage(`{"importPools":true}`)}); err != nil {
 			t.Fatal(err)
 		}
 		stop := w.start("a")

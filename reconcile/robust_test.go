@@ -11,6 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
@@ -27,7 +29,7 @@ import (
 func (w *world) addCluster(name string) *kpool.Cluster {
 	w.t.Helper()
 	spec := strings.Replace(platforms[w.cluster.Spec.Platform.Type].cluster, "aks-prod", "aks-"+name, 1)
-	c, err := w.svc.CreateCluster(w.ctx(), kpool.ClusterCreate{Name: name, Spec: json.RawMessage(spec)})
+	c, err := w.svc.CreateCluster(w.ctx(), service.ClusterCreate{Name: name, Spec: json.RawMessage(spec)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func (w *world) addCluster(name string) *kpool.Cluster {
 func (w *world) createPoolIn(c *kpool.Cluster, name string, count int) *kpool.NodePool {
 	w.t.Helper()
 	spec := fmt.Sprintf(`{"platform":%s,"nodeCount":%d}`, w.block, count)
-	p, err := w.svc.CreateNodePool(w.ctx(), kpool.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(spec)})
+	p, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(spec)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -458,7 +460,7 @@ func TestRepairFailedCreate(t *testing.T) {
 			t.Fatalf("created in zones %v, want [1]", fp.Zones)
 		}
 		// Once it exists, the zones are AKS's to keep.
-		if _, err := w.svc.UpdateNodePool(w.ctx(), p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"zones":["2"]}`)}); err == nil {
+		if _, err := w.svc.UpdateNodePool(w.ctx(), p.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"zones":["2"]}`)}); err == nil {
 			t.Fatal("the zones of an existing AKS pool changed in place")
 		}
 	})
@@ -474,7 +476,7 @@ func TestNoDriverSaysSo(t *testing.T) {
 		w := newWorld(t, st, kpool.PlatformAzure)
 		// A registry without the fake: azure has no driver here.
 		bare := catalog.Registry()
-		w.svc = kpool.NewService(st, bare)
+		w.svc = service.New(st, bare)
 		stop := w.start("a", func(c *reconcile.Config) { c.Drivers = bare })
 		defer stop()
 		p := w.createPool("web", 1)

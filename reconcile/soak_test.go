@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/google/uuid"
@@ -364,7 +366,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		drivers.Add(c.driver(creds, servers[i].Client()))
 		limits[c.platform] = reconcile.Limits{Concurrency: 4, RequestsPerSecond: 1000, Burst: 100}
 	}
-	svc := kpool.NewService(st, drivers)
+	svc := service.New(st, drivers)
 	svc.Endpoints, _ = kpool.ParseOrigins(endpoints)
 	svc.Credentials = creds
 	ctx := storetest.Ctx(owner)
@@ -384,7 +386,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			endpoint = tarpit.URL
 		}
 		spec := cl.cluster(name, endpoint, i != hung)
-		c, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: name, Spec: json.RawMessage(spec)})
+		c, err := svc.CreateCluster(ctx, service.ClusterCreate{Name: name, Spec: json.RawMessage(spec)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,7 +417,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	start := func(holder string) {
 		cctx, cancel := context.WithCancel(context.Background())
 		ctl := reconcile.New(reconcile.Config{Metrics: metrics,
-			Service: kpool.NewService(crashing{st}, drivers), Drivers: drivers, Log: slog.New(warns), Holder: holder,
+			Service: service.New(crashing{st}, drivers), Drivers: drivers, Log: slog.New(warns), Holder: holder,
 			Workers: 8, ResyncFast: 500 * time.Millisecond, DriftInterval: 5 * time.Second, ResyncSlow: 5 * time.Second,
 			BackoffBase: 20 * time.Millisecond, BackoffMax: 2 * time.Second, CallTimeout: 5 * time.Second,
 			LeaseTTL: time.Second, PollEvents: 50 * time.Millisecond,
@@ -472,7 +474,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	for i := range *soakPools {
 		c := cls[i%clusters]
 		spec := clouds[cloudOf(i%clusters)].pool(i)
-		p, err := svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("p%04d", i), ClusterID: c.ID, Spec: json.RawMessage(spec)})
+		p, err := svc.CreateNodePool(ctx, service.NodePoolCreate{Name: fmt.Sprintf("p%04d", i), ClusterID: c.ID, Spec: json.RawMessage(spec)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -524,12 +526,12 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		}
 		switch i % 4 {
 		case 0, 1:
-			_, err := svc.UpdateNodePool(ctx, p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(fmt.Sprintf(`{"nodeCount":%d}`, 2+i%4))})
+			_, err := svc.UpdateNodePool(ctx, p.ID, service.Update{Patch: true, Spec: json.RawMessage(fmt.Sprintf(`{"nodeCount":%d}`, 2+i%4))})
 			if err != nil {
 				t.Fatal(err)
 			}
 		case 2:
-			_, err := svc.UpdateNodePool(ctx, p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(fmt.Sprintf(`{"labels":{"team":"t%d"}}`, i))})
+			_, err := svc.UpdateNodePool(ctx, p.ID, service.Update{Patch: true, Spec: json.RawMessage(fmt.Sprintf(`{"labels":{"team":"t%d"}}`, i))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -649,7 +651,7 @@ func soakWait(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 // soakConverged: every pool of the healthy clusters is Ready at its
 // generation and matches the cloud's pool; the deleted ones are gone from
 // kpool and from their cloud.
-func soakConverged(svc *kpool.Service, clouds []soakCloud, cloudOf func(int) int, cls []*kpool.Cluster, hung int, gone map[string]string, lat *latencies) (bool, string) {
+func soakConverged(svc *service.Service, clouds []soakCloud, cloudOf func(int) int, cls []*kpool.Cluster, hung int, gone map[string]string, lat *latencies) (bool, string) {
 	bg := context.Background()
 	now := time.Now()
 	ok, why := true, ""
@@ -713,7 +715,7 @@ func soakConverged(svc *kpool.Service, clouds []soakCloud, cloudOf func(int) int
 
 // soakOrphans lists the pools at the clouds that no stored pool owns, as
 // the drivers list them.
-func soakOrphans(t *testing.T, svc *kpool.Service, drivers *provider.Registry, cls []*kpool.Cluster, hung int) []string {
+func soakOrphans(t *testing.T, svc *service.Service, drivers *provider.Registry, cls []*kpool.Cluster, hung int) []string {
 	var out []string
 	for i, c := range cls {
 		if i == hung {

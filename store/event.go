@@ -92,7 +92,7 @@ func (db *DB) LastEventID(ctx context.Context) (int64, error) {
 // enough (clocks of several processes may disagree a little), and never the
 // newest event. So every event pruned has a lower id than every event kept,
 // and a feed can tell that events after its cursor were pruned (see
-// kpool.EventFeed). It returns how many went.
+// audit.Feed). It returns how many went.
 func (db *DB) PruneEvents(ctx context.Context, before time.Time, limit int) (int, error) {
 	n, err := db.db.Exec(ctx, db.q(`DELETE FROM events WHERE id IN (
 		SELECT id FROM events WHERE id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)

@@ -17,6 +17,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/internal/jsondoc"
+	"github.com/kpool/kpool/service"
 )
 
 // kpool apply and kpool diff: a fleet of node pools declared in a file.
@@ -174,7 +175,7 @@ func resolve(ctx context.Context, c *api.Client, docs []applyDoc, def string) []
 			continue
 		}
 		seen[key] = true
-		list, err := c.NodePools(ctx, kpool.ListOptions{ClusterID: id, Name: it.name, Limit: kpool.MaxLimit})
+		list, err := c.NodePools(ctx, service.ListOptions{ClusterID: id, Name: it.name, Limit: kpool.MaxLimit})
 		if err != nil {
 			it.err = err
 			continue

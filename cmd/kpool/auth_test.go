@@ -20,7 +20,9 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/service"
 )
 
 func TestCheckExposure(t *testing.T) {
@@ -30,15 +32,15 @@ func TestCheckExposure(t *testing.T) {
 		addr    string
 		ok      bool
 	}{
-		{kpool.AuthHeader, false, "127.0.0.1:8080", true},
-		{kpool.AuthHeader, false, "[::1]:8080", true},
-		{kpool.AuthHeader, false, "0.0.0.0:8080", false},
-		{kpool.AuthHeader, false, "10.1.2.3:8080", false},
-		{kpool.AuthHeader, false, ":8080", false},
-		{kpool.AuthHeader, false, "localhost:8080", true},
-		{kpool.AuthHeader, false, "kpool.example.com:8080", false},
-		{kpool.AuthHeader, true, "0.0.0.0:8080", true},
-		{kpool.AuthToken, false, "0.0.0.0:8080", true},
+		{auth.AuthHeader, false, "127.0.0.1:8080", true},
+		{auth.AuthHeader, false, "[::1]:8080", true},
+		{auth.AuthHeader, false, "0.0.0.0:8080", false},
+		{auth.AuthHeader, false, "10.1.2.3:8080", false},
+		{auth.AuthHeader, false, ":8080", false},
+		{auth.AuthHeader, false, "localhost:8080", true},
+		{auth.AuthHeader, false, "kpool.example.com:8080", false},
+		{auth.AuthHeader, true, "0.0.0.0:8080", true},
+		{auth.AuthToken, false, "0.0.0.0:8080", true},
 	} {
 		err := checkExposure(&serveFlags{auth: tc.auth, behindGateway: tc.gateway, listen: tc.addr})
 		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "--behind-gateway")) {
@@ -82,12 +84,12 @@ func TestServeTokenTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	secret := strings.TrimSpace(out)
-	if !kpool.LooksLikeToken(secret) {
+	if !auth.LooksLikeToken(secret) {
 		t.Fatalf("token create printed %q", out)
 	}
 	cert, key, pool := selfSigned(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
-	f := serveFlags{listen: "127.0.0.1:0", database: db, logFormat: "text", auth: kpool.AuthToken, tlsCert: cert, tlsKey: key,
+	f := serveFlags{listen: "127.0.0.1:0", database: db, logFormat: "text", auth: auth.AuthToken, tlsCert: cert, tlsKey: key,
 		resyncFast: time.Second, resyncSlow: time.Minute, driftInterval: time.Minute, callTimeout: time.Second}
 	p, err := start(ctx, &f, catalog.Registry())
 	if err != nil {
@@ -115,11 +117,11 @@ func TestServeTokenTLS(t *testing.T) {
 		c.HTTP.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 		return c
 	}
-	if _, err := client("", secret).Clusters(ctx, kpool.ListOptions{}); err != nil {
+	if _, err := client("", secret).Clusters(ctx, service.ListOptions{}); err != nil {
 		t.Fatalf("with the token: %v", err)
 	}
 	for name, c := range map[string]*api.Client{"anonymous": client("", ""), "forged header": client("alice@example.com", "")} {
-		if _, err := c.Clusters(ctx, kpool.ListOptions{}); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
+		if _, err := c.Clusters(ctx, service.ListOptions{}); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
 			t.Errorf("%s: want UNAUTHORIZED, got %v", name, err)
 		}
 	}
@@ -138,7 +140,7 @@ func TestServeTokenTLS(t *testing.T) {
 	if _, _, err := execute("", "token", "revoke", id, "--database", db); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client("", secret).Clusters(ctx, kpool.ListOptions{}); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
+	if _, err := client("", secret).Clusters(ctx, service.ListOptions{}); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
 		t.Errorf("revoked: want UNAUTHORIZED, got %v", err)
 	}
 }

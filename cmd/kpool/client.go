@@ -17,6 +17,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/internal/jsondoc"
+	"github.com/kpool/kpool/service"
 )
 
 // addClientCommands adds the cluster and nodepool commands.
@@ -221,11 +222,11 @@ func (l *listFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.all, "all", true, "list every item, page by page (the default unless --limit or --offset)")
 }
 
-func (l *listFlags) options() kpool.ListOptions {
+func (l *listFlags) options() service.ListOptions {
 	if l.fs != nil && (l.fs.Changed("limit") || l.fs.Changed("offset")) && !l.fs.Changed("all") {
 		l.all = false
 	}
-	o := kpool.ListOptions{Limit: l.limit, Offset: l.offset}
+	o := service.ListOptions{Limit: l.limit, Offset: l.offset}
 	if l.all && o.Limit == 0 {
 		o.Limit = kpool.MaxLimit
 	}
@@ -242,7 +243,7 @@ func (l *listFlags) more(cmd *cobra.Command, shown, total int, next string) {
 
 // pages calls fetch for the first page and, with all, for every following
 // one by its next cursor; fetch keeps the items and returns the page's next.
-func pages(all bool, o kpool.ListOptions, fetch func(kpool.ListOptions) (string, error)) error {
+func pages(all bool, o service.ListOptions, fetch func(service.ListOptions) (string, error)) error {
 	next, err := fetch(o)
 	for seen := map[string]bool{}; err == nil && all && next != ""; {
 		if seen[next] {

@@ -17,10 +17,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kpool/kpool/service"
+
 	"sigs.k8s.io/yaml"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/provider/fake"
@@ -51,11 +54,11 @@ func newServerOn(t *testing.T, reg *provider.Registry) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	access, err := kpool.NewAccess(nil, []string{testController})
+	access, err := auth.NewAccess(nil, []string{testController})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(st, reg)
+	svc := service.New(st, reg)
 	svc.Endpoints, err = kpool.ParseOrigins([]string{"https://127.0.0.1:9999", "https://oci.example.com"})
 	if err != nil {
 		t.Fatal(err)
@@ -575,7 +578,7 @@ func TestGetAndStatus(t *testing.T) {
 		}
 	}
 
-	doc := decode[kpool.StatusDocument](t, srv, "nodepool", "status", p.ID)
+	doc := decode[service.StatusDocument](t, srv, "nodepool", "status", p.ID)
 	if doc.NodePoolID != p.ID || doc.Status.Phase != kpool.PhaseReady || len(doc.ControllerStatus) != 1 ||
 		doc.ControllerStatus[0].ControllerName != "gcp-nodepool-controller" || doc.ControllerStatus[0].ObservedGeneration != 1 {
 		t.Errorf("status %+v", doc)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 func newClusterCmd() *cobra.Command {
@@ -186,7 +187,7 @@ func newClusterList(f *clientFlags) *cobra.Command {
 			c := f.client()
 			var list *api.ClusterList
 			opts := l.options()
-			err := pages(l.all, opts, func(o kpool.ListOptions) (string, error) {
+			err := pages(l.all, opts, func(o service.ListOptions) (string, error) {
 				page, err := c.Clusters(cmd.Context(), o)
 				if err != nil {
 					return "", err
@@ -256,7 +257,7 @@ func newClusterDelete(f *clientFlags) *cobra.Command {
 				return f.print(cmd, cl, nil)
 			}
 			// The pools that remain are the ones being deleted.
-			if l, err := c.NodePools(cmd.Context(), kpool.ListOptions{ClusterID: cl.ID, Limit: 1}); err == nil {
+			if l, err := c.NodePools(cmd.Context(), service.ListOptions{ClusterID: cl.ID, Limit: 1}); err == nil {
 				fmt.Fprintf(out, "cluster %s is being deleted (waiting for %d node pools)\n", id, l.Total)
 			} else {
 				fmt.Fprintf(out, "cluster %s is being deleted (%s)\n", id, cl.Status.Message)

@@ -10,8 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/store/sqlite"
 )
@@ -29,17 +32,17 @@ func TestClusterImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	access, err := kpool.NewAccess([]string{root}, []string{testController})
+	access, err := auth.NewAccess([]string{root}, []string{testController})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := kpool.NewService(st, catalog.Registry())
+	svc := service.New(st, catalog.Registry())
 	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
 	as := func(who string) context.Context {
 		return kpool.WithIdentity(context.Background(), &kpool.Identity{Email: who})
 	}
-	c, err := svc.CreateCluster(as(testUser), kpool.ClusterCreate{Name: "prod",
+	c, err := svc.CreateCluster(as(testUser), service.ClusterCreate{Name: "prod",
 		Spec: json.RawMessage(`{"platform":{"type":"gcp","gcp":{"projectId":"acme-prod","location":"us-central1","clusterName":"prod"}}}`)})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // Shell completion: cobra's kpool completion bash|zsh|fish|powershell, with
@@ -118,7 +119,7 @@ func completeClusters(cmd *cobra.Command, _ []string, toComplete string) ([]cobr
 	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 	defer cancel()
 	var out []cobra.Completion
-	err := pages(true, kpool.ListOptions{Limit: kpool.MaxLimit}, func(o kpool.ListOptions) (string, error) {
+	err := pages(true, service.ListOptions{Limit: kpool.MaxLimit}, func(o service.ListOptions) (string, error) {
 		page, err := c.Clusters(ctx, o)
 		if err != nil {
 			return "", err
@@ -147,7 +148,7 @@ func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 	defer cancel()
-	o := kpool.ListOptions{Limit: kpool.MaxLimit}
+	o := service.ListOptions{Limit: kpool.MaxLimit}
 	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
 		cluster = fl.Value.String()
 	}
@@ -159,7 +160,7 @@ func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 		o.ClusterID = id
 	}
 	var out []cobra.Completion
-	err := pages(true, o, func(o kpool.ListOptions) (string, error) {
+	err := pages(true, o, func(o service.ListOptions) (string, error) {
 		page, err := c.NodePools(ctx, o)
 		if err != nil {
 			return "", err

@@ -17,10 +17,12 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/k3s"
+	"github.com/kpool/kpool/service"
 )
 
 // devUser owns the demo clusters kpool dev registers.
@@ -47,7 +49,7 @@ emulators keep nothing between runs; the controllers recreate the pools kpool kn
 	setDefault(cmd.Flags(), "database", "sqlite:"+filepath.Join(dataDir(), "kpool", "dev.db"))
 	// On loopback the guide's walkthrough (curl with X-User-Email, KPOOL_USER)
 	// keeps working; dev's own token works as well.
-	setDefault(cmd.Flags(), "auth", kpool.AuthHeader)
+	setDefault(cmd.Flags(), "auth", auth.AuthHeader)
 	setDefault(cmd.Flags(), "resync-fast", "2s")
 	cmd.Flags().StringVar(&user, "user", devUser, "the user who owns the demo clusters")
 	_ = cmd.Flags().MarkHidden("reconcile")
@@ -176,16 +178,16 @@ func devToken(ctx context.Context, st kpool.Store, owner string) (string, error)
 			}
 		}
 	}
-	secret, _, err := createToken(ctx, ts, kpool.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy,
+	secret, _, err := createToken(ctx, ts, auth.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy,
 		Expires: kpool.RoleUser.DefaultLifetime()}, now)
 	return secret, err
 }
 
 // registerDemos registers (or points at this run's emulators) the demo
 // clusters, and returns their ids by name.
-func registerDemos(ctx context.Context, svc *kpool.Service, owner string, demos []kpool.Cluster) (map[string]string, error) {
+func registerDemos(ctx context.Context, svc *service.Service, owner string, demos []kpool.Cluster) (map[string]string, error) {
 	uctx := kpool.WithIdentity(ctx, &kpool.Identity{Email: owner})
-	existing, err := svc.Clusters(uctx, kpool.ListOptions{Limit: kpool.MaxLimit})
+	existing, err := svc.Clusters(uctx, service.ListOptions{Limit: kpool.MaxLimit})
 	if err != nil {
 		return nil, err
 	}
@@ -204,13 +206,13 @@ func registerDemos(ctx context.Context, svc *kpool.Service, owner string, demos 
 		if found != nil {
 			// The emulators listen on a new port each run.
 			patch, _ := json.Marshal(map[string]string{"endpoint": d.Spec.Endpoint})
-			if _, err := svc.UpdateCluster(uctx, found.ID, kpool.Update{Patch: true, Spec: patch}); err != nil {
+			if _, err := svc.UpdateCluster(uctx, found.ID, service.Update{Patch: true, Spec: patch}); err != nil {
 				return nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
 			}
 			ids[d.Name] = found.ID
 			continue
 		}
-		c, err := svc.CreateCluster(uctx, kpool.ClusterCreate{Name: d.Name, Spec: spec})
+		c, err := svc.CreateCluster(uctx, service.ClusterCreate{Name: d.Name, Spec: spec})
 		if err != nil {
 			return nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
 		}

@@ -13,10 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/audit"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/service"
 )
 
 // watched is a writer that signals when what was written contains want.
@@ -76,7 +80,7 @@ func TestDevCreateWait(t *testing.T) {
 		t.Fatalf("kpool dev printed no nodepool create to try:\n%s", printed)
 	}
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
-	if m == nil || !kpool.LooksLikeToken(m[2]) {
+	if m == nil || !auth.LooksLikeToken(m[2]) {
 		t.Fatalf("kpool dev printed no server and token:\n%s", printed)
 	}
 	args, ok := strings.CutPrefix(try, "go run ./cmd/kpool ")
@@ -124,7 +128,7 @@ func TestDevCreateWait(t *testing.T) {
 	for name, c := range map[string]*api.Client{"token": byToken, "header": api.NewClient(m[1], devUser)} {
 		// One demo cluster per emulator (AKS, EKS, ...), the pool's among
 		// them, and a k3s one.
-		list, err := c.Clusters(ctx, kpool.ListOptions{})
+		list, err := c.Clusters(ctx, service.ListOptions{})
 		found, k3s := false, false
 		for i := 0; err == nil && i < len(list.Clusters); i++ {
 			found = found || list.Clusters[i].ID == p.ClusterID
@@ -248,8 +252,8 @@ func startDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) 
 	emu := cloudsim.Defaults()
 	emu.Clock = clock
 	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: kpool.DefaultEventRetention,
-		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: kpool.AuthHeader}
+		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: audit.DefaultRetention,
+		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: auth.AuthHeader}
 	for _, fn := range tweak {
 		fn(&f)
 	}

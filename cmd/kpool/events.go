@@ -9,12 +9,13 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/audit"
 )
 
 // newEventsCmd is kpool events: the audit trail, newest first.
 func newEventsCmd() *cobra.Command {
 	f := &clientFlags{}
-	var q kpool.EventQuery
+	var q audit.Query
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "events",

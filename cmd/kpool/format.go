@@ -13,6 +13,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // More output formats, as kubectl has them: wide tables, names, a JSONPath
@@ -102,7 +103,7 @@ func printNames(out io.Writer, v any) error {
 		for _, p := range o.NodePools {
 			names = append(names, "nodepool/"+p.ID)
 		}
-	case *kpool.StatusDocument:
+	case *service.StatusDocument:
 		names = []string{"nodepool/" + o.NodePoolID}
 	case *api.EventList:
 		for _, e := range o.Events {

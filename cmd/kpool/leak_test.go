@@ -22,6 +22,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -290,7 +291,7 @@ credentials:
 		out, errOut, err := execute("", append([]string{"token", "create", "--database", db}, args...)...)
 		record(step, "", errOut, err)
 		secret := strings.TrimSpace(out)
-		if err != nil || !kpool.LooksLikeToken(secret) {
+		if err != nil || !auth.LooksLikeToken(secret) {
 			t.Fatalf("%s: %v %q", step, err, out)
 		}
 		secrets[step] = secret
@@ -300,7 +301,7 @@ credentials:
 	admin := token("admin token", "--user", "root@example.com", "--role", "admin", "--expires", "1d")
 	controller := token("controller token", "--user", "ci@example.com", "--role", "controller", "--controller-name", "gcp-nodepool-controller", "--platform", "gcp", "--platform", "azure")
 	mallory := token("mallory's token, revoked later", "--user", "mallory@example.com")
-	unknown, _ := kpool.NewTokenSecret() // never stored
+	unknown, _ := auth.NewTokenSecret() // never stored
 	secrets["unknown token"] = unknown
 
 	// 4. People: an issuer's ID tokens, one for bob in the platform team

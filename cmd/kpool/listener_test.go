@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 )
 
@@ -18,7 +18,7 @@ import (
 // SQLite file, without the controllers.
 func listenerProcess(t *testing.T) *process {
 	t.Helper()
-	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "kpool.db"), logFormat: "text", auth: kpool.AuthToken,
+	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "kpool.db"), logFormat: "text", auth: auth.AuthToken,
 		resyncFast: time.Second, resyncSlow: time.Minute, driftInterval: time.Minute, callTimeout: time.Second, logOut: io.Discard}
 	p, err := start(context.Background(), &f, catalog.Registry())
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 )
 
 // lockedBuffer is a bytes.Buffer the sink's timer may write to while the test
@@ -57,7 +57,7 @@ func TestLogSink(t *testing.T) {
 // TestLoggerScrubs: the process's logger, in both formats, hides a token
 // whatever carries it, and exitCode's message does too.
 func TestLoggerScrubs(t *testing.T) {
-	secret, _ := kpool.NewTokenSecret()
+	secret, _ := auth.NewTokenSecret()
 	for _, format := range []string{"text", "json"} {
 		var out lockedBuffer
 		log, sink, err := newLogger(format, &out)

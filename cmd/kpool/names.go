@@ -10,6 +10,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // Names wherever an id is taken: a cluster or a pool may be named by its
@@ -24,7 +25,7 @@ func clusterID(ctx context.Context, c *api.Client, ref string) (string, error) {
 	if kpool.IsUUID(strings.ToLower(ref)) {
 		return strings.ToLower(ref), nil
 	}
-	list, err := c.Clusters(ctx, kpool.ListOptions{Name: ref, Limit: kpool.MaxLimit})
+	list, err := c.Clusters(ctx, service.ListOptions{Name: ref, Limit: kpool.MaxLimit})
 	if err != nil {
 		return "", err
 	}
@@ -48,7 +49,7 @@ func poolID(ctx context.Context, c *api.Client, ref, cluster string) (string, er
 	if kpool.IsUUID(strings.ToLower(ref)) {
 		return strings.ToLower(ref), nil
 	}
-	o := kpool.ListOptions{Name: ref, Limit: kpool.MaxLimit}
+	o := service.ListOptions{Name: ref, Limit: kpool.MaxLimit}
 	if cluster != "" {
 		id, err := clusterID(ctx, c, cluster)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 func newNodePoolCmd() *cobra.Command {
@@ -395,7 +396,7 @@ func newPoolList(f *clientFlags) *cobra.Command {
 			o.ClusterID, o.Phase, o.Health = cluster, kpool.Phase(phase), kpool.Health(health)
 			show := func() error {
 				var list *api.NodePoolList
-				err := pages(l.all, o, func(o kpool.ListOptions) (string, error) {
+				err := pages(l.all, o, func(o service.ListOptions) (string, error) {
 					page, err := c.NodePools(cmd.Context(), o)
 					if err != nil {
 						return "", err

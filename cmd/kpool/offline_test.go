@@ -10,6 +10,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/service"
 )
 
 // TestDevRealCloudOffline: kpool dev never reaches a real cloud unasked. A
@@ -34,7 +35,7 @@ func TestDevRealCloudOffline(t *testing.T) {
 	}
 	c := api.NewClient(m[1], "")
 	c.Token = m[2]
-	demos, err := c.Clusters(ctx, kpool.ListOptions{})
+	demos, err := c.Clusters(ctx, service.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestDevRealCloudOffline(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "waits for its cluster") || !strings.Contains(err.Error(), devNoCredential) {
 			t.Errorf("%s: create --wait ended with %v, want it to say the pool waits for its cluster: %s\n%s", real, err, devNoCredential, stderr)
 		}
-		cl, err := c.Clusters(ctx, kpool.ListOptions{Name: real})
+		cl, err := c.Clusters(ctx, service.ListOptions{Name: real})
 		if err != nil || len(cl.Clusters) != 1 {
 			t.Fatalf("%s: %+v, %v", real, cl, err)
 		}
@@ -65,7 +66,7 @@ func TestDevRealCloudOffline(t *testing.T) {
 		if cond == nil || cond.Status != kpool.ConditionFalse || cond.Reason != kpool.ReasonNoCredential || cond.Message != devNoCredential {
 			t.Errorf("%s: Reachable %+v, want False %s %q", real, cond, kpool.ReasonNoCredential, devNoCredential)
 		}
-		pools, err := c.NodePools(ctx, kpool.ListOptions{ClusterID: cl.Clusters[0].ID})
+		pools, err := c.NodePools(ctx, service.ListOptions{ClusterID: cl.Clusters[0].ID})
 		if err != nil || len(pools.NodePools) != 1 || pools.NodePools[0].Status.Phase != kpool.PhasePending ||
 			!strings.Contains(pools.NodePools[0].Status.Message, devNoCredential) {
 			t.Errorf("%s: pools %+v, %v", real, pools, err)

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
 // now is the clock that ages are measured against.
@@ -179,7 +180,7 @@ func taint(t kpool.Taint) string {
 	return t.Key + "=" + t.Value + ":" + t.Effect
 }
 
-func statusView(w io.Writer, d *kpool.StatusDocument) {
+func statusView(w io.Writer, d *service.StatusDocument) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	st := &d.Status
 	kv("Node pool", d.NodePoolID)

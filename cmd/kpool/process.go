@@ -15,8 +15,11 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/audit"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/dashboard"
 	"github.com/kpool/kpool/reconcile"
+	"github.com/kpool/kpool/service"
 )
 
 // process is what a kpool process runs: the store, the service, the API and
@@ -25,15 +28,15 @@ type process struct {
 	log     *slog.Logger
 	logs    *logSink // what log writes into; flushed when run ends
 	store   kpool.Store
-	svc     *kpool.Service
-	access  *kpool.Access
+	svc     *service.Service
+	access  *auth.Access
 	metrics *prometheus.Registry
 	ctl     *reconcile.Controller
 	// pprofAddr is where run serves pprof (--pprof); "" for nowhere.
 	pprofAddr string
 	// retention prunes the events outbox (--event-retention); nil keeps
 	// every event. Every process runs it: pruning is idempotent.
-	retention *kpool.EventRetention
+	retention *audit.Retention
 	// tlsCert and tlsKey, when set, make run serve HTTPS.
 	tlsCert, tlsKey string
 	// dash is the dashboard handler makes; run feeds it live changes.
@@ -52,7 +55,7 @@ func (p *process) scheme() string {
 // the operator says a gateway sits in front: anyone who reaches kpool there
 // could send X-User-Email of an admin. It runs before kpool listens.
 func checkExposure(f *serveFlags) error {
-	if f.auth != kpool.AuthHeader || f.behindGateway {
+	if f.auth != auth.AuthHeader || f.behindGateway {
 		return nil
 	}
 	host, _, err := net.SplitHostPort(f.listen)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // walkStep is one command of README's walk-through and what its answer must
@@ -56,7 +57,7 @@ var walkthroughSteps = []walkStep{
 		return nil
 	}},
 	{"read the pool's status", []string{"curl -H", `/nodepools/$POOL/status"`}, func(r shellResult, w *walkState) error {
-		var d kpool.StatusDocument
+		var d service.StatusDocument
 		if err := answer(r, 200, &d); err != nil {
 			return err
 		}
@@ -85,7 +86,7 @@ var walkthroughSteps = []walkStep{
 		return nil
 	}},
 	{"the controller's report", []string{"-X PUT", `/nodepools/$POOL/status"`}, func(r shellResult, w *walkState) error {
-		var d kpool.StatusDocument
+		var d service.StatusDocument
 		if err := answer(r, 200, &d); err != nil {
 			return err
 		}

@@ -14,10 +14,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kpool/kpool/audit"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/internal/scrub"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -45,7 +48,7 @@ type serveFlags struct {
 	// tokenCache is how long a looked-up API token is trusted (0: every
 	// request reads the store).
 	tokenCache time.Duration
-	// auth is kpool.AuthToken or kpool.AuthHeader; behindGateway lets
+	// auth is auth.AuthToken or auth.AuthHeader; behindGateway lets
 	// header mode listen beyond loopback; tlsCert and tlsKey serve HTTPS.
 	auth            string
 	behindGateway   bool
@@ -83,9 +86,9 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", 30*time.Second,
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
-	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", kpool.TokenCacheTTL,
+	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", auth.TokenCacheTTL,
 		"how long this process trusts an API token it looked up; a revocation holds within it; 0 looks every request up, at most 1m (KPOOL_TOKEN_CACHE)")
-	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", kpool.DefaultEventRetention,
+	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", audit.DefaultRetention,
 		"how long the events outbox, which is the audit trail, keeps an event before this process prunes it (720h is 30 days), at least 1m; 0 keeps every event (KPOOL_EVENT_RETENTION)")
 	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to listen on (KPOOL_LISTEN)")
 	cmd.Flags().StringVar(&f.database, "database", defaultDatabase(), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
@@ -93,7 +96,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"comma-separated https origins (https://host[:port]) any user may put in a cluster's spec.endpoint; only admins may set others (KPOOL_ALLOWED_ENDPOINTS)")
 	cmd.Flags().StringVar(&f.credentials, "credentials", "",
 		"YAML or JSON file of named cloud credentials: who may use each, for which subscriptions, sent to which endpoints; without it, the cloud SDK's default chain for everyone, sent only to the public endpoint and --allowed-endpoints (KPOOL_CREDENTIALS)")
-	cmd.Flags().StringVar(&f.auth, "auth", kpool.AuthToken, "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
+	cmd.Flags().StringVar(&f.auth, "auth", auth.AuthToken, "token: every call carries Authorization: Bearer <API token> (kpool token create); header: trust X-User-Email as a gateway sets it, on loopback or with --behind-gateway (KPOOL_AUTH)")
 	cmd.Flags().BoolVar(&f.behindGateway, "behind-gateway", false, "with --auth header, listen beyond loopback: only where a gateway that authenticates users sets X-User-Email and no one reaches kpool around it (KPOOL_BEHIND_GATEWAY)")
 	cmd.Flags().StringVar(&f.oidcIssuer, "oidc-issuer", "", "with --auth token, also accept ID tokens of this OpenID Connect issuer for people; their email claim is the user (KPOOL_OIDC_ISSUER)")
 	cmd.Flags().StringVar(&f.oidcAudience, "oidc-audience", "", "the client id the issuer's tokens must be for (KPOOL_OIDC_AUDIENCE)")

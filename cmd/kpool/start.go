@@ -7,10 +7,14 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/reconcile"
@@ -47,7 +51,7 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		st.Close()
 		return nil, err
 	}
-	svc := kpool.NewService(st, reg)
+	svc := service.New(st, reg)
 	svc.Endpoints, svc.Credentials = c.endpoints, c.creds
 	dups, err := svc.BackfillCloudIDs(ctx)
 	if err != nil {
@@ -66,7 +70,7 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
 	if f.eventRetention > 0 {
-		p.retention = &kpool.EventRetention{Store: st, Retention: f.eventRetention}
+		p.retention = &audit.Retention{Store: st, Retention: f.eventRetention}
 	}
 	if f.reconcile {
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
@@ -89,11 +93,11 @@ func (f *serveFlags) check() error {
 		return fmt.Errorf("--event-retention %s: give 0 (keep every event) or at least 1m, well above how far the controllers' feed may fall behind", f.eventRetention)
 	case (f.tlsCert == "") != (f.tlsKey == ""):
 		return fmt.Errorf("--tls-cert and --tls-key: give both, or neither")
-	case f.auth == kpool.AuthToken && (f.admins != "" || f.controllers != ""):
+	case f.auth == auth.AuthToken && (f.admins != "" || f.controllers != ""):
 		return fmt.Errorf("--admins and --controllers apply to --auth header; with --auth token a token's role says who is an admin or a controller (kpool token create --role)")
-	case f.auth != kpool.AuthToken && f.auth != kpool.AuthHeader:
+	case f.auth != auth.AuthToken && f.auth != auth.AuthHeader:
 		return fmt.Errorf("--auth %q: use token or header", f.auth)
-	case (f.oidcIssuer != "" || f.oidcTeamRoles != "") && f.auth != kpool.AuthToken:
+	case (f.oidcIssuer != "" || f.oidcTeamRoles != "") && f.auth != auth.AuthToken:
 		return fmt.Errorf("--oidc-issuer and --oidc-team-roles work with --auth token: in header mode the gateway says who the caller is")
 	}
 	return nil
@@ -101,10 +105,10 @@ func (f *serveFlags) check() error {
 
 // access decides who callers are: API tokens (kept in st), X-User-Email in
 // header mode, and an OpenID Connect issuer's ID tokens for people.
-func (f *serveFlags) access(ctx context.Context, st kpool.Store) (*kpool.Access, error) {
-	var access *kpool.Access
-	if f.auth == kpool.AuthHeader {
-		a, err := kpool.NewAccess(splitList(f.admins), splitList(f.controllers))
+func (f *serveFlags) access(ctx context.Context, st kpool.Store) (*auth.Access, error) {
+	var access *auth.Access
+	if f.auth == auth.AuthHeader {
+		a, err := auth.NewAccess(splitList(f.admins), splitList(f.controllers))
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +116,7 @@ func (f *serveFlags) access(ctx context.Context, st kpool.Store) (*kpool.Access,
 	}
 	ts, hasTokens := st.(kpool.TokenStore)
 	if hasTokens && f.tokenCache > 0 {
-		c := kpool.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within --token-cache
+		c := auth.NewTokenCache(ts) // a request costs no token lookup; a revocation holds within --token-cache
 		c.TTL = f.tokenCache
 		ts = c
 	}
@@ -120,7 +124,7 @@ func (f *serveFlags) access(ctx context.Context, st kpool.Store) (*kpool.Access,
 	case access == nil && !hasTokens:
 		return nil, fmt.Errorf("--auth token: the store %s keeps no tokens", redact(f.database))
 	case access == nil:
-		access = kpool.NewTokenAccess(ts)
+		access = auth.NewTokenAccess(ts)
 	case hasTokens:
 		access.WithTokens(ts) // kpool tokens work in header mode too
 	}

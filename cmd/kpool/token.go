@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 )
 
 // newToken is kpool token: API tokens, made and revoked on the database
@@ -28,7 +29,7 @@ func newToken() *cobra.Command {
 	cmd.PersistentFlags().StringVar(&database, "database", defaultDatabase(), "sqlite:PATH or postgres://… (KPOOL_DATABASE)")
 	bindEnv(cmd.PersistentFlags(), map[string]string{"database": "KPOOL_DATABASE"})
 
-	var req kpool.TokenRequest
+	var req auth.TokenRequest
 	var role, expires string
 	var platforms []string
 	create := &cobra.Command{
@@ -97,12 +98,12 @@ func newToken() *cobra.Command {
 }
 
 // createToken checks and stores a new token; it returns the secret.
-func createToken(ctx context.Context, ts kpool.TokenStore, req kpool.TokenRequest, now time.Time) (string, *kpool.Token, error) {
-	t, err := kpool.CheckToken(req, now)
+func createToken(ctx context.Context, ts kpool.TokenStore, req auth.TokenRequest, now time.Time) (string, *kpool.Token, error) {
+	t, err := auth.CheckToken(req, now)
 	if err != nil {
 		return "", nil, err
 	}
-	secret, hash := kpool.NewTokenSecret()
+	secret, hash := auth.NewTokenSecret()
 	if err := ts.CreateToken(ctx, t, hash); err != nil {
 		return "", nil, err
 	}
@@ -131,7 +132,7 @@ func lifetime(role kpool.Role, expires string) (time.Duration, error) {
 	if strings.TrimSpace(expires) == "" {
 		return role.DefaultLifetime(), nil
 	}
-	d, err := kpool.ParseExpiry(expires)
+	d, err := auth.ParseExpiry(expires)
 	if err != nil {
 		return 0, fmt.Errorf("--expires: %v", err)
 	}
@@ -170,7 +171,7 @@ func printTokens(out io.Writer, list []*kpool.Token, now time.Time) error {
 		return strings.Join(l, sep)
 	}
 	for _, t := range list {
-		expires := kpool.NeverExpires
+		expires := auth.NeverExpires
 		if t.ExpiresAt != nil {
 			expires = at(t.ExpiresAt)
 			if !now.Before(*t.ExpiresAt) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 )
 
 // TestTokenCreateExpires: kpool token create gives a person's token (user,
@@ -40,7 +41,7 @@ func TestTokenCreateExpires(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !kpool.LooksLikeToken(strings.TrimSpace(out)) {
+			if err != nil || !auth.LooksLikeToken(strings.TrimSpace(out)) {
 				t.Fatalf("%v %q", err, out)
 			}
 			id := strings.Fields(stderr)[1]

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // Exit codes of the client commands.
@@ -205,7 +206,7 @@ func (w *waiter) run(ctx context.Context, timeout time.Duration) (*kpool.NodePoo
 
 // judge shows the pool's progress and says whether the wait is over; an
 // error means the pool failed.
-func (w *waiter) judge(doc *kpool.StatusDocument) (bool, error) {
+func (w *waiter) judge(doc *service.StatusDocument) (bool, error) {
 	st := doc.Status
 	meta := nodeCounts(doc.ControllerStatus)
 	line := fmt.Sprintf("nodepool %s: %s", w.pool.Name, st.Phase)
@@ -255,7 +256,7 @@ func (w *waiter) judge(doc *kpool.StatusDocument) (bool, error) {
 
 // failure is the error of a pool that failed: the status message and each
 // controller's last error.
-func (w *waiter) failure(doc *kpool.StatusDocument, meta counts) error {
+func (w *waiter) failure(doc *service.StatusDocument, meta counts) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "nodepool %s (%s) failed at generation %d: %s", w.pool.Name, w.pool.ID, doc.Generation, doc.Status.Message)
 	for _, cs := range doc.ControllerStatus {

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/internal/scrub"
 )
 
 func TestString(t *testing.T) {
-	token, _ := kpool.NewTokenSecret()
+	token, _ := auth.NewTokenSecret()
 	const jwt = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJlbWFpbCI6ImFsaWNlQGV4YW1wbGUuY29tIn0.c2lnbmF0dXJlLW9mLXRoZS1pc3N1ZXI"
 	for _, tc := range []struct{ name, in, want string }{
 		{"API token in a query", "GET /api/v1/clusters?token=" + token, "GET /api/v1/clusters?token=xxxxx"},
@@ -50,7 +51,7 @@ func TestString(t *testing.T) {
 
 // TestTokenPrefix: the package's copy of the prefix is kpool's.
 func TestTokenPrefix(t *testing.T) {
-	token, _ := kpool.NewTokenSecret()
+	token, _ := auth.NewTokenSecret()
 	if scrub.String(token) != kpool.TokenPrefix+scrub.Hidden {
 		t.Fatalf("a token is not recognised: %s", scrub.String(token))
 	}
@@ -59,7 +60,7 @@ func TestTokenPrefix(t *testing.T) {
 // TestAttr: a logger with Attr writes no secret, whether in the message,
 // a string, an error, a group or an attribute named for a secret.
 func TestAttr(t *testing.T) {
-	token, _ := kpool.NewTokenSecret()
+	token, _ := auth.NewTokenSecret()
 	for _, json := range []bool{false, true} {
 		var buf bytes.Buffer
 		opts := &slog.HandlerOptions{ReplaceAttr: scrub.Attr}

@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -37,8 +40,8 @@ func TestNotifyAcrossProcesses(t *testing.T) {
 	defer b.Close()
 	wake := b.Subscribe(ctx)
 	<-wake // the listener is connected (it wakes once on connecting)
-	svc := kpool.NewService(a, storetest.Platforms)
-	if _, err := svc.CreateCluster(storetest.Ctx(storetest.Alice), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(storetest.GCPCluster)}); err != nil {
+	svc := service.New(a, storetest.Platforms)
+	if _, err := svc.CreateCluster(storetest.Ctx(storetest.Alice), service.ClusterCreate{Name: "prod", Spec: json.RawMessage(storetest.GCPCluster)}); err != nil {
 		t.Fatal(err)
 	}
 	<-wake
@@ -50,13 +53,13 @@ func TestNotifyAcrossProcesses(t *testing.T) {
 // TestFeedOutOfOrderCommits is D16 made to happen: on PostgreSQL a
 // transaction that took an event id first may commit after one that took a
 // later id. A reader that only asks for ids after the last it saw skips the
-// late event for good; kpool.EventFeed returns it once it commits.
+// late event for good; audit.Feed returns it once it commits.
 func TestFeedOutOfOrderCommits(t *testing.T) {
 	ctx := context.Background()
 	st := testdb.Postgres(t)
-	svc := kpool.NewService(st, storetest.Platforms)
+	svc := service.New(st, storetest.Platforms)
 	c := storetest.NewCluster(t, svc, storetest.Alice, "prod")
-	feed := &kpool.EventFeed{Store: st}
+	feed := &audit.Feed{Store: st}
 	if err := feed.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

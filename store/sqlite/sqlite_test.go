@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool/store/sqlite"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -21,7 +22,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := storetest.NewCluster(t, kpool.NewService(s, storetest.Platforms), storetest.Alice, "prod")
+	c := storetest.NewCluster(t, service.New(s, storetest.Platforms), storetest.Alice, "prod")
 	s.Close()
 	s, err = sqlite.Open(context.Background(), path) // migrations are already applied
 	if err != nil {

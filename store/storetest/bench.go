@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 )
 
@@ -23,7 +25,7 @@ const BenchPools = 10000
 // into an empty one; a deep keyset page ÷ the first); they are measured
 // here, in the benchmark's output, not asserted by a timed test.
 func Bench(b *testing.B, open Opener) {
-	s := kpool.NewService(open(b), Platforms)
+	s := service.New(open(b), Platforms)
 	ctx := Ctx(Alice)
 	empty := NewCluster(b, s, Alice, "empty")
 	big := NewCluster(b, s, Alice, "big")
@@ -31,12 +33,12 @@ func Bench(b *testing.B, open Opener) {
 	var n atomic.Int64
 	create := func(c *kpool.Cluster) func() error {
 		return func() error {
-			_, err := s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("create-%d", n.Add(1)), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+			_, err := s.CreateNodePool(ctx, service.NodePoolCreate{Name: fmt.Sprintf("create-%d", n.Add(1)), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 			return err
 		}
 	}
 	deep := cursorAt(b, s, big, BenchPools-1000)
-	page := func(o kpool.ListOptions) func() error {
+	page := func(o service.ListOptions) func() error {
 		return func() error {
 			o.ClusterID, o.Limit = big.ID, 50
 			l, err := s.RawNodePools(ctx, o)
@@ -54,9 +56,9 @@ func Bench(b *testing.B, open Opener) {
 		{"CreateIntoEmpty", create(empty)},
 		{fmt.Sprintf("CreateInto%d", BenchPools), create(big)},
 		{"Get", func() error { _, err := s.RawNodePool(ctx, last.ID); return err }},
-		{"PageFirst", page(kpool.ListOptions{})},
-		{"PageDeepKeyset", page(kpool.ListOptions{After: deep})},
-		{"PageDeepOffset", page(kpool.ListOptions{Offset: BenchPools - 1000})},
+		{"PageFirst", page(service.ListOptions{})},
+		{"PageDeepKeyset", page(service.ListOptions{After: deep})},
+		{"PageDeepOffset", page(service.ListOptions{Offset: BenchPools - 1000})},
 	}
 	for _, op := range ops {
 		b.Run(op.name, func(b *testing.B) {
@@ -101,11 +103,11 @@ func ratio(tb *testing.B, a, b func() error) float64 {
 }
 
 // fill creates n pools in c, 32 at a time.
-func fill(b *testing.B, s *kpool.Service, c *kpool.Cluster, n int) {
+func fill(b *testing.B, s *service.Service, c *kpool.Cluster, n int) {
 	var next atomic.Int64
 	for _, err := range parallel(32, func(int) error {
 		for i := next.Add(1); i <= int64(n); i = next.Add(1) {
-			if _, err := s.CreateNodePool(Ctx(c.CreatedBy), kpool.NodePoolCreate{Name: fmt.Sprintf("fill-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
+			if _, err := s.CreateNodePool(Ctx(c.CreatedBy), service.NodePoolCreate{Name: fmt.Sprintf("fill-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
 				return err
 			}
 		}
@@ -119,7 +121,7 @@ func fill(b *testing.B, s *kpool.Service, c *kpool.Cluster, n int) {
 
 // cursorAt returns the keyset cursor of the page that starts after position
 // n of c's pools.
-func cursorAt(b *testing.B, s *kpool.Service, c *kpool.Cluster, n int) string {
+func cursorAt(b *testing.B, s *service.Service, c *kpool.Cluster, n int) string {
 	l, _, err := s.Store.RawNodePools(context.Background(), kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: 1, Offset: n - 1}})
 	if err != nil || len(l) != 1 {
 		b.Fatalf("position %d: %v", n, err)

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
 // checkCounts checks that NodePoolCounts agrees, for each caller, with the
 // totals of the lists of each cluster's pools in each phase: the same
 // counters, summed per cluster and phase, and nothing of a cluster the
 // caller does not see.
-func checkCounts(t *testing.T, s *kpool.Service, step string, clusters ...*kpool.Cluster) {
+func checkCounts(t *testing.T, s *service.Service, step string, clusters ...*kpool.Cluster) {
 	t.Helper()
 	for _, who := range []string{Alice, Bob, Admin} {
 		counts := ok(s.NodePoolCounts(Ctx(who), ""))(t)
@@ -27,7 +28,7 @@ func checkCounts(t *testing.T, s *kpool.Service, step string, clusters ...*kpool
 		for _, c := range clusters {
 			for _, ph := range kpool.Phases {
 				want := 0
-				if l, err := s.NodePools(Ctx(who), kpool.ListOptions{ClusterID: c.ID, Phase: ph, Limit: 1}); err == nil {
+				if l, err := s.NodePools(Ctx(who), service.ListOptions{ClusterID: c.ID, Phase: ph, Limit: 1}); err == nil {
 					want = l.Total
 				}
 				if got[c.ID][ph] != want {

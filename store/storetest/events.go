@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
+	"github.com/kpool/kpool/service"
 )
 
-func testEvents(t *testing.T, s *kpool.Service) {
+func testEvents(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	c := NewCluster(t, s, Alice, "prod")
 	p := NewPool(t, s, c, "workers")
-	ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(4)}))(t)
+	ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(4)}))(t)
 	if _, _, err := s.DeleteNodePool(ctx, p.ID, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -47,18 +49,18 @@ func testEvents(t *testing.T, s *kpool.Service) {
 // testAuditTrail: every field of an event round-trips, each filter
 // selects what it says, newest first; updates of one pool written in one
 // batch keep each its own request id and generations.
-func testAuditTrail(t *testing.T, s *kpool.Service) {
+func testAuditTrail(t *testing.T, s *service.Service) {
 	bg := context.Background()
-	in := func(owner, req string) context.Context { return kpool.WithRequestID(Ctx(owner), req) }
-	c := ok(s.CreateCluster(in(Alice, "r-cluster"), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
-	p := ok(s.CreateNodePool(in(Alice, "r-pool"), kpool.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
+	in := func(owner, req string) context.Context { return audit.WithRequestID(Ctx(owner), req) }
+	c := ok(s.CreateCluster(in(Alice, "r-cluster"), service.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
+	p := ok(s.CreateNodePool(in(Alice, "r-pool"), service.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
 	theirs := NewCluster(t, s, Bob, "theirs")
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok(s.UpdateNodePool(in(Alice, fmt.Sprintf("r-scale-%d", i)), p.ID, kpool.Update{Spec: count(i + 4), Patch: true}))(t) // never 3, the count it has: each is a change
+			ok(s.UpdateNodePool(in(Alice, fmt.Sprintf("r-scale-%d", i)), p.ID, service.Update{Spec: count(i + 4), Patch: true}))(t) // never 3, the count it has: each is a change
 		}()
 	}
 	wg.Wait()
@@ -121,12 +123,12 @@ func testAuditTrail(t *testing.T, s *kpool.Service) {
 // retention go, oldest first, in batches, always as a run from the bottom
 // (an event whose clock says young stops it) and never the newest; a feed
 // that fell behind the pruning is told so, one that kept up is not.
-func testEventRetention(t *testing.T, s *kpool.Service) {
+func testEventRetention(t *testing.T, s *service.Service) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) { s.Now = func() time.Time { return t0.Add(d) } }
-	behind, current := &kpool.EventFeed{Store: s.Store}, &kpool.EventFeed{Store: s.Store}
-	for _, f := range []*kpool.EventFeed{behind, current} {
+	behind, current := &audit.Feed{Store: s.Store}, &audit.Feed{Store: s.Store}
+	for _, f := range []*audit.Feed{behind, current} {
 		if err := f.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +156,7 @@ func testEventRetention(t *testing.T, s *kpool.Service) {
 
 	// Older than an hour at 2h: the first five (not "skewed", which says
 	// 30m, and not what follows it, though "old-after-skew" is old).
-	r := &kpool.EventRetention{Store: s.Store, Retention: time.Hour, Batch: 2, Now: func() time.Time { return t0.Add(2 * time.Hour) }}
+	r := &audit.Retention{Store: s.Store, Retention: time.Hour, Batch: 2, Now: func() time.Time { return t0.Add(2 * time.Hour) }}
 	if n := ok(r.Prune(ctx))(t); n != 5 {
 		t.Fatalf("pruned %d, want 5", n)
 	}
@@ -166,7 +168,7 @@ func testEventRetention(t *testing.T, s *kpool.Service) {
 		t.Fatalf("pruning again deleted %d", n)
 	}
 	evs, err := behind.Next(ctx)
-	if !errors.Is(err, kpool.ErrEventsPruned) || len(evs) != 4 || evs[0].ID != kept[0].ID {
+	if !errors.Is(err, audit.ErrPruned) || len(evs) != 4 || evs[0].ID != kept[0].ID {
 		t.Fatalf("feed behind the pruning: %d events, %v; want the 4 kept and ErrEventsPruned", len(evs), err)
 	}
 
@@ -176,7 +178,7 @@ func testEventRetention(t *testing.T, s *kpool.Service) {
 	counts := make([]int, 2)
 	errs := parallel(2, func(i int) error {
 		var err error
-		counts[i], err = (&kpool.EventRetention{Store: s.Store, Retention: time.Hour, Batch: 1, Now: late}).Prune(ctx)
+		counts[i], err = (&audit.Retention{Store: s.Store, Retention: time.Hour, Batch: 1, Now: late}).Prune(ctx)
 		return err
 	})
 	for _, err := range errs {
@@ -194,14 +196,14 @@ func testEventRetention(t *testing.T, s *kpool.Service) {
 	// Feeds that kept up are not told to resync, and see what comes next.
 	at(10 * time.Hour)
 	NewPool(t, s, c, "next")
-	for name, f := range map[string]*kpool.EventFeed{"behind": behind, "current": current} {
+	for name, f := range map[string]*audit.Feed{"behind": behind, "current": current} {
 		if evs, err := f.Next(ctx); err != nil || len(evs) != 1 {
 			t.Fatalf("%s feed after pruning: %d events, %v", name, len(evs), err)
 		}
 	}
 }
 
-func testSubscribe(t *testing.T, s *kpool.Service) {
+func testSubscribe(t *testing.T, s *service.Service) {
 	ctx, cancel := context.WithCancel(context.Background())
 	wake := s.Store.Subscribe(ctx)
 	before := ok(s.Store.LastEventID(ctx))(t)

@@ -8,7 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/provider"
 )
 
@@ -19,7 +22,7 @@ import (
 // testTotals checks that a list's total (kept by counters, not counted)
 // matches the pools a full listing returns, for every filter, through
 // creates, phase changes, deletes and a cluster's force delete.
-func testTotals(t *testing.T, s *kpool.Service) {
+func testTotals(t *testing.T, s *service.Service) {
 	ctx, ctl := Ctx(Alice), Ctx(Controller)
 	a := NewCluster(t, s, Alice, "a")
 	b := NewCluster(t, s, Alice, "b")
@@ -32,7 +35,7 @@ func testTotals(t *testing.T, s *kpool.Service) {
 	check := func(step string) {
 		t.Helper()
 		for _, who := range []string{Alice, Bob, Admin} {
-			for _, o := range []kpool.ListOptions{
+			for _, o := range []service.ListOptions{
 				{}, {ClusterID: a.ID}, {ClusterID: b.ID}, {ClusterID: bobs.ID},
 				{Phase: kpool.PhasePending}, {Phase: kpool.PhaseReady}, {Phase: kpool.PhaseDeleting},
 				{Health: kpool.HealthHealthy}, {Health: kpool.HealthUnknown}, {ClusterID: a.ID, Phase: kpool.PhaseReady},
@@ -59,8 +62,8 @@ func testTotals(t *testing.T, s *kpool.Service) {
 	ok(s.ReportNodePoolStatus(ctl, pools[1].ID, ready("gcp-nodepool-controller", 1)))(t)
 	ok(s.ReportNodePoolStatus(ctl, pools[3].ID, ready("gcp-nodepool-controller", 1)))(t)
 	check("after reports")
-	ok(s.UpdateNodePool(ctx, pools[0].ID, kpool.Update{Spec: count(5)}))(t) // Ready -> Updating
-	if _, _, err := s.DeleteNodePool(ctx, pools[3].ID, ""); err != nil {    // Ready -> Deleting
+	ok(s.UpdateNodePool(ctx, pools[0].ID, service.Update{Spec: count(5)}))(t) // Ready -> Updating
+	if _, _, err := s.DeleteNodePool(ctx, pools[3].ID, ""); err != nil {      // Ready -> Deleting
 		t.Fatal(err)
 	}
 	if _, _, err := s.DeleteNodePool(ctx, pools[6].ID, ""); err != nil { // gone at once
@@ -78,7 +81,7 @@ func testTotals(t *testing.T, s *kpool.Service) {
 
 // testCreateRacesClusterDelete checks that no create slips in beside a
 // cluster's delete: afterwards no pool of the cluster is left undeleted.
-func testCreateRacesClusterDelete(t *testing.T, s *kpool.Service) {
+func testCreateRacesClusterDelete(t *testing.T, s *service.Service) {
 	ctx, ctl := Ctx(Alice), Ctx(Controller)
 	c := NewCluster(t, s, Alice, "prod")
 	held := NewPool(t, s, c, "held") // reported on: keeps the cluster Deleting
@@ -88,7 +91,7 @@ func testCreateRacesClusterDelete(t *testing.T, s *kpool.Service) {
 			_, _, err := s.DeleteCluster(ctx, c.ID, true, "")
 			return err
 		}
-		_, err := s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("racer-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+		_, err := s.CreateNodePool(ctx, service.NodePoolCreate{Name: fmt.Sprintf("racer-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 		if kpool.IsConflict(err) {
 			return nil // refused: the cluster was being deleted
 		}
@@ -99,7 +102,7 @@ func testCreateRacesClusterDelete(t *testing.T, s *kpool.Service) {
 			t.Fatalf("unexpected error: %v", err)
 		}
 	}
-	for _, p := range ok(s.NodePools(ctx, kpool.ListOptions{ClusterID: c.ID}))(t).Items {
+	for _, p := range ok(s.NodePools(ctx, service.ListOptions{ClusterID: c.ID}))(t).Items {
 		if !p.Deleting() {
 			t.Fatalf("pool %s was created beside the cluster's delete and is not being deleted", p.Name)
 		}
@@ -122,14 +125,14 @@ func (p sameNames) ProviderNames(_ *kpool.Cluster, _ string, n int) ([]string, e
 // testProviderNamesUnique checks that concurrent creates whose names map to
 // the same provider names get distinct ones, and that a create finds none
 // free once all are taken.
-func testProviderNamesUnique(t *testing.T, s *kpool.Service) {
-	ps := kpool.NewService(s.Store, sameNames{Platforms, []string{"same", "same-1", "same-2", "same-3"}})
+func testProviderNamesUnique(t *testing.T, s *service.Service) {
+	ps := service.New(s.Store, sameNames{Platforms, []string{"same", "same-1", "same-2", "same-3"}})
 	ps.Now = s.Now
 	c := NewCluster(t, ps, Alice, "prod")
 	var mu sync.Mutex
 	var got []string
 	errs := parallel(3, func(i int) error {
-		p, err := ps.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: fmt.Sprintf("pool-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+		p, err := ps.CreateNodePool(Ctx(Alice), service.NodePoolCreate{Name: fmt.Sprintf("pool-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 		if err == nil {
 			mu.Lock()
 			got = append(got, p.ProviderName)
@@ -146,8 +149,8 @@ func testProviderNamesUnique(t *testing.T, s *kpool.Service) {
 	if fmt.Sprint(got) != "[same same-1 same-2]" {
 		t.Fatalf("provider names %v, want the first three candidates once each", got)
 	}
-	ok(ps.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: "pool-3", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
-	_, err := ps.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: "pool-4", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+	ok(ps.CreateNodePool(Ctx(Alice), service.NodePoolCreate{Name: "pool-3", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
+	_, err := ps.CreateNodePool(Ctx(Alice), service.NodePoolCreate{Name: "pool-4", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 	wantCode(t, err, kpool.CodeConflict)
 }
 
@@ -158,24 +161,24 @@ const AWSCluster = `{"platform":{"type":"aws","aws":{"region":"us-west-2","clust
 // cluster as it is, though the service keeps clusters to save reads: a
 // change made through another process (another Service on the store) both
 // allows what it allows and refuses what it refuses.
-func testCreateSeesClusterChanges(t *testing.T, s *kpool.Service) {
-	here, there := kpool.NewService(s.Store, Platforms), kpool.NewService(s.Store, Platforms)
+func testCreateSeesClusterChanges(t *testing.T, s *service.Service) {
+	here, there := service.New(s.Store, Platforms), service.New(s.Store, Platforms)
 	here.Now, there.Now = s.Now, s.Now
 	ctx := Ctx(Alice)
-	c := ok(here.CreateCluster(ctx, kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(AWSCluster)}))(t)
-	pool := func(name, zone string) kpool.NodePoolCreate {
-		return kpool.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(
+	c := ok(here.CreateCluster(ctx, service.ClusterCreate{Name: "prod", Spec: json.RawMessage(AWSCluster)}))(t)
+	pool := func(name, zone string) service.NodePoolCreate {
+		return service.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(
 			`{"platform":{"aws":{"instanceType":"m5.large"}},"nodeCount":1,"zones":["` + zone + `"]}`)}
 	}
 	ok(here.CreateNodePool(ctx, pool("one", "1")))(t) // here now holds the cluster
 	_, err := here.CreateNodePool(ctx, pool("early", "2"))
 	wantCode(t, err, kpool.CodeValidation) // no subnet in zone 2 yet
 
-	ok(there.UpdateCluster(ctx, c.ID, kpool.Update{Spec: json.RawMessage(
+	ok(there.UpdateCluster(ctx, c.ID, service.Update{Spec: json.RawMessage(
 		`{"platform":{"aws":{"subnets":{"us-west-2a":"subnet-0123456789abcdef0","us-west-2b":"subnet-0123456789abcdef1"}}}}`)}))(t)
 	ok(here.CreateNodePool(ctx, pool("two", "2")))(t) // allowed by the change made there
 
-	ok(there.UpdateCluster(ctx, c.ID, kpool.Update{Patch: true, Spec: json.RawMessage(
+	ok(there.UpdateCluster(ctx, c.ID, service.Update{Patch: true, Spec: json.RawMessage(
 		`{"platform":{"aws":{"subnets":{"us-west-2a":null}}}}`)}))(t)
 	_, err = here.CreateNodePool(ctx, pool("three", "1"))
 	wantCode(t, err, kpool.CodeValidation) // refused since the change made there
@@ -185,7 +188,7 @@ func testCreateSeesClusterChanges(t *testing.T, s *kpool.Service) {
 // some stale, some good, and checks that each gets its own answer as if they
 // had run one after another: every good one a generation and event of its
 // own, nothing of the others stored.
-func testUpdateBatchOutcomes(t *testing.T, s *kpool.Service) {
+func testUpdateBatchOutcomes(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
 	before := ok(s.Store.LastEventID(context.Background()))(t)
@@ -195,7 +198,7 @@ func testUpdateBatchOutcomes(t *testing.T, s *kpool.Service) {
 	}
 	answers := make([]answer, 60)
 	parallel(60, func(i int) error {
-		u := kpool.Update{Spec: count(10 + i)}
+		u := service.Update{Spec: count(10 + i)}
 		switch i % 4 {
 		case 0:
 			u.Spec = count(-1)
@@ -236,16 +239,16 @@ func testUpdateBatchOutcomes(t *testing.T, s *kpool.Service) {
 
 // testDryRunMeetsConflicts checks that a dry run meets the conflicts the
 // write would and stores nothing.
-func testDryRunMeetsConflicts(t *testing.T, s *kpool.Service) {
+func testDryRunMeetsConflicts(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	c := NewCluster(t, s, Alice, "prod")
 	NewPool(t, s, c, "workers")
 	before := ok(s.Store.LastEventID(context.Background()))(t)
-	dry := kpool.WithDryRun(ctx)
-	_, err := s.CreateNodePool(dry, kpool.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+	dry := service.WithDryRun(ctx)
+	_, err := s.CreateNodePool(dry, service.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 	wantCode(t, err, kpool.CodeConflict)
-	ok(s.CreateNodePool(dry, kpool.NodePoolCreate{Name: "other", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
-	if l := ok(s.NodePools(ctx, kpool.ListOptions{ClusterID: c.ID}))(t); l.Total != 1 || len(l.Items) != 1 {
+	ok(s.CreateNodePool(dry, service.NodePoolCreate{Name: "other", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
+	if l := ok(s.NodePools(ctx, service.ListOptions{ClusterID: c.ID}))(t); l.Total != 1 || len(l.Items) != 1 {
 		t.Fatalf("a dry run stored a pool: total %d", l.Total)
 	}
 	if evs := ok(s.Store.Events(context.Background(), before, 10))(t); len(evs) != 0 {
@@ -256,10 +259,10 @@ func testDryRunMeetsConflicts(t *testing.T, s *kpool.Service) {
 // testFeedSeesEveryEvent writes from many goroutines at once, so that
 // events commit out of id order, while a feed reads along; every event must
 // come out of the feed once.
-func testFeedSeesEveryEvent(t *testing.T, s *kpool.Service) {
+func testFeedSeesEveryEvent(t *testing.T, s *service.Service) {
 	ctx := context.Background()
 	c := NewCluster(t, s, Alice, "prod")
-	f := &kpool.EventFeed{Store: s.Store}
+	f := &audit.Feed{Store: s.Store}
 	if err := f.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +282,7 @@ func testFeedSeesEveryEvent(t *testing.T, s *kpool.Service) {
 		defer close(done)
 		writeErrs = parallel(40, func(i int) error {
 			for j := range 5 {
-				if _, err := s.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: fmt.Sprintf("p-%d-%d", i, j), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
+				if _, err := s.CreateNodePool(Ctx(Alice), service.NodePoolCreate{Name: fmt.Sprintf("p-%d-%d", i, j), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}); err != nil {
 					return err
 				}
 			}
@@ -320,7 +323,7 @@ func testFeedSeesEveryEvent(t *testing.T, s *kpool.Service) {
 // that a store that commits concurrent creates together must fail each
 // duplicate alone: one pool per name, a CONFLICT for every other, an event
 // for each pool made.
-func testConcurrentCreates(t *testing.T, s *kpool.Service) {
+func testConcurrentCreates(t *testing.T, s *service.Service) {
 	c := NewCluster(t, s, Alice, "prod")
 	before := ok(s.Store.LastEventID(context.Background()))(t)
 	errs := parallel(60, func(i int) error {
@@ -328,7 +331,7 @@ func testConcurrentCreates(t *testing.T, s *kpool.Service) {
 		if i%3 == 0 {
 			name = fmt.Sprintf("shared-%d", i%6) // two names, ten creates each
 		}
-		_, err := s.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+		_, err := s.CreateNodePool(Ctx(Alice), service.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 		return err
 	})
 	made, conflicts := 0, 0
@@ -345,7 +348,7 @@ func testConcurrentCreates(t *testing.T, s *kpool.Service) {
 	if made != 42 || conflicts != 18 {
 		t.Fatalf("%d made and %d conflicts; want 40 unique + 2 shared names, and 18 conflicts", made, conflicts)
 	}
-	if l := ok(s.NodePools(Ctx(Alice), kpool.ListOptions{ClusterID: c.ID}))(t); l.Total != 42 {
+	if l := ok(s.NodePools(Ctx(Alice), service.ListOptions{ClusterID: c.ID}))(t); l.Total != 42 {
 		t.Fatalf("total %d, want 42", l.Total)
 	}
 	if evs := ok(s.Store.Events(context.Background(), before, 1000))(t); len(evs) != 42 {

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
-func testStatusReports(t *testing.T, s *kpool.Service) {
+func testStatusReports(t *testing.T, s *service.Service) {
 	ctx, ctl := Ctx(Alice), Ctx(Controller)
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
 	if p.Status.Phase != kpool.PhasePending {
@@ -29,7 +30,7 @@ func testStatusReports(t *testing.T, s *kpool.Service) {
 		t.Fatalf("after ready report: %+v", doc.Status)
 	}
 	// A spec change makes the pool not Ready until the controller catches up.
-	up := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(6)}))(t)
+	up := ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(6)}))(t)
 	if up.Status.Phase != kpool.PhaseUpdating || up.Status.ObservedGeneration != 1 {
 		t.Fatalf("after spec change: %+v", up.Status)
 	}
@@ -51,7 +52,7 @@ func testStatusReports(t *testing.T, s *kpool.Service) {
 	}
 }
 
-func testTwoPhaseDelete(t *testing.T, s *kpool.Service) {
+func testTwoPhaseDelete(t *testing.T, s *service.Service) {
 	ctx, ctl := Ctx(Alice), Ctx(Controller)
 	c := NewCluster(t, s, Alice, "prod")
 	p := NewPool(t, s, c, "workers")
@@ -61,12 +62,12 @@ func testTwoPhaseDelete(t *testing.T, s *kpool.Service) {
 		t.Fatalf("delete of a reported pool: gone=%v err=%v status=%+v", gone, err, out)
 	}
 	// Still listed, name still taken, spec frozen.
-	if l := ok(s.NodePools(ctx, kpool.ListOptions{Phase: kpool.PhaseDeleting}))(t); l.Total != 1 {
+	if l := ok(s.NodePools(ctx, service.ListOptions{Phase: kpool.PhaseDeleting}))(t); l.Total != 1 {
 		t.Fatalf("deleting pools listed: %d", l.Total)
 	}
-	_, err = s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+	_, err = s.CreateNodePool(ctx, service.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 	wantCode(t, err, kpool.CodeConflict)
-	_, err = s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(1)})
+	_, err = s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(1)})
 	wantCode(t, err, kpool.CodeConflict)
 	// Deleting again is accepted and changes nothing.
 	if _, gone, err := s.DeleteNodePool(ctx, p.ID, ""); err != nil || gone {
@@ -82,7 +83,7 @@ func testTwoPhaseDelete(t *testing.T, s *kpool.Service) {
 	NewPool(t, s, c, "workers")
 }
 
-func testClusterForceDelete(t *testing.T, s *kpool.Service) {
+func testClusterForceDelete(t *testing.T, s *service.Service) {
 	ctx, ctl := Ctx(Alice), Ctx(Controller)
 	c := NewCluster(t, s, Alice, "prod")
 	quiet := NewPool(t, s, c, "quiet")
@@ -100,7 +101,7 @@ func testClusterForceDelete(t *testing.T, s *kpool.Service) {
 	if p := ok(s.NodePool(ctx, busy.ID))(t); p.Status.Phase != kpool.PhaseDeleting {
 		t.Fatalf("reported pool phase %s, want Deleting", p.Status.Phase)
 	}
-	_, err = s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "late", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+	_, err = s.CreateNodePool(ctx, service.NodePoolCreate{Name: "late", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 	wantCode(t, err, kpool.CodeConflict)
 	ok(s.ReportNodePoolStatus(ctl, busy.ID, kpool.ControllerStatus{ControllerName: "gcp-nodepool-controller", ObservedGeneration: 1,
 		Conditions: []kpool.Condition{{Type: kpool.ConditionDeleted, Status: kpool.ConditionTrue}}}))(t)
@@ -112,7 +113,7 @@ func testClusterForceDelete(t *testing.T, s *kpool.Service) {
 	}
 }
 
-func testTimes(t *testing.T, s *kpool.Service) {
+func testTimes(t *testing.T, s *service.Service) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 891011000, time.UTC)
 	s.Now = func() time.Time { return at }
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
@@ -122,7 +123,7 @@ func testTimes(t *testing.T, s *kpool.Service) {
 	}
 }
 
-func testLeases(t *testing.T, s *kpool.Service) {
+func testLeases(t *testing.T, s *service.Service) {
 	ctx := context.Background()
 	st := s.Store
 	held := ok(st.AcquireLease(ctx, "controllers", "a", time.Minute))(t)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider/catalog"
 )
@@ -47,7 +49,7 @@ const GCPPool = `{"platform":{"type":"gcp","gcp":{"machineType":"n1-standard-4",
 func Run(t *testing.T, open Opener) {
 	tests := []struct {
 		name string
-		fn   func(*testing.T, *kpool.Service)
+		fn   func(*testing.T, *service.Service)
 	}{
 		{"ClusterLifecycle", testClusterLifecycle},
 		{"UniqueNames", testUniqueNames},
@@ -85,7 +87,7 @@ func Run(t *testing.T, open Opener) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tc.fn(t, kpool.NewService(open(t), Platforms))
+			tc.fn(t, service.New(open(t), Platforms))
 		})
 	}
 }
@@ -111,9 +113,9 @@ func wantCode(t testing.TB, err error, code string) {
 
 // NewCluster registers a GCP cluster for owner: a cloud cluster of the
 // owner's and the name's own, as a cloud cluster is registered once.
-func NewCluster(t testing.TB, s *kpool.Service, owner, name string) *kpool.Cluster {
+func NewCluster(t testing.TB, s *service.Service, owner, name string) *kpool.Cluster {
 	t.Helper()
-	return ok(s.CreateCluster(Ctx(owner), kpool.ClusterCreate{Name: name, Spec: ClusterSpec(owner, name)}))(t)
+	return ok(s.CreateCluster(Ctx(owner), service.ClusterCreate{Name: name, Spec: ClusterSpec(owner, name)}))(t)
 }
 
 // ClusterSpec is GCPCluster for a cloud cluster of owner's and name's own.
@@ -123,9 +125,9 @@ func ClusterSpec(owner, name string) json.RawMessage {
 }
 
 // NewPool creates a GCP pool in cluster c as c's owner.
-func NewPool(t testing.TB, s *kpool.Service, c *kpool.Cluster, name string) *kpool.NodePool {
+func NewPool(t testing.TB, s *service.Service, c *kpool.Cluster, name string) *kpool.NodePool {
 	t.Helper()
-	return ok(s.CreateNodePool(Ctx(c.CreatedBy), kpool.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
+	return ok(s.CreateNodePool(Ctx(c.CreatedBy), service.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
 }
 
 func count(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"nodeCount":%d}`, n)) }

@@ -7,23 +7,25 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
+	"github.com/kpool/kpool/service"
 )
 
 // testTokens stores tokens by the hash of their secret, lists them without
 // it, revokes them once and records their use at most once a minute.
-func testTokens(t *testing.T, s *kpool.Service) {
+func testTokens(t *testing.T, s *service.Service) {
 	ts, isTS := s.Store.(kpool.TokenStore)
 	if !isTS {
 		t.Fatalf("%T does not keep tokens", s.Store)
 	}
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
-	ctl := ok(kpool.CheckToken(kpool.TokenRequest{User: Controller, Role: kpool.RoleController,
+	ctl := ok(auth.CheckToken(auth.TokenRequest{User: Controller, Role: kpool.RoleController,
 		ControllerNames: []string{"gcp-nodepool-controller", "x.y"}, CreatedBy: "kpool token create", Expires: 90 * 24 * time.Hour,
 		Scope: kpool.ControllerScope{Platforms: []kpool.PlatformType{kpool.PlatformGCP}, Teams: []string{"platform"}}}, now))(t)
-	user := ok(kpool.CheckToken(kpool.TokenRequest{User: Alice, Role: kpool.RoleUser, Groups: []string{"Team-A", "cn=ops,ou=groups"}}, now.Add(time.Second)))(t)
-	secret, hash := kpool.NewTokenSecret()
-	_, hash2 := kpool.NewTokenSecret()
+	user := ok(auth.CheckToken(auth.TokenRequest{User: Alice, Role: kpool.RoleUser, Groups: []string{"Team-A", "cn=ops,ou=groups"}}, now.Add(time.Second)))(t)
+	secret, hash := auth.NewTokenSecret()
+	_, hash2 := auth.NewTokenSecret()
 	if err := ts.CreateToken(ctx, ctl, hash); err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +36,11 @@ func testTokens(t *testing.T, s *kpool.Service) {
 		t.Fatal("a second token with the same hash was stored")
 	}
 
-	got := ok(ts.TokenByHash(ctx, kpool.HashToken(secret)))(t)
+	got := ok(ts.TokenByHash(ctx, auth.HashToken(secret)))(t)
 	if !reflect.DeepEqual(got, ctl) {
 		t.Fatalf("by hash: got %+v, want %+v", got, ctl)
 	}
-	if _, err := ts.TokenByHash(ctx, kpool.HashToken(secret+"x")); kpool.ErrorCode(err) != kpool.CodeNotFound {
+	if _, err := ts.TokenByHash(ctx, auth.HashToken(secret+"x")); kpool.ErrorCode(err) != kpool.CodeNotFound {
 		t.Fatalf("unknown hash: want NOT_FOUND, got %v", err)
 	}
 	list := ok(ts.Tokens(ctx))(t)

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/service"
 )
 
-func testClusterLifecycle(t *testing.T, s *kpool.Service) {
+func testClusterLifecycle(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	c := NewCluster(t, s, Alice, "prod")
 	if c.Generation != 1 || c.ResourceVersion == "" || c.CreatedBy != Alice || c.Status.Phase != kpool.ClusterActive {
@@ -21,11 +22,11 @@ func testClusterLifecycle(t *testing.T, s *kpool.Service) {
 		t.Fatalf("read back: %+v", got)
 	}
 	// An admin sets the endpoint: users may set only those the operator allows.
-	up := ok(s.UpdateCluster(Ctx(Admin), c.ID, kpool.Update{Spec: json.RawMessage(`{"endpoint":"http://127.0.0.1:9999"}`)}))(t)
+	up := ok(s.UpdateCluster(Ctx(Admin), c.ID, service.Update{Spec: json.RawMessage(`{"endpoint":"http://127.0.0.1:9999"}`)}))(t)
 	if up.Generation != 2 || up.ResourceVersion == c.ResourceVersion || up.Spec.Endpoint != "http://127.0.0.1:9999" || up.Spec.Platform.GCP == nil {
 		t.Fatalf("updated cluster: %+v", up)
 	}
-	_, err := s.UpdateCluster(ctx, c.ID, kpool.Update{Spec: json.RawMessage(`{"platform":{"gcp":{"clusterName":"other"}}}`)})
+	_, err := s.UpdateCluster(ctx, c.ID, service.Update{Spec: json.RawMessage(`{"platform":{"gcp":{"clusterName":"other"}}}`)})
 	wantCode(t, err, kpool.CodeValidation)
 	_, gone, err := s.DeleteCluster(ctx, c.ID, false, "")
 	if err != nil || !gone {
@@ -35,14 +36,14 @@ func testClusterLifecycle(t *testing.T, s *kpool.Service) {
 	wantCode(t, err, kpool.CodeNotFound)
 }
 
-func testUniqueNames(t *testing.T, s *kpool.Service) {
+func testUniqueNames(t *testing.T, s *service.Service) {
 	c := NewCluster(t, s, Alice, "prod")
-	_, err := s.CreateCluster(Ctx(Alice), kpool.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)})
+	_, err := s.CreateCluster(Ctx(Alice), service.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)})
 	wantCode(t, err, kpool.CodeConflict)
 	NewCluster(t, s, Bob, "prod") // names are per owner
 
 	p := NewPool(t, s, c, "workers")
-	_, err = s.CreateNodePool(Ctx(Alice), kpool.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+	_, err = s.CreateNodePool(Ctx(Alice), service.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 	wantCode(t, err, kpool.CodeConflict)
 	other := NewCluster(t, s, Alice, "staging")
 	NewPool(t, s, other, "workers") // names are per cluster
@@ -57,25 +58,25 @@ func testUniqueNames(t *testing.T, s *kpool.Service) {
 	}
 }
 
-func testClientChosenID(t *testing.T, s *kpool.Service) {
+func testClientChosenID(t *testing.T, s *service.Service) {
 	const id = "550e8400-e29b-41d4-a716-446655440000"
-	c := ok(s.CreateCluster(Ctx(Alice), kpool.ClusterCreate{ID: id, Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
+	c := ok(s.CreateCluster(Ctx(Alice), service.ClusterCreate{ID: id, Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
 	if c.ID != id {
 		t.Fatalf("id %s, want %s", c.ID, id)
 	}
-	_, err := s.CreateCluster(Ctx(Alice), kpool.ClusterCreate{ID: id, Name: "other", Spec: json.RawMessage(GCPCluster)})
+	_, err := s.CreateCluster(Ctx(Alice), service.ClusterCreate{ID: id, Name: "other", Spec: json.RawMessage(GCPCluster)})
 	wantCode(t, err, kpool.CodeConflict)
-	_, err = s.CreateCluster(Ctx(Alice), kpool.ClusterCreate{ID: "not-a-uuid", Name: "third", Spec: json.RawMessage(GCPCluster)})
+	_, err = s.CreateCluster(Ctx(Alice), service.ClusterCreate{ID: "not-a-uuid", Name: "third", Spec: json.RawMessage(GCPCluster)})
 	wantCode(t, err, kpool.CodeValidation)
 }
 
-func testGeneration(t *testing.T, s *kpool.Service) {
+func testGeneration(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
 	if p.Generation != 1 {
 		t.Fatalf("generation %d, want 1", p.Generation)
 	}
-	up := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(5)}))(t)
+	up := ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(5)}))(t)
 	if up.Generation != 2 || up.ResourceVersion == p.ResourceVersion || up.Spec.Count() != 5 {
 		t.Fatalf("after change: %+v", up)
 	}
@@ -83,7 +84,7 @@ func testGeneration(t *testing.T, s *kpool.Service) {
 	if up.Spec.Platform.GCP.DiskSize != 100 || len(up.Spec.Platform.GCP.Zones) != 1 {
 		t.Fatalf("update lost fields: %+v", up.Spec.Platform.GCP)
 	}
-	noop := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(5)}))(t)
+	noop := ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(5)}))(t)
 	if noop.Generation != 2 || noop.ResourceVersion != up.ResourceVersion {
 		t.Fatalf("no-op changed generation or resource_version: %+v", noop)
 	}
@@ -94,24 +95,24 @@ func testGeneration(t *testing.T, s *kpool.Service) {
 		t.Fatalf("status report: generation %d, resource_version %s", after.Generation, after.ResourceVersion)
 	}
 	// Moving autoscaling bounds without a count keeps the count inside them.
-	bounded := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: json.RawMessage(`{"autoscaling":{"enabled":true,"minNodes":6,"maxNodes":9}}`)}))(t)
+	bounded := ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: json.RawMessage(`{"autoscaling":{"enabled":true,"minNodes":6,"maxNodes":9}}`)}))(t)
 	if bounded.Spec.Count() != 6 || bounded.Generation != 3 {
 		t.Fatalf("bounds without a count: count %d generation %d", bounded.Spec.Count(), bounded.Generation)
 	}
-	_, err := s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: json.RawMessage(`{"nodeCount":10}`)})
+	_, err := s.UpdateNodePool(ctx, p.ID, service.Update{Spec: json.RawMessage(`{"nodeCount":10}`)})
 	wantCode(t, err, kpool.CodeValidation) // an explicit count must fit
 	// Merge patch: null clears.
-	patched := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"platform":{"gcp":{"zones":null}}}`)}))(t)
+	patched := ok(s.UpdateNodePool(ctx, p.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"platform":{"gcp":{"zones":null}}}`)}))(t)
 	if patched.Generation != 4 || patched.Spec.Platform.GCP.Zones != nil {
 		t.Fatalf("merge patch: %+v", patched)
 	}
 }
 
-func testStaleResourceVersion(t *testing.T, s *kpool.Service) {
+func testStaleResourceVersion(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
-	up := ok(s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(4), ResourceVersion: p.ResourceVersion}))(t)
-	_, err := s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(7), ResourceVersion: p.ResourceVersion})
+	up := ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(4), ResourceVersion: p.ResourceVersion}))(t)
+	_, err := s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(7), ResourceVersion: p.ResourceVersion})
 	wantCode(t, err, kpool.CodeConflict)
 	got := ok(s.NodePool(ctx, p.ID))(t)
 	if got.ResourceVersion != up.ResourceVersion || got.Spec.Count() != 4 || got.Generation != 2 {
@@ -122,11 +123,11 @@ func testStaleResourceVersion(t *testing.T, s *kpool.Service) {
 	ok(s.NodePool(ctx, p.ID))(t)
 }
 
-func testConcurrentSameRV(t *testing.T, s *kpool.Service) {
+func testConcurrentSameRV(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
 	errs := parallel(50, func(i int) error {
-		_, err := s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(10 + i), ResourceVersion: p.ResourceVersion})
+		_, err := s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(10 + i), ResourceVersion: p.ResourceVersion})
 		return err
 	})
 	succeeded, conflicts := 0, 0
@@ -148,11 +149,11 @@ func testConcurrentSameRV(t *testing.T, s *kpool.Service) {
 	}
 }
 
-func testConcurrentNoRV(t *testing.T, s *kpool.Service) {
+func testConcurrentNoRV(t *testing.T, s *service.Service) {
 	ctx := Ctx(Alice)
 	p := NewPool(t, s, NewCluster(t, s, Alice, "prod"), "workers")
 	for _, err := range parallel(50, func(i int) error {
-		_, err := s.UpdateNodePool(ctx, p.ID, kpool.Update{Spec: count(100 + i)})
+		_, err := s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(100 + i)})
 		return err
 	}) {
 		if err != nil {
@@ -177,7 +178,7 @@ func testConcurrentNoRV(t *testing.T, s *kpool.Service) {
 	}
 }
 
-func testRollback(t *testing.T, s *kpool.Service) {
+func testRollback(t *testing.T, s *service.Service) {
 	c := NewCluster(t, s, Alice, "prod")
 	before := ok(s.Store.Events(context.Background(), 0, 1000))(t)
 	boom := errors.New("boom")

@@ -1,20 +1,22 @@
-package kpool
+package audit
 
 import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/kpool/kpool"
 )
 
-// ErrEventsPruned is what EventFeed.Next returns (with the events it read)
+// ErrPruned is what Feed.Next returns (with the events it read)
 // when events after the feed's cursor were pruned from the outbox before it
-// read them: it fell behind by more than the retention (see EventRetention).
+// read them: it fell behind by more than the retention (see Retention).
 // What they said is lost, so the reader must treat everything as changed
 // (the controllers queue every cluster). The feed goes on from the oldest
 // event kept.
-var ErrEventsPruned = errors.New("events after the feed's cursor were pruned from the outbox before it read them: resync everything")
+var ErrPruned = errors.New("events after the feed's cursor were pruned from the outbox before it read them: resync everything")
 
-// EventFeed reads the events outbox in order without missing an event.
+// Feed reads the events outbox in order without missing an event.
 //
 // An event's id is taken when its transaction inserts it and becomes visible
 // when that transaction commits, and concurrent transactions need not commit
@@ -28,9 +30,9 @@ var ErrEventsPruned = errors.New("events after the feed's cursor were pruned fro
 // outbox and never the newest. When a read finds ids missing right after
 // the cursor, the feed asks for the oldest event kept: if it is above them,
 // they were pruned (or never committed), and Next says so with
-// ErrEventsPruned.
-type EventFeed struct {
-	Store Store
+// ErrPruned.
+type Feed struct {
+	Store kpool.Store
 	// GapWait is how long a missing id is waited for (default 30s).
 	GapWait time.Duration
 	// Now is the clock (default time.Now).
@@ -49,7 +51,7 @@ const (
 
 // Start places the feed after the newest event: Next returns what commits
 // from now on.
-func (f *EventFeed) Start(ctx context.Context) error {
+func (f *Feed) Start(ctx context.Context) error {
 	id, err := f.Store.LastEventID(ctx)
 	f.high = id
 	return err
@@ -57,7 +59,7 @@ func (f *EventFeed) Start(ctx context.Context) error {
 
 // Next returns the events that committed since the last call, each once:
 // new ones in id order, then any that filled a gap.
-func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
+func (f *Feed) Next(ctx context.Context) ([]kpool.Event, error) {
 	now := time.Now
 	if f.Now != nil {
 		now = f.Now
@@ -69,7 +71,7 @@ func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
 	if f.gaps == nil {
 		f.gaps = map[int64]time.Time{}
 	}
-	var out []Event
+	var out []kpool.Event
 	var pruned error
 	var floor int64 // with pruned: the oldest event kept; no gap is below it
 	for {
@@ -83,7 +85,7 @@ func (f *EventFeed) Next(ctx context.Context) ([]Event, error) {
 				return out, err
 			}
 			if len(oldest) > 0 && oldest[0].ID > f.high+1 {
-				pruned, floor = ErrEventsPruned, oldest[0].ID
+				pruned, floor = ErrPruned, oldest[0].ID
 			}
 		}
 		for _, e := range evs {

@@ -1,4 +1,4 @@
-package kpool
+package service
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // Clusters: registering, reading, changing and deleting them.
@@ -14,16 +17,16 @@ import (
 // the request names one the caller is an admin of. A cloud cluster is
 // registered once: a second registration of it (the same CloudID at the
 // same endpoint) is a CONFLICT.
-func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster, error) {
+func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*kpool.Cluster, error) {
 	id, err := writer(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{ID: in.ID, Name: in.Name, CreatedBy: id.Email, Team: in.Team}
+	c := &kpool.Cluster{ID: in.ID, Name: in.Name, CreatedBy: id.Email, Team: in.Team}
 	if err := specOrHeader(in.Spec, &c.Spec, c.Name, c.ID); err != nil {
 		return nil, err
 	}
-	if err := ValidateCluster(s.Platforms, c); err != nil {
+	if err := kpool.ValidateCluster(s.Platforms, c); err != nil {
 		return nil, err
 	}
 	if err := mayJoinTeam(id, c.Team); err != nil {
@@ -38,17 +41,17 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 	now := s.now()
 	c.Generation, c.CreatedAt, c.UpdatedAt = 1, now, now
 	c.ResourceVersion = NewResourceVersion()
-	c.Status = ClusterStatus{Phase: ClusterActive}
+	c.Status = kpool.ClusterStatus{Phase: kpool.ClusterActive}
 	c.CloudID = s.cloudID(c)
-	err = s.insert(ctx, func(tx Tx) error {
+	err = s.insert(ctx, func(tx kpool.Tx) error {
 		if err := tx.CreateCluster(c); err != nil {
 			return err
 		}
-		ev := clusterEvent(ctx, EventClusterCreated, c, 0, id.Email)
+		ev := audit.ClusterEvent(ctx, kpool.EventClusterCreated, c, 0, id.Email)
 		ev.CreatedAt = now
 		return tx.AddEvent(ev)
 	})
-	if errors.Is(err, ErrCloudClusterTaken) {
+	if errors.Is(err, kpool.ErrCloudClusterTaken) {
 		return nil, s.cloudTaken(ctx, id, c)
 	}
 	if err != nil {
@@ -60,7 +63,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*Cluster
 // cloudID is what the unique index compares: the platform, the cloud's
 // name of the cluster, and the endpoint it is reached at ("" for a
 // platform without clusters of its own).
-func (s *Service) cloudID(c *Cluster) string {
+func (s *Service) cloudID(c *kpool.Cluster) string {
 	pl, ok := s.Platforms.Platform(c.Spec.Platform.Type)
 	if !ok {
 		return ""
@@ -72,7 +75,7 @@ func (s *Service) cloudID(c *Cluster) string {
 	at := "the public endpoint"
 	if e := c.Spec.Endpoint; e != "" {
 		at = e
-		if o, err := Origin(e); err == nil {
+		if o, err := kpool.Origin(e); err == nil {
 			at = o
 		}
 	}
@@ -82,41 +85,41 @@ func (s *Service) cloudID(c *Cluster) string {
 // cloudTaken is the answer to a registration of a cloud cluster that is
 // registered already. It names the other registration only to a caller
 // who may see it.
-func (s *Service) cloudTaken(ctx context.Context, id *Identity, c *Cluster) error {
+func (s *Service) cloudTaken(ctx context.Context, id *kpool.Identity, c *kpool.Cluster) error {
 	why := "kpool would manage its node pools twice; use the existing registration (its owner can share it with a team)"
 	if other, err := s.Store.ClusterByCloudID(ctx, c.CloudID); err == nil && other.ID != c.ID && id.Sees(other.CreatedBy, other.Team) {
 		why = fmt.Sprintf("it is cluster %s (%s); use that registration", other.Name, other.ID)
 	}
-	return &Error{Code: CodeConflict, Message: "This cloud cluster is registered already",
-		Details: "spec.platform: " + why, Fields: []FieldError{{Field: "spec.platform", Reason: "the cloud cluster is registered already: " + why}}}
+	return &kpool.Error{Code: kpool.CodeConflict, Message: "This cloud cluster is registered already",
+		Details: "spec.platform: " + why, Fields: []kpool.FieldError{{Field: "spec.platform", Reason: "the cloud cluster is registered already: " + why}}}
 }
 
 // poolCaller returns the caller of a pool operation, refusing an id that
 // cannot name a pool before any read.
-func poolCaller(ctx context.Context, poolID string) (*Identity, error) {
+func poolCaller(ctx context.Context, poolID string) (*kpool.Identity, error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !IsUUID(poolID) {
+	if !kpool.IsUUID(poolID) {
 		return nil, notFound("NodePool", poolID)
 	}
 	return id, nil
 }
 
 // Cluster returns one cluster the caller may see.
-func (s *Service) Cluster(ctx context.Context, clusterID string) (*Cluster, error) {
+func (s *Service) Cluster(ctx context.Context, clusterID string) (*kpool.Cluster, error) {
 	_, c, err := s.visibleCluster(ctx, clusterID)
 	return c, err
 }
 
 // Clusters lists the clusters the caller may see.
-func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster], error) {
+func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*kpool.Cluster], error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := ClusterFilter{Name: o.Name}
+	f := kpool.ClusterFilter{Name: o.Name}
 	if !id.SeesAll() {
 		f.Owner, f.Teams = id.Email, id.TeamNames()
 	}
@@ -126,19 +129,19 @@ func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*Cluster],
 	limit := f.Limit
 	f.Limit++ // one more row than asked says whether a next page exists
 	items, total, err := s.Store.Clusters(ctx, f)
-	return pageOf(items, total, limit, func(c *Cluster) Cursor { return Cursor{c.CreatedAt, c.ID} }), err
+	return pageOf(items, total, limit, func(c *kpool.Cluster) kpool.Cursor { return kpool.Cursor{CreatedAt: c.CreatedAt, ID: c.ID} }), err
 }
 
 // UpdateCluster applies a PUT or PATCH to a cluster. The platform type and
 // the fields that say which cloud cluster it is are immutable. A new team
 // needs an admin of it (see mayJoinTeam).
-func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update) (*Cluster, error) {
+func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update) (*kpool.Cluster, error) {
 	id, _, err := s.manageableCluster(ctx, clusterID)
 	if err != nil {
 		return nil, err
 	}
-	var out *Cluster
-	err = s.write(ctx, func(tx Tx) error {
+	var out *kpool.Cluster
+	err = s.write(ctx, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -147,10 +150,10 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 			return err
 		}
 		if c.Deleting() {
-			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+			return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' is being deleted", c.Name)
 		}
 		if u.Name != nil && *u.Name != c.Name {
-			return Invalid("name", "immutable: the cluster is named %q; register a new cluster to use another name", c.Name)
+			return kpool.Invalid("name", "immutable: the cluster is named %q; register a new cluster to use another name", c.Name)
 		}
 		out = c
 		next, err := s.nextCluster(id, c, u)
@@ -165,14 +168,14 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 		if err := updateCluster(tx, next); err != nil {
 			return err
 		}
-		ev := clusterEvent(ctx, EventClusterUpdated, next, c.Generation, id.Email)
-		ev.Detail, ev.CreatedAt = changedFields("spec.", c.Spec, next.Spec), next.UpdatedAt
+		ev := audit.ClusterEvent(ctx, kpool.EventClusterUpdated, next, c.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = audit.ChangedFields("spec.", c.Spec, next.Spec), next.UpdatedAt
 		if next.Team != c.Team {
 			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf(", team %q -> %q", c.Team, next.Team), ", ")
 		}
 		return tx.AddEvent(ev)
 	})
-	if errors.Is(err, ErrCloudClusterTaken) {
+	if errors.Is(err, kpool.ErrCloudClusterTaken) {
 		return nil, s.cloudTaken(ctx, id, out)
 	}
 	if err != nil {
@@ -183,7 +186,7 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 }
 
 // nextCluster is c after the update u, checked; nil when nothing changes.
-func (s *Service) nextCluster(id *Identity, c *Cluster, u Update) (*Cluster, error) {
+func (s *Service) nextCluster(id *kpool.Identity, c *kpool.Cluster, u Update) (*kpool.Cluster, error) {
 	if u.Spec == nil && (u.Team == nil || *u.Team == c.Team) {
 		return nil, nil // nothing sent
 	}
@@ -197,7 +200,7 @@ func (s *Service) nextCluster(id *Identity, c *Cluster, u Update) (*Cluster, err
 	if u.Team != nil {
 		next.Team = *u.Team
 	}
-	if err := ValidateCluster(s.Platforms, &next); err != nil {
+	if err := kpool.ValidateCluster(s.Platforms, &next); err != nil {
 		return nil, err
 	}
 	if err := s.clusterImmutable(&c.Spec, &next.Spec); err != nil {
@@ -226,8 +229,8 @@ func (s *Service) nextCluster(id *Identity, c *Cluster, u Update) (*Cluster, err
 
 // clusterImmutable refuses changes to the fields that identify the cloud
 // cluster: pointing a registration at another cluster would orphan its pools.
-func (s *Service) clusterImmutable(old, next *ClusterSpec) error {
-	var fe FieldErrors
+func (s *Service) clusterImmutable(old, next *kpool.ClusterSpec) error {
+	var fe kpool.FieldErrors
 	if old.Platform.Type != next.Platform.Type {
 		fe.Add("spec.platform.type", "immutable: the cluster is on %q", old.Platform.Type)
 	} else if pl, ok := s.Platforms.Platform(old.Platform.Type); ok {
@@ -248,12 +251,12 @@ func (s *Service) clusterImmutable(old, next *ClusterSpec) error {
 // force, which deletes the pools too. The cluster goes at once when no pool
 // remains; otherwise it is Deleting until its last pool is gone. gone
 // reports which.
-func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force bool, rv string) (out *Cluster, gone bool, err error) {
+func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force bool, rv string) (out *kpool.Cluster, gone bool, err error) {
 	id, _, err := s.manageableCluster(ctx, clusterID)
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -277,7 +280,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 			if len(live) > len(names) {
 				more = fmt.Sprintf(" and %d more", len(live)-len(names))
 			}
-			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Cluster '%s' still has %d node pools", c.Name, len(live)),
+			return &kpool.Error{Code: kpool.CodeConflict, Message: fmt.Sprintf("Cluster '%s' still has %d node pools", c.Name, len(live)),
 				Details: "delete the node pools first, or delete with force=true to delete them too: " + strings.Join(names, ", ") + more}
 		}
 		now := s.now()
@@ -305,18 +308,18 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 			if err := tx.DeleteCluster(c.ID); err != nil {
 				return err
 			}
-			return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleted, c, id.Email, force, now))
+			return tx.AddEvent(audit.ClusterDeleteEvent(ctx, kpool.EventClusterDeleted, c, id.Email, force, now))
 		}
 		if c.DeletionTimestamp == nil {
 			c.DeletionTimestamp = &now
 		}
-		c.Status = ClusterStatus{Phase: ClusterDeleting, Message: fmt.Sprintf("waiting for %d node pools to be deleted", remaining)}
+		c.Status = kpool.ClusterStatus{Phase: kpool.ClusterDeleting, Message: fmt.Sprintf("waiting for %d node pools to be deleted", remaining)}
 		c.UpdatedAt = now
 		if err := updateCluster(tx, c); err != nil {
 			return err
 		}
 		out = c
-		return tx.AddEvent(clusterDeleteEvent(ctx, EventClusterDeleting, c, id.Email, force, now))
+		return tx.AddEvent(audit.ClusterDeleteEvent(ctx, kpool.EventClusterDeleting, c, id.Email, force, now))
 	})
 	if err != nil {
 		return nil, false, err
@@ -328,7 +331,7 @@ func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force boo
 // deletePool removes a pool no controller has reported on, or marks it
 // Deleting until every reporting controller confirms. It reports whether the
 // record is gone.
-func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []ControllerStatus, actor, detail string, now time.Time) (bool, error) {
+func (s *Service) deletePool(ctx context.Context, tx kpool.Tx, p *kpool.NodePool, reports []kpool.ControllerStatus, actor, detail string, now time.Time) (bool, error) {
 	if p.Deleting() {
 		return false, nil
 	}
@@ -336,7 +339,7 @@ func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []
 		if err := tx.DeleteNodePool(p.ID); err != nil {
 			return false, err
 		}
-		ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, actor)
+		ev := audit.PoolEvent(ctx, kpool.EventNodePoolDeleted, p, p.Generation, actor)
 		ev.Detail, ev.CreatedAt = detail, now
 		return true, tx.AddEvent(ev)
 	}
@@ -346,18 +349,18 @@ func (s *Service) deletePool(ctx context.Context, tx Tx, p *NodePool, reports []
 	if err := updatePool(tx, p); err != nil {
 		return false, err
 	}
-	ev := poolEvent(ctx, EventNodePoolDeleting, p, p.Generation, actor)
+	ev := audit.PoolEvent(ctx, kpool.EventNodePoolDeleting, p, p.Generation, actor)
 	ev.Detail, ev.CreatedAt = detail, now
 	return false, tx.AddEvent(ev)
 }
 
 // forgetPool removes a pool's record and reports at once, leaving the pool
 // at its provider as it is (ForceDeleteNodePool).
-func (s *Service) forgetPool(ctx context.Context, tx Tx, p *NodePool, actor string, now time.Time) error {
+func (s *Service) forgetPool(ctx context.Context, tx kpool.Tx, p *kpool.NodePool, actor string, now time.Time) error {
 	if err := tx.DeleteNodePool(p.ID); err != nil {
 		return err
 	}
-	ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, actor)
+	ev := audit.PoolEvent(ctx, kpool.EventNodePoolDeleted, p, p.Generation, actor)
 	ev.CreatedAt = now
 	ev.Detail = "removed by force: the pool " + p.ProviderName + " at the provider is left as it is, and kpool no longer manages it"
 	return tx.AddEvent(ev)
@@ -367,7 +370,7 @@ func (s *Service) forgetPool(ctx context.Context, tx Tx, p *NodePool, actor stri
 // is the cluster as read with its pool; it is locked here, so that of two
 // last pools going at once, the second to commit sees the first gone. (A
 // cluster whose delete begins after c was read finds the pool gone itself.)
-func (s *Service) removeClusterIfDone(ctx context.Context, tx Tx, c *Cluster, actor string, now time.Time) error {
+func (s *Service) removeClusterIfDone(ctx context.Context, tx kpool.Tx, c *kpool.Cluster, actor string, now time.Time) error {
 	if !c.Deleting() {
 		return nil
 	}
@@ -382,7 +385,7 @@ func (s *Service) removeClusterIfDone(ctx context.Context, tx Tx, c *Cluster, ac
 	if err := tx.DeleteCluster(c.ID); err != nil {
 		return err
 	}
-	ev := clusterEvent(ctx, EventClusterDeleted, c, c.Generation, actor)
+	ev := audit.ClusterEvent(ctx, kpool.EventClusterDeleted, c, c.Generation, actor)
 	ev.Detail, ev.CreatedAt = "its last node pool is gone", now
 	return tx.AddEvent(ev)
 }
@@ -393,9 +396,9 @@ func (s *Service) removeClusterIfDone(ctx context.Context, tx Tx, c *Cluster, ac
 // operator should delete one of each pair. It runs once at start; a
 // cluster with its CloudID costs a read.
 func (s *Service) BackfillCloudIDs(ctx context.Context) (duplicates []string, err error) {
-	page := Page{Limit: MaxLimit}
+	page := kpool.Page{Limit: kpool.MaxLimit}
 	for {
-		cs, _, err := s.Store.Clusters(ctx, ClusterFilter{Page: page})
+		cs, _, err := s.Store.Clusters(ctx, kpool.ClusterFilter{Page: page})
 		if err != nil {
 			return duplicates, err
 		}
@@ -403,7 +406,7 @@ func (s *Service) BackfillCloudIDs(ctx context.Context) (duplicates []string, er
 			if c.CloudID != "" || s.cloudID(c) == "" {
 				continue
 			}
-			err := s.write(ctx, func(tx Tx) error {
+			err := s.write(ctx, func(tx kpool.Tx) error {
 				locked, err := tx.Cluster(c.ID)
 				if err != nil || locked.CloudID != "" {
 					return err
@@ -412,15 +415,15 @@ func (s *Service) BackfillCloudIDs(ctx context.Context) (duplicates []string, er
 				return updateCluster(tx, locked)
 			})
 			switch {
-			case errors.Is(err, ErrCloudClusterTaken):
+			case errors.Is(err, kpool.ErrCloudClusterTaken):
 				duplicates = append(duplicates, fmt.Sprintf("cluster %s (%s, owner %s) is %s, which another registration has", c.Name, c.ID, c.CreatedBy, s.cloudID(c)))
-			case err != nil && !IsNotFound(err):
+			case err != nil && !kpool.IsNotFound(err):
 				return duplicates, err
 			}
 		}
 		if len(cs) < page.Limit {
 			return duplicates, nil
 		}
-		page.After = &Cursor{CreatedAt: cs[len(cs)-1].CreatedAt, ID: cs[len(cs)-1].ID}
+		page.After = &kpool.Cursor{CreatedAt: cs[len(cs)-1].CreatedAt, ID: cs[len(cs)-1].ID}
 	}
 }

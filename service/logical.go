@@ -1,4 +1,4 @@
-package kpool
+package service
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // checkLogicalPool checks a pool joining a logical pool (spec.placementPool)
@@ -13,12 +16,12 @@ import (
 // share a zone, and every member has the same taints, so that a pod
 // tolerating one may land on all. It reads the cluster's pools, which only a
 // member pays for.
-func (s *Service) checkLogicalPool(ctx context.Context, c *Cluster, p *NodePool, also ...*NodePool) error {
+func (s *Service) checkLogicalPool(ctx context.Context, c *kpool.Cluster, p *kpool.NodePool, also ...*kpool.NodePool) error {
 	if p.Spec.PlacementPool == "" {
 		return nil
 	}
 	others := slices.Clone(also)
-	f := NodePoolFilter{ClusterID: c.ID, Page: Page{Limit: MaxLimit}}
+	f := kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: kpool.MaxLimit}}
 	for {
 		page, _, err := s.Store.NodePools(ctx, f)
 		if err != nil {
@@ -29,9 +32,9 @@ func (s *Service) checkLogicalPool(ctx context.Context, c *Cluster, p *NodePool,
 			break
 		}
 		last := page[len(page)-1]
-		f.After = &Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+		f.After = &kpool.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
-	var fe FieldErrors
+	var fe kpool.FieldErrors
 	logical := p.LogicalPool()
 	for _, m := range others {
 		if m.ID == p.ID || m.Deleting() || m.LogicalPool() != logical {
@@ -48,7 +51,7 @@ func (s *Service) checkLogicalPool(ctx context.Context, c *Cluster, p *NodePool,
 	return fe.Err()
 }
 
-func sameTaints(a, b []Taint) bool {
+func sameTaints(a, b []kpool.Taint) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -60,7 +63,7 @@ func sameTaints(a, b []Taint) bool {
 	return true
 }
 
-func taintList(ts []Taint) string {
+func taintList(ts []kpool.Taint) string {
 	if len(ts) == 0 {
 		return "none"
 	}
@@ -80,10 +83,10 @@ func taintList(ts []Taint) string {
 // with spec.placementPool NAME (or the spec's own), so that the cluster
 // autoscaler balances the zones and workloads select the logical pool. The
 // members are written in one transaction: all of them, or none.
-func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) ([]*NodePool, error) {
-	var base NodePoolSpec
-	var fe FieldErrors
-	ValidateName(&fe, "name", in.Name)
+func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) ([]*kpool.NodePool, error) {
+	var base kpool.NodePoolSpec
+	var fe kpool.FieldErrors
+	kpool.ValidateName(&fe, "name", in.Name)
 	if in.ID != "" {
 		fe.Add("id", "a zonal pool's members get ids of their own: send none")
 	}
@@ -98,7 +101,7 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 	if err := fe.Err(); err != nil {
 		return nil, err
 	}
-	clusterID, err := RefID("cluster_id", in.ClusterID)
+	clusterID, err := kpool.RefID("cluster_id", in.ClusterID)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 	if logical == "" {
 		logical = in.Name
 	}
-	var members []*NodePool
+	var members []*kpool.NodePool
 	for _, z := range base.Zones {
 		var spec map[string]any
 		_ = json.Unmarshal(in.Spec, &spec)
@@ -129,16 +132,16 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 			return nil, err
 		}
 	}
-	err = s.write(ctx, func(tx Tx) error {
+	err = s.write(ctx, func(tx kpool.Tx) error {
 		now := s.now()
 		for _, p := range members {
 			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 			p.ResourceVersion = NewResourceVersion()
-			p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
+			p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
 			if err := tx.CreateNodePool(p, c.Generation); err != nil {
 				return err
 			}
-			ev := poolEvent(ctx, EventNodePoolCreated, p, 0, id.Email)
+			ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, id.Email)
 			ev.CreatedAt = now
 			ev.Detail = "member of zonal logical pool " + logical
 			if err := tx.AddEvent(ev); err != nil {
@@ -148,13 +151,13 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 		return nil
 	})
 	switch {
-	case errors.Is(err, ErrClusterChanged):
+	case errors.Is(err, kpool.ErrClusterChanged):
 		s.clusters.forget(c.ID)
-		return nil, Errorf(CodeConflict, "Cluster '%s' changed while the pools were created; try again", c.Name)
-	case errors.Is(err, ErrClusterDeleting):
-		return nil, Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
-	case errors.Is(err, ErrProviderNameTaken):
-		return nil, &Error{Code: CodeConflict, Message: "A member's provider name is taken", Details: "another pool of cluster " + c.Name + " has the name a member maps to at the provider; choose another name"}
+		return nil, kpool.Errorf(kpool.CodeConflict, "Cluster '%s' changed while the pools were created; try again", c.Name)
+	case errors.Is(err, kpool.ErrClusterDeleting):
+		return nil, kpool.Errorf(kpool.CodeConflict, "Cluster '%s' is being deleted", c.Name)
+	case errors.Is(err, kpool.ErrProviderNameTaken):
+		return nil, &kpool.Error{Code: kpool.CodeConflict, Message: "A member's provider name is taken", Details: "another pool of cluster " + c.Name + " has the name a member maps to at the provider; choose another name"}
 	case err != nil:
 		return nil, err
 	}
@@ -163,8 +166,8 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 
 // prefixFields says which member a validation error is about.
 func prefixFields(err error, what string) error {
-	var e *Error
-	if errors.As(err, &e) && e.Code == CodeValidation {
+	var e *kpool.Error
+	if errors.As(err, &e) && e.Code == kpool.CodeValidation {
 		e.Message = what + ": " + e.Message
 	}
 	return err

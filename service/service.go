@@ -1,4 +1,4 @@
-package kpool
+package service
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/internal/jsondoc"
 )
 
@@ -22,18 +23,18 @@ import (
 // status and runs the two-phase delete. The HTTP API and in-process
 // controllers both call it, so there is one set of rules.
 type Service struct {
-	Store Store
+	Store kpool.Store
 	Now   func() time.Time
 	// Platforms check every cluster and pool write against what its
 	// platform's rules and its provider can do, and name pools at their
 	// providers.
-	Platforms Platforms
+	Platforms kpool.Platforms
 	// Endpoints are the endpoints any user may give a cluster; admins may
 	// give others.
-	Endpoints Origins
+	Endpoints kpool.Origins
 	// Credentials say which named credentials a caller may give a cluster;
 	// nil means there are none and spec.credential must stay empty.
-	Credentials CredentialGrants
+	Credentials kpool.CredentialGrants
 
 	// clusters caches the clusters pool creates are checked against.
 	clusters clusterCache
@@ -58,11 +59,11 @@ var errDryRun = errors.New("dry run")
 
 // write runs fn in one store transaction; in a dry run the transaction is
 // rolled back after fn succeeds, so nothing is stored.
-func (s *Service) write(ctx context.Context, fn func(Tx) error) error {
+func (s *Service) write(ctx context.Context, fn func(kpool.Tx) error) error {
 	if !IsDryRun(ctx) {
 		return s.Store.Write(ctx, fn)
 	}
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.Store.Write(ctx, func(tx kpool.Tx) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -79,25 +80,25 @@ func (s *Service) write(ctx context.Context, fn func(Tx) error) error {
 
 // insert is write for a function that reads nothing in its transaction: the
 // store may commit it with other concurrent creates (Store.Insert).
-func (s *Service) insert(ctx context.Context, fn func(Tx) error) error {
+func (s *Service) insert(ctx context.Context, fn func(kpool.Tx) error) error {
 	if IsDryRun(ctx) {
 		return s.write(ctx, fn)
 	}
 	return s.Store.Insert(ctx, fn)
 }
 
-// NewService returns a Service on s with the wall clock.
-func NewService(s Store, ps Platforms) *Service {
+// New returns a Service on s with the wall clock.
+func New(s kpool.Store, ps kpool.Platforms) *Service {
 	return &Service{Store: s, Platforms: ps, Now: func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }}
 }
 
 // defaults fills in what a pool spec of cluster c may omit.
-func (s *Service) defaults(spec *NodePoolSpec, c *Cluster) {
+func (s *Service) defaults(spec *kpool.NodePoolSpec, c *kpool.Cluster) {
 	region := ""
 	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); ok {
 		region = pl.Region(&c.Spec)
 	}
-	DefaultNodePoolSpec(spec, c, region)
+	kpool.DefaultNodePoolSpec(spec, c, region)
 }
 
 // ClusterCreate is a request to register a cluster.
@@ -134,70 +135,42 @@ type Update struct {
 	ResourceVersion string
 }
 
-// ListOptions selects and pages a list.
-type ListOptions struct {
-	Limit     int // 1-100; 0 means 50
-	Offset    int
-	After     string // a cursor from a previous List's Next
-	ClusterID string
-	// Name selects the objects of exactly this name (a pool's name is
-	// unique in its cluster, a cluster's in its owner's).
-	Name   string
-	Phase  Phase
-	Health Health
-}
-
-// List is one page of a list.
-type List[T any] struct {
-	Items []T
-	Total int
-	Limit int
-	// Next is the cursor of the following page, "" on the last page.
-	Next string
-}
-
 // StatusDocument is a pool's aggregated status with every controller's report.
 type StatusDocument struct {
-	NodePoolID       string             `json:"nodepool_id"`
-	ClusterID        string             `json:"cluster_id"`
-	Generation       int64              `json:"generation"`
-	Status           NodePoolStatus     `json:"status"`
-	ControllerStatus []ControllerStatus `json:"controller_status"`
+	NodePoolID       string                   `json:"nodepool_id"`
+	ClusterID        string                   `json:"cluster_id"`
+	Generation       int64                    `json:"generation"`
+	Status           kpool.NodePoolStatus     `json:"status"`
+	ControllerStatus []kpool.ControllerStatus `json:"controller_status"`
 	// Deleted is set on the report that completed the pool's deletion.
 	Deleted bool `json:"deleted,omitempty"`
 	// Ignored explains why a report was not stored (it was stale).
 	Ignored string `json:"ignored,omitempty"`
 }
 
-// Default and maximum page sizes.
-const (
-	DefaultLimit = 50
-	MaxLimit     = 100
-)
-
-func caller(ctx context.Context) (*Identity, error) {
-	id := IdentityFrom(ctx)
+func caller(ctx context.Context) (*kpool.Identity, error) {
+	id := kpool.IdentityFrom(ctx)
 	if id == nil {
-		return nil, &Error{Code: CodeUnauthorized, Message: "Authentication required", Details: "X-User-Email: missing e-mail address"}
+		return nil, &kpool.Error{Code: kpool.CodeUnauthorized, Message: "Authentication required", Details: "X-User-Email: missing e-mail address"}
 	}
 	return id, nil
 }
 
 // writer returns the caller if it may change specs: controllers only read
 // and report status.
-func writer(ctx context.Context) (*Identity, error) {
+func writer(ctx context.Context) (*kpool.Identity, error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if id.Controller && !id.Admin {
-		return nil, Errorf(CodeForbidden, "controller identities may read and report status, not change clusters or node pools")
+		return nil, kpool.Errorf(kpool.CodeForbidden, "controller identities may read and report status, not change clusters or node pools")
 	}
 	return id, nil
 }
 
 func notFound(kind, id string) error {
-	return &Error{Code: CodeNotFound, Message: kind + " not found", Details: id}
+	return &kpool.Error{Code: kpool.CodeNotFound, Message: kind + " not found", Details: id}
 }
 
 func (s *Service) now() time.Time { return s.Now() }
@@ -208,14 +181,14 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // aggregate is Aggregate for a pool, knowing whether a controller in this
 // kpool acts on the pool's platform.
-func (s *Service) aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now time.Time) NodePoolStatus {
-	return Aggregate(p, reports, prev, now, s.Platforms.HasDriver(p.Spec.Platform.Type))
+func (s *Service) aggregate(p *kpool.NodePool, reports []kpool.ControllerStatus, prev kpool.NodePoolStatus, now time.Time) kpool.NodePoolStatus {
+	return kpool.Aggregate(p, reports, prev, now, s.Platforms.HasDriver(p.Spec.Platform.Type))
 }
 
 // DeleteNodePool deletes a pool: at once if no controller has reported on
 // it, otherwise it is Deleting until every reporting controller reports
 // Deleted=True. gone reports which.
-func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *NodePool, gone bool, err error) {
+func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *kpool.NodePool, gone bool, err error) {
 	return s.deleteNodePool(ctx, poolID, rv, false)
 }
 
@@ -223,13 +196,13 @@ func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *N
 // controllers report: for a pool that can never be deleted at its
 // provider (its cluster's endpoint is gone for good). Only admins may; the
 // pool at the provider is left as it is, and the audit event says so.
-func (s *Service) ForceDeleteNodePool(ctx context.Context, poolID, rv string) (*NodePool, error) {
+func (s *Service) ForceDeleteNodePool(ctx context.Context, poolID, rv string) (*kpool.NodePool, error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !id.Admin {
-		return nil, Errorf(CodeForbidden, "only admins may force a node pool's removal: it leaves the pool at its provider, which kpool then no longer manages")
+		return nil, kpool.Errorf(kpool.CodeForbidden, "only admins may force a node pool's removal: it leaves the pool at its provider, which kpool then no longer manages")
 	}
 	p, _, err := s.deleteNodePool(ctx, poolID, rv, true)
 	return p, err
@@ -237,13 +210,13 @@ func (s *Service) ForceDeleteNodePool(ctx context.Context, poolID, rv string) (*
 
 // deleteNodePool is DeleteNodePool, or with force the removal of the
 // record at once.
-func (s *Service) deleteNodePool(ctx context.Context, poolID, rv string, force bool) (out *NodePool, gone bool, err error) {
+func (s *Service) deleteNodePool(ctx context.Context, poolID, rv string, force bool) (out *kpool.NodePool, gone bool, err error) {
 	id, err := poolCaller(ctx, poolID)
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.write(ctx, func(tx Tx) error {
-		p, c, reports, err := lockPool(ctx, tx, id, poolID, Operate)
+	err = s.write(ctx, func(tx kpool.Tx) error {
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Operate)
 		if err != nil {
 			return err
 		}
@@ -284,7 +257,7 @@ func carries(patch json.RawMessage, name string) bool {
 // clampCount keeps an autoscaled pool's count within new bounds that an
 // update set without a count: the autoscaler owns the count, so moving the
 // bounds should not need one.
-func clampCount(s *NodePoolSpec) {
+func clampCount(s *kpool.NodePoolSpec) {
 	a := s.Autoscaling
 	if !a.On() || a.MinNodes == nil || a.MaxNodes == nil || s.NodeCount == nil || *a.MinNodes > *a.MaxNodes {
 		return
@@ -307,7 +280,7 @@ func NewResourceVersion() string {
 
 // updatePool writes p under a new resource version, where the stored one is
 // still p's.
-func updatePool(tx Tx, p *NodePool) error {
+func updatePool(tx kpool.Tx, p *kpool.NodePool) error {
 	from := p.ResourceVersion
 	p.ResourceVersion = NewResourceVersion()
 	if err := tx.UpdateNodePool(p, from); err != nil {
@@ -318,7 +291,7 @@ func updatePool(tx Tx, p *NodePool) error {
 }
 
 // updateCluster writes c as updatePool writes a pool.
-func updateCluster(tx Tx, c *Cluster) error {
+func updateCluster(tx kpool.Tx, c *kpool.Cluster) error {
 	from := c.ResourceVersion
 	c.ResourceVersion = NewResourceVersion()
 	if err := tx.UpdateCluster(c, from); err != nil {
@@ -330,7 +303,7 @@ func updateCluster(tx Tx, c *Cluster) error {
 
 func precondition(want, have, kind, name string) error {
 	if want != "" && want != have {
-		return &Error{Code: CodeConflict, Message: fmt.Sprintf("%s '%s' has been modified", kind, name),
+		return &kpool.Error{Code: kpool.CodeConflict, Message: fmt.Sprintf("%s '%s' has been modified", kind, name),
 			Details: fmt.Sprintf("resource_version %q is not the current one (%q): read the %s again and retry", want, have, strings.ToLower(kind))}
 	}
 	return nil
@@ -342,32 +315,32 @@ func precondition(want, have, kind, name string) error {
 // does not decode, the name and id are checked too and every fault is in
 // the one error, so that a body without name and spec hears of both.
 func specOrHeader(spec json.RawMessage, v any, name, id string) error {
-	var fe FieldErrors
+	var fe kpool.FieldErrors
 	var err error
 	if len(spec) == 0 {
-		err = Invalid("spec", "required")
+		err = kpool.Invalid("spec", "required")
 	} else {
 		err = decode(spec, v, "spec")
 	}
 	if err == nil {
 		return nil
 	}
-	ValidateName(&fe, "name", name)
-	ValidateID(&fe, "id", id)
+	kpool.ValidateName(&fe, "name", name)
+	kpool.ValidateID(&fe, "id", id)
 	addFields(&fe, err)
 	return fe.Err()
 }
 
 // addFields adds a VALIDATION_ERROR's fields to fe.
-func addFields(fe *FieldErrors, err error) {
-	var e *Error
-	if errors.As(err, &e) && e.Code == CodeValidation {
+func addFields(fe *kpool.FieldErrors, err error) {
+	var e *kpool.Error
+	if errors.As(err, &e) && e.Code == kpool.CodeValidation {
 		*fe = append(*fe, e.Fields...)
 	}
 }
 
 func decode(data []byte, v any, path string) error {
-	var fe FieldErrors
+	var fe kpool.FieldErrors
 	if !jsondoc.Decode(data, v, path, fe.Report) {
 		return fe.Err()
 	}
@@ -384,7 +357,7 @@ func mergeSpec[T any](old T, patch json.RawMessage, nullDeletes bool) (T, error)
 	}
 	merged, err := jsondoc.Merge(base, patch, nullDeletes)
 	if err != nil {
-		return out, Invalid("spec", "%v", err)
+		return out, kpool.Invalid("spec", "%v", err)
 	}
 	if bytes.Equal(bytes.TrimSpace(merged), []byte("null")) {
 		merged = []byte("{}")

@@ -1,43 +1,46 @@
-package kpool
+package service
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kpool/kpool/internal/jsondoc"
 	"slices"
 	"strings"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
+	"github.com/kpool/kpool/internal/jsondoc"
 )
 
 // CreateNodePool creates a pool in a cluster the caller may change.
-func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, error) {
+func (s *Service) CreateNodePool(ctx context.Context, in NodePoolCreate) (*kpool.NodePool, error) {
 	p, _, err := s.CreateNodePoolPlan(ctx, in)
 	return p, err
 }
 
 // CreateNodePoolPlan is CreateNodePool that also returns the plan: no
 // changes, and a warning for each field set that the provider does not apply.
-func (s *Service) CreateNodePoolPlan(ctx context.Context, in NodePoolCreate) (*NodePool, Plan, error) {
+func (s *Service) CreateNodePoolPlan(ctx context.Context, in NodePoolCreate) (*kpool.NodePool, kpool.Plan, error) {
 	p, warnings, err := s.createNodePool(ctx, in)
 	if err != nil {
-		return nil, Plan{Changes: []Change{}}, err
+		return nil, kpool.Plan{Changes: []kpool.Change{}}, err
 	}
-	return p, Plan{Provider: string(p.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []Change{}, Warnings: warnings}, nil
+	return p, kpool.Plan{Provider: string(p.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []kpool.Change{}, Warnings: warnings}, nil
 }
 
-func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*NodePool, []string, error) {
-	clusterID, err := RefID("cluster_id", in.ClusterID)
+func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*kpool.NodePool, []string, error) {
+	clusterID, err := kpool.RefID("cluster_id", in.ClusterID)
 	if err != nil {
 		// No cluster to check the spec against: what can be checked
 		// without one is reported with it.
-		var fe FieldErrors
+		var fe kpool.FieldErrors
 		addFields(&fe, err)
 		if len(in.Spec) == 0 {
 			fe.Add("spec", "required")
 		}
-		ValidateName(&fe, "name", in.Name)
-		ValidateID(&fe, "id", in.ID)
+		kpool.ValidateName(&fe, "name", in.Name)
+		kpool.ValidateID(&fe, "id", in.ID)
 		return nil, nil, fe.Err()
 	}
 	in.ClusterID = clusterID
@@ -70,20 +73,20 @@ func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 		}
 		err = s.insertPool(ctx, id, c, p)
 		switch {
-		case errors.Is(err, ErrClusterChanged) && attempt < 2:
+		case errors.Is(err, kpool.ErrClusterChanged) && attempt < 2:
 			s.clusters.forget(c.ID)
 			fresh = true
 			continue
-		case errors.Is(err, ErrClusterChanged):
-			return nil, nil, Errorf(CodeConflict, "Cluster '%s' is changing; try again", c.Name)
-		case errors.Is(err, ErrClusterDeleting):
+		case errors.Is(err, kpool.ErrClusterChanged):
+			return nil, nil, kpool.Errorf(kpool.CodeConflict, "Cluster '%s' is changing; try again", c.Name)
+		case errors.Is(err, kpool.ErrClusterDeleting):
 			s.clusters.forget(c.ID)
-			return nil, nil, Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
-		case IsNotFound(err):
+			return nil, nil, kpool.Errorf(kpool.CodeConflict, "Cluster '%s' is being deleted", c.Name)
+		case kpool.IsNotFound(err):
 			s.clusters.forget(c.ID)
 			return nil, nil, notFound("Cluster", c.ID)
-		case errors.Is(err, ErrProviderNameTaken):
-			return nil, nil, &Error{Code: CodeConflict, Message: "No free provider name for node pool '" + p.Name + "'",
+		case errors.Is(err, kpool.ErrProviderNameTaken):
+			return nil, nil, &kpool.Error{Code: kpool.CodeConflict, Message: "No free provider name for node pool '" + p.Name + "'",
 				Details: "pools are being created with names that map to the same provider names; try again"}
 		case err != nil:
 			return nil, nil, err
@@ -97,19 +100,19 @@ func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*NodeP
 // apply (class advisory in its capabilities): those the plan of a create,
 // from nothing to spec, classes advisory. Only the autoscaler's targets and
 // delays can be, so a spec without them costs nothing.
-func (s *Service) advisories(c *Cluster, spec *NodePoolSpec, sent json.RawMessage) ([]string, error) {
+func (s *Service) advisories(c *kpool.Cluster, spec *kpool.NodePoolSpec, sent json.RawMessage) ([]string, error) {
 	a := spec.Autoscaling
 	if a == nil || (a.TargetCPUUtilization == nil && a.TargetMemoryUtilization == nil && a.ScaleDownDelay == "" && a.ScaleUpDelay == "") {
 		return nil, nil
 	}
-	pl, err := s.Platforms.Plan(c, &NodePoolSpec{}, spec)
+	pl, err := s.Platforms.Plan(c, &kpool.NodePoolSpec{}, spec)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, ch := range pl.Changes {
-		if ch.Class == UpdateAdvisory && jsondoc.Carries(sent, strings.TrimPrefix(ch.Field, "spec.")) {
-			out = append(out, advisoryWarning(ch))
+		if ch.Class == kpool.UpdateAdvisory && jsondoc.Carries(sent, strings.TrimPrefix(ch.Field, "spec.")) {
+			out = append(out, ch.Warning())
 		}
 	}
 	return out, nil
@@ -117,7 +120,7 @@ func (s *Service) advisories(c *Cluster, spec *NodePoolSpec, sent json.RawMessag
 
 // clusterForCreate returns the cluster a pool is to be created in, if the
 // caller may change it: from the cache unless fresh (cached says which).
-func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh bool) (id *Identity, c *Cluster, cached bool, err error) {
+func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh bool) (id *kpool.Identity, c *kpool.Cluster, cached bool, err error) {
 	if id, err = caller(ctx); err != nil {
 		return nil, nil, false, err
 	}
@@ -131,29 +134,29 @@ func (s *Service) clusterForCreate(ctx context.Context, clusterID string, fresh 
 		s.clusters.put(c, s.now())
 		return id, c, false, nil
 	}
-	if err := access(ctx, id, "Cluster", clusterID, c.CreatedBy, c.Team, Operate); err != nil {
+	if err := access(ctx, id, "Cluster", clusterID, c.CreatedBy, c.Team, kpool.Operate); err != nil {
 		return nil, nil, false, err
 	}
 	return id, c, true, nil
 }
 
 // newPool builds and checks a new pool of cluster c from a create request.
-func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePool, error) {
+func (s *Service) newPool(id *kpool.Identity, c *kpool.Cluster, in NodePoolCreate) (*kpool.NodePool, error) {
 	if err := s.credentialHolds(c); err != nil {
 		return nil, err
 	}
 	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); !ok {
-		return nil, &Error{Code: CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
+		return nil, &kpool.Error{Code: kpool.CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
 			Details: fmt.Sprintf("cluster %s runs on %s, which kpool does not know", c.Name, c.Spec.Platform.Type)}
 	} else if !pl.HasNodePools() {
 		return nil, pl.NoPools("nodepool create")
 	}
-	p := &NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ClusterTeam: c.Team}
+	p := &kpool.NodePool{ID: in.ID, Name: in.Name, ClusterID: c.ID, CreatedBy: id.Email, ClusterOwner: c.CreatedBy, ClusterTeam: c.Team}
 	if err := specOrHeader(in.Spec, &p.Spec, p.Name, p.ID); err != nil {
 		return nil, err
 	}
 	s.defaults(&p.Spec, c)
-	if err := ValidateNodePool(s.Platforms, p, c); err != nil {
+	if err := kpool.ValidateNodePool(s.Platforms, p, c); err != nil {
 		return nil, err
 	}
 	if err := s.Platforms.CheckCreate(c, &p.Spec); err != nil {
@@ -173,14 +176,14 @@ func (s *Service) newPool(id *Identity, c *Cluster, in NodePoolCreate) (*NodePoo
 // first and costs the same in a cluster of any size. Only when the preferred
 // provider name is taken are the other candidates looked up, and the create
 // runs again with a free one.
-func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *NodePool) error {
+func (s *Service) insertPool(ctx context.Context, id *kpool.Identity, c *kpool.Cluster, p *kpool.NodePool) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		write := s.insert
 		if attempt > 0 {
 			write = s.write // it reads the taken names first
 		}
-		err = write(ctx, func(tx Tx) error {
+		err = write(ctx, func(tx kpool.Tx) error {
 			if attempt > 0 {
 				names, err := s.Platforms.ProviderNames(c, p.Name, 0)
 				if err != nil {
@@ -197,15 +200,15 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 			now := s.now()
 			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 			p.ResourceVersion = NewResourceVersion()
-			p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
+			p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
 			if err := tx.CreateNodePool(p, c.Generation); err != nil {
 				return err
 			}
-			ev := poolEvent(ctx, EventNodePoolCreated, p, 0, id.Email)
+			ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, id.Email)
 			ev.CreatedAt = now
 			return tx.AddEvent(ev)
 		})
-		if !errors.Is(err, ErrProviderNameTaken) || attempt == 2 {
+		if !errors.Is(err, kpool.ErrProviderNameTaken) || attempt == 2 {
 			return err
 		}
 	}
@@ -213,12 +216,12 @@ func (s *Service) insertPool(ctx context.Context, id *Identity, c *Cluster, p *N
 
 // freeName returns the first of a pool's provider name candidates that no
 // other pool of the cluster has.
-func freeName(names, taken []string, pool string, c *Cluster) (string, error) {
+func freeName(names, taken []string, pool string, c *kpool.Cluster) (string, error) {
 	for _, n := range names {
 		if !slices.Contains(taken, n) {
 			return n, nil
 		}
 	}
-	return "", &Error{Code: CodeConflict, Message: "No free provider name for node pool '" + pool + "'",
+	return "", &kpool.Error{Code: kpool.CodeConflict, Message: "No free provider name for node pool '" + pool + "'",
 		Details: "every name derived from it is taken in cluster " + c.Name + " at " + string(c.Spec.Platform.Type) + "; choose another pool name"}
 }

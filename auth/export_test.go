@@ -1,4 +1,4 @@
-package kpool
+package auth
 
 import "time"
 

@@ -1,8 +1,9 @@
-package kpool
+package service
 
 import (
 	"encoding/json"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/internal/scrub"
 )
 
@@ -14,7 +15,7 @@ import (
 
 // scrubReport hides secrets in a controller report's conditions and in
 // every string of its metadata.
-func scrubReport(r *ControllerStatus) {
+func scrubReport(r *kpool.ControllerStatus) {
 	r.Conditions = scrubConditions(r.Conditions)
 	if len(r.Metadata) == 0 {
 		return
@@ -31,8 +32,8 @@ func scrubReport(r *ControllerStatus) {
 }
 
 // scrubConditions returns cs with their reasons and messages scrubbed.
-func scrubConditions(cs []Condition) []Condition {
-	out := make([]Condition, len(cs))
+func scrubConditions(cs []kpool.Condition) []kpool.Condition {
+	out := make([]kpool.Condition, len(cs))
 	for i, c := range cs {
 		c.Message, c.Reason = scrub.String(c.Message), scrub.String(c.Reason)
 		out[i] = c

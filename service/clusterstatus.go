@@ -1,4 +1,4 @@
-package kpool
+package service
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // ReportClusterStatus sets conditions on a cluster's status, as a
@@ -16,23 +19,23 @@ import (
 // a report that changes nothing writes nothing. The cluster's resource
 // version moves, its generation does not, and the audit trail gets a
 // cluster.status event.
-func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r ClusterReport) (*Cluster, error) {
+func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r kpool.ClusterReport) (*kpool.Cluster, error) {
 	conds := scrubConditions(r.Conditions)
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !id.Controller {
-		return nil, Errorf(CodeForbidden, "only controller identities may report cluster status")
+		return nil, kpool.Errorf(kpool.CodeForbidden, "only controller identities may report cluster status")
 	}
-	if err := ValidateControllerStatus(&ControllerStatus{ControllerName: "cluster", Conditions: conds}); err != nil {
+	if err := kpool.ValidateControllerStatus(&kpool.ControllerStatus{ControllerName: "cluster", Conditions: conds}); err != nil {
 		return nil, err
 	}
-	if !IsUUID(clusterID) {
+	if !kpool.IsUUID(clusterID) {
 		return nil, notFound("Cluster", clusterID)
 	}
-	var out *Cluster
-	err = s.write(ctx, func(tx Tx) error {
+	var out *kpool.Cluster
+	err = s.write(ctx, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -53,7 +56,7 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r C
 			return err
 		}
 		out = &next
-		ev := clusterEvent(ctx, EventClusterStatus, &next, next.Generation, id.Email)
+		ev := audit.ClusterEvent(ctx, kpool.EventClusterStatus, &next, next.Generation, id.Email)
 		ev.Detail, ev.CreatedAt = conditionsDetail(conds), now
 		if foreignChanged {
 			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d foreign pools", len(next.Status.Foreign)), "; ")
@@ -94,10 +97,10 @@ func sameList[T any](a, b []T) bool {
 
 // mergeConditions returns old with each of set in place of the condition
 // of its type (appended when new), stamped by transition.
-func mergeConditions(old, set []Condition, now time.Time) []Condition {
-	out := append([]Condition(nil), old...)
+func mergeConditions(old, set []kpool.Condition, now time.Time) []kpool.Condition {
+	out := append([]kpool.Condition(nil), old...)
 	for _, c := range set {
-		c = transition(old, c, now)
+		c = kpool.StampTransition(old, c, now)
 		replaced := false
 		for i := range out {
 			if out[i].Type == c.Type {
@@ -111,7 +114,7 @@ func mergeConditions(old, set []Condition, now time.Time) []Condition {
 	return out
 }
 
-func sameConditions(a, b []Condition) bool {
+func sameConditions(a, b []kpool.Condition) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -126,7 +129,7 @@ func sameConditions(a, b []Condition) bool {
 
 // conditionsDetail is an event's detail for conditions: Type=Status
 // (Reason), comma-separated.
-func conditionsDetail(cs []Condition) string {
+func conditionsDetail(cs []kpool.Condition) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = c.Type + "=" + c.Status

@@ -1,8 +1,10 @@
-package kpool
+package service
 
 import (
 	"sync"
 	"time"
+
+	"github.com/kpool/kpool"
 )
 
 // clusterCache keeps the clusters that pool creates are checked against, so
@@ -17,7 +19,7 @@ type clusterCache struct {
 }
 
 type cachedCluster struct {
-	c  *Cluster
+	c  *kpool.Cluster
 	at time.Time
 }
 
@@ -27,7 +29,7 @@ const (
 )
 
 // get returns the cached cluster, or nil. The caller must not change it.
-func (cc *clusterCache) get(id string, now time.Time) *Cluster {
+func (cc *clusterCache) get(id string, now time.Time) *kpool.Cluster {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	e, ok := cc.m[id]
@@ -37,7 +39,7 @@ func (cc *clusterCache) get(id string, now time.Time) *Cluster {
 	return e.c
 }
 
-func (cc *clusterCache) put(c *Cluster, now time.Time) {
+func (cc *clusterCache) put(c *kpool.Cluster, now time.Time) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if cc.m == nil {

@@ -1,15 +1,18 @@
-package kpool
+package service
 
 import (
 	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // UpdateNodePool applies a PUT or PATCH to a pool. The generation rises by
 // one when the spec changes and not at all for a no-op.
-func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (*NodePool, error) {
+func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (*kpool.NodePool, error) {
 	p, _, err := s.UpdateNodePoolPlan(ctx, poolID, u)
 	return p, err
 }
@@ -27,13 +30,13 @@ func (s *Service) UpdateNodePool(ctx context.Context, poolID string, u Update) (
 // if they had run one after another), and writes the result. A pool under
 // many concurrent writers then takes a batch per lock and commit instead of
 // one update, and no update is lost.
-func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Update) (*NodePool, Plan, error) {
+func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Update) (*kpool.NodePool, kpool.Plan, error) {
 	id, err := poolCaller(ctx, poolID)
 	if err != nil {
-		return nil, Plan{Changes: []Change{}}, err
+		return nil, kpool.Plan{Changes: []kpool.Change{}}, err
 	}
 	if err := s.checkLogicalUpdate(ctx, poolID, u); err != nil {
-		return nil, Plan{Changes: []Change{}}, err
+		return nil, kpool.Plan{Changes: []kpool.Change{}}, err
 	}
 	op := &poolUpdate{ctx: ctx, id: id, u: u, done: make(chan struct{})}
 	if IsDryRun(ctx) {
@@ -47,7 +50,7 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 	case <-op.done:
 	case <-ctx.Done():
 		if op.state.CompareAndSwap(opQueued, opAbandoned) {
-			return nil, Plan{Changes: []Change{}}, ctx.Err()
+			return nil, kpool.Plan{Changes: []kpool.Change{}}, ctx.Err()
 		}
 		<-op.done // taken into a batch: its outcome is moments away
 	}
@@ -57,13 +60,13 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 // poolUpdate is one update waiting for, or in, a batch.
 type poolUpdate struct {
 	ctx   context.Context
-	id    *Identity
+	id    *kpool.Identity
 	u     Update
 	state atomic.Int32 // opQueued, then opTaken or opAbandoned
 	done  chan struct{}
 
-	out  *NodePool
-	plan Plan
+	out  *kpool.NodePool
+	plan kpool.Plan
 	err  error
 }
 
@@ -73,9 +76,9 @@ const (
 	opAbandoned
 )
 
-func (op *poolUpdate) result() (*NodePool, Plan, error) {
+func (op *poolUpdate) result() (*kpool.NodePool, kpool.Plan, error) {
 	if op.plan.Changes == nil {
-		op.plan.Changes = []Change{}
+		op.plan.Changes = []kpool.Change{}
 	}
 	if op.err != nil {
 		return nil, op.plan, op.err
@@ -158,21 +161,21 @@ func (s *Service) writeBatch(poolID string) bool {
 // records each one's outcome. A failure of the transaction itself is every
 // op's.
 func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUpdate) {
-	err := s.write(ctx, func(tx Tx) error {
+	err := s.write(ctx, func(tx kpool.Tx) error {
 		p, c, reports, err := tx.NodePool(poolID)
 		if err != nil {
 			for _, op := range ops {
-				op.out, op.plan, op.err = nil, Plan{}, err
+				op.out, op.plan, op.err = nil, kpool.Plan{}, err
 			}
-			if IsNotFound(err) {
+			if kpool.IsNotFound(err) {
 				return nil // each op says so
 			}
 			return err
 		}
 		from := p.ResourceVersion
-		var events []*Event
+		var events []*kpool.Event
 		for _, op := range ops {
-			op.out, op.plan, op.err = nil, Plan{}, nil
+			op.out, op.plan, op.err = nil, kpool.Plan{}, nil
 			next, ev, err := s.applyUpdate(op, p, c, reports)
 			if err != nil {
 				op.err = err
@@ -216,8 +219,8 @@ func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUp
 // applyUpdate applies one update to the pool as it stands (p, which it does
 // not change) and returns the pool after it, with the event to record, or no
 // event for a no-op.
-func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports []ControllerStatus) (*NodePool, *Event, error) {
-	if err := access(op.ctx, op.id, "NodePool", p.ID, p.ClusterOwner, p.ClusterTeam, Operate); err != nil {
+func (s *Service) applyUpdate(op *poolUpdate, p *kpool.NodePool, c *kpool.Cluster, reports []kpool.ControllerStatus) (*kpool.NodePool, *kpool.Event, error) {
+	if err := access(op.ctx, op.id, "NodePool", p.ID, p.ClusterOwner, p.ClusterTeam, kpool.Operate); err != nil {
 		return nil, nil, err
 	}
 	u := op.u
@@ -228,9 +231,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 		return nil, nil, err
 	}
 	if p.Deleting() {
-		return nil, nil, Errorf(CodeConflict, "NodePool '%s' is being deleted", p.Name)
+		return nil, nil, kpool.Errorf(kpool.CodeConflict, "NodePool '%s' is being deleted", p.Name)
 	}
-	var fe FieldErrors
+	var fe kpool.FieldErrors
 	if u.Name != nil && *u.Name != p.Name {
 		fe.Add("name", "immutable: the node pool is named %q; create a new pool to use another name", p.Name)
 	}
@@ -240,7 +243,7 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if err := fe.Err(); err != nil {
 		return nil, nil, err
 	}
-	op.plan = Plan{Provider: string(c.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []Change{}}
+	op.plan = kpool.Plan{Provider: string(c.Spec.Platform.Type), ProviderName: p.ProviderName, Changes: []kpool.Change{}}
 	if u.Spec == nil {
 		return p, nil, nil
 	}
@@ -253,7 +256,7 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	if !carries(u.Spec, "nodeCount") {
 		clampCount(&next.Spec)
 	}
-	if err := ValidateNodePool(s.Platforms, &next, c); err != nil {
+	if err := kpool.ValidateNodePool(s.Platforms, &next, c); err != nil {
 		return nil, nil, err
 	}
 	if op.plan.Warnings, err = s.advisories(c, &next.Spec, u.Spec); err != nil {
@@ -288,25 +291,25 @@ func (s *Service) applyUpdate(op *poolUpdate, p *NodePool, c *Cluster, reports [
 	next.Generation = p.Generation + 1
 	next.ResourceVersion = NewResourceVersion()
 	next.Status = s.aggregate(&next, reports, p.Status, now)
-	ev := poolEvent(op.ctx, EventNodePoolUpdated, &next, p.Generation, op.id.Email)
-	ev.Detail, ev.CreatedAt = changedFields("spec.", p.Spec, next.Spec), now
+	ev := audit.PoolEvent(op.ctx, kpool.EventNodePoolUpdated, &next, p.Generation, op.id.Email)
+	ev.Detail, ev.CreatedAt = audit.ChangedFields("spec.", p.Spec, next.Spec), now
 	return &next, ev, nil
 }
 
 // updatePlan plans a pool's change from p to next. When nothing exists at
 // the provider to change in place, the pool will be created as it now is:
 // the change is checked as a create, and planned in place.
-func (s *Service) updatePlan(c *Cluster, p, next *NodePool, reports []ControllerStatus) (Plan, error) {
+func (s *Service) updatePlan(c *kpool.Cluster, p, next *kpool.NodePool, reports []kpool.ControllerStatus) (kpool.Plan, error) {
 	pl, err := s.Platforms.Plan(c, &p.Spec, &next.Spec)
 	if err != nil || atProvider(reports) {
 		return pl, err
 	}
 	if err := s.Platforms.CheckCreate(c, &next.Spec); err != nil {
-		return Plan{}, err
+		return kpool.Plan{}, err
 	}
 	for i := range pl.Changes {
-		if ch := &pl.Changes[i]; ch.Class != UpdateAdvisory {
-			ch.Class, ch.Reason = UpdateInPlace, notCreatedReason
+		if ch := &pl.Changes[i]; ch.Class != kpool.UpdateAdvisory {
+			ch.Class, ch.Reason = kpool.UpdateInPlace, notCreatedReason
 		}
 	}
 	return pl, nil
@@ -315,10 +318,10 @@ func (s *Service) updatePlan(c *Cluster, p, next *NodePool, reports []Controller
 // observedConflict is the answer to a change of a pool kpool only
 // observes: nothing would change at the provider, so the change is refused
 // rather than stored as if it would.
-func observedConflict(p *NodePool) error {
+func observedConflict(p *kpool.NodePool) error {
 	reason := "the pool is observed (management: observe): kpool never changes it at the provider; set spec.management to manage in the same change to take it over"
-	return &Error{Code: CodeConflict, Message: fmt.Sprintf("NodePool '%s' is observed, not managed", p.Name),
-		Details: "spec.management: " + reason, Fields: []FieldError{{Field: "spec.management", Reason: reason}}}
+	return &kpool.Error{Code: kpool.CodeConflict, Message: fmt.Sprintf("NodePool '%s' is observed, not managed", p.Name),
+		Details: "spec.management: " + reason, Fields: []kpool.FieldError{{Field: "spec.management", Reason: reason}}}
 }
 
 // notCreatedReason is the plan's reason for a change of a pool that does not
@@ -329,7 +332,7 @@ const notCreatedReason = "the pool does not exist at the provider yet: it will b
 // controller has reported on it without saying it does not exist (ReportMeta.Exists). A pool no
 // controller has reported on, or that every one says does not exist (not
 // created yet, or its create failed), has no in-place limits.
-func atProvider(reports []ControllerStatus) bool {
+func atProvider(reports []kpool.ControllerStatus) bool {
 	for i := range reports {
 		if !reports[i].Absent() {
 			return true

@@ -1,4 +1,4 @@
-package kpool_test
+package auth_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -36,31 +37,31 @@ func TestTokenCache(t *testing.T) {
 	store := &countingTokens{TokenStore: db}
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	cache := kpool.NewTokenCache(store)
+	cache := auth.NewTokenCache(store)
 	cache.Now = clock
-	a := kpool.NewTokenAccess(cache)
-	kpool.SetAccessClock(a, clock)
+	a := auth.NewTokenAccess(cache)
+	auth.SetAccessClock(a, clock)
 
-	mk := func(req kpool.TokenRequest) (string, *kpool.Token) {
-		tok, err := kpool.CheckToken(req, now)
+	mk := func(req auth.TokenRequest) (string, *kpool.Token) {
+		tok, err := auth.CheckToken(req, now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		secret, hash := kpool.NewTokenSecret()
+		secret, hash := auth.NewTokenSecret()
 		if err := db.CreateToken(ctx, tok, hash); err != nil {
 			t.Fatal(err)
 		}
 		return secret, tok
 	}
-	auth := func(secret string) error {
+	authenticate := func(secret string) error {
 		_, err := a.Authenticate(ctx, "Bearer "+secret, "")
 		return err
 	}
-	secret, tok := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser})
-	short, _ := mk(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Expires: 3 * time.Second})
+	secret, tok := mk(auth.TokenRequest{User: "a@x.io", Role: kpool.RoleUser})
+	short, _ := mk(auth.TokenRequest{User: "a@x.io", Role: kpool.RoleUser, Expires: 3 * time.Second})
 
 	for range 50 {
-		if err := auth(secret); err != nil {
+		if err := authenticate(secret); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,11 +70,11 @@ func TestTokenCache(t *testing.T) {
 	}
 
 	// Expiry is checked on every request, not when the cache was filled.
-	if err := auth(short); err != nil {
+	if err := authenticate(short); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(3 * time.Second)
-	if err := auth(short); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
+	if err := authenticate(short); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
 		t.Fatalf("an expired token from the cache: %v", err)
 	}
 
@@ -81,28 +82,28 @@ func TestTokenCache(t *testing.T) {
 	if err := db.RevokeToken(ctx, tok.ID, now); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(kpool.TokenCacheTTL)
-	if err := auth(secret); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
-		t.Fatalf("a token revoked %s ago: %v", kpool.TokenCacheTTL, err)
+	now = now.Add(auth.TokenCacheTTL)
+	if err := authenticate(secret); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
+		t.Fatalf("a token revoked %s ago: %v", auth.TokenCacheTTL, err)
 	}
 
 	// Revoked through the cache: refused at once.
-	other, otherTok := mk(kpool.TokenRequest{User: "b@x.io", Role: kpool.RoleUser})
-	if err := auth(other); err != nil {
+	other, otherTok := mk(auth.TokenRequest{User: "b@x.io", Role: kpool.RoleUser})
+	if err := authenticate(other); err != nil {
 		t.Fatal(err)
 	}
 	if err := cache.RevokeToken(ctx, otherTok.ID, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := auth(other); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
+	if err := authenticate(other); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
 		t.Fatalf("a token revoked through the cache: %v", err)
 	}
 
 	// Unknown tokens are looked up every time.
-	unknown, _ := kpool.NewTokenSecret()
+	unknown, _ := auth.NewTokenSecret()
 	before := store.lookups.Load()
 	for range 3 {
-		if err := auth(unknown); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
+		if err := authenticate(unknown); kpool.ErrorCode(err) != kpool.CodeUnauthorized {
 			t.Fatal(err)
 		}
 	}
@@ -116,7 +117,7 @@ func TestTokenCache(t *testing.T) {
 // answered from the TokenCache.
 func BenchmarkAuthenticate(b *testing.B) {
 	ctx := context.Background()
-	header, err := kpool.NewAccess(nil, nil)
+	header, err := auth.NewAccess(nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,21 +131,21 @@ func BenchmarkAuthenticate(b *testing.B) {
 	})
 	for name, open := range testdb.Stores() {
 		db := open(b).(kpool.TokenStore)
-		tok, err := kpool.CheckToken(kpool.TokenRequest{User: "a@x.io", Role: kpool.RoleUser}, time.Now())
+		tok, err := auth.CheckToken(auth.TokenRequest{User: "a@x.io", Role: kpool.RoleUser}, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
-		secret, hash := kpool.NewTokenSecret()
+		secret, hash := auth.NewTokenSecret()
 		if err := db.CreateToken(ctx, tok, hash); err != nil {
 			b.Fatal(err)
 		}
 		for _, m := range []struct {
 			name          string
-			a             *kpool.Access
+			a             *auth.Access
 			authz, header string
 		}{
-			{name + "/token", kpool.NewTokenAccess(db), "Bearer " + secret, ""},
-			{name + "/token-cached", kpool.NewTokenAccess(kpool.NewTokenCache(db)), "Bearer " + secret, ""},
+			{name + "/token", auth.NewTokenAccess(db), "Bearer " + secret, ""},
+			{name + "/token-cached", auth.NewTokenAccess(auth.NewTokenCache(db)), "Bearer " + secret, ""},
 		} {
 			b.Run(m.name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -1,10 +1,13 @@
-package kpool
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // PoolImport asks for one pool at the provider to be recorded as a kpool
@@ -23,21 +26,21 @@ type PoolImport struct {
 // ImportNodePool records a pool found at the provider that kpool does not
 // know, in observe mode, for a cluster with spec.importPools. Only
 // controllers import this way (a person imports with ImportProviderPool).
-func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerName string, spec NodePoolSpec) (*NodePool, error) {
+func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerName string, spec kpool.NodePoolSpec) (*kpool.NodePool, error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if !id.Controller {
-		return nil, Errorf(CodeForbidden, "only controllers import node pools")
+		return nil, kpool.Errorf(kpool.CodeForbidden, "only controllers import node pools")
 	}
-	onlyImporting := func(c *Cluster) error {
+	onlyImporting := func(c *kpool.Cluster) error {
 		if !c.Spec.ImportPools {
-			return Errorf(CodeConflict, "Cluster '%s' does not import pools", c.Name)
+			return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' does not import pools", c.Name)
 		}
 		return nil
 	}
-	return s.importPool(ctx, id, clusterID, &NodePool{Name: name, ProviderName: providerName, Spec: spec},
+	return s.importPool(ctx, id, clusterID, &kpool.NodePool{Name: name, ProviderName: providerName, Spec: spec},
 		"imported from the provider as "+providerName, onlyImporting)
 }
 
@@ -48,17 +51,17 @@ func (s *Service) ImportNodePool(ctx context.Context, clusterID, name, providerN
 // another owner marked (another kpool's) only by an admin who forces it,
 // since kpool would then report on another installation's pool. The audit
 // trail says whose mark a forced import took.
-func (s *Service) ImportProviderPool(ctx context.Context, clusterID string, in PoolImport) (*NodePool, error) {
+func (s *Service) ImportProviderPool(ctx context.Context, clusterID string, in PoolImport) (*kpool.NodePool, error) {
 	id, c, err := s.operableCluster(ctx, clusterID)
 	if err != nil {
 		return nil, err
 	}
-	var fe FieldErrors
+	var fe kpool.FieldErrors
 	if in.ProviderName == "" {
 		fe.Add("providerName", "required: the pool's name at the provider, as the cluster's status lists it")
 	}
 	if in.Name != "" {
-		ValidateName(&fe, "name", in.Name)
+		kpool.ValidateName(&fe, "name", in.Name)
 	}
 	if err := fe.Err(); err != nil {
 		return nil, err
@@ -74,7 +77,7 @@ func (s *Service) ImportProviderPool(ctx context.Context, clusterID string, in P
 // would be, and the audit trail's detail. A foreign pool needs an admin
 // and force (409 naming its owner's mark otherwise); one the last list did
 // not have is NOT_FOUND.
-func importable(id *Identity, c *Cluster, in PoolImport) (*NodePool, string, error) {
+func importable(id *kpool.Identity, c *kpool.Cluster, in PoolImport) (*kpool.NodePool, string, error) {
 	detail := "imported from the provider as " + in.ProviderName
 	for _, f := range c.Status.Foreign {
 		if f.ProviderName != in.ProviderName {
@@ -83,26 +86,26 @@ func importable(id *Identity, c *Cluster, in PoolImport) (*NodePool, string, err
 		mark := markText(f)
 		if !in.Force || !id.Admin {
 			reason := fmt.Sprintf("pool %s at the provider carries the mark of %s: another kpool owns it; only an admin may import it, with force", f.ProviderName, mark)
-			return nil, "", &Error{Code: CodeConflict, Message: fmt.Sprintf("Pool '%s' at the provider belongs to another kpool", f.ProviderName),
-				Details: reason, Fields: []FieldError{{Field: "force", Reason: reason}}}
+			return nil, "", &kpool.Error{Code: kpool.CodeConflict, Message: fmt.Sprintf("Pool '%s' at the provider belongs to another kpool", f.ProviderName),
+				Details: reason, Fields: []kpool.FieldError{{Field: "force", Reason: reason}}}
 		}
 		if f.Spec == nil {
-			return nil, "", Errorf(CodeConflict, "Pool '%s' at the provider has not been read yet; try again once the controllers have listed it", f.ProviderName)
+			return nil, "", kpool.Errorf(kpool.CodeConflict, "Pool '%s' at the provider has not been read yet; try again once the controllers have listed it", f.ProviderName)
 		}
 		detail += ", forced: it carries the mark of " + mark
-		return &NodePool{Name: importName(in, ""), ProviderName: f.ProviderName, Spec: *f.Spec}, detail, nil
+		return &kpool.NodePool{Name: importName(in, ""), ProviderName: f.ProviderName, Spec: *f.Spec}, detail, nil
 	}
 	for _, u := range c.Status.Unmarked {
 		if u.ProviderName == in.ProviderName && u.Spec != nil {
-			return &NodePool{Name: importName(in, u.Name), ProviderName: u.ProviderName, Spec: *u.Spec}, detail, nil
+			return &kpool.NodePool{Name: importName(in, u.Name), ProviderName: u.ProviderName, Spec: *u.Spec}, detail, nil
 		}
 	}
-	return nil, "", &Error{Code: CodeNotFound, Message: fmt.Sprintf("No pool '%s' at the provider to import", in.ProviderName),
+	return nil, "", &kpool.Error{Code: kpool.CodeNotFound, Message: fmt.Sprintf("No pool '%s' at the provider to import", in.ProviderName),
 		Details: fmt.Sprintf("the controllers' last list of cluster %s has no unmarked or foreign pool of that name (a pool kpool has is not imported again)", c.Name)}
 }
 
 // markText names a foreign pool's mark.
-func markText(f ForeignPool) string {
+func markText(f kpool.ForeignPool) string {
 	s := "kpool installation " + f.Installation
 	if f.Pool != "" {
 		s += ", pool " + f.Pool
@@ -117,8 +120,8 @@ func importName(in PoolImport, label string) string {
 	if in.Name != "" {
 		return in.Name
 	}
-	var fe FieldErrors
-	if ValidateName(&fe, "name", label); label != "" && len(fe) == 0 {
+	var fe kpool.FieldErrors
+	if kpool.ValidateName(&fe, "name", label); label != "" && len(fe) == 0 {
 		return label
 	}
 	return strings.ToLower(strings.ReplaceAll(in.ProviderName, "_", "-"))
@@ -126,37 +129,37 @@ func importName(in PoolImport, label string) string {
 
 // importPool writes an imported pool, in observe mode, with its created
 // event; check, when not nil, refuses a cluster the import may not go to.
-func (s *Service) importPool(ctx context.Context, id *Identity, clusterID string, p *NodePool, detail string, check func(*Cluster) error) (*NodePool, error) {
-	err := s.write(ctx, func(tx Tx) error {
+func (s *Service) importPool(ctx context.Context, id *kpool.Identity, clusterID string, p *kpool.NodePool, detail string, check func(*kpool.Cluster) error) (*kpool.NodePool, error) {
+	err := s.write(ctx, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
 		}
 		if c.Deleting() {
-			return Errorf(CodeConflict, "Cluster '%s' is being deleted", c.Name)
+			return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' is being deleted", c.Name)
 		}
 		if check != nil {
 			if err := check(c); err != nil {
 				return err
 			}
 		}
-		p.Spec.Management = ManagementObserve
+		p.Spec.Management = kpool.ManagementObserve
 		s.defaults(&p.Spec, c)
 		p.ID, p.ClusterID, p.CreatedBy, p.ClusterOwner, p.ClusterTeam = newID(), c.ID, id.Email, c.CreatedBy, c.Team
-		if err := ValidateNodePool(s.Platforms, p, c); err != nil {
+		if err := kpool.ValidateNodePool(s.Platforms, p, c); err != nil {
 			return err
 		}
 		now := s.now()
 		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
 		p.ResourceVersion = NewResourceVersion()
-		p.Status = s.aggregate(p, nil, NodePoolStatus{}, now)
+		p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
 		if err := tx.CreateNodePool(p, c.Generation); err != nil {
-			if errors.Is(err, ErrProviderNameTaken) {
-				return Errorf(CodeConflict, "NodePool with provider name '%s' already exists in cluster", p.ProviderName)
+			if errors.Is(err, kpool.ErrProviderNameTaken) {
+				return kpool.Errorf(kpool.CodeConflict, "NodePool with provider name '%s' already exists in cluster", p.ProviderName)
 			}
 			return err
 		}
-		ev := poolEvent(ctx, EventNodePoolCreated, p, 0, id.Email)
+		ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, id.Email)
 		ev.Detail, ev.CreatedAt = detail, now
 		return tx.AddEvent(ev)
 	})
@@ -171,7 +174,7 @@ func (s *Service) importPool(ctx context.Context, id *Identity, clusterID string
 // name observed: that is a forced import, which only admins may make. A
 // managed pool of that name may be made: its controller reports it
 // ForeignPool and never touches the other's pool.
-func foreignObserved(id *Identity, c *Cluster, p *NodePool) error {
+func foreignObserved(id *kpool.Identity, c *kpool.Cluster, p *kpool.NodePool) error {
 	if !p.Spec.Observed() || id.Admin {
 		return nil
 	}
@@ -179,8 +182,8 @@ func foreignObserved(id *Identity, c *Cluster, p *NodePool) error {
 		if f.ProviderName == p.ProviderName {
 			reason := fmt.Sprintf("pool %s at the provider carries the mark of %s: another kpool owns it, and only an admin may observe it (POST /clusters/%s/imports with force)",
 				f.ProviderName, markText(f), c.ID)
-			return &Error{Code: CodeConflict, Message: fmt.Sprintf("Pool '%s' at the provider belongs to another kpool", f.ProviderName),
-				Details: reason, Fields: []FieldError{{Field: "spec.management", Reason: reason}}}
+			return &kpool.Error{Code: kpool.CodeConflict, Message: fmt.Sprintf("Pool '%s' at the provider belongs to another kpool", f.ProviderName),
+				Details: reason, Fields: []kpool.FieldError{{Field: "spec.management", Reason: reason}}}
 		}
 	}
 	return nil

@@ -1,15 +1,17 @@
-package kpool
+package api
 
 import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kpool/kpool"
 )
 
-// AppendJSON appends the pool's JSON, exactly as json.Marshal would write
+// appendPool appends the pool's JSON, exactly as json.Marshal would write
 // it, with the spec and status copied as stored: a read answers without
 // reflection or re-validating JSON that kpool wrote itself.
-func (r *RawNodePool) AppendJSON(b []byte) []byte {
+func appendPool(b []byte, r *kpool.RawNodePool) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, r.ID)
 	b = append(b, `,"name":`...)

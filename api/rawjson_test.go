@@ -1,16 +1,18 @@
-package kpool
+package api
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/kpool/kpool"
 )
 
 func TestRawNodePoolJSON(t *testing.T) {
 	at := time.Date(2026, 11, 23, 5, 6, 7, 891011000, time.UTC)
 	later := at.Add(time.Hour)
-	pools := []RawNodePool{
+	pools := []kpool.RawNodePool{
 		{ID: "0197c5a2-0000-7000-8000-000000000001", Name: "workers", ClusterID: "c", Generation: 3, ResourceVersion: "abc",
 			Spec: json.RawMessage(`{"nodeCount":3}`), Status: json.RawMessage(`{"phase":"Ready"}`), CreatedAt: at, UpdatedAt: later,
 			CreatedBy: "alice@example.com", ProviderName: "workers"},
@@ -24,7 +26,7 @@ func TestRawNodePoolJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.AppendJSON(nil); string(got) != string(want) {
+		if got := appendPool(nil, &p); string(got) != string(want) {
 			t.Errorf("AppendJSON\n got %s\nwant %s", got, want)
 		}
 	}
@@ -35,7 +37,7 @@ func TestRawNodePoolJSON(t *testing.T) {
 // pool with every field set reads back whole through AppendJSON and Decode.
 // A field added to NodePool alone fails here instead of vanishing from GET.
 func TestRawNodePoolParity(t *testing.T) {
-	pt, rt := reflect.TypeFor[NodePool](), reflect.TypeFor[RawNodePool]()
+	pt, rt := reflect.TypeFor[kpool.NodePool](), reflect.TypeFor[kpool.RawNodePool]()
 	if pt.NumField() != rt.NumField() {
 		t.Fatalf("NodePool has %d fields, RawNodePool %d", pt.NumField(), rt.NumField())
 	}
@@ -52,7 +54,7 @@ func TestRawNodePoolParity(t *testing.T) {
 	}
 
 	// Every field of the pool set, through reflection so that a new one is too.
-	var p NodePool
+	var p kpool.NodePool
 	at := time.Date(2026, 11, 26, 3, 4, 5, 6, time.UTC)
 	pv := reflect.ValueOf(&p).Elem()
 	for i := range pv.NumField() {
@@ -68,8 +70,8 @@ func TestRawNodePoolParity(t *testing.T) {
 		}
 	}
 	n := 3
-	p.Spec = NodePoolSpec{NodeCount: &n, Zones: []string{"1"}}
-	p.Status = NodePoolStatus{Phase: PhaseReady, ObservedGeneration: 2, LastUpdateTime: at}
+	p.Spec = kpool.NodePoolSpec{NodeCount: &n, Zones: []string{"1"}}
+	p.Status = kpool.NodePoolStatus{Phase: kpool.PhaseReady, ObservedGeneration: 2, LastUpdateTime: at}
 	p.CreatedAt, p.UpdatedAt, p.DeletionTimestamp = at, at.Add(time.Second), &at
 	for i := range pv.NumField() {
 		if pv.Field(i).IsZero() {
@@ -77,7 +79,7 @@ func TestRawNodePoolParity(t *testing.T) {
 		}
 	}
 
-	r := RawNodePool{}
+	r := kpool.RawNodePool{}
 	rv := reflect.ValueOf(&r).Elem()
 	for i := range pv.NumField() {
 		switch name := pt.Field(i).Name; name {
@@ -89,7 +91,7 @@ func TestRawNodePoolParity(t *testing.T) {
 		}
 	}
 	want, _ := json.Marshal(&p)
-	if got := r.AppendJSON(nil); string(got) != string(want) {
+	if got := appendPool(nil, &r); string(got) != string(want) {
 		t.Errorf("AppendJSON\n got %s\nwant %s", got, want)
 	}
 	back, err := r.Decode()

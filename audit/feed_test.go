@@ -1,4 +1,4 @@
-package kpool
+package audit
 
 import (
 	"context"
@@ -7,23 +7,25 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/kpool/kpool"
 )
 
 // outbox is a Store whose events become visible in the order a test commits
 // them; only the feed's two methods are implemented.
 type outbox struct {
-	Store
-	visible map[int64]Event
+	kpool.Store
+	visible map[int64]kpool.Event
 }
 
 func (o *outbox) commit(ids ...int64) {
 	for _, id := range ids {
-		o.visible[id] = Event{ID: id, Type: EventNodePoolCreated}
+		o.visible[id] = kpool.Event{ID: id, Type: kpool.EventNodePoolCreated}
 	}
 }
 
-func (o *outbox) Events(_ context.Context, after int64, limit int) ([]Event, error) {
-	var out []Event
+func (o *outbox) Events(_ context.Context, after int64, limit int) ([]kpool.Event, error) {
+	var out []kpool.Event
 	for id, e := range o.visible {
 		if id > after {
 			out = append(out, e)
@@ -41,7 +43,7 @@ func (o *outbox) LastEventID(context.Context) (int64, error) {
 	return last, nil
 }
 
-func ids(evs []Event) string {
+func ids(evs []kpool.Event) string {
 	var s []int64
 	for _, e := range evs {
 		s = append(s, e.ID)
@@ -52,9 +54,9 @@ func ids(evs []Event) string {
 func TestEventFeed(t *testing.T) {
 	ctx := context.Background()
 	clock := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	o := &outbox{visible: map[int64]Event{}}
+	o := &outbox{visible: map[int64]kpool.Event{}}
 	o.commit(1, 2)
-	f := &EventFeed{Store: o, GapWait: 10 * time.Second, Now: func() time.Time { return clock }}
+	f := &Feed{Store: o, GapWait: 10 * time.Second, Now: func() time.Time { return clock }}
 	if err := f.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +90,8 @@ func TestEventFeed(t *testing.T) {
 
 func TestEventFeedPages(t *testing.T) {
 	ctx := context.Background()
-	o := &outbox{visible: map[int64]Event{}}
-	f := &EventFeed{Store: o}
+	o := &outbox{visible: map[int64]kpool.Event{}}
+	f := &Feed{Store: o}
 	for id := int64(1); id <= 2*feedPage+7; id++ {
 		if id != 600 {
 			o.commit(id)
@@ -107,14 +109,14 @@ func TestEventFeedPages(t *testing.T) {
 }
 
 // TestEventFeedPruned checks that a feed whose cursor is below the oldest
-// event kept says so (ErrEventsPruned) with the events it read, and that a
+// event kept says so (ErrPruned) with the events it read, and that a
 // rolled-back id right after the cursor is not taken for a pruned one.
 func TestEventFeedPruned(t *testing.T) {
 	ctx := context.Background()
-	o := &outbox{visible: map[int64]Event{}}
+	o := &outbox{visible: map[int64]kpool.Event{}}
 	o.commit(1, 2, 3)
-	behind, current := &EventFeed{Store: o}, &EventFeed{Store: o}
-	for _, f := range []*EventFeed{behind, current} {
+	behind, current := &Feed{Store: o}, &Feed{Store: o}
+	for _, f := range []*Feed{behind, current} {
 		if err := f.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -127,15 +129,15 @@ func TestEventFeedPruned(t *testing.T) {
 		delete(o.visible, id)
 	}
 	got, err := behind.Next(ctx)
-	if !errors.Is(err, ErrEventsPruned) || ids(got) != "[9 10]" {
-		t.Fatalf("feed behind the pruning: %s, %v; want [9 10] and ErrEventsPruned", ids(got), err)
+	if !errors.Is(err, ErrPruned) || ids(got) != "[9 10]" {
+		t.Fatalf("feed behind the pruning: %s, %v; want [9 10] and ErrPruned", ids(got), err)
 	}
 	if len(behind.gaps) != 0 {
 		t.Fatalf("the feed waits for pruned ids: %v", behind.gaps)
 	}
 	// Both go on: 11 rolled back and 12 committed is a gap, not pruning.
 	o.commit(12)
-	for name, f := range map[string]*EventFeed{"behind": behind, "current": current} {
+	for name, f := range map[string]*Feed{"behind": behind, "current": current} {
 		if got, err := f.Next(ctx); err != nil || ids(got) != "[12]" {
 			t.Errorf("%s feed after a rollback: %s, %v", name, ids(got), err)
 		}

@@ -1,11 +1,14 @@
-package kpool_test
+package service_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
 )
@@ -15,9 +18,9 @@ const foreignMark = "fedcba9876543210fedcba9876543210"
 
 // importWorld is a cluster of Alice's whose controller found, at the
 // provider, a pool another kpool marked (web) and an unmarked one (legacy).
-func importWorld(t *testing.T) (*kpool.Service, *kpool.Cluster) {
+func importWorld(t *testing.T) (*service.Service, *kpool.Cluster) {
 	t.Helper()
-	s := kpool.NewService(testdb.SQLite(t), storetest.Platforms)
+	s := service.New(testdb.SQLite(t), storetest.Platforms)
 	c := storetest.NewCluster(t, s, storetest.Alice, "prod")
 	var spec kpool.NodePoolSpec
 	if err := json.Unmarshal([]byte(storetest.GCPPool), &spec); err != nil {
@@ -42,21 +45,21 @@ func TestImportProviderPool(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		as     string
-		in     kpool.PoolImport
+		in     service.PoolImport
 		code   string // "" when imported
 		pool   string // the imported pool's name
 		detail string // in the created event
 	}{
-		{"unmarked, by its owner", storetest.Alice, kpool.PoolImport{ProviderName: "legacy"}, "", "old-web", "imported from the provider as legacy"},
-		{"unmarked, named", storetest.Alice, kpool.PoolImport{ProviderName: "legacy", Name: "legacy-web"}, "", "legacy-web", "as legacy"},
-		{"foreign, unforced", storetest.Alice, kpool.PoolImport{ProviderName: "web"}, kpool.CodeConflict, "", ""},
-		{"foreign, forced by a user", storetest.Alice, kpool.PoolImport{ProviderName: "web", Force: true}, kpool.CodeConflict, "", ""},
-		{"foreign, unforced by an admin", storetest.Admin, kpool.PoolImport{ProviderName: "web"}, kpool.CodeConflict, "", ""},
-		{"foreign, forced by an admin", storetest.Admin, kpool.PoolImport{ProviderName: "web", Force: true}, "", "web", "forced: it carries the mark of kpool installation " + foreignMark},
-		{"not listed", storetest.Alice, kpool.PoolImport{ProviderName: "ghost"}, kpool.CodeNotFound, "", ""},
-		{"another user's cluster", storetest.Bob, kpool.PoolImport{ProviderName: "legacy"}, kpool.CodeNotFound, "", ""},
-		{"no provider name", storetest.Alice, kpool.PoolImport{}, kpool.CodeValidation, "", ""},
-		{"bad name", storetest.Alice, kpool.PoolImport{ProviderName: "legacy", Name: "Legacy Web"}, kpool.CodeValidation, "", ""},
+		{"unmarked, by its owner", storetest.Alice, service.PoolImport{ProviderName: "legacy"}, "", "old-web", "imported from the provider as legacy"},
+		{"unmarked, named", storetest.Alice, service.PoolImport{ProviderName: "legacy", Name: "legacy-web"}, "", "legacy-web", "as legacy"},
+		{"foreign, unforced", storetest.Alice, service.PoolImport{ProviderName: "web"}, kpool.CodeConflict, "", ""},
+		{"foreign, forced by a user", storetest.Alice, service.PoolImport{ProviderName: "web", Force: true}, kpool.CodeConflict, "", ""},
+		{"foreign, unforced by an admin", storetest.Admin, service.PoolImport{ProviderName: "web"}, kpool.CodeConflict, "", ""},
+		{"foreign, forced by an admin", storetest.Admin, service.PoolImport{ProviderName: "web", Force: true}, "", "web", "forced: it carries the mark of kpool installation " + foreignMark},
+		{"not listed", storetest.Alice, service.PoolImport{ProviderName: "ghost"}, kpool.CodeNotFound, "", ""},
+		{"another user's cluster", storetest.Bob, service.PoolImport{ProviderName: "legacy"}, kpool.CodeNotFound, "", ""},
+		{"no provider name", storetest.Alice, service.PoolImport{}, kpool.CodeValidation, "", ""},
+		{"bad name", storetest.Alice, service.PoolImport{ProviderName: "legacy", Name: "Legacy Web"}, kpool.CodeValidation, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, c := importWorld(t)
@@ -76,12 +79,12 @@ func TestImportProviderPool(t *testing.T) {
 			if p.Name != tc.pool || p.ProviderName != tc.in.ProviderName || !p.Spec.Observed() || p.CreatedBy != tc.as || p.Spec.Count() != 3 {
 				t.Fatalf("imported %+v", p)
 			}
-			evs, err := s.Events(storetest.Ctx(storetest.Admin), kpool.EventQuery{NodePoolID: p.ID, Type: kpool.EventNodePoolCreated})
+			evs, err := s.Events(storetest.Ctx(storetest.Admin), audit.Query{NodePoolID: p.ID, Type: kpool.EventNodePoolCreated})
 			if err != nil || len(evs.Items) != 1 || !strings.Contains(evs.Items[0].Detail, tc.detail) || evs.Items[0].Actor != tc.as {
 				t.Fatalf("the created event: %+v %v", evs, err)
 			}
 			// Imported once: again is a conflict.
-			if _, err := s.ImportProviderPool(storetest.Ctx(tc.as), c.ID, kpool.PoolImport{ProviderName: tc.in.ProviderName, Name: "again", Force: tc.in.Force}); kpool.ErrorCode(err) != kpool.CodeConflict {
+			if _, err := s.ImportProviderPool(storetest.Ctx(tc.as), c.ID, service.PoolImport{ProviderName: tc.in.ProviderName, Name: "again", Force: tc.in.Force}); kpool.ErrorCode(err) != kpool.CodeConflict {
 				t.Fatalf("a second import: %v, want CONFLICT", err)
 			}
 		})
@@ -96,21 +99,27 @@ func TestObservingForeignNeedsAnAdmin(t *testing.T) {
 	s, c := importWorld(t)
 	ctx := storetest.Ctx(storetest.Alice)
 	observed := `{"management":"observe","platform":{"type":"gcp","gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}`
-	_, err := s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(observed)})
+	_, err := s.CreateNodePool(ctx, service.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(observed)})
 	var e *kpool.Error
 	if kpool.ErrorCode(err) != kpool.CodeConflict || !asError(err, &e) || len(e.Fields) != 1 || e.Fields[0].Field != "spec.management" {
 		t.Fatalf("observing a foreign pool: %v, want CONFLICT on spec.management", err)
 	}
 	managed := strings.Replace(observed, `"management":"observe",`, "", 1)
-	p, err := s.CreateNodePool(ctx, kpool.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(managed)})
+	p, err := s.CreateNodePool(ctx, service.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(managed)})
 	if err != nil || p.ProviderName != "web" {
 		t.Fatalf("a managed pool of a foreign pool's name: %+v, %v", p, err)
 	}
-	_, err = s.UpdateNodePool(ctx, p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"management":"observe"}`)})
+	_, err = s.UpdateNodePool(ctx, p.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"management":"observe"}`)})
 	if kpool.ErrorCode(err) != kpool.CodeConflict {
 		t.Fatalf("turning it observed: %v, want CONFLICT", err)
 	}
-	if _, err := s.UpdateNodePool(storetest.Ctx(storetest.Admin), p.ID, kpool.Update{Patch: true, Spec: json.RawMessage(`{"management":"observe"}`)}); err != nil {
+	if _, err := s.UpdateNodePool(storetest.Ctx(storetest.Admin), p.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"management":"observe"}`)}); err != nil {
 		t.Fatalf("an admin turning it observed: %v", err)
 	}
+}
+
+func asError(err error, e **kpool.Error) bool {
+	x, ok := err.(*kpool.Error)
+	*e = x
+	return ok
 }

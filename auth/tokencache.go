@@ -1,9 +1,11 @@
-package kpool
+package auth
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/kpool/kpool"
 )
 
 // TokenCacheTTL is how long a token looked up by its hash is trusted without
@@ -19,7 +21,7 @@ const maxCachedTokens = 10000
 // beyond its own. Only tokens that exist are remembered: an unknown token is
 // looked up every time, and a flood of them cannot fill the cache.
 type TokenCache struct {
-	TokenStore
+	kpool.TokenStore
 	TTL time.Duration    // default TokenCacheTTL
 	Now func() time.Time // default time.Now
 
@@ -28,18 +30,18 @@ type TokenCache struct {
 }
 
 type cachedToken struct {
-	t  Token
+	t  kpool.Token
 	at time.Time
 }
 
 // NewTokenCache returns ts with its lookups cached for TokenCacheTTL.
-func NewTokenCache(ts TokenStore) *TokenCache {
+func NewTokenCache(ts kpool.TokenStore) *TokenCache {
 	return &TokenCache{TokenStore: ts, TTL: TokenCacheTTL, Now: time.Now, byHash: map[string]cachedToken{}}
 }
 
 // TokenByHash answers from the cache while the entry is fresh, otherwise
 // from the store. The caller gets a copy it may keep.
-func (c *TokenCache) TokenByHash(ctx context.Context, hash string) (*Token, error) {
+func (c *TokenCache) TokenByHash(ctx context.Context, hash string) (*kpool.Token, error) {
 	now := c.Now()
 	c.mu.Lock()
 	e, ok := c.byHash[hash]

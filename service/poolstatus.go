@@ -1,4 +1,4 @@
-package kpool
+package service
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/audit"
 )
 
 // NodePoolStatus returns a pool's aggregated status and every report.
@@ -21,9 +24,9 @@ func (s *Service) NodePoolStatus(ctx context.Context, poolID string) (*StatusDoc
 	return statusDocument(p, reports), nil
 }
 
-func statusDocument(p *NodePool, reports []ControllerStatus) *StatusDocument {
+func statusDocument(p *kpool.NodePool, reports []kpool.ControllerStatus) *StatusDocument {
 	if reports == nil {
-		reports = []ControllerStatus{}
+		reports = []kpool.ControllerStatus{}
 	}
 	return &StatusDocument{NodePoolID: p.ID, ClusterID: p.ClusterID, Generation: p.Generation, Status: p.Status, ControllerStatus: reports}
 }
@@ -32,15 +35,15 @@ func statusDocument(p *NodePool, reports []ControllerStatus) *StatusDocument {
 // report: kept from the controller's last report while the condition's
 // status holds; else now, or the time the report gives when that is
 // earlier.
-func stampTransitions(r *ControllerStatus, prev *ControllerStatus, now time.Time) {
-	var old []Condition
+func stampTransitions(r *kpool.ControllerStatus, prev *kpool.ControllerStatus, now time.Time) {
+	var old []kpool.Condition
 	if prev != nil {
 		old = prev.Conditions
 	}
 	for i := range r.Conditions {
 		cond := &r.Conditions[i]
 		given := cond.LastTransitionTime
-		*cond = transition(old, *cond, now)
+		*cond = kpool.StampTransition(old, *cond, now)
 		if cond.LastTransitionTime.Equal(now) && !given.IsZero() && given.Before(now) {
 			cond.LastTransitionTime = given.UTC()
 		}
@@ -51,39 +54,39 @@ func stampTransitions(r *ControllerStatus, prev *ControllerStatus, now time.Time
 // pool's status. Only controller identities may report. A report ahead of
 // the pool's generation is refused; one older than the controller's last
 // report is ignored (and says so).
-func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r ControllerStatus) (*StatusDocument, error) {
+func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r kpool.ControllerStatus) (*StatusDocument, error) {
 	id, err := poolCaller(ctx, poolID)
 	if err != nil {
 		return nil, err
 	}
 	if !id.Controller {
-		return nil, Errorf(CodeForbidden, "only controller identities may report node pool status")
+		return nil, kpool.Errorf(kpool.CodeForbidden, "only controller identities may report node pool status")
 	}
 	r.Metadata = compactObject(r.Metadata)
 	if r.Conditions == nil {
-		r.Conditions = []Condition{}
+		r.Conditions = []kpool.Condition{}
 	}
 	scrubReport(&r)
-	if err := ValidateControllerStatus(&r); err != nil {
+	if err := kpool.ValidateControllerStatus(&r); err != nil {
 		return nil, err
 	}
 	if err := id.MayReportAs(r.ControllerName, s.Platforms.ControllerNames()); err != nil {
 		return nil, err
 	}
 	var doc *StatusDocument
-	err = s.write(ctx, func(tx Tx) error {
-		p, c, reports, err := lockPool(ctx, tx, id, poolID, Read)
+	err = s.write(ctx, func(tx kpool.Tx) error {
+		p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Read)
 		if err != nil {
 			return err
 		}
 		if id.Scope != nil && !id.Scope.Covers(c.Spec.Platform.Type, c) {
-			return Errorf(CodeForbidden, "%s may report on %s only, not on this %s pool", id.Email, id.Scope, c.Spec.Platform.Type)
+			return kpool.Errorf(kpool.CodeForbidden, "%s may report on %s only, not on this %s pool", id.Email, id.Scope, c.Spec.Platform.Type)
 		}
 		if r.ObservedGeneration > p.Generation {
-			return Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
+			return kpool.Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
 		}
 		now := s.now()
-		var prev *ControllerStatus
+		var prev *kpool.ControllerStatus
 		for i := range reports {
 			if reports[i].ControllerName == r.ControllerName {
 				prev = &reports[i]
@@ -108,8 +111,8 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			if err := tx.DeleteNodePool(p.ID); err != nil {
 				return err
 			}
-			ev := poolEvent(ctx, EventNodePoolDeleted, p, p.Generation, id.Email)
-			ev.Detail, ev.CreatedAt = statusDetail(&r), now
+			ev := audit.PoolEvent(ctx, kpool.EventNodePoolDeleted, p, p.Generation, id.Email)
+			ev.Detail, ev.CreatedAt = audit.StatusDetail(&r), now
 			if err := tx.AddEvent(ev); err != nil {
 				return err
 			}
@@ -123,8 +126,8 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 			return err
 		}
 		doc = statusDocument(p, reports)
-		ev := poolEvent(ctx, EventNodePoolStatus, p, p.Generation, id.Email)
-		ev.Detail, ev.CreatedAt = statusDetail(&r), now
+		ev := audit.PoolEvent(ctx, kpool.EventNodePoolStatus, p, p.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = audit.StatusDetail(&r), now
 		return tx.AddEvent(ev)
 	})
 	if err != nil {
@@ -133,9 +136,9 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r Con
 	return doc, nil
 }
 
-func allDeleted(reports []ControllerStatus) bool {
+func allDeleted(reports []kpool.ControllerStatus) bool {
 	for _, r := range reports {
-		if r.Condition(ConditionDeleted) != ConditionTrue {
+		if r.Condition(kpool.ConditionDeleted) != kpool.ConditionTrue {
 			return false
 		}
 	}
