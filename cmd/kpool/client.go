@@ -19,9 +19,9 @@ import (
 	"github.com/kpool/kpool/internal/jsondoc"
 )
 
-// addClientCommands adds the cluster and nodepool commands.
-func addClientCommands(root *cobra.Command) {
-	root.AddCommand(newClusterCmd(), newNodePoolCmd(), newEventsCmd(), newApplyCmd(), newDiffCmd())
+// addClientCommands adds the cluster and nodepool commands, on clk.
+func addClientCommands(root *cobra.Command, clk clock) {
+	root.AddCommand(newClusterCmd(clk), newNodePoolCmd(clk), newEventsCmd(), newApplyCmd(), newDiffCmd())
 }
 
 // Output formats of -o.
@@ -43,6 +43,8 @@ type clientFlags struct {
 	// context names the config file's context to use; defaultCluster is
 	// its cluster.
 	context, defaultCluster string
+	// clock is the root command's: tables' ages and --wait's polls.
+	clock clock
 }
 
 // register adds the flags to cmd and checks them before any subcommand runs.

@@ -164,12 +164,12 @@ func (f *clientFlags) createPerZone(cmd *cobra.Command, c *api.Client, wf waitFl
 	}
 	if wf.wait {
 		for i, p := range list.NodePools {
-			final, err := newWaiter(cmd, c, p, false).run(cmd.Context(), wf.timeout)
+			final, err := newWaiter(cmd, c, f.clock.Tick, p, false).run(cmd.Context(), wf.timeout)
 			if err != nil {
 				return err
 			}
 			list.NodePools[i] = final
 		}
 	}
-	return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
+	return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide(), f.clock.Now()) })
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/kpool/kpool/api"
 )
 
-func newNodePoolCmd() *cobra.Command {
-	f := &clientFlags{}
+func newNodePoolCmd(clk clock) *cobra.Command {
+	f := &clientFlags{clock: clk}
 	cmd := &cobra.Command{
 		Use:     "nodepool",
 		Aliases: []string{"nodepools", "np"},
@@ -416,7 +416,7 @@ func newPoolList(f *clientFlags) *cobra.Command {
 					return nil
 				}
 				l.more(cmd, len(list.NodePools), list.Total, list.Next)
-				return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
+				return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide(), f.clock.Now()) })
 			}
 			if watch {
 				// The stream first, then the list: no change is missed.
@@ -450,14 +450,14 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide()) })
+					return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide(), f.clock.Now()) })
 				})
 			}
 			p, err := f.client().NodePool(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, p, func(w io.Writer) { poolView(w, p) })
+			return f.print(cmd, p, func(w io.Writer) { poolView(w, p, f.clock.Now()) })
 		},
 	}
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after showing it, print a line each time it changes (the server's live feed), until it is deleted or Ctrl-C")
@@ -708,7 +708,7 @@ deleted at its provider): the pool there is left as it is.`,
 				return err
 			}
 			if !gone && wf.wait {
-				if _, err := newWaiter(cmd, c, p, true).run(cmd.Context(), wf.timeout); err != nil {
+				if _, err := newWaiter(cmd, c, f.clock.Tick, p, true).run(cmd.Context(), wf.timeout); err != nil {
 					return err
 				}
 				gone = true
@@ -741,7 +741,7 @@ func newPoolStatus(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, d, func(w io.Writer) { statusView(w, d) })
+			return f.print(cmd, d, func(w io.Writer) { statusView(w, d, f.clock.Now()) })
 		},
 	}
 }
