@@ -132,18 +132,21 @@ func nameArg(kind string) cobra.PositionalArgs {
 	}
 }
 
+// readFile reads a file, or the command's stdin for "-", and says how
+// errors name it ("stdin" or the file's name).
+func readFile(cmd *cobra.Command, name string) (data []byte, shown string, err error) {
+	if name == "-" {
+		data, err = io.ReadAll(cmd.InOrStdin())
+		return data, "stdin", err
+	}
+	data, err = os.ReadFile(name)
+	return data, name, err
+}
+
 // decodeFile reads a YAML or JSON file ("-" for stdin) into v, refusing
 // fields that v does not have.
 func decodeFile(cmd *cobra.Command, name string, v any) error {
-	var data []byte
-	var err error
-	shown := name
-	if name == "-" {
-		shown = "stdin"
-		data, err = io.ReadAll(cmd.InOrStdin())
-	} else {
-		data, err = os.ReadFile(name)
-	}
+	data, shown, err := readFile(cmd, name)
 	if err != nil {
 		return err
 	}
