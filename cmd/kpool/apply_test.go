@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/apply"
 )
 
 // pools lists a cluster's pools by name.
@@ -142,9 +144,9 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rs []applyResult
-	if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 2 || rs[0].Action != actUpdate || rs[0].NodePool == nil ||
-		rs[0].NodePool.Spec.Count() != 3 || rs[1].Action != actUnchanged || rs[1].ClusterID != prod {
+	var rs []apply.Result
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 2 || rs[0].Action != apply.Update || rs[0].NodePool == nil ||
+		rs[0].NodePool.Spec.Count() != 3 || rs[1].Action != apply.Unchanged || rs[1].ClusterID != prod {
 		t.Errorf("apply -o json: %v\n%s", err, out)
 	}
 	// -o name: the pools, as kubectl apply -o name.
@@ -294,38 +296,42 @@ func TestApplyViewClasses(t *testing.T) {
 	plan := func(cs ...kpool.Change) *kpool.Plan {
 		return &kpool.Plan{Provider: "azure", ProviderName: "gpu", Changes: cs}
 	}
-	refusal := func(p *kpool.Plan) *kpool.Error { return asError(p.Refusal()) }
+	refusal := func(p *kpool.Plan) *kpool.Error {
+		var e *kpool.Error
+		errors.As(p.Refusal(), &e)
+		return e
+	}
 	replace := plan(kpool.Change{Field: "spec.platform.azure.vmSize", Class: kpool.UpdateReplace, From: "A", To: "B", Reason: "AKS does not change it"})
 	tests := []struct {
 		name string
-		r    applyResult
+		r    apply.Result
 		want string
 	}{
-		{"in place", applyResult{Name: "web", Cluster: "prod", Action: actUpdate,
+		{"in place", apply.Result{Name: "web", Cluster: "prod", Action: apply.Update,
 			Plan: plan(kpool.Change{Field: "spec.nodeCount", Class: kpool.UpdateInPlace, From: 2, To: 3, Reason: "scales"})},
 			"~ nodepool web in cluster prod will be updated\n    ~ spec.nodeCount: 2 -> 3   (in_place: scales)\n    provider azure (agent pool gpu): 1 change, no node replaced\n"},
-		{"rolls nodes, new nodes only, absent before", applyResult{Name: "web", Cluster: "prod", Action: actUpdate,
+		{"rolls nodes, new nodes only, absent before", apply.Result{Name: "web", Cluster: "prod", Action: apply.Update,
 			Plan: plan(kpool.Change{Field: "spec.kubernetesVersion", Class: kpool.UpdateRollsNodes, To: "1.31"},
 				kpool.Change{Field: "spec.labels", Class: kpool.UpdateNewNodesOnly, From: map[string]string{"a": "1"}, To: map[string]string{"a": "2"}})},
 			"    ~ spec.kubernetesVersion: - -> \"1.31\"   (rolls_nodes)\n    ~ spec.labels: {\"a\":\"1\"} -> {\"a\":\"2\"}   (new_nodes_only)\n    provider azure (agent pool gpu): 2 changes, rolls nodes, new nodes only\n"},
-		{"replace", applyResult{Name: "gpu", Cluster: "aks", Action: actRefused, Plan: replace, Error: refusal(replace)},
+		{"replace", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Refused, Plan: replace, Error: refusal(replace)},
 			"! nodepool gpu in cluster aks would be refused: VALIDATION_ERROR: Validation failed\n" +
 				"    ~ spec.platform.azure.vmSize: \"A\" -> \"B\"   (replace: AKS does not change it)\n" +
 				"    provider azure (agent pool gpu): 1 change, needs a new pool\n" +
 				"    spec.platform.azure.vmSize: cannot be changed in place on azure: AKS does not change it; create a new pool with the new value and delete this one\n"},
-		{"not implemented", applyResult{Name: "gpu", Cluster: "aks", Action: actRefused,
+		{"not implemented", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Refused,
 			Plan:  plan(kpool.Change{Field: "spec.taints", Class: kpool.UpdateNotImplemented, To: []string{"x"}, Reason: "no taints"}),
 			Error: refusal(plan(kpool.Change{Field: "spec.taints", Class: kpool.UpdateNotImplemented, Reason: "no taints"}))},
 			"! nodepool gpu in cluster aks would be refused: NOT_IMPLEMENTED: Not implemented by azure\n" +
 				"    ~ spec.taints: - -> [\"x\"]   (not_implemented: no taints)\n" +
 				"    provider azure (agent pool gpu): 1 change, not implemented\n" +
 				"    spec.taints: no taints\n"},
-		{"unchanged", applyResult{Name: "web", Cluster: "prod", Action: actUnchanged, Plan: plan()}, "= nodepool web in cluster prod unchanged\n"},
+		{"unchanged", apply.Result{Name: "web", Cluster: "prod", Action: apply.Unchanged, Plan: plan()}, "= nodepool web in cluster prod unchanged\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
-			applyView(&b, []applyResult{tt.r}, true)
+			applyView(&b, []apply.Result{tt.r}, true)
 			out, _, _ := strings.Cut(b.String(), "Plan: ")
 			if !strings.HasSuffix(out, tt.want) {
 				t.Errorf("got\n%s\nwant (at the end)\n%s", out, tt.want)

@@ -20,9 +20,9 @@ import (
 	"github.com/kpool/kpool/service"
 )
 
-// addClientCommands adds the cluster and nodepool commands.
-func addClientCommands(root *cobra.Command) {
-	root.AddCommand(newClusterCmd(), newNodePoolCmd(), newEventsCmd(), newApplyCmd(), newDiffCmd())
+// addClientCommands adds the cluster and nodepool commands, on clk.
+func addClientCommands(root *cobra.Command, clk clock) {
+	root.AddCommand(newClusterCmd(clk), newNodePoolCmd(clk), newEventsCmd(), newApplyCmd(), newDiffCmd())
 }
 
 // Output formats of -o.
@@ -44,6 +44,8 @@ type clientFlags struct {
 	// context names the config file's context to use; defaultCluster is
 	// its cluster.
 	context, defaultCluster string
+	// clock is the root command's: tables' ages and --wait's polls.
+	clock clock
 }
 
 // register adds the flags to cmd and checks them before any subcommand runs.
@@ -131,18 +133,21 @@ func nameArg(kind string) cobra.PositionalArgs {
 	}
 }
 
+// readFile reads a file, or the command's stdin for "-", and says how
+// errors name it ("stdin" or the file's name).
+func readFile(cmd *cobra.Command, name string) (data []byte, shown string, err error) {
+	if name == "-" {
+		data, err = io.ReadAll(cmd.InOrStdin())
+		return data, "stdin", err
+	}
+	data, err = os.ReadFile(name)
+	return data, name, err
+}
+
 // decodeFile reads a YAML or JSON file ("-" for stdin) into v, refusing
 // fields that v does not have.
 func decodeFile(cmd *cobra.Command, name string, v any) error {
-	var data []byte
-	var err error
-	shown := name
-	if name == "-" {
-		shown = "stdin"
-		data, err = io.ReadAll(cmd.InOrStdin())
-	} else {
-		data, err = os.ReadFile(name)
-	}
+	data, shown, err := readFile(cmd, name)
 	if err != nil {
 		return err
 	}

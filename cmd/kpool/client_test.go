@@ -71,7 +71,12 @@ func newServerOn(t *testing.T, reg *provider.Registry) string {
 // execute runs the kpool command line args with stdin and returns stdout
 // and stderr.
 func execute(stdin string, args ...string) (stdout, stderr string, err error) {
-	root := newRoot()
+	return executeOn(clock{}, stdin, args...)
+}
+
+// executeOn is execute with the client commands on clk.
+func executeOn(clk clock, stdin string, args ...string) (stdout, stderr string, err error) {
+	root := newRootOn(clk)
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)

@@ -16,8 +16,8 @@ import (
 	"github.com/kpool/kpool/service"
 )
 
-func newClusterCmd() *cobra.Command {
-	f := &clientFlags{}
+func newClusterCmd(clk clock) *cobra.Command {
+	f := &clientFlags{clock: clk}
 	cmd := &cobra.Command{
 		Use:     "cluster",
 		Aliases: []string{"clusters"},
@@ -170,7 +170,7 @@ NAME and flags given with -f override the file.`,
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, cl, func(w io.Writer) { clusterTable(w, []*kpool.Cluster{cl}, f.wide()) })
+			return f.print(cmd, cl, func(w io.Writer) { clusterTable(w, []*kpool.Cluster{cl}, f.wide(), f.clock.Now()) })
 		},
 	}
 	c.register(cmd.Flags())
@@ -208,7 +208,7 @@ func newClusterList(f *clientFlags) *cobra.Command {
 				return nil
 			}
 			l.more(cmd, len(list.Clusters), list.Total, list.Next)
-			return f.print(cmd, list, func(w io.Writer) { clusterTable(w, list.Clusters, f.wide()) })
+			return f.print(cmd, list, func(w io.Writer) { clusterTable(w, list.Clusters, f.wide(), f.clock.Now()) })
 		},
 	}
 	l.register(cmd.Flags())
@@ -225,7 +225,7 @@ func newClusterGet(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, c, func(w io.Writer) { clusterView(w, c) })
+			return f.print(cmd, c, func(w io.Writer) { clusterView(w, c, f.clock.Now()) })
 		},
 	}
 }

@@ -78,7 +78,7 @@ Platform flags:
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, updated, func(out io.Writer) { clusterView(out, updated) })
+			return f.print(cmd, updated, func(out io.Writer) { clusterView(out, updated, f.clock.Now()) })
 		},
 	}
 	c.register(cmd.Flags())

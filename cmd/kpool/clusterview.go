@@ -3,18 +3,19 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kpool/kpool"
 )
 
-func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool) {
+func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool, now time.Time) {
 	head := "ID\tNAME\tPLATFORM\tTEAM\tPHASE\tREACHABLE\tAGE"
 	if wide {
 		head += "\tREGION\tOWNER\tENDPOINT\tMESSAGE"
 	}
 	fmt.Fprintln(w, head)
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(c.Team), orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(c.Team), orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt, now))
 		if wide {
 			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s", orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint),
 				orDash(oneLine(c.Status.Unreachable())))
@@ -38,7 +39,7 @@ func reachable(st kpool.ClusterStatus) string {
 	return "no"
 }
 
-func clusterView(w io.Writer, c *kpool.Cluster) {
+func clusterView(w io.Writer, c *kpool.Cluster, now time.Time) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	kv("Name", c.Name)
 	kv("ID", c.ID)
@@ -59,13 +60,13 @@ func clusterView(w io.Writer, c *kpool.Cluster) {
 	if c.Status.Message != "" {
 		kv("Message", c.Status.Message)
 	}
-	kv("Created", when(c.CreatedAt)+" by "+c.CreatedBy)
-	kv("Updated", when(c.UpdatedAt))
+	kv("Created", when(c.CreatedAt, now)+" by "+c.CreatedBy)
+	kv("Updated", when(c.UpdatedAt, now))
 	if c.DeletionTimestamp != nil {
-		kv("Deletion requested", when(*c.DeletionTimestamp))
+		kv("Deletion requested", when(*c.DeletionTimestamp, now))
 	}
 	fmt.Fprintln(w, "Conditions:")
-	conditions(w, "  ", c.Status.Conditions)
+	conditions(w, "  ", c.Status.Conditions, now)
 	providerPools(w, c.Status)
 }
 

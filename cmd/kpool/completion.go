@@ -153,7 +153,7 @@ func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 		cluster = fl.Value.String()
 	}
 	if cluster != "" { // as the command finds a pool by its name
-		id, err := clusterID(ctx, c, cluster)
+		id, err := c.ClusterID(ctx, cluster)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

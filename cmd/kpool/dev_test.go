@@ -51,22 +51,8 @@ func (w *watched) String() string {
 // TestDevCreateWait is README's first two steps: kpool dev, then the
 // nodepool create --wait it suggests, which must end with the pool Ready
 // on the AKS emulator. The emulator runs on a clock the test moves once
-// --wait has shown the pool Provisioning, and --wait polls every 10ms, so
-// the test replaces waitTick and does not run in parallel.
+// --wait has shown the pool Provisioning, and --wait polls every 10ms.
 func TestDevCreateWait(t *testing.T) {
-	old := waitTick
-	waitTick = func(ctx context.Context) error {
-		tm := time.NewTimer(10 * time.Millisecond)
-		defer tm.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tm.C:
-			return nil
-		}
-	}
-	t.Cleanup(func() { waitTick = old })
-
 	ctx := context.Background()
 	clock := sim.NewManualClock(time.Now())
 	printed := startDev(t, clock)
@@ -90,7 +76,7 @@ func TestDevCreateWait(t *testing.T) {
 
 	// Run it; once it shows the pool Provisioning, let the emulator's
 	// operation finish.
-	root := newRoot()
+	root := newRootOn(pollEvery(10 * time.Millisecond))
 	var out bytes.Buffer
 	// Provisioning shows once the create is claimed, before it is sent:
 	// the clock moves only once the emulator has the operation.
@@ -173,7 +159,7 @@ func TestEventRetentionFlag(t *testing.T) {
 func TestDevEveryCloud(t *testing.T) {
 	ctx := context.Background()
 	clock := sim.NewManualClock(time.Now())
-	clockWaits(t, clock)
+	polls := clockWaits(clock)
 	printed := startDev(t, clock)
 	var creates []string
 	for _, line := range strings.Split(printed, "\n") {
@@ -187,7 +173,7 @@ func TestDevEveryCloud(t *testing.T) {
 	}
 	cli := func(args ...string) string {
 		t.Helper()
-		out, stderr, err := execute("", append(args, "--server", m[1], "--token", m[2], "--timeout", "2m", "-o", "json")...)
+		out, stderr, err := executeOn(polls, "", append(args, "--server", m[1], "--token", m[2], "--timeout", "2m", "-o", "json")...)
 		if err != nil {
 			t.Fatalf("kpool %s: %v\n%s", strings.Join(args, " "), err, stderr)
 		}
@@ -283,13 +269,22 @@ func startDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) 
 	return printed.String()
 }
 
-// clockWaits makes --wait's poll move the emulators' clock a minute each
-// time, so that operations end as fast as a test polls.
-func clockWaits(t *testing.T, clock *sim.ManualClock) {
-	old := waitTick
-	waitTick = func(ctx context.Context) error {
-		clock.Advance(time.Minute)
-		tm := time.NewTimer(5 * time.Millisecond)
+// clockWaits is a clock whose --wait polls move the emulators' clock a
+// minute each time, 5ms apart, so that operations end as fast as a test
+// polls.
+func clockWaits(emulators *sim.ManualClock) clock {
+	every := pollEvery(5 * time.Millisecond)
+	return clock{tick: func(ctx context.Context) error {
+		emulators.Advance(time.Minute)
+		return every.Tick(ctx)
+	}}
+}
+
+// pollEvery is the wall clock with --wait polling every d, rather than
+// every second.
+func pollEvery(d time.Duration) clock {
+	return clock{tick: func(ctx context.Context) error {
+		tm := time.NewTimer(d)
 		defer tm.Stop()
 		select {
 		case <-ctx.Done():
@@ -297,8 +292,7 @@ func clockWaits(t *testing.T, clock *sim.ManualClock) {
 		case <-tm.C:
 			return nil
 		}
-	}
-	t.Cleanup(func() { waitTick = old })
+	}}
 }
 
 // runClock moves the emulators' clock 10 s every 20 ms until the test

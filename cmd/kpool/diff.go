@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kpool/kpool/apply"
 )
 
 // quietExit is an exit code with nothing to print: kpool diff's 1 when
@@ -46,25 +48,16 @@ one the server would refuse).`,
 			if err != nil {
 				return &exitError{code: diffErrorExit, err: err}
 			}
-			c := f.client()
-			out := cmd.OutOrStdout()
 			differs, failed := false, 0
-			for _, it := range resolve(cmd.Context(), c, docs, f.defaultCluster) {
-				r := applyOne(cmd.Context(), c, it, true)
+			for _, r := range apply.Run(cmd.Context(), f.client(), docs, f.defaultCluster, true) {
 				if r.Error != nil {
 					failed++
-					fmt.Fprintf(cmd.ErrOrStderr(), "nodepool %s: %s: %s\n", r.label(), r.Error.Code, r.Error.Message)
-					for _, fe := range r.Error.Fields {
-						fmt.Fprintf(cmd.ErrOrStderr(), "  %s: %s\n", fe.Field, oneLine(fe.Reason))
-					}
-					if r.Error.Details != "" && len(r.Error.Fields) == 0 {
-						fmt.Fprintf(cmd.ErrOrStderr(), "  %s\n", oneLine(r.Error.Details))
-					}
+					diffError(cmd.ErrOrStderr(), r)
 					if r.NodePool == nil {
 						continue
 					}
 				}
-				if specDiff(out, r) {
+				if specDiff(cmd.OutOrStdout(), r) {
 					differs = true
 				}
 			}
@@ -82,47 +75,36 @@ one the server would refuse).`,
 	return cmd
 }
 
+// diffError writes why a pool could not be diffed.
+func diffError(w io.Writer, r apply.Result) {
+	fmt.Fprintf(w, "nodepool %s: %s: %s\n", r.Label(), r.Error.Code, r.Error.Message)
+	for _, fe := range r.Error.Fields {
+		fmt.Fprintf(w, "  %s: %s\n", fe.Field, oneLine(fe.Reason))
+	}
+	if r.Error.Details != "" && len(r.Error.Fields) == 0 {
+		fmt.Fprintf(w, "  %s\n", oneLine(r.Error.Details))
+	}
+}
+
 // specDiff writes the unified-style diff of one pool's spec, live against
 // after the apply (r.NodePool), and reports whether they differ.
-func specDiff(w io.Writer, r applyResult) bool {
-	var before, after map[string]string
-	if r.live != nil {
-		before = flatten("spec", r.live.Spec)
-	}
-	if r.NodePool != nil {
-		after = flatten("spec", r.NodePool.Spec)
-	}
-	keys := map[string]bool{}
-	for k := range before {
-		keys[k] = true
-	}
-	for k := range after {
-		keys[k] = true
-	}
-	var lines []string
-	for _, k := range sortedKeys(keys) {
-		b, inB := before[k]
-		a, inA := after[k]
-		if inB && inA && a == b {
-			continue
-		}
-		if inB {
-			lines = append(lines, fmt.Sprintf("-%s: %s", k, b))
-		}
-		if inA {
-			lines = append(lines, fmt.Sprintf("+%s: %s", k, a))
-		}
-	}
-	if len(lines) == 0 {
+func specDiff(w io.Writer, r apply.Result) bool {
+	ds := r.Differences()
+	if len(ds) == 0 {
 		return false
 	}
-	from := "nodepool " + r.label() + " (live)"
-	if r.live == nil {
+	from := "nodepool " + r.Label() + " (live)"
+	if r.Live == nil {
 		from = "/dev/null"
 	}
-	fmt.Fprintf(w, "--- %s\n+++ nodepool %s (file)\n", from, r.label())
-	for _, l := range lines {
-		fmt.Fprintln(w, l)
+	fmt.Fprintf(w, "--- %s\n+++ nodepool %s (file)\n", from, r.Label())
+	for _, d := range ds {
+		if d.Live != "" {
+			fmt.Fprintf(w, "-%s: %s\n", d.Field, d.Live)
+		}
+		if d.File != "" {
+			fmt.Fprintf(w, "+%s: %s\n", d.Field, d.File)
+		}
 	}
 	return true
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/apply"
 )
 
 // dryRunCreate shows what nodepool create --dry-run would create: the pool
@@ -24,7 +25,7 @@ func (f *clientFlags) dryRunCreate(cmd *cobra.Command, c *api.Client, body api.N
 			return
 		}
 		fmt.Fprintf(w, "+ nodepool %s in cluster %s would be created (dry run: nothing changed)\n", p.Name, p.ClusterID)
-		lines := flatten("spec", p.Spec)
+		lines := apply.Fields("spec", p.Spec)
 		for _, k := range sortedKeys(lines) {
 			fmt.Fprintf(w, "    + %s = %s\n", k, lines[k])
 		}

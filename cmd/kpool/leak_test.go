@@ -134,21 +134,10 @@ func closedAddr(t *testing.T) string {
 // stops rather than passing on an empty log. Only token create's stdout,
 // the token itself (its purpose), is left out.
 //
-// It replaces waitTick and sets cloudTransport and the environment, so it
-// does not run in parallel.
+// It sets cloudTransport and the environment, so it does not run in
+// parallel.
 func TestNoSecretInLogs(t *testing.T) {
-	old := waitTick
-	waitTick = func(ctx context.Context) error {
-		tm := time.NewTimer(10 * time.Millisecond)
-		defer tm.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tm.C:
-			return nil
-		}
-	}
-	t.Cleanup(func() { waitTick = old })
+	polls := pollEvery(10 * time.Millisecond) // --wait's
 
 	secrets := map[string]string{} // what it is -> the secret
 	var seen strings.Builder       // everything written, but the tokens token create prints
@@ -160,7 +149,7 @@ func TestNoSecretInLogs(t *testing.T) {
 	// cli runs a command as a user of the CLI would and records what it
 	// writes; it returns stdout and the error.
 	cli := func(step string, args ...string) (string, error) {
-		out, errOut, err := execute("", args...)
+		out, errOut, err := executeOn(polls, "", args...)
 		record(step, out, errOut, err)
 		return out, err
 	}

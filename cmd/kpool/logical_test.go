@@ -27,13 +27,13 @@ import (
 // scheduler's own helpers decide.
 func TestZonalLogicalPool(t *testing.T) {
 	clock := sim.NewManualClock(time.Now())
-	clockWaits(t, clock)
+	polls := clockWaits(clock)
 	printed := startDev(t, clock)
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
 	server, token := m[1], m[2]
 	cli := func(stdin string, args ...string) string {
 		t.Helper()
-		out, stderr, err := execute(stdin, append(args, "--server", server, "--token", token)...)
+		out, stderr, err := executeOn(polls, stdin, append(args, "--server", server, "--token", token)...)
 		if err != nil {
 			t.Fatalf("kpool %s: %v\n%s", strings.Join(args, " "), err, stderr)
 		}

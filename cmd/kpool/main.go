@@ -57,7 +57,11 @@ func exitCode(err error, stderr io.Writer) int {
 	return code
 }
 
-func newRoot() *cobra.Command {
+// newRoot is the kpool command on the wall clock.
+func newRoot() *cobra.Command { return newRootOn(clock{}) }
+
+// newRootOn is the kpool command with its client commands on clk.
+func newRootOn(clk clock) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "kpool",
 		Short:         "kpool manages Kubernetes node pools across clouds",
@@ -65,7 +69,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace(), newConfigCmd(), newVersionCmd())
-	addClientCommands(root)
+	addClientCommands(root, clk)
 	addCompletion(root)
 	addExamples(root)
 	readEnvFirst(root)

@@ -1,82 +1,18 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
-	"github.com/kpool/kpool/service"
 )
 
-// Names wherever an id is taken: a cluster or a pool may be named by its
-// id or by its name, found with the API's ?name= filter. A name that more
-// than one object has (a pool name in several clusters, a cluster name of
-// several owners, as an admin sees them) is an error listing them.
-
-// clusterID resolves a cluster reference to its id. A reference may carry
-// the kind -o name prints (cluster/ID).
-func clusterID(ctx context.Context, c *api.Client, ref string) (string, error) {
-	ref = strings.TrimPrefix(ref, "cluster/")
-	if kpool.IsUUID(strings.ToLower(ref)) {
-		return strings.ToLower(ref), nil
-	}
-	list, err := c.Clusters(ctx, service.ListOptions{Name: ref, Limit: kpool.MaxLimit})
-	if err != nil {
-		return "", err
-	}
-	switch len(list.Clusters) {
-	case 0:
-		return "", kpool.Errorf(kpool.CodeNotFound, "No cluster named %q: kpool cluster list shows the clusters you can see", ref)
-	case 1:
-		return list.Clusters[0].ID, nil
-	}
-	var cands []string
-	for _, cl := range list.Clusters {
-		cands = append(cands, fmt.Sprintf("%s (registered by %s)", cl.ID, cl.CreatedBy))
-	}
-	return "", kpool.Invalid("cluster", "%d clusters are named %q: give one's ID: %s", len(cands), ref, strings.Join(cands, ", "))
-}
-
-// poolID resolves a pool reference to its id; cluster (a name or an id, or
-// "") narrows a name to one cluster.
-func poolID(ctx context.Context, c *api.Client, ref, cluster string) (string, error) {
-	ref = strings.TrimPrefix(ref, "nodepool/")
-	if kpool.IsUUID(strings.ToLower(ref)) {
-		return strings.ToLower(ref), nil
-	}
-	o := service.ListOptions{Name: ref, Limit: kpool.MaxLimit}
-	if cluster != "" {
-		id, err := clusterID(ctx, c, cluster)
-		if err != nil {
-			return "", err
-		}
-		o.ClusterID = id
-	}
-	list, err := c.NodePools(ctx, o)
-	if err != nil {
-		return "", err
-	}
-	switch len(list.NodePools) {
-	case 0:
-		in := ""
-		if cluster != "" {
-			in = " in cluster " + cluster
-		}
-		return "", kpool.Errorf(kpool.CodeNotFound, "No node pool named %q%s: kpool nodepool list shows the pools you can see", ref, in)
-	case 1:
-		return list.NodePools[0].ID, nil
-	}
-	var cands []string
-	for _, p := range list.NodePools {
-		cands = append(cands, fmt.Sprintf("%s in cluster %s", p.ID, p.ClusterID))
-	}
-	return "", kpool.Invalid("name", "%d node pools are named %q: give --cluster, or one's ID: %s", len(cands), ref, strings.Join(cands, ", "))
-}
+// Names wherever an ID is taken: a cluster or a pool may be named by its
+// ID or by its name (api.Client's ClusterID and NodePoolID resolve them).
+// The hooks below replace a command's name argument, or its --cluster, by
+// the ID before the command runs.
 
 // byName lets cmd's ID argument be a name: a pool's (kind "node pool",
 // narrowed by a --cluster flag it adds) or a cluster's. The argument is
@@ -101,9 +37,9 @@ func byName(f *clientFlags, cmd *cobra.Command, kind string) *cobra.Command {
 			if in == "" {
 				in = f.defaultCluster // the context's
 			}
-			id, err = poolID(c.Context(), f.client(), args[0], in)
+			id, err = f.client().NodePoolID(c.Context(), args[0], in)
 		} else {
-			id, err = clusterID(c.Context(), f.client(), args[0])
+			id, err = f.client().ClusterID(c.Context(), args[0])
 		}
 		if err != nil {
 			return err
@@ -129,7 +65,7 @@ func clusterFlagByName(cmd *cobra.Command, client func() *api.Client) *cobra.Com
 		if fl == nil || !fl.Changed || fl.Value.String() == "" || kpool.IsUUID(strings.ToLower(fl.Value.String())) {
 			return nil
 		}
-		id, err := clusterID(c.Context(), client(), fl.Value.String())
+		id, err := client().ClusterID(c.Context(), fl.Value.String())
 		if err != nil {
 			return err
 		}
@@ -154,23 +90,4 @@ func defaultClusterFlag(f *clientFlags, cmd *cobra.Command) *cobra.Command {
 		return nil
 	}
 	return cmd
-}
-
-// createPerZone creates a zonal logical pool: one member per zone, in one
-// request; with --wait, it waits for each.
-func (f *clientFlags) createPerZone(cmd *cobra.Command, c *api.Client, wf waitFlags, body api.NodePoolBody) error {
-	list, err := f.writer(cmd).CreateZonalNodePools(cmd.Context(), body)
-	if err != nil {
-		return err
-	}
-	if wf.wait {
-		for i, p := range list.NodePools {
-			final, err := newWaiter(cmd, c, p, false).run(cmd.Context(), wf.timeout)
-			if err != nil {
-				return err
-			}
-			list.NodePools[i] = final
-		}
-	}
-	return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide()) })
 }

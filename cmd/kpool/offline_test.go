@@ -26,7 +26,7 @@ import (
 func TestDevRealCloudOffline(t *testing.T) {
 	ctx := context.Background()
 	clock := sim.NewManualClock(time.Now())
-	clockWaits(t, clock)
+	polls := clockWaits(clock)
 	var log lockedBuffer
 	printed := startDev(t, clock, func(f *serveFlags) { f.logOut = &log })
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
@@ -54,7 +54,7 @@ func TestDevRealCloudOffline(t *testing.T) {
 			t.Fatalf("registering %s: %v\n%s", real, err, stderr)
 		}
 		args := append([]string{"nodepool", "create", "web", "--cluster", real}, strings.Fields(cr[2])...)
-		_, stderr, err := execute("", append(args, "--server", m[1], "--token", m[2], "--timeout", "1m")...)
+		_, stderr, err := executeOn(polls, "", append(args, "--server", m[1], "--token", m[2], "--timeout", "1m")...)
 		if err == nil || !strings.Contains(err.Error(), "waits for its cluster") || !strings.Contains(err.Error(), devNoCredential) {
 			t.Errorf("%s: create --wait ended with %v, want it to say the pool waits for its cluster: %s\n%s", real, err, devNoCredential, stderr)
 		}

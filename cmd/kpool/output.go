@@ -10,15 +10,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kpool/kpool/service"
+
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/service"
 )
-
-// now is the clock that ages are measured against.
-var now = time.Now
 
 // print writes v as JSON or YAML, or calls table with a tab-aligned writer.
 func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) error {
@@ -61,34 +60,23 @@ func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) 
 // wide reports whether tables show their extra columns (-o wide).
 func (f *clientFlags) wide() bool { return f.output == outWide }
 
-// age is a short duration since t, as in kubectl: 45s, 12m, 5h, 3d, 2y.
-func age(t time.Time) string {
+// age is the time from t to now as kubectl get's AGE column shows it (45s,
+// 5m30s, 12m, 3h20m, 26h, 3d4h, 40d, 2y10d): apimachinery's HumanDuration.
+// A t after now, which the server's clock being ahead of this one makes, is
+// 0s rather than HumanDuration's <invalid>.
+func age(t, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	d := now().Sub(t)
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < 2*time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < 2*time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	case d < 2*365*24*time.Hour:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
-	}
-	return fmt.Sprintf("%dy", int(d.Hours()/24/365))
+	return duration.HumanDuration(max(now.Sub(t), 0))
 }
 
-// when is a time with its age.
-func when(t time.Time) string {
+// when is a time with its age at now.
+func when(t, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.Format(time.RFC3339) + " (" + age(t) + " ago)"
+	return t.Format(time.RFC3339) + " (" + age(t, now) + " ago)"
 }
 
 func orDash(s string) string {
@@ -180,7 +168,7 @@ func taint(t kpool.Taint) string {
 	return t.Key + "=" + t.Value + ":" + t.Effect
 }
 
-func statusView(w io.Writer, d *service.StatusDocument) {
+func statusView(w io.Writer, d *service.StatusDocument, now time.Time) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	st := &d.Status
 	kv("Node pool", d.NodePoolID)
@@ -192,12 +180,12 @@ func statusView(w io.Writer, d *service.StatusDocument) {
 		kv("Last ready generation", st.LastReadyGeneration)
 	}
 	kv("Message", orDash(st.Message))
-	kv("Last update", when(st.LastUpdateTime))
+	kv("Last update", when(st.LastUpdateTime, now))
 	if d.Deleted {
 		kv("Deleted", "yes")
 	}
 	fmt.Fprintln(w)
-	conditions(w, "", st.Conditions)
+	conditions(w, "", st.Conditions, now)
 	if len(d.ControllerStatus) == 0 {
 		fmt.Fprintln(w, "\nNo controller has reported on this node pool yet.")
 		return
@@ -205,7 +193,7 @@ func statusView(w io.Writer, d *service.StatusDocument) {
 	for _, r := range d.ControllerStatus {
 		fmt.Fprintf(w, "\nController %s:\n", r.ControllerName)
 		fmt.Fprintf(w, "  Observed generation:\t%d\n", r.ObservedGeneration)
-		fmt.Fprintf(w, "  Updated:\t%s\n", when(r.UpdatedAt))
+		fmt.Fprintf(w, "  Updated:\t%s\n", when(r.UpdatedAt, now))
 		if m := strings.TrimSpace(string(r.Metadata)); m != "" && m != "{}" && m != "null" {
 			var b bytes.Buffer
 			if json.Compact(&b, r.Metadata) == nil {
@@ -214,18 +202,18 @@ func statusView(w io.Writer, d *service.StatusDocument) {
 			fmt.Fprintf(w, "  Metadata:\t%s\n", m)
 		}
 		fmt.Fprintln(w)
-		conditions(w, "  ", r.Conditions)
+		conditions(w, "  ", r.Conditions, now)
 	}
 }
 
-func conditions(w io.Writer, indent string, cs []kpool.Condition) {
+func conditions(w io.Writer, indent string, cs []kpool.Condition, now time.Time) {
 	if len(cs) == 0 {
 		fmt.Fprintln(w, indent+"No conditions.")
 		return
 	}
 	fmt.Fprintln(w, indent+"TYPE\tSTATUS\tREASON\tMESSAGE\tLAST TRANSITION")
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%s\n", indent, c.Type, c.Status, orDash(c.Reason), orDash(oneLine(c.Message)), age(c.LastTransitionTime))
+		fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%s\n", indent, c.Type, c.Status, orDash(c.Reason), orDash(oneLine(c.Message)), age(c.LastTransitionTime, now))
 	}
 }
 

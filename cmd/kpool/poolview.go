@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/provider"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 )
 
 // nodes is a pool's size: the count, or "min-max (count)" with autoscaling.
@@ -27,7 +29,7 @@ func intOr(p *int) string {
 	return fmt.Sprint(*p)
 }
 
-func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
+func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool, now time.Time) {
 	head := "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE"
 	if wide {
 		head += "\tLOGICAL POOL\tPROVIDER NAME\tZONES\tMODE\tLABELS\tMESSAGE"
@@ -36,7 +38,7 @@ func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
 	for _, p := range ps {
 		b := profiles.Profile(p.Spec.Platform.Type).Block(nil, &p.Spec)
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
-			orDash(b.MachineType), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt))
+			orDash(b.MachineType), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt, now))
 		if wide {
 			zones := p.Spec.Zones
 			if len(zones) == 0 {
@@ -49,7 +51,7 @@ func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool) {
 	}
 }
 
-func poolView(w io.Writer, p *kpool.NodePool) {
+func poolView(w io.Writer, p *kpool.NodePool, now time.Time) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	s := &p.Spec
 	pt := s.Platform.Type
@@ -117,9 +119,9 @@ func poolView(w io.Writer, p *kpool.NodePool) {
 	if p.Status.NoController() {
 		kv("Controller", "none in this kpool acts on "+string(pt)+" pools: an external controller must report status")
 	}
-	kv("Created", when(p.CreatedAt)+" by "+p.CreatedBy)
-	kv("Updated", when(p.UpdatedAt))
+	kv("Created", when(p.CreatedAt, now)+" by "+p.CreatedBy)
+	kv("Updated", when(p.UpdatedAt, now))
 	if p.DeletionTimestamp != nil {
-		kv("Deletion requested", when(*p.DeletionTimestamp))
+		kv("Deletion requested", when(*p.DeletionTimestamp, now))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/poolspec"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 )
@@ -13,6 +14,10 @@ import (
 // profiles are every platform kpool knows: the CLI builds requests and
 // explains plans from them.
 var profiles = catalog.Registry()
+
+// specs makes the spec of nodepool create, update and scale from their
+// flags, with the profiles.
+var specs = poolspec.NewBuilder(profiles)
 
 // platformNames lists the platforms, comma-separated.
 func platformNames() string {
@@ -95,12 +100,6 @@ func poolFields(t kpool.PlatformType) provider.PoolFields {
 	return profiles.Profile(t).CLI().PoolFields
 }
 
-// targetOf is the platform and region of a cluster's pools.
-func targetOf(c *kpool.Cluster) poolTarget {
-	t := c.Spec.Platform.Type
-	return poolTarget{t: t, region: profiles.Profile(t).Region(&c.Spec)}
-}
-
 // machineFields lists each platform's machine type field ("gcp
 // machineType, …").
 func machineFields() string {
@@ -111,29 +110,4 @@ func machineFields() string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// poolPlatformFlag is a pool flag some providers' blocks have (--image-id).
-type poolPlatformFlag struct {
-	provider.PoolFlag
-	platforms []kpool.PlatformType
-}
-
-// poolPlatformFlags are the profiles' pool flags, one per name.
-func poolPlatformFlags() []poolPlatformFlag {
-	var out []poolPlatformFlag
-	for _, p := range profiles.Profiles() {
-		for _, f := range p.CLI().PoolFlags {
-			i := slices.IndexFunc(out, func(x poolPlatformFlag) bool { return x.Name == f.Name })
-			if i < 0 {
-				out = append(out, poolPlatformFlag{PoolFlag: f})
-				i = len(out) - 1
-			}
-			if out[i].Field != f.Field || out[i].Kind != f.Kind {
-				panic(fmt.Sprintf("flag --%s sets %s on %s but %s elsewhere", f.Name, f.Field, p.Type(), out[i].Field))
-			}
-			out[i].platforms = append(out[i].platforms, p.Type())
-		}
-	}
-	return out
 }

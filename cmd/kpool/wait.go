@@ -37,9 +37,9 @@ func (e *exitError) Unwrap() error { return e.err }
 // pollInterval is how often --wait reads the pool's status.
 const pollInterval = time.Second
 
-// waitTick blocks until the next poll of --wait. Tests replace it to step a
-// wait deterministically.
-var waitTick = func(ctx context.Context) error {
+// pollTick blocks for pollInterval, until --wait's next poll on the wall
+// clock (see clock).
+func pollTick(ctx context.Context) error {
 	t := time.NewTimer(pollInterval)
 	defer t.Stop()
 	select {
@@ -92,11 +92,14 @@ type waiter struct {
 	width    int    // the width of the line on a tty, to blank what is left
 	cols     int    // the terminal's width: the line is cut to fit it
 	colour   bool   // the phase in colour: a terminal, and no NO_COLOR
+
+	// tick blocks until the next poll (the command's clock's Tick).
+	tick func(context.Context) error
 }
 
-func newWaiter(cmd *cobra.Command, c *api.Client, p *kpool.NodePool, deleting bool) *waiter {
+func newWaiter(cmd *cobra.Command, c *api.Client, tick func(context.Context) error, p *kpool.NodePool, deleting bool) *waiter {
 	out := cmd.ErrOrStderr()
-	w := &waiter{c: c, pool: p, gen: p.Generation, deleting: deleting, out: out, tty: isTerminal(out), start: time.Now()}
+	w := &waiter{c: c, tick: tick, pool: p, gen: p.Generation, deleting: deleting, out: out, tty: isTerminal(out), start: time.Now()}
 	if w.tty {
 		w.cols = columns(out)
 		w.colour = os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
@@ -189,7 +192,7 @@ func (w *waiter) run(ctx context.Context, timeout time.Duration) (*kpool.NodePoo
 			w.finish()
 			return nil, err
 		}
-		if err := waitTick(ctx); err != nil {
+		if err := w.tick(ctx); err != nil {
 			w.finish()
 			why := fmt.Sprintf("gave up after %s", round(time.Since(w.start)))
 			if errors.Is(err, context.DeadlineExceeded) {
@@ -350,11 +353,11 @@ func errCodeOf(err error) string {
 // prints it as it is at the end (or as the write returned it without --wait).
 func (f *clientFlags) waitAndPrint(cmd *cobra.Command, c *api.Client, w waitFlags, p *kpool.NodePool) error {
 	if w.wait {
-		final, err := newWaiter(cmd, c, p, false).run(cmd.Context(), w.timeout)
+		final, err := newWaiter(cmd, c, f.clock.Tick, p, false).run(cmd.Context(), w.timeout)
 		if err != nil {
 			return err
 		}
 		p = final
 	}
-	return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide()) })
+	return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide(), f.clock.Now()) })
 }

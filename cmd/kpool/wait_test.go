@@ -15,34 +15,31 @@ import (
 	"github.com/kpool/kpool/provider/catalog"
 )
 
-// The tests of --wait replace waitTick, so they do not run in parallel (the
-// parallel tests of the package start once they are over).
-
-// stepper replaces waitTick: each poll after the first waits for the test to
-// change the pool's status and let it go on.
+// stepper is the clock of the commands a test of --wait runs: each poll
+// after the first waits for the test to change the pool's status and let it
+// go on. Each test has its own, so the tests run in parallel.
 type stepper struct {
 	waiting chan struct{}
 	proceed chan struct{}
 }
 
-func stepWaits(t *testing.T) *stepper {
-	s := &stepper{waiting: make(chan struct{}), proceed: make(chan struct{})}
-	old := waitTick
-	waitTick = func(ctx context.Context) error {
-		select {
-		case s.waiting <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		select {
-		case <-s.proceed:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+func stepWaits() *stepper {
+	return &stepper{waiting: make(chan struct{}), proceed: make(chan struct{})}
+}
+
+// tick is the stepper's clock's Tick.
+func (s *stepper) tick(ctx context.Context) error {
+	select {
+	case s.waiting <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	t.Cleanup(func() { waitTick = old })
-	return s
+	select {
+	case <-s.proceed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // step waits until the command has read the pool and waits for its next
@@ -59,10 +56,12 @@ type result struct {
 	err            error
 }
 
-func background(srv string, args ...string) <-chan result {
+// background runs a client command against srv as testUser, on the
+// stepper's clock.
+func (s *stepper) background(srv string, args ...string) <-chan result {
 	done := make(chan result, 1)
 	go func() {
-		out, errOut, err := execute("", append(args, "--server", srv, "--user", testUser)...)
+		out, errOut, err := executeOn(clock{tick: s.tick}, "", append(args, "--server", srv, "--user", testUser)...)
 		done <- result{out, errOut, err}
 	}()
 	return done
@@ -88,11 +87,12 @@ var (
 )
 
 func TestCreateWait(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
-	s := stepWaits(t)
+	s := stepWaits()
 	const id = "0b1f4c2e-5d6a-4e7b-8c9d-0e1f2a3b4c5d"
-	done := background(srv, "nodepool", "create", "web", "--cluster", cluster, "--id", id, "--machine-type", "e2-small", "--count", "3", "--wait", "-o", "json")
+	done := s.background(srv, "nodepool", "create", "web", "--cluster", cluster, "--id", id, "--machine-type", "e2-small", "--count", "3", "--wait", "-o", "json")
 
 	s.step(func() { // no controller yet
 		reportAs(t, srv, id, 1, `{"active_nodes": 1, "desired_nodes": 3}`, notReady, progressing)
@@ -129,12 +129,13 @@ func TestCreateWait(t *testing.T) {
 }
 
 func TestScaleWaitFails(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
 	p := createPool(t, srv, "web", cluster, "--machine-type", "e2-small", "--count", "3")
 	reportAs(t, srv, p.ID, 1, `{"active_nodes": 3, "desired_nodes": 3}`, ready)
-	s := stepWaits(t)
-	done := background(srv, "nodepool", "scale", p.ID, "--count", "50", "--wait")
+	s := stepWaits()
+	done := s.background(srv, "nodepool", "scale", p.ID, "--count", "50", "--wait")
 
 	// A Ready report of the old generation does not end the wait.
 	s.step(func() {
@@ -164,10 +165,11 @@ func TestScaleWaitFails(t *testing.T) {
 }
 
 func TestUpdateWaitTimeout(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
 	p := createPool(t, srv, "web", cluster, "--machine-type", "e2-small", "--count", "3")
-	// The real waitTick: nothing reports, so the 1ms deadline ends the wait.
+	// The wall clock: nothing reports, so the 1ms deadline ends the wait.
 	_, _, err := execute("", "nodepool", "update", p.ID, "--label", "team=web", "--wait", "--timeout", "1ms", "--server", srv, "--user", testUser)
 	var errOut bytes.Buffer
 	if code := exitCode(err, &errOut); code != exitTimeout || !strings.Contains(errOut.String(), "not done within --timeout 1ms") {
@@ -176,12 +178,13 @@ func TestUpdateWaitTimeout(t *testing.T) {
 }
 
 func TestDeleteWait(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
 	p := createPool(t, srv, "web", cluster, "--machine-type", "e2-small")
 	reportAs(t, srv, p.ID, 1, `{}`, ready)
-	s := stepWaits(t)
-	done := background(srv, "nodepool", "delete", p.ID, "--wait")
+	s := stepWaits()
+	done := s.background(srv, "nodepool", "delete", p.ID, "--wait")
 	s.step(func() { reportAs(t, srv, p.ID, 1, `{}`, deleted) })
 	r := <-done
 	if r.err != nil || r.stdout != "nodepool "+p.ID+" deleted\n" {
@@ -194,7 +197,7 @@ func TestDeleteWait(t *testing.T) {
 	// Deleted behind the back of a wait for Ready.
 	q := createPool(t, srv, "other", cluster, "--machine-type", "e2-small")
 	reportAs(t, srv, q.ID, 1, `{}`, notReady, progressing)
-	done = background(srv, "nodepool", "scale", q.ID, "--count", "2", "--wait")
+	done = s.background(srv, "nodepool", "scale", q.ID, "--count", "2", "--wait")
 	s.step(func() {
 		mustRun(t, srv, "nodepool", "delete", q.ID)
 		reportAs(t, srv, q.ID, 2, `{}`, deleted)
@@ -207,6 +210,7 @@ func TestDeleteWait(t *testing.T) {
 // TestWaitNoController checks that --wait on a pool that no controller in
 // this kpool acts on stops at once and says why, and that get shows it.
 func TestWaitNoController(t *testing.T) {
+	t.Parallel()
 	srv := newServerOn(t, catalog.Registry()) // no driver at all
 	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
 	const id = "5e0b4a8c-2f1d-4c3b-9a7e-6d5c4b3a2f10"
@@ -233,8 +237,8 @@ func TestWaitNoController(t *testing.T) {
 	// Once an external controller reports, the status is its, and --wait
 	// follows it as any other.
 	reportAs(t, srv, id, 1, `{"active_nodes": 1, "desired_nodes": 1}`, notReady, progressing)
-	s := stepWaits(t)
-	done := background(srv, "nodepool", "scale", id, "--count", "2", "--wait")
+	s := stepWaits()
+	done := s.background(srv, "nodepool", "scale", id, "--count", "2", "--wait")
 	s.step(func() { reportAs(t, srv, id, 2, `{"active_nodes": 2, "desired_nodes": 2}`, ready) })
 	if r := <-done; r.err != nil {
 		t.Fatalf("scale --wait with an external controller: %v\n%s", r.err, r.stderr)
@@ -334,7 +338,7 @@ func TestProgressFitsTheTerminal(t *testing.T) {
 		}
 		cmd := newRoot()
 		cmd.SetErr(&bytes.Buffer{})
-		if w := newWaiter(cmd, nil, &kpool.NodePool{}, false); w.colour || w.tty {
+		if w := newWaiter(cmd, nil, clock{}.Tick, &kpool.NodePool{}, false); w.colour || w.tty {
 			t.Errorf("a buffer is no terminal: %+v", w)
 		}
 	})

@@ -27,7 +27,7 @@ func (f *clientFlags) watchPools(cmd *cobra.Command, ids []string, cluster strin
 			return f.print(cmd, p, nil)
 		}
 		tw := tabwriter.NewWriter(&noHeader{w: out}, 0, 8, 3, ' ', 0)
-		poolTable(tw, []*kpool.NodePool{p}, f.wide())
+		poolTable(tw, []*kpool.NodePool{p}, f.wide(), f.clock.Now())
 		return tw.Flush()
 	}
 	errEnd := errors.New("watched pool is gone")
