@@ -27,14 +27,14 @@ func TestRawNodePoolJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := appendPool(nil, &p); string(got) != string(want) {
-			t.Errorf("AppendJSON\n got %s\nwant %s", got, want)
+			t.Errorf("appendPool\n got %s\nwant %s", got, want)
 		}
 	}
 }
 
 // TestRawNodePoolParity: RawNodePool keeps every field of NodePool, with
 // the same name, JSON key and type (spec and status as stored JSON), and a
-// pool with every field set reads back whole through AppendJSON and Decode.
+// pool with every field set reads back whole through appendPool and Decode.
 // A field added to NodePool alone fails here instead of vanishing from GET.
 func TestRawNodePoolParity(t *testing.T) {
 	pt, rt := reflect.TypeFor[kpool.NodePool](), reflect.TypeFor[kpool.RawNodePool]()
@@ -92,7 +92,7 @@ func TestRawNodePoolParity(t *testing.T) {
 	}
 	want, _ := json.Marshal(&p)
 	if got := appendPool(nil, &r); string(got) != string(want) {
-		t.Errorf("AppendJSON\n got %s\nwant %s", got, want)
+		t.Errorf("appendPool\n got %s\nwant %s", got, want)
 	}
 	back, err := r.Decode()
 	if err != nil {

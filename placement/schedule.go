@@ -34,131 +34,6 @@ func (r requirement) wants() string {
 	return fmt.Sprintf("the %s wanted (%s) is %s", r.noun, r.what, quoted(r.values))
 }
 
-// podSpec is a pod spec being placed, with its field path for messages.
-type podSpec struct {
-	spec map[string]any
-	at   string // "document 1, Deployment web: spec.template.spec."
-}
-
-// Paths in a pod spec.
-var (
-	requiredPath = []string{"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"}
-	requiredAt   = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
-)
-
-// valid records the scheduling fields that are not of their Kubernetes
-// types: nothing can be merged into them.
-func (p *podSpec) valid(fe *kpool.FieldErrors) bool {
-	n := len(*fe)
-	if v, ok := p.spec["nodeSelector"]; ok && v != nil {
-		if m, isMap := v.(map[string]any); !isMap {
-			fe.Add(p.at+"nodeSelector", "is not an object")
-		} else {
-			for k, x := range m {
-				if _, isString := x.(string); !isString {
-					fe.Add(p.at+"nodeSelector["+k+"]", "is not a string")
-				}
-			}
-		}
-	}
-	if _, ok := path(p.spec, requiredPath, false); !ok {
-		fe.Add(p.at+"affinity.nodeAffinity", "is not an object")
-	} else if terms, ok := p.terms(); !ok {
-		fe.Add(p.at+requiredAt, "is not a list of node selector terms")
-	} else {
-		for i, t := range terms {
-			for j, e := range expressions(t) {
-				if e == nil {
-					fe.Add(fmt.Sprintf("%s%s[%d].matchExpressions[%d]", p.at, requiredAt, i, j), "is not a node selector requirement")
-				}
-			}
-		}
-	}
-	if v, ok := p.spec["tolerations"]; ok && v != nil {
-		if _, isList := v.([]any); !isList {
-			fe.Add(p.at+"tolerations", "is not a list")
-		}
-	}
-	return len(*fe) == n
-}
-
-// nodeSelector returns the pod's nodeSelector, made when create is set.
-func (p *podSpec) nodeSelector(create bool) map[string]any {
-	m, _ := p.spec["nodeSelector"].(map[string]any)
-	if m == nil && create {
-		m = map[string]any{}
-		p.spec["nodeSelector"] = m
-	}
-	return m
-}
-
-// terms returns the required node affinity's terms; ok is false when they
-// are not a list of objects.
-func (p *podSpec) terms() ([]map[string]any, bool) {
-	req, _ := path(p.spec, requiredPath, false)
-	if req == nil || req["nodeSelectorTerms"] == nil {
-		return nil, true
-	}
-	list, ok := req["nodeSelectorTerms"].([]any)
-	if !ok {
-		return nil, false
-	}
-	var out []map[string]any
-	for _, t := range list {
-		m, ok := t.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, m)
-	}
-	return out, true
-}
-
-// expr is a node selector requirement of a term.
-type expr struct {
-	key, operator string
-	values        []string
-}
-
-// expressions returns a term's matchExpressions; an entry that is not a
-// requirement is nil.
-func expressions(term map[string]any) []*expr {
-	list, _ := term["matchExpressions"].([]any)
-	out := make([]*expr, len(list))
-	for i, x := range list {
-		m, ok := x.(map[string]any)
-		if !ok {
-			continue
-		}
-		e := &expr{}
-		e.key, _ = m["key"].(string)
-		e.operator, _ = m["operator"].(string)
-		vs, _ := m["values"].([]any)
-		for _, v := range vs {
-			s, _ := v.(string)
-			e.values = append(e.values, s)
-		}
-		out[i] = e
-	}
-	return out
-}
-
-// selects reports whether the pod already constrains label key.
-func (p *podSpec) selects(key string) bool {
-	if _, ok := p.nodeSelector(false)[key]; ok {
-		return true
-	}
-	terms, _ := p.terms()
-	for _, t := range terms {
-		for _, e := range expressions(t) {
-			if e != nil && e.key == key {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // require merges terms (ORed, each ANDing its requirements) into the
 // pod's scheduling. The pod's own nodeSelector and required node-affinity
 // terms stay: a term of ours that its nodeSelector contradicts is dropped,
@@ -173,6 +48,35 @@ func (p *podSpec) require(fe *kpool.FieldErrors, terms [][]requirement, zones zo
 		return false, nil
 	}
 	// The nodeSelector first: it ANDs with everything.
+	live, ruled := p.bySelectorAll(terms, zones)
+	if len(live) == 0 {
+		addConflicts(fe, ruled)
+		return false, nil
+	}
+
+	// Then the affinity terms: each pair of an existing term and one of
+	// ours that can hold together.
+	m := &affinityMerge{pod: p, live: live}
+	m.existing, _ = p.terms()
+	firstWhy := m.pair(zones)
+	if len(m.pairs) == 0 {
+		addConflicts(fe, firstWhy)
+		return false, nil
+	}
+	dropped := m.unpaired()
+
+	changed := len(dropped) > 0
+	if len(live) == 1 {
+		return m.mergeOne(changed), dropped
+	}
+	m.mergeSeveral()
+	return true, dropped
+}
+
+// bySelectorAll checks each of our terms against the pod's nodeSelector:
+// the terms it leaves live, with the requirements it does not settle, and
+// what rules out the first term ruled out (the error when none is left).
+func (p *podSpec) bySelectorAll(terms [][]requirement, zones zoneReader) ([][]requirement, []conflict) {
 	var live [][]requirement
 	var ruled []conflict
 	for _, t := range terms {
@@ -185,97 +89,123 @@ func (p *podSpec) require(fe *kpool.FieldErrors, terms [][]requirement, zones zo
 		}
 		live = append(live, rest)
 	}
-	if len(live) == 0 {
-		for _, c := range ruled {
-			fe.Add(c.field, "%s", c.reason)
-		}
-		return false, nil
-	}
+	return live, ruled
+}
 
-	// Then the affinity terms: each pair of an existing term and one of
-	// ours that can hold together.
-	existing, _ := p.terms()
-	type pair struct{ e, t int }
-	var pairs []pair
+// addConflicts records each conflict as an error on its field.
+func addConflicts(fe *kpool.FieldErrors, why []conflict) {
+	for _, c := range why {
+		fe.Add(c.field, "%s", c.reason)
+	}
+}
+
+// affinityMerge is one require's merge of our live terms with the pod's
+// existing affinity terms: which pairs of them can hold together.
+type affinityMerge struct {
+	pod      *podSpec
+	live     [][]requirement  // our terms the nodeSelector leaves
+	existing []map[string]any // the pod's required node-affinity terms
+	pairs    []termPair
+}
+
+// termPair is an existing term (e, -1 for none) and one of ours (t) that
+// can hold together: indexes into existing and live.
+type termPair struct{ e, t int }
+
+// pair finds every pair of an existing term and one of ours that can hold
+// together. It returns what rules out our first term with the existing
+// terms, the error when no pair is left.
+func (m *affinityMerge) pair(zones zoneReader) []conflict {
 	var firstWhy []conflict
-	usedE := map[int]bool{}
-	for j, t := range live {
-		if len(existing) == 0 {
-			pairs = append(pairs, pair{-1, j})
+	for j, t := range m.live {
+		if len(m.existing) == 0 {
+			m.pairs = append(m.pairs, termPair{-1, j})
 			continue
 		}
-		for i, e := range existing {
-			why := p.against(i, e, t, zones)
+		for i, e := range m.existing {
+			why := m.pod.against(i, e, t, zones)
 			if len(why) > 0 {
 				if j == 0 {
 					firstWhy = append(firstWhy, why...)
 				}
 				continue
 			}
-			pairs = append(pairs, pair{i, j})
-			usedE[i] = true
+			m.pairs = append(m.pairs, termPair{i, j})
 		}
 	}
-	if len(pairs) == 0 {
-		for _, c := range firstWhy {
-			fe.Add(c.field, "%s", c.reason)
+	return firstWhy
+}
+
+// unpaired returns the existing terms in no pair: none of ours can hold
+// with them, so they are dropped.
+func (m *affinityMerge) unpaired() []int {
+	used := map[int]bool{}
+	for _, pr := range m.pairs {
+		if pr.e >= 0 {
+			used[pr.e] = true
 		}
-		return false, nil
 	}
 	var dropped []int
-	for i := range existing {
-		if !usedE[i] {
+	for i := range m.existing {
+		if !used[i] {
 			dropped = append(dropped, i)
 		}
 	}
+	return dropped
+}
 
-	changed := len(dropped) > 0
-	if len(live) == 1 {
-		// Single values go to nodeSelector; several, into each term kept.
-		var multi []requirement
-		for _, r := range live[0] {
-			if len(r.values) == 1 {
-				p.nodeSelector(true)[r.key] = r.values[0]
-				changed = true
-				continue
-			}
-			multi = append(multi, r)
+// mergeOne merges our one live term: single values go to nodeSelector;
+// several, into each existing term kept (or a new one). changed says
+// whether the pod has changed already; it returns whether it has now.
+func (m *affinityMerge) mergeOne(changed bool) bool {
+	p := m.pod
+	var multi []requirement
+	for _, r := range m.live[0] {
+		if len(r.values) == 1 {
+			p.nodeSelector(true)[r.key] = r.values[0]
+			changed = true
+			continue
 		}
-		var kept []any
-		for _, pr := range pairs {
-			if pr.e >= 0 {
-				kept = append(kept, existing[pr.e])
-			}
-		}
-		if len(multi) == 0 {
-			if changed && len(existing) > 0 {
-				p.setTerms(kept)
-			}
-			return changed, dropped
-		}
-		if len(kept) == 0 {
-			kept = []any{map[string]any{}}
-		}
-		for _, t := range kept {
-			if addExpressions(t.(map[string]any), multi) {
-				changed = true
-			}
-		}
-		p.setTerms(kept)
-		return changed, dropped
+		multi = append(multi, r)
 	}
-	// Several terms of ours: every value goes into affinity terms.
+	var kept []any
+	for _, pr := range m.pairs {
+		if pr.e >= 0 {
+			kept = append(kept, m.existing[pr.e])
+		}
+	}
+	if len(multi) == 0 {
+		if changed && len(m.existing) > 0 {
+			p.setTerms(kept)
+		}
+		return changed
+	}
+	if len(kept) == 0 {
+		kept = []any{map[string]any{}}
+	}
+	for _, t := range kept {
+		if addExpressions(t.(map[string]any), multi) {
+			changed = true
+		}
+	}
+	p.setTerms(kept)
+	return changed
+}
+
+// mergeSeveral merges several live terms of ours: every value goes into
+// affinity terms, one per pair, each a copy of its existing term (if any)
+// with our term ANDed in.
+func (m *affinityMerge) mergeSeveral() {
 	var out []any
-	for _, pr := range pairs {
+	for _, pr := range m.pairs {
 		t := map[string]any{}
 		if pr.e >= 0 {
-			t = copyTerm(existing[pr.e])
+			t = copyTerm(m.existing[pr.e])
 		}
-		addExpressions(t, live[pr.t])
+		addExpressions(t, m.live[pr.t])
 		out = append(out, t)
 	}
-	p.setTerms(out)
-	return true, dropped
+	m.pod.setTerms(out)
 }
 
 // bySelector checks a term against the pod's nodeSelector: the
@@ -365,12 +295,6 @@ func addExpressions(t map[string]any, reqs []requirement) bool {
 	return changed
 }
 
-// setTerms replaces the required node-affinity terms.
-func (p *podSpec) setTerms(terms []any) {
-	req, _ := path(p.spec, requiredPath, true)
-	req["nodeSelectorTerms"] = terms
-}
-
 // copyTerm copies a term deeply enough to change its expressions.
 func copyTerm(t map[string]any) map[string]any {
 	out := make(map[string]any, len(t))
@@ -393,6 +317,7 @@ func implied(term map[string]any, r requirement) bool {
 	return false
 }
 
+// overlaps reports whether a and b have a value in common.
 func overlaps(a, b []string) bool {
 	for _, x := range a {
 		if slices.Contains(b, x) {
@@ -410,59 +335,4 @@ func subset(a, b []string) bool {
 		}
 	}
 	return len(a) > 0
-}
-
-// tolerate adds a toleration for each taint that none of the pod's
-// tolerations tolerates yet.
-func (p *podSpec) tolerate(taints []kpool.Taint) bool {
-	list, _ := p.spec["tolerations"].([]any)
-	changed := false
-	for _, t := range taints {
-		if tolerated(list, t) {
-			continue
-		}
-		tol := map[string]any{"key": t.Key, "operator": "Equal", "value": t.Value, "effect": t.Effect}
-		if t.Value == "" {
-			tol = map[string]any{"key": t.Key, "operator": "Exists", "effect": t.Effect}
-		}
-		list = append(list, tol)
-		changed = true
-	}
-	if changed {
-		p.spec["tolerations"] = list
-	}
-	return changed
-}
-
-// tolerated applies Kubernetes' rule: a toleration matches a taint when the
-// effects match (or the toleration names none) and either it has no key
-// and operator Exists, or the keys match and it is Exists or the values
-// are Equal.
-func tolerated(list []any, t kpool.Taint) bool {
-	for _, x := range list {
-		m, ok := x.(map[string]any)
-		if !ok {
-			continue
-		}
-		key, _ := m["key"].(string)
-		op, _ := m["operator"].(string)
-		value, _ := m["value"].(string)
-		effect, _ := m["effect"].(string)
-		if op == "" {
-			op = "Equal"
-		}
-		if effect != "" && effect != t.Effect {
-			continue
-		}
-		switch {
-		case key == "" && op == "Exists":
-			return true
-		case key != t.Key:
-		case op == "Exists":
-			return true
-		case op == "Equal" && value == t.Value:
-			return true
-		}
-	}
-	return false
 }
