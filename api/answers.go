@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/kpool/kpool/service"
-
 	"github.com/kpool/kpool"
 )
 
@@ -51,12 +49,12 @@ type DryRun struct {
 
 // written answers a write: in a dry run, 200 with a DryRun; otherwise 204
 // for a delete that removed the object, or status with the object.
-func (s *Server) written(w http.ResponseWriter, r *http.Request, status int, v any, plan *kpool.Plan, gone bool, err error) {
+func (s *Server) written(w http.ResponseWriter, r *http.Request, dry bool, status int, v any, plan *kpool.Plan, gone bool, err error) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if service.IsDryRun(r.Context()) {
+	if dry {
 		d := DryRun{DryRun: true, Plan: plan, Gone: gone}
 		if plan != nil {
 			var e *kpool.Error

@@ -54,11 +54,11 @@ func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
 // what would be registered in a dry run.
 func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 	var b ClusterBody
-	r, ok := s.decode(w, r, &b, "dry_run")
+	dry, ok := s.decode(w, r, &b, "dry_run")
 	if !ok {
 		return
 	}
-	in := service.ClusterCreate{ID: b.ID, Spec: b.Spec}
+	in := service.ClusterCreate{ID: b.ID, Spec: b.Spec, DryRun: dry}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
@@ -66,10 +66,10 @@ func (s *Server) createCluster(w http.ResponseWriter, r *http.Request) {
 		in.Team = *b.Team
 	}
 	c, err := s.svc.CreateCluster(r.Context(), in)
-	if err == nil && !service.IsDryRun(r.Context()) {
+	if err == nil && !dry {
 		w.Header().Set("Location", "/api/v1/clusters/"+c.ID)
 	}
-	s.written(w, r, http.StatusCreated, c, nil, false, err)
+	s.written(w, r, dry, http.StatusCreated, c, nil, false, err)
 }
 
 // getCluster answers one cluster, with its resource version as ETag.
@@ -86,7 +86,7 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
 // from the body or If-Match.
 func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 	var b ClusterBody
-	r, ok := s.decode(w, r, &b, "dry_run")
+	dry, ok := s.decode(w, r, &b, "dry_run")
 	if !ok {
 		return
 	}
@@ -99,14 +99,14 @@ func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), service.Update{Name: b.Name, Team: b.Team, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
-	s.written(w, r, http.StatusOK, c, nil, false, err)
+	c, err := s.svc.UpdateCluster(r.Context(), r.PathValue("id"), service.Update{Name: b.Name, Team: b.Team, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv, DryRun: dry})
+	s.written(w, r, dry, http.StatusOK, c, nil, false, err)
 }
 
 // deleteCluster answers DELETE on a cluster: 202 while it is Deleting, 204
 // once it is gone; force and dry_run are allowed.
 func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
-	r, q, err := writeQuery(r, "force", "dry_run")
+	q, dry, err := writeQuery(r, "force", "dry_run")
 	var force bool
 	if err == nil {
 		force, err = boolParam(q, "force")
@@ -119,6 +119,6 @@ func (s *Server) deleteCluster(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	c, gone, err := s.svc.DeleteCluster(r.Context(), r.PathValue("id"), force, rv)
-	s.written(w, r, http.StatusAccepted, c, nil, gone, err)
+	c, gone, err := s.svc.DeleteCluster(r.Context(), r.PathValue("id"), service.Delete{Force: force, ResourceVersion: rv, DryRun: dry})
+	s.written(w, r, dry, http.StatusAccepted, c, nil, gone, err)
 }

@@ -19,7 +19,7 @@ type ImportBody = service.PoolImport
 // force (409 naming its owner's mark otherwise).
 func (s *Server) importPool(w http.ResponseWriter, r *http.Request) {
 	var b ImportBody
-	r, ok := s.decode(w, r, &b)
+	_, ok := s.decode(w, r, &b)
 	if !ok {
 		return
 	}
@@ -27,7 +27,7 @@ func (s *Server) importPool(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
 	}
-	s.written(w, r, http.StatusCreated, p, nil, false, err)
+	s.written(w, r, false, http.StatusCreated, p, nil, false, err)
 }
 
 // ImportNodePool imports one pool the controllers found at a cluster's

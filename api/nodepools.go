@@ -108,11 +108,11 @@ func (s *Server) writeNodePools(w http.ResponseWriter, r *http.Request, o servic
 // plan's warnings as Warning headers.
 func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	var b NodePoolBody
-	r, ok := s.decode(w, r, &b, "dry_run")
+	dry, ok := s.decode(w, r, &b, "dry_run")
 	if !ok {
 		return
 	}
-	in := service.NodePoolCreate{ID: b.ID, Spec: b.Spec}
+	in := service.NodePoolCreate{ID: b.ID, Spec: b.Spec, DryRun: dry}
 	if b.Name != nil {
 		in.Name = *b.Name
 	}
@@ -129,18 +129,18 @@ func (s *Server) createNodePool(w http.ResponseWriter, r *http.Request) {
 	p, plan, err := s.svc.CreateNodePoolPlan(r.Context(), in)
 	if err == nil {
 		warn(w, plan.Warnings)
-		if !service.IsDryRun(r.Context()) {
+		if !dry {
 			w.Header().Set("Location", "/api/v1/nodepools/"+p.ID)
 		}
 	}
-	s.written(w, r, http.StatusCreated, p, &plan, false, err)
+	s.written(w, r, dry, http.StatusCreated, p, &plan, false, err)
 }
 
 // createZonalNodePools makes a zonal logical pool: one member per zone,
 // in one transaction.
 func (s *Server) createZonalNodePools(w http.ResponseWriter, r *http.Request) {
 	var b NodePoolBody
-	r, ok := s.decode(w, r, &b)
+	_, ok := s.decode(w, r, &b)
 	if !ok {
 		return
 	}
@@ -179,7 +179,7 @@ func (s *Server) getNodePool(w http.ResponseWriter, r *http.Request) {
 // Warning headers.
 func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 	var b NodePoolBody
-	r, ok := s.decode(w, r, &b, "dry_run")
+	dry, ok := s.decode(w, r, &b, "dry_run")
 	if !ok {
 		return
 	}
@@ -193,17 +193,17 @@ func (s *Server) updateNodePool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, plan, err := s.svc.UpdateNodePoolPlan(r.Context(), r.PathValue("id"), service.Update{
-		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv})
+		Name: b.Name, ClusterID: b.ClusterID, Spec: spec(b.Spec, patch), Patch: patch, ResourceVersion: rv, DryRun: dry})
 	if err == nil {
 		warn(w, plan.Warnings)
 	}
-	s.written(w, r, http.StatusOK, p, &plan, false, err)
+	s.written(w, r, dry, http.StatusOK, p, &plan, false, err)
 }
 
 // deleteNodePool answers DELETE on a pool: 202 while it is Deleting, 204
 // once it is gone; force removes its record at once.
 func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
-	r, q, err := writeQuery(r, "force", "dry_run")
+	q, dry, err := writeQuery(r, "force", "dry_run")
 	var rv string
 	var force bool
 	if err == nil {
@@ -216,11 +216,6 @@ func (s *Server) deleteNodePool(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if force {
-		p, err := s.svc.ForceDeleteNodePool(r.Context(), r.PathValue("id"), rv)
-		s.written(w, r, http.StatusAccepted, p, nil, true, err)
-		return
-	}
-	p, gone, err := s.svc.DeleteNodePool(r.Context(), r.PathValue("id"), rv)
-	s.written(w, r, http.StatusAccepted, p, nil, gone, err)
+	p, gone, err := s.svc.DeleteNodePool(r.Context(), r.PathValue("id"), service.Delete{ResourceVersion: rv, Force: force, DryRun: dry})
+	s.written(w, r, dry, http.StatusAccepted, p, nil, gone, err)
 }

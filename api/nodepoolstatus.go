@@ -30,7 +30,7 @@ type StatusReport struct {
 // service ignores is answered with a Warning saying why.
 func (s *Server) putNodePoolStatus(w http.ResponseWriter, r *http.Request) {
 	var b StatusReport
-	r, ok := s.decode(w, r, &b)
+	_, ok := s.decode(w, r, &b)
 	if !ok {
 		return
 	}

@@ -70,7 +70,7 @@ func (s *Server) createPlacement(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var b PlacementRequest
-	r, ok := s.decode(w, r, &b)
+	_, ok := s.decode(w, r, &b)
 	if !ok {
 		return
 	}

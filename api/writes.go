@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/kpool/kpool/service"
-
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/internal/jsondoc"
 )
@@ -24,9 +22,10 @@ type readOnly struct {
 }
 
 // decode checks a write's query (see writeQuery) and reads the body
-// strictly into v, answering any error itself.
-func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any, allowed ...string) (*http.Request, bool) {
-	r, _, err := writeQuery(r, allowed...)
+// strictly into v, answering any error itself. dry says the query asked
+// for a dry run.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any, allowed ...string) (dry, ok bool) {
+	_, dry, err := writeQuery(r, allowed...)
 	var body []byte
 	if err == nil {
 		body, err = readBody(w, r)
@@ -39,27 +38,20 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any, allowed .
 	}
 	if err != nil {
 		s.writeError(w, r, err)
-		return r, false
+		return false, false
 	}
-	return r, true
+	return dry, true
 }
 
 // writeQuery checks a write's query parameters (only those allowed, each
-// once) and, for an allowed dry_run=true, returns the request with a
-// dry-run context.
-func writeQuery(r *http.Request, allowed ...string) (*http.Request, url.Values, error) {
+// once) and says whether an allowed dry_run=true asks for a dry run.
+func writeQuery(r *http.Request, allowed ...string) (url.Values, bool, error) {
 	q, err := query(r, allowed...)
 	if err != nil {
-		return r, nil, err
+		return nil, false, err
 	}
 	dry, err := boolParam(q, "dry_run")
-	if err != nil {
-		return r, nil, err
-	}
-	if dry {
-		r = r.WithContext(service.WithDryRun(r.Context()))
-	}
-	return r, q, nil
+	return q, dry, err
 }
 
 // resourceVersion combines the body's resource_version with If-Match.

@@ -275,7 +275,7 @@ func throttled(w *aksWorld) int {
 // delete deletes a pool through the service.
 func (w *aksWorld) delete(id string) {
 	w.t.Helper()
-	if _, _, err := w.svc.DeleteNodePool(w.ctx(), id, ""); err != nil {
+	if _, _, err := w.svc.DeleteNodePool(w.ctx(), id, service.Delete{}); err != nil {
 		w.t.Fatal(err)
 	}
 }

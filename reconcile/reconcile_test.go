@@ -211,7 +211,7 @@ func (w *world) patch(id, spec string) {
 
 func (w *world) delete(id string) {
 	w.t.Helper()
-	if _, _, err := w.svc.DeleteNodePool(w.ctx(), id, ""); err != nil {
+	if _, _, err := w.svc.DeleteNodePool(w.ctx(), id, service.Delete{}); err != nil {
 		w.t.Fatal(err)
 	}
 }

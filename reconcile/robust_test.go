@@ -81,7 +81,7 @@ func TestDeleteWhileCreating(t *testing.T) {
 		var gone bool
 		h.onCreate = func() {
 			var err error
-			_, gone, err = w.svc.DeleteNodePool(w.ctx(), p.ID, "")
+			_, gone, err = w.svc.DeleteNodePool(w.ctx(), p.ID, service.Delete{})
 			if err != nil {
 				t.Error(err)
 			}
@@ -113,7 +113,7 @@ func TestDeleteBeforeCreate(t *testing.T) {
 		defer stop()
 		p := w.createPool("web", 1)
 		w.settle()
-		if _, gone, err := w.svc.DeleteNodePool(w.ctx(), p.ID, ""); err != nil || !gone {
+		if _, gone, err := w.svc.DeleteNodePool(w.ctx(), p.ID, service.Delete{}); err != nil || !gone {
 			t.Fatalf("DELETE of a pool no controller acted on: gone %v, %v", gone, err)
 		}
 		w.drv.Hang(w.cluster, false)
@@ -426,7 +426,7 @@ func TestStateIsPruned(t *testing.T) {
 			t.Fatalf("%v pools tracked after 20 of 30 went, want 10", n)
 		}
 		// A cluster deleted with its pools.
-		if _, _, err := w.svc.DeleteCluster(w.ctx(), w.cluster.ID, true, ""); err != nil {
+		if _, _, err := w.svc.DeleteCluster(w.ctx(), w.cluster.ID, service.Delete{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 		w.until(10*time.Minute, func() (bool, string) {

@@ -486,7 +486,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 			if rng.IntN(2) == 0 {
 				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond) // land in the middle of the create
 			}
-			if _, _, err := svc.DeleteNodePool(ctx, p.ID, ""); err != nil {
+			if _, _, err := svc.DeleteNodePool(ctx, p.ID, service.Delete{}); err != nil {
 				t.Fatal(err)
 			}
 			gone[p.ID] = c.Name + "/" + p.ProviderName
@@ -536,7 +536,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 				t.Fatal(err)
 			}
 		default:
-			if _, _, err := svc.DeleteNodePool(ctx, p.ID, ""); err != nil {
+			if _, _, err := svc.DeleteNodePool(ctx, p.ID, service.Delete{}); err != nil {
 				t.Fatal(err)
 			}
 			gone[p.ID] = c.Name + "/" + p.ProviderName

@@ -43,7 +43,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*kpool.C
 	c.ResourceVersion = NewResourceVersion()
 	c.Status = kpool.ClusterStatus{Phase: kpool.ClusterActive}
 	c.CloudID = s.cloudID(c)
-	err = s.insert(ctx, func(tx kpool.Tx) error {
+	err = s.insert(ctx, in.DryRun, func(tx kpool.Tx) error {
 		if err := tx.CreateCluster(c); err != nil {
 			return err
 		}
@@ -141,7 +141,7 @@ func (s *Service) UpdateCluster(ctx context.Context, clusterID string, u Update)
 		return nil, err
 	}
 	var out *kpool.Cluster
-	err = s.write(ctx, func(tx kpool.Tx) error {
+	err = s.write(ctx, u.DryRun, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -251,12 +251,13 @@ func (s *Service) clusterImmutable(old, next *kpool.ClusterSpec) error {
 // force, which deletes the pools too. The cluster goes at once when no pool
 // remains; otherwise it is Deleting until its last pool is gone. gone
 // reports which.
-func (s *Service) DeleteCluster(ctx context.Context, clusterID string, force bool, rv string) (out *kpool.Cluster, gone bool, err error) {
+func (s *Service) DeleteCluster(ctx context.Context, clusterID string, d Delete) (out *kpool.Cluster, gone bool, err error) {
 	id, _, err := s.manageableCluster(ctx, clusterID)
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.write(ctx, func(tx kpool.Tx) error {
+	force, rv := d.Force, d.ResourceVersion
+	err = s.write(ctx, d.DryRun, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err
@@ -355,7 +356,7 @@ func (s *Service) deletePool(ctx context.Context, tx kpool.Tx, p *kpool.NodePool
 }
 
 // forgetPool removes a pool's record and reports at once, leaving the pool
-// at its provider as it is (ForceDeleteNodePool).
+// at its provider as it is (DeleteNodePool with Delete.Force).
 func (s *Service) forgetPool(ctx context.Context, tx kpool.Tx, p *kpool.NodePool, actor string, now time.Time) error {
 	if err := tx.DeleteNodePool(p.ID); err != nil {
 		return err
@@ -406,7 +407,7 @@ func (s *Service) BackfillCloudIDs(ctx context.Context) (duplicates []string, er
 			if c.CloudID != "" || s.cloudID(c) == "" {
 				continue
 			}
-			err := s.write(ctx, func(tx kpool.Tx) error {
+			err := s.write(ctx, false, func(tx kpool.Tx) error {
 				locked, err := tx.Cluster(c.ID)
 				if err != nil || locked.CloudID != "" {
 					return err

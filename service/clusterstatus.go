@@ -35,7 +35,7 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r k
 		return nil, notFound("Cluster", clusterID)
 	}
 	var out *kpool.Cluster
-	err = s.write(ctx, func(tx kpool.Tx) error {
+	err = s.write(ctx, false, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err

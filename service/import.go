@@ -130,7 +130,7 @@ func importName(in PoolImport, label string) string {
 // importPool writes an imported pool, in observe mode, with its created
 // event; check, when not nil, refuses a cluster the import may not go to.
 func (s *Service) importPool(ctx context.Context, id *kpool.Identity, clusterID string, p *kpool.NodePool, detail string, check func(*kpool.Cluster) error) (*kpool.NodePool, error) {
-	err := s.write(ctx, func(tx kpool.Tx) error {
+	err := s.write(ctx, false, func(tx kpool.Tx) error {
 		c, err := tx.Cluster(clusterID)
 		if err != nil {
 			return err

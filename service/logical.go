@@ -132,7 +132,7 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 			return nil, err
 		}
 	}
-	err = s.write(ctx, func(tx kpool.Tx) error {
+	err = s.write(ctx, in.DryRun, func(tx kpool.Tx) error {
 		now := s.now()
 		for _, p := range members {
 			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now

@@ -71,7 +71,7 @@ func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*kpool
 		if err := s.checkLogicalPool(ctx, c, p); err != nil {
 			return nil, nil, err
 		}
-		err = s.insertPool(ctx, id, c, p)
+		err = s.insertPool(ctx, id, c, p, in.DryRun)
 		switch {
 		case errors.Is(err, kpool.ErrClusterChanged) && attempt < 2:
 			s.clusters.forget(c.ID)
@@ -176,14 +176,14 @@ func (s *Service) newPool(id *kpool.Identity, c *kpool.Cluster, in NodePoolCreat
 // first and costs the same in a cluster of any size. Only when the preferred
 // provider name is taken are the other candidates looked up, and the create
 // runs again with a free one.
-func (s *Service) insertPool(ctx context.Context, id *kpool.Identity, c *kpool.Cluster, p *kpool.NodePool) error {
+func (s *Service) insertPool(ctx context.Context, id *kpool.Identity, c *kpool.Cluster, p *kpool.NodePool, dry bool) error {
 	var err error
 	for attempt := 0; ; attempt++ {
 		write := s.insert
 		if attempt > 0 {
 			write = s.write // it reads the taken names first
 		}
-		err = write(ctx, func(tx kpool.Tx) error {
+		err = write(ctx, dry, func(tx kpool.Tx) error {
 			if attempt > 0 {
 				names, err := s.Platforms.ProviderNames(c, p.Name, 0)
 				if err != nil {

@@ -74,7 +74,7 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r kpo
 		return nil, err
 	}
 	var doc *StatusDocument
-	err = s.write(ctx, func(tx kpool.Tx) error {
+	err = s.write(ctx, false, func(tx kpool.Tx) error {
 		p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Read)
 		if err != nil {
 			return err

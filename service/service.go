@@ -43,24 +43,13 @@ type Service struct {
 	updates   map[string]*updateQueue
 }
 
-type dryRunKey struct{}
-
-// WithDryRun returns a context in which the service's writes do everything
-// (checks, plans, conflicts) but store nothing.
-func WithDryRun(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dryRunKey{}, true)
-}
-
-// IsDryRun reports whether ctx asks for a dry run.
-func IsDryRun(ctx context.Context) bool { v, _ := ctx.Value(dryRunKey{}).(bool); return v }
-
 // errDryRun rolls back a dry run's transaction.
 var errDryRun = errors.New("dry run")
 
-// write runs fn in one store transaction; in a dry run the transaction is
-// rolled back after fn succeeds, so nothing is stored.
-func (s *Service) write(ctx context.Context, fn func(kpool.Tx) error) error {
-	if !IsDryRun(ctx) {
+// write runs fn in one store transaction; in a dry run (dry) the
+// transaction is rolled back after fn succeeds, so nothing is stored.
+func (s *Service) write(ctx context.Context, dry bool, fn func(kpool.Tx) error) error {
+	if !dry {
 		return s.Store.Write(ctx, fn)
 	}
 	err := s.Store.Write(ctx, func(tx kpool.Tx) error {
@@ -80,9 +69,9 @@ func (s *Service) write(ctx context.Context, fn func(kpool.Tx) error) error {
 
 // insert is write for a function that reads nothing in its transaction: the
 // store may commit it with other concurrent creates (Store.Insert).
-func (s *Service) insert(ctx context.Context, fn func(kpool.Tx) error) error {
-	if IsDryRun(ctx) {
-		return s.write(ctx, fn)
+func (s *Service) insert(ctx context.Context, dry bool, fn func(kpool.Tx) error) error {
+	if dry {
+		return s.write(ctx, dry, fn)
 	}
 	return s.Store.Insert(ctx, fn)
 }
@@ -108,6 +97,8 @@ type ClusterCreate struct {
 	// Team is the team the cluster is to belong to ("": the caller's own).
 	Team string
 	Spec json.RawMessage
+	// DryRun checks everything (rules, conflicts) and stores nothing.
+	DryRun bool
 }
 
 // NodePoolCreate is a request to create a pool.
@@ -116,6 +107,9 @@ type NodePoolCreate struct {
 	Name      string
 	ClusterID string
 	Spec      json.RawMessage
+	// DryRun checks everything (rules, conflicts, the plan) and stores
+	// nothing.
+	DryRun bool
 }
 
 // Update is a PUT or PATCH of a cluster or pool.
@@ -133,6 +127,20 @@ type Update struct {
 	Patch bool
 	// ResourceVersion, when set, must be the stored one.
 	ResourceVersion string
+	// DryRun answers what the update would do (a pool's plan included)
+	// and stores nothing.
+	DryRun bool
+}
+
+// Delete is a request to delete a cluster or a pool.
+type Delete struct {
+	// ResourceVersion, when set, must be the stored one.
+	ResourceVersion string
+	// Force, for a cluster, deletes its pools with it; for a pool, removes
+	// its record at once whatever its controllers report (admins only).
+	Force bool
+	// DryRun answers what the delete would do and stores nothing.
+	DryRun bool
 }
 
 // StatusDocument is a pool's aggregated status with every controller's report.
@@ -188,34 +196,27 @@ func (s *Service) aggregate(p *kpool.NodePool, reports []kpool.ControllerStatus,
 // DeleteNodePool deletes a pool: at once if no controller has reported on
 // it, otherwise it is Deleting until every reporting controller reports
 // Deleted=True. gone reports which.
-func (s *Service) DeleteNodePool(ctx context.Context, poolID, rv string) (out *kpool.NodePool, gone bool, err error) {
-	return s.deleteNodePool(ctx, poolID, rv, false)
-}
-
-// ForceDeleteNodePool removes a pool's record at once, whatever its
-// controllers report: for a pool that can never be deleted at its
-// provider (its cluster's endpoint is gone for good). Only admins may; the
-// pool at the provider is left as it is, and the audit event says so.
-func (s *Service) ForceDeleteNodePool(ctx context.Context, poolID, rv string) (*kpool.NodePool, error) {
-	id, err := caller(ctx)
-	if err != nil {
-		return nil, err
+//
+// With d.Force the record goes at once, whatever its controllers report:
+// for a pool that can never be deleted at its provider (its cluster's
+// endpoint is gone for good). Only admins may; the pool at the provider is
+// left as it is, and the audit event says so.
+func (s *Service) DeleteNodePool(ctx context.Context, poolID string, d Delete) (out *kpool.NodePool, gone bool, err error) {
+	if d.Force {
+		id, err := caller(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		if !id.Admin {
+			return nil, false, kpool.Errorf(kpool.CodeForbidden, "only admins may force a node pool's removal: it leaves the pool at its provider, which kpool then no longer manages")
+		}
 	}
-	if !id.Admin {
-		return nil, kpool.Errorf(kpool.CodeForbidden, "only admins may force a node pool's removal: it leaves the pool at its provider, which kpool then no longer manages")
-	}
-	p, _, err := s.deleteNodePool(ctx, poolID, rv, true)
-	return p, err
-}
-
-// deleteNodePool is DeleteNodePool, or with force the removal of the
-// record at once.
-func (s *Service) deleteNodePool(ctx context.Context, poolID, rv string, force bool) (out *kpool.NodePool, gone bool, err error) {
 	id, err := poolCaller(ctx, poolID)
 	if err != nil {
 		return nil, false, err
 	}
-	err = s.write(ctx, func(tx kpool.Tx) error {
+	rv, force := d.ResourceVersion, d.Force
+	err = s.write(ctx, d.DryRun, func(tx kpool.Tx) error {
 		p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Operate)
 		if err != nil {
 			return err

@@ -39,8 +39,8 @@ func (s *Service) UpdateNodePoolPlan(ctx context.Context, poolID string, u Updat
 		return nil, kpool.Plan{Changes: []kpool.Change{}}, err
 	}
 	op := &poolUpdate{ctx: ctx, id: id, u: u, done: make(chan struct{})}
-	if IsDryRun(ctx) {
-		s.applyUpdates(ctx, poolID, []*poolUpdate{op})
+	if u.DryRun {
+		s.applyUpdates(ctx, poolID, []*poolUpdate{op}, true)
 		return op.result()
 	}
 	if s.queueUpdate(poolID, op) {
@@ -141,7 +141,7 @@ func (s *Service) writeBatch(poolID string) bool {
 	if len(taken) > 0 {
 		// The batch is everyone's: no one caller's cancellation stops it.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(taken[0].ctx), time.Minute)
-		s.applyUpdates(ctx, poolID, taken)
+		s.applyUpdates(ctx, poolID, taken, false)
 		cancel()
 		for _, op := range taken {
 			close(op.done)
@@ -160,8 +160,8 @@ func (s *Service) writeBatch(poolID string) bool {
 // applyUpdates runs ops on one pool in one transaction, in order, and
 // records each one's outcome. A failure of the transaction itself is every
 // op's.
-func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUpdate) {
-	err := s.write(ctx, func(tx kpool.Tx) error {
+func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUpdate, dry bool) {
+	err := s.write(ctx, dry, func(tx kpool.Tx) error {
 		p, c, reports, err := tx.NodePool(poolID)
 		if err != nil {
 			for _, op := range ops {
@@ -198,7 +198,7 @@ func (s *Service) applyUpdates(ctx context.Context, poolID string, ops []*poolUp
 				return err
 			}
 		}
-		if IsDryRun(ctx) {
+		if dry {
 			for _, op := range ops {
 				if op.out != nil { // the answer keeps the version never written
 					cp := *op.out
@@ -277,7 +277,7 @@ func (s *Service) applyUpdate(op *poolUpdate, p *kpool.NodePool, c *kpool.Cluste
 	}
 	op.plan.Changes = pl.Changes
 	if err := pl.Refusal(); err != nil {
-		if IsDryRun(op.ctx) {
+		if op.u.DryRun {
 			// A dry run is for seeing exactly this: the answer is the
 			// plan, with its replace (or not implemented) rows and their
 			// reasons, and the pool as it stays; the write itself is

@@ -111,7 +111,7 @@ func testCloudClusterOnce(t *testing.T, s *service.Service) {
 			t.Fatal(err)
 		}
 	}
-	_, gone, err := s.DeleteCluster(Ctx(Alice), first.ID, false, "")
+	_, gone, err := s.DeleteCluster(Ctx(Alice), first.ID, service.Delete{Force: false})
 	if err != nil || !gone {
 		t.Fatalf("delete: %v %v", gone, err)
 	}
@@ -146,7 +146,7 @@ func testObservedPoolsRefuseWrites(t *testing.T, s *service.Service) {
 		t.Fatalf("the takeover: %+v", taken.Spec)
 	}
 	q := ok(s.ImportNodePool(Ctx(Controller), c.ID, "other", "other", spec))(t)
-	if _, _, err := s.DeleteNodePool(Ctx(Alice), q.ID, ""); err != nil {
+	if _, _, err := s.DeleteNodePool(Ctx(Alice), q.ID, service.Delete{}); err != nil {
 		t.Fatalf("deleting an observed pool: %v", err)
 	}
 }

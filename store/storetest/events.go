@@ -20,7 +20,7 @@ func testEvents(t *testing.T, s *service.Service) {
 	c := NewCluster(t, s, Alice, "prod")
 	p := NewPool(t, s, c, "workers")
 	ok(s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(4)}))(t)
-	if _, _, err := s.DeleteNodePool(ctx, p.ID, ""); err != nil {
+	if _, _, err := s.DeleteNodePool(ctx, p.ID, service.Delete{}); err != nil {
 		t.Fatal(err)
 	}
 	evs := ok(s.Store.Events(context.Background(), 0, 100))(t)

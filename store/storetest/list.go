@@ -58,7 +58,7 @@ func testVisibility(t *testing.T, s *service.Service) {
 	wantCode(t, err, kpool.CodeNotFound)
 	_, err = s.UpdateNodePool(bob, p.ID, service.Update{Spec: count(9)})
 	wantCode(t, err, kpool.CodeNotFound)
-	_, _, err = s.DeleteNodePool(bob, p.ID, "")
+	_, _, err = s.DeleteNodePool(bob, p.ID, service.Delete{})
 	wantCode(t, err, kpool.CodeNotFound)
 	_, err = s.CreateNodePool(bob, service.NodePoolCreate{Name: "x", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
 	wantCode(t, err, kpool.CodeNotFound)

@@ -62,15 +62,15 @@ func testTotals(t *testing.T, s *service.Service) {
 	ok(s.ReportNodePoolStatus(ctl, pools[1].ID, ready("gcp-nodepool-controller", 1)))(t)
 	ok(s.ReportNodePoolStatus(ctl, pools[3].ID, ready("gcp-nodepool-controller", 1)))(t)
 	check("after reports")
-	ok(s.UpdateNodePool(ctx, pools[0].ID, service.Update{Spec: count(5)}))(t) // Ready -> Updating
-	if _, _, err := s.DeleteNodePool(ctx, pools[3].ID, ""); err != nil {      // Ready -> Deleting
+	ok(s.UpdateNodePool(ctx, pools[0].ID, service.Update{Spec: count(5)}))(t)          // Ready -> Updating
+	if _, _, err := s.DeleteNodePool(ctx, pools[3].ID, service.Delete{}); err != nil { // Ready -> Deleting
 		t.Fatal(err)
 	}
-	if _, _, err := s.DeleteNodePool(ctx, pools[6].ID, ""); err != nil { // gone at once
+	if _, _, err := s.DeleteNodePool(ctx, pools[6].ID, service.Delete{}); err != nil { // gone at once
 		t.Fatal(err)
 	}
 	check("after an update and deletes")
-	if _, _, err := s.DeleteCluster(ctx, b.ID, true, ""); err != nil {
+	if _, _, err := s.DeleteCluster(ctx, b.ID, service.Delete{Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	check("after a force delete")
@@ -88,7 +88,7 @@ func testCreateRacesClusterDelete(t *testing.T, s *service.Service) {
 	ok(s.ReportNodePoolStatus(ctl, held.ID, ready("gcp-nodepool-controller", 1)))(t)
 	errs := parallel(21, func(i int) error {
 		if i == 10 {
-			_, _, err := s.DeleteCluster(ctx, c.ID, true, "")
+			_, _, err := s.DeleteCluster(ctx, c.ID, service.Delete{Force: true})
 			return err
 		}
 		_, err := s.CreateNodePool(ctx, service.NodePoolCreate{Name: fmt.Sprintf("racer-%d", i), ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
@@ -244,10 +244,9 @@ func testDryRunMeetsConflicts(t *testing.T, s *service.Service) {
 	c := NewCluster(t, s, Alice, "prod")
 	NewPool(t, s, c, "workers")
 	before := ok(s.Store.LastEventID(context.Background()))(t)
-	dry := service.WithDryRun(ctx)
-	_, err := s.CreateNodePool(dry, service.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)})
+	_, err := s.CreateNodePool(ctx, service.NodePoolCreate{Name: "workers", ClusterID: c.ID, Spec: json.RawMessage(GCPPool), DryRun: true})
 	wantCode(t, err, kpool.CodeConflict)
-	ok(s.CreateNodePool(dry, service.NodePoolCreate{Name: "other", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
+	ok(s.CreateNodePool(ctx, service.NodePoolCreate{Name: "other", ClusterID: c.ID, Spec: json.RawMessage(GCPPool), DryRun: true}))(t)
 	if l := ok(s.NodePools(ctx, service.ListOptions{ClusterID: c.ID}))(t); l.Total != 1 || len(l.Items) != 1 {
 		t.Fatalf("a dry run stored a pool: total %d", l.Total)
 	}

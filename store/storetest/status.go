@@ -57,7 +57,7 @@ func testTwoPhaseDelete(t *testing.T, s *service.Service) {
 	c := NewCluster(t, s, Alice, "prod")
 	p := NewPool(t, s, c, "workers")
 	ok(s.ReportNodePoolStatus(ctl, p.ID, ready("gcp-nodepool-controller", 1)))(t)
-	out, gone, err := s.DeleteNodePool(ctx, p.ID, "")
+	out, gone, err := s.DeleteNodePool(ctx, p.ID, service.Delete{})
 	if err != nil || gone || out.Status.Phase != kpool.PhaseDeleting || out.DeletionTimestamp == nil {
 		t.Fatalf("delete of a reported pool: gone=%v err=%v status=%+v", gone, err, out)
 	}
@@ -70,7 +70,7 @@ func testTwoPhaseDelete(t *testing.T, s *service.Service) {
 	_, err = s.UpdateNodePool(ctx, p.ID, service.Update{Spec: count(1)})
 	wantCode(t, err, kpool.CodeConflict)
 	// Deleting again is accepted and changes nothing.
-	if _, gone, err := s.DeleteNodePool(ctx, p.ID, ""); err != nil || gone {
+	if _, gone, err := s.DeleteNodePool(ctx, p.ID, service.Delete{}); err != nil || gone {
 		t.Fatalf("second delete: gone=%v err=%v", gone, err)
 	}
 	doc := ok(s.ReportNodePoolStatus(ctl, p.ID, kpool.ControllerStatus{ControllerName: "gcp-nodepool-controller", ObservedGeneration: 1,
@@ -90,9 +90,9 @@ func testClusterForceDelete(t *testing.T, s *service.Service) {
 	busy := NewPool(t, s, c, "busy")
 	ok(s.ReportNodePoolStatus(ctl, busy.ID, ready("gcp-nodepool-controller", 1)))(t)
 
-	_, _, err := s.DeleteCluster(ctx, c.ID, false, "")
+	_, _, err := s.DeleteCluster(ctx, c.ID, service.Delete{Force: false})
 	wantCode(t, err, kpool.CodeConflict)
-	out, gone, err := s.DeleteCluster(ctx, c.ID, true, "")
+	out, gone, err := s.DeleteCluster(ctx, c.ID, service.Delete{Force: true})
 	if err != nil || gone || out.Status.Phase != kpool.ClusterDeleting {
 		t.Fatalf("force delete: gone=%v err=%v cluster=%+v", gone, err, out)
 	}

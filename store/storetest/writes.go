@@ -28,7 +28,7 @@ func testClusterLifecycle(t *testing.T, s *service.Service) {
 	}
 	_, err := s.UpdateCluster(ctx, c.ID, service.Update{Spec: json.RawMessage(`{"platform":{"gcp":{"clusterName":"other"}}}`)})
 	wantCode(t, err, kpool.CodeValidation)
-	_, gone, err := s.DeleteCluster(ctx, c.ID, false, "")
+	_, gone, err := s.DeleteCluster(ctx, c.ID, service.Delete{Force: false})
 	if err != nil || !gone {
 		t.Fatalf("delete: gone=%v err=%v", gone, err)
 	}
@@ -48,7 +48,7 @@ func testUniqueNames(t *testing.T, s *service.Service) {
 	other := NewCluster(t, s, Alice, "staging")
 	NewPool(t, s, other, "workers") // names are per cluster
 
-	_, gone, err := s.DeleteNodePool(Ctx(Alice), p.ID, "")
+	_, gone, err := s.DeleteNodePool(Ctx(Alice), p.ID, service.Delete{})
 	if err != nil || !gone {
 		t.Fatalf("delete: gone=%v err=%v", gone, err)
 	}
@@ -118,7 +118,7 @@ func testStaleResourceVersion(t *testing.T, s *service.Service) {
 	if got.ResourceVersion != up.ResourceVersion || got.Spec.Count() != 4 || got.Generation != 2 {
 		t.Fatalf("a refused write changed the pool: %+v", got)
 	}
-	_, _, err = s.DeleteNodePool(ctx, p.ID, "stale")
+	_, _, err = s.DeleteNodePool(ctx, p.ID, service.Delete{ResourceVersion: "stale"})
 	wantCode(t, err, kpool.CodeConflict)
 	ok(s.NodePool(ctx, p.ID))(t)
 }
