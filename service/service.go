@@ -193,58 +193,6 @@ func (s *Service) aggregate(p *kpool.NodePool, reports []kpool.ControllerStatus,
 	return kpool.Aggregate(p, reports, prev, now, s.Platforms.HasDriver(p.Spec.Platform.Type))
 }
 
-// DeleteNodePool deletes a pool: at once if no controller has reported on
-// it, otherwise it is Deleting until every reporting controller reports
-// Deleted=True. gone reports which.
-//
-// With d.Force the record goes at once, whatever its controllers report:
-// for a pool that can never be deleted at its provider (its cluster's
-// endpoint is gone for good). Only admins may; the pool at the provider is
-// left as it is, and the audit event says so.
-func (s *Service) DeleteNodePool(ctx context.Context, poolID string, d Delete) (out *kpool.NodePool, gone bool, err error) {
-	if d.Force {
-		id, err := caller(ctx)
-		if err != nil {
-			return nil, false, err
-		}
-		if !id.Admin {
-			return nil, false, kpool.Errorf(kpool.CodeForbidden, "only admins may force a node pool's removal: it leaves the pool at its provider, which kpool then no longer manages")
-		}
-	}
-	id, err := poolCaller(ctx, poolID)
-	if err != nil {
-		return nil, false, err
-	}
-	rv, force := d.ResourceVersion, d.Force
-	err = s.write(ctx, d.DryRun, func(tx kpool.Tx) error {
-		p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Operate)
-		if err != nil {
-			return err
-		}
-		if err := precondition(rv, p.ResourceVersion, "NodePool", p.Name); err != nil {
-			return err
-		}
-		now := s.now()
-		if force {
-			gone, err = true, s.forgetPool(ctx, tx, p, id.Email, now)
-		} else {
-			gone, err = s.deletePool(ctx, tx, p, reports, id.Email, "", now)
-		}
-		if err != nil {
-			return err
-		}
-		out = p
-		if gone {
-			return s.removeClusterIfDone(ctx, tx, c, id.Email, now)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, false, err
-	}
-	return out, gone, nil
-}
-
 // carries reports whether a spec patch sets the top-level field name.
 func carries(patch json.RawMessage, name string) bool {
 	var m map[string]json.RawMessage
