@@ -75,63 +75,73 @@ func (s *Service) ReportNodePoolStatus(ctx context.Context, poolID string, r kpo
 	}
 	var doc *StatusDocument
 	err = s.write(ctx, false, func(tx kpool.Tx) error {
-		p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Read)
-		if err != nil {
-			return err
-		}
-		if id.Scope != nil && !id.Scope.Covers(c.Spec.Platform.Type, c) {
-			return kpool.Errorf(kpool.CodeForbidden, "%s may report on %s only, not on this %s pool", id.Email, id.Scope, c.Spec.Platform.Type)
-		}
-		if r.ObservedGeneration > p.Generation {
-			return kpool.Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
-		}
-		now := s.now()
-		var prev *kpool.ControllerStatus
-		for i := range reports {
-			if reports[i].ControllerName == r.ControllerName {
-				prev = &reports[i]
-			}
-		}
-		if prev != nil && r.ObservedGeneration < prev.ObservedGeneration {
-			doc = statusDocument(p, reports)
-			doc.Ignored = fmt.Sprintf("observed_generation %d is older than %s's last report (%d)", r.ObservedGeneration, r.ControllerName, prev.ObservedGeneration)
-			return nil
-		}
-		stampTransitions(&r, prev, now)
-		r.UpdatedAt = now
-		if err := tx.PutControllerStatus(poolID, &r); err != nil {
-			return err
-		}
-		if prev != nil {
-			*prev = r
-		} else {
-			reports = append(reports, r)
-		}
-		if p.Deleting() && allDeleted(reports) {
-			if err := tx.DeleteNodePool(p.ID); err != nil {
-				return err
-			}
-			ev := audit.PoolEvent(ctx, kpool.EventNodePoolDeleted, p, p.Generation, id.Email)
-			ev.Detail, ev.CreatedAt = audit.StatusDetail(&r), now
-			if err := tx.AddEvent(ev); err != nil {
-				return err
-			}
-			doc = statusDocument(p, reports)
-			doc.Deleted = true
-			return s.removeClusterIfDone(ctx, tx, c, id.Email, now)
-		}
-		p.Status = s.aggregate(p, reports, p.Status, now)
-		p.UpdatedAt = now
-		if err := updatePool(tx, p); err != nil {
-			return err
-		}
-		doc = statusDocument(p, reports)
-		ev := audit.PoolEvent(ctx, kpool.EventNodePoolStatus, p, p.Generation, id.Email)
-		ev.Detail, ev.CreatedAt = audit.StatusDetail(&r), now
-		return tx.AddEvent(ev)
+		doc, err = s.storeReport(ctx, tx, id, poolID, &r)
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	return doc, nil
+}
+
+// storeReport stores controller report r on a pool in tx, unless it is
+// older than the controller's last, and removes the pool once every
+// reporting controller says it is deleted.
+func (s *Service) storeReport(ctx context.Context, tx kpool.Tx, id *kpool.Identity, poolID string, r *kpool.ControllerStatus) (*StatusDocument, error) {
+	p, c, reports, err := lockPool(ctx, tx, id, poolID, kpool.Read)
+	if err != nil {
+		return nil, err
+	}
+	if id.Scope != nil && !id.Scope.Covers(c.Spec.Platform.Type, c) {
+		return nil, kpool.Errorf(kpool.CodeForbidden, "%s may report on %s only, not on this %s pool", id.Email, id.Scope, c.Spec.Platform.Type)
+	}
+	if r.ObservedGeneration > p.Generation {
+		return nil, kpool.Invalid("observed_generation", "%d is ahead of the node pool's generation %d", r.ObservedGeneration, p.Generation)
+	}
+	now := s.now()
+	var prev *kpool.ControllerStatus
+	for i := range reports {
+		if reports[i].ControllerName == r.ControllerName {
+			prev = &reports[i]
+		}
+	}
+	if prev != nil && r.ObservedGeneration < prev.ObservedGeneration {
+		doc := statusDocument(p, reports)
+		doc.Ignored = fmt.Sprintf("observed_generation %d is older than %s's last report (%d)", r.ObservedGeneration, r.ControllerName, prev.ObservedGeneration)
+		return doc, nil
+	}
+	stampTransitions(r, prev, now)
+	r.UpdatedAt = now
+	if err := tx.PutControllerStatus(poolID, r); err != nil {
+		return nil, err
+	}
+	if prev != nil {
+		*prev = *r
+	} else {
+		reports = append(reports, *r)
+	}
+	kind := kpool.EventNodePoolStatus
+	if p.Deleting() && allDeleted(reports) {
+		kind = kpool.EventNodePoolDeleted
+		if err := tx.DeleteNodePool(p.ID); err != nil {
+			return nil, err
+		}
+	} else {
+		p.Status = s.aggregate(p, reports, p.Status, now)
+		p.UpdatedAt = now
+		if err := updatePool(tx, p); err != nil {
+			return nil, err
+		}
+	}
+	ev := audit.PoolEvent(ctx, kind, p, p.Generation, id.Email)
+	ev.Detail, ev.CreatedAt = audit.StatusDetail(r), now
+	if err := tx.AddEvent(ev); err != nil {
+		return nil, err
+	}
+	doc := statusDocument(p, reports)
+	if kind == kpool.EventNodePoolDeleted {
+		doc.Deleted = true
+		return doc, s.removeClusterIfDone(ctx, tx, c, id.Email, now)
 	}
 	return doc, nil
 }
