@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -30,19 +31,19 @@ func TestCreateLifecycle(t *testing.T) {
 	}
 	got := e.get("workers")
 	pr := got.Properties
-	if deref(pr.ProvisioningState) != "Creating" || deref(pr.Count) != 3 {
-		t.Fatalf("after the PUT: state %s count %d", deref(pr.ProvisioningState), deref(pr.Count))
+	if ptr.Deref(pr.ProvisioningState, "") != "Creating" || ptr.Deref(pr.Count, 0) != 3 {
+		t.Fatalf("after the PUT: state %s count %d", ptr.Deref(pr.ProvisioningState, ""), ptr.Deref(pr.Count, 0))
 	}
-	if deref(got.ID) != "/subscriptions/"+sub+"/resourcegroups/"+group+"/providers/Microsoft.ContainerService/managedClusters/"+cluster+"/agentPools/workers" ||
-		deref(got.Name) != "workers" || deref(got.Type) != "Microsoft.ContainerService/managedClusters/agentPools" {
-		t.Fatalf("id %s name %s type %s", deref(got.ID), deref(got.Name), deref(got.Type))
+	if ptr.Deref(got.ID, "") != "/subscriptions/"+sub+"/resourcegroups/"+group+"/providers/Microsoft.ContainerService/managedClusters/"+cluster+"/agentPools/workers" ||
+		ptr.Deref(got.Name, "") != "workers" || ptr.Deref(got.Type, "") != "Microsoft.ContainerService/managedClusters/agentPools" {
+		t.Fatalf("id %s name %s type %s", ptr.Deref(got.ID, ""), ptr.Deref(got.Name, ""), ptr.Deref(got.Type, ""))
 	}
 	// The defaults AKS fills in.
 	if *pr.OSDiskType != armcontainerservice.OSDiskTypeManaged || *pr.Mode != armcontainerservice.AgentPoolModeUser ||
 		*pr.OSType != armcontainerservice.OSTypeLinux || *pr.Type != armcontainerservice.AgentPoolTypeVirtualMachineScaleSets ||
 		*pr.ScaleSetPriority != armcontainerservice.ScaleSetPriorityRegular || *pr.OrchestratorVersion != "1.30.4" ||
 		*pr.CurrentOrchestratorVersion != "1.30.4" || *pr.PowerState.Code != armcontainerservice.CodeRunning ||
-		deref(pr.NodeImageVersion) == "" || deref(pr.ETag) == "" || *pr.OSDiskSizeGB != 128 || *pr.EnableAutoScaling {
+		ptr.Deref(pr.NodeImageVersion, "") == "" || ptr.Deref(pr.ETag, "") == "" || *pr.OSDiskSizeGB != 128 || *pr.EnableAutoScaling {
 		b, _ := json.Marshal(pr)
 		t.Fatalf("defaults: %s", b)
 	}
@@ -74,8 +75,8 @@ func TestCreateLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if deref(res.Properties.ProvisioningState) != "Succeeded" || deref(res.Properties.Count) != 3 {
-		t.Fatalf("result: %s", deref(res.Properties.ProvisioningState))
+	if ptr.Deref(res.Properties.ProvisioningState, "") != "Succeeded" || ptr.Deref(res.Properties.Count, 0) != 3 {
+		t.Fatalf("result: %s", ptr.Deref(res.Properties.ProvisioningState, ""))
 	}
 	if st := e.state("workers"); st.Operation != "" || st.ReadyNodes != 3 {
 		t.Fatalf("settled: op %q ready %d", st.Operation, st.ReadyNodes)
@@ -106,8 +107,8 @@ func TestPollUntilDone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if deref(res.Properties.ProvisioningState) != "Succeeded" {
-		t.Fatalf("created: %s", deref(res.Properties.ProvisioningState))
+	if ptr.Deref(res.Properties.ProvisioningState, "") != "Succeeded" {
+		t.Fatalf("created: %s", ptr.Deref(res.Properties.ProvisioningState, ""))
 	}
 	d, err := pools.BeginDelete(ctx, group, cluster, "auto", nil)
 	if err != nil {
@@ -148,8 +149,8 @@ func TestListPaging(t *testing.T) {
 		}
 		for _, ap := range page.Value {
 			got = append(got, *ap.Name)
-			if deref(ap.Properties.ProvisioningState) != "Creating" {
-				t.Fatalf("%s: %s", *ap.Name, deref(ap.Properties.ProvisioningState))
+			if ptr.Deref(ap.Properties.ProvisioningState, "") != "Creating" {
+				t.Fatalf("%s: %s", *ap.Name, ptr.Deref(ap.Properties.ProvisioningState, ""))
 			}
 		}
 	}
@@ -170,18 +171,18 @@ func TestUpdateMutable(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	e.create("workers", basic(2))
 	e.settle()
-	etag := deref(e.get("workers").Properties.ETag)
+	etag := ptr.Deref(e.get("workers").Properties.ETag, "")
 
 	// Scale only.
 	pr := e.get("workers").Properties
-	pr.Count = to(int32(4))
+	pr.Count = ptr.To(int32(4))
 	p, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := e.get("workers").Properties
-	if deref(got.ProvisioningState) != "Scaling" || deref(got.Count) != 4 || deref(got.ETag) == etag {
-		t.Fatalf("scaling: %s count %d etag %s", deref(got.ProvisioningState), deref(got.Count), deref(got.ETag))
+	if ptr.Deref(got.ProvisioningState, "") != "Scaling" || ptr.Deref(got.Count, 0) != 4 || ptr.Deref(got.ETag, "") == etag {
+		t.Fatalf("scaling: %s count %d etag %s", ptr.Deref(got.ProvisioningState, ""), ptr.Deref(got.Count, 0), ptr.Deref(got.ETag, ""))
 	}
 	if st := e.state("workers"); st.ReadyNodes != 2 {
 		t.Fatalf("ready %d at the start of the scale", st.ReadyNodes)
@@ -197,30 +198,30 @@ func TestUpdateMutable(t *testing.T) {
 
 	// Labels, taints, tags, mode, autoscaling.
 	pr = e.get("workers").Properties
-	pr.NodeLabels = map[string]*string{"team": to("ml")}
-	pr.NodeTaints = []*string{to("dedicated=ml:NoSchedule")}
-	pr.Tags = map[string]*string{"cost-center": to("42")}
-	pr.Mode = to(armcontainerservice.AgentPoolModeSystem)
-	pr.EnableAutoScaling, pr.MinCount, pr.MaxCount = to(true), to(int32(1)), to(int32(6))
-	pr.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: to("33%")}
+	pr.NodeLabels = map[string]*string{"team": ptr.To("ml")}
+	pr.NodeTaints = []*string{ptr.To("dedicated=ml:NoSchedule")}
+	pr.Tags = map[string]*string{"cost-center": ptr.To("42")}
+	pr.Mode = ptr.To(armcontainerservice.AgentPoolModeSystem)
+	pr.EnableAutoScaling, pr.MinCount, pr.MaxCount = ptr.To(true), ptr.To(int32(1)), ptr.To(int32(6))
+	pr.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: ptr.To("33%")}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if s := deref(e.get("workers").Properties.ProvisioningState); s != "Updating" {
+	if s := ptr.Deref(e.get("workers").Properties.ProvisioningState, ""); s != "Updating" {
 		t.Fatalf("update: %s", s)
 	}
 	e.settle()
 	got = e.get("workers").Properties
-	if deref(got.NodeLabels["team"]) != "ml" || len(got.NodeTaints) != 1 || deref(got.Tags["cost-center"]) != "42" ||
+	if ptr.Deref(got.NodeLabels["team"], "") != "ml" || len(got.NodeTaints) != 1 || ptr.Deref(got.Tags["cost-center"], "") != "42" ||
 		*got.Mode != armcontainerservice.AgentPoolModeSystem || !*got.EnableAutoScaling || *got.MinCount != 1 || *got.MaxCount != 6 ||
-		*got.UpgradeSettings.MaxSurge != "33%" || deref(got.ProvisioningState) != "Succeeded" {
+		*got.UpgradeSettings.MaxSurge != "33%" || ptr.Deref(got.ProvisioningState, "") != "Succeeded" {
 		b, _ := json.Marshal(got)
 		t.Fatalf("updated: %s", b)
 	}
 
 	// Autoscaling off, bounds left out: they go.
 	pr = e.get("workers").Properties
-	pr.EnableAutoScaling, pr.MinCount, pr.MaxCount = to(false), nil, nil
+	pr.EnableAutoScaling, pr.MinCount, pr.MaxCount = ptr.To(false), nil, nil
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -232,17 +233,17 @@ func TestUpdateMutable(t *testing.T) {
 
 	// A partial PUT keeps what it leaves out; an upgrade is Upgrading.
 	e.sim.AddCluster(sub, group, cluster, "westeurope", "1.31.2") // the control plane moved on
-	partial := &armcontainerservice.ManagedClusterAgentPoolProfileProperties{OrchestratorVersion: to("1.31")}
+	partial := &armcontainerservice.ManagedClusterAgentPoolProfileProperties{OrchestratorVersion: ptr.To("1.31")}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: partial}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got = e.get("workers").Properties
-	if deref(got.ProvisioningState) != "Upgrading" || deref(got.CurrentOrchestratorVersion) != "1.30.4" || deref(got.NodeLabels["team"]) != "ml" || deref(got.VMSize) != "Standard_D4s_v5" {
+	if ptr.Deref(got.ProvisioningState, "") != "Upgrading" || ptr.Deref(got.CurrentOrchestratorVersion, "") != "1.30.4" || ptr.Deref(got.NodeLabels["team"], "") != "ml" || ptr.Deref(got.VMSize, "") != "Standard_D4s_v5" {
 		b, _ := json.Marshal(got)
 		t.Fatalf("upgrading: %s", b)
 	}
 	e.settle()
-	if v := deref(e.get("workers").Properties.CurrentOrchestratorVersion); v != "1.31.2" {
+	if v := ptr.Deref(e.get("workers").Properties.CurrentOrchestratorVersion, ""); v != "1.31.2" {
 		t.Fatalf("upgraded to %s", v)
 	}
 }
@@ -257,21 +258,23 @@ func TestPropertyChangeNotAllowed(t *testing.T) {
 		change func(*armcontainerservice.ManagedClusterAgentPoolProfileProperties)
 	}{
 		{"vmSize", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.VMSize = to("Standard_D8s_v5")
+			p.VMSize = ptr.To("Standard_D8s_v5")
 		}},
 		{"availabilityZones", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.AvailabilityZones = []*string{to("1")}
+			p.AvailabilityZones = []*string{ptr.To("1")}
 		}},
-		{"osDiskSizeGB", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.OSDiskSizeGB = to(int32(256)) }},
+		{"osDiskSizeGB", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+			p.OSDiskSizeGB = ptr.To(int32(256))
+		}},
 		{"osDiskType", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.OSDiskType = to(armcontainerservice.OSDiskTypeEphemeral)
+			p.OSDiskType = ptr.To(armcontainerservice.OSDiskTypeEphemeral)
 		}},
 		{"scaleSetPriority", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
+			p.ScaleSetPriority = ptr.To(armcontainerservice.ScaleSetPrioritySpot)
 		}},
-		{"maxPods", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.MaxPods = to(int32(30)) }},
+		{"maxPods", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.MaxPods = ptr.To(int32(30)) }},
 		{"osSKU", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.OSSKU = to(armcontainerservice.OSSKUAzureLinux)
+			p.OSSKU = ptr.To(armcontainerservice.OSSKUAzureLinux)
 		}},
 	} {
 		pr := e.get("workers").Properties
@@ -282,7 +285,7 @@ func TestPropertyChangeNotAllowed(t *testing.T) {
 			t.Fatalf("%s: %v", tc.prop, re)
 		}
 	}
-	if st := e.state("workers"); st.Operation != "" || deref(st.Properties.VMSize) != "Standard_D4s_v5" {
+	if st := e.state("workers"); st.Operation != "" || ptr.Deref(st.Properties.VMSize, "") != "Standard_D4s_v5" {
 		t.Fatalf("a refused PUT changed the pool: %+v", st)
 	}
 	// Sending the same immutable values back is no change.
@@ -321,7 +324,7 @@ func TestDelete(t *testing.T) {
 		!strings.Contains(loc, "/operationresults/") || !strings.HasPrefix(async, e.ep.URL) {
 		t.Fatalf("headers: %q %q", async, loc)
 	}
-	if s := deref(e.get("workers").Properties.ProvisioningState); s != "Deleting" {
+	if s := ptr.Deref(e.get("workers").Properties.ProvisioningState, ""); s != "Deleting" {
 		t.Fatalf("state %s", s)
 	}
 	resp, body = e.raw(http.MethodGet, async, nil, nil)
@@ -397,8 +400,8 @@ func TestManagedCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if deref(got.Name) != cluster || deref(got.Location) != "westeurope" || deref(got.Properties.ProvisioningState) != "Succeeded" ||
-		deref(got.Properties.KubernetesVersion) != "1.30.4" || len(got.Properties.AgentPoolProfiles) != 1 || deref(got.Properties.AgentPoolProfiles[0].Name) != "workers" {
+	if ptr.Deref(got.Name, "") != cluster || ptr.Deref(got.Location, "") != "westeurope" || ptr.Deref(got.Properties.ProvisioningState, "") != "Succeeded" ||
+		ptr.Deref(got.Properties.KubernetesVersion, "") != "1.30.4" || len(got.Properties.AgentPoolProfiles) != 1 || ptr.Deref(got.Properties.AgentPoolProfiles[0].Name, "") != "workers" {
 		b, _ := json.Marshal(got.ManagedCluster)
 		t.Fatalf("cluster: %s", b)
 	}
@@ -447,7 +450,7 @@ func TestAPIVersion(t *testing.T) {
 // If-None-Match: * creates only; If-Match needs the current eTag.
 func TestPreconditions(t *testing.T) {
 	e := newEnv(t, aks.Options{})
-	star := to("*")
+	star := ptr.To("*")
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(1)},
 		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: star}); err != nil {
 		t.Fatalf("create with If-None-Match: %v", err)
@@ -457,11 +460,11 @@ func TestPreconditions(t *testing.T) {
 		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: star})
 	wantError(t, err, http.StatusPreconditionFailed, "PreconditionFailed")
 	_, err = e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(2)},
-		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: to("stale")})
+		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: ptr.To("stale")})
 	wantError(t, err, http.StatusPreconditionFailed, "PreconditionFailed")
-	_, err = e.pools.BeginDelete(ctx, group, cluster, "workers", &armcontainerservice.AgentPoolsClientBeginDeleteOptions{IfMatch: to("stale")})
+	_, err = e.pools.BeginDelete(ctx, group, cluster, "workers", &armcontainerservice.AgentPoolsClientBeginDeleteOptions{IfMatch: ptr.To("stale")})
 	wantError(t, err, http.StatusPreconditionFailed, "PreconditionFailed")
-	if n := deref(e.state("workers").Properties.Count); n != 1 {
+	if n := ptr.Deref(e.state("workers").Properties.Count, 0); n != 1 {
 		t.Fatalf("a failed precondition changed the count to %d", n)
 	}
 	etag := e.get("workers").Properties.ETag
@@ -469,7 +472,7 @@ func TestPreconditions(t *testing.T) {
 		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: etag}); err != nil {
 		t.Fatalf("If-Match with the eTag: %v", err)
 	}
-	if deref(e.get("workers").Properties.ETag) == *etag {
+	if ptr.Deref(e.get("workers").Properties.ETag, "") == *etag {
 		t.Fatal("the eTag did not change")
 	}
 }
@@ -512,30 +515,30 @@ func TestRateLimit(t *testing.T) {
 func TestSpotPool(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	pr := basic(2)
-	pr.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
-	pr.NodeLabels = map[string]*string{"team": to("ml")}
+	pr.ScaleSetPriority = ptr.To(armcontainerservice.ScaleSetPrioritySpot)
+	pr.NodeLabels = map[string]*string{"team": ptr.To("ml")}
 	e.create("spot", pr)
 	got := e.get("spot").Properties
-	if deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"]) != "spot" || deref(got.NodeLabels["team"]) != "ml" ||
+	if ptr.Deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"], "") != "spot" || ptr.Deref(got.NodeLabels["team"], "") != "ml" ||
 		len(got.NodeTaints) != 1 || *got.NodeTaints[0] != "kubernetes.azure.com/scalesetpriority=spot:NoSchedule" ||
-		deref(got.ScaleSetEvictionPolicy) != armcontainerservice.ScaleSetEvictionPolicyDelete || deref(got.SpotMaxPrice) != -1 {
+		ptr.Deref(got.ScaleSetEvictionPolicy, "") != armcontainerservice.ScaleSetEvictionPolicyDelete || ptr.Deref(got.SpotMaxPrice, 0) != -1 {
 		b, _ := json.Marshal(got)
 		t.Fatalf("spot pool: %s", b)
 	}
 	e.settle()
-	got.NodeLabels = map[string]*string{"team": to("ai")}
+	got.NodeLabels = map[string]*string{"team": ptr.To("ai")}
 	got.NodeTaints = []*string{}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "spot", armcontainerservice.AgentPool{Properties: got}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got = e.get("spot").Properties
-	if deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"]) != "spot" || deref(got.NodeLabels["team"]) != "ai" || len(got.NodeTaints) != 1 {
+	if ptr.Deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"], "") != "spot" || ptr.Deref(got.NodeLabels["team"], "") != "ai" || len(got.NodeTaints) != 1 {
 		b, _ := json.Marshal(got)
 		t.Fatalf("updated spot pool: %s", b)
 	}
 	// A regular pool may not claim the spot label.
 	bad := basic(1)
-	bad.NodeLabels = map[string]*string{"kubernetes.azure.com/scalesetpriority": to("spot")}
+	bad.NodeLabels = map[string]*string{"kubernetes.azure.com/scalesetpriority": ptr.To("spot")}
 	_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "fake", armcontainerservice.AgentPool{Properties: bad}, nil)
 	wantError(t, err, http.StatusBadRequest, "InvalidParameter")
 }
@@ -544,20 +547,20 @@ func TestSpotPool(t *testing.T) {
 func TestMutate(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	pr := basic(2)
-	pr.NodeLabels = map[string]*string{"kompox.dev/node-pool": to("workers"), "team": to("ml")}
+	pr.NodeLabels = map[string]*string{"kompox.dev/node-pool": ptr.To("workers"), "team": ptr.To("ml")}
 	e.create("workers", pr)
 	e.settle()
 	before := e.get("workers").Properties
 	err := e.sim.Mutate(sub, group, cluster, "workers", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
 		delete(p.NodeLabels, "kompox.dev/node-pool")
-		p.Count = to(int32(5))
+		p.Count = ptr.To(int32(5))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := e.get("workers").Properties
-	if _, has := after.NodeLabels["kompox.dev/node-pool"]; has || deref(after.Count) != 5 || deref(after.ETag) == deref(before.ETag) {
-		t.Fatalf("after Mutate: %v count %d", after.NodeLabels, deref(after.Count))
+	if _, has := after.NodeLabels["kompox.dev/node-pool"]; has || ptr.Deref(after.Count, 0) != 5 || ptr.Deref(after.ETag, "") == ptr.Deref(before.ETag, "") {
+		t.Fatalf("after Mutate: %v count %d", after.NodeLabels, ptr.Deref(after.Count, 0))
 	}
 	if st := e.state("workers"); st.ReadyNodes != 5 {
 		t.Fatalf("ready %d", st.ReadyNodes)
@@ -571,35 +574,35 @@ func TestMutate(t *testing.T) {
 func TestValidation(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	type props = armcontainerservice.ManagedClusterAgentPoolProfileProperties
-	system := to(armcontainerservice.AgentPoolModeSystem)
+	system := ptr.To(armcontainerservice.AgentPoolModeSystem)
 	for _, tc := range []struct {
 		name, pool, prop string
 		pr               *props
 	}{
 		{"count too high", "a", "count", basic(1001)},
 		{"count negative", "a", "count", basic(-1)},
-		{"system count 0", "a", "count", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(0)), Mode: system}},
-		{"system min 0", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Mode: system,
-			EnableAutoScaling: to(true), MinCount: to(int32(0)), MaxCount: to(int32(3))}},
-		{"autoscale without max", "a", "maxCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), EnableAutoScaling: to(true), MinCount: to(int32(1))}},
-		{"autoscale without min", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), EnableAutoScaling: to(true), MaxCount: to(int32(1))}},
-		{"min above max", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(3)), EnableAutoScaling: to(true), MinCount: to(int32(5)), MaxCount: to(int32(3))}},
-		{"count outside bounds", "a", "count", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(9)), EnableAutoScaling: to(true), MinCount: to(int32(1)), MaxCount: to(int32(3))}},
-		{"bounds without autoscaling", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), MinCount: to(int32(1)), MaxCount: to(int32(3))}},
-		{"no vmSize", "a", "vmSize", &props{Count: to(int32(1))}},
+		{"system count 0", "a", "count", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(0)), Mode: system}},
+		{"system min 0", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Mode: system,
+			EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(0)), MaxCount: ptr.To(int32(3))}},
+		{"autoscale without max", "a", "maxCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(1))}},
+		{"autoscale without min", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), EnableAutoScaling: ptr.To(true), MaxCount: ptr.To(int32(1))}},
+		{"min above max", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(3)), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(5)), MaxCount: ptr.To(int32(3))}},
+		{"count outside bounds", "a", "count", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(9)), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(1)), MaxCount: ptr.To(int32(3))}},
+		{"bounds without autoscaling", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), MinCount: ptr.To(int32(1)), MaxCount: ptr.To(int32(3))}},
+		{"no vmSize", "a", "vmSize", &props{Count: ptr.To(int32(1))}},
 		{"upper-case name", "Workers", "", basic(1)},
 		{"name with a digit first", "1workers", "", basic(1)},
 		{"name too long", "abcdefghijklm", "", basic(1)},
-		{"zone 4", "a", "availabilityZones", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), AvailabilityZones: []*string{to("1"), to("4")}}},
-		{"zone name", "a", "availabilityZones", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), AvailabilityZones: []*string{to("westeurope-1")}}},
-		{"bad taint", "a", "nodeTaints", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), NodeTaints: []*string{to("oops")}}},
-		{"bad label", "a", "nodeLabels", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), NodeLabels: map[string]*string{"bad key": to("x")}}},
-		{"eviction on regular", "a", "scaleSetEvictionPolicy", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)),
-			ScaleSetEvictionPolicy: to(armcontainerservice.ScaleSetEvictionPolicyDelete)}},
-		{"newer than the control plane", "a", "orchestratorVersion", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), OrchestratorVersion: to("1.31.0")}},
-		{"bad os type", "a", "osType", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), OSType: to(armcontainerservice.OSType("Plan9"))}},
-		{"tag name with a slash", "a", "tags", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Tags: map[string]*string{"team/web": to("x")}}},
-		{"tag value too long", "a", "tags", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Tags: map[string]*string{"team": to(strings.Repeat("x", 257))}}},
+		{"zone 4", "a", "availabilityZones", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), AvailabilityZones: []*string{ptr.To("1"), ptr.To("4")}}},
+		{"zone name", "a", "availabilityZones", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), AvailabilityZones: []*string{ptr.To("westeurope-1")}}},
+		{"bad taint", "a", "nodeTaints", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), NodeTaints: []*string{ptr.To("oops")}}},
+		{"bad label", "a", "nodeLabels", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), NodeLabels: map[string]*string{"bad key": ptr.To("x")}}},
+		{"eviction on regular", "a", "scaleSetEvictionPolicy", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)),
+			ScaleSetEvictionPolicy: ptr.To(armcontainerservice.ScaleSetEvictionPolicyDelete)}},
+		{"newer than the control plane", "a", "orchestratorVersion", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), OrchestratorVersion: ptr.To("1.31.0")}},
+		{"bad os type", "a", "osType", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), OSType: ptr.To(armcontainerservice.OSType("Plan9"))}},
+		{"tag name with a slash", "a", "tags", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Tags: map[string]*string{"team/web": ptr.To("x")}}},
+		{"tag value too long", "a", "tags", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Tags: map[string]*string{"team": ptr.To(strings.Repeat("x", 257))}}},
 	} {
 		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, tc.pool, armcontainerservice.AgentPool{Properties: tc.pr}, nil)
 		re := wantError(t, err, http.StatusBadRequest, "InvalidParameter")
@@ -624,11 +627,11 @@ func TestValidation(t *testing.T) {
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "zero", armcontainerservice.AgentPool{Properties: basic(0)}, nil); err != nil {
 		t.Fatalf("user pool of 0: %v", err)
 	}
-	auto := &props{VMSize: to("Standard_D4s_v5"), EnableAutoScaling: to(true), MinCount: to(int32(0)), MaxCount: to(int32(5))}
+	auto := &props{VMSize: ptr.To("Standard_D4s_v5"), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(0)), MaxCount: ptr.To(int32(5))}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "auto", armcontainerservice.AgentPool{Properties: auto}, nil); err != nil {
 		t.Fatalf("autoscaling from 0: %v", err)
 	}
-	if n := deref(e.get("auto").Properties.Count); n != 0 {
+	if n := ptr.Deref(e.get("auto").Properties.Count, 0); n != 0 {
 		t.Fatalf("count defaulted to %d, want minCount", n)
 	}
 }
@@ -684,8 +687,8 @@ func TestConcurrentClients(t *testing.T) {
 		}
 		for _, ap := range page.Value {
 			n++
-			if deref(ap.Properties.ProvisioningState) != "Succeeded" {
-				t.Fatalf("%s: %s", *ap.Name, deref(ap.Properties.ProvisioningState))
+			if ptr.Deref(ap.Properties.ProvisioningState, "") != "Succeeded" {
+				t.Fatalf("%s: %s", *ap.Name, ptr.Deref(ap.Properties.ProvisioningState, ""))
 			}
 		}
 	}

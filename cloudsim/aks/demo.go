@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -31,11 +32,11 @@ func Demo(o sim.Options) (*Server, error) {
 	s := New(Options{Engine: o})
 	s.AddCluster(DemoSubscription, DemoResourceGroup, DemoCluster, DemoLocation, DemoVersion)
 	err := s.AddPool(DemoSubscription, DemoResourceGroup, DemoCluster, armcontainerservice.AgentPool{
-		Name: to("nodepool1"),
+		Name: ptr.To("nodepool1"),
 		Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-			VMSize: to("Standard_D2s_v5"), Count: to(int32(1)),
-			Mode:              to(armcontainerservice.AgentPoolModeSystem),
-			AvailabilityZones: []*string{to("1"), to("2"), to("3")},
+			VMSize: ptr.To("Standard_D2s_v5"), Count: ptr.To(int32(1)),
+			Mode:              ptr.To(armcontainerservice.AgentPoolModeSystem),
+			AvailabilityZones: []*string{ptr.To("1"), ptr.To("2"), ptr.To("3")},
 		},
 	})
 	if err != nil {
@@ -100,7 +101,7 @@ func (s *Server) sortedClusters() []clusterView {
 		for _, c := range s.clusters {
 			var pools []string
 			for _, p := range c.sortedPools() {
-				pools = append(pools, fmt.Sprintf("%s (%s)", p.name, deref(p.props.Mode)))
+				pools = append(pools, fmt.Sprintf("%s (%s)", p.name, ptr.Deref(p.props.Mode, "")))
 			}
 			list := strings.Join(pools, ", ")
 			if list == "" {

@@ -1,7 +1,6 @@
 package aks
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -99,10 +99,10 @@ func opError(o *sim.Operation) *armError {
 	}
 	return &armError{Code: "ReconcileVMSSAgentPoolFailed",
 		Message: fmt.Sprintf("Agent pool '%s' could not reach %d nodes: the virtual machine scale set aks-%s-%s-vmss failed to allocate instances.%s",
-			p.name, deref(p.props.Count), p.name, vmssID(p), injected),
+			p.name, ptr.Deref(p.props.Count, 0), p.name, vmssID(p), injected),
 		Details: []*armError{{Code: "AllocationFailed",
 			Message: fmt.Sprintf("Allocation failed. We do not have sufficient capacity for the requested VM size %s in this region. "+
-				"Read more about improving likelihood of allocation success at http://aka.ms/allocation-guidance", deref(p.props.VMSize))}}}
+				"Read more about improving likelihood of allocation success at http://aka.ms/allocation-guidance", ptr.Deref(p.props.VMSize, ""))}}}
 }
 
 // vmssID is the number AKS puts in a pool's scale set name.
@@ -173,9 +173,9 @@ func (p *pool) view() armcontainerservice.AgentPool {
 	if p.op != nil {
 		st = p.op.Kind
 	}
-	pr.ProvisioningState = to(st)
-	pr.ETag = to(p.etag)
-	return armcontainerservice.AgentPool{ID: to(p.id()), Name: to(p.name), Type: to(poolType), Properties: pr}
+	pr.ProvisioningState = ptr.To(st)
+	pr.ETag = ptr.To(p.etag)
+	return armcontainerservice.AgentPool{ID: ptr.To(p.id()), Name: ptr.To(p.name), Type: ptr.To(poolType), Properties: pr}
 }
 
 // finish applies an operation's outcome to its pool when it ends.
@@ -196,7 +196,7 @@ func finish(o *sim.Operation) {
 		return
 	}
 	if in.newVersion != "" {
-		p.props.CurrentOrchestratorVersion = to(in.newVersion)
+		p.props.CurrentOrchestratorVersion = ptr.To(in.newVersion)
 	}
 }
 
@@ -232,81 +232,66 @@ func poolNotFound(c *cluster, name string) *sim.Reply {
 		c.name, name, c.resourceGroup)
 }
 
-func (s *Server) getCluster(req *request, sub, rg, name string) *sim.Reply {
-	c, rep := s.lookup(sub, rg, name, false)
+func (s *Server) getCluster(req *request) *sim.Reply {
+	c, rep := s.cluster(req, false)
 	if rep != nil {
 		return rep
 	}
 	mc := armcontainerservice.ManagedCluster{
-		ID: to(c.id()), Name: to(c.name), Type: to(clusterType), Location: to(c.location),
+		ID: ptr.To(c.id()), Name: ptr.To(c.name), Type: ptr.To(clusterType), Location: ptr.To(c.location),
 		Properties: &armcontainerservice.ManagedClusterProperties{
-			ProvisioningState:        to(stateSucceeded),
-			KubernetesVersion:        to(c.version),
-			CurrentKubernetesVersion: to(c.version),
-			DNSPrefix:                to(c.name + "-dns"),
-			Fqdn:                     to(c.name + "-dns.hcp." + c.location + ".azmk8s.io"),
-			NodeResourceGroup:        to("MC_" + c.resourceGroup + "_" + c.name + "_" + c.location),
-			PowerState:               &armcontainerservice.PowerState{Code: to(armcontainerservice.CodeRunning)},
+			ProvisioningState:        ptr.To(stateSucceeded),
+			KubernetesVersion:        ptr.To(c.version),
+			CurrentKubernetesVersion: ptr.To(c.version),
+			DNSPrefix:                ptr.To(c.name + "-dns"),
+			Fqdn:                     ptr.To(c.name + "-dns.hcp." + c.location + ".azmk8s.io"),
+			NodeResourceGroup:        ptr.To("MC_" + c.resourceGroup + "_" + c.name + "_" + c.location),
+			PowerState:               &armcontainerservice.PowerState{Code: ptr.To(armcontainerservice.CodeRunning)},
 		},
 	}
 	for _, p := range c.sortedPools() {
 		var prof armcontainerservice.ManagedClusterAgentPoolProfile
 		v := p.view()
 		if b, err := json.Marshal(v.Properties); err == nil && json.Unmarshal(b, &prof) == nil {
-			prof.Name = to(p.name)
+			prof.Name = ptr.To(p.name)
 			mc.Properties.AgentPoolProfiles = append(mc.Properties.AgentPoolProfiles, &prof)
 		}
 	}
 	return jsonReply(http.StatusOK, mc)
 }
 
-func (s *Server) listPools(req *request, sub, rg, name string) *sim.Reply {
-	c, rep := s.lookup(sub, rg, name, true)
+func (s *Server) listPools(req *request) *sim.Reply {
+	c, rep := s.cluster(req, true)
 	if rep != nil {
 		return rep
 	}
-	after := ""
-	if tok := req.HTTP.URL.Query().Get("$skipToken"); tok != "" {
-		b, err := base64.RawURLEncoding.DecodeString(tok)
-		if err != nil {
-			return errorReply(http.StatusBadRequest, "InvalidSkipToken", "The $skipToken '%s' is invalid.", tok)
-		}
-		after = string(b)
-	}
-	var page []any
-	var last string
-	more := false
-	for _, p := range c.sortedPools() {
-		key := strings.ToLower(p.name)
-		if after != "" && key <= after {
-			continue
-		}
-		if len(page) == s.pageSize {
-			more = true
-			break
-		}
-		page = append(page, p.wire(req.version))
-		last = key
+	page, next, err := sim.Page(c.sortedPools(), (*pool).key, req.HTTP.URL.Query().Get("$skipToken"), s.pageSize)
+	if err != nil {
+		return errorReply(http.StatusBadRequest, "InvalidSkipToken", "The $skipToken '%s' is invalid.", req.HTTP.URL.Query().Get("$skipToken"))
 	}
 	// AgentPoolListResult, with pools that may carry properties.status.
 	out := struct {
 		Value    []any   `json:"value"`
 		NextLink *string `json:"nextLink,omitempty"`
-	}{Value: page}
-	if out.Value == nil {
-		out.Value = []any{}
+	}{Value: []any{}}
+	for _, p := range page {
+		out.Value = append(out.Value, p.wire(req.version))
 	}
-	if more {
+	if next != "" {
 		q := url.Values{}
 		q.Set("api-version", req.version)
-		q.Set("$skipToken", base64.RawURLEncoding.EncodeToString([]byte(last)))
-		out.NextLink = to(req.base + req.HTTP.URL.Path + "?" + q.Encode())
+		q.Set("$skipToken", next)
+		out.NextLink = ptr.To(req.base + req.HTTP.URL.Path + "?" + q.Encode())
 	}
 	return jsonReply(http.StatusOK, out)
 }
 
-func (s *Server) getPool(req *request, sub, rg, cl, name string) *sim.Reply {
-	c, rep := s.lookup(sub, rg, cl, true)
+// key is what pools are sorted and paged by: the name, without case.
+func (p *pool) key() string { return strings.ToLower(p.name) }
+
+func (s *Server) getPool(req *request) *sim.Reply {
+	name := req.vars["pool"]
+	c, rep := s.cluster(req, true)
 	if rep != nil {
 		return rep
 	}
@@ -359,8 +344,9 @@ func inProgress(p *pool) *sim.Reply {
 		verbs[p.op.Kind], p.op.ID, p.op.Start.UTC().Format(time.RFC3339), p.name)
 }
 
-func (s *Server) putPool(req *request, sub, rg, cl, name string) *sim.Reply {
-	c, rep := s.lookup(sub, rg, cl, true)
+func (s *Server) putPool(req *request) *sim.Reply {
+	name := req.vars["pool"]
+	c, rep := s.cluster(req, true)
 	if rep != nil {
 		return rep
 	}
@@ -394,16 +380,16 @@ func (s *Server) putPool(req *request, sub, rg, cl, name string) *sim.Reply {
 	if existing != nil {
 		from = existing.ready
 		kind = stateUpdating
-		if v := deref(next.CurrentOrchestratorVersion); v != deref(existing.props.CurrentOrchestratorVersion) {
+		if v := ptr.Deref(next.CurrentOrchestratorVersion, ""); v != ptr.Deref(existing.props.CurrentOrchestratorVersion, "") {
 			kind, newVersion = stateUpgrading, v
 			// Until the upgrade is done the nodes run the old version.
 			next.CurrentOrchestratorVersion = existing.props.CurrentOrchestratorVersion
-			upgradeNodes = int(deref(next.Count))
+			upgradeNodes = int(ptr.Deref(next.Count, 0))
 		} else if onlyCountDiffers(existing.props, next) {
 			kind = stateScaling
 		}
 	}
-	o := req.Start(kind, from, int(deref(next.Count)), upgradeNodes)
+	o := req.Start(kind, from, int(ptr.Deref(next.Count, 0)), upgradeNodes)
 	created := existing == nil
 	p := existing
 	if created {
@@ -425,8 +411,9 @@ func (s *Server) putPool(req *request, sub, rg, cl, name string) *sim.Reply {
 	return rep
 }
 
-func (s *Server) deletePool(req *request, sub, rg, cl, name string) *sim.Reply {
-	c, rep := s.lookup(sub, rg, cl, true)
+func (s *Server) deletePool(req *request) *sim.Reply {
+	name := req.vars["pool"]
+	c, rep := s.cluster(req, true)
 	if rep != nil {
 		return rep
 	}
@@ -462,7 +449,8 @@ func (s *Server) operationURL(req *request, o *sim.Operation, kind string) strin
 		req.base, in.subscription, in.location, kind, o.ID, url.QueryEscape(req.version))
 }
 
-func (s *Server) findOp(req *request, sub, location, id string) (*sim.Operation, *sim.Reply) {
+func (s *Server) findOp(req *request) (*sim.Operation, *sim.Reply) {
+	sub, location, id := req.vars["subscription"], req.vars["location"], req.vars["id"]
 	o := req.Operation(id)
 	if o == nil || !strings.EqualFold(infoOf(o).subscription, sub) || !strings.EqualFold(infoOf(o).location, normLocation(location)) {
 		return nil, errorReply(http.StatusNotFound, "NotFound", "Operation '%s' was not found in location '%s'.", id, location)
@@ -479,8 +467,8 @@ type operationStatus struct {
 	Error     *armError `json:"error,omitempty"`
 }
 
-func (s *Server) operationStatus(req *request, sub, location, id string) *sim.Reply {
-	o, rep := s.findOp(req, sub, location, id)
+func (s *Server) operationStatus(req *request) *sim.Reply {
+	o, rep := s.findOp(req)
 	if rep != nil {
 		return rep
 	}
@@ -503,8 +491,8 @@ func (s *Server) operationStatus(req *request, sub, location, id string) *sim.Re
 // operationResult answers the Location URL of an operation: 202 while it
 // runs, then 204 for a delete (or a pool since gone), 200 with the pool
 // for a create or update, or the operation's error.
-func (s *Server) operationResult(req *request, sub, location, id string) *sim.Reply {
-	o, rep := s.findOp(req, sub, location, id)
+func (s *Server) operationResult(req *request) *sim.Reply {
+	o, rep := s.findOp(req)
 	if rep != nil {
 		return rep
 	}
@@ -529,7 +517,7 @@ func (s *Server) operationResult(req *request, sub, location, id string) *sim.Re
 
 // onlyCountDiffers reports whether next differs from old in count alone.
 func onlyCountDiffers(old, next *props) bool {
-	if deref(old.Count) == deref(next.Count) {
+	if ptr.Deref(old.Count, 0) == ptr.Deref(next.Count, 0) {
 		return false
 	}
 	a, b := cloneProps(old), cloneProps(next)
@@ -553,14 +541,4 @@ func cloneProps(p *props) *props {
 		panic(fmt.Sprintf("aks: decoding agent pool properties: %v", err))
 	}
 	return out
-}
-
-func to[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

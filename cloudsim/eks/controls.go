@@ -3,6 +3,8 @@ package eks
 import (
 	"fmt"
 	"time"
+
+	"k8s.io/utils/ptr"
 )
 
 // NodegroupState is a node group as DescribeNodegroup returns it now, plus
@@ -57,7 +59,7 @@ func (s *Server) Mutate(region, clusterName, name string, fn func(*Nodegroup)) (
 		g.ng = v
 		g.ng.ModifiedAt = epoch(now)
 		if g.op == nil {
-			g.ready = int(deref(v.ScalingConfig.DesiredSize))
+			g.ready = int(ptr.Deref(v.ScalingConfig.DesiredSize, 0))
 		}
 	})
 	return err

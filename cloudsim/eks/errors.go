@@ -1,7 +1,6 @@
 package eks
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -55,9 +54,7 @@ func fail(code string, e apiError) *sim.Reply {
 	if !ok {
 		status = http.StatusBadRequest
 	}
-	rep := sim.NewReply(status)
-	rep.Body, _ = json.Marshal(e)
-	rep.Header.Set("Content-Type", "application/json")
+	rep := sim.JSON(status, "application/json", e)
 	rep.Header.Set("X-Amzn-ErrorType", code+":http://internal.amazon.com/coral/com.amazonaws.eks/")
 	return rep
 }
@@ -77,17 +74,28 @@ func invalid(c *cluster, ng, format string, args ...any) *sim.Reply {
 }
 
 // jsonReply answers v as JSON with status 200.
-func jsonReply(v any) *sim.Reply {
-	rep := sim.NewReply(http.StatusOK)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return failf(errServer, "encoding the response: %v", err)
-	}
-	rep.Body = b
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
-}
+func jsonReply(v any) *sim.Reply { return sim.JSON(http.StatusOK, "application/json", v) }
 
 func ngNotFound(c *cluster, name string) *sim.Reply {
 	return fail(errNotFound, apiError{Message: "No node group found for name: " + name + ".", ClusterName: c.name, NodegroupName: name})
+}
+
+// codec words the engine's answers in EKS's error shapes.
+type codec struct{}
+
+func (codec) Throttled(*sim.Request, int) *sim.Reply { return failf(errThrottling, "Rate exceeded") }
+
+func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return failf(errSerialization, "The request body is larger than %d bytes.", sim.MaxBody)
+}
+
+func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return failf(errSerialization, "The request body could not be read: %v", err)
+}
+
+func (codec) Fault(_ *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
+		return failf(errUnavailable, "Service is unavailable, please retry (fault injected by kpool cloudsim).")
+	}
+	return failf(errServer, "An internal error occurred (fault injected by kpool cloudsim).")
 }

@@ -56,8 +56,8 @@ func (s *Server) byArn(region, arn string) (*nodegroup, *sim.Reply) {
 	return nil, failf(errTagNotFound, "Resource %s not found.", arn)
 }
 
-func (s *Server) tagResource(req *sim.Request, region, arn string) *sim.Reply {
-	g, rep := s.byArn(region, arn)
+func (s *Server) tagResource(req *call) *sim.Reply {
+	g, rep := s.byArn(req.region, req.HTTP.PathValue("arn"))
 	if rep != nil {
 		return rep
 	}
@@ -82,8 +82,9 @@ func (s *Server) tagResource(req *sim.Request, region, arn string) *sim.Reply {
 	return jsonReply(struct{}{})
 }
 
-func (s *Server) untagResource(req *sim.Request, region, arn string, keys []string) *sim.Reply {
-	g, rep := s.byArn(region, arn)
+func (s *Server) untagResource(req *call) *sim.Reply {
+	keys := req.HTTP.URL.Query()["tagKeys"]
+	g, rep := s.byArn(req.region, req.HTTP.PathValue("arn"))
 	if rep != nil {
 		return rep
 	}
@@ -96,8 +97,8 @@ func (s *Server) untagResource(req *sim.Request, region, arn string, keys []stri
 	return jsonReply(struct{}{})
 }
 
-func (s *Server) listTags(req *sim.Request, region, arn string) *sim.Reply {
-	g, rep := s.byArn(region, arn)
+func (s *Server) listTags(req *call) *sim.Reply {
+	g, rep := s.byArn(req.region, req.HTTP.PathValue("arn"))
 	if rep != nil {
 		return rep
 	}

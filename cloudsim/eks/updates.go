@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool/cloudsim/sim"
+	"k8s.io/utils/ptr"
 )
 
 // updateConfigRequest is UpdateNodegroupConfigRequest.
@@ -43,10 +44,11 @@ func updatable(c *cluster, g *nodegroup) *sim.Reply {
 	return nil
 }
 
-func (s *Server) updateConfig(req *sim.Request, c *cluster, name string) *sim.Reply {
-	g, ok := c.nodegroups[name]
-	if !ok {
-		return ngNotFound(c, name)
+func (s *Server) updateConfig(req *call) *sim.Reply {
+	c := req.cluster
+	g, rep := req.nodegroup()
+	if rep != nil {
+		return rep
 	}
 	var in updateConfigRequest
 	if rep := decode(req, &in); rep != nil {
@@ -79,10 +81,11 @@ type updateVersionRequest struct {
 	ClientRequestToken *string         `json:"clientRequestToken"`
 }
 
-func (s *Server) updateVersion(req *sim.Request, c *cluster, name string) *sim.Reply {
-	g, ok := c.nodegroups[name]
-	if !ok {
-		return ngNotFound(c, name)
+func (s *Server) updateVersion(req *call) *sim.Reply {
+	c := req.cluster
+	g, rep := req.nodegroup()
+	if rep != nil {
+		return rep
 	}
 	var in updateVersionRequest
 	if len(strings.TrimSpace(string(req.Body))) > 0 {
@@ -107,7 +110,8 @@ func (s *Server) updateVersion(req *sim.Request, c *cluster, name string) *sim.R
 	return jsonReply(map[string]any{"update": u.view()})
 }
 
-func (s *Server) describeUpdate(req *sim.Request, c *cluster, id string) *sim.Reply {
+func (s *Server) describeUpdate(req *call) *sim.Reply {
+	c, id := req.cluster, req.HTTP.PathValue("id")
 	u, ok := c.updates[id]
 	ngName := req.HTTP.URL.Query().Get("nodegroupName")
 	if !ok || (ngName != "" && ngName != u.nodegroup) {
@@ -118,8 +122,8 @@ func (s *Server) describeUpdate(req *sim.Request, c *cluster, id string) *sim.Re
 
 // listUpdates lists a node group's updates, newest last (nodegroupName
 // given), or none: the cluster's own updates are not emulated.
-func (s *Server) listUpdates(req *sim.Request, c *cluster) *sim.Reply {
-	q := req.HTTP.URL.Query()
+func (s *Server) listUpdates(req *call) *sim.Reply {
+	c, q := req.cluster, req.HTTP.URL.Query()
 	out := struct {
 		UpdateIDs []string `json:"updateIds"`
 	}{UpdateIDs: []string{}}
@@ -211,7 +215,7 @@ func validateConfig(c *cluster, g *nodegroup, in *updateConfigRequest) (Nodegrou
 // applyTaints applies an update's taints to the node group it makes:
 // none both added and removed, none removed that it lacks, all valid.
 func applyTaints(c *cluster, name string, next *Nodegroup, t *taintsUpdate) *sim.Reply {
-	id := func(x taint) string { return deref(x.Key) + ":" + x.Effect }
+	id := func(x taint) string { return ptr.Deref(x.Key, "") + ":" + x.Effect }
 	adding := map[string]bool{}
 	for _, a := range t.AddOrUpdateTaints {
 		if rep := checkTaint(c, name, a); rep != nil {

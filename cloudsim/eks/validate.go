@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -48,7 +49,7 @@ const (
 // validateCreate checks a CreateNodegroup request and returns the node
 // group it makes, with EKS's defaults.
 func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim.Reply) {
-	name := deref(in.NodegroupName)
+	name := ptr.Deref(in.NodegroupName, "")
 	switch {
 	case in.NodegroupName == nil:
 		return nil, invalid(c, "", "nodegroupName is required.")
@@ -76,8 +77,8 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 		Status:       statusCreating, CapacityType: "ON_DEMAND", AmiType: "AL2023_x86_64_STANDARD",
 		Subnets: slices.Clone(in.Subnets), InstanceTypes: []string{"t3.medium"}, Version: c.version,
 		Labels: maps.Clone(in.Labels), Tags: maps.Clone(in.Tags), Taints: slices.Clone(in.Taints),
-		UpdateConfig: updateConfig{MaxUnavailable: to(int32(1))},
-		DiskSize:     to(int32(20)),
+		UpdateConfig: updateConfig{MaxUnavailable: ptr.To(int32(1))},
+		DiskSize:     ptr.To(int32(20)),
 	}
 	if ng.Labels == nil {
 		ng.Labels = map[string]string{}
@@ -88,14 +89,14 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 	if ng.Taints == nil {
 		ng.Taints = []taint{}
 	}
-	sc := scalingConfig{MinSize: to(int32(1)), MaxSize: to(int32(2)), DesiredSize: to(int32(2))}
+	sc := scalingConfig{MinSize: ptr.To(int32(1)), MaxSize: ptr.To(int32(2)), DesiredSize: ptr.To(int32(2))}
 	if in.ScalingConfig != nil {
 		sc = *in.ScalingConfig
 		if sc.MinSize == nil {
-			sc.MinSize = to(int32(0))
+			sc.MinSize = ptr.To(int32(0))
 		}
 		if sc.MaxSize == nil {
-			sc.MaxSize = to(max(*sc.MinSize, 1))
+			sc.MaxSize = ptr.To(max(*sc.MinSize, 1))
 		}
 		if sc.DesiredSize == nil {
 			sc.DesiredSize = sc.MinSize
@@ -212,7 +213,7 @@ func checkTaints(c *cluster, name string, ts []taint) *sim.Reply {
 		if rep := checkTaint(c, name, t); rep != nil {
 			return rep
 		}
-		id := deref(t.Key) + ":" + t.Effect
+		id := ptr.Deref(t.Key, "") + ":" + t.Effect
 		if seen[id] {
 			return invalid(c, name, "taints: the taint %s is given twice.", id)
 		}
@@ -222,12 +223,12 @@ func checkTaints(c *cluster, name string, ts []taint) *sim.Reply {
 }
 
 func checkTaint(c *cluster, name string, t taint) *sim.Reply {
-	k := deref(t.Key)
+	k := ptr.Deref(t.Key, "")
 	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 		return invalid(c, name, "taints: key %q is invalid: %s", k, errs[0])
 	}
-	if errs := validation.IsValidLabelValue(deref(t.Value)); len(errs) > 0 {
-		return invalid(c, name, "taints: value %q of key %q is invalid: %s", deref(t.Value), k, errs[0])
+	if errs := validation.IsValidLabelValue(ptr.Deref(t.Value, "")); len(errs) > 0 {
+		return invalid(c, name, "taints: value %q of key %q is invalid: %s", ptr.Deref(t.Value, ""), k, errs[0])
 	}
 	if !slices.Contains(taintEffects, t.Effect) {
 		return invalid(c, name, "taints: effect %q of key %q is invalid: it must be one of %s.", t.Effect, k, strings.Join(taintEffects, ", "))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -142,7 +143,7 @@ func (s *Server) views() []clusterView {
 			v.Subnets = cloneMap(c.Subnets)
 			for _, p := range s.sortedPools(c.CompartmentID, c.ID) {
 				if p.lifecycle() != stateDeleted {
-					v.pools = append(v.pools, deref(p.np.Name))
+					v.pools = append(v.pools, ptr.Deref(p.np.Name, ""))
 				}
 			}
 			out = append(out, v)

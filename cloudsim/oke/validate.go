@@ -11,6 +11,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -138,7 +139,7 @@ func checkShape(shape string, sc *ce.NodeShapeConfig) *sim.Reply {
 	case sc == nil:
 		return nil
 	}
-	o, m := deref(sc.Ocpus), deref(sc.MemoryInGBs)
+	o, m := ptr.Deref(sc.Ocpus, 0), ptr.Deref(sc.MemoryInGBs, 0)
 	if o < 1 || o > 114 {
 		return invalid("nodeShapeConfig.ocpus must be between 1 and 114 for %s, got %v.", shape, o)
 	}
@@ -153,8 +154,8 @@ func checkSource(src ce.NodeSourceDetails) *sim.Reply {
 	if !ok {
 		return invalid("nodeSourceDetails.sourceType must be IMAGE.")
 	}
-	if !strings.HasPrefix(deref(img.ImageId), "ocid1.image.") {
-		return invalid("nodeSourceDetails.imageId %q is not an image OCID.", deref(img.ImageId))
+	if !strings.HasPrefix(ptr.Deref(img.ImageId, ""), "ocid1.image.") {
+		return invalid("nodeSourceDetails.imageId %q is not an image OCID.", ptr.Deref(img.ImageId, ""))
 	}
 	if b := img.BootVolumeSizeInGBs; b != nil && (*b < 50 || *b > 32768) {
 		return invalid("nodeSourceDetails.bootVolumeSizeInGBs must be between 50 and 32768, got %d.", *b)
@@ -173,7 +174,7 @@ func (c *cluster) checkPlacement(size *int, pcs []ce.NodePoolPlacementConfigDeta
 	seen := map[string]bool{}
 	preempt := -1
 	for i, pc := range pcs {
-		ad, sub := deref(pc.AvailabilityDomain), deref(pc.SubnetId)
+		ad, sub := ptr.Deref(pc.AvailabilityDomain, ""), ptr.Deref(pc.SubnetId, "")
 		switch {
 		case ad == "":
 			return missing(fmt.Sprintf("nodeConfigDetails.placementConfigs[%d].availabilityDomain", i))
@@ -221,7 +222,7 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 		name string
 		v    *string
 	}{{"compartmentId", in.CompartmentId}, {"clusterId", in.ClusterId}, {"name", in.Name}, {"nodeShape", in.NodeShape}} {
-		if deref(m.v) == "" {
+		if ptr.Deref(m.v, "") == "" {
 			return nil, missing(m.name)
 		}
 	}
@@ -305,7 +306,7 @@ func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []by
 		next.Name = in.Name
 	}
 	if in.KubernetesVersion != nil {
-		if rep := c.checkVersion(*in.KubernetesVersion, deref(p.np.KubernetesVersion)); rep != nil {
+		if rep := c.checkVersion(*in.KubernetesVersion, ptr.Deref(p.np.KubernetesVersion, "")); rep != nil {
 			return next, rep
 		}
 		next.KubernetesVersion = in.KubernetesVersion
@@ -329,7 +330,7 @@ func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []by
 		next.NodeShapeConfig = cfg
 	}
 	if in.NodeShape != nil || in.NodeShapeConfig != nil {
-		if rep := checkShape(deref(next.NodeShape), next.NodeShapeConfig); rep != nil {
+		if rep := checkShape(ptr.Deref(next.NodeShape, ""), next.NodeShapeConfig); rep != nil {
 			return next, rep
 		}
 	}
