@@ -16,8 +16,9 @@ import (
 	"cmp"
 	"crypto/subtle"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,14 +86,9 @@ type Server struct {
 func New(o Options) *Server {
 	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10),
 		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{}}
-	s.Engine = sim.New(o.Engine, sim.Protocol{
-		Bypass:       s.entra, // Entra ID is another service: ARM's checks are not its
-		Authenticate: s.authenticate,
-		Check:        checkAPIVersion,
-		Codec:        codec{},
-		Routes:       s.route,
-		Finish:       s.requestIDs,
-	})
+	// Entra ID is another service: ARM's checks are not its.
+	s.Engine = sim.New(o.Engine, sim.Protocol{Bypass: s.entra, Authenticate: s.authenticate, Check: checkAPIVersion,
+		Codec: codec{}, Routes: s.route, Finish: s.requestIDs})
 	return s
 }
 
@@ -147,12 +143,8 @@ func (s *Server) AddPool(subscription, resourceGroup, clusterName string, ap arm
 // node count and the operation in progress; false if there is no such pool.
 func (s *Server) Pool(subscription, resourceGroup, clusterName, name string) (st PoolState, found bool) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
-		if !ok {
-			return
-		}
-		p, ok := c.pools[strings.ToLower(name)]
-		if !ok {
+		p, err := s.poolOf(subscription, resourceGroup, clusterName, name)
+		if err != nil {
 			return
 		}
 		st, found = PoolState{AgentPool: p.view(), ReadyNodes: p.readyAt(now)}, true
@@ -166,23 +158,31 @@ func (s *Server) Pool(subscription, resourceGroup, clusterName, name string) (st
 	return st, found
 }
 
+// poolOf finds a pool for the emulator's own methods, under the engine's
+// lock (Do).
+func (s *Server) poolOf(subscription, resourceGroup, clusterName, name string) (*pool, error) {
+	c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
+	if !ok {
+		return nil, fmt.Errorf("aks: no cluster %s/%s/%s", subscription, resourceGroup, clusterName)
+	}
+	p, ok := c.pools[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("aks: no agent pool %s in cluster %s", name, clusterName)
+	}
+	return p, nil
+}
+
 // Mutate changes a pool behind the client's back, as someone using the
 // portal or az would: fn gets the pool's properties and may change any of
 // them (the read-only ones included); the pool gets a new eTag. When no
 // operation is in progress the pool's nodes follow the new count at once.
 func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, fn func(*armcontainerservice.ManagedClusterAgentPoolProfileProperties)) (err error) {
 	s.Do(func(time.Time) {
-		c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
-		if !ok {
-			err = fmt.Errorf("aks: no cluster %s/%s/%s", subscription, resourceGroup, clusterName)
+		var p *pool
+		if p, err = s.poolOf(subscription, resourceGroup, clusterName, name); err != nil {
 			return
 		}
-		p, ok := c.pools[strings.ToLower(name)]
-		if !ok {
-			err = fmt.Errorf("aks: no agent pool %s in cluster %s", name, clusterName)
-			return
-		}
-		props := cloneProps(p.props)
+		props := sim.CloneJSON(p.props)
 		props.ProvisioningState, props.ETag = nil, nil
 		fn(props)
 		if props.ProvisioningState != nil {
@@ -282,10 +282,5 @@ func normLocation(l string) string { return strings.ToLower(strings.ReplaceAll(l
 
 // sortedPools returns a cluster's pools by name.
 func (c *cluster) sortedPools() []*pool {
-	out := make([]*pool, 0, len(c.pools))
-	for _, p := range c.pools {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
-	return out
+	return slices.SortedFunc(maps.Values(c.pools), func(a, b *pool) int { return strings.Compare(a.key(), b.key()) })
 }

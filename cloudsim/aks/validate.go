@@ -32,7 +32,7 @@ var (
 // property the request carries replaced (a property the request leaves out
 // keeps its value). It answers AKS's 400s for what AKS refuses.
 func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*props, *sim.Reply) {
-	in := cloneProps(req)
+	in := sim.CloneJSON(req)
 	// Read-only properties in a request are ignored, as ARM does.
 	in.ProvisioningState, in.ETag, in.CurrentOrchestratorVersion, in.NodeImageVersion = nil, nil, nil, nil
 	if in.PowerState != nil && in.PowerState.Code != nil && *in.PowerState.Code != armcontainerservice.CodeRunning {
@@ -62,7 +62,7 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 		if rep := immutableChange(old, in); rep != nil {
 			return nil, rep
 		}
-		next = cloneProps(old)
+		next = sim.CloneJSON(old)
 		overlay(next, in)
 		if in.EnableAutoScaling != nil && !*in.EnableAutoScaling {
 			// Turning the autoscaler off drops its bounds unless they are sent.

@@ -28,12 +28,8 @@ type PoolState struct {
 func (s *Server) PoolOf(region, clusterID, id string) (st PoolState, found bool) {
 	s.Do(func(now time.Time) {
 		s.heal(now)
-		c, ok := s.clusters[clusterID]
-		if !ok || !strings.EqualFold(c.Region, region) {
-			return
-		}
-		p, ok := c.pools[id]
-		if !ok {
+		p, err := s.poolOf(region, clusterID, id)
+		if err != nil {
 			return
 		}
 		st, found = PoolState{Pool: p.view(now), Created: p.created}, true
@@ -50,14 +46,8 @@ func (s *Server) PoolOf(region, clusterID, id string) (st PoolState, found bool)
 // applied at once, with no operation.
 func (s *Server) Mutate(region, clusterID, id string, fn func(*Pool)) (err error) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterID]
-		if !ok || !strings.EqualFold(c.Region, region) {
-			err = fmt.Errorf("civo: no cluster %s in %s", clusterID, region)
-			return
-		}
-		p, ok := c.pools[id]
-		if !ok {
-			err = fmt.Errorf("civo: no pool %s in cluster %s", id, clusterID)
+		var p *pool
+		if p, err = s.poolOf(region, clusterID, id); err != nil {
 			return
 		}
 		v := p.view(now)
@@ -75,6 +65,19 @@ func (s *Server) Mutate(region, clusterID, id string, fn func(*Pool)) (err error
 		}
 	})
 	return err
+}
+
+// poolOf finds a pool for the emulator's own methods, under the engine's
+// lock (Do). region must be the cluster's.
+func (s *Server) poolOf(region, clusterID, id string) (*pool, error) {
+	c, ok := s.clusters[clusterID]
+	if !ok || !strings.EqualFold(c.Region, region) {
+		return nil, fmt.Errorf("civo: no cluster %s in %s", clusterID, region)
+	}
+	if p, ok := c.pools[id]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("civo: no pool %s in cluster %s", id, clusterID)
 }
 
 // find finds the pool of the path in the call's cluster.

@@ -55,12 +55,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: slices.Clone(o.Keys), clusters: map[string]*cluster{}}
-	s.Engine = sim.New(o.Engine, sim.Protocol{
-		Tick:         s.heal,
-		Authenticate: s.authenticate,
-		Codec:        codec{},
-		Routes:       s.routes().Serve,
-	})
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -118,10 +113,11 @@ type call struct {
 	body    *poolRequest
 }
 
-// routes are the v2 pools API. Civo reads the region (and the body)
-// and finds the cluster before it looks at the method: a method a path
-// does not take is 405 only then.
-func (s *Server) routes() *sim.Router {
+// protocol is Civo's: the API key, then the rate limit, the body, faults,
+// and the v2 pools API. Civo reads the region (and the body) and finds the
+// cluster before it looks at the method: a method a path does not take is
+// 405 only then.
+func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notEmulated, notAllowed)
 	const pools = "/v2/kubernetes/clusters/{cluster}/pools"
 	for pattern, h := range map[string]func(*call) *sim.Reply{
@@ -135,7 +131,7 @@ func (s *Server) routes() *sim.Router {
 	} {
 		rt.Handle(pattern, s.scoped(h))
 	}
-	return rt
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
 }
 
 // scoped reads what every route of the API needs, as Civo does first:

@@ -15,9 +15,10 @@ package eks
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -50,16 +51,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: o.Keys, pageSize: cmp.Or(max(o.PageSize, 0), 100), clusters: map[string]*cluster{}}
-	s.Engine = sim.New(o.Engine, sim.Protocol{
-		Tick:         s.heal,
-		Authenticate: s.authenticate,
-		Codec:        codec{},
-		NoRetryAfter: true, // EKS sends none: the SDK backs off on its own
-		Routes:       s.routes().Serve,
-		Finish: func(_ *sim.Request, rep *sim.Reply) {
-			rep.Header.Set("X-Amzn-Requestid", s.NewID())
-		},
-	})
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -111,8 +103,10 @@ type call struct {
 	cluster *cluster
 }
 
-// routes are the REST paths of the EKS model's operations.
-func (s *Server) routes() *sim.Router {
+// protocol is EKS's: SigV4, then the rate limit, the body, faults, and
+// the REST paths of the EKS model's operations, each answer with AWS's
+// request id.
+func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(s.unknown, s.unknown)
 	for pattern, h := range map[string]func(*call) *sim.Reply{
 		"POST /tags/{arn}":   s.tagResource,
@@ -136,7 +130,9 @@ func (s *Server) routes() *sim.Router {
 		rt.Handle(pattern, s.inCluster(h))
 	}
 	rt.Handle(c+"/{rest...}", s.unknown)
-	return rt
+	// EKS sends no Retry-After: the SDK backs off on its own.
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, NoRetryAfter: true, Routes: rt.Serve,
+		Finish: func(_ *sim.Request, rep *sim.Reply) { rep.Header.Set("X-Amzn-Requestid", s.NewID()) }}
 }
 
 // signed gives h the region the request was signed for.
@@ -181,12 +177,7 @@ func (s *Server) lookup(region, name string) (*cluster, *sim.Reply) {
 
 // sortedNodegroups returns a cluster's node groups by name.
 func (c *cluster) sortedNodegroups() []*nodegroup {
-	out := make([]*nodegroup, 0, len(c.nodegroups))
-	for _, ng := range c.nodegroups {
-		out = append(out, ng)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
+	return slices.SortedFunc(maps.Values(c.nodegroups), func(a, b *nodegroup) int { return strings.Compare(a.name, b.name) })
 }
 
 func (s *Server) describeCluster(req *call) *sim.Reply {

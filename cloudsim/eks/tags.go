@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +24,7 @@ func checkTags(tags map[string]string) string {
 	if len(tags) > maxTags {
 		return fmt.Sprintf("tags: at most %d tags, got %d.", maxTags, len(tags))
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		switch {
 		case k == "" || utf8.RuneCountInString(k) > 128:
 			return fmt.Sprintf("tags: key %q must be 1-128 characters.", k)

@@ -66,9 +66,7 @@ func (s *Server) getCluster(req *sim.Request) *sim.Reply {
 		Name: c.name, Location: c.location, Zone: c.location, Locations: c.locations, Status: statusRunning,
 		CurrentMasterVersion: c.version, InitialClusterVersion: c.version, SelfLink: req.BaseURL() + "/v1/" + c.path(),
 	}
-	for _, p := range c.sorted() {
-		out.NodePools = append(out.NodePools, p.view(req.BaseURL()))
-	}
+	out.NodePools = c.views(req.BaseURL())
 	return jsonReply(200, out)
 }
 
@@ -77,11 +75,17 @@ func (s *Server) listPools(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
-	out := container.ListNodePoolsResponse{NodePools: []*container.NodePool{}}
+	return jsonReply(200, container.ListNodePoolsResponse{NodePools: append([]*container.NodePool{}, c.views(req.BaseURL())...)})
+}
+
+// views are the cluster's node pools as GKE returns them, in the order
+// they were created; base is the URL the request came to.
+func (c *cluster) views(base string) []*container.NodePool {
+	var out []*container.NodePool
 	for _, p := range c.sorted() {
-		out.NodePools = append(out.NodePools, p.view(req.BaseURL()))
+		out = append(out, p.view(base))
 	}
-	return jsonReply(200, out)
+	return out
 }
 
 func (s *Server) getPool(req *sim.Request) *sim.Reply {
@@ -94,7 +98,7 @@ func (s *Server) getPool(req *sim.Request) *sim.Reply {
 
 // newPool checks a node pool of a create and fills in GKE's defaults.
 func (s *Server) newPool(c *cluster, in *container.NodePool) (*pool, *sim.Reply) {
-	np := clonePool(in)
+	np := sim.CloneJSON(in)
 	// Output-only fields in a request are ignored.
 	np.Status, np.StatusMessage, np.Conditions, np.Etag, np.SelfLink, np.InstanceGroupUrls = "", "", nil, "", "", nil
 	np.PodIpv4CidrSize, np.UpdateInfo = 0, nil

@@ -1,10 +1,11 @@
 package gke
 
 import (
-	"encoding/json"
+	"cmp"
 	"fmt"
 	"hash/fnv"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	container "google.golang.org/api/container/v1"
@@ -100,7 +101,7 @@ func (p *pool) group() string {
 // view is the pool as GKE returns it; base is the URL the request came to,
 // for its links ("" for none).
 func (p *pool) view(base string) *container.NodePool {
-	out := clonePool(p.np)
+	out := sim.CloneJSON(p.np)
 	out.Status, out.StatusMessage, out.Conditions = p.status, p.message, p.cond
 	if p.op != nil {
 		switch infoOf(p.op).opType {
@@ -125,23 +126,5 @@ func (p *pool) view(base string) *container.NodePool {
 
 // sorted returns a cluster's pools in the order they were created.
 func (c *cluster) sorted() []*pool {
-	out := make([]*pool, 0, len(c.pools))
-	for _, p := range c.pools {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
-	return out
-}
-
-// clonePool deep-copies a node pool through its JSON form.
-func clonePool(np *container.NodePool) *container.NodePool {
-	out := &container.NodePool{}
-	b, err := json.Marshal(np)
-	if err != nil {
-		panic(fmt.Sprintf("gke: encoding a node pool: %v", err))
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		panic(fmt.Sprintf("gke: decoding a node pool: %v", err))
-	}
-	return out
+	return slices.SortedFunc(maps.Values(c.pools), func(a, b *pool) int { return cmp.Compare(a.seq, b.seq) })
 }

@@ -52,12 +52,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{token: o.Token, clusters: map[string]*cluster{}}
-	s.Engine = sim.New(o.Engine, sim.Protocol{
-		Tick:         s.heal,
-		Authenticate: s.authenticate,
-		Codec:        codec{},
-		Routes:       s.routes().Serve,
-	})
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -123,12 +118,8 @@ type PoolState struct {
 // Pool returns a copy of a node pool as it is now; false if there is none.
 func (s *Server) Pool(project, location, clusterName, name string) (st PoolState, found bool) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterKey(project, location, clusterName)]
-		if !ok {
-			return
-		}
-		p, ok := c.pools[name]
-		if !ok {
+		p, err := s.poolOf(project, location, clusterName, name)
+		if err != nil {
 			return
 		}
 		p.heal(now)
@@ -145,20 +136,27 @@ func (s *Server) Pool(project, location, clusterName, name string) (st PoolState
 // config's labels, its autoscaling...). The pool gets a new etag.
 func (s *Server) Mutate(project, location, clusterName, name string, fn func(*container.NodePool)) (err error) {
 	s.Do(func(time.Time) {
-		c, ok := s.clusters[clusterKey(project, location, clusterName)]
-		if !ok {
-			err = fmt.Errorf("gke: no cluster %s/%s/%s", project, location, clusterName)
-			return
+		var p *pool
+		if p, err = s.poolOf(project, location, clusterName, name); err == nil {
+			fn(p.np)
+			p.etag = s.NewID()
 		}
-		p, ok := c.pools[name]
-		if !ok {
-			err = fmt.Errorf("gke: no node pool %s in cluster %s", name, clusterName)
-			return
-		}
-		fn(p.np)
-		p.etag = s.NewID()
 	})
 	return err
+}
+
+// poolOf finds a node pool for the emulator's own methods, under the
+// engine's lock (Do).
+func (s *Server) poolOf(project, location, clusterName, name string) (*pool, error) {
+	c, ok := s.clusters[clusterKey(project, location, clusterName)]
+	if !ok {
+		return nil, fmt.Errorf("gke: no cluster %s/%s/%s", project, location, clusterName)
+	}
+	p, ok := c.pools[name]
+	if !ok {
+		return nil, fmt.Errorf("gke: no node pool %s in cluster %s", name, clusterName)
+	}
+	return p, nil
 }
 
 // heal brings the pools whose instance groups have caught up after a
@@ -193,9 +191,10 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	return rep
 }
 
-// routes are GKE's node-pool and operation paths, the cluster's GET, and
-// Compute Engine's instanceGroupManagers.get.
-func (s *Server) routes() *sim.Router {
+// protocol is GKE's: the OAuth2 token, then the quota, the body, faults,
+// and GKE's node-pool and operation paths, the cluster's GET, and Compute
+// Engine's instanceGroupManagers.get.
+func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notFound, methodNotFound)
 	const (
 		loc     = "/v1/projects/{project}/locations/{location}"
@@ -224,7 +223,7 @@ func (s *Server) routes() *sim.Router {
 	} {
 		rt.Handle(pattern, h)
 	}
-	return rt
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
 }
 
 // plain refuses a custom method (nodePools/NP:verb) to a route of the

@@ -126,7 +126,7 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 // machine type or disk), else opUpdate.
 func updated(p *pool, body *container.UpdateNodePoolRequest) (*container.NodePool, string, *sim.Reply) {
 	c := p.cluster
-	next := clonePool(p.np)
+	next := sim.CloneJSON(p.np)
 	cfg := next.Config
 	kind := opUpdate
 	if body.NodeVersion != "" {

@@ -15,12 +15,10 @@ const (
 	errInvalidParameter   = "InvalidParameter"        // 400
 	errMissingParameter   = "MissingParameter"        // 400
 	errIncorrectState     = "IncorrectState"          // 409
-	errConflict           = "Conflict"                // 409
 	errPreconditionFailed = "PreconditionFailed"      // 412
 	errTooMany            = "TooManyRequests"         // 429
 	errLimitExceeded      = "LimitExceeded"           // 400
 	errCannotParse        = "CannotParseRequest"      // 400
-	errNotAuthorized      = "NotAuthorizedOrResourceAlreadyExists"
 )
 
 // apiError is OCI's error body.

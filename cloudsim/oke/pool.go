@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -153,7 +154,7 @@ func (p *pool) addNode(s *Server) {
 	s.seq++
 	n := &node{id: ocid("instance", p.cluster.Region, s.NewID()), state: string(ce.NodeLifecycleStateCreating),
 		faultDomain: "FAULT-DOMAIN-" + strconv.Itoa(s.seq%3+1), ip: fmt.Sprintf("10.0.%d.%d", (s.seq/250)%250, s.seq%250+2),
-		tags: cloneMap(p.np.NodeConfigDetails.FreeformTags), cfg: p.config()}
+		tags: maps.Clone(p.np.NodeConfigDetails.FreeformTags), cfg: p.config()}
 	if len(pcs) > 0 {
 		n.ad, n.subnet = ptr.Deref(pcs[best].AvailabilityDomain, ""), ptr.Deref(pcs[best].SubnetId, "")
 	}
@@ -241,7 +242,7 @@ func (p *pool) view() ce.NodePool {
 	v.Id = &p.id
 	v.LifecycleState = ce.NodePoolLifecycleStateEnum(p.lifecycle())
 	v.LifecycleDetails = common.String(p.details)
-	v.FreeformTags = cloneMap(v.FreeformTags)
+	v.FreeformTags = maps.Clone(v.FreeformTags)
 	if v.FreeformTags == nil {
 		v.FreeformTags = map[string]string{}
 	}
@@ -250,7 +251,7 @@ func (p *pool) view() ce.NodePool {
 	v.InitialNodeLabels = slices.Clone(v.InitialNodeLabels)
 	ncd := *v.NodeConfigDetails
 	ncd.PlacementConfigs = slices.Clone(ncd.PlacementConfigs)
-	ncd.FreeformTags = cloneMap(ncd.FreeformTags)
+	ncd.FreeformTags = maps.Clone(ncd.FreeformTags)
 	v.NodeConfigDetails = &ncd
 	if src, ok := v.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok {
 		v.NodeImageId = src.ImageId
@@ -260,7 +261,7 @@ func (p *pool) view() ce.NodePool {
 	for _, n := range p.nodes {
 		v.Nodes = append(v.Nodes, ce.Node{Id: common.String(n.id), Name: common.String(n.name), KubernetesVersion: common.String(n.cfg.KubernetesVersion),
 			AvailabilityDomain: common.String(n.ad), SubnetId: common.String(n.subnet), NodePoolId: common.String(p.id),
-			FaultDomain: common.String(n.faultDomain), PrivateIp: common.String(n.ip), FreeformTags: cloneMap(n.tags),
+			FaultDomain: common.String(n.faultDomain), PrivateIp: common.String(n.ip), FreeformTags: maps.Clone(n.tags),
 			DefinedTags: map[string]map[string]interface{}{}, SystemTags: map[string]map[string]interface{}{},
 			LifecycleState: ce.NodeLifecycleStateEnum(n.state), LifecycleDetails: common.String("")})
 	}

@@ -47,6 +47,7 @@ package oke
 
 import (
 	"crypto/rsa"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -95,13 +96,7 @@ func New(o Options) *Server {
 	if s.pageSize <= 0 {
 		s.pageSize = 100
 	}
-	s.Engine = sim.New(o.Engine, sim.Protocol{
-		Tick:         s.tick,
-		Authenticate: s.authenticate,
-		Codec:        codec{},
-		Routes:       s.routes().Serve,
-		Finish:       s.requestID,
-	})
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -125,7 +120,7 @@ type cluster struct {
 // exists changes its version, image and subnets.
 func (s *Server) AddCluster(c Cluster) {
 	s.Do(func(time.Time) {
-		c.Subnets = cloneMap(c.Subnets)
+		c.Subnets = maps.Clone(c.Subnets)
 		if old, ok := s.clusters[c.ID]; ok {
 			old.Version, old.ImageID, old.Subnets = c.Version, c.ImageID, c.Subnets
 			return
@@ -144,8 +139,10 @@ func (s *Server) requestID(req *sim.Request, rep *sim.Reply) {
 	rep.Header.Set("opc-request-id", id)
 }
 
-// routes are the REST paths of the Container Engine operations emulated.
-func (s *Server) routes() *sim.Router {
+// protocol is OCI's: the HTTP signature, then the rate limit, the body,
+// faults, and the REST paths of the Container Engine operations emulated,
+// each answer with an opc-request-id.
+func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notEmulated, notEmulated)
 	const v = "/" + APIVersion
 	for pattern, h := range map[string]sim.Handler{
@@ -161,7 +158,7 @@ func (s *Server) routes() *sim.Router {
 	} {
 		rt.Handle(pattern, h)
 	}
-	return rt
+	return sim.Protocol{Tick: s.tick, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve, Finish: s.requestID}
 }
 
 func methodNotAllowed(req *sim.Request) *sim.Reply {
@@ -187,17 +184,6 @@ func (s *Server) sortedPools(compartment, clusterID string) []*pool {
 		}
 		return out[i].seq < out[j].seq
 	})
-	return out
-}
-
-func cloneMap[V any](m map[string]V) map[string]V {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
 	return out
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kpool/kpool"
+	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 	"k8s.io/utils/ptr"
 )
@@ -79,4 +81,36 @@ func shortID(id string) string {
 		return id
 	}
 	return id[len(id)-10:]
+}
+
+// AddPool adds an ACTIVE node pool of size nodes of a flexible shape to a
+// cluster, placed in every availability domain it has a subnet in.
+func (s *Server) AddPool(clusterID, name, shape string, ocpus, memoryInGBs float32, size int) {
+	s.Do(func(now time.Time) {
+		c, ok := s.clusters[clusterID]
+		if !ok {
+			return
+		}
+		var pcs []ce.NodePoolPlacementConfigDetails
+		for _, ad := range kpool.SortedKeys(c.Subnets) {
+			pcs = append(pcs, ce.NodePoolPlacementConfigDetails{AvailabilityDomain: common.String(ad), SubnetId: common.String(c.Subnets[ad])})
+		}
+		id := ocid("nodepool", c.Region, s.NewID())
+		s.seq++
+		p := &pool{id: id, cluster: c, state: stateActive, created: now, seq: s.seq, np: ce.NodePool{
+			CompartmentId: common.String(c.CompartmentID), ClusterId: common.String(c.ID), Name: common.String(name),
+			KubernetesVersion: common.String(c.Version), NodeShape: common.String(shape),
+			NodeShapeConfig:   &ce.NodeShapeConfig{Ocpus: common.Float32(ocpus), MemoryInGBs: common.Float32(memoryInGBs)},
+			NodeSourceDetails: ce.NodeSourceViaImageDetails{ImageId: common.String(c.ImageID), BootVolumeSizeInGBs: common.Int64(50)},
+			InitialNodeLabels: []ce.KeyValue{}, FreeformTags: map[string]string{},
+			NodeConfigDetails: &ce.NodePoolNodeConfigDetails{Size: common.Int(size), PlacementConfigs: pcs, FreeformTags: map[string]string{}},
+		}}
+		s.pools[id] = p
+		for range size {
+			p.addNode(s)
+		}
+		for _, n := range p.nodes {
+			n.state = string(ce.NodeLifecycleStateActive)
+		}
+	})
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 	"k8s.io/utils/ptr"
 
@@ -101,7 +101,7 @@ func (c *cluster) checkVersion(v string, current string) *sim.Reply {
 	if !versionRE.MatchString(v) {
 		return invalid("kubernetesVersion %q is not a Kubernetes version OKE offers (v<major>.<minor>.<patch>, such as %s).", v, c.Version)
 	}
-	if !contains(c.versions(), v) {
+	if !slices.Contains(c.versions(), v) {
 		return invalid("kubernetesVersion %s is not supported for node pools of cluster %s: use one of %s.", v, c.ID, strings.Join(c.versions(), ", "))
 	}
 	if current != "" && versionLess(v, current) {
@@ -276,113 +276,3 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 	}
 	return c, nil
 }
-
-// validateUpdate checks UpdateNodePoolDetails against the pool and returns
-// its configuration once changed. What the body leaves out keeps its
-// value.
-func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []byte) (ce.NodePool, *sim.Reply) {
-	c := p.cluster
-	// The SDK's decoders make empty lists of absent ones: what the body
-	// gives is read from the body itself.
-	var top struct {
-		InitialNodeLabels json.RawMessage `json:"initialNodeLabels"`
-		NodeConfigDetails struct {
-			PlacementConfigs json.RawMessage `json:"placementConfigs"`
-			NsgIds           json.RawMessage `json:"nsgIds"`
-		} `json:"nodeConfigDetails"`
-	}
-	_ = json.Unmarshal(body, &top)
-	given := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
-	next := p.np
-	ncd := *next.NodeConfigDetails
-	next.NodeConfigDetails = &ncd
-	if in.QuantityPerSubnet != nil || len(in.SubnetIds) > 0 {
-		return next, invalid("quantityPerSubnet and subnetIds are not emulated by kpool cloudsim: give nodeConfigDetails.")
-	}
-	if in.Name != nil {
-		if n := *in.Name; n == "" || len(n) > 255 || strings.TrimSpace(n) != n {
-			return next, invalid("name must be 1-255 characters without leading or trailing spaces.")
-		}
-		next.Name = in.Name
-	}
-	if in.KubernetesVersion != nil {
-		if rep := c.checkVersion(*in.KubernetesVersion, ptr.Deref(p.np.KubernetesVersion, "")); rep != nil {
-			return next, rep
-		}
-		next.KubernetesVersion = in.KubernetesVersion
-	}
-	if in.NodeShape != nil {
-		next.NodeShape = in.NodeShape
-		if !strings.HasSuffix(*in.NodeShape, ".Flex") && in.NodeShapeConfig == nil {
-			next.NodeShapeConfig = nil
-		}
-	}
-	if sc := in.NodeShapeConfig; sc != nil {
-		cfg := &ce.NodeShapeConfig{Ocpus: sc.Ocpus, MemoryInGBs: sc.MemoryInGBs}
-		if old := next.NodeShapeConfig; old != nil {
-			if cfg.Ocpus == nil {
-				cfg.Ocpus = old.Ocpus
-			}
-			if cfg.MemoryInGBs == nil {
-				cfg.MemoryInGBs = old.MemoryInGBs
-			}
-		}
-		next.NodeShapeConfig = cfg
-	}
-	if in.NodeShape != nil || in.NodeShapeConfig != nil {
-		if rep := checkShape(ptr.Deref(next.NodeShape, ""), next.NodeShapeConfig); rep != nil {
-			return next, rep
-		}
-	}
-	if in.NodeSourceDetails != nil {
-		if rep := checkSource(in.NodeSourceDetails); rep != nil {
-			return next, rep
-		}
-		src := in.NodeSourceDetails.(ce.NodeSourceViaImageDetails)
-		if old, ok := next.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok && src.BootVolumeSizeInGBs == nil {
-			src.BootVolumeSizeInGBs = old.BootVolumeSizeInGBs
-		}
-		next.NodeSourceDetails = src
-	}
-	if given(top.InitialNodeLabels) {
-		if rep := checkLabels(in.InitialNodeLabels); rep != nil {
-			return next, rep
-		}
-		next.InitialNodeLabels = in.InitialNodeLabels
-	}
-	if in.FreeformTags != nil {
-		if rep := checkTags("freeformTags", in.FreeformTags); rep != nil {
-			return next, rep
-		}
-		next.FreeformTags = in.FreeformTags
-	}
-	if u := in.NodeConfigDetails; u != nil {
-		if u.Size != nil {
-			ncd.Size = u.Size
-		}
-		if given(top.NodeConfigDetails.PlacementConfigs) {
-			ncd.PlacementConfigs = u.PlacementConfigs
-		}
-		if u.FreeformTags != nil {
-			if rep := checkTags("nodeConfigDetails.freeformTags", u.FreeformTags); rep != nil {
-				return next, rep
-			}
-			ncd.FreeformTags = u.FreeformTags
-		}
-		if given(top.NodeConfigDetails.NsgIds) {
-			ncd.NsgIds = u.NsgIds
-		}
-		if rep := c.checkPlacement(ncd.Size, ncd.PlacementConfigs); rep != nil {
-			return next, rep
-		}
-	}
-	if in.NodeMetadata != nil {
-		next.NodeMetadata = in.NodeMetadata
-	}
-	if in.SshPublicKey != nil {
-		next.SshPublicKey = in.SshPublicKey
-	}
-	return next, nil
-}
-
-var _ = common.String

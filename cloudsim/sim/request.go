@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -22,22 +21,6 @@ type Reply struct {
 
 // NewReply returns a reply of status with no body.
 func NewReply(status int) *Reply { return &Reply{Status: status, Header: http.Header{}} }
-
-// JSON returns a reply of status whose body is v in JSON, of content type
-// contentType (clouds differ in its parameters). A v that does not encode
-// is the emulator's bug: the reply is then a plain 500 that says why.
-func JSON(status int, contentType string, v any) *Reply {
-	b, err := json.Marshal(v)
-	if err != nil {
-		rep := Text(http.StatusInternalServerError)
-		rep.Body = fmt.Appendf(nil, "kpool cloudsim: encoding the response: %v\n", err)
-		return rep
-	}
-	rep := NewReply(status)
-	rep.Body = b
-	rep.Header.Set("Content-Type", contentType)
-	return rep
-}
 
 // Drop returns the reply that closes the connection without answering.
 func Drop() *Reply { return &Reply{drop: true, Header: http.Header{}} }
