@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim"
@@ -59,16 +59,11 @@ type echo struct{ *sim.Engine }
 
 func makeEcho(o sim.Options) (cloudsim.Emulator, error) {
 	e := &echo{}
-	e.Engine = sim.New(o, e.serve)
+	e.Engine = sim.New(o, sim.Protocol{Routes: e.serve})
 	return e, nil
 }
 
 func (e *echo) serve(r *sim.Request) *sim.Reply {
-	if ok, secs := r.Throttle(); !ok {
-		rep := sim.NewReply(http.StatusTooManyRequests)
-		rep.Header.Set("Retry-After", strconv.Itoa(secs))
-		return rep
-	}
 	rep := sim.NewReply(http.StatusOK)
 	rep.Body = []byte(r.HTTP.URL.Path)
 	return rep
@@ -185,7 +180,7 @@ func TestStartSeveral(t *testing.T) {
 	// AKS through its SDK: a create, then the list (the second token).
 	pools := agentPools(t, r.Emulators[0].URL, client)
 	if _, err := pools.BeginCreateOrUpdate(ctx, aks.DemoResourceGroup, aks.DemoCluster, "web", armcontainerservice.AgentPool{
-		Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{VMSize: to("Standard_D4s_v5"), Count: to(int32(2))}}, nil); err != nil {
+		Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(2))}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	page, err := pools.NewListPager(aks.DemoResourceGroup, aks.DemoCluster, nil).NextPage(ctx)
@@ -227,5 +222,3 @@ func TestStartSeveral(t *testing.T) {
 		t.Fatalf("the pool after an hour: %+v", st)
 	}
 }
-
-func to[T any](v T) *T { return &v }

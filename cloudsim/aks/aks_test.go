@@ -3,358 +3,16 @@ package aks_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
-
-// A create answers 201 Creating; nodes come one at a time; the poller sees
-// the operation succeed when the clock has moved on.
-func TestCreateLifecycle(t *testing.T) {
-	e := newEnv(t, aks.Options{})
-	poller := e.create("workers", basic(3))
-	if poller.Done() {
-		t.Fatal("the poller is done before any time passed")
-	}
-	got := e.get("workers")
-	pr := got.Properties
-	if deref(pr.ProvisioningState) != "Creating" || deref(pr.Count) != 3 {
-		t.Fatalf("after the PUT: state %s count %d", deref(pr.ProvisioningState), deref(pr.Count))
-	}
-	if deref(got.ID) != "/subscriptions/"+sub+"/resourcegroups/"+group+"/providers/Microsoft.ContainerService/managedClusters/"+cluster+"/agentPools/workers" ||
-		deref(got.Name) != "workers" || deref(got.Type) != "Microsoft.ContainerService/managedClusters/agentPools" {
-		t.Fatalf("id %s name %s type %s", deref(got.ID), deref(got.Name), deref(got.Type))
-	}
-	// The defaults AKS fills in.
-	if *pr.OSDiskType != armcontainerservice.OSDiskTypeManaged || *pr.Mode != armcontainerservice.AgentPoolModeUser ||
-		*pr.OSType != armcontainerservice.OSTypeLinux || *pr.Type != armcontainerservice.AgentPoolTypeVirtualMachineScaleSets ||
-		*pr.ScaleSetPriority != armcontainerservice.ScaleSetPriorityRegular || *pr.OrchestratorVersion != "1.30.4" ||
-		*pr.CurrentOrchestratorVersion != "1.30.4" || *pr.PowerState.Code != armcontainerservice.CodeRunning ||
-		deref(pr.NodeImageVersion) == "" || deref(pr.ETag) == "" || *pr.OSDiskSizeGB != 128 || *pr.EnableAutoScaling {
-		b, _ := json.Marshal(pr)
-		t.Fatalf("defaults: %s", b)
-	}
-	st := e.state("workers")
-	if st.Operation != "Creating" || st.ReadyNodes != 0 || st.OperationID == "" {
-		t.Fatalf("state: operation %q ready %d", st.Operation, st.ReadyNodes)
-	}
-	// 30s + 3 x 10s: one node every 10s.
-	for i, want := range []int{1, 2, 3} {
-		e.clock.Advance(10 * time.Second)
-		if st := e.state("workers"); st.ReadyNodes != want || st.Operation != "Creating" {
-			t.Fatalf("after %ds: ready %d op %q, want %d Creating", (i+1)*10, st.ReadyNodes, st.Operation, want)
-		}
-	}
-	if _, err := poller.Poll(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if poller.Done() {
-		t.Fatal("done after 30s of a 60s operation")
-	}
-	e.clock.Advance(30 * time.Second)
-	if _, err := poller.Poll(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !poller.Done() {
-		t.Fatal("not done after 60s")
-	}
-	res, err := poller.Result(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if deref(res.Properties.ProvisioningState) != "Succeeded" || deref(res.Properties.Count) != 3 {
-		t.Fatalf("result: %s", deref(res.Properties.ProvisioningState))
-	}
-	if st := e.state("workers"); st.Operation != "" || st.ReadyNodes != 3 {
-		t.Fatalf("settled: op %q ready %d", st.Operation, st.ReadyNodes)
-	}
-	creates := 0
-	for _, c := range e.sim.Calls() {
-		if c.Created {
-			creates++
-			if c.Method != http.MethodPut || c.Status != http.StatusCreated || !strings.HasSuffix(c.Path, "/agentPools/workers") {
-				t.Fatalf("created call %+v", c)
-			}
-		}
-	}
-	if creates != 1 {
-		t.Fatalf("%d creating calls", creates)
-	}
-}
-
-// PollUntilDone works when each request moves the clock on.
-func TestPollUntilDone(t *testing.T) {
-	e := newEnv(t, aks.Options{})
-	pools := e.client(staticToken(token), ticking{next: e.http, clock: e.clock, step: 7 * time.Second})
-	p, err := pools.BeginCreateOrUpdate(ctx, group, cluster, "auto", armcontainerservice.AgentPool{Properties: basic(2)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := p.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if deref(res.Properties.ProvisioningState) != "Succeeded" {
-		t.Fatalf("created: %s", deref(res.Properties.ProvisioningState))
-	}
-	d, err := pools.BeginDelete(ctx, group, cluster, "auto", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = pools.Get(ctx, group, cluster, "auto", nil)
-	wantError(t, err, http.StatusNotFound, "ResourceNotFound")
-}
-
-// The list pages with absolute nextLinks and $skipToken.
-func TestListPaging(t *testing.T) {
-	e := newEnv(t, aks.Options{PageSize: 2})
-	names := []string{"pool5", "pool1", "pool4", "pool2", "pool3"}
-	for _, n := range names {
-		e.create(n, basic(1))
-	}
-	pager := e.pools.NewListPager(group, cluster, nil)
-	var got []string
-	pages := 0
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		if len(page.Value) > 2 {
-			t.Fatalf("page of %d", len(page.Value))
-		}
-		if page.NextLink != nil {
-			u, err := url.Parse(*page.NextLink)
-			if err != nil || !u.IsAbs() || u.Query().Get("$skipToken") == "" || u.Query().Get("api-version") != aks.APIVersion ||
-				!strings.HasPrefix(*page.NextLink, e.ep.URL+"/subscriptions/") {
-				t.Fatalf("nextLink %q", *page.NextLink)
-			}
-		}
-		for _, ap := range page.Value {
-			got = append(got, *ap.Name)
-			if deref(ap.Properties.ProvisioningState) != "Creating" {
-				t.Fatalf("%s: %s", *ap.Name, deref(ap.Properties.ProvisioningState))
-			}
-		}
-	}
-	sort.Strings(names)
-	if pages != 3 || strings.Join(got, ",") != strings.Join(names, ",") {
-		t.Fatalf("%d pages: %v", pages, got)
-	}
-	// An empty cluster lists an empty array.
-	e.sim.AddCluster(sub, group, "empty", "westeurope", "1.30.4")
-	page, err := e.pools.NewListPager(group, "empty", nil).NextPage(ctx)
-	if err != nil || len(page.Value) != 0 || page.NextLink != nil {
-		t.Fatalf("empty cluster: %v %v", page, err)
-	}
-}
-
-// Mutable fields change in place; a count-only change is Scaling.
-func TestUpdateMutable(t *testing.T) {
-	e := newEnv(t, aks.Options{})
-	e.create("workers", basic(2))
-	e.settle()
-	etag := deref(e.get("workers").Properties.ETag)
-
-	// Scale only.
-	pr := e.get("workers").Properties
-	pr.Count = to(int32(4))
-	p, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := e.get("workers").Properties
-	if deref(got.ProvisioningState) != "Scaling" || deref(got.Count) != 4 || deref(got.ETag) == etag {
-		t.Fatalf("scaling: %s count %d etag %s", deref(got.ProvisioningState), deref(got.Count), deref(got.ETag))
-	}
-	if st := e.state("workers"); st.ReadyNodes != 2 {
-		t.Fatalf("ready %d at the start of the scale", st.ReadyNodes)
-	}
-	e.clock.Advance(10 * time.Second)
-	if st := e.state("workers"); st.ReadyNodes != 3 {
-		t.Fatalf("ready %d 10s into the scale", st.ReadyNodes)
-	}
-	e.settle()
-	if _, err := p.Poll(ctx); err != nil || !p.Done() {
-		t.Fatalf("scale not done: %v", err)
-	}
-
-	// Labels, taints, tags, mode, autoscaling.
-	pr = e.get("workers").Properties
-	pr.NodeLabels = map[string]*string{"team": to("ml")}
-	pr.NodeTaints = []*string{to("dedicated=ml:NoSchedule")}
-	pr.Tags = map[string]*string{"cost-center": to("42")}
-	pr.Mode = to(armcontainerservice.AgentPoolModeSystem)
-	pr.EnableAutoScaling, pr.MinCount, pr.MaxCount = to(true), to(int32(1)), to(int32(6))
-	pr.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: to("33%")}
-	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if s := deref(e.get("workers").Properties.ProvisioningState); s != "Updating" {
-		t.Fatalf("update: %s", s)
-	}
-	e.settle()
-	got = e.get("workers").Properties
-	if deref(got.NodeLabels["team"]) != "ml" || len(got.NodeTaints) != 1 || deref(got.Tags["cost-center"]) != "42" ||
-		*got.Mode != armcontainerservice.AgentPoolModeSystem || !*got.EnableAutoScaling || *got.MinCount != 1 || *got.MaxCount != 6 ||
-		*got.UpgradeSettings.MaxSurge != "33%" || deref(got.ProvisioningState) != "Succeeded" {
-		b, _ := json.Marshal(got)
-		t.Fatalf("updated: %s", b)
-	}
-
-	// Autoscaling off, bounds left out: they go.
-	pr = e.get("workers").Properties
-	pr.EnableAutoScaling, pr.MinCount, pr.MaxCount = to(false), nil, nil
-	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
-		t.Fatal(err)
-	}
-	got = e.get("workers").Properties
-	if *got.EnableAutoScaling || got.MinCount != nil || got.MaxCount != nil {
-		t.Fatalf("autoscaling off: %v %v %v", *got.EnableAutoScaling, got.MinCount, got.MaxCount)
-	}
-	e.settle()
-
-	// A partial PUT keeps what it leaves out; an upgrade is Upgrading.
-	e.sim.AddCluster(sub, group, cluster, "westeurope", "1.31.2") // the control plane moved on
-	partial := &armcontainerservice.ManagedClusterAgentPoolProfileProperties{OrchestratorVersion: to("1.31")}
-	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: partial}, nil); err != nil {
-		t.Fatal(err)
-	}
-	got = e.get("workers").Properties
-	if deref(got.ProvisioningState) != "Upgrading" || deref(got.CurrentOrchestratorVersion) != "1.30.4" || deref(got.NodeLabels["team"]) != "ml" || deref(got.VMSize) != "Standard_D4s_v5" {
-		b, _ := json.Marshal(got)
-		t.Fatalf("upgrading: %s", b)
-	}
-	e.settle()
-	if v := deref(e.get("workers").Properties.CurrentOrchestratorVersion); v != "1.31.2" {
-		t.Fatalf("upgraded to %s", v)
-	}
-}
-
-// Changing what AKS fixes at creation is refused, naming the property.
-func TestPropertyChangeNotAllowed(t *testing.T) {
-	e := newEnv(t, aks.Options{})
-	e.create("workers", basic(2))
-	e.settle()
-	for _, tc := range []struct {
-		prop   string
-		change func(*armcontainerservice.ManagedClusterAgentPoolProfileProperties)
-	}{
-		{"vmSize", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.VMSize = to("Standard_D8s_v5")
-		}},
-		{"availabilityZones", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.AvailabilityZones = []*string{to("1")}
-		}},
-		{"osDiskSizeGB", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.OSDiskSizeGB = to(int32(256)) }},
-		{"osDiskType", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.OSDiskType = to(armcontainerservice.OSDiskTypeEphemeral)
-		}},
-		{"scaleSetPriority", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
-		}},
-		{"maxPods", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.MaxPods = to(int32(30)) }},
-		{"osSKU", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.OSSKU = to(armcontainerservice.OSSKUAzureLinux)
-		}},
-	} {
-		pr := e.get("workers").Properties
-		tc.change(pr)
-		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil)
-		re := wantError(t, err, http.StatusBadRequest, "PropertyChangeNotAllowed")
-		if !strings.Contains(re.Error(), "Changing property '"+tc.prop+"' is not allowed.") {
-			t.Fatalf("%s: %v", tc.prop, re)
-		}
-	}
-	if st := e.state("workers"); st.Operation != "" || deref(st.Properties.VMSize) != "Standard_D4s_v5" {
-		t.Fatalf("a refused PUT changed the pool: %+v", st)
-	}
-	// Sending the same immutable values back is no change.
-	pr := e.get("workers").Properties
-	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
-		t.Fatalf("a PUT of the pool as it is: %v", err)
-	}
-}
-
-// A PUT or DELETE while an operation runs is 409 OperationNotAllowed.
-func TestConflictDuringOperation(t *testing.T) {
-	e := newEnv(t, aks.Options{})
-	e.create("workers", basic(2))
-	_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(3)}, nil)
-	wantError(t, err, http.StatusConflict, "OperationNotAllowed")
-	_, err = e.pools.BeginDelete(ctx, group, cluster, "workers", nil)
-	wantError(t, err, http.StatusConflict, "OperationNotAllowed")
-	e.settle()
-	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(3)}, nil); err != nil {
-		t.Fatalf("after the operation: %v", err)
-	}
-}
-
-// A delete is 202 with Azure-AsyncOperation and Location; the pool is
-// Deleting, then gone.
-func TestDelete(t *testing.T) {
-	e := newEnv(t, aks.Options{})
-	e.create("workers", basic(2))
-	e.settle()
-	resp, body := e.raw(http.MethodDelete, poolPath("workers")+"?api-version="+aks.APIVersion, nil, nil)
-	if resp.StatusCode != http.StatusAccepted || len(body) != 0 {
-		t.Fatalf("delete: %d %s", resp.StatusCode, body)
-	}
-	async, loc := resp.Header.Get("Azure-AsyncOperation"), resp.Header.Get("Location")
-	if !strings.Contains(async, "/providers/Microsoft.ContainerService/locations/westeurope/operations/") ||
-		!strings.Contains(loc, "/operationresults/") || !strings.HasPrefix(async, e.ep.URL) {
-		t.Fatalf("headers: %q %q", async, loc)
-	}
-	if s := deref(e.get("workers").Properties.ProvisioningState); s != "Deleting" {
-		t.Fatalf("state %s", s)
-	}
-	resp, body = e.raw(http.MethodGet, async, nil, nil)
-	var st struct{ ID, Name, Status, StartTime, EndTime string }
-	if err := json.Unmarshal(body, &st); err != nil || st.Status != "InProgress" || st.StartTime == "" || st.EndTime != "" || st.Name == "" || !strings.HasSuffix(st.ID, st.Name) {
-		t.Fatalf("operation: %d %s", resp.StatusCode, body)
-	}
-	if resp, _ := e.raw(http.MethodGet, loc, nil, nil); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("location while running: %d", resp.StatusCode)
-	}
-	e.clock.Advance(10 * time.Second)
-	if st := e.state("workers"); st.ReadyNodes != 1 || st.Operation != "Deleting" {
-		t.Fatalf("10s in: ready %d op %s", st.ReadyNodes, st.Operation)
-	}
-	e.settle()
-	_, body = e.raw(http.MethodGet, async, nil, nil)
-	if err := json.Unmarshal(body, &st); err != nil || st.Status != "Succeeded" || st.EndTime == "" {
-		t.Fatalf("operation done: %s", body)
-	}
-	if resp, _ := e.raw(http.MethodGet, loc, nil, nil); resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("location when done: %d", resp.StatusCode)
-	}
-	_, err := e.pools.Get(ctx, group, cluster, "workers", nil)
-	wantError(t, err, http.StatusNotFound, "ResourceNotFound")
-	if _, ok := e.sim.Pool(sub, group, cluster, "workers"); ok {
-		t.Fatal("the emulator still has the pool")
-	}
-	// Deleting what is gone succeeds (204), as ARM does.
-	p, err := e.pools.BeginDelete(ctx, group, cluster, "workers", nil)
-	if err != nil || !p.Done() {
-		t.Fatalf("second delete: %v", err)
-	}
-}
 
 // Missing parents answer ARM's 404s.
 func TestMissingParents(t *testing.T) {
@@ -397,8 +55,8 @@ func TestManagedCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if deref(got.Name) != cluster || deref(got.Location) != "westeurope" || deref(got.Properties.ProvisioningState) != "Succeeded" ||
-		deref(got.Properties.KubernetesVersion) != "1.30.4" || len(got.Properties.AgentPoolProfiles) != 1 || deref(got.Properties.AgentPoolProfiles[0].Name) != "workers" {
+	if ptr.Deref(got.Name, "") != cluster || ptr.Deref(got.Location, "") != "westeurope" || ptr.Deref(got.Properties.ProvisioningState, "") != "Succeeded" ||
+		ptr.Deref(got.Properties.KubernetesVersion, "") != "1.30.4" || len(got.Properties.AgentPoolProfiles) != 1 || ptr.Deref(got.Properties.AgentPoolProfiles[0].Name, "") != "workers" {
 		b, _ := json.Marshal(got.ManagedCluster)
 		t.Fatalf("cluster: %s", b)
 	}
@@ -447,7 +105,7 @@ func TestAPIVersion(t *testing.T) {
 // If-None-Match: * creates only; If-Match needs the current eTag.
 func TestPreconditions(t *testing.T) {
 	e := newEnv(t, aks.Options{})
-	star := to("*")
+	star := ptr.To("*")
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(1)},
 		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: star}); err != nil {
 		t.Fatalf("create with If-None-Match: %v", err)
@@ -457,11 +115,11 @@ func TestPreconditions(t *testing.T) {
 		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: star})
 	wantError(t, err, http.StatusPreconditionFailed, "PreconditionFailed")
 	_, err = e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: basic(2)},
-		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: to("stale")})
+		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: ptr.To("stale")})
 	wantError(t, err, http.StatusPreconditionFailed, "PreconditionFailed")
-	_, err = e.pools.BeginDelete(ctx, group, cluster, "workers", &armcontainerservice.AgentPoolsClientBeginDeleteOptions{IfMatch: to("stale")})
+	_, err = e.pools.BeginDelete(ctx, group, cluster, "workers", &armcontainerservice.AgentPoolsClientBeginDeleteOptions{IfMatch: ptr.To("stale")})
 	wantError(t, err, http.StatusPreconditionFailed, "PreconditionFailed")
-	if n := deref(e.state("workers").Properties.Count); n != 1 {
+	if n := ptr.Deref(e.state("workers").Properties.Count, 0); n != 1 {
 		t.Fatalf("a failed precondition changed the count to %d", n)
 	}
 	etag := e.get("workers").Properties.ETag
@@ -469,7 +127,7 @@ func TestPreconditions(t *testing.T) {
 		&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: etag}); err != nil {
 		t.Fatalf("If-Match with the eTag: %v", err)
 	}
-	if deref(e.get("workers").Properties.ETag) == *etag {
+	if ptr.Deref(e.get("workers").Properties.ETag, "") == *etag {
 		t.Fatal("the eTag did not change")
 	}
 }
@@ -512,30 +170,30 @@ func TestRateLimit(t *testing.T) {
 func TestSpotPool(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	pr := basic(2)
-	pr.ScaleSetPriority = to(armcontainerservice.ScaleSetPrioritySpot)
-	pr.NodeLabels = map[string]*string{"team": to("ml")}
+	pr.ScaleSetPriority = ptr.To(armcontainerservice.ScaleSetPrioritySpot)
+	pr.NodeLabels = map[string]*string{"team": ptr.To("ml")}
 	e.create("spot", pr)
 	got := e.get("spot").Properties
-	if deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"]) != "spot" || deref(got.NodeLabels["team"]) != "ml" ||
+	if ptr.Deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"], "") != "spot" || ptr.Deref(got.NodeLabels["team"], "") != "ml" ||
 		len(got.NodeTaints) != 1 || *got.NodeTaints[0] != "kubernetes.azure.com/scalesetpriority=spot:NoSchedule" ||
-		deref(got.ScaleSetEvictionPolicy) != armcontainerservice.ScaleSetEvictionPolicyDelete || deref(got.SpotMaxPrice) != -1 {
+		ptr.Deref(got.ScaleSetEvictionPolicy, "") != armcontainerservice.ScaleSetEvictionPolicyDelete || ptr.Deref(got.SpotMaxPrice, 0) != -1 {
 		b, _ := json.Marshal(got)
 		t.Fatalf("spot pool: %s", b)
 	}
 	e.settle()
-	got.NodeLabels = map[string]*string{"team": to("ai")}
+	got.NodeLabels = map[string]*string{"team": ptr.To("ai")}
 	got.NodeTaints = []*string{}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "spot", armcontainerservice.AgentPool{Properties: got}, nil); err != nil {
 		t.Fatal(err)
 	}
 	got = e.get("spot").Properties
-	if deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"]) != "spot" || deref(got.NodeLabels["team"]) != "ai" || len(got.NodeTaints) != 1 {
+	if ptr.Deref(got.NodeLabels["kubernetes.azure.com/scalesetpriority"], "") != "spot" || ptr.Deref(got.NodeLabels["team"], "") != "ai" || len(got.NodeTaints) != 1 {
 		b, _ := json.Marshal(got)
 		t.Fatalf("updated spot pool: %s", b)
 	}
 	// A regular pool may not claim the spot label.
 	bad := basic(1)
-	bad.NodeLabels = map[string]*string{"kubernetes.azure.com/scalesetpriority": to("spot")}
+	bad.NodeLabels = map[string]*string{"kubernetes.azure.com/scalesetpriority": ptr.To("spot")}
 	_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "fake", armcontainerservice.AgentPool{Properties: bad}, nil)
 	wantError(t, err, http.StatusBadRequest, "InvalidParameter")
 }
@@ -544,20 +202,20 @@ func TestSpotPool(t *testing.T) {
 func TestMutate(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	pr := basic(2)
-	pr.NodeLabels = map[string]*string{"kompox.dev/node-pool": to("workers"), "team": to("ml")}
+	pr.NodeLabels = map[string]*string{"kompox.dev/node-pool": ptr.To("workers"), "team": ptr.To("ml")}
 	e.create("workers", pr)
 	e.settle()
 	before := e.get("workers").Properties
 	err := e.sim.Mutate(sub, group, cluster, "workers", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
 		delete(p.NodeLabels, "kompox.dev/node-pool")
-		p.Count = to(int32(5))
+		p.Count = ptr.To(int32(5))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := e.get("workers").Properties
-	if _, has := after.NodeLabels["kompox.dev/node-pool"]; has || deref(after.Count) != 5 || deref(after.ETag) == deref(before.ETag) {
-		t.Fatalf("after Mutate: %v count %d", after.NodeLabels, deref(after.Count))
+	if _, has := after.NodeLabels["kompox.dev/node-pool"]; has || ptr.Deref(after.Count, 0) != 5 || ptr.Deref(after.ETag, "") == ptr.Deref(before.ETag, "") {
+		t.Fatalf("after Mutate: %v count %d", after.NodeLabels, ptr.Deref(after.Count, 0))
 	}
 	if st := e.state("workers"); st.ReadyNodes != 5 {
 		t.Fatalf("ready %d", st.ReadyNodes)
@@ -571,35 +229,35 @@ func TestMutate(t *testing.T) {
 func TestValidation(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	type props = armcontainerservice.ManagedClusterAgentPoolProfileProperties
-	system := to(armcontainerservice.AgentPoolModeSystem)
+	system := ptr.To(armcontainerservice.AgentPoolModeSystem)
 	for _, tc := range []struct {
 		name, pool, prop string
 		pr               *props
 	}{
 		{"count too high", "a", "count", basic(1001)},
 		{"count negative", "a", "count", basic(-1)},
-		{"system count 0", "a", "count", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(0)), Mode: system}},
-		{"system min 0", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Mode: system,
-			EnableAutoScaling: to(true), MinCount: to(int32(0)), MaxCount: to(int32(3))}},
-		{"autoscale without max", "a", "maxCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), EnableAutoScaling: to(true), MinCount: to(int32(1))}},
-		{"autoscale without min", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), EnableAutoScaling: to(true), MaxCount: to(int32(1))}},
-		{"min above max", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(3)), EnableAutoScaling: to(true), MinCount: to(int32(5)), MaxCount: to(int32(3))}},
-		{"count outside bounds", "a", "count", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(9)), EnableAutoScaling: to(true), MinCount: to(int32(1)), MaxCount: to(int32(3))}},
-		{"bounds without autoscaling", "a", "minCount", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), MinCount: to(int32(1)), MaxCount: to(int32(3))}},
-		{"no vmSize", "a", "vmSize", &props{Count: to(int32(1))}},
+		{"system count 0", "a", "count", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(0)), Mode: system}},
+		{"system min 0", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Mode: system,
+			EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(0)), MaxCount: ptr.To(int32(3))}},
+		{"autoscale without max", "a", "maxCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(1))}},
+		{"autoscale without min", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), EnableAutoScaling: ptr.To(true), MaxCount: ptr.To(int32(1))}},
+		{"min above max", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(3)), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(5)), MaxCount: ptr.To(int32(3))}},
+		{"count outside bounds", "a", "count", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(9)), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(1)), MaxCount: ptr.To(int32(3))}},
+		{"bounds without autoscaling", "a", "minCount", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), MinCount: ptr.To(int32(1)), MaxCount: ptr.To(int32(3))}},
+		{"no vmSize", "a", "vmSize", &props{Count: ptr.To(int32(1))}},
 		{"upper-case name", "Workers", "", basic(1)},
 		{"name with a digit first", "1workers", "", basic(1)},
 		{"name too long", "abcdefghijklm", "", basic(1)},
-		{"zone 4", "a", "availabilityZones", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), AvailabilityZones: []*string{to("1"), to("4")}}},
-		{"zone name", "a", "availabilityZones", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), AvailabilityZones: []*string{to("westeurope-1")}}},
-		{"bad taint", "a", "nodeTaints", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), NodeTaints: []*string{to("oops")}}},
-		{"bad label", "a", "nodeLabels", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), NodeLabels: map[string]*string{"bad key": to("x")}}},
-		{"eviction on regular", "a", "scaleSetEvictionPolicy", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)),
-			ScaleSetEvictionPolicy: to(armcontainerservice.ScaleSetEvictionPolicyDelete)}},
-		{"newer than the control plane", "a", "orchestratorVersion", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), OrchestratorVersion: to("1.31.0")}},
-		{"bad os type", "a", "osType", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), OSType: to(armcontainerservice.OSType("Plan9"))}},
-		{"tag name with a slash", "a", "tags", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Tags: map[string]*string{"team/web": to("x")}}},
-		{"tag value too long", "a", "tags", &props{VMSize: to("Standard_D4s_v5"), Count: to(int32(1)), Tags: map[string]*string{"team": to(strings.Repeat("x", 257))}}},
+		{"zone 4", "a", "availabilityZones", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), AvailabilityZones: []*string{ptr.To("1"), ptr.To("4")}}},
+		{"zone name", "a", "availabilityZones", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), AvailabilityZones: []*string{ptr.To("westeurope-1")}}},
+		{"bad taint", "a", "nodeTaints", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), NodeTaints: []*string{ptr.To("oops")}}},
+		{"bad label", "a", "nodeLabels", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), NodeLabels: map[string]*string{"bad key": ptr.To("x")}}},
+		{"eviction on regular", "a", "scaleSetEvictionPolicy", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)),
+			ScaleSetEvictionPolicy: ptr.To(armcontainerservice.ScaleSetEvictionPolicyDelete)}},
+		{"newer than the control plane", "a", "orchestratorVersion", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), OrchestratorVersion: ptr.To("1.31.0")}},
+		{"bad os type", "a", "osType", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), OSType: ptr.To(armcontainerservice.OSType("Plan9"))}},
+		{"tag name with a slash", "a", "tags", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Tags: map[string]*string{"team/web": ptr.To("x")}}},
+		{"tag value too long", "a", "tags", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Tags: map[string]*string{"team": ptr.To(strings.Repeat("x", 257))}}},
 	} {
 		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, tc.pool, armcontainerservice.AgentPool{Properties: tc.pr}, nil)
 		re := wantError(t, err, http.StatusBadRequest, "InvalidParameter")
@@ -624,11 +282,11 @@ func TestValidation(t *testing.T) {
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "zero", armcontainerservice.AgentPool{Properties: basic(0)}, nil); err != nil {
 		t.Fatalf("user pool of 0: %v", err)
 	}
-	auto := &props{VMSize: to("Standard_D4s_v5"), EnableAutoScaling: to(true), MinCount: to(int32(0)), MaxCount: to(int32(5))}
+	auto := &props{VMSize: ptr.To("Standard_D4s_v5"), EnableAutoScaling: ptr.To(true), MinCount: ptr.To(int32(0)), MaxCount: ptr.To(int32(5))}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "auto", armcontainerservice.AgentPool{Properties: auto}, nil); err != nil {
 		t.Fatalf("autoscaling from 0: %v", err)
 	}
-	if n := deref(e.get("auto").Properties.Count); n != 0 {
+	if n := ptr.Deref(e.get("auto").Properties.Count, 0); n != 0 {
 		t.Fatalf("count defaulted to %d, want minCount", n)
 	}
 }
@@ -648,92 +306,5 @@ func TestUnsupported(t *testing.T) {
 	resp, _ = e.raw(http.MethodGet, "/nowhere?api-version="+aks.APIVersion, nil, nil)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("unknown path: %d", resp.StatusCode)
-	}
-}
-
-// Concurrent clients see consistent answers (run with -race).
-func TestConcurrentClients(t *testing.T) {
-	e := newEnv(t, aks.Options{PageSize: 3, Engine: sim.Options{MaxCalls: 50}})
-	errs := make(chan error, 8)
-	for i := 0; i < 8; i++ {
-		name := "c" + string(rune('a'+i))
-		go func() {
-			_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, name, armcontainerservice.AgentPool{Properties: basic(2)}, nil)
-			for j := 0; err == nil && j < 5; j++ {
-				pager := e.pools.NewListPager(group, cluster, nil)
-				for err == nil && pager.More() {
-					_, err = pager.NextPage(ctx)
-				}
-				e.clock.Advance(time.Second)
-			}
-			errs <- err
-		}()
-	}
-	for i := 0; i < 8; i++ {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.settle()
-	n := 0
-	pager := e.pools.NewListPager(group, cluster, nil)
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ap := range page.Value {
-			n++
-			if deref(ap.Properties.ProvisioningState) != "Succeeded" {
-				t.Fatalf("%s: %s", *ap.Name, deref(ap.Properties.ProvisioningState))
-			}
-		}
-	}
-	if n != 8 {
-		t.Fatalf("%d pools", n)
-	}
-	if calls := len(e.sim.Calls()); calls > 50 {
-		t.Fatalf("the call log holds %d calls, more than MaxCalls", calls)
-	}
-}
-
-// TestEntraClientSecret: a registered application gets access tokens from
-// the emulator's Entra ID token endpoint with azidentity's own
-// ClientSecretCredential, and ARM then takes only those: a wrong secret
-// gets no token, and a token the emulator did not issue is refused.
-func TestEntraClientSecret(t *testing.T) {
-	const tenant, client, secret = "00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb", "s3cret-of-the-app"
-	e := newEnv(t, aks.Options{})
-	e.sim.AddApp(aks.App{TenantID: tenant, ClientID: client, Secret: secret})
-	cred := func(secret string) azcore.TokenCredential {
-		c, err := azidentity.NewClientSecretCredential(tenant, client, secret, &azidentity.ClientSecretCredentialOptions{
-			DisableInstanceDiscovery: true,
-			ClientOptions: policy.ClientOptions{Cloud: cloud.Configuration{ActiveDirectoryAuthorityHost: e.ep.URL + "/"},
-				Transport: e.http, Retry: policy.RetryOptions{MaxRetries: -1}},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	if _, err := e.client(cred(secret), e.http).Get(ctx, group, cluster, "none", nil); err == nil {
-		t.Fatal("a missing pool was found")
-	} else {
-		wantError(t, err, http.StatusNotFound, "ResourceNotFound")
-	}
-	issued := e.sim.IssuedTokens()
-	if len(issued) != 1 || issued[0] == "" {
-		t.Fatalf("issued %q, want one token", issued)
-	}
-	if _, err := e.client(cred("wrong"), e.http).Get(ctx, group, cluster, "none", nil); err == nil || !strings.Contains(err.Error(), "AADSTS7000215") {
-		t.Fatalf("a wrong secret: %v, want the token endpoint's refusal", err)
-	}
-	_, err := e.client(staticToken("not-issued"), e.http).Get(ctx, group, cluster, "none", nil)
-	wantError(t, err, http.StatusUnauthorized, "InvalidAuthenticationToken")
-	e.clock.Advance(2 * time.Hour) // the issued token expires
-	_, err = e.client(staticToken(issued[0]), e.http).Get(ctx, group, cluster, "none", nil)
-	wantError(t, err, http.StatusUnauthorized, "InvalidAuthenticationToken")
-	if got := len(e.sim.IssuedTokens()); got != 1 {
-		t.Fatalf("%d tokens issued, want 1", got)
 	}
 }

@@ -5,23 +5,15 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/internal/demo"
 	"github.com/kpool/kpool/cloudsim/sim"
-)
-
-// The demo cluster Demo holds.
-const (
-	DemoSubscription  = "00000000-0000-0000-0000-000000000001"
-	DemoResourceGroup = "kpool-demo"
-	DemoCluster       = "demo-aks"
-	DemoLocation      = "westeurope"
-	DemoVersion       = "1.30.4"
 )
 
 // Demo returns an emulator on an engine with options o that holds the
@@ -30,30 +22,33 @@ const (
 func Demo(o sim.Options) (*Server, error) {
 	s := New(Options{Engine: o})
 	s.AddCluster(DemoSubscription, DemoResourceGroup, DemoCluster, DemoLocation, DemoVersion)
-	err := s.AddPool(DemoSubscription, DemoResourceGroup, DemoCluster, armcontainerservice.AgentPool{
-		Name: to("nodepool1"),
-		Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-			VMSize: to("Standard_D2s_v5"), Count: to(int32(1)),
-			Mode:              to(armcontainerservice.AgentPoolModeSystem),
-			AvailabilityZones: []*string{to("1"), to("2"), to("3")},
-		},
-	})
-	if err != nil {
+	system := &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+		VMSize: ptr.To("Standard_D2s_v5"), Count: ptr.To(int32(1)),
+		Mode:              ptr.To(armcontainerservice.AgentPoolModeSystem),
+		AvailabilityZones: []*string{ptr.To("1"), ptr.To("2"), ptr.To("3")},
+	}
+	if err := s.AddPool(DemoSubscription, DemoResourceGroup, DemoCluster, armcontainerservice.AgentPool{Name: ptr.To("nodepool1"), Properties: system}); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// Where the demo cluster is, and what it runs.
+const (
+	DemoSubscription  = "00000000-0000-0000-0000-000000000001"
+	DemoResourceGroup = "kpool-demo"
+	DemoCluster       = "demo-aks"
+	DemoLocation      = "westeurope"
+	DemoVersion       = "1.30.4"
+)
 
 // Clusters returns the emulator's clusters, by name, as kpool registers
 // them when the emulator is served at endpoint (only Name and Spec set).
 func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 	var out []kpool.Cluster
 	for _, c := range s.sortedClusters() {
-		out = append(out, kpool.Cluster{Name: c.name, Spec: kpool.ClusterSpec{
-			Endpoint: endpoint,
-			Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
-				SubscriptionID: c.subscription, ResourceGroup: c.resourceGroup, ClusterName: c.name, Location: c.location}},
-		}})
+		az := &kpool.AzureCluster{SubscriptionID: c.subscription, ResourceGroup: c.resourceGroup, ClusterName: c.name, Location: c.location}
+		out = append(out, demo.Cluster(c.name, endpoint, kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: az}))
 	}
 	return out
 }
@@ -92,22 +87,24 @@ type clusterView struct {
 	poolList                                             string // "nodepool1 (System), ..." or "none"
 }
 
+// poolList is the cluster's pools for people, with their modes:
+// "nodepool1 (System), ...".
+func (c *cluster) poolList() string {
+	var pools []string
+	for _, p := range c.sortedPools() {
+		pools = append(pools, fmt.Sprintf("%s (%s)", p.name, ptr.Deref(p.props.Mode, "")))
+	}
+	return demo.List(pools)
+}
+
 // sortedClusters returns a view of every cluster, by name (then
 // subscription and resource group).
 func (s *Server) sortedClusters() []clusterView {
 	var out []clusterView
 	s.Do(func(time.Time) {
 		for _, c := range s.clusters {
-			var pools []string
-			for _, p := range c.sortedPools() {
-				pools = append(pools, fmt.Sprintf("%s (%s)", p.name, deref(p.props.Mode)))
-			}
-			list := strings.Join(pools, ", ")
-			if list == "" {
-				list = "none"
-			}
 			out = append(out, clusterView{subscription: c.subscription, resourceGroup: c.resourceGroup, name: c.name,
-				location: c.location, version: c.version, poolList: list})
+				location: c.location, version: c.version, poolList: c.poolList()})
 		}
 	})
 	slices.SortFunc(out, func(a, b clusterView) int {

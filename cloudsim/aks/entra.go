@@ -58,8 +58,13 @@ func entraPath(r *http.Request) (tenant, what string, ok bool) {
 
 // entra answers Entra ID's discovery document and client-credentials
 // grants: a known application with its secret gets a new random access
-// token; any other answer is Entra ID's error.
-func (s *Server) entra(req *sim.Request, tenant, what string) *sim.Reply {
+// token; any other answer is Entra ID's error. It answers nil to a request
+// that is not Entra ID's.
+func (s *Server) entra(req *sim.Request) *sim.Reply {
+	tenant, what, ok := entraPath(req.HTTP)
+	if !ok {
+		return nil
+	}
 	base := req.BaseURL() + "/" + tenant
 	if what == "config" {
 		if req.HTTP.Method != http.MethodGet {

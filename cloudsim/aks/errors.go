@@ -1,7 +1,6 @@
 package aks
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -34,14 +33,7 @@ func (e *armError) String() string {
 
 // jsonReply answers v as JSON.
 func jsonReply(status int, v any) *sim.Reply {
-	rep := sim.NewReply(status)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return errorReply(http.StatusInternalServerError, "InternalServerError", "encoding the response: %v", err)
-	}
-	rep.Body = b
-	rep.Header.Set("Content-Type", "application/json; charset=utf-8")
-	return rep
+	return sim.JSON(status, "application/json; charset=utf-8", v)
 }
 
 // errorReply answers an ARM error.
@@ -65,4 +57,32 @@ func targetedError(status int, code, target, format string, args ...any) *sim.Re
 func invalid(prop, format string, args ...any) *sim.Reply {
 	return targetedError(http.StatusBadRequest, "InvalidParameter", "properties."+prop,
 		"The value of parameter properties.%s is invalid: %s", prop, fmt.Sprintf(format, args...))
+}
+
+// codec words the engine's answers as ARM's errors.
+type codec struct{}
+
+func (codec) Throttled(r *sim.Request, secs int) *sim.Reply {
+	rate, burst := r.RateLimit()
+	return errorReply(http.StatusTooManyRequests, "TooManyRequests",
+		"The request is being throttled as the limit has been reached for this subscription (%g requests per second, burst %d). Please try again after %d seconds.",
+		rate, burst, secs)
+}
+
+func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return errorReply(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request content is larger than %d bytes.", sim.MaxBody)
+}
+
+func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return errorReply(http.StatusBadRequest, "InvalidRequestContent", "The request content could not be read: %v", err)
+}
+
+func (codec) Fault(r *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
+		return errorReply(http.StatusServiceUnavailable, "ServiceUnavailable",
+			"The service is temporarily unavailable; please retry (fault injected by kpool cloudsim).")
+	}
+	return errorReply(http.StatusInternalServerError, "InternalServerError",
+		"Encountered internal server error. Diagnostic information: timestamp '%s', tracking id '%s' (fault injected by kpool cloudsim).",
+		r.Now.UTC().Format("20060102T150405Z"), r.NewID())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -72,7 +73,7 @@ func TestFaults(t *testing.T) {
 				}
 				if last.Fault == "fail" {
 					failedOps++
-					if state := deref(st.Properties.ProvisioningState); state != "Failed" {
+					if state := ptr.Deref(st.Properties.ProvisioningState, ""); state != "Failed" {
 						t.Fatalf("%s: an operation made to fail ended %s", name, state)
 					}
 				}
@@ -105,7 +106,7 @@ func TestFaults(t *testing.T) {
 		count := int32(1 + rnd.Intn(4))
 		write(n, func() error {
 			_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, n, armcontainerservice.AgentPool{Properties: basic(count)},
-				&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
+				&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: ptr.To("*")})
 			if err != nil && strings.Contains(err.Error(), "PreconditionFailed") {
 				t.Fatalf("%s: a retried create found the pool created by a faulted attempt", n)
 			}
@@ -123,7 +124,7 @@ func TestFaults(t *testing.T) {
 				pr = r.Properties
 				return err
 			})
-			pr.Count = to(count)
+			pr.Count = ptr.To(count)
 			_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, n, armcontainerservice.AgentPool{Properties: pr},
 				&armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: pr.ETag})
 			return err
@@ -141,10 +142,10 @@ func TestFaults(t *testing.T) {
 	}
 	for _, n := range names {
 		st := e.state(n)
-		if deref(st.Properties.Count) != want[n] {
-			t.Fatalf("%s: count %d, want the last accepted %d", n, deref(st.Properties.Count), want[n])
+		if ptr.Deref(st.Properties.Count, 0) != want[n] {
+			t.Fatalf("%s: count %d, want the last accepted %d", n, ptr.Deref(st.Properties.Count, 0), want[n])
 		}
-		if deref(st.Properties.ProvisioningState) == "Succeeded" && st.ReadyNodes != int(want[n]) {
+		if ptr.Deref(st.Properties.ProvisioningState, "") == "Succeeded" && st.ReadyNodes != int(want[n]) {
 			t.Fatalf("%s: %d ready nodes of %d", n, st.ReadyNodes, want[n])
 		}
 	}
@@ -244,8 +245,8 @@ func TestFailedOperation(t *testing.T) {
 		t.Fatalf("failed create: %v", err)
 	}
 	st := e.state("workers")
-	if deref(st.Properties.ProvisioningState) != "Failed" || st.ReadyNodes != 2 || st.Operation != "" {
-		t.Fatalf("after a failed create: %s, %d ready", deref(st.Properties.ProvisioningState), st.ReadyNodes)
+	if ptr.Deref(st.Properties.ProvisioningState, "") != "Failed" || st.ReadyNodes != 2 || st.Operation != "" {
+		t.Fatalf("after a failed create: %s, %d ready", ptr.Deref(st.Properties.ProvisioningState, ""), st.ReadyNodes)
 	}
 	if !strings.HasPrefix(st.ProvisioningError, "ReconcileVMSSAgentPoolFailed: ") || !strings.Contains(st.ProvisioningError, "(AllocationFailed: ") {
 		t.Fatalf("provisioning error %q", st.ProvisioningError)
@@ -287,7 +288,7 @@ func TestFailedOperation(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.settle()
-	if res, err := p.PollUntilDone(ctx, nil); err != nil || deref(res.Properties.ProvisioningState) != "Succeeded" {
+	if res, err := p.PollUntilDone(ctx, nil); err != nil || ptr.Deref(res.Properties.ProvisioningState, "") != "Succeeded" {
 		t.Fatalf("retried: %v", err)
 	}
 	if st := e.state("workers"); st.ReadyNodes != 4 || st.ProvisioningError != "" {
@@ -307,8 +308,8 @@ func TestFailedOperation(t *testing.T) {
 	if st := e.state("workers"); !strings.HasPrefix(st.ProvisioningError, "InternalOperationError: Deleting") {
 		t.Fatalf("provisioning error %q after a failed delete", st.ProvisioningError)
 	}
-	if st := e.state("workers"); deref(st.Properties.ProvisioningState) != "Failed" || st.ReadyNodes != 2 {
-		t.Fatalf("after a failed delete: %s, %d ready", deref(st.Properties.ProvisioningState), st.ReadyNodes)
+	if st := e.state("workers"); ptr.Deref(st.Properties.ProvisioningState, "") != "Failed" || st.ReadyNodes != 2 {
+		t.Fatalf("after a failed delete: %s, %d ready", ptr.Deref(st.Properties.ProvisioningState, ""), st.ReadyNodes)
 	}
 	del, err = e.pools.BeginDelete(ctx, group, cluster, "workers", nil)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -226,20 +227,10 @@ func armErrorOf(t *testing.T, body []byte) (code, message string) {
 	return b.Error.Code, b.Error.Message
 }
 
-func to[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
 // basic returns the properties of a small Linux user pool.
 func basic(count int32) *armcontainerservice.ManagedClusterAgentPoolProfileProperties {
 	return &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-		VMSize: to("Standard_D4s_v5"),
-		Count:  to(count),
+		VMSize: ptr.To("Standard_D4s_v5"),
+		Count:  ptr.To(count),
 	}
 }

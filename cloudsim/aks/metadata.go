@@ -5,6 +5,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -36,9 +37,9 @@ func checkTaint(t string, spot bool) *sim.Reply {
 // no label in the kubernetes.azure.com domain AKS sets itself, but the
 // spot label on a spot pool.
 func checkMetadata(p *props) *sim.Reply {
-	spot := deref(p.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot
+	spot := ptr.Deref(p.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot
 	for k, v := range p.NodeLabels {
-		val := deref(v)
+		val := ptr.Deref(v, "")
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return invalid("nodeLabels", "label key %q: %s", k, strings.Join(errs, "; "))
 		}
@@ -50,7 +51,7 @@ func checkMetadata(p *props) *sim.Reply {
 		}
 	}
 	for _, t := range p.NodeTaints {
-		if rep := checkTaint(deref(t), spot); rep != nil {
+		if rep := checkTaint(ptr.Deref(t, ""), spot); rep != nil {
 			return rep
 		}
 	}
@@ -66,7 +67,7 @@ func checkTags(p *props) *sim.Reply {
 		return invalid("tags", "%d tags are more than the 50 allowed", len(p.Tags))
 	}
 	for k, v := range p.Tags {
-		if k == "" || len(k) > 512 || len(deref(v)) > 256 {
+		if k == "" || len(k) > 512 || len(ptr.Deref(v, "")) > 256 {
 			return invalid("tags", "tag %q: names are 1 to 512 characters and values at most 256", k)
 		}
 		if strings.ContainsAny(k, `<>%&\?/`) {

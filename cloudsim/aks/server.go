@@ -13,16 +13,17 @@
 package aks
 
 import (
+	"cmp"
 	"crypto/subtle"
-	"errors"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -33,8 +34,7 @@ const APIVersion = "2025-02-01"
 
 // Options configure a Server.
 type Options struct {
-	// Engine are the engine's options: clock, operation and node times,
-	// latency, rate limit, faults, call log.
+	// Engine are the engine's options (sim.Options).
 	Engine sim.Options
 	// Token, when set, is the only bearer token accepted; otherwise any
 	// non-empty bearer token is, until an application is registered
@@ -84,11 +84,11 @@ type Server struct {
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{token: o.Token, pageSize: o.PageSize, clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{}}
-	if s.pageSize <= 0 {
-		s.pageSize = 10
-	}
-	s.Engine = sim.New(o.Engine, s.serve)
+	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10),
+		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{}}
+	// Entra ID is another service: ARM's checks are not its.
+	s.Engine = sim.New(o.Engine, sim.Protocol{Bypass: s.entra, Authenticate: s.authenticate, Check: checkAPIVersion,
+		Codec: codec{}, Routes: s.route, Finish: s.requestIDs})
 	return s
 }
 
@@ -133,7 +133,7 @@ func (s *Server) AddPool(subscription, resourceGroup, clusterName string, ap arm
 			err = fmt.Errorf("aks: %s", rep.Body)
 			return
 		}
-		p := &pool{cluster: c, name: name, props: props, state: stateSucceeded, etag: s.NewID(), ready: int(deref(props.Count))}
+		p := &pool{cluster: c, name: name, props: props, state: stateSucceeded, etag: s.NewID(), ready: int(ptr.Deref(props.Count, 0))}
 		c.pools[strings.ToLower(name)] = p
 	})
 	return err
@@ -143,12 +143,8 @@ func (s *Server) AddPool(subscription, resourceGroup, clusterName string, ap arm
 // node count and the operation in progress; false if there is no such pool.
 func (s *Server) Pool(subscription, resourceGroup, clusterName, name string) (st PoolState, found bool) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
-		if !ok {
-			return
-		}
-		p, ok := c.pools[strings.ToLower(name)]
-		if !ok {
+		p, err := s.poolOf(subscription, resourceGroup, clusterName, name)
+		if err != nil {
 			return
 		}
 		st, found = PoolState{AgentPool: p.view(), ReadyNodes: p.readyAt(now)}, true
@@ -162,23 +158,31 @@ func (s *Server) Pool(subscription, resourceGroup, clusterName, name string) (st
 	return st, found
 }
 
+// poolOf finds a pool for the emulator's own methods, under the engine's
+// lock (Do).
+func (s *Server) poolOf(subscription, resourceGroup, clusterName, name string) (*pool, error) {
+	c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
+	if !ok {
+		return nil, fmt.Errorf("aks: no cluster %s/%s/%s", subscription, resourceGroup, clusterName)
+	}
+	p, ok := c.pools[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("aks: no agent pool %s in cluster %s", name, clusterName)
+	}
+	return p, nil
+}
+
 // Mutate changes a pool behind the client's back, as someone using the
 // portal or az would: fn gets the pool's properties and may change any of
 // them (the read-only ones included); the pool gets a new eTag. When no
 // operation is in progress the pool's nodes follow the new count at once.
 func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, fn func(*armcontainerservice.ManagedClusterAgentPoolProfileProperties)) (err error) {
 	s.Do(func(time.Time) {
-		c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
-		if !ok {
-			err = fmt.Errorf("aks: no cluster %s/%s/%s", subscription, resourceGroup, clusterName)
+		var p *pool
+		if p, err = s.poolOf(subscription, resourceGroup, clusterName, name); err != nil {
 			return
 		}
-		p, ok := c.pools[strings.ToLower(name)]
-		if !ok {
-			err = fmt.Errorf("aks: no agent pool %s in cluster %s", name, clusterName)
-			return
-		}
-		props := cloneProps(p.props)
+		props := sim.CloneJSON(p.props)
 		props.ProvisioningState, props.ETag = nil, nil
 		fn(props)
 		if props.ProvisioningState != nil {
@@ -188,8 +192,8 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 		p.props = props
 		p.etag = s.NewID()
 		if p.op == nil {
-			p.ready = max(int(deref(props.Count)), 0)
-			if props.PowerState != nil && deref(props.PowerState.Code) == armcontainerservice.CodeStopped {
+			p.ready = max(int(ptr.Deref(props.Count, 0)), 0)
+			if props.PowerState != nil && ptr.Deref(props.PowerState.Code, "") == armcontainerservice.CodeStopped {
 				p.ready = 0
 			}
 		}
@@ -197,40 +201,20 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 	return err
 }
 
-// serve answers one ARM request, with the ids ARM puts on every answer.
-func (s *Server) serve(req *sim.Request) *sim.Reply {
-	if tenant, what, ok := entraPath(req.HTTP); ok {
-		// Entra ID is another service: ARM's checks, throttling and
-		// faults are not its.
-		return s.entra(req, tenant, what)
+// requestIDs puts on an answer the ids ARM puts on every one: a new
+// request id, and the client's correlation id (or a new one).
+func (s *Server) requestIDs(req *sim.Request, rep *sim.Reply) {
+	rep.Header.Set("x-ms-request-id", s.NewID())
+	corr := req.HTTP.Header.Get("x-ms-correlation-request-id")
+	if corr == "" {
+		corr = s.NewID()
 	}
-	rep := s.answer(req)
-	if !rep.Dropped() {
-		rep.Header.Set("x-ms-request-id", s.NewID())
-		corr := req.HTTP.Header.Get("x-ms-correlation-request-id")
-		if corr == "" {
-			corr = s.NewID()
-		}
-		rep.Header.Set("x-ms-correlation-request-id", corr)
-	}
-	return rep
+	rep.Header.Set("x-ms-correlation-request-id", corr)
 }
 
-// answer checks what ARM checks, in its order (authentication,
-// throttling, api-version, the body), lets the engine inject a fault, and
-// routes the request.
-func (s *Server) answer(req *sim.Request) *sim.Reply {
-	if rep := s.authenticate(req.HTTP, req.Now); rep != nil {
-		return rep
-	}
-	if ok, secs := req.Throttle(); !ok {
-		rate, burst := req.RateLimit()
-		rep := errorReply(http.StatusTooManyRequests, "TooManyRequests",
-			"The request is being throttled as the limit has been reached for this subscription (%g requests per second, burst %d). Please try again after %d seconds.",
-			rate, burst, secs)
-		rep.Header.Set("Retry-After", strconv.Itoa(secs))
-		return rep
-	}
+// checkAPIVersion refuses a request without a well-formed api-version, as
+// ARM does after throttling and before it reads the body.
+func checkAPIVersion(req *sim.Request) *sim.Reply {
 	version := req.HTTP.URL.Query().Get("api-version")
 	if version == "" {
 		return errorReply(http.StatusBadRequest, "MissingApiVersionParameter",
@@ -240,112 +224,36 @@ func (s *Server) answer(req *sim.Request) *sim.Reply {
 		return errorReply(http.StatusBadRequest, "InvalidApiVersionParameter",
 			"The api-version '%s' is invalid. The supported versions are '%s'.", version, APIVersion)
 	}
-	if errors.Is(req.BodyErr, sim.ErrBodyTooLarge) {
-		return errorReply(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request content is larger than %d bytes.", sim.MaxBody)
-	}
-	if req.BodyErr != nil {
-		return errorReply(http.StatusBadRequest, "InvalidRequestContent", "The request content could not be read: %v", req.BodyErr)
-	}
+	return nil
+}
 
-	switch req.Fault() {
-	case sim.Fault500:
-		return errorReply(http.StatusInternalServerError, "InternalServerError",
-			"Encountered internal server error. Diagnostic information: timestamp '%s', tracking id '%s' (fault injected by kpool cloudsim).",
-			req.Now.UTC().Format("20060102T150405Z"), s.NewID())
-	case sim.Fault503:
-		rep := errorReply(http.StatusServiceUnavailable, "ServiceUnavailable",
-			"The service is temporarily unavailable; please retry (fault injected by kpool cloudsim).")
-		rep.Header.Set("Retry-After", "1")
-		return rep
-	case sim.FaultDrop:
-		return sim.Drop()
-	}
-	return s.route(&request{Request: req, version: version, base: req.BaseURL()})
+// wwwAuthenticate is ARM's challenge for a request it did not
+// authenticate, saying why.
+func wwwAuthenticate(rep *sim.Reply, why string) *sim.Reply {
+	rep.Header.Set("WWW-Authenticate", `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="`+why+`"`)
+	return rep
 }
 
 // authenticate checks the bearer token; nil means it is accepted.
-func (s *Server) authenticate(r *http.Request, now time.Time) *sim.Reply {
-	h := r.Header.Get("Authorization")
+func (s *Server) authenticate(req *sim.Request) *sim.Reply {
+	h := req.HTTP.Header.Get("Authorization")
 	if h == "" {
-		rep := errorReply(http.StatusUnauthorized, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.")
-		rep.Header.Set("WWW-Authenticate", `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header."`)
-		return rep
+		return wwwAuthenticate(errorReply(http.StatusUnauthorized, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing."),
+			"The authentication failed because of missing 'Authorization' header.")
 	}
 	scheme, tok, _ := strings.Cut(h, " ")
 	tok = strings.TrimSpace(tok)
 	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		rep := errorReply(http.StatusUnauthorized, "AuthenticationFailedInvalidHeader", "Authentication failed. The 'Authorization' header is provided in an invalid format.")
-		rep.Header.Set("WWW-Authenticate", `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="The authentication failed because of an invalid 'Authorization' header."`)
-		return rep
+		return wwwAuthenticate(errorReply(http.StatusUnauthorized, "AuthenticationFailedInvalidHeader", "Authentication failed. The 'Authorization' header is provided in an invalid format."),
+			"The authentication failed because of an invalid 'Authorization' header.")
 	}
 	fixed := s.token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) == 1
 	expiry, issued := s.issued[tok]
-	if !fixed && (s.token != "" || len(s.apps) > 0) && !(issued && now.Before(expiry)) {
-		rep := errorReply(http.StatusUnauthorized, "InvalidAuthenticationToken", "The access token is invalid.")
-		rep.Header.Set("WWW-Authenticate", `Bearer authorization_uri="https://login.microsoftonline.com/common", error="invalid_token", error_description="The access token is invalid."`)
-		return rep
+	if !fixed && (s.token != "" || len(s.apps) > 0) && !(issued && req.Now.Before(expiry)) {
+		return wwwAuthenticate(errorReply(http.StatusUnauthorized, "InvalidAuthenticationToken", "The access token is invalid."),
+			"The access token is invalid.")
 	}
 	return nil
-}
-
-// request is a request with what the ARM routes need of it.
-type request struct {
-	*sim.Request
-	version string // api-version
-	base    string // https://host
-}
-
-// route dispatches on the ARM path. Fixed segments compare
-// case-insensitively, as ARM does.
-func (s *Server) route(req *request) *sim.Reply {
-	seg := strings.Split(strings.Trim(req.HTTP.URL.Path, "/"), "/")
-	is := func(i int, want string) bool { return i < len(seg) && strings.EqualFold(seg[i], want) }
-	method := req.HTTP.Method
-	switch {
-	case len(seg) >= 8 && is(0, "subscriptions") && is(2, "resourceGroups") && is(4, "providers") &&
-		is(5, "Microsoft.ContainerService") && is(6, "managedClusters"):
-		sub, rg, cl := seg[1], seg[3], seg[7]
-		rest := seg[8:]
-		switch {
-		case len(rest) == 0:
-			switch method {
-			case http.MethodGet:
-				return s.getCluster(req, sub, rg, cl)
-			case http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodPost:
-				return notImplemented("writing managed clusters")
-			}
-			return methodNotAllowed(method)
-		case len(rest) == 1 && strings.EqualFold(rest[0], "agentPools"):
-			if method == http.MethodGet {
-				return s.listPools(req, sub, rg, cl)
-			}
-			return methodNotAllowed(method)
-		case len(rest) == 2 && strings.EqualFold(rest[0], "agentPools"):
-			switch method {
-			case http.MethodGet:
-				return s.getPool(req, sub, rg, cl, rest[1])
-			case http.MethodPut:
-				return s.putPool(req, sub, rg, cl, rest[1])
-			case http.MethodDelete:
-				return s.deletePool(req, sub, rg, cl, rest[1])
-			}
-			return methodNotAllowed(method)
-		case len(rest) > 2 && strings.EqualFold(rest[0], "agentPools"):
-			return notImplemented("agentPools/" + strings.Join(rest[2:], "/"))
-		}
-		return notImplemented("managedClusters/" + strings.Join(rest, "/"))
-	case len(seg) == 8 && is(0, "subscriptions") && is(2, "providers") && is(3, "Microsoft.ContainerService") &&
-		is(4, "locations") && (is(6, "operations") || is(6, "operationresults")):
-		if method != http.MethodGet {
-			return methodNotAllowed(method)
-		}
-		if is(6, "operations") {
-			return s.operationStatus(req, seg[1], seg[5], seg[7])
-		}
-		return s.operationResult(req, seg[1], seg[5], seg[7])
-	}
-	return errorReply(http.StatusNotFound, "InvalidResourceType",
-		"The resource path '%s' is not one the kpool cloudsim AKS emulator serves.", req.HTTP.URL.Path)
 }
 
 func notImplemented(what string) *sim.Reply {
@@ -374,10 +282,5 @@ func normLocation(l string) string { return strings.ToLower(strings.ReplaceAll(l
 
 // sortedPools returns a cluster's pools by name.
 func (c *cluster) sortedPools() []*pool {
-	out := make([]*pool, 0, len(c.pools))
-	for _, p := range c.pools {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].name) < strings.ToLower(out[j].name) })
-	return out
+	return slices.SortedFunc(maps.Values(c.pools), func(a, b *pool) int { return strings.Compare(a.key(), b.key()) })
 }

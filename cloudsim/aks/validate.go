@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -31,7 +32,7 @@ var (
 // property the request carries replaced (a property the request leaves out
 // keeps its value). It answers AKS's 400s for what AKS refuses.
 func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*props, *sim.Reply) {
-	in := cloneProps(req)
+	in := sim.CloneJSON(req)
 	// Read-only properties in a request are ignored, as ARM does.
 	in.ProvisioningState, in.ETag, in.CurrentOrchestratorVersion, in.NodeImageVersion = nil, nil, nil, nil
 	if in.PowerState != nil && in.PowerState.Code != nil && *in.PowerState.Code != armcontainerservice.CodeRunning {
@@ -42,14 +43,14 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 	var next *props
 	if existing == nil {
 		re, what := linuxName, "1-12 lowercase letters and digits, starting with a letter"
-		if strings.EqualFold(string(deref(in.OSType)), string(armcontainerservice.OSTypeWindows)) {
+		if strings.EqualFold(string(ptr.Deref(in.OSType, "")), string(armcontainerservice.OSTypeWindows)) {
 			re, what = windowsName, "1-6 lowercase letters and digits, starting with a letter, for a Windows pool"
 		}
 		if !re.MatchString(name) {
 			return nil, targetedError(http.StatusBadRequest, "InvalidParameter", "name",
 				"Agent pool name '%s' is invalid: it must be %s.", name, what)
 		}
-		if strings.TrimSpace(deref(in.VMSize)) == "" {
+		if strings.TrimSpace(ptr.Deref(in.VMSize, "")) == "" {
 			return nil, invalid("vmSize", "a VM size is required to create an agent pool")
 		}
 		next = in
@@ -61,7 +62,7 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 		if rep := immutableChange(old, in); rep != nil {
 			return nil, rep
 		}
-		next = cloneProps(old)
+		next = sim.CloneJSON(old)
 		overlay(next, in)
 		if in.EnableAutoScaling != nil && !*in.EnableAutoScaling {
 			// Turning the autoscaler off drops its bounds unless they are sent.
@@ -72,7 +73,7 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 				next.MaxCount = nil
 			}
 		}
-		if deref(in.OSDiskSizeGB) == 0 {
+		if ptr.Deref(in.OSDiskSizeGB, 0) == 0 {
 			next.OSDiskSizeGB = old.OSDiskSizeGB
 		}
 		if in.OrchestratorVersion != nil {
@@ -80,22 +81,22 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 			if rep != nil {
 				return nil, rep
 			}
-			if cur := deref(old.CurrentOrchestratorVersion); cur != "" && compareVersions(v, cur) < 0 {
+			if cur := ptr.Deref(old.CurrentOrchestratorVersion, ""); cur != "" && compareVersions(v, cur) < 0 {
 				return nil, invalid("orchestratorVersion", "downgrading an agent pool from %s to %s is not supported", cur, v)
 			}
-			next.CurrentOrchestratorVersion = to(v)
+			next.CurrentOrchestratorVersion = ptr.To(v)
 		}
 	}
 	if rep := validate(next); rep != nil {
 		return nil, rep
 	}
-	if deref(next.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot {
+	if ptr.Deref(next.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot {
 		if next.NodeLabels == nil {
 			next.NodeLabels = map[string]*string{}
 		}
-		next.NodeLabels[spotLabelKey] = to(spotLabelValue)
-		if !slices.ContainsFunc(next.NodeTaints, func(t *string) bool { return deref(t) == spotTaint }) {
-			next.NodeTaints = append(next.NodeTaints, to(spotTaint))
+		next.NodeLabels[spotLabelKey] = ptr.To(spotLabelValue)
+		if !slices.ContainsFunc(next.NodeTaints, func(t *string) bool { return ptr.Deref(t, "") == spotTaint }) {
+			next.NodeTaints = append(next.NodeTaints, ptr.To(spotTaint))
 		}
 	}
 	return next, nil
@@ -104,74 +105,74 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 // defaults fills in what AKS fills in on create.
 func defaults(c *cluster, p *props) *sim.Reply {
 	if p.EnableAutoScaling == nil {
-		p.EnableAutoScaling = to(false)
+		p.EnableAutoScaling = ptr.To(false)
 	}
 	if p.Count == nil {
-		p.Count = to(int32(1))
+		p.Count = ptr.To(int32(1))
 		if *p.EnableAutoScaling && p.MinCount != nil {
-			p.Count = to(*p.MinCount)
+			p.Count = ptr.To(*p.MinCount)
 		}
 	}
 	if p.OSType == nil {
-		p.OSType = to(armcontainerservice.OSTypeLinux)
+		p.OSType = ptr.To(armcontainerservice.OSTypeLinux)
 	}
 	if p.OSSKU == nil {
-		p.OSSKU = to(armcontainerservice.OSSKUUbuntu)
+		p.OSSKU = ptr.To(armcontainerservice.OSSKUUbuntu)
 		if *p.OSType == armcontainerservice.OSTypeWindows {
-			p.OSSKU = to(armcontainerservice.OSSKUWindows2022)
+			p.OSSKU = ptr.To(armcontainerservice.OSSKUWindows2022)
 		}
 	}
-	if deref(p.OSDiskSizeGB) == 0 {
-		p.OSDiskSizeGB = to(int32(128))
+	if ptr.Deref(p.OSDiskSizeGB, 0) == 0 {
+		p.OSDiskSizeGB = ptr.To(int32(128))
 	}
 	if p.OSDiskType == nil {
-		p.OSDiskType = to(armcontainerservice.OSDiskTypeManaged)
+		p.OSDiskType = ptr.To(armcontainerservice.OSDiskTypeManaged)
 	}
 	if p.KubeletDiskType == nil {
-		p.KubeletDiskType = to(armcontainerservice.KubeletDiskTypeOS)
+		p.KubeletDiskType = ptr.To(armcontainerservice.KubeletDiskTypeOS)
 	}
 	if p.Type == nil {
-		p.Type = to(armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)
+		p.Type = ptr.To(armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)
 	}
 	if p.Mode == nil {
-		p.Mode = to(armcontainerservice.AgentPoolModeUser)
+		p.Mode = ptr.To(armcontainerservice.AgentPoolModeUser)
 	}
 	if p.ScaleSetPriority == nil {
-		p.ScaleSetPriority = to(armcontainerservice.ScaleSetPriorityRegular)
+		p.ScaleSetPriority = ptr.To(armcontainerservice.ScaleSetPriorityRegular)
 	}
 	spot := *p.ScaleSetPriority == armcontainerservice.ScaleSetPrioritySpot
 	if spot {
 		if p.ScaleSetEvictionPolicy == nil {
-			p.ScaleSetEvictionPolicy = to(armcontainerservice.ScaleSetEvictionPolicyDelete)
+			p.ScaleSetEvictionPolicy = ptr.To(armcontainerservice.ScaleSetEvictionPolicyDelete)
 		}
 		if p.SpotMaxPrice == nil {
-			p.SpotMaxPrice = to(float32(-1))
+			p.SpotMaxPrice = ptr.To(float32(-1))
 		}
 	}
 	if p.MaxPods == nil {
-		p.MaxPods = to(int32(110))
+		p.MaxPods = ptr.To(int32(110))
 	}
 	if p.EnableNodePublicIP == nil {
-		p.EnableNodePublicIP = to(false)
+		p.EnableNodePublicIP = ptr.To(false)
 	}
 	if p.EnableFIPS == nil {
-		p.EnableFIPS = to(false)
+		p.EnableFIPS = ptr.To(false)
 	}
 	if p.UpgradeSettings == nil && !spot {
-		p.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: to("10%")}
+		p.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: ptr.To("10%")}
 	}
 	v := c.version
 	if p.OrchestratorVersion == nil {
-		p.OrchestratorVersion = to(c.version)
+		p.OrchestratorVersion = ptr.To(c.version)
 	} else {
 		var rep *sim.Reply
 		if v, rep = resolveVersion(c, *p.OrchestratorVersion); rep != nil {
 			return rep
 		}
 	}
-	p.CurrentOrchestratorVersion = to(v)
-	p.NodeImageVersion = to(nodeImage(*p.OSSKU))
-	p.PowerState = &armcontainerservice.PowerState{Code: to(armcontainerservice.CodeRunning)}
+	p.CurrentOrchestratorVersion = ptr.To(v)
+	p.NodeImageVersion = ptr.To(nodeImage(*p.OSSKU))
+	p.PowerState = &armcontainerservice.PowerState{Code: ptr.To(armcontainerservice.CodeRunning)}
 	return nil
 }
 
@@ -206,18 +207,18 @@ func immutableChange(old, in *props) *sim.Reply {
 		changed bool
 	}
 	checks := []check{
-		{"vmSize", in.VMSize != nil && !fold(*in.VMSize, deref(old.VMSize))},
+		{"vmSize", in.VMSize != nil && !fold(*in.VMSize, ptr.Deref(old.VMSize, ""))},
 		{"availabilityZones", in.AvailabilityZones != nil && !sameSet(in.AvailabilityZones, old.AvailabilityZones)},
-		{"osDiskSizeGB", deref(in.OSDiskSizeGB) != 0 && *in.OSDiskSizeGB != deref(old.OSDiskSizeGB)},
-		{"osDiskType", in.OSDiskType != nil && !fold(string(*in.OSDiskType), string(deref(old.OSDiskType)))},
+		{"osDiskSizeGB", ptr.Deref(in.OSDiskSizeGB, 0) != 0 && *in.OSDiskSizeGB != ptr.Deref(old.OSDiskSizeGB, 0)},
+		{"osDiskType", in.OSDiskType != nil && !fold(string(*in.OSDiskType), string(ptr.Deref(old.OSDiskType, "")))},
 		{"scaleSetPriority", in.ScaleSetPriority != nil && !fold(string(*in.ScaleSetPriority), string(orDefault(old.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular)))},
-		{"scaleSetEvictionPolicy", in.ScaleSetEvictionPolicy != nil && !fold(string(*in.ScaleSetEvictionPolicy), string(deref(old.ScaleSetEvictionPolicy)))},
+		{"scaleSetEvictionPolicy", in.ScaleSetEvictionPolicy != nil && !fold(string(*in.ScaleSetEvictionPolicy), string(ptr.Deref(old.ScaleSetEvictionPolicy, "")))},
 		{"spotMaxPrice", in.SpotMaxPrice != nil && (old.SpotMaxPrice == nil || *in.SpotMaxPrice != *old.SpotMaxPrice)},
 		{"osType", in.OSType != nil && !fold(string(*in.OSType), string(orDefault(old.OSType, armcontainerservice.OSTypeLinux)))},
-		{"osSKU", in.OSSKU != nil && !fold(string(*in.OSSKU), string(deref(old.OSSKU)))},
-		{"maxPods", in.MaxPods != nil && *in.MaxPods != deref(old.MaxPods)},
-		{"vnetSubnetID", in.VnetSubnetID != nil && !fold(*in.VnetSubnetID, deref(old.VnetSubnetID))},
-		{"enableNodePublicIP", in.EnableNodePublicIP != nil && *in.EnableNodePublicIP != deref(old.EnableNodePublicIP)},
+		{"osSKU", in.OSSKU != nil && !fold(string(*in.OSSKU), string(ptr.Deref(old.OSSKU, "")))},
+		{"maxPods", in.MaxPods != nil && *in.MaxPods != ptr.Deref(old.MaxPods, 0)},
+		{"vnetSubnetID", in.VnetSubnetID != nil && !fold(*in.VnetSubnetID, ptr.Deref(old.VnetSubnetID, ""))},
+		{"enableNodePublicIP", in.EnableNodePublicIP != nil && *in.EnableNodePublicIP != ptr.Deref(old.EnableNodePublicIP, false)},
 		{"kubeletDiskType", in.KubeletDiskType != nil && !fold(string(*in.KubeletDiskType), string(orDefault(old.KubeletDiskType, armcontainerservice.KubeletDiskTypeOS)))},
 		{"type", in.Type != nil && !fold(string(*in.Type), string(orDefault(old.Type, armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)))},
 	}
@@ -260,16 +261,16 @@ func checkEnums(p *props) *sim.Reply {
 			return rep
 		}
 	}
-	windows := deref(p.OSType) == armcontainerservice.OSTypeWindows
-	sku := deref(p.OSSKU)
+	windows := ptr.Deref(p.OSType, "") == armcontainerservice.OSTypeWindows
+	sku := ptr.Deref(p.OSSKU, "")
 	if windowsSKU := strings.HasPrefix(string(sku), "Windows"); sku != "" && windowsSKU != windows {
 		return invalid("osSKU", "%s is not an OS SKU for %s agent pools", sku, orDefault(p.OSType, armcontainerservice.OSTypeLinux))
 	}
-	system := deref(p.Mode) == armcontainerservice.AgentPoolModeSystem
+	system := ptr.Deref(p.Mode, "") == armcontainerservice.AgentPoolModeSystem
 	switch {
 	case system && windows:
 		return invalid("mode", "a Windows agent pool cannot be a System pool")
-	case system && deref(p.ScaleSetPriority) == armcontainerservice.ScaleSetPrioritySpot:
+	case system && ptr.Deref(p.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot:
 		return invalid("mode", "a spot agent pool cannot be a System pool")
 	}
 	return nil
@@ -277,12 +278,12 @@ func checkEnums(p *props) *sim.Reply {
 
 // checkScaling checks the count and the autoscaler's bounds.
 func checkScaling(p *props) *sim.Reply {
-	count := deref(p.Count)
+	count := ptr.Deref(p.Count, 0)
 	if count < 0 || count > 1000 {
 		return invalid("count", "%d is outside the allowed range 0 to 1000", count)
 	}
-	system := deref(p.Mode) == armcontainerservice.AgentPoolModeSystem
-	if !deref(p.EnableAutoScaling) {
+	system := ptr.Deref(p.Mode, "") == armcontainerservice.AgentPoolModeSystem
+	if !ptr.Deref(p.EnableAutoScaling, false) {
 		switch {
 		case system && count == 0:
 			return invalid("count", "a System agent pool needs at least 1 node")
@@ -316,7 +317,7 @@ func checkScaling(p *props) *sim.Reply {
 func checkPlacement(p *props) *sim.Reply {
 	seen := map[string]bool{}
 	for _, z := range p.AvailabilityZones {
-		zone := deref(z)
+		zone := ptr.Deref(z, "")
 		if zone != "1" && zone != "2" && zone != "3" {
 			return invalid("availabilityZones", "zone %q is not one of 1, 2, 3", zone)
 		}
@@ -325,23 +326,23 @@ func checkPlacement(p *props) *sim.Reply {
 		}
 		seen[zone] = true
 	}
-	if len(p.AvailabilityZones) > 0 && deref(p.Type) != armcontainerservice.AgentPoolTypeVirtualMachineScaleSets {
+	if len(p.AvailabilityZones) > 0 && ptr.Deref(p.Type, "") != armcontainerservice.AgentPoolTypeVirtualMachineScaleSets {
 		return invalid("availabilityZones", "zones need an agent pool of type VirtualMachineScaleSets")
 	}
-	if d := deref(p.OSDiskSizeGB); d != 0 && (d < 30 || d > 2048) {
+	if d := ptr.Deref(p.OSDiskSizeGB, 0); d != 0 && (d < 30 || d > 2048) {
 		return invalid("osDiskSizeGB", "%d is outside the allowed range 30 to 2048", d)
 	}
-	if m := deref(p.MaxPods); p.MaxPods != nil && (m < 10 || m > 250) {
+	if m := ptr.Deref(p.MaxPods, 0); p.MaxPods != nil && (m < 10 || m > 250) {
 		return invalid("maxPods", "%d is outside the allowed range 10 to 250", m)
 	}
-	if deref(p.ScaleSetPriority) != armcontainerservice.ScaleSetPrioritySpot {
+	if ptr.Deref(p.ScaleSetPriority, "") != armcontainerservice.ScaleSetPrioritySpot {
 		if p.ScaleSetEvictionPolicy != nil {
 			return invalid("scaleSetEvictionPolicy", "it can only be set when scaleSetPriority is Spot")
 		}
 		if p.SpotMaxPrice != nil {
 			return invalid("spotMaxPrice", "it can only be set when scaleSetPriority is Spot")
 		}
-	} else if price := deref(p.SpotMaxPrice); p.SpotMaxPrice != nil && price != -1 && price <= 0 {
+	} else if price := ptr.Deref(p.SpotMaxPrice, 0); p.SpotMaxPrice != nil && price != -1 && price <= 0 {
 		return invalid("spotMaxPrice", "%g is neither -1 nor a price above 0", price)
 	}
 	return nil
@@ -370,7 +371,7 @@ func sameSet(a, b []*string) bool {
 	set := func(l []*string) map[string]bool {
 		m := map[string]bool{}
 		for _, s := range l {
-			m[deref(s)] = true
+			m[ptr.Deref(s, "")] = true
 		}
 		return m
 	}

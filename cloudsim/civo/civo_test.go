@@ -12,6 +12,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/civo"
+	"github.com/kpool/kpool/cloudsim/internal/simtest"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -64,6 +65,14 @@ func (e *env) do(method, target, auth, body string) answer {
 	rec := httptest.NewRecorder()
 	e.emu.ServeHTTP(rec, req)
 	return answer{rec.Code, rec.Header(), rec.Body.Bytes()}
+}
+
+// tryDo sends a request with the key and returns its status; 0 for a
+// connection the emulator dropped (a recorder cannot be hijacked: the
+// engine panics).
+func (e *env) tryDo(method, target, body string) (status int) {
+	defer func() { _ = recover() }()
+	return e.do(method, target, key, body).status
 }
 
 func (e *env) pool(id string) civo.Pool {
@@ -244,25 +253,13 @@ func TestFaults(t *testing.T) {
 	e.emu.SetFaultRate(0)
 	// A failed create: half its nodes come up, the rest are ERROR until
 	// they heal (or a PUT of the count rebuilds them).
-	for i := 0; ; i++ {
-		if i == 200 {
-			t.Fatal("no create failed")
-		}
-		e.emu.SetFaultRate(0.5)
-		var a answer
-		func() {
-			defer func() { _ = recover() }()
-			a = e.do("POST", pools, key, create)
-		}()
-		e.emu.SetFaultRate(0)
-		c := e.emu.Calls()
-		if a.status == 200 && c[len(c)-1].Fault == sim.FaultFail {
-			break
-		}
-		if a.status == 200 {
+	if !simtest.FailOperation(e.emu, 0.5, 200, func(int) bool { return e.tryDo("POST", pools, create) == 200 }, func(_ int, accepted bool) {
+		if accepted {
 			e.do("DELETE", pools+"/web?region=LON1", key, "")
 			e.clock.Advance(time.Hour)
 		}
+	}) {
+		t.Fatal("no create failed")
 	}
 	e.clock.Advance(55 * time.Second) // 30 s + 2 × 10 s
 	if s := statuses(e.pool("web")); s != "ACTIVE,ERROR" {
@@ -321,26 +318,15 @@ func TestFailedScaleDown(t *testing.T) {
 			e := newEnv(t)
 			e.do("POST", pools, key, create)
 			e.clock.Advance(time.Hour)
-			for i := 0; ; i++ {
-				if i == 200 {
-					t.Fatal("no scale down failed")
-				}
-				e.emu.SetFaultRate(0.5)
-				var a answer
-				func() {
-					defer func() { _ = recover() }()
-					a = e.do("PUT", pools+"/web", key, `{"count":1,"region":"LON1"}`)
-				}()
-				e.emu.SetFaultRate(0)
-				c := e.emu.Calls()
-				if a.status == 200 && c[len(c)-1].Fault == sim.FaultFail {
-					break
-				}
-				if a.status == 200 {
-					e.clock.Advance(time.Hour)
-					e.do("PUT", pools+"/web", key, `{"count":2,"region":"LON1"}`)
-					e.clock.Advance(time.Hour)
-				}
+			if !simtest.FailOperation(e.emu, 0.5, 200, func(int) bool { return e.tryDo("PUT", pools+"/web", `{"count":1,"region":"LON1"}`) == 200 },
+				func(_ int, accepted bool) {
+					if accepted {
+						e.clock.Advance(time.Hour)
+						e.do("PUT", pools+"/web", key, `{"count":2,"region":"LON1"}`)
+						e.clock.Advance(time.Hour)
+					}
+				}) {
+				t.Fatal("no scale down failed")
 			}
 			e.clock.Advance(45 * time.Second) // 30 s + 10 s
 			if s := statuses(e.pool("web")); s != "ACTIVE,ERROR" {

@@ -3,26 +3,33 @@ package civo
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/internal/demo"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
-// The demo cluster Demo holds, and the API key it accepts.
+// The demo cluster Demo holds.
 const (
 	DemoClusterID   = "5b0c8a2e-6d1f-4c3a-9e7b-2f4d6a8c0e13"
 	DemoClusterName = "demo-civo"
 	DemoRegion      = "LON1"
 	DemoVersion     = "1.30.5-k3s1"
-	DemoPool        = "default"
-	DemoSize        = "g4s.kube.medium"
-	// DemoAPIKey is no secret: it opens the emulator only.
-	DemoAPIKey = "kpool-cloudsim-civo-demo-api-key"
 )
+
+// Its pool, of one node of DemoSize.
+const (
+	DemoPool = "default"
+	DemoSize = "g4s.kube.medium"
+)
+
+// DemoAPIKey is the API key Demo's emulator accepts. It is no secret: it
+// opens the emulator only.
+const DemoAPIKey = "kpool-cloudsim-civo-demo-api-key"
 
 // Demo returns an emulator on an engine with options o that holds the
 // demo cluster and its pool "default" of one g4s.kube.medium node (already
@@ -42,26 +49,21 @@ func Demo(o sim.Options) (*Server, error) {
 	return s, nil
 }
 
-// clusterView is what Clusters and Describe need of a cluster.
-type clusterView struct {
-	Cluster
-	pools []string
-}
-
-func (s *Server) views() []clusterView {
-	var out []clusterView
-	s.Do(func(now time.Time) {
+// views are the clusters for Clusters and Describe, with their pools' ids,
+// by name and id.
+func (s *Server) views() map[Cluster][]string {
+	out := map[Cluster][]string{}
+	s.Do(func(time.Time) {
 		for _, c := range s.clusters {
-			v := clusterView{Cluster: c.Cluster}
-			for id := range c.pools {
-				v.pools = append(v.pools, id)
-			}
-			sort.Strings(v.pools)
-			out = append(out, v)
+			out[c.Cluster] = slices.Sorted(maps.Keys(c.pools))
 		}
 	})
-	slices.SortFunc(out, func(a, b clusterView) int { return strings.Compare(a.Name+"/"+a.ID, b.Name+"/"+b.ID) })
 	return out
+}
+
+// sortedClusters are the clusters of views, by name and id.
+func sortedClusters(views map[Cluster][]string) []Cluster {
+	return slices.SortedFunc(maps.Keys(views), func(a, b Cluster) int { return strings.Compare(a.Name+"/"+a.ID, b.Name+"/"+b.ID) })
 }
 
 // Identity returns Civo and the demo API key, which Demo's emulator takes.
@@ -71,11 +73,9 @@ func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformCiv
 // emulator is served at endpoint (only Name and Spec set).
 func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 	var out []kpool.Cluster
-	for _, c := range s.views() {
-		out = append(out, kpool.Cluster{Name: c.Name, Spec: kpool.ClusterSpec{
-			Endpoint: endpoint,
-			Platform: kpool.ClusterPlatform{Type: kpool.PlatformCivo, Civo: &kpool.CivoCluster{Region: c.Region, ClusterID: c.ID}},
-		}})
+	for _, c := range sortedClusters(s.views()) {
+		civo := &kpool.CivoCluster{Region: c.Region, ClusterID: c.ID}
+		out = append(out, demo.Cluster(c.Name, endpoint, kpool.ClusterPlatform{Type: kpool.PlatformCivo, Civo: civo}))
 	}
 	return out
 }
@@ -91,12 +91,9 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		}
 	}
 	fmt.Fprintf(w, "  auth:      %s (CIVO_TOKEN for kpool's driver)\n  api:       Civo v2 Kubernetes pools (%s/v2/kubernetes/clusters/{id}/pools)\n", auth, endpoint)
-	for _, c := range s.views() {
-		pools := strings.Join(c.pools, ", ")
-		if pools == "" {
-			pools = "none"
-		}
-		fmt.Fprintf(w, "  Civo cluster %s (id %s, region %s, Kubernetes %s, pools: %s):\n", c.Name, c.ID, c.Region, c.Version, pools)
+	views := s.views()
+	for _, c := range sortedClusters(views) {
+		fmt.Fprintf(w, "  Civo cluster %s (id %s, region %s, Kubernetes %s, pools: %s):\n", c.Name, c.ID, c.Region, c.Version, demo.List(views[c]))
 		fmt.Fprintf(w, "    pools:          %s/v2/kubernetes/clusters/%s/pools?region=%s\n", endpoint, c.ID, c.Region)
 	}
 }

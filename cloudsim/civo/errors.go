@@ -1,7 +1,6 @@
 package civo
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -39,25 +38,35 @@ type apiError struct {
 
 // failf answers status with Civo's error body.
 func failf(status int, code, format string, args ...any) *sim.Reply {
-	rep := sim.NewReply(status)
-	rep.Body, _ = json.Marshal(apiError{Code: code, Reason: fmt.Sprintf(format, args...)})
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
+	return sim.JSON(status, "application/json", apiError{Code: code, Reason: fmt.Sprintf(format, args...)})
 }
 
 // jsonReply answers v as JSON with status 200.
-func jsonReply(v any) *sim.Reply {
-	rep := sim.NewReply(http.StatusOK)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return failf(http.StatusInternalServerError, codeInternal, "encoding the response: %v", err)
-	}
-	rep.Body = b
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
-}
+func jsonReply(v any) *sim.Reply { return sim.JSON(http.StatusOK, "application/json", v) }
 
 // success is civogo's SimpleResponse of a write that worked.
 func success(id string) *sim.Reply {
 	return jsonReply(map[string]string{"id": id, "result": "success"})
+}
+
+// codec words the engine's answers in Civo's error body.
+type codec struct{}
+
+func (codec) Throttled(*sim.Request, int) *sim.Reply {
+	return failf(http.StatusTooManyRequests, codeRateLimit, "Too many requests, please slow down")
+}
+
+func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return failf(http.StatusRequestEntityTooLarge, codeParameterInvalid, "The request body is larger than %d bytes", sim.MaxBody)
+}
+
+func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return failf(http.StatusBadRequest, codeParameterInvalid, "The request body could not be read: %v", err)
+}
+
+func (codec) Fault(_ *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
+		return failf(http.StatusServiceUnavailable, codeUnavailable, "Service temporarily unavailable (fault injected by kpool cloudsim)")
+	}
+	return failf(http.StatusInternalServerError, codeInternal, "Internal server error (fault injected by kpool cloudsim)")
 }

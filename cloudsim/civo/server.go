@@ -26,11 +26,8 @@
 package civo
 
 import (
-	"errors"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -39,8 +36,7 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// Engine are the engine's options: clock, operation and node times,
-	// latency, rate limit, faults, call log.
+	// Engine are the engine's options (sim.Options).
 	Engine sim.Options
 	// Keys are the API keys accepted. None: any non-empty key.
 	Keys []string
@@ -59,7 +55,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: slices.Clone(o.Keys), clusters: map[string]*cluster{}}
-	s.Engine = sim.New(o.Engine, s.serve)
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -88,114 +84,101 @@ func (s *Server) AddCluster(c Cluster) {
 	})
 }
 
-// serve answers one request: the API key first, then the rate limit, the
-// body, an injected fault, and the route.
-func (s *Server) serve(req *sim.Request) *sim.Reply {
-	s.heal(req.Now)
-	if rep := s.authenticate(req); rep != nil {
-		return rep
-	}
-	if ok, secs := req.Throttle(); !ok {
-		rep := failf(http.StatusTooManyRequests, codeRateLimit, "Too many requests, please slow down")
-		rep.Header.Set("Retry-After", strconv.Itoa(secs))
-		return rep
-	}
-	if errors.Is(req.BodyErr, sim.ErrBodyTooLarge) {
-		return failf(http.StatusRequestEntityTooLarge, codeParameterInvalid, "The request body is larger than %d bytes", sim.MaxBody)
-	}
-	if req.BodyErr != nil {
-		return failf(http.StatusBadRequest, codeParameterInvalid, "The request body could not be read: %v", req.BodyErr)
-	}
-	switch req.Fault() {
-	case sim.Fault500:
-		return failf(http.StatusInternalServerError, codeInternal, "Internal server error (fault injected by kpool cloudsim)")
-	case sim.Fault503:
-		rep := failf(http.StatusServiceUnavailable, codeUnavailable, "Service temporarily unavailable (fault injected by kpool cloudsim)")
-		rep.Header.Set("Retry-After", "1")
-		return rep
-	case sim.FaultDrop:
-		return sim.Drop()
-	}
-	return s.route(req)
-}
-
 // authenticate checks the bearer API key, as Civo's API does before
 // anything else: 401 with Civo's error body when it is missing or unknown.
 func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	h := req.HTTP.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(h, " ")
 	key = strings.TrimSpace(key)
-	if !ok || !strings.EqualFold(scheme, "bearer") || key == "" {
-		rep := failf(http.StatusUnauthorized, codeAuthentication, "Authentication with the API key provided failed: no API key was sent (Authorization: bearer <key>)")
-		rep.Header.Set("WWW-Authenticate", `Bearer realm="api.civo.com"`)
-		return rep
+	why := "Authentication with the API key provided failed"
+	switch {
+	case !ok || !strings.EqualFold(scheme, "bearer") || key == "":
+		why += ": no API key was sent (Authorization: bearer <key>)"
+	case len(s.keys) > 0 && !slices.Contains(s.keys, key):
+	default:
+		return nil
 	}
-	if len(s.keys) > 0 && !slices.Contains(s.keys, key) {
-		rep := failf(http.StatusUnauthorized, codeAuthentication, "Authentication with the API key provided failed")
-		rep.Header.Set("WWW-Authenticate", `Bearer realm="api.civo.com"`)
-		return rep
-	}
-	return nil
+	rep := failf(http.StatusUnauthorized, codeAuthentication, "%s", why)
+	rep.Header.Set("WWW-Authenticate", `Bearer realm="api.civo.com"`)
+	return rep
 }
 
-// route dispatches on the path of the v2 pools API.
-func (s *Server) route(req *sim.Request) *sim.Reply {
-	path := req.HTTP.URL.EscapedPath()
-	seg := strings.Split(strings.Trim(path, "/"), "/")
-	for i := range seg {
-		if u, err := url.PathUnescape(seg[i]); err == nil {
-			seg[i] = u
+// call is a request to the pools API with what its route needs: the
+// cluster it names (in the request's region), the pool id of the path,
+// and the body of a POST or PUT.
+type call struct {
+	*sim.Request
+	cluster *cluster
+	pool    string
+	body    *poolRequest
+}
+
+// protocol is Civo's: the API key, then the rate limit, the body, faults,
+// and the v2 pools API. Civo reads the region (and the body) and finds the
+// cluster before it looks at the method: a method a path does not take is
+// 405 only then.
+func (s *Server) protocol() sim.Protocol {
+	rt := sim.NewRouter(notEmulated, notAllowed)
+	const pools = "/v2/kubernetes/clusters/{cluster}/pools"
+	for pattern, h := range map[string]func(*call) *sim.Reply{
+		"GET " + pools:                s.listPools,
+		"POST " + pools:               s.createPool,
+		pools:                         refuse,
+		"GET " + pools + "/{pool}":    s.getPool,
+		"PUT " + pools + "/{pool}":    s.updatePool,
+		"DELETE " + pools + "/{pool}": s.deletePool,
+		pools + "/{pool}":             refuse,
+	} {
+		rt.Handle(pattern, s.scoped(h))
+	}
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
+}
+
+// scoped reads what every route of the API needs, as Civo does first:
+// the region (the query's for GET and DELETE, the body's for POST and PUT)
+// and the cluster, which another region does not know.
+func (s *Server) scoped(h func(*call) *sim.Reply) sim.Handler {
+	return func(req *sim.Request) *sim.Reply {
+		cl := &call{Request: req, pool: req.HTTP.PathValue("pool")}
+		var region string
+		switch req.HTTP.Method {
+		case http.MethodGet, http.MethodDelete:
+			region = req.HTTP.URL.Query().Get("region")
+		case http.MethodPost, http.MethodPut:
+			in, rep := decode(req)
+			if rep != nil {
+				return rep
+			}
+			cl.body, region = in, in.Region
+		default:
+			return notAllowed(req)
 		}
-	}
-	m := req.HTTP.Method
-	if len(seg) < 5 || seg[0] != "v2" || seg[1] != "kubernetes" || seg[2] != "clusters" || seg[4] != "pools" || len(seg) > 6 {
-		return failf(http.StatusNotFound, codeNotFound, "kpool cloudsim does not emulate %s %s", m, path)
-	}
-	var region string
-	var body *poolRequest
-	switch m {
-	case http.MethodGet, http.MethodDelete:
-		region = req.HTTP.URL.Query().Get("region")
-	case http.MethodPost, http.MethodPut:
-		in, rep := decode(req)
-		if rep != nil {
-			return rep
+		if region == "" {
+			return failf(http.StatusBadRequest, codeRegionMissing, "A region is required (query parameter region for GET and DELETE, region in the body for POST and PUT)")
 		}
-		body, region = in, in.Region
-	default:
-		return failf(http.StatusMethodNotAllowed, codeNotFound, "method %s is not allowed on %s", m, path)
-	}
-	if region == "" {
-		return failf(http.StatusBadRequest, codeRegionMissing, "A region is required (query parameter region for GET and DELETE, region in the body for POST and PUT)")
-	}
-	c, ok := s.clusters[seg[3]]
-	if !ok || !strings.EqualFold(c.Region, region) {
-		// A cluster lives in one region: another region does not know it.
-		return failf(http.StatusNotFound, codeClusterNotFound, "The requested Kubernetes cluster %s could not be found in region %s", seg[3], strings.ToUpper(region))
-	}
-	if len(seg) == 5 {
-		switch m {
-		case http.MethodGet:
-			return s.listPools(req, c)
-		case http.MethodPost:
-			return s.createPool(req, c, body)
+		id := req.HTTP.PathValue("cluster")
+		c, ok := s.clusters[id]
+		if !ok || !strings.EqualFold(c.Region, region) {
+			return failf(http.StatusNotFound, codeClusterNotFound, "The requested Kubernetes cluster %s could not be found in region %s", id, strings.ToUpper(region))
 		}
-		return failf(http.StatusMethodNotAllowed, codeNotFound, "method %s is not allowed on %s", m, path)
+		cl.cluster = c
+		return h(cl)
 	}
-	id := seg[5]
-	switch m {
-	case http.MethodGet:
-		return s.getPool(req, c, id)
-	case http.MethodPut:
-		return s.updatePool(req, c, id, body)
-	case http.MethodDelete:
-		return s.deletePool(req, c, id)
-	}
-	return failf(http.StatusMethodNotAllowed, codeNotFound, "method %s is not allowed on %s", m, path)
+}
+
+// refuse answers a method a path does not take.
+func refuse(c *call) *sim.Reply { return notAllowed(c.Request) }
+
+func notAllowed(req *sim.Request) *sim.Reply {
+	return failf(http.StatusMethodNotAllowed, codeNotFound, "method %s is not allowed on %s", req.HTTP.Method, req.HTTP.URL.EscapedPath())
+}
+
+func notEmulated(req *sim.Request) *sim.Reply {
+	return failf(http.StatusNotFound, codeNotFound, "kpool cloudsim does not emulate %s %s", req.HTTP.Method, req.HTTP.URL.EscapedPath())
 }
 
 // heal brings pools whose failed operation has had its time back to
-// health (called under the engine's lock before each request).
+// health (the protocol's Tick: before each request).
 func (s *Server) heal(now time.Time) {
 	for _, c := range s.clusters {
 		for _, p := range c.pools {

@@ -3,6 +3,8 @@ package eks
 import (
 	"fmt"
 	"time"
+
+	"k8s.io/utils/ptr"
 )
 
 // NodegroupState is a node group as DescribeNodegroup returns it now, plus
@@ -21,12 +23,8 @@ type NodegroupState struct {
 // false if there is none.
 func (s *Server) NodegroupOf(region, clusterName, name string) (st NodegroupState, found bool) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterKey(region, clusterName)]
-		if !ok {
-			return
-		}
-		g, ok := c.nodegroups[name]
-		if !ok {
+		g, err := s.nodegroupOf(region, clusterName, name)
+		if err != nil {
 			return
 		}
 		g.heal(now)
@@ -42,14 +40,8 @@ func (s *Server) NodegroupOf(region, clusterName, name string) (st NodegroupStat
 // the console would: fn may change anything of it, its status included.
 func (s *Server) Mutate(region, clusterName, name string, fn func(*Nodegroup)) (err error) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterKey(region, clusterName)]
-		if !ok {
-			err = fmt.Errorf("eks: no cluster %s in %s", clusterName, region)
-			return
-		}
-		g, ok := c.nodegroups[name]
-		if !ok {
-			err = fmt.Errorf("eks: no node group %s in cluster %s", name, clusterName)
+		var g *nodegroup
+		if g, err = s.nodegroupOf(region, clusterName, name); err != nil {
 			return
 		}
 		v := g.view()
@@ -57,8 +49,21 @@ func (s *Server) Mutate(region, clusterName, name string, fn func(*Nodegroup)) (
 		g.ng = v
 		g.ng.ModifiedAt = epoch(now)
 		if g.op == nil {
-			g.ready = int(deref(v.ScalingConfig.DesiredSize))
+			g.ready = int(ptr.Deref(v.ScalingConfig.DesiredSize, 0))
 		}
 	})
 	return err
+}
+
+// nodegroupOf finds a node group for the emulator's own methods, under the
+// engine's lock (Do).
+func (s *Server) nodegroupOf(region, clusterName, name string) (*nodegroup, error) {
+	c, ok := s.clusters[clusterKey(region, clusterName)]
+	if !ok {
+		return nil, fmt.Errorf("eks: no cluster %s in %s", clusterName, region)
+	}
+	if g, ok := c.nodegroups[name]; ok {
+		return g, nil
+	}
+	return nil, fmt.Errorf("eks: no node group %s in cluster %s", name, clusterName)
 }

@@ -11,18 +11,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/internal/demo"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
-// The demo cluster Demo holds, and the access key it accepts.
+// The demo cluster Demo holds, and the role its nodes take.
 const (
-	DemoCluster   = "demo-eks"
-	DemoRegion    = "us-west-2"
-	DemoAccount   = "111122223333"
-	DemoVersion   = "1.31"
-	DemoNodeRole  = "arn:aws:iam::" + DemoAccount + ":role/kpool-demo-nodes"
+	DemoCluster  = "demo-eks"
+	DemoRegion   = "us-west-2"
+	DemoAccount  = "111122223333"
+	DemoVersion  = "1.31"
+	DemoNodeRole = "arn:aws:iam::" + DemoAccount + ":role/kpool-demo-nodes"
+)
+
+// The access key Demo's emulator accepts. DemoSecretKey is no secret: it
+// signs requests to the emulator only.
+const (
 	DemoAccessKey = "AKIAKPOOLCLOUDSIM001"
-	// DemoSecretKey is no secret: it signs requests to the emulator only.
 	DemoSecretKey = "kpool-cloudsim-demo-secret-access-key"
 )
 
@@ -72,12 +77,9 @@ func (s *Server) views() []clusterView {
 func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 	var out []kpool.Cluster
 	for _, c := range s.views() {
-		out = append(out, kpool.Cluster{Name: c.name, Spec: kpool.ClusterSpec{
-			Endpoint: endpoint,
-			Platform: kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: &kpool.AWSCluster{
-				Region: c.region, ClusterName: c.name, Subnets: c.subnets,
-				NodeRoleARN: "arn:aws:iam::" + c.account + ":role/kpool-demo-nodes"}},
-		}})
+		aws := &kpool.AWSCluster{Region: c.region, ClusterName: c.name, Subnets: c.subnets,
+			NodeRoleARN: "arn:aws:iam::" + c.account + ":role/kpool-demo-nodes"}
+		out = append(out, demo.Cluster(c.name, endpoint, kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: aws}))
 	}
 	return out
 }
@@ -94,11 +96,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 	}
 	fmt.Fprintf(w, "  auth:      %s\n  api:       EKS REST-JSON (aws-sdk-go-v2/service/eks, BaseEndpoint %s)\n", auth, endpoint)
 	for _, c := range s.views() {
-		ngs := strings.Join(c.nodegroups, ", ")
-		if ngs == "" {
-			ngs = "none"
-		}
-		fmt.Fprintf(w, "  EKS cluster %s (%s, account %s, Kubernetes %s, node groups: %s):\n", c.name, c.region, c.account, c.version, ngs)
+		fmt.Fprintf(w, "  EKS cluster %s (%s, account %s, Kubernetes %s, node groups: %s):\n", c.name, c.region, c.account, c.version, demo.List(c.nodegroups))
 		for _, z := range kpool.SortedKeys(c.subnets) {
 			fmt.Fprintf(w, "    subnet %s: %s\n", z, c.subnets[z])
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/kpool/kpool/cloudsim/eks"
+	"github.com/kpool/kpool/cloudsim/internal/simtest"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -317,27 +318,17 @@ func TestDegradedHeals(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(time.Hour)
-	var degraded bool
-	for i := 0; i < 100 && !degraded; i++ {
-		e.emu.SetFaultRate(0.5)
+	degraded := simtest.FailOperation(e.emu, 0.5, 100, func(i int) bool {
 		_, err := e.client.UpdateNodegroupConfig(ctx, &awseks.UpdateNodegroupConfigInput{ClusterName: aws.String(eks.DemoCluster), NodegroupName: aws.String("web"),
 			ScalingConfig: &types.NodegroupScalingConfig{MinSize: aws.Int32(1), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(int32(1 + (i+1)%3))}})
-		e.emu.SetFaultRate(0)
-		calls := e.emu.Calls()
-		failing := err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		e.clock.Advance(55 * time.Second) // the operation ends (30s + 10s a node, at most two), its healing has not
-		if failing {
-			st, _ := e.emu.NodegroupOf(eks.DemoRegion, eks.DemoCluster, "web")
-			if st.Status != "DEGRADED" || len(st.Health.Issues) != 1 {
-				t.Fatalf("after a failed scale: %s, issues %+v", st.Status, st.Health.Issues)
-			}
-			degraded = true
-		} else {
-			e.clock.Advance(time.Hour)
-		}
-	}
+		return err == nil
+	}, func(int, bool) { e.clock.Advance(55*time.Second + time.Hour) })
 	if !degraded {
 		t.Fatal("no scale failed in 100 tries")
+	}
+	e.clock.Advance(55 * time.Second) // the operation ends (30s + 10s a node, at most two), its healing has not
+	if st, _ := e.emu.NodegroupOf(eks.DemoRegion, eks.DemoCluster, "web"); st.Status != "DEGRADED" || len(st.Health.Issues) != 1 {
+		t.Fatalf("after a failed scale: %s, issues %+v", st.Status, st.Health.Issues)
 	}
 	e.clock.Advance(10 * time.Minute)
 	out, err := e.client.DescribeNodegroup(ctx, &awseks.DescribeNodegroupInput{ClusterName: aws.String(eks.DemoCluster), NodegroupName: aws.String("web")})

@@ -1,45 +1,41 @@
 package eks
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
-// The error shapes of the EKS service model (com.amazonaws.eks, as
-// aws-sdk-go-v2/service/eks v1.105 carries them): name and HTTP status.
-// The SDK finds the shape from the X-Amzn-ErrorType header, as AWS's
-// REST-JSON services send it, and reads message and the members below
-// from the body.
-const (
-	errNotFound           = "ResourceNotFoundException"   // 404
-	errInUse              = "ResourceInUseException"      // 409
-	errInvalidParameter   = "InvalidParameterException"   // 400
-	errInvalidRequest     = "InvalidRequestException"     // 400
-	errThrottling         = "ThrottlingException"         // 429
-	errServer             = "ServerException"             // 500
-	errUnavailable        = "ServiceUnavailableException" // 503
-	errAccessDenied       = "AccessDeniedException"       // 403
-	errBadRequest         = "BadRequestException"         // 400, the tagging operations'
-	errTagNotFound        = "NotFoundException"           // 404, the tagging operations'
-	errResourceLimit      = "ResourceLimitExceededException"
-	errMissingToken       = "MissingAuthenticationTokenException" // 403, AWS's front door, not in the EKS model
-	errIncompleteSig      = "IncompleteSignatureException"        // 403
-	errInvalidSignature   = "InvalidSignatureException"           // 403
-	errUnrecognizedClient = "UnrecognizedClientException"         // 403
-	errSerialization      = "SerializationException"              // 400
-)
-
-var statusOf = map[string]int{
-	errNotFound: http.StatusNotFound, errInUse: http.StatusConflict, errInvalidParameter: http.StatusBadRequest,
-	errInvalidRequest: http.StatusBadRequest, errThrottling: http.StatusTooManyRequests, errServer: http.StatusInternalServerError,
-	errUnavailable: http.StatusServiceUnavailable, errAccessDenied: http.StatusForbidden, errBadRequest: http.StatusBadRequest,
-	errTagNotFound: http.StatusNotFound, errResourceLimit: http.StatusBadRequest, errMissingToken: http.StatusForbidden,
-	errIncompleteSig: http.StatusForbidden, errInvalidSignature: http.StatusForbidden, errUnrecognizedClient: http.StatusForbidden,
-	errSerialization: http.StatusBadRequest,
+// errorShape is an error shape of the EKS service model (com.amazonaws.eks,
+// as aws-sdk-go-v2/service/eks v1.105 carries them): its name, which the
+// SDK finds in the X-Amzn-ErrorType header as AWS's REST-JSON services
+// send it, and its HTTP status. The SDK reads message and the members of
+// apiError from the body.
+type errorShape struct {
+	name   string
+	status int
 }
+
+var (
+	errNotFound         = errorShape{"ResourceNotFoundException", http.StatusNotFound}
+	errInUse            = errorShape{"ResourceInUseException", http.StatusConflict}
+	errInvalidParameter = errorShape{"InvalidParameterException", http.StatusBadRequest}
+	errInvalidRequest   = errorShape{"InvalidRequestException", http.StatusBadRequest}
+	errResourceLimit    = errorShape{"ResourceLimitExceededException", http.StatusBadRequest}
+	errThrottling       = errorShape{"ThrottlingException", http.StatusTooManyRequests}
+	errServer           = errorShape{"ServerException", http.StatusInternalServerError}
+	errUnavailable      = errorShape{"ServiceUnavailableException", http.StatusServiceUnavailable}
+	// The tagging operations' own.
+	errBadRequest    = errorShape{"BadRequestException", http.StatusBadRequest}
+	errTagNotFound   = errorShape{"NotFoundException", http.StatusNotFound}
+	errSerialization = errorShape{"SerializationException", http.StatusBadRequest}
+	// AWS's front door's, not in the EKS model.
+	errMissingToken       = errorShape{"MissingAuthenticationTokenException", http.StatusForbidden}
+	errIncompleteSig      = errorShape{"IncompleteSignatureException", http.StatusForbidden}
+	errInvalidSignature   = errorShape{"InvalidSignatureException", http.StatusForbidden}
+	errUnrecognizedClient = errorShape{"UnrecognizedClientException", http.StatusForbidden}
+)
 
 // apiError is an EKS error body: the message, and the resource names the
 // exception shapes carry (clusterName, nodegroupName).
@@ -50,20 +46,14 @@ type apiError struct {
 }
 
 // fail answers the error shape code with its model's status.
-func fail(code string, e apiError) *sim.Reply {
-	status, ok := statusOf[code]
-	if !ok {
-		status = http.StatusBadRequest
-	}
-	rep := sim.NewReply(status)
-	rep.Body, _ = json.Marshal(e)
-	rep.Header.Set("Content-Type", "application/json")
-	rep.Header.Set("X-Amzn-ErrorType", code+":http://internal.amazon.com/coral/com.amazonaws.eks/")
+func fail(code errorShape, e apiError) *sim.Reply {
+	rep := sim.JSON(code.status, "application/json", e)
+	rep.Header.Set("X-Amzn-ErrorType", code.name+":http://internal.amazon.com/coral/com.amazonaws.eks/")
 	return rep
 }
 
 // failf answers code with a formatted message.
-func failf(code, format string, args ...any) *sim.Reply {
+func failf(code errorShape, format string, args ...any) *sim.Reply {
 	return fail(code, apiError{Message: fmt.Sprintf(format, args...)})
 }
 
@@ -77,17 +67,28 @@ func invalid(c *cluster, ng, format string, args ...any) *sim.Reply {
 }
 
 // jsonReply answers v as JSON with status 200.
-func jsonReply(v any) *sim.Reply {
-	rep := sim.NewReply(http.StatusOK)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return failf(errServer, "encoding the response: %v", err)
-	}
-	rep.Body = b
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
-}
+func jsonReply(v any) *sim.Reply { return sim.JSON(http.StatusOK, "application/json", v) }
 
 func ngNotFound(c *cluster, name string) *sim.Reply {
 	return fail(errNotFound, apiError{Message: "No node group found for name: " + name + ".", ClusterName: c.name, NodegroupName: name})
+}
+
+// codec words the engine's answers in EKS's error shapes.
+type codec struct{}
+
+func (codec) Throttled(*sim.Request, int) *sim.Reply { return failf(errThrottling, "Rate exceeded") }
+
+func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return failf(errSerialization, "The request body is larger than %d bytes.", sim.MaxBody)
+}
+
+func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return failf(errSerialization, "The request body could not be read: %v", err)
+}
+
+func (codec) Fault(_ *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
+		return failf(errUnavailable, "Service is unavailable, please retry (fault injected by kpool cloudsim).")
+	}
+	return failf(errServer, "An internal error occurred (fault injected by kpool cloudsim).")
 }

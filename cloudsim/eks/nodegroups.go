@@ -1,16 +1,15 @@
 package eks
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kpool/kpool/cloudsim/sim"
+	"k8s.io/utils/ptr"
 )
 
 // Node group statuses (NodegroupStatus) and update statuses (UpdateStatus)
@@ -134,9 +133,9 @@ type nodegroup struct {
 // heal makes a DEGRADED node group whose launches have caught up ACTIVE
 // again, at full size.
 func (g *nodegroup) heal(now time.Time) {
-	if g.op == nil && g.ng.Status == statusDegraded && !g.healAt.IsZero() && !now.Before(g.healAt) {
+	if g.op == nil && g.ng.Status == statusDegraded && sim.Due(g.healAt, now) {
 		g.ng.Status, g.ng.Health.Issues, g.healAt = statusActive, nil, time.Time{}
-		g.ready = int(deref(g.ng.ScalingConfig.DesiredSize))
+		g.ready = int(ptr.Deref(g.ng.ScalingConfig.DesiredSize, 0))
 	}
 }
 
@@ -190,46 +189,45 @@ func (g *nodegroup) readyAt(t time.Time) int {
 
 // listNodegroups answers a page of names; nextToken is opaque to
 // clients (here, the last name, encoded).
-func (s *Server) listNodegroups(req *sim.Request, c *cluster) *sim.Reply {
-	q := req.HTTP.URL.Query()
-	size := s.pageSize
-	if v := q.Get("maxResults"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			return invalid(c, "", "maxResults must be between 1 and 100.")
-		}
-		size = n
+func (s *Server) listNodegroups(req *call) *sim.Reply {
+	c, q := req.cluster, req.HTTP.URL.Query()
+	size, ok := sim.PageSize(q.Get("maxResults"), s.pageSize, 100)
+	if !ok {
+		return invalid(c, "", "maxResults must be between 1 and 100.")
 	}
-	after := ""
-	if tok := q.Get("nextToken"); tok != "" {
-		b, err := base64.RawURLEncoding.DecodeString(tok)
-		if err != nil {
-			return invalid(c, "", "The nextToken provided is invalid.")
-		}
-		after = string(b)
+	page, next, err := sim.Page(c.sortedNodegroups(), (*nodegroup).key, q.Get("nextToken"), size)
+	if err != nil {
+		return invalid(c, "", "The nextToken provided is invalid.")
 	}
 	out := struct {
 		Nodegroups []string `json:"nodegroups"`
 		NextToken  *string  `json:"nextToken,omitempty"`
 	}{Nodegroups: []string{}}
-	for _, g := range c.sortedNodegroups() {
-		if after != "" && g.name <= after {
-			continue
-		}
-		if len(out.Nodegroups) == size {
-			tok := base64.RawURLEncoding.EncodeToString([]byte(out.Nodegroups[len(out.Nodegroups)-1]))
-			out.NextToken = &tok
-			break
-		}
+	for _, g := range page {
 		out.Nodegroups = append(out.Nodegroups, g.name)
+	}
+	if next != "" {
+		out.NextToken = &next
 	}
 	return jsonReply(out)
 }
 
-func (s *Server) describeNodegroup(req *sim.Request, c *cluster, name string) *sim.Reply {
-	g, ok := c.nodegroups[name]
-	if !ok {
-		return ngNotFound(c, name)
+// key is what the list is sorted and paged by: the name.
+func (g *nodegroup) key() string { return g.name }
+
+// nodegroup finds the node group the path names.
+func (c *call) nodegroup() (*nodegroup, *sim.Reply) {
+	name := c.HTTP.PathValue("nodegroup")
+	if g, ok := c.cluster.nodegroups[name]; ok {
+		return g, nil
+	}
+	return nil, ngNotFound(c.cluster, name)
+}
+
+func (s *Server) describeNodegroup(req *call) *sim.Reply {
+	g, rep := req.nodegroup()
+	if rep != nil {
+		return rep
 	}
 	return jsonReply(map[string]any{"nodegroup": g.view()})
 }
@@ -255,7 +253,7 @@ type createRequest struct {
 	ReleaseVersion     *string           `json:"releaseVersion"`
 }
 
-func decode(req *sim.Request, v any) *sim.Reply {
+func decode(req *call, v any) *sim.Reply {
 	if len(strings.TrimSpace(string(req.Body))) == 0 {
 		return failf(errSerialization, "The request body is empty.")
 	}
@@ -265,14 +263,15 @@ func decode(req *sim.Request, v any) *sim.Reply {
 	return nil
 }
 
-func (s *Server) createNodegroup(req *sim.Request, c *cluster) *sim.Reply {
+func (s *Server) createNodegroup(req *call) *sim.Reply {
+	c := req.cluster
 	var in createRequest
 	if rep := decode(req, &in); rep != nil {
 		return rep
 	}
-	name := deref(in.NodegroupName)
+	name := ptr.Deref(in.NodegroupName, "")
 	if g, ok := c.nodegroups[name]; ok {
-		if tok := deref(in.ClientRequestToken); tok != "" && tok == g.token {
+		if tok := ptr.Deref(in.ClientRequestToken, ""); tok != "" && tok == g.token {
 			return jsonReply(map[string]any{"nodegroup": g.view()}) // a retry of the same create
 		}
 		return fail(errInUse, apiError{Message: "NodeGroup already exists with name " + name + " and cluster name " + c.name,
@@ -283,7 +282,7 @@ func (s *Server) createNodegroup(req *sim.Request, c *cluster) *sim.Reply {
 		return rep
 	}
 	ng.CreatedAt, ng.ModifiedAt = epoch(req.Now), epoch(req.Now)
-	g := &nodegroup{cluster: c, name: name, ng: *ng, token: deref(in.ClientRequestToken)}
+	g := &nodegroup{cluster: c, name: name, ng: *ng, token: ptr.Deref(in.ClientRequestToken, "")}
 	c.nodegroups[name] = g
 	o := req.Start(statusCreating, 0, int(*ng.ScalingConfig.DesiredSize), 0)
 	s.begin(o, g, nil)
@@ -328,7 +327,7 @@ func finish(o *sim.Operation, g *nodegroup, u *update) {
 			ErrorMessage: "Reached max retries while trying to evict pods from nodes in node group " + g.name + injected, ResourceIDs: []string{g.name}}}
 	case o.Fails:
 		g.ng.Status = statusDegraded
-		g.healAt = o.End.Add(o.End.Sub(o.Start)) // as long again as the operation took
+		g.healAt = o.HealAt()
 		g.ng.Health.Issues = []issue{{Code: "AsgInstanceLaunchFailures",
 			Message:     "Could not launch Spot Instances or On-Demand Instances: the Auto Scaling group could not reach its desired capacity." + injected,
 			ResourceIDs: []string{asg}}}
@@ -365,25 +364,15 @@ func busy(c *cluster, g *nodegroup, what string) *sim.Reply {
 		ClusterName: c.name, NodegroupName: g.name})
 }
 
-func (s *Server) deleteNodegroup(req *sim.Request, c *cluster, name string) *sim.Reply {
-	g, ok := c.nodegroups[name]
-	if !ok {
-		return ngNotFound(c, name)
+func (s *Server) deleteNodegroup(req *call) *sim.Reply {
+	g, rep := req.nodegroup()
+	if rep != nil {
+		return rep
 	}
 	if g.op != nil {
-		return busy(c, g, "deleted")
+		return busy(req.cluster, g, "deleted")
 	}
 	o := req.Start(statusDeleting, g.ready, 0, 0)
 	s.begin(o, g, nil)
 	return jsonReply(map[string]any{"nodegroup": g.view()})
-}
-
-func to[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

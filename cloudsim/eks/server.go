@@ -13,12 +13,11 @@
 package eks
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
-	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -27,8 +26,7 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// Engine are the engine's options: clock, operation and node times,
-	// latency, rate limit, faults, call log.
+	// Engine are the engine's options (sim.Options).
 	Engine sim.Options
 	// Keys are the access keys accepted (id to secret access key): a
 	// request must be signed with one of them and its signature must be
@@ -52,11 +50,8 @@ type Server struct {
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{keys: o.Keys, pageSize: o.PageSize, clusters: map[string]*cluster{}}
-	if s.pageSize <= 0 {
-		s.pageSize = 100
-	}
-	s.Engine = sim.New(o.Engine, s.serve)
+	s := &Server{keys: o.Keys, pageSize: cmp.Or(max(o.PageSize, 0), 100), clusters: map[string]*cluster{}}
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -91,7 +86,7 @@ func (s *Server) AddCluster(c Cluster) {
 func clusterKey(region, name string) string { return region + "/" + name }
 
 // heal brings the DEGRADED node groups that have caught up back to ACTIVE
-// (called under the engine's lock, before each request is handled).
+// (the protocol's Tick: before each request).
 func (s *Server) heal(now time.Time) {
 	for _, c := range s.clusters {
 		for _, g := range c.nodegroups {
@@ -100,94 +95,74 @@ func (s *Server) heal(now time.Time) {
 	}
 }
 
-// serve answers one request, with the request id AWS puts on every answer.
-func (s *Server) serve(req *sim.Request) *sim.Reply {
-	s.heal(req.Now)
-	rep := s.answer(req)
-	if !rep.Dropped() {
-		rep.Header.Set("X-Amzn-Requestid", s.NewID())
-	}
-	return rep
+// call is a request with what its route needs: the region it was signed
+// for and, on a cluster's paths, the cluster.
+type call struct {
+	*sim.Request
+	region  string
+	cluster *cluster
 }
 
-// answer checks what AWS checks, in its order (the signature, throttling,
-// the body), lets the engine inject a fault, and routes the request.
-func (s *Server) answer(req *sim.Request) *sim.Reply {
-	region, rep := s.authenticate(req)
-	if rep != nil {
-		return rep
+// protocol is EKS's: SigV4, then the rate limit, the body, faults, and
+// the REST paths of the EKS model's operations, each answer with AWS's
+// request id.
+func (s *Server) protocol() sim.Protocol {
+	rt := sim.NewRouter(s.unknown, s.unknown)
+	for pattern, h := range map[string]func(*call) *sim.Reply{
+		"POST /tags/{arn}":   s.tagResource,
+		"DELETE /tags/{arn}": s.untagResource,
+		"GET /tags/{arn}":    s.listTags,
+	} {
+		rt.Handle(pattern, s.signed(h))
 	}
-	if ok, _ := req.Throttle(); !ok {
-		// EKS sends no Retry-After: the SDK backs off on its own.
-		return failf(errThrottling, "Rate exceeded")
+	const c = "/clusters/{cluster}"
+	for pattern, h := range map[string]func(*call) *sim.Reply{
+		"GET " + c:                                              s.describeCluster,
+		"POST " + c + "/node-groups":                            s.createNodegroup,
+		"GET " + c + "/node-groups":                             s.listNodegroups,
+		"GET " + c + "/node-groups/{nodegroup}":                 s.describeNodegroup,
+		"DELETE " + c + "/node-groups/{nodegroup}":              s.deleteNodegroup,
+		"POST " + c + "/node-groups/{nodegroup}/update-config":  s.updateConfig,
+		"POST " + c + "/node-groups/{nodegroup}/update-version": s.updateVersion,
+		"GET " + c + "/updates":                                 s.listUpdates,
+		"GET " + c + "/updates/{id}":                            s.describeUpdate,
+	} {
+		rt.Handle(pattern, s.inCluster(h))
 	}
-	if errors.Is(req.BodyErr, sim.ErrBodyTooLarge) {
-		return failf(errSerialization, "The request body is larger than %d bytes.", sim.MaxBody)
-	}
-	if req.BodyErr != nil {
-		return failf(errSerialization, "The request body could not be read: %v", req.BodyErr)
-	}
-	switch req.Fault() {
-	case sim.Fault500:
-		return failf(errServer, "An internal error occurred (fault injected by kpool cloudsim).")
-	case sim.Fault503:
-		return failf(errUnavailable, "Service is unavailable, please retry (fault injected by kpool cloudsim).")
-	case sim.FaultDrop:
-		return sim.Drop()
-	}
-	return s.route(req, region)
+	rt.Handle(c+"/{rest...}", s.unknown)
+	// EKS sends no Retry-After: the SDK backs off on its own.
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, NoRetryAfter: true, Routes: rt.Serve,
+		Finish: func(_ *sim.Request, rep *sim.Reply) { rep.Header.Set("X-Amzn-Requestid", s.NewID()) }}
 }
 
-// route dispatches on the REST path of the EKS model's operations.
-func (s *Server) route(req *sim.Request, region string) *sim.Reply {
-	path := req.HTTP.URL.EscapedPath()
-	seg := strings.Split(strings.Trim(path, "/"), "/")
-	for i := range seg {
-		if u, err := url.PathUnescape(seg[i]); err == nil {
-			seg[i] = u
-		}
-	}
-	m := req.HTTP.Method
-	q := req.HTTP.URL.Query()
-	switch {
-	case len(seg) == 2 && seg[0] == "tags":
-		switch m {
-		case http.MethodPost:
-			return s.tagResource(req, region, seg[1])
-		case http.MethodDelete:
-			return s.untagResource(req, region, seg[1], q["tagKeys"])
-		case http.MethodGet:
-			return s.listTags(req, region, seg[1])
-		}
-	case len(seg) >= 2 && seg[0] == "clusters":
-		c, rep := s.lookup(region, seg[1])
+// signed gives h the region the request was signed for.
+func (s *Server) signed(h func(*call) *sim.Reply) sim.Handler {
+	return func(req *sim.Request) *sim.Reply { return h(&call{Request: req, region: signedRegion(req.HTTP)}) }
+}
+
+// inCluster gives h the cluster of the path, in the request's region; EKS
+// answers a cluster it does not have before anything else of the path.
+func (s *Server) inCluster(h func(*call) *sim.Reply) sim.Handler {
+	return s.signed(func(c *call) *sim.Reply {
+		cl, rep := s.lookup(c.region, c.HTTP.PathValue("cluster"))
 		if rep != nil {
 			return rep
 		}
-		rest := seg[2:]
-		switch {
-		case len(rest) == 0 && m == http.MethodGet:
-			return s.describeCluster(req, c)
-		case len(rest) == 1 && rest[0] == "node-groups" && m == http.MethodPost:
-			return s.createNodegroup(req, c)
-		case len(rest) == 1 && rest[0] == "node-groups" && m == http.MethodGet:
-			return s.listNodegroups(req, c)
-		case len(rest) == 2 && rest[0] == "node-groups" && m == http.MethodGet:
-			return s.describeNodegroup(req, c, rest[1])
-		case len(rest) == 2 && rest[0] == "node-groups" && m == http.MethodDelete:
-			return s.deleteNodegroup(req, c, rest[1])
-		case len(rest) == 3 && rest[0] == "node-groups" && rest[2] == "update-config" && m == http.MethodPost:
-			return s.updateConfig(req, c, rest[1])
-		case len(rest) == 3 && rest[0] == "node-groups" && rest[2] == "update-version" && m == http.MethodPost:
-			return s.updateVersion(req, c, rest[1])
-		case len(rest) == 1 && rest[0] == "updates" && m == http.MethodGet:
-			return s.listUpdates(req, c)
-		case len(rest) == 2 && rest[0] == "updates" && m == http.MethodGet:
-			return s.describeUpdate(req, c, rest[1])
+		c.cluster = cl
+		return h(c)
+	})
+}
+
+// unknown answers what the emulator does not serve as AWS's front door
+// does (API Gateway's 404), after the cluster a path names, as EKS checks
+// it first.
+func (s *Server) unknown(req *sim.Request) *sim.Reply {
+	if name := req.HTTP.PathValue("cluster"); name != "" {
+		if _, rep := s.lookup(signedRegion(req.HTTP), name); rep != nil {
+			return rep
 		}
 	}
-	// API Gateway-style answer of AWS's front door to an unknown route.
-	rep := failf(errInvalidRequest, "kpool cloudsim does not emulate %s %s.", req.HTTP.Method, path)
+	rep := failf(errInvalidRequest, "kpool cloudsim does not emulate %s %s.", req.HTTP.Method, req.HTTP.URL.EscapedPath())
 	rep.Status = http.StatusNotFound
 	return rep
 }
@@ -202,15 +177,11 @@ func (s *Server) lookup(region, name string) (*cluster, *sim.Reply) {
 
 // sortedNodegroups returns a cluster's node groups by name.
 func (c *cluster) sortedNodegroups() []*nodegroup {
-	out := make([]*nodegroup, 0, len(c.nodegroups))
-	for _, ng := range c.nodegroups {
-		out = append(out, ng)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
+	return slices.SortedFunc(maps.Values(c.nodegroups), func(a, b *nodegroup) int { return strings.Compare(a.name, b.name) })
 }
 
-func (s *Server) describeCluster(req *sim.Request, c *cluster) *sim.Reply {
+func (s *Server) describeCluster(req *call) *sim.Reply {
+	c := req.cluster
 	var subnets []string
 	for id := range c.subnets {
 		subnets = append(subnets, id)

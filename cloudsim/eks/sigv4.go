@@ -21,42 +21,51 @@ import (
 var sigV4 = regexp.MustCompile(`^AWS4-HMAC-SHA256 Credential=([A-Z0-9]{16,128})/(\d{8})/([a-z0-9-]+)/([a-z0-9-]+)/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$`)
 
 // authenticate checks the request's SigV4 signature as AWS's front door
-// does and returns the region it was signed for: a missing header is
-// MissingAuthenticationTokenException, a malformed one
-// IncompleteSignatureException, an unknown key UnrecognizedClientException
-// and a wrong signature InvalidSignatureException, all 403. With no keys
-// configured, any well-formed header is accepted.
-func (s *Server) authenticate(req *sim.Request) (string, *sim.Reply) {
+// does: a missing header is MissingAuthenticationTokenException, a
+// malformed one IncompleteSignatureException, an unknown key
+// UnrecognizedClientException and a wrong signature
+// InvalidSignatureException, all 403. With no keys configured, any
+// well-formed header is accepted.
+func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	r := req.HTTP
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return "", failf(errMissingToken, "Missing Authentication Token")
+		return failf(errMissingToken, "Missing Authentication Token")
 	}
 	m := sigV4.FindStringSubmatch(h)
 	if m == nil {
-		return "", failf(errIncompleteSig, "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters in the AWS4-HMAC-SHA256 format.")
+		return failf(errIncompleteSig, "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters in the AWS4-HMAC-SHA256 format.")
 	}
 	key, date, region, service, signed, sig := m[1], m[2], m[3], m[4], m[5], m[6]
 	if service != "eks" {
-		return "", failf(errInvalidSignature, "Credential should be scoped to correct service: 'eks'.")
+		return failf(errInvalidSignature, "Credential should be scoped to correct service: 'eks'.")
 	}
 	amzDate := r.Header.Get("X-Amz-Date")
 	at, err := time.Parse("20060102T150405Z", amzDate)
 	if err != nil || amzDate[:8] != date {
-		return "", failf(errIncompleteSig, "Date must be in ISO-8601 'basic format' in X-Amz-Date and agree with the credential scope.")
+		return failf(errIncompleteSig, "Date must be in ISO-8601 'basic format' in X-Amz-Date and agree with the credential scope.")
 	}
 	if len(s.keys) == 0 {
-		return region, nil
+		return nil
 	}
 	secret, ok := s.keys[key]
 	if !ok {
-		return "", failf(errUnrecognizedClient, "The security token included in the request is invalid.")
+		return failf(errUnrecognizedClient, "The security token included in the request is invalid.")
 	}
 	want, err := signature(r, req.Body, signed, key, secret, region, at)
 	if err != nil || subtle.ConstantTimeCompare([]byte(want), []byte(sig)) != 1 {
-		return "", failf(errInvalidSignature, "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
+		return failf(errInvalidSignature, "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
 	}
-	return region, nil
+	return nil
+}
+
+// signedRegion is the region of the credential scope of a request that
+// authenticate accepted: the region EKS serves it in.
+func signedRegion(r *http.Request) string {
+	if m := sigV4.FindStringSubmatch(r.Header.Get("Authorization")); m != nil {
+		return m[3]
+	}
+	return ""
 }
 
 // signature signs again, with secret, the request as its client saw it

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +24,7 @@ func checkTags(tags map[string]string) string {
 	if len(tags) > maxTags {
 		return fmt.Sprintf("tags: at most %d tags, got %d.", maxTags, len(tags))
 	}
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		switch {
 		case k == "" || utf8.RuneCountInString(k) > 128:
 			return fmt.Sprintf("tags: key %q must be 1-128 characters.", k)
@@ -56,8 +57,8 @@ func (s *Server) byArn(region, arn string) (*nodegroup, *sim.Reply) {
 	return nil, failf(errTagNotFound, "Resource %s not found.", arn)
 }
 
-func (s *Server) tagResource(req *sim.Request, region, arn string) *sim.Reply {
-	g, rep := s.byArn(region, arn)
+func (s *Server) tagResource(req *call) *sim.Reply {
+	g, rep := s.byArn(req.region, req.HTTP.PathValue("arn"))
 	if rep != nil {
 		return rep
 	}
@@ -82,8 +83,9 @@ func (s *Server) tagResource(req *sim.Request, region, arn string) *sim.Reply {
 	return jsonReply(struct{}{})
 }
 
-func (s *Server) untagResource(req *sim.Request, region, arn string, keys []string) *sim.Reply {
-	g, rep := s.byArn(region, arn)
+func (s *Server) untagResource(req *call) *sim.Reply {
+	keys := req.HTTP.URL.Query()["tagKeys"]
+	g, rep := s.byArn(req.region, req.HTTP.PathValue("arn"))
 	if rep != nil {
 		return rep
 	}
@@ -96,8 +98,8 @@ func (s *Server) untagResource(req *sim.Request, region, arn string, keys []stri
 	return jsonReply(struct{}{})
 }
 
-func (s *Server) listTags(req *sim.Request, region, arn string) *sim.Reply {
-	g, rep := s.byArn(region, arn)
+func (s *Server) listTags(req *call) *sim.Reply {
+	g, rep := s.byArn(req.region, req.HTTP.PathValue("arn"))
 	if rep != nil {
 		return rep
 	}

@@ -9,19 +9,24 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool/cloudsim/sim"
+	"k8s.io/utils/ptr"
 )
 
 // updateConfigRequest is UpdateNodegroupConfigRequest.
 type updateConfigRequest struct {
-	Labels *struct {
-		AddOrUpdateLabels map[string]string `json:"addOrUpdateLabels"`
-		RemoveLabels      []string          `json:"removeLabels"`
-	} `json:"labels"`
+	Labels             *labelsUpdate   `json:"labels"`
 	Taints             *taintsUpdate   `json:"taints"`
 	ScalingConfig      *scalingConfig  `json:"scalingConfig"`
 	UpdateConfig       *updateConfig   `json:"updateConfig"`
 	NodeRepairConfig   json.RawMessage `json:"nodeRepairConfig"`
 	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+// labelsUpdate is an UpdateNodegroupConfig's labels: what to add or
+// change, and what to remove.
+type labelsUpdate struct {
+	AddOrUpdateLabels map[string]string `json:"addOrUpdateLabels"`
+	RemoveLabels      []string          `json:"removeLabels"`
 }
 
 // taintsUpdate is an UpdateNodegroupConfig's taints: what to add or
@@ -43,10 +48,11 @@ func updatable(c *cluster, g *nodegroup) *sim.Reply {
 	return nil
 }
 
-func (s *Server) updateConfig(req *sim.Request, c *cluster, name string) *sim.Reply {
-	g, ok := c.nodegroups[name]
-	if !ok {
-		return ngNotFound(c, name)
+func (s *Server) updateConfig(req *call) *sim.Reply {
+	c := req.cluster
+	g, rep := req.nodegroup()
+	if rep != nil {
+		return rep
 	}
 	var in updateConfigRequest
 	if rep := decode(req, &in); rep != nil {
@@ -79,10 +85,11 @@ type updateVersionRequest struct {
 	ClientRequestToken *string         `json:"clientRequestToken"`
 }
 
-func (s *Server) updateVersion(req *sim.Request, c *cluster, name string) *sim.Reply {
-	g, ok := c.nodegroups[name]
-	if !ok {
-		return ngNotFound(c, name)
+func (s *Server) updateVersion(req *call) *sim.Reply {
+	c := req.cluster
+	g, rep := req.nodegroup()
+	if rep != nil {
+		return rep
 	}
 	var in updateVersionRequest
 	if len(strings.TrimSpace(string(req.Body))) > 0 {
@@ -107,7 +114,8 @@ func (s *Server) updateVersion(req *sim.Request, c *cluster, name string) *sim.R
 	return jsonReply(map[string]any{"update": u.view()})
 }
 
-func (s *Server) describeUpdate(req *sim.Request, c *cluster, id string) *sim.Reply {
+func (s *Server) describeUpdate(req *call) *sim.Reply {
+	c, id := req.cluster, req.HTTP.PathValue("id")
 	u, ok := c.updates[id]
 	ngName := req.HTTP.URL.Query().Get("nodegroupName")
 	if !ok || (ngName != "" && ngName != u.nodegroup) {
@@ -118,8 +126,8 @@ func (s *Server) describeUpdate(req *sim.Request, c *cluster, id string) *sim.Re
 
 // listUpdates lists a node group's updates, newest last (nodegroupName
 // given), or none: the cluster's own updates are not emulated.
-func (s *Server) listUpdates(req *sim.Request, c *cluster) *sim.Reply {
-	q := req.HTTP.URL.Query()
+func (s *Server) listUpdates(req *call) *sim.Reply {
+	c, q := req.cluster, req.HTTP.URL.Query()
 	out := struct {
 		UpdateIDs []string `json:"updateIds"`
 	}{UpdateIDs: []string{}}
@@ -136,82 +144,124 @@ func (s *Server) listUpdates(req *sim.Request, c *cluster) *sim.Reply {
 // validateConfig checks an UpdateNodegroupConfig request against the node
 // group and returns the node group it makes and the update's params.
 func validateConfig(c *cluster, g *nodegroup, in *updateConfigRequest) (Nodegroup, []updateParam, *sim.Reply) {
-	next := g.view()
-	next.Status = g.ng.Status
-	var params []updateParam
-	add := func(typ, value string) { params = append(params, updateParam{Type: typ, Value: value}) }
-	if sc := in.ScalingConfig; sc != nil {
-		merged := next.ScalingConfig
-		if sc.MinSize != nil {
-			merged.MinSize = sc.MinSize
-			add("MinSize", strconv.Itoa(int(*sc.MinSize)))
-		}
-		if sc.MaxSize != nil {
-			merged.MaxSize = sc.MaxSize
-			add("MaxSize", strconv.Itoa(int(*sc.MaxSize)))
-		}
-		if sc.DesiredSize != nil {
-			merged.DesiredSize = sc.DesiredSize
-			add("DesiredSize", strconv.Itoa(int(*sc.DesiredSize)))
-		}
-		if rep := checkScaling(c, g.name, merged); rep != nil {
-			return next, nil, rep
-		}
-		next.ScalingConfig = merged
-	}
-	if l := in.Labels; l != nil {
-		for _, k := range l.RemoveLabels {
-			if _, both := l.AddOrUpdateLabels[k]; both {
-				return next, nil, invalid(c, g.name, "labels: key %s is in both addOrUpdateLabels and removeLabels.", k)
-			}
-			if _, ok := next.Labels[k]; !ok {
-				return next, nil, invalid(c, g.name, "labels: cannot remove label %s: the node group has no such label.", k)
-			}
-			delete(next.Labels, k)
-		}
-		maps.Copy(next.Labels, l.AddOrUpdateLabels)
-		if rep := checkLabels(c, g.name, next.Labels); rep != nil {
-			return next, nil, rep
-		}
-		if len(l.AddOrUpdateLabels) > 0 {
-			add("LabelsToAdd", jsonString(l.AddOrUpdateLabels))
-		}
-		if len(l.RemoveLabels) > 0 {
-			add("LabelsToRemove", jsonString(l.RemoveLabels))
+	u := &configUpdate{c: c, name: g.name, next: g.view()}
+	u.next.Status = g.ng.Status
+	for _, apply := range []func() *sim.Reply{
+		func() *sim.Reply { return u.scaling(in.ScalingConfig) },
+		func() *sim.Reply { return u.labels(in.Labels) },
+		func() *sim.Reply { return u.taints(in.Taints) },
+		func() *sim.Reply { return u.updateConfig(in.UpdateConfig) },
+	} {
+		if rep := apply(); rep != nil {
+			return u.next, nil, rep
 		}
 	}
-	if t := in.Taints; t != nil {
-		if rep := applyTaints(c, g.name, &next, t); rep != nil {
-			return next, nil, rep
-		}
-		if len(t.AddOrUpdateTaints) > 0 {
-			add("TaintsToAdd", jsonString(t.AddOrUpdateTaints))
-		}
-		if len(t.RemoveTaints) > 0 {
-			add("TaintsToRemove", jsonString(t.RemoveTaints))
-		}
+	if len(u.params) == 0 {
+		return u.next, nil, invalid(c, g.name, "No changes needed: the request updates nothing.")
 	}
-	if u := in.UpdateConfig; u != nil {
-		if (u.MaxUnavailable == nil) == (u.MaxUnavailablePercentage == nil) {
-			return next, nil, invalid(c, g.name, "updateConfig: give exactly one of maxUnavailable and maxUnavailablePercentage.")
-		}
-		next.UpdateConfig = *u
-		if u.MaxUnavailable != nil {
-			add("MaxUnavailable", strconv.Itoa(int(*u.MaxUnavailable)))
-		} else {
-			add("MaxUnavailablePercentage", strconv.Itoa(int(*u.MaxUnavailablePercentage)))
-		}
+	return u.next, u.params, nil
+}
+
+// configUpdate is an UpdateNodegroupConfig being applied to node group
+// name of cluster c: the node group it makes, and the update's params in
+// the order EKS lists them.
+type configUpdate struct {
+	c      *cluster
+	name   string
+	next   Nodegroup
+	params []updateParam
+}
+
+func (u *configUpdate) add(typ string, n int32) {
+	u.params = append(u.params, updateParam{Type: typ, Value: strconv.Itoa(int(n))})
+}
+
+// addList adds a param of a list or map v, in JSON, when it has n > 0
+// entries.
+func (u *configUpdate) addList(typ string, n int, v any) {
+	if n > 0 {
+		u.params = append(u.params, updateParam{Type: typ, Value: jsonString(v)})
 	}
-	if len(params) == 0 {
-		return next, nil, invalid(c, g.name, "No changes needed: the request updates nothing.")
+}
+
+func (u *configUpdate) scaling(sc *scalingConfig) *sim.Reply {
+	if sc == nil {
+		return nil
 	}
-	return next, params, nil
+	merged := u.next.ScalingConfig
+	if sc.MinSize != nil {
+		merged.MinSize = sc.MinSize
+		u.add("MinSize", *sc.MinSize)
+	}
+	if sc.MaxSize != nil {
+		merged.MaxSize = sc.MaxSize
+		u.add("MaxSize", *sc.MaxSize)
+	}
+	if sc.DesiredSize != nil {
+		merged.DesiredSize = sc.DesiredSize
+		u.add("DesiredSize", *sc.DesiredSize)
+	}
+	if rep := checkScaling(u.c, u.name, merged); rep != nil {
+		return rep
+	}
+	u.next.ScalingConfig = merged
+	return nil
+}
+
+func (u *configUpdate) labels(l *labelsUpdate) *sim.Reply {
+	if l == nil {
+		return nil
+	}
+	for _, k := range l.RemoveLabels {
+		if _, both := l.AddOrUpdateLabels[k]; both {
+			return invalid(u.c, u.name, "labels: key %s is in both addOrUpdateLabels and removeLabels.", k)
+		}
+		if _, ok := u.next.Labels[k]; !ok {
+			return invalid(u.c, u.name, "labels: cannot remove label %s: the node group has no such label.", k)
+		}
+		delete(u.next.Labels, k)
+	}
+	maps.Copy(u.next.Labels, l.AddOrUpdateLabels)
+	if rep := checkLabels(u.c, u.name, u.next.Labels); rep != nil {
+		return rep
+	}
+	u.addList("LabelsToAdd", len(l.AddOrUpdateLabels), l.AddOrUpdateLabels)
+	u.addList("LabelsToRemove", len(l.RemoveLabels), l.RemoveLabels)
+	return nil
+}
+
+func (u *configUpdate) taints(t *taintsUpdate) *sim.Reply {
+	if t == nil {
+		return nil
+	}
+	if rep := applyTaints(u.c, u.name, &u.next, t); rep != nil {
+		return rep
+	}
+	u.addList("TaintsToAdd", len(t.AddOrUpdateTaints), t.AddOrUpdateTaints)
+	u.addList("TaintsToRemove", len(t.RemoveTaints), t.RemoveTaints)
+	return nil
+}
+
+func (u *configUpdate) updateConfig(uc *updateConfig) *sim.Reply {
+	if uc == nil {
+		return nil
+	}
+	if (uc.MaxUnavailable == nil) == (uc.MaxUnavailablePercentage == nil) {
+		return invalid(u.c, u.name, "updateConfig: give exactly one of maxUnavailable and maxUnavailablePercentage.")
+	}
+	u.next.UpdateConfig = *uc
+	if uc.MaxUnavailable != nil {
+		u.add("MaxUnavailable", *uc.MaxUnavailable)
+	} else {
+		u.add("MaxUnavailablePercentage", *uc.MaxUnavailablePercentage)
+	}
+	return nil
 }
 
 // applyTaints applies an update's taints to the node group it makes:
 // none both added and removed, none removed that it lacks, all valid.
 func applyTaints(c *cluster, name string, next *Nodegroup, t *taintsUpdate) *sim.Reply {
-	id := func(x taint) string { return deref(x.Key) + ":" + x.Effect }
+	id := func(x taint) string { return ptr.Deref(x.Key, "") + ":" + x.Effect }
 	adding := map[string]bool{}
 	for _, a := range t.AddOrUpdateTaints {
 		if rep := checkTaint(c, name, a); rep != nil {

@@ -6,11 +6,11 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -48,36 +48,18 @@ const (
 // validateCreate checks a CreateNodegroup request and returns the node
 // group it makes, with EKS's defaults.
 func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim.Reply) {
-	name := deref(in.NodegroupName)
-	switch {
-	case in.NodegroupName == nil:
-		return nil, invalid(c, "", "nodegroupName is required.")
-	case !nodegroupNameRE.MatchString(name):
-		return nil, invalid(c, name, "Nodegroup name %s is invalid: it must be 1-63 letters, digits, '-' or '_', starting with a letter or digit.", name)
-	case len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null":
-		return nil, invalid(c, name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
-	case len(in.RemoteAccess) > 0 && string(in.RemoteAccess) != "null":
-		return nil, invalid(c, name, "remoteAccess: kpool cloudsim does not emulate remote access.")
-	case in.NodeRole == nil || *in.NodeRole == "":
-		return nil, invalid(c, name, "nodeRole is required.")
-	case !roleRE.MatchString(*in.NodeRole):
-		return nil, invalid(c, name, "The role with name %s cannot be found: nodeRole must be an IAM role ARN.", *in.NodeRole)
-	case len(in.Subnets) == 0:
-		return nil, invalid(c, name, "subnets is required: give at least one subnet of the cluster's VPC.")
+	if rep := checkCreate(c, in); rep != nil {
+		return nil, rep
 	}
-	for _, id := range in.Subnets {
-		if _, ok := c.subnets[id]; !ok {
-			return nil, invalid(c, name, "The subnet ID '%s' does not exist (Service: AmazonEC2; Error Code: InvalidSubnetID.NotFound)", id)
-		}
-	}
+	name := *in.NodegroupName
 	ng := &Nodegroup{
 		NodegroupName: name, ClusterName: c.name, NodeRole: *in.NodeRole,
 		NodegroupArn: fmt.Sprintf("arn:aws:eks:%s:%s:nodegroup/%s/%s/%s", c.region, c.account, c.name, name, s.NewID()),
 		Status:       statusCreating, CapacityType: "ON_DEMAND", AmiType: "AL2023_x86_64_STANDARD",
 		Subnets: slices.Clone(in.Subnets), InstanceTypes: []string{"t3.medium"}, Version: c.version,
 		Labels: maps.Clone(in.Labels), Tags: maps.Clone(in.Tags), Taints: slices.Clone(in.Taints),
-		UpdateConfig: updateConfig{MaxUnavailable: to(int32(1))},
-		DiskSize:     to(int32(20)),
+		UpdateConfig: updateConfig{MaxUnavailable: ptr.To(int32(1))},
+		DiskSize:     ptr.To(int32(20)),
 	}
 	if ng.Labels == nil {
 		ng.Labels = map[string]string{}
@@ -88,43 +70,99 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 	if ng.Taints == nil {
 		ng.Taints = []taint{}
 	}
-	sc := scalingConfig{MinSize: to(int32(1)), MaxSize: to(int32(2)), DesiredSize: to(int32(2))}
-	if in.ScalingConfig != nil {
-		sc = *in.ScalingConfig
-		if sc.MinSize == nil {
-			sc.MinSize = to(int32(0))
-		}
-		if sc.MaxSize == nil {
-			sc.MaxSize = to(max(*sc.MinSize, 1))
-		}
-		if sc.DesiredSize == nil {
-			sc.DesiredSize = sc.MinSize
+	ng.ScalingConfig = scalingDefaults(in.ScalingConfig)
+	for _, check := range []func() *sim.Reply{
+		func() *sim.Reply { return checkScaling(c, name, ng.ScalingConfig) },
+		func() *sim.Reply { return createCompute(c, ng, in) },
+		func() *sim.Reply { return checkLabels(c, name, ng.Labels) },
+		func() *sim.Reply { return checkTaints(c, name, ng.Taints) },
+		func() *sim.Reply {
+			if msg := checkTags(ng.Tags); msg != "" {
+				return invalid(c, name, "%s", msg)
+			}
+			return nil
+		},
+		func() *sim.Reply { return createVersion(c, ng, in) },
+	} {
+		if rep := check(); rep != nil {
+			return nil, rep
 		}
 	}
-	if rep := checkScaling(c, name, sc); rep != nil {
-		return nil, rep
+	return ng, nil
+}
+
+// checkCreate checks a create's required members, what the emulator does
+// not emulate, and the forms of its name and role.
+func checkCreate(c *cluster, in *createRequest) *sim.Reply {
+	name := ptr.Deref(in.NodegroupName, "")
+	switch {
+	case in.NodegroupName == nil:
+		return invalid(c, "", "nodegroupName is required.")
+	case !nodegroupNameRE.MatchString(name):
+		return invalid(c, name, "Nodegroup name %s is invalid: it must be 1-63 letters, digits, '-' or '_', starting with a letter or digit.", name)
+	case len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null":
+		return invalid(c, name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
+	case len(in.RemoteAccess) > 0 && string(in.RemoteAccess) != "null":
+		return invalid(c, name, "remoteAccess: kpool cloudsim does not emulate remote access.")
+	case in.NodeRole == nil || *in.NodeRole == "":
+		return invalid(c, name, "nodeRole is required.")
+	case !roleRE.MatchString(*in.NodeRole):
+		return invalid(c, name, "The role with name %s cannot be found: nodeRole must be an IAM role ARN.", *in.NodeRole)
+	case len(in.Subnets) == 0:
+		return invalid(c, name, "subnets is required: give at least one subnet of the cluster's VPC.")
 	}
-	ng.ScalingConfig = sc
+	for _, id := range in.Subnets {
+		if _, ok := c.subnets[id]; !ok {
+			return invalid(c, name, "The subnet ID '%s' does not exist (Service: AmazonEC2; Error Code: InvalidSubnetID.NotFound)", id)
+		}
+	}
+	return nil
+}
+
+// scalingDefaults is the scalingConfig of a create: EKS's 1/2/2 when it
+// gives none; a minSize of 0, a maxSize of max(minSize, 1) and a
+// desiredSize of minSize for what it leaves out.
+func scalingDefaults(in *scalingConfig) scalingConfig {
+	if in == nil {
+		return scalingConfig{MinSize: ptr.To(int32(1)), MaxSize: ptr.To(int32(2)), DesiredSize: ptr.To(int32(2))}
+	}
+	sc := *in
+	if sc.MinSize == nil {
+		sc.MinSize = ptr.To(int32(0))
+	}
+	if sc.MaxSize == nil {
+		sc.MaxSize = ptr.To(max(*sc.MinSize, 1))
+	}
+	if sc.DesiredSize == nil {
+		sc.DesiredSize = sc.MinSize
+	}
+	return sc
+}
+
+// createCompute applies a create's instance types, capacity type, AMI
+// type (Graviton's by default for Graviton instances) and disk size.
+func createCompute(c *cluster, ng *Nodegroup, in *createRequest) *sim.Reply {
+	name := ng.NodegroupName
 	if len(in.InstanceTypes) > 0 {
 		if len(in.InstanceTypes) > maxInstanceTypes {
-			return nil, invalid(c, name, "instanceTypes: at most %d instance types, got %d.", maxInstanceTypes, len(in.InstanceTypes))
+			return invalid(c, name, "instanceTypes: at most %d instance types, got %d.", maxInstanceTypes, len(in.InstanceTypes))
 		}
 		for _, t := range in.InstanceTypes {
 			if !instanceTypeRE.MatchString(t) {
-				return nil, invalid(c, name, "Instance type %s is not supported: instanceTypes must be EC2 instance types such as m5.large.", t)
+				return invalid(c, name, "Instance type %s is not supported: instanceTypes must be EC2 instance types such as m5.large.", t)
 			}
 		}
 		ng.InstanceTypes = slices.Clone(in.InstanceTypes)
 	}
 	if in.CapacityType != nil {
 		if !slices.Contains(capacityTypes, *in.CapacityType) {
-			return nil, invalid(c, name, "capacityType %q is invalid: it must be one of %s.", *in.CapacityType, strings.Join(capacityTypes, ", "))
+			return invalid(c, name, "capacityType %q is invalid: it must be one of %s.", *in.CapacityType, strings.Join(capacityTypes, ", "))
 		}
 		ng.CapacityType = *in.CapacityType
 	}
 	if in.AmiType != nil {
 		if !slices.Contains(amiTypes, *in.AmiType) || *in.AmiType == "CUSTOM" {
-			return nil, invalid(c, name, "amiType %q is invalid: it must be one of the AMITypes (CUSTOM only with a launch template).", *in.AmiType)
+			return invalid(c, name, "amiType %q is invalid: it must be one of the AMITypes (CUSTOM only with a launch template).", *in.AmiType)
 		}
 		ng.AmiType = *in.AmiType
 	} else if strings.Contains(first(ng.InstanceTypes), "g.") || strings.Contains(first(ng.InstanceTypes), "gd.") {
@@ -132,22 +170,20 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 	}
 	if in.DiskSize != nil {
 		if *in.DiskSize < 1 || *in.DiskSize > 16384 {
-			return nil, invalid(c, name, "diskSize must be between 1 and 16384 GiB, got %d.", *in.DiskSize)
+			return invalid(c, name, "diskSize must be between 1 and 16384 GiB, got %d.", *in.DiskSize)
 		}
 		ng.DiskSize = in.DiskSize
 	}
-	if rep := checkLabels(c, name, ng.Labels); rep != nil {
-		return nil, rep
-	}
-	if rep := checkTaints(c, name, ng.Taints); rep != nil {
-		return nil, rep
-	}
-	if msg := checkTags(ng.Tags); msg != "" {
-		return nil, invalid(c, name, "%s", msg)
-	}
+	return nil
+}
+
+// createVersion applies a create's Kubernetes version (the cluster's by
+// default) and AMI release version (the version's latest by default).
+func createVersion(c *cluster, ng *Nodegroup, in *createRequest) *sim.Reply {
+	name := ng.NodegroupName
 	if in.Version != nil {
 		if rep := checkVersion(c, name, *in.Version); rep != nil {
-			return nil, rep
+			return rep
 		}
 		ng.Version = *in.Version
 	}
@@ -155,11 +191,11 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 	if in.ReleaseVersion != nil {
 		m := releaseVersionRE.FindStringSubmatch(*in.ReleaseVersion)
 		if m == nil || !strings.HasPrefix(*in.ReleaseVersion, ng.Version+".") {
-			return nil, invalid(c, name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, ng.Version)
+			return invalid(c, name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, ng.Version)
 		}
 		ng.ReleaseVersion = *in.ReleaseVersion
 	}
-	return ng, nil
+	return nil
 }
 
 // checkScaling checks a scalingConfig: minSize >= 0, maxSize >= 1,
@@ -190,7 +226,7 @@ func checkLabels(c *cluster, name string, labels map[string]string) *sim.Reply {
 	if len(labels) > maxLabels {
 		return invalid(c, name, "labels: at most %d labels, got %d.", maxLabels, len(labels))
 	}
-	for _, k := range sortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return invalid(c, name, "labels: key %q is invalid: %s", k, errs[0])
 		}
@@ -212,7 +248,7 @@ func checkTaints(c *cluster, name string, ts []taint) *sim.Reply {
 		if rep := checkTaint(c, name, t); rep != nil {
 			return rep
 		}
-		id := deref(t.Key) + ":" + t.Effect
+		id := ptr.Deref(t.Key, "") + ":" + t.Effect
 		if seen[id] {
 			return invalid(c, name, "taints: the taint %s is given twice.", id)
 		}
@@ -222,12 +258,12 @@ func checkTaints(c *cluster, name string, ts []taint) *sim.Reply {
 }
 
 func checkTaint(c *cluster, name string, t taint) *sim.Reply {
-	k := deref(t.Key)
+	k := ptr.Deref(t.Key, "")
 	if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 		return invalid(c, name, "taints: key %q is invalid: %s", k, errs[0])
 	}
-	if errs := validation.IsValidLabelValue(deref(t.Value)); len(errs) > 0 {
-		return invalid(c, name, "taints: value %q of key %q is invalid: %s", deref(t.Value), k, errs[0])
+	if errs := validation.IsValidLabelValue(ptr.Deref(t.Value, "")); len(errs) > 0 {
+		return invalid(c, name, "taints: value %q of key %q is invalid: %s", ptr.Deref(t.Value, ""), k, errs[0])
 	}
 	if !slices.Contains(taintEffects, t.Effect) {
 		return invalid(c, name, "taints: effect %q of key %q is invalid: it must be one of %s.", t.Effect, k, strings.Join(taintEffects, ", "))
@@ -257,13 +293,4 @@ func checkVersion(c *cluster, name, v string) *sim.Reply {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

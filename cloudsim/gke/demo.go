@@ -11,6 +11,7 @@ import (
 	container "google.golang.org/api/container/v1"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/internal/demo"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -29,11 +30,8 @@ const (
 func Demo(o sim.Options) (*Server, error) {
 	s := New(Options{Engine: o})
 	s.AddCluster(DemoProject, DemoLocation, DemoCluster, DemoVersion)
-	err := s.AddPool(DemoProject, DemoLocation, DemoCluster, container.NodePool{
-		Name: "default-pool", InitialNodeCount: 1,
-		Config: &container.NodeConfig{MachineType: "e2-medium", DiskSizeGb: 100, DiskType: "pd-balanced"},
-	})
-	if err != nil {
+	cfg := &container.NodeConfig{MachineType: "e2-medium", DiskSizeGb: 100, DiskType: "pd-balanced"}
+	if err := s.AddPool(DemoProject, DemoLocation, DemoCluster, container.NodePool{Name: "default-pool", InitialNodeCount: 1, Config: cfg}); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -44,11 +42,8 @@ func Demo(o sim.Options) (*Server, error) {
 func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 	var out []kpool.Cluster
 	for _, c := range s.views() {
-		out = append(out, kpool.Cluster{Name: c.name, Spec: kpool.ClusterSpec{
-			Endpoint: endpoint,
-			Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{
-				ProjectID: c.project, Location: c.location, ClusterName: c.name}},
-		}})
+		gcp := &kpool.GCPCluster{ProjectID: c.project, Location: c.location, ClusterName: c.name}
+		out = append(out, demo.Cluster(c.name, endpoint, kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: gcp}))
 	}
 	return out
 }
@@ -68,21 +63,24 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 	}
 }
 
+// clusterView is what Clusters and Describe show of a cluster.
 type clusterView struct{ project, location, name, version, zones, pools string }
+
+// poolNames are the cluster's pools for people, in the order they were
+// created.
+func (c *cluster) poolNames() string {
+	var names []string
+	for _, p := range c.sorted() {
+		names = append(names, p.np.Name)
+	}
+	return demo.List(names)
+}
 
 func (s *Server) views() []clusterView {
 	var out []clusterView
 	s.Do(func(time.Time) {
 		for _, c := range s.clusters {
-			var pools []string
-			for _, p := range c.sorted() {
-				pools = append(pools, p.np.Name)
-			}
-			list := strings.Join(pools, ", ")
-			if list == "" {
-				list = "none"
-			}
-			out = append(out, clusterView{c.project, c.location, c.name, c.version, strings.Join(c.locations, ","), list})
+			out = append(out, clusterView{c.project, c.location, c.name, c.version, strings.Join(c.locations, ","), c.poolNames()})
 		}
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name+"/"+out[i].project < out[j].name+"/"+out[j].project })

@@ -1,9 +1,9 @@
 package gke
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -62,14 +62,7 @@ func badRequest(field, description string) map[string]any {
 
 // jsonReply answers v as JSON.
 func jsonReply(status int, v any) *sim.Reply {
-	rep := sim.NewReply(status)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return errorReply(codeInternal, "encoding the response: %v", err)
-	}
-	rep.Body = b
-	rep.Header.Set("Content-Type", "application/json; charset=UTF-8")
-	return rep
+	return sim.JSON(status, "application/json; charset=UTF-8", v)
 }
 
 // errorReply answers a Google error of a canonical code.
@@ -97,4 +90,29 @@ func detailed(code string, details []any, format string, args ...any) *sim.Reply
 func invalid(field, format string, args ...any) *sim.Reply {
 	msg := fmt.Sprintf(format, args...)
 	return detailed(codeInvalidArgument, []any{badRequest(field, msg)}, "%s", msg)
+}
+
+// codec words the engine's answers as Google's errors.
+type codec struct{}
+
+func (codec) Throttled(r *sim.Request, secs int) *sim.Reply {
+	rate, burst := r.RateLimit()
+	return detailed(codeResourceExhausted, []any{errorInfo("RATE_LIMIT_EXCEEDED"),
+		map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.Itoa(secs) + "s"}},
+		"Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service 'container.googleapis.com' (kpool cloudsim: %g requests per second, burst %d).", rate, burst)
+}
+
+func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return errorReply(codeInvalidArgument, "Request payload size exceeds the limit: %d bytes.", sim.MaxBody)
+}
+
+func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return errorReply(codeInvalidArgument, "The request body could not be read: %v", err)
+}
+
+func (codec) Fault(_ *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
+		return errorReply(codeUnavailable, "The service is currently unavailable (fault injected by kpool cloudsim).")
+	}
+	return errorReply(codeInternal, "Internal error encountered (fault injected by kpool cloudsim).")
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/kpool/kpool/cloudsim/gke"
+	"github.com/kpool/kpool/cloudsim/internal/simtest"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -213,26 +214,16 @@ func TestRunningWithErrorHeals(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clock.Advance(time.Hour)
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.sim.SetFaultRate(0.5)
+	failed := simtest.FailOperation(e.sim, 0.5, 100, func(i int) bool {
 		_, err := pools.SetSize(parent+"/nodePools/web", &container.SetNodePoolSizeRequest{NodeCount: int64(1 + (i+1)%3)}).Do()
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
-		failing := err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		e.clock.Advance(55 * time.Second) // the operation ends (30s + 10s a node, at most two), its healing has not
-		if failing {
-			st, _ := e.sim.Pool(project, region, name, "web")
-			if st.Status != "RUNNING_WITH_ERROR" || st.StatusMessage == "" {
-				t.Fatalf("after a failed resize: %s %q", st.Status, st.StatusMessage)
-			}
-			failed = true
-		} else {
-			e.clock.Advance(time.Hour)
-		}
-	}
+		return err == nil
+	}, func(int, bool) { e.clock.Advance(55*time.Second + time.Hour) })
 	if !failed {
 		t.Fatal("no resize failed in 100 tries")
+	}
+	e.clock.Advance(55 * time.Second) // the operation ends (30s + 10s a node, at most two), its healing has not
+	if st, _ := e.sim.Pool(project, region, name, "web"); st.Status != "RUNNING_WITH_ERROR" || st.StatusMessage == "" {
+		t.Fatalf("after a failed resize: %s %q", st.Status, st.StatusMessage)
 	}
 	e.clock.Advance(10 * time.Minute)
 	np, err := pools.Get(parent + "/nodePools/web").Do()

@@ -19,10 +19,7 @@ package gke
 
 import (
 	"crypto/subtle"
-	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,8 +30,7 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// Engine are the engine's options: clock, operation and node times,
-	// latency, rate limit, faults, call log.
+	// Engine are the engine's options (sim.Options).
 	Engine sim.Options
 	// Token, when set, is the only bearer token accepted; otherwise any
 	// non-empty one is (an OAuth2 access token is opaque to its user).
@@ -56,7 +52,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{token: o.Token, clusters: map[string]*cluster{}}
-	s.Engine = sim.New(o.Engine, s.serve)
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -122,12 +118,8 @@ type PoolState struct {
 // Pool returns a copy of a node pool as it is now; false if there is none.
 func (s *Server) Pool(project, location, clusterName, name string) (st PoolState, found bool) {
 	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterKey(project, location, clusterName)]
-		if !ok {
-			return
-		}
-		p, ok := c.pools[name]
-		if !ok {
+		p, err := s.poolOf(project, location, clusterName, name)
+		if err != nil {
 			return
 		}
 		p.heal(now)
@@ -144,63 +136,43 @@ func (s *Server) Pool(project, location, clusterName, name string) (st PoolState
 // config's labels, its autoscaling...). The pool gets a new etag.
 func (s *Server) Mutate(project, location, clusterName, name string, fn func(*container.NodePool)) (err error) {
 	s.Do(func(time.Time) {
-		c, ok := s.clusters[clusterKey(project, location, clusterName)]
-		if !ok {
-			err = fmt.Errorf("gke: no cluster %s/%s/%s", project, location, clusterName)
-			return
+		var p *pool
+		if p, err = s.poolOf(project, location, clusterName, name); err == nil {
+			fn(p.np)
+			p.etag = s.NewID()
 		}
-		p, ok := c.pools[name]
-		if !ok {
-			err = fmt.Errorf("gke: no node pool %s in cluster %s", name, clusterName)
-			return
-		}
-		fn(p.np)
-		p.etag = s.NewID()
 	})
 	return err
 }
 
-// serve answers one request: GKE's checks in its order (authentication,
-// quota, the body), an injected fault, then the route.
-func (s *Server) serve(req *sim.Request) *sim.Reply {
+// poolOf finds a node pool for the emulator's own methods, under the
+// engine's lock (Do).
+func (s *Server) poolOf(project, location, clusterName, name string) (*pool, error) {
+	c, ok := s.clusters[clusterKey(project, location, clusterName)]
+	if !ok {
+		return nil, fmt.Errorf("gke: no cluster %s/%s/%s", project, location, clusterName)
+	}
+	p, ok := c.pools[name]
+	if !ok {
+		return nil, fmt.Errorf("gke: no node pool %s in cluster %s", name, clusterName)
+	}
+	return p, nil
+}
+
+// heal brings the pools whose instance groups have caught up after a
+// failed operation back to RUNNING (the protocol's Tick: before each
+// request).
+func (s *Server) heal(now time.Time) {
 	for _, c := range s.clusters {
 		for _, p := range c.pools {
-			p.heal(req.Now)
+			p.heal(now)
 		}
 	}
-	if rep := s.authenticate(req.HTTP); rep != nil {
-		return rep
-	}
-	if ok, secs := req.Throttle(); !ok {
-		rate, burst := req.RateLimit()
-		rep := detailed(codeResourceExhausted, []any{errorInfo("RATE_LIMIT_EXCEEDED"),
-			map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": strconv.Itoa(secs) + "s"}},
-			"Quota exceeded for quota metric 'Requests' and limit 'Requests per minute' of service 'container.googleapis.com' (kpool cloudsim: %g requests per second, burst %d).", rate, burst)
-		rep.Header.Set("Retry-After", strconv.Itoa(secs))
-		return rep
-	}
-	if errors.Is(req.BodyErr, sim.ErrBodyTooLarge) {
-		return errorReply(codeInvalidArgument, "Request payload size exceeds the limit: %d bytes.", sim.MaxBody)
-	}
-	if req.BodyErr != nil {
-		return errorReply(codeInvalidArgument, "The request body could not be read: %v", req.BodyErr)
-	}
-	switch req.Fault() {
-	case sim.Fault500:
-		return errorReply(codeInternal, "Internal error encountered (fault injected by kpool cloudsim).")
-	case sim.Fault503:
-		rep := errorReply(codeUnavailable, "The service is currently unavailable (fault injected by kpool cloudsim).")
-		rep.Header.Set("Retry-After", "1")
-		return rep
-	case sim.FaultDrop:
-		return sim.Drop()
-	}
-	return s.route(req)
 }
 
 // authenticate checks the OAuth2 bearer token; nil means it is accepted.
-func (s *Server) authenticate(r *http.Request) *sim.Reply {
-	h := r.Header.Get("Authorization")
+func (s *Server) authenticate(req *sim.Request) *sim.Reply {
+	h := req.HTTP.Header.Get("Authorization")
 	scheme, tok, _ := strings.Cut(h, " ")
 	tok = strings.TrimSpace(tok)
 	var rep *sim.Reply
@@ -219,67 +191,63 @@ func (s *Server) authenticate(r *http.Request) *sim.Reply {
 	return rep
 }
 
-// route dispatches on the path: /v1/projects/P/locations/L/clusters/C
-// [/nodePools[/NP[:verb]]], /v1/projects/P/locations/L/operations/OP, and
-// Compute Engine's /compute/v1/projects/P/zones/Z/instanceGroupManagers/N.
-func (s *Server) route(req *sim.Request) *sim.Reply {
-	path := req.HTTP.URL.Path
-	seg := strings.Split(strings.Trim(path, "/"), "/")
-	method := req.HTTP.Method
-	at := func(i int, want string) bool { return i < len(seg) && seg[i] == want }
-	switch {
-	case len(seg) == 8 && at(0, "compute") && at(1, "v1") && at(2, "projects") && at(4, "zones") && at(6, "instanceGroupManagers"):
-		if method != http.MethodGet {
-			return methodNotFound(method, path)
-		}
-		return s.getGroup(req, seg[3], seg[5], seg[7])
-	case len(seg) == 6 && at(0, "v1") && at(1, "projects") && at(3, "locations") && at(5, "operations"):
-		return errorReply(codeUnimplemented, "kpool cloudsim does not emulate operations.list.")
-	case len(seg) == 7 && at(0, "v1") && at(1, "projects") && at(3, "locations") && at(5, "operations"):
-		if method != http.MethodGet {
-			return errorReply(codeUnimplemented, "kpool cloudsim emulates operations.get only.")
-		}
-		return s.getOperation(req, seg[2], seg[4], seg[6])
-	case len(seg) >= 7 && at(0, "v1") && at(1, "projects") && at(3, "locations") && at(5, "clusters"):
-		project, location, name := seg[2], seg[4], seg[6]
-		rest := seg[7:]
-		switch {
-		case len(rest) == 0:
-			if method == http.MethodGet {
-				return s.getCluster(req, project, location, name)
-			}
-			return errorReply(codeUnimplemented, "kpool cloudsim does not emulate writing clusters.")
-		case len(rest) == 1 && rest[0] == "nodePools":
-			switch method {
-			case http.MethodGet:
-				return s.listPools(req, project, location, name)
-			case http.MethodPost:
-				return s.createPool(req, project, location, name)
-			}
-		case len(rest) == 2 && rest[0] == "nodePools":
-			np, verb, custom := strings.Cut(rest[1], ":")
-			switch {
-			case custom && method == http.MethodPost:
-				return s.poolVerb(req, project, location, name, np, verb)
-			case custom:
-			case method == http.MethodGet:
-				return s.getPool(req, project, location, name, np)
-			case method == http.MethodPut:
-				return s.updatePool(req, project, location, name, np)
-			case method == http.MethodDelete:
-				return s.deletePool(req, project, location, name, np)
-			}
-		default:
-			return errorReply(codeUnimplemented, "kpool cloudsim does not emulate %s.", path)
-		}
-		return methodNotFound(method, path)
+// protocol is GKE's: the OAuth2 token, then the quota, the body, faults,
+// and GKE's node-pool and operation paths, the cluster's GET, and Compute
+// Engine's instanceGroupManagers.get.
+func (s *Server) protocol() sim.Protocol {
+	rt := sim.NewRouter(notFound, methodNotFound)
+	const (
+		loc     = "/v1/projects/{project}/locations/{location}"
+		cluster = loc + "/clusters/{cluster}"
+		pool    = cluster + "/nodePools/{pool}"
+	)
+	for pattern, h := range map[string]sim.Handler{
+		"GET /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}": s.getGroup,
+
+		loc + "/operations":                      unimplemented("kpool cloudsim does not emulate operations.list."),
+		"GET " + loc + "/operations/{operation}": s.getOperation,
+		loc + "/operations/{operation}":          unimplemented("kpool cloudsim emulates operations.get only."),
+
+		"GET " + cluster: s.getCluster,
+		cluster:          unimplemented("kpool cloudsim does not emulate writing clusters."),
+		cluster + "/{rest...}": func(req *sim.Request) *sim.Reply {
+			return errorReply(codeUnimplemented, "kpool cloudsim does not emulate %s.", req.HTTP.URL.Path)
+		},
+		"GET " + cluster + "/nodePools":  s.listPools,
+		"POST " + cluster + "/nodePools": s.createPool,
+
+		"GET " + pool:    plain(s.getPool),
+		"PUT " + pool:    plain(s.updatePool),
+		"DELETE " + pool: plain(s.deletePool),
+		"POST " + pool:   s.poolVerb, // nodePools/NP:setSize, ...
+	} {
+		rt.Handle(pattern, h)
 	}
-	return errorReply(codeNotFound, "The requested URL %s was not found on this server (kpool cloudsim GKE emulator).", path)
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
+}
+
+// plain refuses a custom method (nodePools/NP:verb) to a route of the
+// resource itself, as Google's front end has no such method.
+func plain(h sim.Handler) sim.Handler {
+	return func(req *sim.Request) *sim.Reply {
+		if strings.Contains(req.HTTP.PathValue("pool"), ":") {
+			return methodNotFound(req)
+		}
+		return h(req)
+	}
+}
+
+func unimplemented(msg string) sim.Handler {
+	return func(*sim.Request) *sim.Reply { return errorReply(codeUnimplemented, "%s", msg) }
 }
 
 // methodNotFound is Google's answer to a verb a path does not take.
-func methodNotFound(method, path string) *sim.Reply {
-	return errorReply(codeNotFound, "Method not found: %s %s.", method, path)
+func methodNotFound(req *sim.Request) *sim.Reply {
+	return errorReply(codeNotFound, "Method not found: %s %s.", req.HTTP.Method, req.HTTP.URL.Path)
+}
+
+func notFound(req *sim.Request) *sim.Reply {
+	return errorReply(codeNotFound, "The requested URL %s was not found on this server (kpool cloudsim GKE emulator).", req.HTTP.URL.Path)
 }
 
 func clusterKey(project, location, name string) string { return project + "/" + location + "/" + name }

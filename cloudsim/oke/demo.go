@@ -1,35 +1,40 @@
 package oke
 
 import (
-	"crypto/md5"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
-	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/internal/demo"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
-// The demo cluster Demo holds.
+// The demo cluster Demo holds: where it is, and what its nodes run.
 const (
 	DemoCluster     = "demo-oke"
-	DemoRegion      = "us-ashburn-1"
-	DemoTenancy     = "ocid1.tenancy.oc1..aaaaaaaakpoolcloudsimdemotenancy"
-	DemoUser        = "ocid1.user.oc1..aaaaaaaakpoolcloudsimdemouser"
-	DemoCompartment = "ocid1.compartment.oc1..aaaaaaaakpoolcloudsimdemo"
 	DemoClusterID   = "ocid1.cluster.oc1.iad.aaaaaaaakpoolcloudsimdemooke"
-	DemoVersion     = "v1.31.1"
-	DemoImage       = "ocid1.image.oc1.iad.aaaaaaaakpoolcloudsimoracle8oke"
+	DemoCompartment = "ocid1.compartment.oc1..aaaaaaaakpoolcloudsimdemo"
+	DemoRegion      = "us-ashburn-1"
+)
+const (
+	DemoVersion = "v1.31.1"
+	DemoImage   = "ocid1.image.oc1.iad.aaaaaaaakpoolcloudsimoracle8oke"
+)
+
+// The tenancy and user of the demo signing key (DemoConfigProvider).
+const (
+	DemoTenancy = "ocid1.tenancy.oc1..aaaaaaaakpoolcloudsimdemotenancy"
+	DemoUser    = "ocid1.user.oc1..aaaaaaaakpoolcloudsimdemouser"
 )
 
 // DemoSubnets are the demo cluster's worker subnets by availability domain.
@@ -48,31 +53,6 @@ var demoKey = sync.OnceValues(func() (*rsa.PrivateKey, string) {
 	}
 	return k, Fingerprint(&k.PublicKey)
 })
-
-// Fingerprint is an API signing key's fingerprint as OCI shows it: the MD5
-// of its DER public key, in colon-separated hex pairs.
-func Fingerprint(k *rsa.PublicKey) string {
-	der, err := x509.MarshalPKIXPublicKey(k)
-	if err != nil {
-		panic(err)
-	}
-	sum := md5.Sum(der)
-	parts := make([]string, len(sum))
-	for i, b := range sum {
-		parts[i] = fmt.Sprintf("%02x", b)
-	}
-	return strings.Join(parts, ":")
-}
-
-// KeyID is the keyId of an API key: tenancy/user/fingerprint.
-func KeyID(tenancy, user string, k *rsa.PublicKey) string {
-	return tenancy + "/" + user + "/" + Fingerprint(k)
-}
-
-// PEM encodes a private key as the PEM an OCI config file's key_file holds.
-func PEM(k *rsa.PrivateKey) string {
-	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
-}
 
 // Identity returns OKE and the demo signing key (DemoConfigProvider).
 func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformOCI, DemoConfigProvider() }
@@ -96,41 +76,11 @@ func Demo(o sim.Options) (*Server, error) {
 	return s, nil
 }
 
-// AddPool adds an ACTIVE node pool of size nodes of a flexible shape to a
-// cluster, placed in every availability domain it has a subnet in.
-func (s *Server) AddPool(clusterID, name, shape string, ocpus, memoryInGBs float32, size int) {
-	s.Do(func(now time.Time) {
-		c, ok := s.clusters[clusterID]
-		if !ok {
-			return
-		}
-		var pcs []ce.NodePoolPlacementConfigDetails
-		for _, ad := range kpool.SortedKeys(c.Subnets) {
-			pcs = append(pcs, ce.NodePoolPlacementConfigDetails{AvailabilityDomain: common.String(ad), SubnetId: common.String(c.Subnets[ad])})
-		}
-		id := ocid("nodepool", c.Region, s.NewID())
-		s.seq++
-		p := &pool{id: id, cluster: c, state: stateActive, created: now, seq: s.seq, np: ce.NodePool{
-			CompartmentId: common.String(c.CompartmentID), ClusterId: common.String(c.ID), Name: common.String(name),
-			KubernetesVersion: common.String(c.Version), NodeShape: common.String(shape),
-			NodeShapeConfig:   &ce.NodeShapeConfig{Ocpus: common.Float32(ocpus), MemoryInGBs: common.Float32(memoryInGBs)},
-			NodeSourceDetails: ce.NodeSourceViaImageDetails{ImageId: common.String(c.ImageID), BootVolumeSizeInGBs: common.Int64(50)},
-			InitialNodeLabels: []ce.KeyValue{}, FreeformTags: map[string]string{},
-			NodeConfigDetails: &ce.NodePoolNodeConfigDetails{Size: common.Int(size), PlacementConfigs: pcs, FreeformTags: map[string]string{}},
-		}}
-		s.pools[id] = p
-		for range size {
-			p.addNode(s)
-		}
-		for _, n := range p.nodes {
-			n.state = string(ce.NodeLifecycleStateActive)
-		}
-	})
-}
-
+// clusterView is what Clusters and Describe show of a cluster: itself,
+// and its node pools for people.
 type clusterView struct {
 	Cluster
-	pools []string
+	pools string
 }
 
 func (s *Server) views() []clusterView {
@@ -138,13 +88,14 @@ func (s *Server) views() []clusterView {
 	s.Do(func(now time.Time) {
 		s.tick(now)
 		for _, c := range s.clusters {
-			v := clusterView{Cluster: c.Cluster}
-			v.Subnets = cloneMap(c.Subnets)
+			var pools []string
 			for _, p := range s.sortedPools(c.CompartmentID, c.ID) {
 				if p.lifecycle() != stateDeleted {
-					v.pools = append(v.pools, deref(p.np.Name))
+					pools = append(pools, ptr.Deref(p.np.Name, ""))
 				}
 			}
+			v := clusterView{Cluster: c.Cluster, pools: demo.List(pools)}
+			v.Subnets = maps.Clone(c.Subnets)
 			out = append(out, v)
 		}
 	})
@@ -157,11 +108,8 @@ func (s *Server) views() []clusterView {
 func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 	var out []kpool.Cluster
 	for _, c := range s.views() {
-		out = append(out, kpool.Cluster{Name: c.Name, Spec: kpool.ClusterSpec{
-			Endpoint: endpoint,
-			Platform: kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: &kpool.OCICluster{
-				Region: c.Region, CompartmentID: c.CompartmentID, ClusterID: c.ID, ImageID: c.ImageID, Subnets: c.Subnets}},
-		}})
+		oci := &kpool.OCICluster{Region: c.Region, CompartmentID: c.CompartmentID, ClusterID: c.ID, ImageID: c.ImageID, Subnets: c.Subnets}
+		out = append(out, demo.Cluster(c.Name, endpoint, kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: oci}))
 	}
 	return out
 }
@@ -181,11 +129,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 	}
 	fmt.Fprintf(w, "  auth:      %s\n  api:       OKE Container Engine %s (oci-go-sdk/v65/containerengine, client.Host %s)\n", auth, APIVersion, endpoint)
 	for _, c := range s.views() {
-		pools := strings.Join(c.pools, ", ")
-		if pools == "" {
-			pools = "none"
-		}
-		fmt.Fprintf(w, "  OKE cluster %s (%s, %s, compartment %s, Kubernetes %s, node pools: %s):\n", c.Name, c.ID, c.Region, c.CompartmentID, c.Version, pools)
+		fmt.Fprintf(w, "  OKE cluster %s (%s, %s, compartment %s, Kubernetes %s, node pools: %s):\n", c.Name, c.ID, c.Region, c.CompartmentID, c.Version, c.pools)
 		fmt.Fprintf(w, "    default image: %s\n", c.ImageID)
 		for _, ad := range kpool.SortedKeys(c.Subnets) {
 			fmt.Fprintf(w, "    subnet %s: %s\n", ad, c.Subnets[ad])

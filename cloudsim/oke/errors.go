@@ -1,10 +1,8 @@
 package oke
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -17,12 +15,10 @@ const (
 	errInvalidParameter   = "InvalidParameter"        // 400
 	errMissingParameter   = "MissingParameter"        // 400
 	errIncorrectState     = "IncorrectState"          // 409
-	errConflict           = "Conflict"                // 409
 	errPreconditionFailed = "PreconditionFailed"      // 412
 	errTooMany            = "TooManyRequests"         // 429
 	errLimitExceeded      = "LimitExceeded"           // 400
 	errCannotParse        = "CannotParseRequest"      // 400
-	errNotAuthorized      = "NotAuthorizedOrResourceAlreadyExists"
 )
 
 // apiError is OCI's error body.
@@ -33,10 +29,7 @@ type apiError struct {
 
 // failf answers an OCI error.
 func failf(status int, code, format string, args ...any) *sim.Reply {
-	rep := sim.NewReply(status)
-	rep.Body, _ = json.Marshal(apiError{Code: code, Message: fmt.Sprintf(format, args...)})
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
+	return jsonReply(status, apiError{Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 // invalid answers 400 InvalidParameter.
@@ -56,15 +49,26 @@ func notFound(what, id string) *sim.Reply {
 }
 
 // jsonReply answers v as JSON with status.
-func jsonReply(status int, v any) *sim.Reply {
-	rep := sim.NewReply(status)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return failf(http.StatusInternalServerError, "InternalServerError", "encoding the response: %v", err)
-	}
-	rep.Body = b
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
+func jsonReply(status int, v any) *sim.Reply { return sim.JSON(status, "application/json", v) }
+
+// codec words the engine's answers as OCI's errors.
+type codec struct{}
+
+func (codec) Throttled(*sim.Request, int) *sim.Reply {
+	return failf(http.StatusTooManyRequests, errTooMany, "Too many requests for the tenancy.")
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return failf(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request body is larger than %d bytes.", sim.MaxBody)
+}
+
+func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return failf(http.StatusBadRequest, errInvalidParameter, "The request body could not be read: %v", err)
+}
+
+func (codec) Fault(_ *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
+		return failf(http.StatusServiceUnavailable, "ServiceUnavailable", "The service is currently unavailable (fault injected by kpool cloudsim).")
+	}
+	return failf(http.StatusInternalServerError, "InternalServerError", "Internal server error (fault injected by kpool cloudsim).")
+}

@@ -1,16 +1,18 @@
 package oke
 
 import (
-	"github.com/kpool/kpool/cloudsim/sim"
-	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 	"net/http"
 	"strings"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 )
 
 func checkLabels(kvs []ce.KeyValue) *sim.Reply {
 	seen := map[string]bool{}
 	for _, kv := range kvs {
-		k, v := deref(kv.Key), deref(kv.Value)
+		k, v := ptr.Deref(kv.Key, ""), ptr.Deref(kv.Value, "")
 		if len(k) > 316 || !labelKeyRE.MatchString(k) {
 			return invalid("initialNodeLabels: %q is not a valid Kubernetes label key.", k)
 		}

@@ -47,9 +47,8 @@ package oke
 
 import (
 	"crypto/rsa"
-	"errors"
+	"maps"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -64,8 +63,7 @@ const APIVersion = "20180222"
 
 // Options configure a Server.
 type Options struct {
-	// Engine are the engine's options: clock, operation and node times,
-	// latency, rate limit, faults, call log.
+	// Engine are the engine's options (sim.Options).
 	Engine sim.Options
 	// Keys are the API signing keys accepted, by keyId
 	// ("<tenancy>/<user>/<fingerprint>"): a request must be signed with one
@@ -98,7 +96,7 @@ func New(o Options) *Server {
 	if s.pageSize <= 0 {
 		s.pageSize = 100
 	}
-	s.Engine = sim.New(o.Engine, s.serve)
+	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
 
@@ -122,7 +120,7 @@ type cluster struct {
 // exists changes its version, image and subnets.
 func (s *Server) AddCluster(c Cluster) {
 	s.Do(func(time.Time) {
-		c.Subnets = cloneMap(c.Subnets)
+		c.Subnets = maps.Clone(c.Subnets)
 		if old, ok := s.clusters[c.ID]; ok {
 			old.Version, old.ImageID, old.Subnets = c.Version, c.ImageID, c.Subnets
 			return
@@ -131,84 +129,44 @@ func (s *Server) AddCluster(c Cluster) {
 	})
 }
 
-// serve answers one request, with the opc-request-id OCI puts on every
-// answer.
-func (s *Server) serve(req *sim.Request) *sim.Reply {
-	s.tick(req.Now)
-	rep := s.answer(req)
-	if !rep.Dropped() {
-		id := req.HTTP.Header.Get("opc-request-id")
-		if id == "" {
-			id = strings.ToUpper(strings.ReplaceAll(s.NewID(), "-", ""))
-		}
-		rep.Header.Set("opc-request-id", id)
+// requestID puts on an answer the opc-request-id OCI puts on every one:
+// the client's, or a new one.
+func (s *Server) requestID(req *sim.Request, rep *sim.Reply) {
+	id := req.HTTP.Header.Get("opc-request-id")
+	if id == "" {
+		id = strings.ToUpper(strings.ReplaceAll(s.NewID(), "-", ""))
 	}
-	return rep
+	rep.Header.Set("opc-request-id", id)
 }
 
-// answer checks what OCI checks, in its order (the signature, throttling,
-// the body), lets the engine inject a fault, and routes the request.
-func (s *Server) answer(req *sim.Request) *sim.Reply {
-	if rep := s.authenticate(req); rep != nil {
-		return rep
+// protocol is OCI's: the HTTP signature, then the rate limit, the body,
+// faults, and the REST paths of the Container Engine operations emulated,
+// each answer with an opc-request-id.
+func (s *Server) protocol() sim.Protocol {
+	rt := sim.NewRouter(notEmulated, notEmulated)
+	const v = "/" + APIVersion
+	for pattern, h := range map[string]sim.Handler{
+		"POST " + v + "/nodePools":           s.createPool,
+		"GET " + v + "/nodePools":            s.listPools,
+		v + "/nodePools":                     methodNotAllowed,
+		"GET " + v + "/nodePools/{id}":       s.getPool,
+		"PUT " + v + "/nodePools/{id}":       s.updatePool,
+		"DELETE " + v + "/nodePools/{id}":    s.deletePool,
+		v + "/nodePools/{id}":                methodNotAllowed,
+		"GET " + v + "/nodePoolOptions/{id}": s.nodePoolOptions,
+		"GET " + v + "/workRequests/{id}":    s.getWork,
+	} {
+		rt.Handle(pattern, h)
 	}
-	if ok, after := req.Throttle(); !ok {
-		rep := failf(http.StatusTooManyRequests, errTooMany, "Too many requests for the tenancy.")
-		rep.Header.Set("Retry-After", itoa(max(after, 1)))
-		return rep
-	}
-	if errors.Is(req.BodyErr, sim.ErrBodyTooLarge) {
-		return failf(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", "The request body is larger than %d bytes.", sim.MaxBody)
-	}
-	if req.BodyErr != nil {
-		return failf(http.StatusBadRequest, errInvalidParameter, "The request body could not be read: %v", req.BodyErr)
-	}
-	switch req.Fault() {
-	case sim.Fault500:
-		return failf(http.StatusInternalServerError, "InternalServerError", "Internal server error (fault injected by kpool cloudsim).")
-	case sim.Fault503:
-		rep := failf(http.StatusServiceUnavailable, "ServiceUnavailable", "The service is currently unavailable (fault injected by kpool cloudsim).")
-		rep.Header.Set("Retry-After", "1")
-		return rep
-	case sim.FaultDrop:
-		return sim.Drop()
-	}
-	return s.route(req)
+	return sim.Protocol{Tick: s.tick, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve, Finish: s.requestID}
 }
 
-// route dispatches on the REST paths of the Container Engine operations
-// emulated.
-func (s *Server) route(req *sim.Request) *sim.Reply {
-	path := req.HTTP.URL.EscapedPath()
-	seg := strings.Split(strings.Trim(path, "/"), "/")
-	for i := range seg {
-		if u, err := url.PathUnescape(seg[i]); err == nil {
-			seg[i] = u
-		}
-	}
-	m := req.HTTP.Method
-	if len(seg) >= 2 && seg[0] == APIVersion {
-		rest := seg[1:]
-		switch {
-		case len(rest) == 1 && rest[0] == "nodePools" && m == http.MethodPost:
-			return s.createPool(req)
-		case len(rest) == 1 && rest[0] == "nodePools" && m == http.MethodGet:
-			return s.listPools(req)
-		case len(rest) == 2 && rest[0] == "nodePools" && m == http.MethodGet:
-			return s.getPool(req, rest[1])
-		case len(rest) == 2 && rest[0] == "nodePools" && m == http.MethodPut:
-			return s.updatePool(req, rest[1])
-		case len(rest) == 2 && rest[0] == "nodePools" && m == http.MethodDelete:
-			return s.deletePool(req, rest[1])
-		case len(rest) == 2 && rest[0] == "nodePoolOptions" && m == http.MethodGet:
-			return s.nodePoolOptions(req, rest[1])
-		case len(rest) == 2 && rest[0] == "workRequests" && m == http.MethodGet:
-			return s.getWork(req, rest[1])
-		case len(rest) == 1 && rest[0] == "nodePools", len(rest) == 2 && rest[0] == "nodePools":
-			return failf(http.StatusMethodNotAllowed, "MethodNotAllowed", "Method %s is not allowed on %s.", m, path)
-		}
-	}
-	return failf(http.StatusNotFound, errNotFound, "kpool cloudsim does not emulate %s %s.", m, path)
+func methodNotAllowed(req *sim.Request) *sim.Reply {
+	return failf(http.StatusMethodNotAllowed, "MethodNotAllowed", "Method %s is not allowed on %s.", req.HTTP.Method, req.HTTP.URL.EscapedPath())
+}
+
+func notEmulated(req *sim.Request) *sim.Reply {
+	return failf(http.StatusNotFound, errNotFound, "kpool cloudsim does not emulate %s %s.", req.HTTP.Method, req.HTTP.URL.EscapedPath())
 }
 
 // sortedPools returns the pools of a compartment (and a cluster, when
@@ -229,19 +187,9 @@ func (s *Server) sortedPools(compartment, clusterID string) []*pool {
 	return out
 }
 
-func cloneMap[V any](m map[string]V) map[string]V {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 // nodePoolOptions answers GetNodePoolOptions for a cluster (or "all").
-func (s *Server) nodePoolOptions(req *sim.Request, id string) *sim.Reply {
+func (s *Server) nodePoolOptions(req *sim.Request) *sim.Reply {
+	id := req.HTTP.PathValue("id")
 	var versions []string
 	if id == "all" {
 		seen := map[string]bool{}

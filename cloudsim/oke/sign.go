@@ -3,11 +3,16 @@ package oke
 import (
 	"bytes"
 	"crypto"
+	"crypto/md5"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
+	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,17 +64,17 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 		need = append(need, "content-length", "content-type", "x-content-sha256")
 	}
 	for _, n := range need {
-		if !contains(headers, n) {
+		if !slices.Contains(headers, n) {
 			return deny("the signature does not cover " + n)
 		}
 	}
-	if contains(headers, "x-content-sha256") {
+	if slices.Contains(headers, "x-content-sha256") {
 		sum := sha256.Sum256(req.Body)
 		if r.Header.Get("X-Content-Sha256") != base64.StdEncoding.EncodeToString(sum[:]) {
 			return deny("x-content-sha256 is not the body's hash")
 		}
 	}
-	if contains(headers, "content-length") && r.Header.Get("Content-Length") != strconv.Itoa(len(req.Body)) && !(r.Header.Get("Content-Length") == "" && len(req.Body) == 0) {
+	if slices.Contains(headers, "content-length") && r.Header.Get("Content-Length") != strconv.Itoa(len(req.Body)) && !(r.Header.Get("Content-Length") == "" && len(req.Body) == 0) {
 		return deny("content-length is not the body's length")
 	}
 	sig, err := base64.StdEncoding.DecodeString(params["signature"])
@@ -83,6 +88,16 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	if !ok {
 		return deny("unknown key")
 	}
+	digest := sha256.Sum256(signingString(r, req.Body, headers))
+	if rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], sig) != nil {
+		return deny("the signature does not verify")
+	}
+	return nil
+}
+
+// signingString is what a client signs: each header its signature
+// covers, in its order, as "name: value" lines.
+func signingString(r *http.Request, body []byte, headers []string) []byte {
 	var b bytes.Buffer
 	for i, n := range headers {
 		if i > 0 {
@@ -97,25 +112,37 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 		case "content-length":
 			v = r.Header.Get("Content-Length")
 			if v == "" {
-				v = strconv.Itoa(len(req.Body))
+				v = strconv.Itoa(len(body))
 			}
 		default:
 			v = r.Header.Get(n)
 		}
 		b.WriteString(n + ": " + v)
 	}
-	digest := sha256.Sum256(b.Bytes())
-	if rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], sig) != nil {
-		return deny("the signature does not verify")
-	}
-	return nil
+	return b.Bytes()
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// Fingerprint is an API signing key's fingerprint as OCI shows it: the MD5
+// of its DER public key, in colon-separated hex pairs.
+func Fingerprint(k *rsa.PublicKey) string {
+	der, err := x509.MarshalPKIXPublicKey(k)
+	if err != nil {
+		panic(err)
 	}
-	return false
+	sum := md5.Sum(der)
+	parts := make([]string, len(sum))
+	for i, b := range sum {
+		parts[i] = fmt.Sprintf("%02x", b)
+	}
+	return strings.Join(parts, ":")
+}
+
+// KeyID is the keyId of an API key: tenancy/user/fingerprint.
+func KeyID(tenancy, user string, k *rsa.PublicKey) string {
+	return tenancy + "/" + user + "/" + Fingerprint(k)
+}
+
+// PEM encodes a private key as the PEM an OCI config file's key_file holds.
+func PEM(k *rsa.PrivateKey) string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
 }

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -100,7 +101,7 @@ func (c *cluster) checkVersion(v string, current string) *sim.Reply {
 	if !versionRE.MatchString(v) {
 		return invalid("kubernetesVersion %q is not a Kubernetes version OKE offers (v<major>.<minor>.<patch>, such as %s).", v, c.Version)
 	}
-	if !contains(c.versions(), v) {
+	if !slices.Contains(c.versions(), v) {
 		return invalid("kubernetesVersion %s is not supported for node pools of cluster %s: use one of %s.", v, c.ID, strings.Join(c.versions(), ", "))
 	}
 	if current != "" && versionLess(v, current) {
@@ -138,7 +139,7 @@ func checkShape(shape string, sc *ce.NodeShapeConfig) *sim.Reply {
 	case sc == nil:
 		return nil
 	}
-	o, m := deref(sc.Ocpus), deref(sc.MemoryInGBs)
+	o, m := ptr.Deref(sc.Ocpus, 0), ptr.Deref(sc.MemoryInGBs, 0)
 	if o < 1 || o > 114 {
 		return invalid("nodeShapeConfig.ocpus must be between 1 and 114 for %s, got %v.", shape, o)
 	}
@@ -153,8 +154,8 @@ func checkSource(src ce.NodeSourceDetails) *sim.Reply {
 	if !ok {
 		return invalid("nodeSourceDetails.sourceType must be IMAGE.")
 	}
-	if !strings.HasPrefix(deref(img.ImageId), "ocid1.image.") {
-		return invalid("nodeSourceDetails.imageId %q is not an image OCID.", deref(img.ImageId))
+	if !strings.HasPrefix(ptr.Deref(img.ImageId, ""), "ocid1.image.") {
+		return invalid("nodeSourceDetails.imageId %q is not an image OCID.", ptr.Deref(img.ImageId, ""))
 	}
 	if b := img.BootVolumeSizeInGBs; b != nil && (*b < 50 || *b > 32768) {
 		return invalid("nodeSourceDetails.bootVolumeSizeInGBs must be between 50 and 32768, got %d.", *b)
@@ -173,7 +174,7 @@ func (c *cluster) checkPlacement(size *int, pcs []ce.NodePoolPlacementConfigDeta
 	seen := map[string]bool{}
 	preempt := -1
 	for i, pc := range pcs {
-		ad, sub := deref(pc.AvailabilityDomain), deref(pc.SubnetId)
+		ad, sub := ptr.Deref(pc.AvailabilityDomain, ""), ptr.Deref(pc.SubnetId, "")
 		switch {
 		case ad == "":
 			return missing(fmt.Sprintf("nodeConfigDetails.placementConfigs[%d].availabilityDomain", i))
@@ -221,7 +222,7 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 		name string
 		v    *string
 	}{{"compartmentId", in.CompartmentId}, {"clusterId", in.ClusterId}, {"name", in.Name}, {"nodeShape", in.NodeShape}} {
-		if deref(m.v) == "" {
+		if ptr.Deref(m.v, "") == "" {
 			return nil, missing(m.name)
 		}
 	}
@@ -275,113 +276,3 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 	}
 	return c, nil
 }
-
-// validateUpdate checks UpdateNodePoolDetails against the pool and returns
-// its configuration once changed. What the body leaves out keeps its
-// value.
-func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []byte) (ce.NodePool, *sim.Reply) {
-	c := p.cluster
-	// The SDK's decoders make empty lists of absent ones: what the body
-	// gives is read from the body itself.
-	var top struct {
-		InitialNodeLabels json.RawMessage `json:"initialNodeLabels"`
-		NodeConfigDetails struct {
-			PlacementConfigs json.RawMessage `json:"placementConfigs"`
-			NsgIds           json.RawMessage `json:"nsgIds"`
-		} `json:"nodeConfigDetails"`
-	}
-	_ = json.Unmarshal(body, &top)
-	given := func(r json.RawMessage) bool { return len(r) > 0 && string(r) != "null" }
-	next := p.np
-	ncd := *next.NodeConfigDetails
-	next.NodeConfigDetails = &ncd
-	if in.QuantityPerSubnet != nil || len(in.SubnetIds) > 0 {
-		return next, invalid("quantityPerSubnet and subnetIds are not emulated by kpool cloudsim: give nodeConfigDetails.")
-	}
-	if in.Name != nil {
-		if n := *in.Name; n == "" || len(n) > 255 || strings.TrimSpace(n) != n {
-			return next, invalid("name must be 1-255 characters without leading or trailing spaces.")
-		}
-		next.Name = in.Name
-	}
-	if in.KubernetesVersion != nil {
-		if rep := c.checkVersion(*in.KubernetesVersion, deref(p.np.KubernetesVersion)); rep != nil {
-			return next, rep
-		}
-		next.KubernetesVersion = in.KubernetesVersion
-	}
-	if in.NodeShape != nil {
-		next.NodeShape = in.NodeShape
-		if !strings.HasSuffix(*in.NodeShape, ".Flex") && in.NodeShapeConfig == nil {
-			next.NodeShapeConfig = nil
-		}
-	}
-	if sc := in.NodeShapeConfig; sc != nil {
-		cfg := &ce.NodeShapeConfig{Ocpus: sc.Ocpus, MemoryInGBs: sc.MemoryInGBs}
-		if old := next.NodeShapeConfig; old != nil {
-			if cfg.Ocpus == nil {
-				cfg.Ocpus = old.Ocpus
-			}
-			if cfg.MemoryInGBs == nil {
-				cfg.MemoryInGBs = old.MemoryInGBs
-			}
-		}
-		next.NodeShapeConfig = cfg
-	}
-	if in.NodeShape != nil || in.NodeShapeConfig != nil {
-		if rep := checkShape(deref(next.NodeShape), next.NodeShapeConfig); rep != nil {
-			return next, rep
-		}
-	}
-	if in.NodeSourceDetails != nil {
-		if rep := checkSource(in.NodeSourceDetails); rep != nil {
-			return next, rep
-		}
-		src := in.NodeSourceDetails.(ce.NodeSourceViaImageDetails)
-		if old, ok := next.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok && src.BootVolumeSizeInGBs == nil {
-			src.BootVolumeSizeInGBs = old.BootVolumeSizeInGBs
-		}
-		next.NodeSourceDetails = src
-	}
-	if given(top.InitialNodeLabels) {
-		if rep := checkLabels(in.InitialNodeLabels); rep != nil {
-			return next, rep
-		}
-		next.InitialNodeLabels = in.InitialNodeLabels
-	}
-	if in.FreeformTags != nil {
-		if rep := checkTags("freeformTags", in.FreeformTags); rep != nil {
-			return next, rep
-		}
-		next.FreeformTags = in.FreeformTags
-	}
-	if u := in.NodeConfigDetails; u != nil {
-		if u.Size != nil {
-			ncd.Size = u.Size
-		}
-		if given(top.NodeConfigDetails.PlacementConfigs) {
-			ncd.PlacementConfigs = u.PlacementConfigs
-		}
-		if u.FreeformTags != nil {
-			if rep := checkTags("nodeConfigDetails.freeformTags", u.FreeformTags); rep != nil {
-				return next, rep
-			}
-			ncd.FreeformTags = u.FreeformTags
-		}
-		if given(top.NodeConfigDetails.NsgIds) {
-			ncd.NsgIds = u.NsgIds
-		}
-		if rep := c.checkPlacement(ncd.Size, ncd.PlacementConfigs); rep != nil {
-			return next, rep
-		}
-	}
-	if in.NodeMetadata != nil {
-		next.NodeMetadata = in.NodeMetadata
-	}
-	if in.SshPublicKey != nil {
-		next.SshPublicKey = in.SshPublicKey
-	}
-	return next, nil
-}
-
-var _ = common.String

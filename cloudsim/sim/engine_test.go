@@ -316,7 +316,7 @@ func TestCallLog(t *testing.T) {
 
 // NewID makes UUIDs determined by the seed.
 func TestNewID(t *testing.T) {
-	a, b, c := sim.New(sim.Options{Seed: 1}, nil), sim.New(sim.Options{Seed: 1}, nil), sim.New(sim.Options{Seed: 2}, nil)
+	a, b, c := sim.New(sim.Options{Seed: 1}, sim.Protocol{}), sim.New(sim.Options{Seed: 1}, sim.Protocol{}), sim.New(sim.Options{Seed: 2}, sim.Protocol{})
 	for i := 0; i < 5; i++ {
 		x, y, z := a.NewID(), b.NewID(), c.NewID()
 		if x != y || x == z || len(x) != 36 || x[14] != '4' {
@@ -330,11 +330,11 @@ func TestNewID(t *testing.T) {
 func TestNodesReady(t *testing.T) {
 	var grow, shrink *sim.Operation
 	e := sim.New(sim.Options{Clock: sim.NewManualClock(start), OperationTime: 10 * time.Second, NodeTime: 5 * time.Second},
-		func(r *sim.Request) *sim.Reply {
+		sim.Protocol{Routes: func(r *sim.Request) *sim.Reply {
 			grow = r.Start("Creating", 0, 3, 0)  // ends at 25 s
 			shrink = r.Start("Scaling", 4, 2, 0) // ends at 20 s
 			return &sim.Reply{Status: http.StatusAccepted, Header: http.Header{}}
-		})
+		}})
 	e.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPut, "/pools", nil))
 	for _, step := range []struct {
 		at            time.Duration

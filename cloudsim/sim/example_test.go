@@ -1,13 +1,10 @@
 package sim_test
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -20,8 +17,9 @@ import (
 //	GET    /pools/{name}          {"name","nodes","state"}; 404
 //	DELETE /pools/{name}          202; the pool goes when its operation ends
 //
-// Errors are {"error":"..."}: 401 without a token, 429 with Retry-After,
-// the injected 500 and 503, 413 for a body too large.
+// Errors are {"error":"..."}: 401 without a token, then the engine's 429
+// (with Retry-After), 413 for a body too large and injected 500 and 503
+// in the toy's words (toyCodec).
 type toy struct {
 	*sim.Engine
 	pools map[string]*toyPool // guarded by the engine's lock
@@ -36,72 +34,85 @@ type toyPool struct {
 
 func newToy(o sim.Options) *toy {
 	t := &toy{pools: map[string]*toyPool{}}
-	t.Engine = sim.New(o, t.serve)
+	routes := sim.NewRouter(toyStatus(http.StatusNotFound, "no such path"), toyStatus(http.StatusMethodNotAllowed, "no such method"))
+	routes.Handle("GET /pools/{name}", t.get)
+	routes.Handle("PUT /pools/{name}", t.put)
+	routes.Handle("DELETE /pools/{name}", t.delete)
+	t.Engine = sim.New(o, sim.Protocol{Authenticate: authenticate, Codec: toyCodec{}, Routes: routes.Serve})
 	return t
 }
 
-func (t *toy) serve(r *sim.Request) *sim.Reply {
+func authenticate(r *sim.Request) *sim.Reply {
 	if r.HTTP.Header.Get("Authorization") == "" {
 		return toyError(http.StatusUnauthorized, "no token")
 	}
-	if ok, secs := r.Throttle(); !ok {
-		rep := toyError(http.StatusTooManyRequests, "slow down")
-		rep.Header.Set("Retry-After", strconv.Itoa(secs))
-		return rep
-	}
-	if errors.Is(r.BodyErr, sim.ErrBodyTooLarge) {
-		return toyError(http.StatusRequestEntityTooLarge, "too large")
-	}
-	switch r.Fault() {
-	case sim.Fault500:
-		return toyError(http.StatusInternalServerError, "injected")
-	case sim.Fault503:
+	return nil
+}
+
+// toyCodec words the engine's answers as the toy's errors.
+type toyCodec struct{}
+
+func (toyCodec) Throttled(*sim.Request, int) *sim.Reply {
+	return toyError(http.StatusTooManyRequests, "slow down")
+}
+
+func (toyCodec) BodyTooLarge(*sim.Request) *sim.Reply {
+	return toyError(http.StatusRequestEntityTooLarge, "too large")
+}
+
+func (toyCodec) BadBody(_ *sim.Request, err error) *sim.Reply {
+	return toyError(http.StatusBadRequest, err.Error())
+}
+
+func (toyCodec) Fault(_ *sim.Request, kind string) *sim.Reply {
+	if kind == sim.Fault503 {
 		return toyError(http.StatusServiceUnavailable, "injected")
-	case sim.FaultDrop:
-		return sim.Drop()
 	}
-	name, ok := strings.CutPrefix(r.HTTP.URL.Path, "/pools/")
-	if !ok || name == "" {
-		return toyError(http.StatusNotFound, "no such path")
+	return toyError(http.StatusInternalServerError, "injected")
+}
+
+func (t *toy) get(r *sim.Request) *sim.Reply {
+	p := t.pools[r.HTTP.PathValue("name")]
+	if p == nil {
+		return toyError(http.StatusNotFound, "no such pool")
+	}
+	return toyJSON(http.StatusOK, p.view(r.Now))
+}
+
+func (t *toy) put(r *sim.Request) *sim.Reply {
+	name := r.HTTP.PathValue("name")
+	n, err := strconv.Atoi(r.HTTP.URL.Query().Get("nodes"))
+	if err != nil || n < 0 {
+		return toyError(http.StatusBadRequest, "nodes must be a count")
 	}
 	p := t.pools[name]
-	switch r.HTTP.Method {
-	case http.MethodGet:
-		if p == nil {
-			return toyError(http.StatusNotFound, "no such pool")
-		}
-		return toyJSON(http.StatusOK, p.view(r.Now))
-	case http.MethodPut:
-		n, err := strconv.Atoi(r.HTTP.URL.Query().Get("nodes"))
-		if err != nil || n < 0 {
-			return toyError(http.StatusBadRequest, "nodes must be a count")
-		}
-		created := p == nil
-		if created {
-			p = &toyPool{name: name}
-			t.pools[name] = p
-		} else if p.op != nil {
-			return toyError(http.StatusConflict, "an operation is running")
-		}
-		kind, status := "Scaling", http.StatusOK
-		if created {
-			kind, status = "Creating", http.StatusCreated
-		}
-		t.start(r, p, kind, n)
-		rep := toyJSON(status, p.view(r.Now))
-		rep.Created = created
-		return rep
-	case http.MethodDelete:
-		if p == nil {
-			return sim.NewReply(http.StatusNoContent)
-		}
-		if p.op != nil {
-			return toyError(http.StatusConflict, "an operation is running")
-		}
-		t.start(r, p, "Deleting", 0)
-		return sim.NewReply(http.StatusAccepted)
+	created := p == nil
+	if created {
+		p = &toyPool{name: name}
+		t.pools[name] = p
+	} else if p.op != nil {
+		return toyError(http.StatusConflict, "an operation is running")
 	}
-	return toyError(http.StatusMethodNotAllowed, "no such method")
+	kind, status := "Scaling", http.StatusOK
+	if created {
+		kind, status = "Creating", http.StatusCreated
+	}
+	t.start(r, p, kind, n)
+	rep := toyJSON(status, p.view(r.Now))
+	rep.Created = created
+	return rep
+}
+
+func (t *toy) delete(r *sim.Request) *sim.Reply {
+	p := t.pools[r.HTTP.PathValue("name")]
+	if p == nil {
+		return sim.NewReply(http.StatusNoContent)
+	}
+	if p.op != nil {
+		return toyError(http.StatusConflict, "an operation is running")
+	}
+	t.start(r, p, "Deleting", 0)
+	return sim.NewReply(http.StatusAccepted)
 }
 
 // start starts an operation on p to n nodes; its end applies it.
@@ -125,15 +136,15 @@ func (p *toyPool) view(now time.Time) map[string]any {
 	return map[string]any{"name": p.name, "nodes": p.nodes, "state": p.state}
 }
 
-func toyJSON(status int, v any) *sim.Reply {
-	rep := sim.NewReply(status)
-	rep.Body, _ = json.Marshal(v)
-	rep.Header.Set("Content-Type", "application/json")
-	return rep
-}
+func toyJSON(status int, v any) *sim.Reply { return sim.JSON(status, "application/json", v) }
 
 func toyError(status int, msg string) *sim.Reply {
 	return toyJSON(status, map[string]string{"error": msg})
+}
+
+// toyStatus is a Handler that answers msg with status.
+func toyStatus(status int, msg string) sim.Handler {
+	return func(*sim.Request) *sim.Reply { return toyError(status, msg) }
 }
 
 // An emulator is a handler on the engine; a test drives its clock.

@@ -3,46 +3,40 @@ package sim
 import (
 	"math"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// bucket is a token bucket on the engine's clock: rate tokens a second,
-// at most burst of them.
-type bucket struct {
-	rate     float64
-	burst    int
-	tokens   float64
-	lastFill time.Time
-	filled   bool
+// limiter is the engine's rate limit: a token bucket (x/time/rate) driven
+// by the engine's clock, never by the wall clock, so that a test on a
+// ManualClock sees the same answers on every run.
+type limiter struct {
+	perSecond float64
+	burst     int
+	bucket    *rate.Limiter // nil: unlimited
 }
 
 // set changes the rate (0 or less: unlimited) and burst (0 or less:
 // max(1, rate)), and fills the bucket.
-func (b *bucket) set(rate float64, burst int) {
-	if rate < 0 || math.IsNaN(rate) {
-		rate = 0
+func (l *limiter) set(perSecond float64, burst int) {
+	if perSecond < 0 || math.IsNaN(perSecond) {
+		perSecond = 0
 	}
 	if burst <= 0 {
-		burst = max(1, int(math.Ceil(rate)))
+		burst = max(1, int(math.Ceil(perSecond)))
 	}
-	b.rate, b.burst = rate, burst
-	b.tokens, b.filled = float64(burst), false
+	l.perSecond, l.burst, l.bucket = perSecond, burst, nil
+	if perSecond > 0 {
+		l.bucket = rate.NewLimiter(rate.Limit(perSecond), burst)
+	}
 }
 
-// take takes a token at now; when there is none it returns how long
-// until there is.
-func (b *bucket) take(now time.Time) (bool, time.Duration) {
-	if b.rate <= 0 {
+// take takes a token at now; when there is none it takes nothing and
+// returns how long until there is one.
+func (l *limiter) take(now time.Time) (bool, time.Duration) {
+	if l.bucket == nil || l.bucket.AllowN(now, 1) {
 		return true, 0
 	}
-	if b.filled && now.After(b.lastFill) {
-		b.tokens = math.Min(float64(b.burst), b.tokens+now.Sub(b.lastFill).Seconds()*b.rate)
-	}
-	if !b.filled || now.After(b.lastFill) {
-		b.lastFill, b.filled = now, true
-	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+	missing := 1 - l.bucket.TokensAt(now)
+	return false, time.Duration(missing / l.perSecond * float64(time.Second))
 }

@@ -45,6 +45,15 @@ func (o *Operation) Nodes(t time.Time) int {
 	return o.From + steps
 }
 
+// HealAt is when what the operation left broken, had it failed, is whole
+// again: a cloud keeps at what failed (launching instances, removing
+// them) and gets there as long again as the operation took.
+func (o *Operation) HealAt() time.Time { return o.End.Add(o.End.Sub(o.Start)) }
+
+// Due reports whether a time an emulator set (a HealAt) has come at now;
+// the zero time never comes.
+func Due(at, now time.Time) bool { return !at.IsZero() && !now.Before(at) }
+
 // NodesReady is the count of nodes up at t for a cloud that reports each
 // node once it is built: the operation's fixed time comes first, then the
 // nodes move one every NodeTime, the last at End. (Nodes moves them from

@@ -1,0 +1,199 @@
+package civo
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// PoolState is a pool as GET returns it now, plus what only the emulator
+// knows.
+type PoolState struct {
+	Pool
+	// Operation is the kind of the operation in progress (Creating,
+	// Scaling, Deleting); "" when idle.
+	Operation string
+	// Created is when the pool was created.
+	Created time.Time
+}
+
+// PoolOf returns a pool as Civo would return it now; false if there is
+// none. region must be the cluster's.
+func (s *Server) PoolOf(region, clusterID, id string) (st PoolState, found bool) {
+	s.Do(func(now time.Time) {
+		s.heal(now)
+		p, err := s.poolOf(region, clusterID, id)
+		if err != nil {
+			return
+		}
+		st, found = PoolState{Pool: p.view(now), Created: p.created}, true
+		if p.op != nil {
+			st.Operation = p.op.Kind
+		}
+	})
+	return st, found
+}
+
+// Mutate changes a pool behind the client's back, as someone using Civo's
+// dashboard would: fn may change its labels, taints, count, size and public
+// IP setting (instances and the id are the emulator's). A count change is
+// applied at once, with no operation.
+func (s *Server) Mutate(region, clusterID, id string, fn func(*Pool)) (err error) {
+	s.Do(func(now time.Time) {
+		var p *pool
+		if p, err = s.poolOf(region, clusterID, id); err != nil {
+			return
+		}
+		v := p.view(now)
+		fn(&v)
+		delete(v.Labels, PoolLabel)
+		p.labels, p.taints, p.size, p.publicIP = v.Labels, v.Taints, v.Size, v.PublicIPNodePool
+		if v.Count >= 1 && v.Count != p.count && p.op == nil {
+			p.count = v.Count
+			for len(p.insts) < p.count {
+				in := s.newInstance(p, now)
+				in.status = StatusActive
+				p.insts = append(p.insts, in)
+			}
+			p.insts = p.insts[:p.count]
+		}
+	})
+	return err
+}
+
+// poolOf finds a pool for the emulator's own methods, under the engine's
+// lock (Do). region must be the cluster's.
+func (s *Server) poolOf(region, clusterID, id string) (*pool, error) {
+	c, ok := s.clusters[clusterID]
+	if !ok || !strings.EqualFold(c.Region, region) {
+		return nil, fmt.Errorf("civo: no cluster %s in %s", clusterID, region)
+	}
+	if p, ok := c.pools[id]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("civo: no pool %s in cluster %s", id, clusterID)
+}
+
+// find finds the pool of the path in the call's cluster.
+func (c *call) find() (*pool, *sim.Reply) {
+	if p, ok := c.cluster.pools[c.pool]; ok {
+		return p, nil
+	}
+	return nil, failf(http.StatusNotFound, codePoolNotFound, "The requested pool %s could not be found in Kubernetes cluster %s", c.pool, c.cluster.ID)
+}
+
+func (s *Server) listPools(req *call) *sim.Reply {
+	c := req.cluster
+	ids := make([]string, 0, len(c.pools))
+	for id := range c.pools {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := c.pools[ids[i]], c.pools[ids[j]]
+		if !a.created.Equal(b.created) {
+			return a.created.Before(b.created)
+		}
+		return ids[i] < ids[j]
+	})
+	out := make([]Pool, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, c.pools[id].view(req.Now))
+	}
+	return jsonReply(out)
+}
+
+func (s *Server) getPool(req *call) *sim.Reply {
+	p, rep := req.find()
+	if rep != nil {
+		return rep
+	}
+	return jsonReply(p.view(req.Now))
+}
+
+func (s *Server) createPool(req *call) *sim.Reply {
+	c, in := req.cluster, req.body
+	if in.ID == "" {
+		in.ID = s.NewID() // Civo names a pool it is given no id for
+	}
+	if _, ok := c.pools[in.ID]; ok {
+		return failf(http.StatusConflict, codeDuplicate, "A pool with the id %s already exists in Kubernetes cluster %s", in.ID, c.ID)
+	}
+	if rep := validateCreate(in); rep != nil {
+		return rep
+	}
+	p := &pool{cluster: c, id: in.ID, size: in.Size, count: *in.Count, labels: maps.Clone(in.Labels),
+		publicIP: in.PublicIPNodePool != nil && *in.PublicIPNodePool, created: req.Now}
+	if in.Taints != nil {
+		p.taints = slices.Clone(*in.Taints)
+	}
+	delete(p.labels, PoolLabel)
+	for range p.count {
+		p.insts = append(p.insts, s.newInstance(p, req.Now))
+	}
+	c.pools[p.id] = p
+	s.start(req.Request, p, opCreating, 0, p.count)
+	rep := success(p.id)
+	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+p.id
+	return rep
+}
+
+func (s *Server) updatePool(req *call) *sim.Reply {
+	p, rep := req.find()
+	if rep != nil {
+		return rep
+	}
+	in := req.body
+	if rep := validateUpdate(p, in); rep != nil {
+		return rep
+	}
+	target := p.count
+	if in.Count != nil {
+		target = *in.Count
+	}
+	// A PUT of the count rebuilds what a failed operation left in ERROR.
+	rebuild := in.Count != nil && p.failedNodes() > 0
+	resize := target != p.count || rebuild
+	if p.op != nil && (p.op.Kind == opDeleting || resize) {
+		return failf(http.StatusConflict, codeBusy, "The pool %s is already %s; try again once it is done", p.id, strings.ToLower(p.op.Kind))
+	}
+	if in.Labels != nil {
+		p.labels = maps.Clone(in.Labels)
+		delete(p.labels, PoolLabel)
+	}
+	if in.Taints != nil {
+		p.taints = slices.Clone(*in.Taints)
+	}
+	if resize {
+		p.healAt = time.Time{}
+		p.dropErrors(false)
+		from := len(p.insts)
+		p.count = target
+		for len(p.insts) < target {
+			p.insts = append(p.insts, s.newInstance(p, req.Now))
+		}
+		if from != target {
+			s.start(req.Request, p, opScaling, from, target)
+		}
+	}
+	return jsonReply(p.view(req.Now))
+}
+
+func (s *Server) deletePool(req *call) *sim.Reply {
+	p, rep := req.find()
+	if rep != nil {
+		return rep
+	}
+	if p.op != nil && p.op.Kind == opDeleting {
+		return success(p.id) // already going
+	}
+	insts, _ := p.statuses(req.Now)
+	p.insts = insts
+	s.start(req.Request, p, opDeleting, len(insts), 0)
+	return success(p.id)
+}

@@ -1,0 +1,133 @@
+package gke
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// opInfo is what the protocol keeps of an operation, as its sim.Operation's Data.
+type opInfo struct {
+	cluster *cluster
+	pool    *pool
+	opType  string
+	// apply, when set, applies the change to the pool when the operation
+	// succeeds.
+	apply func()
+}
+
+func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }
+
+// start starts an operation of opType on pool p, moving its nodes from
+// its ready count to its target, plus extra node replacements.
+func (s *Server) start(req *sim.Request, p *pool, opType string, to, extra int, apply func()) *sim.Operation {
+	from := p.ready
+	if p.op != nil {
+		from = p.readyAt(req.Now)
+	}
+	o := req.Start(opType, from, to, extra)
+	o.Data = &opInfo{cluster: p.cluster, pool: p, opType: opType, apply: apply}
+	o.Done = finish
+	p.op = o
+	p.etag = s.NewID()
+	return o
+}
+
+// finish applies an operation's outcome when it ends.
+func finish(o *sim.Operation) {
+	in := infoOf(o)
+	p := in.pool
+	p.ready, p.op = o.To, nil
+	if o.Fails {
+		e := opError(o)
+		p.message = e.Message
+		p.cond = []*container.StatusCondition{{Code: "GCE_STOCKOUT", CanonicalCode: codeResourceExhausted, Message: e.Message}}
+		switch in.opType {
+		case opCreate, opDelete:
+			p.status = statusError
+		default:
+			// The change is taken (the instance groups have their new
+			// size and template) but the instances did not come: the
+			// groups keep trying, and reach it as long again as the
+			// operation took.
+			p.status, p.ready = statusRunningWithError, o.From
+			p.healAt = o.HealAt()
+			if in.apply != nil {
+				in.apply()
+			}
+		}
+		return
+	}
+	p.status, p.message, p.cond = statusRunning, "", nil
+	if in.opType == opDelete {
+		delete(p.cluster.pools, p.np.Name)
+		return
+	}
+	if in.apply != nil {
+		in.apply()
+	}
+}
+
+// opError is the error of a failed operation, as GKE words the usual
+// causes: Compute Engine out of capacity for creates and resizes, a drain
+// that times out for upgrades.
+func opError(o *sim.Operation) *container.Status {
+	in := infoOf(o)
+	const injected = " (fault injected by kpool cloudsim)"
+	switch in.opType {
+	case opUpgrade:
+		return &container.Status{Code: int64(rpcNumber[codeFailedPrecondition]),
+			Message: fmt.Sprintf("Node pool %q: upgrading node gke-%s-%s-0 failed: draining the node timed out: a PodDisruptionBudget prevents evicting pod default/web-0.%s", in.pool.np.Name, in.cluster.name, in.pool.np.Name, injected)}
+	case opDelete:
+		return &container.Status{Code: int64(rpcNumber[codeInternal]),
+			Message: fmt.Sprintf("Deleting the instance groups of node pool %q failed: an internal error occurred.%s", in.pool.np.Name, injected)}
+	}
+	zone := ""
+	if len(in.pool.np.Locations) > 0 {
+		zone = in.pool.np.Locations[0]
+	}
+	return &container.Status{Code: int64(rpcNumber[codeResourceExhausted]),
+		Message: fmt.Sprintf("Google Compute Engine: The zone 'projects/%s/zones/%s' does not have enough resources available to fulfill the request. Try a different zone, or try again later.%s", in.cluster.project, zone, injected)}
+}
+
+// operation is an Operation as GKE returns it.
+func (s *Server) operation(base string, o *sim.Operation, now time.Time) *container.Operation {
+	in := infoOf(o)
+	c := in.cluster
+	out := &container.Operation{
+		Name: "operation-" + o.ID, OperationType: in.opType, Zone: c.location, Location: c.location,
+		SelfLink:   fmt.Sprintf("%s/v1/projects/%s/locations/%s/operations/operation-%s", base, c.project, c.location, o.ID),
+		TargetLink: base + "/v1/" + in.pool.path(),
+		StartTime:  o.Start.UTC().Format(time.RFC3339Nano),
+		Status:     opRunning,
+	}
+	switch {
+	case o.Running() && !now.After(o.Start):
+		out.Status = opPending
+	case !o.Running():
+		out.Status = opDone
+		out.EndTime = o.End.UTC().Format(time.RFC3339Nano)
+		if o.Fails {
+			out.Error = opError(o)
+			out.StatusMessage = out.Error.Message
+		}
+	}
+	return out
+}
+
+func (s *Server) getOperation(req *sim.Request) *sim.Reply {
+	project, location, name := req.HTTP.PathValue("project"), req.HTTP.PathValue("location"), req.HTTP.PathValue("operation")
+	id, ok := strings.CutPrefix(name, "operation-")
+	var o *sim.Operation
+	if ok {
+		o = req.Operation(id)
+	}
+	if o == nil || infoOf(o).cluster.project != project || infoOf(o).cluster.location != location {
+		return errorReply(codeNotFound, "Not found: projects/%s/locations/%s/operations/%s.", project, location, name)
+	}
+	return jsonReply(200, s.operation(req.BaseURL(), o, req.Now))
+}

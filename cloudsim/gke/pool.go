@@ -1,0 +1,130 @@
+package gke
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"time"
+
+	container "google.golang.org/api/container/v1"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// Node pool statuses (NodePool.status) and operation statuses
+// (Operation.status), as container-api.json names them.
+const (
+	statusProvisioning     = "PROVISIONING"
+	statusRunning          = "RUNNING"
+	statusRunningWithError = "RUNNING_WITH_ERROR"
+	statusReconciling      = "RECONCILING"
+	statusStopping         = "STOPPING"
+	statusError            = "ERROR"
+
+	opPending = "PENDING"
+	opRunning = "RUNNING"
+	opDone    = "DONE"
+)
+
+// Operation types (Operation.operationType).
+const (
+	opCreate     = "CREATE_NODE_POOL"
+	opDelete     = "DELETE_NODE_POOL"
+	opSetSize    = "SET_NODE_POOL_SIZE"
+	opUpgrade    = "UPGRADE_NODES"
+	opUpdate     = "UPDATE_CLUSTER"
+	opManagement = "SET_NODE_POOL_MANAGEMENT"
+)
+
+type cluster struct {
+	project, location, name string
+	version                 string
+	locations               []string // the zones pools default to
+	pools                   map[string]*pool
+}
+
+func (c *cluster) path() string {
+	return "projects/" + c.project + "/locations/" + c.location + "/clusters/" + c.name
+}
+
+type pool struct {
+	cluster *cluster
+	// np is the pool as GKE returns it, except what is computed: status,
+	// statusMessage, conditions, etag, selfLink, instanceGroupUrls.
+	np      *container.NodePool
+	perZone int    // the node count each zone's instance group targets
+	ready   int    // the nodes there are when idle (at the start of op)
+	status  string // when idle: RUNNING, RUNNING_WITH_ERROR or ERROR
+	message string // statusMessage
+	cond    []*container.StatusCondition
+	etag    string
+	seq     int
+	op      *sim.Operation
+	// healAt is when a RUNNING_WITH_ERROR pool is RUNNING again: its
+	// instance groups keep trying to reach their size, and GKE clears the
+	// error once they have.
+	healAt time.Time
+}
+
+// heal makes a RUNNING_WITH_ERROR pool whose instance groups have caught
+// up RUNNING again.
+func (p *pool) heal(now time.Time) {
+	if p.op == nil && p.status == statusRunningWithError && sim.Due(p.healAt, now) {
+		p.status, p.message, p.cond, p.healAt = statusRunning, "", nil, time.Time{}
+		p.ready = p.nodes()
+	}
+}
+
+// nodes is the node count the pool targets.
+func (p *pool) nodes() int { return p.perZone * len(p.np.Locations) }
+
+func (p *pool) path() string { return p.cluster.path() + "/nodePools/" + p.np.Name }
+
+// readyAt is the node count at t.
+func (p *pool) readyAt(t time.Time) int {
+	if p.op == nil {
+		return p.ready
+	}
+	return p.op.Nodes(t)
+}
+
+// group is the name of the pool's instance group in each zone, as GKE
+// names them: gke-CLUSTER-POOL-HASH-grp.
+func (p *pool) group() string {
+	h := fnv.New32a()
+	h.Write([]byte(p.path()))
+	return fmt.Sprintf("gke-%.14s-%.14s-%08x-grp", p.cluster.name, p.np.Name, h.Sum32())
+}
+
+// view is the pool as GKE returns it; base is the URL the request came to,
+// for its links ("" for none).
+func (p *pool) view(base string) *container.NodePool {
+	out := sim.CloneJSON(p.np)
+	out.Status, out.StatusMessage, out.Conditions = p.status, p.message, p.cond
+	if p.op != nil {
+		switch infoOf(p.op).opType {
+		case opCreate:
+			out.Status = statusProvisioning
+		case opDelete:
+			out.Status = statusStopping
+		default:
+			out.Status = statusReconciling
+		}
+	}
+	out.Etag = p.etag
+	if base != "" {
+		out.SelfLink = base + "/v1/" + p.path()
+		for _, z := range p.np.Locations {
+			out.InstanceGroupUrls = append(out.InstanceGroupUrls,
+				fmt.Sprintf("%s/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s", base, p.cluster.project, z, p.group()))
+		}
+	}
+	return out
+}
+
+// sorted returns a cluster's pools in the order they were created.
+func (c *cluster) sorted() []*pool {
+	return slices.SortedFunc(maps.Values(c.pools), func(a, b *pool) int { return cmp.Compare(a.seq, b.seq) })
+}

@@ -1,0 +1,177 @@
+package gke
+
+import (
+	"slices"
+	"strings"
+
+	container "google.golang.org/api/container/v1"
+
+	"github.com/kpool/kpool/cloudsim/sim"
+)
+
+// poolVerb answers the custom methods, nodePools/NP:verb: setSize,
+// setAutoscaling, setManagement. A POST to the pool itself is no method
+// of GKE's.
+func (s *Server) poolVerb(req *sim.Request) *sim.Reply {
+	_, verb, custom := strings.Cut(req.HTTP.PathValue("pool"), ":")
+	if !custom {
+		return methodNotFound(req)
+	}
+	set, ok := map[string]func(*sim.Request, *pool) *sim.Reply{
+		"setSize": s.setSize, "setAutoscaling": s.setAutoscaling, "setManagement": s.setManagement,
+	}[verb]
+	if !ok {
+		return errorReply(codeUnimplemented, "kpool cloudsim does not emulate nodePools.%s.", verb)
+	}
+	p, rep := s.find(req)
+	if rep != nil {
+		return rep
+	}
+	return set(req, p)
+}
+
+// started answers a call that started operation o.
+func (s *Server) started(req *sim.Request, o *sim.Operation) *sim.Reply {
+	return jsonReply(200, s.operation(req.BaseURL(), o, req.Now))
+}
+
+func (s *Server) setSize(req *sim.Request, p *pool) *sim.Reply {
+	var body container.SetNodePoolSizeRequest
+	if rep := decode(req, &body); rep != nil {
+		return rep
+	}
+	if body.NodeCount < 0 || body.NodeCount > maxPerZone {
+		return invalid("nodeCount", "node_count must be between 0 and %d per zone, got %d.", maxPerZone, body.NodeCount)
+	}
+	if p.op != nil {
+		return busy(p)
+	}
+	p.perZone = int(body.NodeCount)
+	return s.started(req, s.start(req, p, opSetSize, p.nodes(), 0, nil))
+}
+
+func (s *Server) setAutoscaling(req *sim.Request, p *pool) *sim.Reply {
+	var body container.SetNodePoolAutoscalingRequest
+	if rep := decode(req, &body); rep != nil {
+		return rep
+	}
+	if body.Autoscaling == nil {
+		return invalid("autoscaling", "autoscaling is required.")
+	}
+	if rep := checkAutoscaling("autoscaling", body.Autoscaling); rep != nil {
+		return rep
+	}
+	if p.op != nil {
+		return busy(p)
+	}
+	a := *body.Autoscaling
+	// The autoscaler brings the pool into its new bounds.
+	per := p.perZone
+	if a.Enabled {
+		lo, hi := int(a.MinNodeCount), int(a.MaxNodeCount)
+		if a.TotalMaxNodeCount > 0 {
+			n := max(len(p.np.Locations), 1)
+			lo, hi = (int(a.TotalMinNodeCount)+n-1)/n, int(a.TotalMaxNodeCount)/n
+		}
+		per = min(max(per, lo), max(hi, lo))
+	}
+	p.perZone = per
+	return s.started(req, s.start(req, p, opUpdate, p.nodes(), 0, func() { p.np.Autoscaling = &a }))
+}
+
+func (s *Server) setManagement(req *sim.Request, p *pool) *sim.Reply {
+	var body container.SetNodePoolManagementRequest
+	if rep := decode(req, &body); rep != nil {
+		return rep
+	}
+	if body.Management == nil {
+		return invalid("management", "management is required.")
+	}
+	if p.op != nil {
+		return busy(p)
+	}
+	m := *body.Management
+	return s.started(req, s.start(req, p, opManagement, p.nodes(), 0, func() { p.np.Management = &m }))
+}
+
+func (s *Server) updatePool(req *sim.Request) *sim.Reply {
+	p, rep := s.find(req)
+	if rep != nil {
+		return rep
+	}
+	var body container.UpdateNodePoolRequest
+	if rep := decode(req, &body); rep != nil {
+		return rep
+	}
+	if body.Etag != "" && body.Etag != p.etag {
+		return errorReply(codeAborted, "Node pool %q has etag %q, not the %q of the request: it changed since it was read.", p.np.Name, p.etag, body.Etag)
+	}
+	next, kind, rep := updated(p, &body)
+	if rep != nil {
+		return rep
+	}
+	if p.op != nil {
+		return busy(p)
+	}
+	extra := 0
+	if kind == opUpgrade {
+		extra = p.nodes() // surge upgrade: every node is replaced
+	}
+	to := p.perZone * len(next.Locations)
+	return s.started(req, s.start(req, p, kind, to, extra, func() { p.np = next }))
+}
+
+// updated returns the node pool an update makes of p, and the operation
+// it is: opUpgrade when its nodes are replaced (a new version, image,
+// machine type or disk), else opUpdate.
+func updated(p *pool, body *container.UpdateNodePoolRequest) (*container.NodePool, string, *sim.Reply) {
+	c := p.cluster
+	next := sim.CloneJSON(p.np)
+	cfg := next.Config
+	kind := opUpdate
+	if body.NodeVersion != "" {
+		v, rep := resolveVersion(c, "nodeVersion", body.NodeVersion)
+		if rep != nil {
+			return nil, "", rep
+		}
+		if v != next.Version {
+			next.Version, kind = v, opUpgrade
+		}
+	}
+	for _, ch := range []struct {
+		changed bool
+		apply   func()
+	}{
+		{body.ImageType != "" && body.ImageType != cfg.ImageType, func() { cfg.ImageType = body.ImageType }},
+		{body.MachineType != "" && body.MachineType != cfg.MachineType, func() { cfg.MachineType = body.MachineType }},
+		{body.DiskSizeGb != 0 && body.DiskSizeGb != cfg.DiskSizeGb, func() { cfg.DiskSizeGb = body.DiskSizeGb }},
+		{body.DiskType != "" && body.DiskType != cfg.DiskType, func() { cfg.DiskType = body.DiskType }},
+	} {
+		if ch.changed {
+			ch.apply()
+			kind = opUpgrade
+		}
+	}
+	if body.Accelerators != nil {
+		return nil, "", invalid("accelerators", "The accelerators of node pool %q cannot be changed; create a new node pool.", p.np.Name)
+	}
+	if body.Locations != nil {
+		if len(body.Locations) == 0 {
+			return nil, "", invalid("locations", "A node pool needs at least one location.")
+		}
+		if rep := checkLocations(c, "locations", body.Locations); rep != nil {
+			return nil, "", rep
+		}
+		next.Locations = slices.Clone(body.Locations)
+	}
+	if body.Labels != nil {
+		cfg.Labels = body.Labels.Labels
+	}
+	if body.Taints != nil {
+		cfg.Taints = body.Taints.Taints
+	}
+	if body.ResourceLabels != nil {
+		cfg.ResourceLabels = body.ResourceLabels.Labels
+	}
+	return next, kind, checkConfig("", cfg, next.Version)
+}
