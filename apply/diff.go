@@ -1,12 +1,12 @@
 package apply
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+
+	"github.com/kpool/kpool/internal/jsondoc"
 )
 
 // Fields returns v's leaves (objects are recursed into, by dotted path
@@ -32,22 +32,11 @@ func Fields(prefix string, v any) map[string]string {
 				walk(path+"."+k, v)
 			}
 		default:
-			out[path] = compact(t)
+			out[path] = jsondoc.Compact(t)
 		}
 	}
 	walk(prefix, x)
 	return out
-}
-
-// compact is v as compact JSON, with <, > and & as they are.
-func compact(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // A Difference is a spec field whose value the apply changes: Live is its

@@ -177,7 +177,7 @@ func (b *Builder) Spec(s *Settings, t Target) (map[string]any, error) {
 		vs          []string
 	}{{"label", "labels", s.Labels}, {"tag", "tags", s.Tags}} {
 		if m.vs != nil {
-			kv, err := pairs(m.flag, m.vs)
+			kv, err := Pairs(m.flag, m.vs)
 			if err != nil {
 				return nil, err
 			}
@@ -323,8 +323,8 @@ func parseTaint(s string) (kpool.Taint, error) {
 	return kpool.Taint{Key: k, Value: v, Effect: s[i+1:]}, nil
 }
 
-// pairs parses KEY=VALUE values of a flag.
-func pairs(flag string, vs []string) (map[string]string, error) {
+// Pairs parses the KEY=VALUE values of a repeated flag.
+func Pairs(flag string, vs []string) (map[string]string, error) {
 	m := map[string]string{}
 	for _, v := range vs {
 		k, val, ok := strings.Cut(v, "=")

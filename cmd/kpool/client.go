@@ -188,19 +188,6 @@ func mergeSpec(base json.RawMessage, flags map[string]any) (json.RawMessage, err
 	return out, nil
 }
 
-// pairs parses repeated KEY=VALUE flag values.
-func pairs(flag string, vs []string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, v := range vs {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--%s %q: use KEY=VALUE", flag, v)
-		}
-		m[k] = val
-	}
-	return m, nil
-}
-
 // anyChanged reports whether any of the named flags was given.
 func anyChanged(fs *pflag.FlagSet, names ...string) bool {
 	for _, n := range names {

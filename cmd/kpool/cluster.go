@@ -13,6 +13,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/poolspec"
 	"github.com/kpool/kpool/service"
 )
 
@@ -79,7 +80,7 @@ func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[
 			return nil, fmt.Errorf("--%s does not apply to platform %s (it is for %s)", p.name, t, strings.Join(names, ", "))
 		}
 		if p.isMap {
-			m, err := pairs(p.name, *c.maps[p.name])
+			m, err := poolspec.Pairs(p.name, *c.maps[p.name])
 			if err != nil {
 				return nil, err
 			}

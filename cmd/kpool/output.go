@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kpool/kpool/internal/jsondoc"
 	"github.com/kpool/kpool/service"
 
 	"github.com/spf13/cobra"
@@ -145,13 +146,7 @@ func jsonValue(v any) string {
 	if v == nil {
 		return "-"
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSpace(b.String())
+	return jsondoc.Compact(v)
 }
 
 func phase(p kpool.Phase, h kpool.Health) string {

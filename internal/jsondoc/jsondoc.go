@@ -295,3 +295,15 @@ func Carries(doc []byte, path string) bool {
 	}
 	return v != nil
 }
+
+// Compact is v as compact JSON, with <, > and & as they are (what people
+// read in a diff or a table); v printed with %v if it does not encode.
+func Compact(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(b.String())
+}
