@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -41,6 +42,30 @@ func RetryAfterHeader(h http.Header, now time.Time) time.Duration {
 		return max(t.Sub(now), 0)
 	}
 	return 0
+}
+
+// NotFoundError is a driver's answer to an update of a pool the provider
+// does not have: noun is what the provider calls a pool ("agent pool").
+func NotFoundError(t kpool.PlatformType, noun, providerName string) *Error {
+	return &Error{Kind: KindNotFound, Provider: t, Reason: noun + " " + providerName + " not found"}
+}
+
+// KeepPlacement returns a copy of labels with the placement labels
+// (LabelPool, LabelZone) as the pool at the provider has them (observed):
+// an update never changes them, and the caller's map stays as it was.
+func KeepPlacement(labels, observed map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range []string{LabelPool, LabelZone} {
+		if v, ok := observed[k]; ok {
+			out[k] = v
+		} else {
+			delete(out, k)
+		}
+	}
+	return out
 }
 
 // SpreadCount divides a pool's node count over its zones as the providers

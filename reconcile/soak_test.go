@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,22 +20,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/google/uuid"
-
 	"github.com/kpool/kpool"
-	aksim "github.com/kpool/kpool/cloudsim/aks"
-	civosim "github.com/kpool/kpool/cloudsim/civo"
-	ekssim "github.com/kpool/kpool/cloudsim/eks"
-	gkesim "github.com/kpool/kpool/cloudsim/gke"
-	okesim "github.com/kpool/kpool/cloudsim/oke"
+	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
-	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
-	civodriver "github.com/kpool/kpool/provider/civo/driver"
-	eksdriver "github.com/kpool/kpool/provider/eks/driver"
-	gkedriver "github.com/kpool/kpool/provider/gke/driver"
-	okedriver "github.com/kpool/kpool/provider/oke/driver"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
 	"github.com/kpool/kpool/store/testdb"
@@ -53,35 +44,33 @@ var (
 	soakPools  = flag.Int("soak.pools", 1000, "pools in all for TestSoak, in 10 clusters")
 	soakStore  = flag.String("soak.store", "postgres", "TestSoak's store: postgres or sqlite")
 	soakFaults = flag.Float64("soak.faults", 0.3, "the fraction of emulator calls TestSoak fails (5xx, dropped connections, failed operations)")
-	soakClouds = flag.String("soak.clouds", strings.Join(slices.Sorted(maps.Keys(soakCloudMakers())), ","), "the clouds TestSoak spreads its clusters over, each on its emulator")
+	soakClouds = flag.String("soak.clouds", strings.Join(clouds.Names(), ","), "the clouds TestSoak spreads its clusters over, each cluster on an emulator of its own (provider/catalog/clouds)")
 )
 
 // soakEmulator is what the soak needs of a cloud's emulator: every one is
 // built on the cloudsim engine.
 type soakEmulator interface {
-	http.Handler
+	cloudsim.Emulator
 	Calls() []sim.Call
 	SetFaultRate(rate float64)
 	SetRateLimit(perSecond float64, burst int)
 }
 
-// soakCloud is one cloud in the soak: its emulator and driver, and how a
-// cluster and a pool of it are written.
-type soakCloud struct {
-	platform kpool.PlatformType
-	emu      soakEmulator
-	// cluster adds a cluster named name to the emulator (unless only its
-	// spec is wanted) and returns its kpool spec at endpoint.
-	cluster func(name, endpoint string, add bool) string
-	// pool is the spec of the i-th pool: nodeCount and one zone.
-	pool func(i int) string
-	// at reads a pool at the emulator: its node count, whether no
-	// operation runs on it, and whether it exists.
-	at func(clusterName, providerName string) (count int, settled, found bool)
-	// driver is the cloud's driver, with SDK retry delays scaled down to
-	// the soak's seconds-long operations (Retry-After stays the
-	// emulator's).
-	driver func(creds provider.Credentials, client *http.Client) provider.Driver
+// soakCluster is one cluster of the soak: a cloud of provider/catalog/clouds,
+// its emulator (its Demo, on the soak's timings) served on loopback with
+// its demo cluster, and the pools that were there before the soak.
+type soakCluster struct {
+	cloud clouds.Cloud
+	emu   soakEmulator
+	srv   *httptest.Server
+	spec  kpool.ClusterSpec
+	// before are the pools the demo cluster had (the cloud's own, such as
+	// AKS's system pool): not orphans of the soak's.
+	before map[string]bool
+	// The emulator's fault rate and rate limit (set), while not held
+	// (quiet).
+	faults, rate float64
+	burst        int
 }
 
 // soakOperations are the emulators' timings: the clouds' operations take
@@ -91,167 +80,69 @@ type soakCloud struct {
 // against a 20ms operation.
 var soakOperations = sim.Options{OperationTime: 8 * time.Second, NodeTime: 500 * time.Millisecond}
 
-// soakCloudMakers are the clouds the soak can run on, by name.
-func soakCloudMakers() map[string]func() soakCloud {
-	return map[string]func() soakCloud{
-		"aks": func() soakCloud {
-			emu := aksim.New(aksim.Options{Engine: soakOperations, Token: "kpool-cloudsim", PageSize: 50})
-			return soakCloud{
-				platform: kpool.PlatformAzure, emu: emu,
-				cluster: func(name, endpoint string, add bool) string {
-					if add {
-						emu.AddCluster(sub, group, name, "westeurope", "1.30.4")
-					}
-					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"azure","azure":{"subscriptionId":%q,"resourceGroup":%q,"clusterName":%q,"location":"westeurope"}}}`,
-						endpoint, sub, group, name)
-				},
-				pool: func(i int) string {
-					return fmt.Sprintf(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
-				},
-				at: func(cluster, name string) (int, bool, bool) {
-					ap, ok := emu.Pool(sub, group, cluster, name)
-					if !ok {
-						return 0, false, false
-					}
-					return int(*ap.Properties.Count), *ap.Properties.ProvisioningState == "Succeeded", true
-				},
-				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
-					retry, listRetry := aksdriver.Retry(), aksdriver.ListRetry()
-					retry.RetryDelay, listRetry.RetryDelay = 10*time.Millisecond, 10*time.Millisecond
-					return aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: client, Retry: &retry, ListRetry: &listRetry})
-				},
-			}
-		},
-		"eks": func() soakCloud {
-			emu := ekssim.New(ekssim.Options{Engine: soakOperations, PageSize: 50})
-			const region, account = "us-west-2", "111122223333"
-			subnets := map[string]string{"us-west-2a": "subnet-0a0000000000000a1", "us-west-2b": "subnet-0b0000000000000b2", "us-west-2c": "subnet-0c0000000000000c3"}
-			return soakCloud{
-				platform: kpool.PlatformAWS, emu: emu,
-				cluster: func(name, endpoint string, add bool) string {
-					if add {
-						emu.AddCluster(ekssim.Cluster{Name: name, Region: region, Account: account, Version: "1.31", Subnets: subnets})
-					}
-					sn, _ := json.Marshal(subnets)
-					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"aws","aws":{"region":%q,"clusterName":%q,"nodeRoleArn":"arn:aws:iam::%s:role/nodes","subnets":%s}}}`,
-						endpoint, region, name, account, sn)
-				},
-				pool: func(i int) string {
-					return fmt.Sprintf(`{"platform":{"aws":{"instanceType":"m5.large"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
-				},
-				at: func(cluster, name string) (int, bool, bool) {
-					ng, ok := emu.NodegroupOf(region, cluster, name)
-					if !ok {
-						return 0, false, false
-					}
-					return int(*ng.ScalingConfig.DesiredSize), ng.Operation == "" && ng.Status == "ACTIVE", true
-				},
-				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
-					retry := eksdriver.Retry()
-					retry.MaxBackoff = 10 * time.Millisecond
-					return eksdriver.New(eksdriver.Options{Credential: ekssim.Credential(), Credentials: creds, Transport: client.Transport, Retry: &retry})
-				},
-			}
-		},
-		"civo": func() soakCloud {
-			emu := civosim.New(civosim.Options{Engine: soakOperations})
-			const region = "LON1"
-			// Civo names a cluster by id: one per soak cluster name.
-			id := func(name string) string { return uuid.NewSHA1(uuid.NameSpaceURL, []byte("kpool-soak/"+name)).String() }
-			return soakCloud{
-				platform: kpool.PlatformCivo, emu: emu,
-				cluster: func(name, endpoint string, add bool) string {
-					if add {
-						emu.AddCluster(civosim.Cluster{ID: id(name), Name: name, Region: region, Version: "1.30.5-k3s1"})
-					}
-					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"civo","civo":{"region":%q,"clusterId":%q}}}`, endpoint, region, id(name))
-				},
-				pool: func(i int) string { // Civo has no zones
-					return fmt.Sprintf(`{"platform":{"civo":{"size":"g4s.kube.medium"}},"nodeCount":%d}`, 1+i%3)
-				},
-				at: func(cluster, name string) (int, bool, bool) {
-					p, ok := emu.PoolOf(region, id(cluster), name)
-					if !ok {
-						return 0, false, false
-					}
-					return p.Count, p.Operation == "", true
-				},
-				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
-					retry := civodriver.Retry()
-					retry.MaxBackoff = 10 * time.Millisecond
-					return civodriver.New(civodriver.Options{APIKey: "kpool-soak", Credentials: creds, Transport: client.Transport, Retry: &retry})
-				},
-			}
-		},
-		"oke": func() soakCloud {
-			emu := okesim.New(okesim.Options{Engine: soakOperations, PageSize: 50})
-			const region, compartment, image = "us-ashburn-1", "ocid1.compartment.oc1..aaaasoak", "ocid1.image.oc1.iad.aaaasoak"
-			subnets := map[string]string{
-				"Uocm:US-ASHBURN-AD-1": "ocid1.subnet.oc1.iad.aaaasoak1", "Uocm:US-ASHBURN-AD-2": "ocid1.subnet.oc1.iad.aaaasoak2",
-				"Uocm:US-ASHBURN-AD-3": "ocid1.subnet.oc1.iad.aaaasoak3",
-			}
-			id := func(name string) string { return "ocid1.cluster.oc1.iad.aaaasoak" + strings.ReplaceAll(name, "-", "") }
-			return soakCloud{
-				platform: kpool.PlatformOCI, emu: emu,
-				cluster: func(name, endpoint string, add bool) string {
-					if add {
-						emu.AddCluster(okesim.Cluster{ID: id(name), Name: name, Region: region, CompartmentID: compartment, Version: "v1.31.1", ImageID: image, Subnets: subnets})
-					}
-					sn, _ := json.Marshal(subnets)
-					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"oci","oci":{"region":%q,"compartmentId":%q,"clusterId":%q,"imageId":%q,"subnets":%s}}}`,
-						endpoint, region, compartment, id(name), image, sn)
-				},
-				pool: func(i int) string {
-					return fmt.Sprintf(`{"platform":{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
-				},
-				at: func(cluster, name string) (int, bool, bool) {
-					p, ok := emu.PoolOf(id(cluster), name)
-					if !ok || p.LifecycleState == "DELETED" {
-						return 0, false, false
-					}
-					n := 0
-					if p.NodeConfigDetails != nil && p.NodeConfigDetails.Size != nil {
-						n = *p.NodeConfigDetails.Size
-					}
-					return n, p.LifecycleState == "ACTIVE", true
-				},
-				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
-					retry := okedriver.Retry()
-					retry.MaxBackoff = 10 * time.Millisecond
-					return okedriver.New(okedriver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: creds, Transport: client.Transport, Retry: &retry})
-				},
-			}
-		},
-		"gke": func() soakCloud {
-			emu := gkesim.New(gkesim.Options{Engine: soakOperations})
-			const project, location = "kpool-soak", "us-central1"
-			return soakCloud{
-				platform: kpool.PlatformGCP, emu: emu,
-				cluster: func(name, endpoint string, add bool) string {
-					if add {
-						emu.AddCluster(project, location, name, "1.30.5-gke.1014001")
-					}
-					return fmt.Sprintf(`{"endpoint":%q,"platform":{"type":"gcp","gcp":{"projectId":%q,"location":%q,"clusterName":%q}}}`,
-						endpoint, project, location, name)
-				},
-				pool: func(i int) string {
-					return fmt.Sprintf(`{"platform":{"gcp":{"machineType":"e2-standard-4"}},"nodeCount":%d,"zones":["%d"]}`, 1+i%3, 1+i%3)
-				},
-				at: func(cluster, name string) (int, bool, bool) {
-					np, ok := emu.Pool(project, location, cluster, name)
-					if !ok {
-						return 0, false, false
-					}
-					return np.Nodes, np.Operation == "" && np.Status == "RUNNING", true
-				},
-				driver: func(creds provider.Credentials, client *http.Client) provider.Driver {
-					retry := gkedriver.DefaultRetry()
-					retry.Delay = 10 * time.Millisecond
-					return gkedriver.New(gkedriver.Options{TokenSource: gkesim.TokenSource(), Credentials: creds, Transport: client.Transport, Retry: &retry})
-				},
-			}
-		},
+// soakRetry scales the drivers' SDK retry delays down to the soak's
+// seconds-long operations (Retry-After stays the emulator's).
+func soakRetry() *provider.Retry {
+	r := provider.DefaultRetry()
+	r.Delay = 10 * time.Millisecond
+	return &r
+}
+
+// soakCloudsNamed are the clouds of -soak.clouds.
+func soakCloudsNamed(t *testing.T) []clouds.Cloud {
+	var out []clouds.Cloud
+	for _, name := range strings.Split(*soakClouds, ",") {
+		i := slices.IndexFunc(clouds.All(), func(c clouds.Cloud) bool { return c.Name == strings.TrimSpace(name) })
+		if i < 0 {
+			t.Fatalf("-soak.clouds: no cloud %q (%s)", name, strings.Join(clouds.Names(), ", "))
+		}
+		out = append(out, clouds.All()[i])
 	}
+	return out
+}
+
+// startSoakCluster serves cloud's emulator and returns its demo cluster at
+// the emulator, or, for the hung cluster, at tarpit.
+func startSoakCluster(t *testing.T, cloud clouds.Cloud, tarpit string) *soakCluster {
+	e, err := cloud.Emulator(soakOperations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &soakCluster{cloud: cloud, emu: e.(soakEmulator), srv: httptest.NewUnstartedServer(e)}
+	c.srv.StartTLS()
+	t.Cleanup(c.srv.Close)
+	endpoint := c.srv.URL
+	if tarpit != "" {
+		endpoint = tarpit
+	}
+	c.spec = e.Clusters(endpoint)[0].Spec
+	return c
+}
+
+// soakPool is the spec of the i-th pool of a cloud: nodeCount and, where
+// the cloud has zones, one; its block the example kpool dev suggests (the
+// profile's machine type and example flags).
+func soakPool(p provider.Profile, i int) string {
+	cli := p.CLI()
+	block := map[string]any{cli.PoolFields.MachineType: cli.MachineExample}
+	flags := strings.Fields(cli.ExampleFlags)
+	for j := 0; j+1 < len(flags); j += 2 {
+		for _, f := range cli.PoolFlags {
+			if flags[j] != "--"+f.Name {
+				continue
+			}
+			block[f.Field] = flags[j+1]
+			if n, err := strconv.ParseFloat(flags[j+1], 64); err == nil && f.Kind == "number" {
+				block[f.Field] = n
+			}
+		}
+	}
+	spec := map[string]any{"platform": map[string]any{string(p.Type()): block}, "nodeCount": 1 + i%3}
+	if p.Capabilities().Zones != provider.ZonesNone {
+		spec["zones"] = []string{strconv.Itoa(1 + i%3)}
+	}
+	b, _ := json.Marshal(spec)
+	return string(b)
 }
 
 // soakRun is what one run of the soak measured.
@@ -330,20 +221,6 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		open = testdb.SQLite
 	}
 	st := open(t)
-	var clouds []soakCloud
-	var servers []*httptest.Server
-	endpoints := []string{}
-	for _, name := range strings.Split(*soakClouds, ",") {
-		mk, ok := soakCloudMakers()[strings.TrimSpace(name)]
-		if !ok {
-			t.Fatalf("-soak.clouds: no cloud %q", name)
-		}
-		c := mk()
-		srv := httptest.NewUnstartedServer(c.emu)
-		srv.StartTLS()
-		defer srv.Close()
-		clouds, servers, endpoints = append(clouds, c), append(servers, srv), append(endpoints, srv.URL)
-	}
 	// The tarpit completes TLS and never answers.
 	var tarpitCalls atomic.Int64
 	tarpit := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -352,43 +229,58 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	}))
 	tarpit.StartTLS()
 	defer tarpit.Close()
-
-	drivers := catalog.Registry()
-	endpoints = append(endpoints, tarpit.URL)
+	hung := -1
+	if hang {
+		hung = clusters - 1
+	}
+	// Clusters go round the clouds, each on an emulator of its own; the
+	// hung one is the last cluster's cloud's, its endpoint the tarpit.
+	named := soakCloudsNamed(t)
+	var scs []*soakCluster
+	endpoints := []string{tarpit.URL}
+	ids := map[kpool.PlatformType]any{}
+	for i := range clusters {
+		at := ""
+		if i == hung {
+			at = tarpit.URL
+		}
+		c := startSoakCluster(t, named[i%len(named)], at)
+		defer c.srv.Close()
+		scs, endpoints = append(scs, c), append(endpoints, c.srv.URL)
+		pt, id := c.emu.Identity()
+		ids[pt] = id
+	}
+	// Each cloud's clusters are reached with its emulator's identity, as
+	// kpool dev reaches them.
 	creds, err := provider.DefaultCredentials(catalog.Profiles(), endpoints)
+	if err == nil {
+		creds, err = provider.WithEmulators(creds, catalog.Profiles(), ids, endpoints, "")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	// httptest's servers share one certificate, which this transport trusts.
+	drivers := clouds.Registry(provider.DriverOptions{Credentials: creds, Transport: scs[0].srv.Client().Transport, Retry: soakRetry()})
 	limits := map[kpool.PlatformType]reconcile.Limits{}
-	for i, c := range clouds {
-		drivers.Add(c.driver(creds, servers[i].Client()))
-		limits[c.platform] = reconcile.Limits{Concurrency: 4, RequestsPerSecond: 1000, Burst: 100}
+	for _, c := range named {
+		limits[c.Profile.Type()] = reconcile.Limits{Concurrency: 4, RequestsPerSecond: 1000, Burst: 100}
 	}
 	svc := kpool.NewService(st, drivers)
 	svc.Endpoints, _ = kpool.ParseOrigins(endpoints)
 	svc.Credentials = creds
 	ctx := storetest.Ctx(owner)
 	var cls []*kpool.Cluster
-	hung := -1
-	if hang {
-		hung = clusters - 1
-	}
-	// Clusters go round the clouds; the hung one is the last cluster's
-	// cloud's, its endpoint the tarpit.
-	cloudOf := func(i int) int { return i % len(clouds) }
-	for i := range clusters {
-		cl := clouds[cloudOf(i)]
-		name := fmt.Sprintf("%s-%02d", cl.platform, i)
-		endpoint := servers[cloudOf(i)].URL
-		if i == hung {
-			endpoint = tarpit.URL
-		}
-		spec := cl.cluster(name, endpoint, i != hung)
-		c, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: name, Spec: json.RawMessage(spec)})
+	for i, sc := range scs {
+		name := fmt.Sprintf("%s-%02d", sc.cloud.Profile.Type(), i)
+		spec, _ := json.Marshal(sc.spec)
+		c, err := svc.CreateCluster(ctx, kpool.ClusterCreate{Name: name, Spec: spec})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cls = append(cls, c)
+		if i != hung {
+			sc.before = listed(t, drivers, c)
+		}
 	}
 
 	warns := &warnings{}
@@ -440,23 +332,22 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 
 	start("first")
 	defer func() { stop() }()
-	// Throttling on top of the faults: each cloud hard at first, until
+	// Throttling on top of the faults: each emulator hard at first, until
 	// the controllers have been throttled ten times there, then a budget
 	// they must keep under.
-	lifted := make([]bool, len(clouds))
+	lifted := make([]bool, len(scs))
 	lift := func() {
-		for i, c := range clouds {
-			if !lifted[i] && throttledCalls(c) >= 10 {
-				c.emu.SetRateLimit(800, 80)
+		for i, c := range scs {
+			if !lifted[i] && throttledCalls(c.emu) >= 10 {
+				c.set(faults, 800, 80)
 				lifted[i] = true
 			}
 		}
 	}
-	for i, c := range clouds {
+	for i, c := range scs {
 		lifted[i] = faults == 0
 		if faults > 0 {
-			c.emu.SetFaultRate(faults)
-			c.emu.SetRateLimit(1, 1)
+			c.set(faults, 1, 1)
 		}
 	}
 
@@ -471,7 +362,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	crashed := 0
 	for i := range *soakPools {
 		c := cls[i%clusters]
-		spec := clouds[cloudOf(i%clusters)].pool(i)
+		spec := soakPool(scs[i%clusters].cloud.Profile, i)
 		p, err := svc.CreateNodePool(ctx, kpool.NodePoolCreate{Name: fmt.Sprintf("p%04d", i), ClusterID: c.ID, Spec: json.RawMessage(spec)})
 		if err != nil {
 			t.Fatal(err)
@@ -503,7 +394,10 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	}
 	converged := func() (bool, string) {
 		lift()
-		return soakConverged(svc, clouds, cloudOf, cls, hung, gone, lat)
+		if ok, why := soakReady(svc, cls, hung, gone, lat); !ok {
+			return false, why
+		}
+		return soakAtClouds(svc, drivers, scs, cls, hung, gone)
 	}
 	soakWait(t, 10*time.Minute, converged)
 	r := soakRun{create: time.Since(began), quickDeletes: quick, createLat: lat.percentiles()}
@@ -554,7 +448,7 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	// not deleted since. (A pool whose create failed at EKS is deleted and
 	// created again: that is a repair, not a duplicate.)
 	live, dups := map[string]bool{}, map[string]int{}
-	for _, c := range allCalls(clouds) {
+	for _, c := range allCalls(scs) {
 		r.calls++
 		if c.Fault != "" {
 			r.faulted++
@@ -576,11 +470,10 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		r.duplicates++
 		t.Logf("created %d more times while it existed: %s", n, path)
 	}
-	for _, c := range clouds {
-		c.emu.SetFaultRate(0)
-		c.emu.SetRateLimit(0, 0)
+	for _, c := range scs {
+		c.set(0, 0, 0)
 	}
-	r.orphans = soakOrphans(t, svc, drivers, cls, hung)
+	r.orphans = soakOrphans(t, svc, drivers, scs, cls, hung)
 	r.hung = int(tarpitCalls.Load())
 	if ahead := warns.matching("ahead"); len(ahead) > 0 {
 		t.Errorf("reports ahead of the generation: %v", ahead[:min(3, len(ahead))])
@@ -589,22 +482,54 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 }
 
 // allCalls is every emulator's call log.
-func allCalls(clouds []soakCloud) []sim.Call {
+func allCalls(scs []*soakCluster) []sim.Call {
 	var out []sim.Call
-	for _, c := range clouds {
+	for _, c := range scs {
 		out = append(out, c.emu.Calls()...)
 	}
 	return out
 }
 
-func throttledCalls(cloud soakCloud) int {
+func throttledCalls(emu soakEmulator) int {
 	n := 0
-	for _, c := range cloud.emu.Calls() {
+	for _, c := range emu.Calls() {
 		if c.Status == http.StatusTooManyRequests {
 			n++
 		}
 	}
 	return n
+}
+
+// set sets the emulator's fault rate and rate limit, kept for quiet.
+func (c *soakCluster) set(faults, rate float64, burst int) {
+	c.faults, c.rate, c.burst = faults, rate, burst
+	c.emu.SetFaultRate(faults)
+	c.emu.SetRateLimit(rate, burst)
+}
+
+// quiet holds the emulator's faults and rate limit (on), or sets them
+// again (off).
+func (c *soakCluster) quiet(on bool) {
+	if on {
+		c.emu.SetFaultRate(0)
+		c.emu.SetRateLimit(0, 0)
+		return
+	}
+	c.emu.SetFaultRate(c.faults)
+	c.emu.SetRateLimit(c.rate, c.burst)
+}
+
+// listed lists a cluster's pools through its driver, by provider name.
+func listed(t *testing.T, drivers *provider.Registry, c *kpool.Cluster) map[string]bool {
+	pools, err := drivers.Driver(c.Spec.Platform.Type).NodePoolList(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, p := range pools {
+		out[p.ProviderName] = true
+	}
+	return out
 }
 
 func clusterAt(cls []*kpool.Cluster, i int) *kpool.Cluster {
@@ -646,10 +571,9 @@ func soakWait(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 	}
 }
 
-// soakConverged: every pool of the healthy clusters is Ready at its
-// generation and matches the cloud's pool; the deleted ones are gone from
-// kpool and from their cloud.
-func soakConverged(svc *kpool.Service, clouds []soakCloud, cloudOf func(int) int, cls []*kpool.Cluster, hung int, gone map[string]string, lat *latencies) (bool, string) {
+// soakReady: every pool of the healthy clusters is Ready at its
+// generation, as kpool shows it, and the deleted ones are gone from kpool.
+func soakReady(svc *kpool.Service, cls []*kpool.Cluster, hung int, gone map[string]string, lat *latencies) (bool, string) {
 	bg := context.Background()
 	now := time.Now()
 	ok, why := true, ""
@@ -662,80 +586,87 @@ func soakConverged(svc *kpool.Service, clouds []soakCloud, cloudOf func(int) int
 			return false, err.Error()
 		}
 		for _, p := range pools {
-			if p.Status.Phase == kpool.PhaseReady && p.Status.ObservedGeneration == p.Generation {
+			switch {
+			case p.Status.Phase == kpool.PhaseReady && p.Status.ObservedGeneration == p.Generation:
 				lat.ready(p.ID, now)
-			} else if ok {
-				n, settled, found := clouds[cloudOf(i)].at(c.Name, p.ProviderName)
-				ok, why = false, fmt.Sprintf("%s is %s at %d/%d: %s (at the cloud: %d nodes, settled %v, found %v)", p.Name, p.Status.Phase, p.Status.ObservedGeneration, p.Generation, p.Status.Message, n, settled, found)
+				if _, del := gone[p.ID]; del && ok {
+					ok, why = false, p.Name+" still in kpool"
+				}
+			case ok:
+				ok, why = false, fmt.Sprintf("%s is %s at %d/%d: %s", p.Name, p.Status.Phase, p.Status.ObservedGeneration, p.Generation, p.Status.Message)
 			}
 		}
 	}
-	if !ok {
-		return false, why
+	return ok, why
+}
+
+// soakAtClouds: every pool of the healthy clusters is at its cloud with
+// its spec's count and no operation running, and the deleted ones are gone
+// from their cloud and from kpool. The clouds are read through the
+// drivers with the emulators' faults and limits held, so that what is
+// read is what they hold.
+func soakAtClouds(svc *kpool.Service, drivers *provider.Registry, scs []*soakCluster, cls []*kpool.Cluster, hung int, gone map[string]string) (bool, string) {
+	for _, c := range scs {
+		c.quiet(true)
+		defer c.quiet(false)
 	}
+	bg := context.Background()
 	for i, c := range cls {
 		if i == hung {
 			continue
 		}
-		cloud := clouds[cloudOf(i)]
+		at, err := drivers.Driver(c.Spec.Platform.Type).NodePoolList(bg, c)
+		if err != nil {
+			return false, "listing " + c.Name + ": " + err.Error()
+		}
 		pools, _, err := svc.Store.NodePools(bg, kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: 1000}})
 		if err != nil {
 			return false, err.Error()
 		}
 		for _, p := range pools {
-			if _, ok := gone[p.ID]; ok {
-				return false, p.Name + " still in kpool"
-			}
-			if p.Status.Phase != kpool.PhaseReady || p.Status.ObservedGeneration != p.Generation {
-				return false, fmt.Sprintf("%s is %s at %d/%d", p.Name, p.Status.Phase, p.Status.ObservedGeneration, p.Generation)
-			}
-			n, settled, ok := cloud.at(c.Name, p.ProviderName)
-			if !ok {
-				return false, fmt.Sprintf("%s missing at %s", p.Name, cloud.platform)
-			}
-			if n != p.Spec.Count() || !settled {
-				return false, fmt.Sprintf("%s at %s: count %d, settled %v", p.Name, cloud.platform, n, settled)
+			got, ok := provider.Find(at, p.ProviderName)
+			switch {
+			case !ok:
+				return false, fmt.Sprintf("%s missing at %s", p.Name, c.Name)
+			case got.Count != p.Spec.Count() || got.State != provider.StateReady:
+				return false, fmt.Sprintf("%s at %s: count %d, %s", p.Name, c.Name, got.Count, got.State)
 			}
 		}
-	}
-	for id, path := range gone {
-		cl, pn, _ := strings.Cut(path, "/")
-		i := slices.IndexFunc(cls, func(c *kpool.Cluster) bool { return c.Name == cl })
-		if _, _, ok := clouds[cloudOf(i)].at(cl, pn); ok {
-			return false, path + " still at its cloud"
-		}
-		if _, err := svc.Store.NodePool(bg, id); err == nil {
-			return false, path + " still in kpool"
+		for id, path := range gone {
+			cl, pn, _ := strings.Cut(path, "/")
+			if cl != c.Name {
+				continue
+			}
+			if _, ok := provider.Find(at, pn); ok {
+				return false, path + " still at its cloud"
+			}
+			if _, err := svc.Store.NodePool(bg, id); err == nil {
+				return false, path + " still in kpool"
+			}
 		}
 	}
 	return true, ""
 }
 
 // soakOrphans lists the pools at the clouds that no stored pool owns, as
-// the drivers list them.
-func soakOrphans(t *testing.T, svc *kpool.Service, drivers *provider.Registry, cls []*kpool.Cluster, hung int) []string {
+// the drivers list them, but those the clusters had before the soak.
+func soakOrphans(t *testing.T, svc *kpool.Service, drivers *provider.Registry, scs []*soakCluster, cls []*kpool.Cluster, hung int) []string {
 	var out []string
 	for i, c := range cls {
 		if i == hung {
 			continue
 		}
-		name := c.Name
 		pools, _, err := svc.Store.NodePools(context.Background(), kpool.NodePoolFilter{ClusterID: c.ID, Page: kpool.Page{Limit: 1000}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := drivers.Driver(c.Spec.Platform.Type)
-		owned := map[string]bool{}
+		owned := maps.Clone(scs[i].before)
 		for _, p := range pools {
 			owned[p.ProviderName] = true
 		}
-		listed, err := d.NodePoolList(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ap := range listed {
-			if !owned[ap.ProviderName] {
-				out = append(out, name+"/"+ap.ProviderName)
+		for name := range listed(t, drivers, c) {
+			if !owned[name] {
+				out = append(out, c.Name+"/"+name)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 )
 
 // watched is a writer that signals when what was written contains want.
@@ -130,7 +131,7 @@ func TestDevCreateWait(t *testing.T) {
 			found = found || list.Clusters[i].ID == p.ClusterID
 			k3s = k3s || list.Clusters[i].Spec.Platform.Type == kpool.PlatformK3s
 		}
-		if err != nil || len(list.Clusters) != len(emulators())+1 || !found || !k3s {
+		if err != nil || len(list.Clusters) != len(clouds.Emulators())+1 || !found || !k3s {
 			t.Errorf("the demo clusters by %s: %+v, %v", name, list, err)
 		}
 	}
@@ -178,8 +179,8 @@ func TestDevEveryCloud(t *testing.T) {
 		}
 	}
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
-	if m == nil || len(creates) != len(emulators()) {
-		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(emulators()), printed)
+	if m == nil || len(creates) != len(clouds.Emulators()) {
+		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(clouds.Emulators()), printed)
 	}
 	cli := func(args ...string) string {
 		t.Helper()

@@ -6,6 +6,7 @@ package civo
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kpool/kpool"
@@ -139,9 +140,9 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 			{Field: provider.FieldImage, Path: p + "publicIpNodePool", Value: c.PublicIPNodePool},
 		},
 	}
-	if c.PublicIPNodePool {
-		b.Extra = map[string]string{SettingPublicIP: "true"}
-	}
+	// Given either way, as the driver reports it, so that a pool with the
+	// other is seen to differ (provider.Compare).
+	b.Extra = map[string]string{SettingPublicIP: strconv.FormatBool(c.PublicIPNodePool)}
 	return b
 }
 

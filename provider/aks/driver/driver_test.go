@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
@@ -32,67 +33,49 @@ const (
 	clusterName  = "aks-prod"
 )
 
-// emulated is an AKS emulator on a loopback TLS port with a driver and a
+// setup starts the AKS emulator, with the test's cluster, and the driver
+// with a token it takes (providertest.Setup). The emulator's 503s carry
+// Retry-After: 1 (seconds, on the wall clock); providertest.FastRetry's
+// MaxDelay is below it, which hands them back to the caller at once, as
+// kpool's controllers get them from single calls, so that the conformance
+// suite's all-faults test does not sleep on lists. TestLongListUnderFaults
+// runs the default retries.
+var setup = providertest.Setup[*aksim.Server, *driver.Driver]{
+	Profile: aks.Profile{},
+	Emulator: func(o sim.Options) *aksim.Server {
+		emu := aksim.New(aksim.Options{Engine: o, Token: "kpool-cloudsim", PageSize: 2})
+		emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: azcore.TokenCredential(aksim.Credential{}),
+	New:      driver.New,
+}
+
+// emulated is the AKS emulator on a loopback TLS port with a driver and a
 // cluster pointing at it.
 type emulated struct {
-	sim     *aksim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	client  *http.Client // trusts the emulator's certificate
+	*providertest.Emulated[*aksim.Server, *driver.Driver]
 }
 
-// allow is the default credential, allowed to go to urls (the emulator's)
-// besides public ARM.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{aks.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := aksim.New(aksim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second}, Token: "kpool-cloudsim", PageSize: 2})
-	emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	c := &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: srv.URL,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
-			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
-	}}
-	// The emulator's 503s carry Retry-After: 1 (seconds, on the wall
-	// clock); a MaxRetryDelay below it hands them back to the caller at
-	// once, as kpool's controllers get them from single calls, so that the
-	// conformance suite's all-faults test does not sleep on lists.
-	// TestLongListUnderFaults runs the default retries.
-	retry := driver.Retry()
-	retry.RetryDelay, retry.MaxRetryDelay = time.Millisecond, 500*time.Millisecond
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, srv.URL), Transport: srv.Client(), Retry: &retry, ListRetry: &retry})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
-}
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func (e *emulated) harness(t *testing.T) *providertest.Harness {
 	return &providertest.Harness{
-		Driver:  e.driver,
-		Cluster: e.cluster,
+		Driver:  e.Driver,
+		Cluster: e.Cluster,
 		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr(2), Zones: zones,
+			return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+				NodeCount: ptr.To(2), Zones: zones,
 				Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 128}},
 			})
 		},
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
+		Settle:   func() { e.Clock.Advance(time.Hour) },
+		Throttle: e.Sim.SetRateLimit,
+		Faults:   e.Sim.SetFaultRate,
 		Creates: func(pn string) int {
 			n := 0
-			for _, c := range e.sim.Calls() {
+			for _, c := range e.Sim.Calls() {
 				if c.Created && strings.HasSuffix(strings.ToLower(c.Path), "/agentpools/"+pn) {
 					n++
 				}
@@ -100,7 +83,7 @@ func (e *emulated) harness(t *testing.T) *providertest.Harness {
 			return n
 		},
 		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(subscription, group, clusterName, pn, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+			if err := e.Sim.Mutate(subscription, group, clusterName, pn, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
 				delete(p.NodeLabels, label)
 			}); err != nil {
 				t.Fatal(err)
@@ -113,8 +96,6 @@ func (e *emulated) harness(t *testing.T) *providertest.Harness {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func TestConformance(t *testing.T) {
 	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
 }
@@ -123,9 +104,9 @@ func TestConformance(t *testing.T) {
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := providertest.Spec(e.cluster, "spot-gpu", kpool.NodePoolSpec{
-		NodeCount:         ptr(3),
-		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(0), MaxNodes: ptr(5)},
+	s := providertest.Spec(e.Cluster, "spot-gpu", kpool.NodePoolSpec{
+		NodeCount:         ptr.To(3),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(0), MaxNodes: ptr.To(5)},
 		Zones:             []string{"1", "3"},
 		Mode:              kpool.ModeUser,
 		KubernetesVersion: "1.30.4",
@@ -135,10 +116,10 @@ func TestMapping(t *testing.T) {
 		Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{
 			VMSize: "Standard_NC6s_v3", OSDiskSizeGB: 256, OSDiskType: "Ephemeral", SpotInstances: true}},
 	})
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	state, ok := e.sim.Pool(subscription, group, clusterName, s.ProviderName)
+	state, ok := e.Sim.Pool(subscription, group, clusterName, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such pool")
 	}
@@ -152,8 +133,8 @@ func TestMapping(t *testing.T) {
 	if _, has := pr.NodeLabels["kompox.dev/node-zone"]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
 	}
-	e.clock.Advance(time.Hour)
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	e.Clock.Advance(time.Hour)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,19 +158,19 @@ func TestMapping(t *testing.T) {
 func TestRefusedByTheService(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	bad := providertest.Spec(e.cluster, "bad", kpool.NodePoolSpec{NodeCount: ptr(2), Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5"}}})
+	bad := providertest.Spec(e.Cluster, "bad", kpool.NodePoolSpec{NodeCount: ptr.To(2), Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5"}}})
 	bad.Mode = kpool.ModeSystem
 	bad.Autoscaling, bad.MinCount, bad.MaxCount, bad.Count = true, 0, 3, 0
-	_, err := e.driver.NodePoolCreate(ctx, e.cluster, bad)
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad)
 	if !provider.IsValidation(err) {
 		t.Fatalf("a system pool with min 0: %v, want a validation error", err)
 	}
-	missing := *e.cluster
+	missing := *e.Cluster
 	missing.Spec.Platform.Azure = &kpool.AzureCluster{SubscriptionID: subscription, ResourceGroup: group, ClusterName: "nope"}
-	if _, err := e.driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
 		t.Fatalf("list in a missing cluster: %v", err)
 	}
-	if _, err := e.driver.NodePoolCreate(ctx, &missing, bad); provider.IsValidation(err) || err == nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, &missing, bad); provider.IsValidation(err) || err == nil {
 		t.Fatalf("create in a missing cluster: %v", err)
 	}
 }
@@ -198,8 +179,8 @@ func TestRefusedByTheService(t *testing.T) {
 // a permission error, not a transient one.
 func TestNoToken(t *testing.T) {
 	e := newEmulated(t)
-	d := driver.New(driver.Options{Credential: badToken{}, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
-	_, err := d.NodePoolList(context.Background(), e.cluster)
+	d := driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, aks.Profile{}, azcore.TokenCredential(badToken{}), e.URL), Transport: e.Client.Transport})
+	_, err := d.NodePoolList(context.Background(), e.Cluster)
 	if !provider.IsPermissionDenied(err) {
 		t.Fatalf("wrong token: %v", err)
 	}
@@ -223,13 +204,13 @@ func clusterAt(endpoint string) *kpool.Cluster {
 // (providertest.RunTarpit), and the error says the deadline passed.
 func TestTarpit(t *testing.T) {
 	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *policy.RetryOptions
+		var r *provider.Retry
 		if short {
-			o := driver.Retry()
-			o.TryTimeout, o.RetryDelay = 50*time.Millisecond, time.Millisecond
+			o := provider.DefaultRetry()
+			o.TryTimeout, o.Delay = 50*time.Millisecond, time.Millisecond
 			r = &o
 		}
-		return driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, endpoint), Transport: client, Retry: r, ListRetry: r}), clusterAt(endpoint)
+		return setup.Driver(t, client.Transport, r, endpoint), clusterAt(endpoint)
 	}, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
 }
 
@@ -237,15 +218,15 @@ func TestTarpit(t *testing.T) {
 // http endpoint is a validation error on spec.endpoint, never retried.
 func TestPlainHTTPEndpoint(t *testing.T) {
 	e := newEmulated(t)
-	srv := httptest.NewServer(e.sim)
+	srv := httptest.NewServer(e.Sim)
 	t.Cleanup(srv.Close)
-	d := driver.New(driver.Options{Credential: aksim.Credential{}})
+	d := driver.New(provider.DriverOptions{})
 	_, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
 		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
 	}
-	if n := len(e.sim.Calls()); n != 0 {
+	if n := len(e.Sim.Calls()); n != 0 {
 		t.Fatalf("%d calls reached the emulator", n)
 	}
 }
@@ -259,8 +240,8 @@ func TestLongListUnderFaults(t *testing.T) {
 			emu := aksim.New(aksim.Options{Engine: sim.Options{Seed: seed}, PageSize: 1})
 			emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
 			for i := range 40 {
-				ap := armcontainerservice.AgentPool{Name: ptr(fmt.Sprintf("pool%d", i)), Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-					VMSize: ptr("Standard_D4s_v5"), Count: ptr(int32(1)), Mode: ptr(armcontainerservice.AgentPoolModeUser)}}
+				ap := armcontainerservice.AgentPool{Name: ptr.To(fmt.Sprintf("pool%d", i)), Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+					VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Mode: ptr.To(armcontainerservice.AgentPoolModeUser)}}
 				if err := emu.AddPool(subscription, group, clusterName, ap); err != nil {
 					t.Fatal(err)
 				}
@@ -269,7 +250,7 @@ func TestLongListUnderFaults(t *testing.T) {
 			srv.StartTLS()
 			t.Cleanup(srv.Close)
 			emu.SetFaultRate(0.05)
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, srv.URL), Transport: srv.Client()})
+			d := setup.Driver(t, srv.Client().Transport, nil, srv.URL)
 			pools, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
 			if err != nil || len(pools) != 40 {
 				t.Fatalf("%d pools, %v", len(pools), err)
@@ -348,14 +329,14 @@ func TestCredentialErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := driver.New(driver.Options{Credential: cred, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
-			_, err = d.NodePoolList(context.Background(), e.cluster)
+			d := driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, aks.Profile{}, azcore.TokenCredential(cred), e.URL), Transport: e.Client.Transport})
+			_, err = d.NodePoolList(context.Background(), e.Cluster)
 			var pe *provider.Error
 			if !errors.As(err, &pe) || pe.Kind != tc.kind {
 				t.Fatalf("got %v, want %s", err, tc.kind)
 			}
 			t.Log(pe.Reason)
-			if n := len(e.sim.Calls()); n != 0 {
+			if n := len(e.Sim.Calls()); n != 0 {
 				t.Fatalf("%d calls reached ARM without a token", n)
 			}
 		})
@@ -370,12 +351,12 @@ func TestProgress(t *testing.T) {
 	ctx := context.Background()
 	s := e.harness(t).Spec("web")
 	s.Count = 3
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
 	list := func() provider.Pool {
 		t.Helper()
-		pools, err := e.driver.NodePoolList(ctx, e.cluster)
+		pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -388,20 +369,20 @@ func TestProgress(t *testing.T) {
 	if p := list(); p.State != provider.StateCreating || !p.ReadyUnknown || p.ReadyNodes != 0 {
 		t.Fatalf("creating: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 3 {
 		t.Fatalf("created: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
 	}
 	s.Count = 5
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ProviderState != "Scaling" || !got.ReadyUnknown || got.Count != 5 {
 		t.Fatalf("accepted scale: %s, count %d, unknown %v", got.ProviderState, got.Count, got.ReadyUnknown)
 	}
-	e.clock.Advance(15 * time.Second) // one of the two new nodes is up
-	if st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName); st.Operation != "Scaling" || st.ReadyNodes < 3 || st.ReadyNodes >= 5 {
+	e.Clock.Advance(15 * time.Second) // one of the two new nodes is up
+	if st, _ := e.Sim.Pool(subscription, group, clusterName, s.ProviderName); st.Operation != "Scaling" || st.ReadyNodes < 3 || st.ReadyNodes >= 5 {
 		t.Fatalf("the emulator is not mid-scale: %q, %d nodes", st.Operation, st.ReadyNodes)
 	}
 	p := list()
@@ -409,7 +390,7 @@ func TestProgress(t *testing.T) {
 		!p.ReadyUnknown || p.ReadyNodes != 0 || len(p.NodesByZone) != 0 {
 		t.Fatalf("mid-scale: %s/%s count %d, %d ready, unknown %v, by zone %v", p.ProviderState, p.State, p.Count, p.ReadyNodes, p.ReadyUnknown, p.NodesByZone)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 5 {
 		t.Fatalf("scaled: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
 	}
@@ -424,25 +405,25 @@ func TestFailedOperationMessage(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
 	s := e.harness(t).Spec("web")
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	failed := false
 	for i := 0; i < 100 && !failed; i++ {
 		s.Count = 3 + i%2
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
+		e.Sim.SetFaultRate(0.5)
+		_, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
+		e.Sim.SetFaultRate(0)
+		calls := e.Sim.Calls()
 		last := calls[len(calls)-1]
 		failed = err == nil && last.Method == http.MethodPut && last.Fault == sim.FaultFail
-		e.clock.Advance(time.Hour)
+		e.Clock.Advance(time.Hour)
 	}
 	if !failed {
 		t.Fatal("no operation failed in 100 tries")
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,19 +432,19 @@ func TestFailedOperationMessage(t *testing.T) {
 		!strings.HasPrefix(p.Message, "ReconcileVMSSAgentPoolFailed: ") || !strings.Contains(p.Message, "AllocationFailed: Allocation failed") {
 		t.Fatalf("failed pool: %s, unknown %v, message %q", p.State, p.ReadyUnknown, p.Message)
 	}
-	st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName)
+	st, _ := e.Sim.Pool(subscription, group, clusterName, s.ProviderName)
 	if p.Message != st.ProvisioningError {
 		t.Fatalf("message %q, the emulator's provisioning error %q", p.Message, st.ProvisioningError)
 	}
-	before := len(e.sim.Calls())
-	if _, err := e.driver.NodePoolList(ctx, e.cluster); err != nil {
+	before := len(e.Sim.Calls())
+	if _, err := e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.sim.Calls()) - before; n != 1 {
+	if n := len(e.Sim.Calls()) - before; n != 1 {
 		t.Fatalf("a second list made %d calls: the reason is not kept", n)
 	}
-	other := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
-	pools, err = other.NodePoolList(ctx, e.cluster)
+	other := setup.Driver(t, e.Client.Transport, nil, e.URL)
+	pools, err = other.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,16 +460,16 @@ func TestStoppedPool(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
 	s := e.harness(t).Spec("web")
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
-	if err := e.sim.Mutate(subscription, group, clusterName, s.ProviderName, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-		p.PowerState = &armcontainerservice.PowerState{Code: ptr(armcontainerservice.CodeStopped)}
+	e.Clock.Advance(time.Hour)
+	if err := e.Sim.Mutate(subscription, group, clusterName, s.ProviderName, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+		p.PowerState = &armcontainerservice.PowerState{Code: ptr.To(armcontainerservice.CodeStopped)}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,27 +487,27 @@ func TestStoppedPool(t *testing.T) {
 func TestClientSecretAuthority(t *testing.T) {
 	e := newEmulated(t)
 	const tenant, client = "00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb"
-	e.sim.AddApp(aksim.App{TenantID: tenant, ClientID: client, Secret: "the-apps-secret"})
+	e.Sim.AddApp(aksim.App{TenantID: tenant, ClientID: client, Secret: "the-apps-secret"})
 	t.Setenv("KPOOL_TEST_APP_SECRET", "the-apps-secret")
 	creds, err := provider.ParseCredentials([]byte(fmt.Sprintf(`
 defaults: {azure: app}
 credentials:
   app: {type: azure, kind: client-secret, tenantId: %s, clientId: %s, secretEnv: KPOOL_TEST_APP_SECRET,
         authority: %s, scopes: [%s], endpoints: [%s]}
-`, tenant, client, e.cluster.Spec.Endpoint, subscription, e.cluster.Spec.Endpoint)), []provider.Profile{aks.Profile{}})
+`, tenant, client, e.Cluster.Spec.Endpoint, subscription, e.Cluster.Spec.Endpoint)), []provider.Profile{aks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := driver.New(driver.Options{Credentials: creds, Transport: e.client})
-	if _, err := d.NodePoolList(context.Background(), e.cluster); err != nil {
+	d := driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(context.Background(), e.Cluster); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.sim.IssuedTokens()); n != 1 {
+	if n := len(e.Sim.IssuedTokens()); n != 1 {
 		t.Fatalf("%d tokens issued, want 1", n)
 	}
 	t.Setenv("KPOOL_TEST_APP_SECRET", "wrong")
-	d = driver.New(driver.Options{Credentials: creds, Transport: e.client})
-	_, err = d.NodePoolList(context.Background(), e.cluster)
+	d = driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
+	_, err = d.NodePoolList(context.Background(), e.Cluster)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindPermissionDenied || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("a wrong secret: %v, want permission denied without the secret", err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/aks"
 	"github.com/kpool/kpool/provider/aks/driver"
@@ -23,9 +22,9 @@ import (
 func TestWire(t *testing.T) {
 	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
 		h := newEmulated(t).harness(t)
-		retry := driver.Retry()
-		retry.RetryDelay = time.Millisecond
-		h.Driver = driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, endpoint), Transport: client, Retry: &retry, ListRetry: &retry})
+		retry := provider.DefaultRetry()
+		retry.Delay = time.Millisecond
+		h.Driver = setup.Driver(t, client.Transport, &retry, endpoint)
 		h.Cluster = clusterAt(endpoint)
 		return h
 	})
@@ -74,9 +73,9 @@ credentials:
 			if err != nil {
 				t.Fatal(err)
 			}
-			retry := driver.Retry()
-			retry.RetryDelay = time.Millisecond
-			d := driver.New(driver.Options{Credentials: creds, Transport: providertest.NewClient(ca), Retry: &retry})
+			retry := provider.DefaultRetry()
+			retry.Delay = time.Millisecond
+			d := driver.New(provider.DriverOptions{Credentials: creds, Transport: providertest.NewClient(ca).Transport, Retry: &retry})
 			_, err = d.NodePoolList(context.Background(), clusterAt(arm))
 			var pe *provider.Error
 			if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.credential" || provider.Retryable(err) {

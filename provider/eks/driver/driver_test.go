@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
@@ -36,33 +37,27 @@ var subnets = map[string]string{
 
 var static = credentials.NewStaticCredentialsProvider(accessKey, secretKey, "")
 
-// emulated is an EKS emulator on a loopback TLS port with a driver and a
+// setup starts the EKS emulator, with the test's cluster and key, and the
+// driver signing with that key (providertest.Setup).
+var setup = providertest.Setup[*ekssim.Server, *driver.Driver]{
+	Profile: eks.Profile{},
+	Emulator: func(o sim.Options) *ekssim.Server {
+		emu := ekssim.New(ekssim.Options{Engine: o, Keys: map[string]string{accessKey: secretKey}, PageSize: 2})
+		emu.AddCluster(ekssim.Cluster{Name: clusterName, Region: region, Account: account, Version: "1.31", Subnets: subnets})
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: static,
+	New:      driver.New,
+}
+
+// emulated is the EKS emulator on a loopback TLS port with a driver and a
 // cluster pointing at it.
 type emulated struct {
-	sim     *ekssim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	client  *http.Client
+	*providertest.Emulated[*ekssim.Server, *driver.Driver]
 }
 
-// allow is the default credential, allowed to go to urls besides the
-// public EKS endpoints.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{eks.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
-
-// fast retries quickly: the emulator's faults are answered at once.
-func fast() *driver.RetryOptions {
-	r := driver.Retry()
-	r.MaxBackoff = time.Millisecond
-	return &r
-}
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
 	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
@@ -72,39 +67,24 @@ func clusterAt(endpoint string) *kpool.Cluster {
 	}}
 }
 
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := ekssim.New(ekssim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second},
-		Keys: map[string]string{accessKey: secretKey}, PageSize: 2})
-	emu.AddCluster(ekssim.Cluster{Name: clusterName, Region: region, Account: account, Version: "1.31", Subnets: subnets})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fast()})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: clusterAt(srv.URL), client: srv.Client()}
-}
-
-func ptr[T any](v T) *T { return &v }
-
 func (e *emulated) harness(t *testing.T) *providertest.Harness {
 	return &providertest.Harness{
-		Driver:  e.driver,
-		Cluster: e.cluster,
+		Driver:  e.Driver,
+		Cluster: e.Cluster,
 		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr(2), Zones: zones,
+			return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+				NodeCount: ptr.To(2), Zones: zones,
 				Platform: kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "m5.large", VolumeSize: 50}},
 			})
 		},
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
+		Settle:   func() { e.Clock.Advance(time.Hour) },
+		Throttle: e.Sim.SetRateLimit,
+		Faults:   e.Sim.SetFaultRate,
 		Creates: func(pn string) int {
 			n := 0
-			for _, c := range e.sim.Calls() {
+			for _, c := range e.Sim.Calls() {
 				if c.Created && c.Method == http.MethodPost {
-					if st, ok := e.sim.NodegroupOf(region, clusterName, pn); ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000 {
+					if st, ok := e.Sim.NodegroupOf(region, clusterName, pn); ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000 {
 						n++
 					}
 				}
@@ -112,7 +92,7 @@ func (e *emulated) harness(t *testing.T) *providertest.Harness {
 			return n
 		},
 		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) }); err != nil {
+			if err := e.Sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) }); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -132,9 +112,9 @@ var ctx = context.Background()
 // TestMapping checks the fields the EKS driver maps both ways.
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
-	s := providertest.Spec(e.cluster, "spot-ml", kpool.NodePoolSpec{
-		NodeCount:         ptr(3),
-		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(0), MaxNodes: ptr(5)},
+	s := providertest.Spec(e.Cluster, "spot-ml", kpool.NodePoolSpec{
+		NodeCount:         ptr.To(3),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(0), MaxNodes: ptr.To(5)},
 		Zones:             []string{"1", "3"},
 		KubernetesVersion: "1.30",
 		Labels:            map[string]string{"team": "ml"},
@@ -142,10 +122,10 @@ func TestMapping(t *testing.T) {
 		Tags:              map[string]string{"cost-center": "42"},
 		Platform:          kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "g5.xlarge", VolumeSize: 200, SpotInstances: true}},
 	})
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	st, ok := e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	st, ok := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such node group")
 	}
@@ -160,8 +140,8 @@ func TestMapping(t *testing.T) {
 	if _, has := st.Labels[provider.LabelZone]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
 	}
-	e.clock.Advance(time.Hour)
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	e.Clock.Advance(time.Hour)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,27 +159,27 @@ func TestMapping(t *testing.T) {
 	s.Taints = []kpool.Taint{{Key: "dedicated", Value: "infra", Effect: kpool.EffectPreferNoSchedule}}
 	s.Tags = map[string]string{"owner": "ops"}
 	s.Version = "1.31"
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.State != provider.StateUpdating || got.Count != 4 || got.Autoscaling {
 		t.Fatalf("accepted update: %+v", got)
 	}
-	st, _ = e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if sc := st.ScalingConfig; *sc.MinSize != 4 || *sc.MaxSize != 4 || *sc.DesiredSize != 4 || st.Labels["tier"] != "gold" || st.Labels["team"] != "infra" ||
 		len(st.Taints) != 1 || *st.Taints[0].Value != "infra" || st.Tags["owner"] != "ops" || st.Tags["cost-center"] != "" || st.Version != "1.30" {
 		t.Fatalf("after the config update: %+v", st.Nodegroup)
 	}
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); !provider.IsTransient(err) {
 		t.Fatalf("a second update while one runs: %v, want transient (ResourceInUseException)", err)
 	}
-	e.clock.Advance(time.Hour)
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	e.Clock.Advance(time.Hour)
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
-	st, _ = e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	e.Clock.Advance(time.Hour)
+	st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if st.Version != "1.31" || st.Status != "ACTIVE" {
 		t.Fatalf("after the version update: %s %s", st.Version, st.Status)
 	}
@@ -211,32 +191,32 @@ func TestRefusedByTheService(t *testing.T) {
 	e := newEmulated(t)
 	bad := e.harness(t).Spec("bad")
 	bad.Autoscaling, bad.MinCount, bad.MaxCount = true, 5, 3
-	_, err := e.driver.NodePoolCreate(ctx, e.cluster, bad)
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.autoscaling.minNodes" {
 		t.Fatalf("min > max: %v, want a validation error on spec.autoscaling.minNodes", err)
 	}
 	bad = e.harness(t).Spec("bad")
 	bad.MachineType = "not an instance type"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.platform.aws.instanceType" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.platform.aws.instanceType" {
 		t.Fatalf("a bad instance type: %v", err)
 	}
 	bad = e.harness(t).Spec("bad")
 	bad.Taints = []kpool.Taint{{Key: "x", Effect: "Sometimes"}}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
 		t.Fatalf("a bad taint effect: %v", err)
 	}
 	bad = e.harness(t).Spec("bad")
 	bad.Version = "1.40"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
 		t.Fatalf("a version newer than the cluster's: %v", err)
 	}
-	missing := clusterAt(e.cluster.Spec.Endpoint)
+	missing := clusterAt(e.Cluster.Spec.Endpoint)
 	missing.Spec.Platform.AWS.ClusterName = "nope"
-	if _, err := e.driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
 		t.Fatalf("list in a missing cluster: %v", err)
 	}
-	if err := e.driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
+	if err := e.Driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
 		t.Fatalf("delete in a missing cluster: %v, want not found (not the node group's absence)", err)
 	}
 }
@@ -245,14 +225,14 @@ func TestRefusedByTheService(t *testing.T) {
 // permission denied, never retried as transient.
 func TestWrongKey(t *testing.T) {
 	e := newEmulated(t)
-	d := driver.New(driver.Options{Credential: credentials.NewStaticCredentialsProvider("AKIAUNKNOWNUNKNOWN01", "x", ""),
-		Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+	d := driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, eks.Profile{}, credentials.NewStaticCredentialsProvider("AKIAUNKNOWNUNKNOWN01", "x", ""), e.URL),
+		Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(ctx, e.Cluster); !provider.IsPermissionDenied(err) {
 		t.Fatalf("unknown key: %v", err)
 	}
-	d = driver.New(driver.Options{Credential: credentials.NewStaticCredentialsProvider(accessKey, "wrong", ""),
-		Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+	d = driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, eks.Profile{}, credentials.NewStaticCredentialsProvider(accessKey, "wrong", ""), e.URL),
+		Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(ctx, e.Cluster); !provider.IsPermissionDenied(err) {
 		t.Fatalf("wrong secret: %v", err)
 	}
 }
@@ -262,43 +242,46 @@ func TestWrongKey(t *testing.T) {
 // request the SDK would send elsewhere.
 func TestNoCredentialToOtherHosts(t *testing.T) {
 	e := newEmulated(t)
-	other := httptest.NewUnstartedServer(e.sim)
+	other := httptest.NewUnstartedServer(e.Sim)
 	other.StartTLS()
 	t.Cleanup(other.Close)
 	// The credential allows only the first emulator.
-	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: other.Client().Transport})
+	d := setup.Driver(t, other.Client().Transport, nil, e.URL)
 	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
 		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
 	}
 	// No endpoint: the SDK resolves the public one, which a credential of
-	// the operator's that lists only the emulator may not reach.
+	// the operator's that lists only the emulator may not reach. Its kind
+	// is default: the SDK's default chain, here the key in the environment.
+	t.Setenv("AWS_ACCESS_KEY_ID", accessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", secretKey)
 	creds, err := provider.ParseCredentials([]byte(`
 defaults: {aws: emu}
 credentials:
-  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.Cluster.Spec.Endpoint+`"]}
 `), []provider.Profile{eks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d = driver.New(driver.Options{Credential: static, Credentials: creds, Transport: e.client.Transport})
+	d = driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
 	_, err = d.NodePoolList(ctx, clusterAt(""))
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "eks.us-west-2.amazonaws.com") {
 		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
 	}
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+	if _, err := d.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatalf("the allowed endpoint: %v", err)
 	}
 	// Another account is refused by scope.
-	foreign := clusterAt(e.cluster.Spec.Endpoint)
+	foreign := clusterAt(e.Cluster.Spec.Endpoint)
 	foreign.Spec.Platform.AWS.NodeRoleARN = "arn:aws:iam::999999999999:role/nodes"
 	if _, err := d.NodePoolList(ctx, foreign); !errors.As(err, &pe) || pe.Field != "spec.credential" {
 		t.Fatalf("another account: %v", err)
 	}
-	before := len(e.sim.Calls())
-	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.cluster.Spec.Endpoint, "https://")))
-	if n := len(e.sim.Calls()) - before; n != 0 {
+	before := len(e.Sim.Calls())
+	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.Cluster.Spec.Endpoint, "https://")))
+	if n := len(e.Sim.Calls()) - before; n != 0 {
 		t.Fatalf("%d calls over plain http", n)
 	}
 }
@@ -312,18 +295,18 @@ func TestStaticCredential(t *testing.T) {
 	creds, err := provider.ParseCredentials([]byte(`
 defaults: {aws: key}
 credentials:
-  key: {type: aws, kind: static, accessKeyIdEnv: KPOOL_TEST_AWS_KEY, secretAccessKeyEnv: KPOOL_TEST_AWS_SECRET, scopes: ["`+account+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+  key: {type: aws, kind: static, accessKeyIdEnv: KPOOL_TEST_AWS_KEY, secretAccessKeyEnv: KPOOL_TEST_AWS_SECRET, scopes: ["`+account+`"], endpoints: ["`+e.Cluster.Spec.Endpoint+`"]}
 `), []provider.Profile{eks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+	d := driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("KPOOL_TEST_AWS_SECRET", "wrong-secret")
-	d = driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
-	_, err = d.NodePoolList(ctx, e.cluster)
+	d = driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
+	_, err = d.NodePoolList(ctx, e.Cluster)
 	if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "wrong-secret") {
 		t.Fatalf("a wrong secret: %v, want permission denied without the secret", err)
 	}
@@ -333,13 +316,13 @@ credentials:
 // (providertest.RunTarpit).
 func TestTarpit(t *testing.T) {
 	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *driver.RetryOptions
+		var r *provider.Retry
 		if short {
-			o := driver.Retry()
-			o.TryTimeout, o.MaxBackoff = 50*time.Millisecond, time.Millisecond
+			o := provider.DefaultRetry()
+			o.TryTimeout, o.Delay, o.MaxDelay = 50*time.Millisecond, time.Millisecond, time.Millisecond
 			r = &o
 		}
-		return driver.New(driver.Options{Credential: static, Credentials: allow(t, endpoint), Transport: client.Transport, Retry: r}), clusterAt(endpoint)
+		return setup.Driver(t, client.Transport, r, endpoint), clusterAt(endpoint)
 	})
 }
 
@@ -351,20 +334,20 @@ func TestFailedCreateMessage(t *testing.T) {
 	s := e.harness(t).Spec("web")
 	failed := false
 	for i := 0; i < 100 && !failed; i++ {
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
+		e.Sim.SetFaultRate(0.5)
+		_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
+		e.Sim.SetFaultRate(0)
+		calls := e.Sim.Calls()
 		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
 		if !failed {
-			_ = e.driver.NodePoolDelete(ctx, e.cluster, s.ProviderName)
+			_ = e.Driver.NodePoolDelete(ctx, e.Cluster, s.ProviderName)
 		}
-		e.clock.Advance(time.Hour)
+		e.Clock.Advance(time.Hour)
 	}
 	if !failed {
 		t.Fatal("no create failed in 100 tries")
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,18 +357,18 @@ func TestFailedCreateMessage(t *testing.T) {
 	}
 	// The repair of a failed create is its delete (EKS updates no
 	// CREATE_FAILED node group); once it is gone, it is created again.
-	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	fixed, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil || fixed.State != provider.StateDeleting {
 		t.Fatalf("repairing the failed node group: %+v, %v", fixed, err)
 	}
-	e.clock.Advance(time.Hour)
-	if pools, err = e.driver.NodePoolList(ctx, e.cluster); err != nil {
+	e.Clock.Advance(time.Hour)
+	if pools, err = e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := provider.Find(pools, s.ProviderName); p != nil {
 		t.Fatalf("after the repair's delete: %+v", p)
 	}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -397,15 +380,15 @@ func TestListSurvivesFailedDescribes(t *testing.T) {
 	e := newEmulated(t)
 	h := e.harness(t)
 	for _, n := range []string{"a", "b", "c"} {
-		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, h.Spec(n)); err != nil {
+		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, h.Spec(n)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	// Every describe fails (after the SDK's retries); the list itself does not.
-	rt := describeFaults{base: e.client.Transport, sim: e.sim}
-	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: rt, Retry: fast()})
-	pools, err := d.NodePoolList(ctx, e.cluster)
+	rt := describeFaults{base: e.Client.Transport, sim: e.Sim}
+	d := setup.Driver(t, rt, providertest.FastRetry(), e.URL)
+	pools, err := d.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatalf("a list whose describes fail: %v", err)
 	}

@@ -74,9 +74,8 @@ const throttleWait = time.Second
 // classify maps an SDK error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from EKS's message).
 func classify(err error, field string) error {
-	var rh *provider.RefusedHostError
-	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
+	if e, ok := provider.Refused(platform, err); ok {
+		return e
 	}
 	var ie *identityError
 	if errors.As(err, &ie) {
@@ -84,14 +83,11 @@ func classify(err error, field string) error {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			kind = provider.KindTransient
 		}
-		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + firstLine(ie.err.Error()), Err: err}
+		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + provider.FirstLine(ie.err.Error()), Err: err}
 	}
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "no answer from EKS in time: " + firstLine(err.Error()), Err: err}
-		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling EKS: " + firstLine(err.Error()), Err: err}
+		return provider.Unanswered(platform, "EKS", err)
 	}
 	status := 0
 	var re *awshttp.ResponseError
@@ -101,7 +97,7 @@ func classify(err error, field string) error {
 	code := ae.ErrorCode()
 	reason := code
 	if msg := ae.ErrorMessage(); msg != "" {
-		reason += ": " + firstLine(msg)
+		reason += ": " + provider.FirstLine(msg)
 	}
 	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
 	var (
@@ -130,7 +126,7 @@ func classify(err error, field string) error {
 	case errors.As(err, &badParam), errors.As(err, &badReq), status == http.StatusBadRequest:
 		e.Kind, e.Field = provider.KindValidation, field
 		if e.Field == "" {
-			e.Field = fieldOf(reason)
+			e.Field = provider.FieldOf(reason, fieldWords)
 		}
 	case errors.As(err, &server):
 		e.Kind = provider.KindTransient
@@ -154,31 +150,14 @@ func nodegroupMissing(err error) bool {
 	return strings.Contains(strings.ToLower(nf.ErrorMessage()), "node group") || strings.Contains(strings.ToLower(nf.ErrorMessage()), "nodegroup")
 }
 
-// fieldOf guesses the spec field an EKS validation message is about.
-func fieldOf(reason string) string {
-	low := strings.ToLower(reason)
-	for _, f := range []struct{ word, field string }{
-		{"instance type", "spec.platform.aws.instanceType"}, {"instancetypes", "spec.platform.aws.instanceType"},
-		{"capacitytype", "spec.platform.aws.spotInstances"}, {"disksize", "spec.platform.aws.volumeSize"},
-		{"subnet", "spec.zones"}, {"taint", "spec.taints"}, {"label", "spec.labels"}, {"tags", "spec.tags"},
-		{"release version", "spec.kubernetesVersion"}, {"version", "spec.kubernetesVersion"},
-		{"minimum capacity", "spec.autoscaling.minNodes"}, {"maximum capacity", "spec.autoscaling.maxNodes"},
-		{"desired capacity", "spec.nodeCount"}, {"noderole", "spec.platform.aws.nodeRoleArn"}, {"role", "spec.platform.aws.nodeRoleArn"},
-		{"amitype", "spec.platform.aws"}, {"nodegroup name", "provider_name"},
-	} {
-		if strings.Contains(low, f.word) {
-			return f.field
-		}
-	}
-	return "spec"
-}
-
-// firstLine returns s on one line, its spaces collapsed, cut at 300
-// bytes: a reason for a status, not a dump.
-func firstLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+// fieldWords are the words of EKS's validation messages, with the spec
+// field each is about.
+var fieldWords = []provider.FieldWord{
+	{Word: "instance type", Field: "spec.platform.aws.instanceType"}, {Word: "instancetypes", Field: "spec.platform.aws.instanceType"},
+	{Word: "capacitytype", Field: "spec.platform.aws.spotInstances"}, {Word: "disksize", Field: "spec.platform.aws.volumeSize"},
+	{Word: "subnet", Field: "spec.zones"}, {Word: "taint", Field: "spec.taints"}, {Word: "label", Field: "spec.labels"}, {Word: "tags", Field: "spec.tags"},
+	{Word: "release version", Field: "spec.kubernetesVersion"}, {Word: "version", Field: "spec.kubernetesVersion"},
+	{Word: "minimum capacity", Field: "spec.autoscaling.minNodes"}, {Word: "maximum capacity", Field: "spec.autoscaling.maxNodes"},
+	{Word: "desired capacity", Field: "spec.nodeCount"}, {Word: "noderole", Field: "spec.platform.aws.nodeRoleArn"}, {Word: "role", Field: "spec.platform.aws.nodeRoleArn"},
+	{Word: "amitype", Field: "spec.platform.aws"}, {Word: "nodegroup name", Field: "provider_name"},
 }

@@ -8,15 +8,15 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
+// defaultConfig is the identity of credentials of kind default: the OCI
+// config file and environment (tests replace it).
+var defaultConfig = common.DefaultConfigProvider
+
 // identity returns the signing identity of a credential, in region.
 func (d *Driver) identity(cr *provider.Credential, region string) (common.ConfigurationProvider, error) {
 	switch cr.Kind {
 	case provider.CredentialDefault:
-		cp := d.opts.ConfigProvider
-		if cp == nil {
-			cp = common.DefaultConfigProvider()
-		}
-		return regional{cp, region}, nil
+		return regional{defaultConfig(), region}, nil
 	case provider.CredentialEmulator:
 		cp, err := provider.IdentityOf[common.ConfigurationProvider](cr)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/kpool/kpool/provider/oke/driver"
 	"github.com/kpool/kpool/provider/providertest"
 )
 
@@ -14,7 +13,7 @@ import (
 func TestWire(t *testing.T) {
 	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
 		h := newEmulated(t).harness(t)
-		h.Driver = driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, endpoint), Transport: client.Transport, Retry: fast()})
+		h.Driver = setup.Driver(t, client.Transport, providertest.FastRetry(), endpoint)
 		h.Cluster = clusterAt(endpoint)
 		return h
 	})
