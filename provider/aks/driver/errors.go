@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/aks"
 )
 
 // tokenError is an error of the credential, marked so that classify can
@@ -211,7 +212,7 @@ func (d *Driver) newToken(cr *provider.Credential) (azcore.TokenCredential, erro
 		tc, err = defaultCredential()
 	case provider.CredentialEmulator:
 		tc, err = provider.IdentityOf[azcore.TokenCredential](cr)
-	case provider.CredentialClientSecret:
+	case aks.CredentialClientSecret:
 		refusals = &provider.Refusals{}
 		tc, err = d.clientSecret(cr, refusals)
 	default:
@@ -234,11 +235,11 @@ func (d *Driver) clientSecret(cr *provider.Credential, refusals *provider.Refusa
 	}
 	authority := cloud.AzurePublic.ActiveDirectoryAuthorityHost
 	o := &azidentity.ClientSecretCredentialOptions{}
-	if host := cr.AuthorityHost(); host != "" {
+	if host := aks.AuthorityHost(cr); host != "" {
 		authority = host
 		o.Cloud.ActiveDirectoryAuthorityHost = host
 		o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
 	}
 	o.Transport = provider.NewTokenGuard(cr, authority, d.transport, refusals)
-	return azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, o)
+	return azidentity.NewClientSecretCredential(cr.Settings["tenantId"], cr.Settings["clientId"], secret, o)
 }

@@ -98,7 +98,7 @@ func (d *Driver) key(cr *provider.Credential) (string, error) {
 		}
 	case provider.CredentialEmulator:
 		key, err = provider.IdentityOf[string](cr)
-	case provider.CredentialAPIKey:
+	case civo.CredentialAPIKey:
 		key, err = cr.Secret()
 	default:
 		err = errors.New("kind " + cr.Kind + " is not a Civo credential kind")

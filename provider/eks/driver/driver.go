@@ -122,11 +122,8 @@ func (d *Driver) credential(ctx context.Context, cr *provider.Credential) (aws.C
 			}
 		case provider.CredentialEmulator:
 			id, err = provider.IdentityOf[aws.CredentialsProvider](cr)
-		case provider.CredentialStatic:
-			var key, secret string
-			if key, secret, err = cr.AccessKey(); err == nil {
-				id = credentials.NewStaticCredentialsProvider(key, secret, "")
-			}
+		case eks.CredentialStatic:
+			id, err = staticKey(cr)
 		default:
 			err = fmt.Errorf("kind %q is not an AWS credential kind", cr.Kind)
 		}
@@ -264,4 +261,18 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 		return classify(err, "")
 	}
 	return nil
+}
+
+// staticKey is the identity of a static credential: its access key, read
+// from the variables or files the operator named.
+func staticKey(cr *provider.Credential) (aws.CredentialsProvider, error) {
+	id, err := cr.Read("accessKeyId")
+	if err != nil {
+		return nil, err
+	}
+	secret, err := cr.Read("secretAccessKey")
+	if err != nil {
+		return nil, err
+	}
+	return credentials.NewStaticCredentialsProvider(id, secret, ""), nil
 }

@@ -114,7 +114,7 @@ func (d *Driver) token(cr *provider.Credential) (oauth2.TokenSource, error) {
 			ts, err = google.DefaultTokenSource(context.Background(), scope)
 		case provider.CredentialEmulator:
 			ts, err = provider.IdentityOf[oauth2.TokenSource](cr)
-		case provider.CredentialServiceAccount:
+		case gke.CredentialServiceAccount:
 			ts, err = d.serviceAccount(cr)
 		default:
 			err = fmt.Errorf("kind %q is not a Google Cloud credential kind", cr.Kind)

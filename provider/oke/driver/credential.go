@@ -6,6 +6,7 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/common"
 
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/oke"
 )
 
 // defaultConfig is the identity of credentials of kind default: the OCI
@@ -23,12 +24,12 @@ func (d *Driver) identity(cr *provider.Credential, region string) (common.Config
 			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
 		}
 		return regional{cp, region}, nil
-	case provider.CredentialAPIKey:
+	case oke.CredentialAPIKey:
 		key, err := cr.Secret()
 		if err != nil {
 			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OCI API key: " + err.Error(), Err: err}
 		}
-		return common.NewRawConfigurationProvider(cr.TenantID, cr.ClientID, region, cr.Fingerprint, key, nil), nil
+		return common.NewRawConfigurationProvider(cr.Settings["tenantId"], cr.Settings["clientId"], region, cr.Settings["fingerprint"], key, nil), nil
 	}
 	return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: fmt.Sprintf("credential %s: kind %q is not an OCI credential kind", cr.Name, cr.Kind)}
 }
