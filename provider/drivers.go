@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -66,6 +67,33 @@ func KeepPlacement(labels, observed map[string]string) map[string]string {
 		}
 	}
 	return out
+}
+
+// States are a cloud's words for a pool's states, space-separated, by the
+// neutral state each is: a driver's table, read by StateOf.
+type States struct {
+	Ready, Creating, Updating, Deleting, Failed string
+}
+
+// Map is the table by the cloud's word.
+func (s States) Map() map[string]State {
+	out := map[string]State{}
+	for st, words := range map[State]string{StateReady: s.Ready, StateCreating: s.Creating, StateUpdating: s.Updating,
+		StateDeleting: s.Deleting, StateFailed: s.Failed} {
+		for _, w := range strings.Fields(words) {
+			out[w] = st
+		}
+	}
+	return out
+}
+
+// StateOf is the neutral state of a cloud's word in table (StateUnknown
+// for one it does not hold: the controllers wait on it).
+func StateOf(word string, table map[string]State) State {
+	if st, ok := table[word]; ok {
+		return st
+	}
+	return StateUnknown
 }
 
 // SpreadCount divides a pool's node count over its zones as the providers

@@ -24,6 +24,15 @@ type DriverOptions struct {
 	Retry *Retry
 }
 
+// For returns o as a driver of profile p keeps it: Credentials p's
+// default credential when nil (CredentialsOr), Retry DefaultRetry when nil.
+func (o DriverOptions) For(p Profile) DriverOptions {
+	o.Credentials = CredentialsOr(o.Credentials, p)
+	r := RetryOr(o.Retry)
+	o.Retry = &r
+	return o
+}
+
 // NewDriver builds a platform's driver with the options every driver
 // takes.
 type NewDriver func(DriverOptions) Driver

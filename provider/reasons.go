@@ -63,3 +63,12 @@ func Unanswered(t kpool.PlatformType, api string, err error) *Error {
 	}
 	return &Error{Kind: KindTransient, Provider: t, Reason: reason, Err: err}
 }
+
+// CredentialError is an error of a credential's own (its token endpoint,
+// the SDK's default chain), which a driver marks as its SDK hands it on,
+// so that it tells a refused or unavailable identity from what the
+// cloud's API answered.
+type CredentialError struct{ Err error }
+
+func (e *CredentialError) Error() string { return e.Err.Error() }
+func (e *CredentialError) Unwrap() error { return e.Err }

@@ -14,8 +14,17 @@ import (
 // What every driver's tests start from: the cloud's emulator on a loopback
 // TLS port, on a clock the test moves, a cluster there and the driver.
 
+// Emulator is what driver tests need of a cloud's emulator: every one is
+// built on the cloudsim engine.
+type Emulator interface {
+	http.Handler
+	Calls() []sim.Call
+	SetFaultRate(rate float64)
+	SetRateLimit(perSecond float64, burst int)
+}
+
 // Emulated is a driver under test, D, against its cloud's emulator, E.
-type Emulated[E http.Handler, D provider.Driver] struct {
+type Emulated[E Emulator, D provider.Driver] struct {
 	Sim     E
 	Clock   *sim.ManualClock
 	Driver  D
@@ -26,10 +35,12 @@ type Emulated[E http.Handler, D provider.Driver] struct {
 	// URL is the emulator's, the cluster's spec.endpoint.
 	URL    string
 	Server *httptest.Server
+
+	setup Setup[E, D]
 }
 
 // Setup is how one cloud's driver tests start an Emulated.
-type Setup[E http.Handler, D provider.Driver] struct {
+type Setup[E Emulator, D provider.Driver] struct {
 	Profile provider.Profile
 	// Emulator makes the emulator on the engine options it is given,
 	// holding the cluster of the tests.
@@ -41,6 +52,16 @@ type Setup[E http.Handler, D provider.Driver] struct {
 	Identity any
 	// New is the driver package's constructor.
 	New func(provider.DriverOptions) D
+
+	// What the conformance suite's Harness needs besides what every
+	// emulator has: a valid spec of a pool named name in zones; how many
+	// creates of a provider name reached the emulator; removing a label
+	// from a pool behind the driver's back; and a change of a spec the
+	// cloud makes only in a new pool, and the field it names.
+	Spec           func(e *Emulated[E, D], name string, zones ...string) provider.PoolSpec
+	Creates        func(e *Emulated[E, D], providerName string) int
+	Unlabel        func(e *Emulated[E, D], providerName, label string) error
+	ImmutableField func(s *provider.PoolSpec) string
 }
 
 // Start serves the emulator on a clock at 2026-11-22 whose operations
@@ -53,7 +74,7 @@ func (s Setup[E, D]) Start(t testing.TB) *Emulated[E, D] {
 	emu := s.Emulator(sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second})
 	srv := Serve(t, emu)
 	d := s.New(provider.DriverOptions{Credentials: Allow(t, s.Profile, s.Identity, srv.URL), Transport: srv.Client().Transport, Retry: FastRetry()})
-	return &Emulated[E, D]{Sim: emu, Clock: clock, Driver: d, Cluster: s.Cluster(srv.URL), Client: srv.Client(), URL: srv.URL, Server: srv}
+	return &Emulated[E, D]{Sim: emu, Clock: clock, Driver: d, Cluster: s.Cluster(srv.URL), Client: srv.Client(), URL: srv.URL, Server: srv, setup: s}
 }
 
 // Driver returns another driver of the setup's, sending over transport,
@@ -62,6 +83,64 @@ func (s Setup[E, D]) Start(t testing.TB) *Emulated[E, D] {
 func (s Setup[E, D]) Driver(t testing.TB, transport http.RoundTripper, retry *provider.Retry, urls ...string) D {
 	t.Helper()
 	return s.New(provider.DriverOptions{Credentials: Allow(t, s.Profile, s.Identity, urls...), Transport: transport, Retry: retry})
+}
+
+// Harness is the conformance suite's harness of the driver: what every
+// emulator controls (its time, its rate limit, its faults) and what the
+// setup says of its cloud.
+func (e *Emulated[E, D]) Harness(t testing.TB) *Harness {
+	return &Harness{Driver: e.Driver, Cluster: e.Cluster, Settle: func() { e.Clock.Advance(time.Hour) },
+		Throttle: e.Sim.SetRateLimit, Faults: e.Sim.SetFaultRate,
+		Spec:    func(name string, zones ...string) provider.PoolSpec { return e.setup.Spec(e, name, zones...) },
+		Creates: func(pn string) int { return e.setup.Creates(e, pn) },
+		Unlabel: func(pn, label string) {
+			if err := e.setup.Unlabel(e, pn, label); err != nil {
+				t.Fatal(err)
+			}
+		},
+		ImmutableField: e.setup.ImmutableField}
+}
+
+// RunConformance runs the conformance suite (Run) on the setup's driver
+// against its emulator.
+func (s Setup[E, D]) RunConformance(t *testing.T) {
+	Run(t, func(t *testing.T) *Harness { return s.Start(t).Harness(t) })
+}
+
+// Creates counts the calls to the emulator that created a resource and
+// match.
+func (e *Emulated[E, D]) Creates(match func(sim.Call) bool) int {
+	n := 0
+	for _, c := range e.Sim.Calls() {
+		if c.Created && match(c) {
+			n++
+		}
+	}
+	return n
+}
+
+// RunWire runs RunWire with the harness of a started Emulated whose
+// driver and cluster go to the wire suite's endpoint instead.
+func (s Setup[E, D]) RunWire(t *testing.T) {
+	RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *Harness {
+		h := s.Start(t).Harness(t)
+		h.Driver, h.Cluster = s.Driver(t, client.Transport, FastRetry(), endpoint), s.Cluster(endpoint)
+		return h
+	})
+}
+
+// RunTarpit runs RunTarpit on the setup's driver: short, it tries for 50
+// ms and waits 1 ms between tries.
+func (s Setup[E, D]) RunTarpit(t *testing.T, also ...func(error) bool) {
+	RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
+		var r *provider.Retry
+		if short {
+			o := provider.DefaultRetry()
+			o.TryTimeout, o.Delay, o.MaxDelay = 50*time.Millisecond, time.Millisecond, time.Millisecond
+			r = &o
+		}
+		return s.Driver(t, client.Transport, r, endpoint), s.Cluster(endpoint)
+	}, also...)
 }
 
 // Serve serves h on a loopback TLS port until the test ends.

@@ -85,7 +85,7 @@ credentials:
 	otherSub.Spec.Platform.Azure.SubscriptionID = "99999999-9999-9999-9999-999999999999"
 	unknown := clusterAt(e.Cluster.Spec.Endpoint)
 	unknown.Spec.Credential = "nope"
-	spec := e.harness(t).Spec("pool1", "1")
+	spec := e.Harness(t).Spec("pool1", "1")
 	for _, tc := range []struct {
 		name    string
 		creds   provider.Credentials

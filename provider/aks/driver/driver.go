@@ -31,9 +31,8 @@ var profile = aks.Profile{}
 
 // Driver is the AKS driver.
 type Driver struct {
-	transport        http.RoundTripper
-	retry, listRetry policy.RetryOptions
-	creds            provider.Credentials
+	opts             provider.DriverOptions
+	retry, listRetry policy.RetryOptions // opts.Retry as azcore takes it
 
 	tokens  *provider.Cache[azcore.TokenCredential] // by credential name, wrapped in credential
 	clients *provider.Cache[*clients]               // by credential, subscription and endpoint
@@ -54,8 +53,9 @@ type clients struct {
 // azidentity's DefaultAzureCredential (environment, workload identity,
 // managed identity, Azure CLI), made when first needed.
 func New(o provider.DriverOptions) *Driver {
-	r := retryOptions(provider.RetryOr(o.Retry))
-	return &Driver{transport: o.Transport, retry: r, listRetry: listRetryOptions(r), creds: provider.CredentialsOr(o.Credentials, profile),
+	o = o.For(profile)
+	r := retryOptions(*o.Retry)
+	return &Driver{opts: o, retry: r, listRetry: listRetryOptions(r),
 		tokens: provider.NewCache[azcore.TokenCredential](provider.CacheSize), clients: provider.NewCache[*clients](provider.CacheSize),
 		ops: provider.NewCache[*opRecord](provider.CacheSize)}
 }
@@ -117,7 +117,7 @@ func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	cr, err := d.creds.Resolve(c)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -140,7 +140,7 @@ func (d *Driver) newClients(cr *provider.Credential, a *kpool.AzureCluster, endp
 	// Every request, the SDK's retries and operation URLs included, passes
 	// the wire's check, and no redirect is followed (provider.Guard).
 	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Retry: d.retry,
-		Transport: provider.NewGuard(cr, 0, d.transport)}}
+		Transport: provider.NewGuard(cr, 0, d.opts.Transport)}}
 	pools, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, tc, opts)
 	if err != nil {
 		return nil, classify(err, "")

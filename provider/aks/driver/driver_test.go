@@ -50,55 +50,41 @@ var setup = providertest.Setup[*aksim.Server, *driver.Driver]{
 	Cluster:  clusterAt,
 	Identity: azcore.TokenCredential(aksim.Credential{}),
 	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+			NodeCount: ptr.To(2), Zones: zones,
+			Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 128}},
+		})
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool { return strings.HasSuffix(strings.ToLower(c.Path), "/agentpools/"+pn) })
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(subscription, group, clusterName, pn, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+			delete(p.NodeLabels, label)
+		})
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.MachineType = "Standard_D8s_v5"
+		return "spec.platform.azure.vmSize"
+	},
 }
 
-// emulated is the AKS emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	*providertest.Emulated[*aksim.Server, *driver.Driver]
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*aksim.Server, *driver.Driver]
+
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
 
 func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.Driver,
-		Cluster: e.Cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr.To(2), Zones: zones,
-				Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 128}},
-			})
-		},
-		Settle:   func() { e.Clock.Advance(time.Hour) },
-		Throttle: e.Sim.SetRateLimit,
-		Faults:   e.Sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.Sim.Calls() {
-				if c.Created && strings.HasSuffix(strings.ToLower(c.Path), "/agentpools/"+pn) {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.Sim.Mutate(subscription, group, clusterName, pn, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-				delete(p.NodeLabels, label)
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.MachineType = "Standard_D8s_v5"
-			return "spec.platform.azure.vmSize"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed ARM endpoint that redirects gets its bearer token
+// sent nowhere else, and one that echoes it leaves none in the scrubbed
+// error (providertest.RunWire). The client is an http.Client, which
+// follows redirects on its own: the driver must stop it.
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 // TestMapping checks the fields the AKS driver maps both ways.
 func TestMapping(t *testing.T) {
@@ -193,25 +179,14 @@ func (badToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.Ac
 }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
-			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
+		SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}})
 }
 
 // TestTarpit: an ARM endpoint that never answers costs a bounded time
 // (providertest.RunTarpit), and the error says the deadline passed.
 func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *provider.Retry
-		if short {
-			o := provider.DefaultRetry()
-			o.TryTimeout, o.Delay = 50*time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return setup.Driver(t, client.Transport, r, endpoint), clusterAt(endpoint)
-	}, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
+	setup.RunTarpit(t, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
 }
 
 // TestPlainHTTPEndpoint: azcore sends no bearer token over http, so an
@@ -349,7 +324,7 @@ func TestCredentialErrors(t *testing.T) {
 func TestProgress(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := e.harness(t).Spec("web")
+	s := e.Harness(t).Spec("web")
 	s.Count = 3
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
@@ -404,7 +379,7 @@ func TestProgress(t *testing.T) {
 func TestFailedOperationMessage(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := e.harness(t).Spec("web")
+	s := e.Harness(t).Spec("web")
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +434,7 @@ func TestFailedOperationMessage(t *testing.T) {
 func TestStoppedPool(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := e.harness(t).Spec("web")
+	s := e.Harness(t).Spec("web")
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}

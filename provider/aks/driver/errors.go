@@ -19,14 +19,9 @@ import (
 	"github.com/kpool/kpool/provider/aks"
 )
 
-// tokenError is an error of the credential, marked so that classify can
-// tell an identity outage (transient) from a refused identity.
-type tokenError struct{ err error }
-
-func (e *tokenError) Error() string { return e.err.Error() }
-func (e *tokenError) Unwrap() error { return e.err }
-
-// credential marks the errors of the credential it wraps as tokenErrors.
+// credential marks the errors of the credential it wraps
+// (provider.CredentialError), so that classify can tell an identity outage
+// (transient) from a refused identity.
 // A failure after the wire refused one of its token requests (to another
 // origin than its authority, a redirect) is that refusal: azidentity
 // keeps only the text of its transport's errors.
@@ -41,7 +36,7 @@ func (c credential) GetToken(ctx context.Context, o policy.TokenRequestOptions) 
 		if rh := c.refusals.Take(); rh != nil && !provider.IsRefusedHost(err) {
 			err = rh
 		}
-		return tk, &tokenError{err}
+		return tk, &provider.CredentialError{Err: err}
 	}
 	return tk, nil
 }
@@ -56,9 +51,9 @@ func classify(err error, field string) error {
 	if e, ok := provider.Refused(platform, err); ok {
 		return e
 	}
-	var te *tokenError
-	if errors.As(err, &te) {
-		return classifyToken(te.err)
+	var ce *provider.CredentialError
+	if errors.As(err, &ce) {
+		return classifyToken(ce.Err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
@@ -240,6 +235,6 @@ func (d *Driver) clientSecret(cr *provider.Credential, refusals *provider.Refusa
 		o.Cloud.ActiveDirectoryAuthorityHost = host
 		o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
 	}
-	o.Transport = provider.NewTokenGuard(cr, authority, d.transport, refusals)
+	o.Transport = provider.NewTokenGuard(cr, authority, d.opts.Transport, refusals)
 	return azidentity.NewClientSecretCredential(cr.Settings["tenantId"], cr.Settings["clientId"], secret, o)
 }

@@ -30,7 +30,9 @@ func response(status int, header http.Header, body string) *http.Response {
 
 // fromToken wraps err as it reaches classify from a credential: marked by
 // the driver's credential, then wrapped by azcore's bearer-token policy.
-func fromToken(err error) error { return fmt.Errorf("bearer token policy: %w", &tokenError{err}) }
+func fromToken(err error) error {
+	return fmt.Errorf("bearer token policy: %w", &provider.CredentialError{Err: err})
+}
 
 func armError(status int, code, msg string, header http.Header) error {
 	resp := response(status, header, fmt.Sprintf(`{"error":{"code":%q,"message":%q}}`, code, msg))

@@ -100,24 +100,14 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 // add. Canceled is Failed: the pool may be half-changed, and the
 // controllers apply the spec again.
 func state(s string) provider.State {
-	switch s {
-	case "Succeeded":
-		return provider.StateReady
-	case "Creating":
-		return provider.StateCreating
-	case "Deleting":
-		return provider.StateDeleting
-	case "Updating", "Scaling", "Upgrading", "UpgradingNodeImageVersion", "Starting", "Stopping",
-		"Canceling", "Migrating", "Reconciling", "Accepted":
-		return provider.StateUpdating
-	case "Failed", "Canceled":
-		return provider.StateFailed
+	if st := provider.StateOf(s, states); st != provider.StateUnknown || !strings.HasSuffix(s, "ing") {
+		return st
 	}
-	if strings.HasSuffix(s, "ing") {
-		return provider.StateUpdating
-	}
-	return provider.StateUnknown
+	return provider.StateUpdating
 }
+
+var states = provider.States{Ready: "Succeeded", Creating: "Creating", Deleting: "Deleting", Failed: "Failed Canceled",
+	Updating: "Updating Scaling Upgrading UpgradingNodeImageVersion Starting Stopping Canceling Migrating Reconciling Accepted"}.Map()
 
 // errorDetail is ARM's ErrorDetail: what AKS puts in an agent pool's
 // properties.status.provisioningError (api-version 2025-05-01 on) and in a

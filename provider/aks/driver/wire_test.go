@@ -15,21 +15,6 @@ import (
 	"github.com/kpool/kpool/provider/providertest"
 )
 
-// TestWire: an allowed ARM endpoint that redirects gets its bearer token
-// sent nowhere else, and one that echoes it leaves none in the scrubbed
-// error (providertest.RunWire). The client is an http.Client, which
-// follows redirects on its own: the driver must stop it.
-func TestWire(t *testing.T) {
-	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
-		h := newEmulated(t).harness(t)
-		retry := provider.DefaultRetry()
-		retry.Delay = time.Millisecond
-		h.Driver = setup.Driver(t, client.Transport, &retry, endpoint)
-		h.Cluster = clusterAt(endpoint)
-		return h
-	})
-}
-
 // TestTokenWire: a client-secret credential's secret goes to its
 // authority and nowhere else. A token endpoint that redirects, or an
 // authority whose discovery document names a token endpoint on another

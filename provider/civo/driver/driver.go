@@ -24,20 +24,18 @@ const platform = civo.Type
 var profile = civo.Profile{}
 
 // TokenEnv is the environment variable a credential of kind "default"
-// reads its API key from when Options.APIKey is empty.
+// reads its API key from.
 const TokenEnv = "CIVO_TOKEN"
 
 // Driver is the Civo driver.
 type Driver struct {
-	transport http.RoundTripper
-	retry     provider.Retry
-	creds     provider.Credentials
+	opts provider.DriverOptions
 }
 
 // New returns a Civo driver. Credentials of kind default read their API
 // key from CIVO_TOKEN (TokenEnv) in kpool's environment.
 func New(o provider.DriverOptions) *Driver {
-	return &Driver{transport: o.Transport, retry: provider.RetryOr(o.Retry), creds: provider.CredentialsOr(o.Credentials, profile)}
+	return &Driver{opts: o.For(profile)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -68,7 +66,7 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	if err != nil {
 		return nil, "", provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", endpoint)
 	}
-	cr, err := d.creds.Resolve(c)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, "", err
 	}
@@ -80,8 +78,8 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 		return nil, "", err
 	}
 	// Every request passes the wire's check; no redirect is followed.
-	cl := NewClient(endpoint, key, cv.Region, provider.Client(cr, provider.Wire(cr, d.transport)))
-	cl.Retry = d.retry
+	cl := NewClient(endpoint, key, cv.Region, provider.Client(cr, provider.Wire(cr, d.opts.Transport)))
+	cl.Retry = *d.opts.Retry
 	return cl, cv.ClusterID, nil
 }
 

@@ -40,21 +40,36 @@ var setup = providertest.Setup[*civosim.Server, *driver.Driver]{
 	Cluster:  clusterAt,
 	Identity: apiKey,
 	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+			NodeCount: ptr.To(2), Zones: zones,
+			Platform: kpool.NodePoolPlatform{Civo: &kpool.CivoNodePool{Size: "g4s.kube.medium"}},
+		})
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool {
+			return c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/pools/"+pn)
+		})
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(region, clusterID, pn, func(p *civosim.Pool) { delete(p.Labels, label) })
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.MachineType = "g4s.kube.xlarge"
+		return "spec.platform.civo.size"
+	},
 }
 
-// emulated is the Civo emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	*providertest.Emulated[*civosim.Server, *driver.Driver]
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*civosim.Server, *driver.Driver]
+
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
 
 func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformCivo, Civo: &kpool.CivoCluster{Region: region, ClusterID: clusterID}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformCivo, Civo: &kpool.CivoCluster{Region: region, ClusterID: clusterID}})
 }
 
 func (e *emulated) spec(name string, count int, size string) provider.PoolSpec {
@@ -64,43 +79,12 @@ func (e *emulated) spec(name string, count int, size string) provider.PoolSpec {
 	})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.Driver,
-		Cluster: e.Cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr.To(2), Zones: zones,
-				Platform: kpool.NodePoolPlatform{Civo: &kpool.CivoNodePool{Size: "g4s.kube.medium"}},
-			})
-		},
-		Settle:   func() { e.Clock.Advance(time.Hour) },
-		Throttle: e.Sim.SetRateLimit,
-		Faults:   e.Sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.Sim.Calls() {
-				if c.Created && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/pools/"+pn) {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.Sim.Mutate(region, clusterID, pn, func(p *civosim.Pool) { delete(p.Labels, label) }); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.MachineType = "g4s.kube.xlarge"
-			return "spec.platform.civo.size"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed endpoint that redirects gets its API key sent
+// nowhere else, and one that echoes the API key leaves none of it in
+// the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 var ctx = context.Background()
 
@@ -405,17 +389,7 @@ func TestFailedNodesRepair(t *testing.T) {
 
 // TestTarpit: a Civo endpoint that never answers costs a bounded time
 // (providertest.RunTarpit).
-func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *provider.Retry
-		if short {
-			o := provider.DefaultRetry()
-			o.TryTimeout, o.Delay, o.MaxDelay = 50*time.Millisecond, time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return setup.Driver(t, client.Transport, r, endpoint), clusterAt(endpoint)
-	})
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 
 // TestDemo: the demo emulator over its own TLS, as kpool dev serves it,
 // answers the driver with the demo key: its one pool is Ready.

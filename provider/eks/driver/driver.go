@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"sync"
 	"time"
@@ -31,9 +30,7 @@ var profile = eks.Profile{}
 
 // Driver is the EKS driver.
 type Driver struct {
-	transport http.RoundTripper
-	retry     provider.Retry
-	creds     provider.Credentials
+	opts provider.DriverOptions
 
 	identities *provider.Cache[aws.CredentialsProvider] // by credential name
 	clients    *provider.Cache[*awseks.Client]          // by credential, region and endpoint
@@ -45,7 +42,7 @@ type Driver struct {
 // calls it retries are idempotent: creates carry a clientRequestToken the
 // SDK keeps across tries.
 func New(o provider.DriverOptions) *Driver {
-	return &Driver{transport: o.Transport, retry: provider.RetryOr(o.Retry), creds: provider.CredentialsOr(o.Credentials, profile),
+	return &Driver{opts: o.For(profile),
 		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize)}
 }
 
@@ -71,7 +68,7 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*awseks.Client, 
 	if err != nil {
 		return nil, nil, err
 	}
-	cr, err := d.creds.Resolve(c)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,11 +87,11 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*awseks.Client, 
 // by TryTimeout (provider.Guard), what a retry may cure tried again
 // (retryable), nothing held back by the SDK's own retry quota.
 func (d *Driver) newClient(cr *provider.Credential, id aws.CredentialsProvider, region, endpoint string) *awseks.Client {
-	r := d.retry
+	r := *d.opts.Retry
 	o := awseks.Options{
 		Region:      region,
 		Credentials: id,
-		HTTPClient:  provider.NewGuard(cr, r.TryTimeout, d.transport),
+		HTTPClient:  provider.NewGuard(cr, r.TryTimeout, d.opts.Transport),
 		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = r.Tries()
 			so.MaxBackoff = r.MaxDelay

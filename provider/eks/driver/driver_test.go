@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -49,63 +48,46 @@ var setup = providertest.Setup[*ekssim.Server, *driver.Driver]{
 	Cluster:  clusterAt,
 	Identity: static,
 	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+			NodeCount: ptr.To(2), Zones: zones,
+			Platform: kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "m5.large", VolumeSize: 50}},
+		})
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool {
+			st, ok := e.Sim.NodegroupOf(region, clusterName, pn)
+			return c.Method == http.MethodPost && ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000
+		})
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) })
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.MachineType = "m5.2xlarge"
+		return "spec.platform.aws.instanceType"
+	},
 }
 
-// emulated is the EKS emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	*providertest.Emulated[*ekssim.Server, *driver.Driver]
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*ekssim.Server, *driver.Driver]
+
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
 
 func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: &kpool.AWSCluster{
-			Region: region, ClusterName: clusterName, NodeRoleARN: "arn:aws:iam::" + account + ":role/nodes", Subnets: subnets}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: &kpool.AWSCluster{
+		Region: region, ClusterName: clusterName, NodeRoleARN: "arn:aws:iam::" + account + ":role/nodes", Subnets: subnets}})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.Driver,
-		Cluster: e.Cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr.To(2), Zones: zones,
-				Platform: kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "m5.large", VolumeSize: 50}},
-			})
-		},
-		Settle:   func() { e.Clock.Advance(time.Hour) },
-		Throttle: e.Sim.SetRateLimit,
-		Faults:   e.Sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.Sim.Calls() {
-				if c.Created && c.Method == http.MethodPost {
-					if st, ok := e.Sim.NodegroupOf(region, clusterName, pn); ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000 {
-						n++
-					}
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.Sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) }); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.MachineType = "m5.2xlarge"
-			return "spec.platform.aws.instanceType"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed EKS endpoint that redirects gets no signed request
+// sent elsewhere, and one that echoes the SigV4 Authorization leaves none
+// of it in the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 var ctx = context.Background()
 
@@ -189,24 +171,24 @@ func TestMapping(t *testing.T) {
 // driver sent it, and the driver types the refusals.
 func TestRefusedByTheService(t *testing.T) {
 	e := newEmulated(t)
-	bad := e.harness(t).Spec("bad")
+	bad := e.Harness(t).Spec("bad")
 	bad.Autoscaling, bad.MinCount, bad.MaxCount = true, 5, 3
 	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.autoscaling.minNodes" {
 		t.Fatalf("min > max: %v, want a validation error on spec.autoscaling.minNodes", err)
 	}
-	bad = e.harness(t).Spec("bad")
+	bad = e.Harness(t).Spec("bad")
 	bad.MachineType = "not an instance type"
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.platform.aws.instanceType" {
 		t.Fatalf("a bad instance type: %v", err)
 	}
-	bad = e.harness(t).Spec("bad")
+	bad = e.Harness(t).Spec("bad")
 	bad.Taints = []kpool.Taint{{Key: "x", Effect: "Sometimes"}}
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
 		t.Fatalf("a bad taint effect: %v", err)
 	}
-	bad = e.harness(t).Spec("bad")
+	bad = e.Harness(t).Spec("bad")
 	bad.Version = "1.40"
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
 		t.Fatalf("a version newer than the cluster's: %v", err)
@@ -239,50 +221,29 @@ func TestWrongKey(t *testing.T) {
 
 // TestNoCredentialToOtherHosts: a cluster whose endpoint the credential
 // may not go to is refused before any request; the wire check refuses a
-// request the SDK would send elsewhere.
+// request the SDK would send elsewhere (providertest's RunOtherHosts); an
+// account the credential is not for is refused by scope.
 func TestNoCredentialToOtherHosts(t *testing.T) {
 	e := newEmulated(t)
-	other := httptest.NewUnstartedServer(e.Sim)
-	other.StartTLS()
-	t.Cleanup(other.Close)
-	// The credential allows only the first emulator.
-	d := setup.Driver(t, other.Client().Transport, nil, e.URL)
-	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
-		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
-	}
-	// No endpoint: the SDK resolves the public one, which a credential of
-	// the operator's that lists only the emulator may not reach. Its kind
-	// is default: the SDK's default chain, here the key in the environment.
+	// The operator's credential is of kind default: the SDK's default
+	// chain, here the key in the environment.
 	t.Setenv("AWS_ACCESS_KEY_ID", accessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", secretKey)
 	creds, err := provider.ParseCredentials([]byte(`
 defaults: {aws: emu}
 credentials:
-  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.Cluster.Spec.Endpoint+`"]}
+  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.URL+`"]}
 `), []provider.Profile{eks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d = driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
-	_, err = d.NodePoolList(ctx, clusterAt(""))
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "eks.us-west-2.amazonaws.com") {
-		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
-	}
-	if _, err := d.NodePoolList(ctx, e.Cluster); err != nil {
-		t.Fatalf("the allowed endpoint: %v", err)
-	}
+	d := setup.RunOtherHosts(t, e.fixture, creds, "eks.us-west-2.amazonaws.com")
 	// Another account is refused by scope.
-	foreign := clusterAt(e.Cluster.Spec.Endpoint)
+	foreign := clusterAt(e.URL)
 	foreign.Spec.Platform.AWS.NodeRoleARN = "arn:aws:iam::999999999999:role/nodes"
+	var pe *provider.Error
 	if _, err := d.NodePoolList(ctx, foreign); !errors.As(err, &pe) || pe.Field != "spec.credential" {
 		t.Fatalf("another account: %v", err)
-	}
-	before := len(e.Sim.Calls())
-	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.Cluster.Spec.Endpoint, "https://")))
-	if n := len(e.Sim.Calls()) - before; n != 0 {
-		t.Fatalf("%d calls over plain http", n)
 	}
 }
 
@@ -314,24 +275,14 @@ credentials:
 
 // TestTarpit: an EKS endpoint that never answers costs a bounded time
 // (providertest.RunTarpit).
-func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *provider.Retry
-		if short {
-			o := provider.DefaultRetry()
-			o.TryTimeout, o.Delay, o.MaxDelay = 50*time.Millisecond, time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return setup.Driver(t, client.Transport, r, endpoint), clusterAt(endpoint)
-	})
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 
 // TestFailedCreateMessage: a node group whose create failed is Failed, its
 // health issues are the pool's message, and its repair deletes it so that
 // it can be created again.
 func TestFailedCreateMessage(t *testing.T) {
 	e := newEmulated(t)
-	s := e.harness(t).Spec("web")
+	s := e.Harness(t).Spec("web")
 	failed := false
 	for i := 0; i < 100 && !failed; i++ {
 		e.Sim.SetFaultRate(0.5)
@@ -377,21 +328,8 @@ func TestFailedCreateMessage(t *testing.T) {
 // describes each node group; one whose describe keeps failing is reported
 // Unknown (which the controllers wait on) instead of failing the list.
 func TestListSurvivesFailedDescribes(t *testing.T) {
-	e := newEmulated(t)
-	h := e.harness(t)
-	for _, n := range []string{"a", "b", "c"} {
-		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, h.Spec(n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.Clock.Advance(time.Hour)
 	// Every describe fails (after the SDK's retries); the list itself does not.
-	rt := describeFaults{base: e.Client.Transport, sim: e.Sim}
-	d := setup.Driver(t, rt, providertest.FastRetry(), e.URL)
-	pools, err := d.NodePoolList(ctx, e.Cluster)
-	if err != nil {
-		t.Fatalf("a list whose describes fail: %v", err)
-	}
+	pools := setup.ListFailingReads(t, "/node-groups/")
 	if len(pools) != 3 {
 		t.Fatalf("%d pools, want 3: %+v", len(pools), pools)
 	}
@@ -400,19 +338,4 @@ func TestListSurvivesFailedDescribes(t *testing.T) {
 			t.Errorf("%s: %s %q", p.ProviderName, p.State, p.Message)
 		}
 	}
-}
-
-// describeFaults fails every DescribeNodegroup at the emulator.
-type describeFaults struct {
-	base http.RoundTripper
-	sim  *ekssim.Server
-}
-
-func (f describeFaults) RoundTrip(r *http.Request) (*http.Response, error) {
-	rate := 0.0
-	if strings.Contains(r.URL.Path, "/node-groups/") {
-		rate = 1
-	}
-	f.sim.SetFaultRate(rate)
-	return f.base.RoundTrip(r)
 }

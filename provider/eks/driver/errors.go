@@ -17,20 +17,15 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
-// identityError is an error of the credential provider, marked so that
-// classify tells it from the service's.
-type identityError struct{ err error }
-
-func (e *identityError) Error() string { return e.err.Error() }
-func (e *identityError) Unwrap() error { return e.err }
-
-// identity marks the errors of the provider it wraps.
+// identity marks the errors of the credentials provider it wraps
+// (provider.CredentialError), so that classify tells them from the
+// service's.
 type identity struct{ inner aws.CredentialsProvider }
 
 func (i identity) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	c, err := i.inner.Retrieve(ctx)
 	if err != nil {
-		return c, &identityError{err}
+		return c, &provider.CredentialError{Err: err}
 	}
 	return c, nil
 }
@@ -39,8 +34,8 @@ func (i identity) Retrieve(ctx context.Context) (aws.Credentials, error) {
 // a connection dropped or refused, a try timed out. Never a refused host,
 // a credential's error, throttling or any other answer.
 func retryable(err error) aws.Ternary {
-	var ie *identityError
-	if provider.IsRefusedHost(err) || errors.As(err, &ie) {
+	var ce *provider.CredentialError
+	if provider.IsRefusedHost(err) || errors.As(err, &ce) {
 		return aws.FalseTernary
 	}
 	var re *awshttp.ResponseError
@@ -77,13 +72,13 @@ func classify(err error, field string) error {
 	if e, ok := provider.Refused(platform, err); ok {
 		return e
 	}
-	var ie *identityError
-	if errors.As(err, &ie) {
+	var ce *provider.CredentialError
+	if errors.As(err, &ce) {
 		kind := provider.KindPermissionDenied
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			kind = provider.KindTransient
 		}
-		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + provider.FirstLine(ie.err.Error()), Err: err}
+		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + provider.FirstLine(ce.Err.Error()), Err: err}
 	}
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {

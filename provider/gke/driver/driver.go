@@ -32,9 +32,7 @@ const scope = "https://www.googleapis.com/auth/cloud-platform"
 
 // Driver is the GKE driver.
 type Driver struct {
-	transport http.RoundTripper
-	retry     provider.Retry
-	creds     provider.Credentials
+	opts provider.DriverOptions
 
 	tokens  *provider.Cache[oauth2.TokenSource] // by credential name
 	clients *provider.Cache[*clients]           // by credential name and endpoint
@@ -53,7 +51,7 @@ type clients struct {
 // New returns a GKE driver. Credentials of kind default are Application
 // Default Credentials (google.DefaultTokenSource), made when first needed.
 func New(o provider.DriverOptions) *Driver {
-	return &Driver{transport: o.Transport, retry: provider.RetryOr(o.Retry), creds: provider.CredentialsOr(o.Credentials, profile),
+	return &Driver{opts: o.For(profile),
 		tokens: provider.NewCache[oauth2.TokenSource](provider.CacheSize), clients: provider.NewCache[*clients](provider.CacheSize),
 		ops: provider.NewCache[string](maxOps)}
 }
@@ -79,7 +77,7 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*clients, *kpool
 	if err != nil {
 		return nil, nil, err
 	}
-	cr, err := d.creds.Resolve(c)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,7 +93,7 @@ func (d *Driver) newClients(ctx context.Context, cr *provider.Credential, endpoi
 	if err != nil {
 		return nil, err
 	}
-	hc := provider.Client(cr, &oauth2.Transport{Source: ts, Base: &retrier{base: provider.Wire(cr, d.transport), retry: d.retry}})
+	hc := provider.Client(cr, &oauth2.Transport{Source: ts, Base: &retrier{base: provider.Wire(cr, d.opts.Transport), retry: *d.opts.Retry}})
 	svc, err := container.NewService(ctx, option.WithHTTPClient(hc), option.WithEndpoint(endpoint+"/"))
 	if err != nil {
 		return nil, classify(err, "")

@@ -46,21 +46,34 @@ var setup = providertest.Setup[*gkesim.Server, *driver.Driver]{
 	Cluster:  clusterAt,
 	Identity: static("kpool-cloudsim"),
 	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		s := (&emulated{e}).spec(name, zones...)
+		return s
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool { return strings.HasSuffix(c.Path, "/nodePools") && c.Status == http.StatusOK })
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(project, location, clusterName, pn, func(np *container.NodePool) {
+			delete(np.Config.Labels, label)
+		})
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.Spot = !s.Spot
+		return "spec.platform.gcp.preemptible"
+	},
 }
 
-// emulated is the GKE emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	*providertest.Emulated[*gkesim.Server, *driver.Driver]
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*gkesim.Server, *driver.Driver]
+
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
 
 func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}})
 }
 
 func static(tok string) oauth2.TokenSource {
@@ -79,43 +92,12 @@ func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
 	})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.Driver,
-		Cluster: e.Cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			s := e.spec(name, zones...)
-			return s
-		},
-		Settle:   func() { e.Clock.Advance(time.Hour) },
-		Throttle: e.Sim.SetRateLimit,
-		Faults:   e.Sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.Sim.Calls() {
-				if c.Created && strings.HasSuffix(c.Path, "/nodePools") && c.Status == http.StatusOK {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.Sim.Mutate(project, location, clusterName, pn, func(np *container.NodePool) {
-				delete(np.Config.Labels, label)
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.Spot = !s.Spot
-			return "spec.platform.gcp.preemptible"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed GKE endpoint that redirects gets its OAuth2 token
+// sent nowhere else, and one that echoes it leaves none in the scrubbed
+// error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 // closedPort is a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
@@ -398,42 +380,7 @@ func TestTokenOnlyToAllowedHosts(t *testing.T) {
 
 // TestTarpit: a server that accepts and never answers costs a bounded
 // time, and the error is transient.
-func TestTarpit(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { conn.Close() })
-		}
-	}()
-	url := "https://" + ln.Addr().String()
-	retry := provider.Retry{Attempts: 2, TryTimeout: 100 * time.Millisecond, Delay: time.Millisecond}
-	d := driver.New(provider.DriverOptions{Credentials: allow(t, "t", url), Retry: &retry})
-	c := &kpool.Cluster{Name: "tarpit", Spec: kpool.ClusterSpec{Endpoint: url, Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP,
-		GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}}}}
-	start := time.Now()
-	_, err = d.NodePoolList(ctx, c)
-	if !provider.IsTransient(err) {
-		t.Fatalf("tarpit: %v, want transient", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("tarpit held the call %v", took)
-	}
-	// A closed port is transient too.
-	closed := "https://" + closedPort(t)
-	d = driver.New(provider.DriverOptions{Credentials: allow(t, "t", closed), Retry: &retry})
-	c.Spec.Endpoint = closed
-	if _, err := d.NodePoolList(ctx, c); !provider.IsTransient(err) {
-		t.Fatalf("closed port: %v", err)
-	}
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 
 // TestListSurvivesFailedInstanceGroups: a pool whose instance groups do
 // not answer (after the retries) is reported Unknown, which the

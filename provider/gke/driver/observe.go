@@ -99,21 +99,10 @@ func observe(c *kpool.Cluster, np *container.NodePool) provider.Pool {
 // state maps GKE's NodePool.status to the neutral state. RUNNING_WITH_ERROR
 // is Failed: the pool runs, but the last operation did not finish, and the
 // controllers apply the spec again.
-func state(s string) provider.State {
-	switch s {
-	case "RUNNING":
-		return provider.StateReady
-	case "PROVISIONING":
-		return provider.StateCreating
-	case "RECONCILING":
-		return provider.StateUpdating
-	case "STOPPING":
-		return provider.StateDeleting
-	case "ERROR", "RUNNING_WITH_ERROR":
-		return provider.StateFailed
-	}
-	return provider.StateUnknown
-}
+func state(s string) provider.State { return provider.StateOf(s, states) }
+
+var states = provider.States{Ready: "RUNNING", Creating: "PROVISIONING", Updating: "RECONCILING", Deleting: "STOPPING",
+	Failed: "ERROR RUNNING_WITH_ERROR"}.Map()
 
 // count reads a pool's node counts from its managed instance groups (one
 // per zone, which instanceGroupUrls name): the count is their target

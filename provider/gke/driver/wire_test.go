@@ -16,20 +16,6 @@ import (
 	"github.com/kpool/kpool/provider/providertest"
 )
 
-// TestWire: an allowed GKE endpoint that redirects gets its OAuth2 token
-// sent nowhere else, and one that echoes it leaves none in the scrubbed
-// error (providertest.RunWire).
-func TestWire(t *testing.T) {
-	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
-		h := newEmulated(t).harness(t)
-		h.Driver = driver.New(provider.DriverOptions{Credentials: allow(t, "gke-secret-token-0001", endpoint), Transport: client.Transport, Retry: providertest.FastRetry()})
-		c := *h.Cluster
-		c.Spec.Endpoint = endpoint
-		h.Cluster = &c
-		return h
-	})
-}
-
 // serviceAccountKey returns a service account key file whose token
 // endpoint is tokenURI.
 func serviceAccountKey(t *testing.T, tokenURI string) string {

@@ -29,9 +29,7 @@ const versionsFor = 10 * time.Minute
 
 // Driver is the OKE driver.
 type Driver struct {
-	transport http.RoundTripper
-	retry     provider.Retry
-	creds     provider.Credentials
+	opts provider.DriverOptions
 
 	clients  *provider.Cache[*ce.ContainerEngineClient] // by credential, region and endpoint
 	versions *provider.Cache[versionSet]                // by client key and cluster OCID
@@ -51,7 +49,7 @@ type versionSet struct {
 // kpool's controllers. Creates carry an opc-retry-token the SDK keeps
 // across tries, so a retried create makes one pool.
 func New(o provider.DriverOptions) *Driver {
-	return &Driver{transport: o.Transport, retry: provider.RetryOr(o.Retry), creds: provider.CredentialsOr(o.Credentials, profile),
+	return &Driver{opts: o.For(profile),
 		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize)}
 }
 
@@ -88,7 +86,7 @@ func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cr, err := d.creds.Resolve(c)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, err
 	}
@@ -117,8 +115,8 @@ func (d *Driver) newClient(cr *provider.Credential, region, endpoint string) (*c
 			Reason: fmt.Sprintf("credential %s: no usable OCI identity (the tenancy, user, fingerprint or private key could not be read)", cr.Name), Err: err}
 	}
 	cl.Host = endpoint
-	r := d.retry
-	cl.HTTPClient = provider.NewGuard(cr, r.TryTimeout, d.transport)
+	r := *d.opts.Retry
+	cl.HTTPClient = provider.NewGuard(cr, r.TryTimeout, d.opts.Transport)
 	policy := common.NewRetryPolicy(uint(r.Tries()), retryable, func(o common.OCIOperationResponse) time.Duration { return r.Backoff(int(o.AttemptNumber)) })
 	cl.Configuration.RetryPolicy = &policy
 	cl.Configuration.CircuitBreaker = nil

@@ -66,22 +66,45 @@ var setup = providertest.Setup[*okesim.Server, *driver.Driver]{
 	Cluster:  clusterAt,
 	Identity: identity(key),
 	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return (&emulated{e}).spec(name, zones...)
+	},
+	Creates: func(e *fixture, pn string) int {
+		st, ok := e.Sim.PoolOf(clusterID, pn)
+		return e.Creates(func(c sim.Call) bool {
+			return ok && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/"+*st.Id)
+		})
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(clusterID, pn, func(np *ce.NodePool) {
+			var kept []ce.KeyValue
+			for _, kv := range np.InitialNodeLabels {
+				if *kv.Key != label {
+					kept = append(kept, kv)
+				}
+			}
+			np.InitialNodeLabels = kept
+		})
+	},
+	// OKE changes almost everything in place (for new nodes); what it
+	// refuses is a node pool version older than the pool's.
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.Version = "1.30"
+		return "spec.kubernetesVersion"
+	},
 }
 
-// emulated is the OKE emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	*providertest.Emulated[*okesim.Server, *driver.Driver]
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*okesim.Server, *driver.Driver]
+
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
 
 func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: &kpool.OCICluster{
-			Region: region, CompartmentID: compartment, ClusterID: clusterID, ImageID: image, Subnets: subnets}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: &kpool.OCICluster{
+		Region: region, CompartmentID: compartment, ClusterID: clusterID, ImageID: image, Subnets: subnets}})
 }
 
 func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
@@ -91,52 +114,12 @@ func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
 	})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:   e.Driver,
-		Cluster:  e.Cluster,
-		Spec:     e.spec,
-		Settle:   func() { e.Clock.Advance(time.Hour) },
-		Throttle: e.Sim.SetRateLimit,
-		Faults:   e.Sim.SetFaultRate,
-		Creates: func(pn string) int {
-			st, ok := e.Sim.PoolOf(clusterID, pn)
-			if !ok {
-				return 0
-			}
-			n := 0
-			for _, c := range e.Sim.Calls() {
-				if c.Created && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/"+*st.Id) {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.Sim.Mutate(clusterID, pn, func(np *ce.NodePool) {
-				var kept []ce.KeyValue
-				for _, kv := range np.InitialNodeLabels {
-					if *kv.Key != label {
-						kept = append(kept, kv)
-					}
-				}
-				np.InitialNodeLabels = kept
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-		// OKE changes almost everything in place (for new nodes); what it
-		// refuses is a node pool version older than the pool's.
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.Version = "1.30"
-			return "spec.kubernetesVersion"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed endpoint that redirects gets a signed request sent
+// nowhere else, and one that echoes the OCI signature leaves none of it in
+// the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 var ctx = context.Background()
 
@@ -391,41 +374,21 @@ credentials:
 
 // TestNoCredentialToOtherHosts: a cluster whose endpoint the credential
 // may not go to is refused before any request; the wire check refuses the
-// public endpoint for a credential that lists only the emulator.
+// public endpoint for a credential that lists only the emulator
+// (providertest's RunOtherHosts).
 func TestNoCredentialToOtherHosts(t *testing.T) {
 	e := newEmulated(t)
-	other := httptest.NewUnstartedServer(e.Sim)
-	other.StartTLS()
-	t.Cleanup(other.Close)
-	d := setup.Driver(t, other.Client().Transport, nil, e.URL)
-	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
-		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
-	}
 	// Of kind default: the SDK's default chain, here the test's key.
 	driver.UseDefaultConfig(t, identity(key))
 	creds, err := provider.ParseCredentials([]byte(`
 defaults: {oci: emu}
 credentials:
-  emu: {type: oci, kind: default, scopes: ["*"], endpoints: ["`+e.Cluster.Spec.Endpoint+`"]}
+  emu: {type: oci, kind: default, scopes: ["*"], endpoints: ["`+e.URL+`"]}
 `), []provider.Profile{oke.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d = driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
-	_, err = d.NodePoolList(ctx, clusterAt(""))
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "containerengine.us-phoenix-1.oraclecloud.com") {
-		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
-	}
-	if _, err := d.NodePoolList(ctx, e.Cluster); err != nil {
-		t.Fatalf("the allowed endpoint: %v", err)
-	}
-	before := len(e.Sim.Calls())
-	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.Cluster.Spec.Endpoint, "https://")))
-	if n := len(e.Sim.Calls()) - before; n != 0 {
-		t.Fatalf("%d calls over plain http", n)
-	}
+	setup.RunOtherHosts(t, e.fixture, creds, "containerengine.us-phoenix-1.oraclecloud.com")
 }
 
 // TestErrorMapping: throttling carries OKE's Retry-After; faults are
@@ -538,19 +501,7 @@ func TestNeedsAttention(t *testing.T) {
 // TestListSurvivesFailedGets: a pool whose GetNodePool keeps failing is
 // reported Unknown (with no provider state) instead of failing the list.
 func TestListSurvivesFailedGets(t *testing.T) {
-	e := newEmulated(t)
-	for _, n := range []string{"a", "b", "c"} {
-		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.spec(n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.Clock.Advance(time.Hour)
-	rt := getFaults{base: e.Client.Transport, sim: e.Sim}
-	d := setup.Driver(t, rt, providertest.FastRetry(), e.URL)
-	pools, err := d.NodePoolList(ctx, e.Cluster)
-	if err != nil {
-		t.Fatalf("a list whose gets fail: %v", err)
-	}
+	pools := setup.ListFailingReads(t, "/nodePools/")
 	if len(pools) != 3 {
 		t.Fatalf("%d pools, want 3: %+v", len(pools), pools)
 	}
@@ -559,21 +510,6 @@ func TestListSurvivesFailedGets(t *testing.T) {
 			t.Errorf("%s: %s %q %q", p.ProviderName, p.State, p.ProviderState, p.Message)
 		}
 	}
-}
-
-// getFaults fails every GetNodePool at the emulator.
-type getFaults struct {
-	base http.RoundTripper
-	sim  *okesim.Server
-}
-
-func (f getFaults) RoundTrip(r *http.Request) (*http.Response, error) {
-	rate := 0.0
-	if strings.Contains(r.URL.Path, "/nodePools/") {
-		rate = 1
-	}
-	f.sim.SetFaultRate(rate)
-	return f.base.RoundTrip(r)
 }
 
 // TestTagsCleared: tags removed from the spec are removed from the pool,
@@ -630,14 +566,4 @@ func TestDemo(t *testing.T) {
 
 // TestTarpit: an OKE endpoint that never answers costs a bounded time
 // (providertest.RunTarpit).
-func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *provider.Retry
-		if short {
-			o := provider.DefaultRetry()
-			o.TryTimeout, o.Delay, o.MaxDelay = 50*time.Millisecond, time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return setup.Driver(t, client.Transport, r, endpoint), clusterAt(endpoint)
-	})
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }

@@ -139,17 +139,8 @@ func observeNodes(c *kpool.Cluster, np ce.NodePool, p *provider.Pool, placed map
 // NEEDS_ATTENTION is Failed: the pool runs, not as asked (its
 // lifecycleDetails say why), and an update heals it.
 func state(s ce.NodePoolLifecycleStateEnum) provider.State {
-	switch s {
-	case ce.NodePoolLifecycleStateActive:
-		return provider.StateReady
-	case ce.NodePoolLifecycleStateCreating:
-		return provider.StateCreating
-	case ce.NodePoolLifecycleStateUpdating:
-		return provider.StateUpdating
-	case ce.NodePoolLifecycleStateDeleting, ce.NodePoolLifecycleStateDeleted:
-		return provider.StateDeleting
-	case ce.NodePoolLifecycleStateFailed, ce.NodePoolLifecycleStateNeedsAttention:
-		return provider.StateFailed
-	}
-	return provider.StateUnknown
+	return provider.StateOf(string(s), states)
 }
+
+var states = provider.States{Ready: "ACTIVE", Creating: "CREATING", Updating: "UPDATING", Deleting: "DELETING DELETED",
+	Failed: "FAILED NEEDS_ATTENTION"}.Map()
