@@ -332,22 +332,39 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 
 	start("first")
 	defer func() { stop() }()
-	// Throttling on top of the faults: each emulator hard at first, until
-	// the controllers have been throttled ten times there, then a budget
-	// they must keep under.
-	lifted := make([]bool, len(scs))
+	// Throttling on top of the faults: each cloud hard at first (a request
+	// a second at each of its clusters' emulators, whose Retry-After is
+	// then a second, as a cloud's), until the controllers have been
+	// throttled ten times there, then a budget they must keep under,
+	// shared by its clusters' emulators (the hung cluster's gets no call).
+	byCloud := map[string][]*soakCluster{}
+	for i, c := range scs {
+		if i != hung {
+			byCloud[c.cloud.Name] = append(byCloud[c.cloud.Name], c)
+		}
+	}
+	limit := func(cs []*soakCluster, perSecond float64, burst int) {
+		for _, c := range cs {
+			c.set(faults, perSecond, burst)
+		}
+	}
+	lifted := map[string]bool{}
 	lift := func() {
-		for i, c := range scs {
-			if !lifted[i] && throttledCalls(c.emu) >= 10 {
-				c.set(faults, 800, 80)
-				lifted[i] = true
+		for name, cs := range byCloud {
+			throttled := 0
+			for _, c := range cs {
+				throttled += throttledCalls(c.emu)
+			}
+			if !lifted[name] && throttled >= 10 {
+				limit(cs, 800/float64(len(cs)), max(80/len(cs), 1))
+				lifted[name] = true
 			}
 		}
 	}
-	for i, c := range scs {
-		lifted[i] = faults == 0
+	for name, cs := range byCloud {
+		lifted[name] = faults == 0
 		if faults > 0 {
-			c.set(faults, 1, 1)
+			limit(cs, 1, 1)
 		}
 	}
 
@@ -447,6 +464,8 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	// A duplicate is a create of a resource that exists: one created and
 	// not deleted since. (A pool whose create failed at EKS is deleted and
 	// created again: that is a repair, not a duplicate.)
+	// Each emulator names its resources on its own (their ids come from
+	// one seed), so a resource is its emulator's endpoint and its path.
 	live, dups := map[string]bool{}, map[string]int{}
 	for _, c := range allCalls(scs) {
 		r.calls++
@@ -456,14 +475,14 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 		if c.Status == http.StatusTooManyRequests {
 			r.throttled++
 		}
-		key := strings.ToLower(c.Resource)
+		key := c.emulator + strings.ToLower(c.Resource)
 		switch {
 		case c.Created && live[key]:
 			dups[key]++
 		case c.Created:
 			live[key] = true
 		case c.Method == http.MethodDelete && c.Status >= 200 && c.Status < 300:
-			delete(live, strings.ToLower(c.Path))
+			delete(live, c.emulator+strings.ToLower(c.Path))
 		}
 	}
 	for path, n := range dups {
@@ -481,11 +500,19 @@ func runSoak(t *testing.T, faults float64, hang bool, crashes int) soakRun {
 	return r
 }
 
+// soakCall is a call in an emulator's log, and the emulator's endpoint.
+type soakCall struct {
+	sim.Call
+	emulator string
+}
+
 // allCalls is every emulator's call log.
-func allCalls(scs []*soakCluster) []sim.Call {
-	var out []sim.Call
+func allCalls(scs []*soakCluster) []soakCall {
+	var out []soakCall
 	for _, c := range scs {
-		out = append(out, c.emu.Calls()...)
+		for _, call := range c.emu.Calls() {
+			out = append(out, soakCall{call, c.srv.URL})
+		}
 	}
 	return out
 }
