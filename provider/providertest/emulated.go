@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -105,6 +106,28 @@ func (e *Emulated[E, D]) Harness(t testing.TB) *Harness {
 // against its emulator.
 func (s Setup[E, D]) RunConformance(t *testing.T) {
 	Run(t, func(t *testing.T) *Harness { return s.Start(t).Harness(t) })
+}
+
+// CreateFailing creates s at a fault rate of one half until the emulator
+// accepts a create it will fail (sim.FaultFail), deleting in between each
+// pool it made whole: a pool whose create failed, for the tests of its
+// repair. The failed create's operation is left running.
+func (e *Emulated[E, D]) CreateFailing(t *testing.T, s provider.PoolSpec) {
+	t.Helper()
+	ctx := context.Background()
+	for range 100 {
+		e.Sim.SetFaultRate(0.5)
+		_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
+		e.Sim.SetFaultRate(0)
+		calls := e.Sim.Calls()
+		if err == nil && calls[len(calls)-1].Fault == sim.FaultFail {
+			return
+		}
+		e.Clock.Advance(time.Hour)
+		_ = e.Driver.NodePoolDelete(ctx, e.Cluster, s.ProviderName)
+		e.Clock.Advance(time.Hour)
+	}
+	t.Fatal("no create failed in 100 tries")
 }
 
 // Creates counts the calls to the emulator that created a resource and

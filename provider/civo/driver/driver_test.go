@@ -260,21 +260,7 @@ func TestRefusedByTheService(t *testing.T) {
 func TestFailedNodesRepair(t *testing.T) {
 	e := newEmulated(t)
 	s := e.spec("web", 4, "g4s.kube.small")
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.Sim.SetFaultRate(0.5)
-		_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
-		e.Sim.SetFaultRate(0)
-		calls := e.Sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			_ = e.Driver.NodePoolDelete(ctx, e.Cluster, s.ProviderName)
-			e.Clock.Advance(time.Hour)
-		}
-	}
-	if !failed {
-		t.Fatal("no create failed in 100 tries")
-	}
+	e.CreateFailing(t, s)
 	e.Clock.Advance(90 * time.Second) // the create (70 s) ends; healing takes as long again
 	p := list(t, e, s.ProviderName)
 	if p == nil || p.State != provider.StateFailed || p.ReadyNodes != 2 || !strings.Contains(p.Message, "2 of 4 nodes failed") {

@@ -283,21 +283,8 @@ func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 func TestFailedCreateMessage(t *testing.T) {
 	e := newEmulated(t)
 	s := e.Harness(t).Spec("web")
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.Sim.SetFaultRate(0.5)
-		_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
-		e.Sim.SetFaultRate(0)
-		calls := e.Sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			_ = e.Driver.NodePoolDelete(ctx, e.Cluster, s.ProviderName)
-		}
-		e.Clock.Advance(time.Hour)
-	}
-	if !failed {
-		t.Fatal("no create failed in 100 tries")
-	}
+	e.CreateFailing(t, s)
+	e.Clock.Advance(time.Hour)
 	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)

@@ -15,22 +15,8 @@ import (
 func TestFailedCreateRepair(t *testing.T) {
 	e := newEmulated(t)
 	s := e.spec("web")
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.Sim.SetFaultRate(0.5)
-		_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
-		e.Sim.SetFaultRate(0)
-		calls := e.Sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			e.Clock.Advance(time.Hour)
-			_ = e.Driver.NodePoolDelete(ctx, e.Cluster, s.ProviderName)
-		}
-		e.Clock.Advance(time.Hour)
-	}
-	if !failed {
-		t.Fatal("no create failed in 100 tries")
-	}
+	e.CreateFailing(t, s)
+	e.Clock.Advance(time.Hour)
 	p := e.list(t, s.ProviderName)
 	if p == nil || p.State != provider.StateFailed || p.ProviderState != "FAILED" || !strings.Contains(p.Message, "capacity") {
 		t.Fatalf("failed pool: %+v", p)
