@@ -28,6 +28,7 @@ var layers = []layer{
 	{room: "auth", may: []string{"."}, why: "who a caller is depends on the domain only"},
 	{room: "service", may: []string{".", "audit"}, why: "the service applies the rules and records them"},
 	{room: "provider", may: []string{".", "provider"}, why: "clouds know the domain, never the service, the store or the API"},
+	{room: "provider/catalog/clouds", may: []string{".", "provider", "cloudsim"}, why: "one line per cloud names its profile, driver and emulator"},
 	{room: "provider/providertest", may: []string{".", "provider", "cloudsim/sim"}, why: "the drivers' conformance suite runs on the emulator engine"},
 	{room: "cloudsim", may: []string{".", "cloudsim"}, why: "emulators speak the clouds' wire, not kpool's service"},
 	{room: "store", may: []string{".", "store"}, why: "stores implement the domain's Store"},

@@ -2,8 +2,10 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kpool/kpool"
@@ -15,6 +17,9 @@ type Difference struct {
 	Field Field
 	Want  string
 	Got   string
+	// Path is the spec field's JSON path (spec.platform.azure.vmSize),
+	// for messages.
+	Path string
 }
 
 func (d Difference) String() string {
@@ -22,44 +27,112 @@ func (d Difference) String() string {
 }
 
 // Compare lists the fields kpool owns where observed differs from want, on
-// the provider of profile p. Fields want leaves unset (disk size, disk type,
-// version) are not compared, nor the count of an autoscaled pool (the
-// autoscaler owns it), nor labels and taints in the domains of kpool,
-// Kubernetes or the provider; disk types are compared as the provider
-// reports them.
+// the provider of profile p. Fields want leaves unset (machine type,
+// zones, disk size, disk type, version, tags, provider-only settings) are
+// not compared: a pool in no zone is where the provider puts it (GKE: the
+// cluster's default locations), nor the count of an autoscaled pool (the autoscaler owns it),
+// nor labels and taints in the domains of kpool, Kubernetes or the
+// provider, nor a setting the provider does not report; disk types are
+// compared as the provider reports them, versions by the parts want gives
+// (1.31 is any 1.31.x) and numbers as numbers.
 func Compare(p Profile, want PoolSpec, got *Pool) []Difference {
 	domains := append(slices.Clone(kpool.LabelDomains), p.LabelDomains()...)
 	owned := func(key string) bool { return kpool.ReservedDomain(key, domains) != "" }
-	var out []Difference
-	add := func(f Field, w, g any) {
-		ws, gs := fmt.Sprint(w), fmt.Sprint(g)
-		if ws != gs {
-			out = append(out, Difference{f, ws, gs})
-		}
-	}
+	c := comparison{paths: newPaths(p)}
 	if !want.Autoscaling {
-		add(FieldCount, want.Count, got.Count)
+		c.add(FieldCount, 0, want.Count, got.Count)
 	}
-	add(FieldAutoscaling, bounds(want), bounds(got.PoolSpec))
-	add(FieldMachineType, want.MachineType, got.MachineType)
-	add(FieldZones, strings.Join(want.Zones, ","), strings.Join(got.Zones, ","))
-	add(FieldLabels, userLabels(want.Labels, owned), userLabels(got.Labels, owned))
-	add(FieldTaints, userTaints(want.Taints, owned), userTaints(got.Taints, owned))
-	add(FieldSpot, want.Spot, got.Spot)
-	add(FieldMode, want.Mode, got.Mode)
+	c.add(FieldAutoscaling, 0, bounds(want), bounds(got.PoolSpec))
+	if want.MachineType != "" {
+		c.add(FieldMachineType, 0, want.MachineType, got.MachineType)
+	}
+	if len(want.Zones) > 0 {
+		c.add(FieldZones, 0, strings.Join(want.Zones, ","), strings.Join(got.Zones, ","))
+	}
+	c.add(FieldLabels, 0, userLabels(want.Labels, owned), userLabels(got.Labels, owned))
+	c.add(FieldTaints, 0, userTaints(want.Taints, owned), userTaints(got.Taints, owned))
+	c.add(FieldSpot, 0, want.Spot, got.Spot)
+	c.add(FieldMode, 0, modeOf(want.Mode), modeOf(got.Mode))
 	if want.DiskSizeGB != 0 {
-		add(FieldDisk, want.DiskSizeGB, got.DiskSizeGB)
+		c.add(FieldDisk, 0, want.DiskSizeGB, got.DiskSizeGB)
 	}
 	if want.DiskType != "" {
-		add(FieldDisk, p.DiskType(want.DiskType), p.DiskType(got.DiskType))
+		c.add(FieldDisk, 1, p.DiskType(want.DiskType), p.DiskType(got.DiskType))
 	}
-	if want.Version != "" {
-		add(FieldVersion, want.Version, got.Version)
+	if want.Version != "" && !VersionMatches(got.Version, want.Version) {
+		c.add(FieldVersion, 0, want.Version, got.Version)
 	}
 	if len(want.Tags) > 0 {
-		add(FieldTags, sortedPairs(want.Tags), sortedPairs(got.Tags))
+		c.add(FieldTags, 0, sortedPairs(want.Tags), sortedPairs(got.Tags))
 	}
-	return out
+	c.add(FieldAccelerators, 0, accelerators(want.Accelerators), accelerators(got.Accelerators))
+	for _, k := range slices.Sorted(maps.Keys(want.Settings)) {
+		have, reported := got.Settings[k]
+		if w := want.Settings[k]; w != "" && reported && !SameSetting(w, have) {
+			c.out = append(c.out, Difference{FieldImage, w, have, c.paths.setting(k)})
+		}
+	}
+	return c.out
+}
+
+// comparison gathers the differences Compare finds.
+type comparison struct {
+	paths paths
+	out   []Difference
+}
+
+// add notes the nth field of kind f (a block's disk size is its first
+// disk field, its disk type the second) when w and g differ.
+func (c *comparison) add(f Field, nth int, w, g any) {
+	ws, gs := fmt.Sprint(w), fmt.Sprint(g)
+	if ws != gs {
+		c.out = append(c.out, Difference{f, ws, gs, c.paths.of(f, nth)})
+	}
+}
+
+// VersionMatches reports whether a pool's version, as the provider
+// reports it (v1.31.1, 1.30.5-gke.1014001), is the one asked for: every
+// part that both give agrees, so 1.31 is any 1.31.x, and 1.31.2 is a pool
+// the provider reports only as 1.31.
+func VersionMatches(got, want string) bool {
+	if got == want {
+		return true
+	}
+	g, w := versionParts(got), versionParts(want)
+	if len(g) == 0 || len(w) == 0 {
+		return false
+	}
+	return slices.Equal(g[:min(len(g), len(w))], w[:min(len(g), len(w))])
+}
+
+// versionParts are a version's numbers: v1.31.2-20250101 is 1, 31, 2.
+func versionParts(v string) []string {
+	v = strings.TrimPrefix(v, "v")
+	if i := strings.IndexAny(v, "-+"); i >= 0 {
+		v = v[:i]
+	}
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ".")
+}
+
+// SameSetting compares two provider-only settings, numbers as numbers
+// ("2" and "2.0" alike).
+func SameSetting(a, b string) bool {
+	if a == b {
+		return true
+	}
+	x, err1 := strconv.ParseFloat(a, 32)
+	y, err2 := strconv.ParseFloat(b, 32)
+	return err1 == nil && err2 == nil && float32(x) == float32(y)
+}
+
+func modeOf(m string) string {
+	if m == "" {
+		return kpool.ModeUser
+	}
+	return m
 }
 
 func bounds(s PoolSpec) string {
@@ -67,6 +140,15 @@ func bounds(s PoolSpec) string {
 		return "off"
 	}
 	return fmt.Sprintf("%d-%d", s.MinCount, s.MaxCount)
+}
+
+func accelerators(as []kpool.Accelerator) string {
+	out := make([]string, 0, len(as))
+	for _, a := range as {
+		out = append(out, fmt.Sprintf("%s=%d", a.Type, a.Count))
+	}
+	sort.Strings(out)
+	return "[" + strings.Join(out, " ") + "]"
 }
 
 func userLabels(m map[string]string, owned func(string) bool) string {
@@ -97,4 +179,56 @@ func sortedPairs(m map[string]string) string {
 	}
 	sort.Strings(out)
 	return "{" + strings.Join(out, " ") + "}"
+}
+
+// paths are where a profile's pool fields sit in a spec: the neutral
+// fields' own, and the block's as a block of zero values lists them.
+type paths struct {
+	block []BlockField
+	t     kpool.PlatformType
+}
+
+func newPaths(p Profile) paths {
+	var s kpool.NodePoolSpec
+	s.Platform.Type = p.Type()
+	p.SetBlock(&s, Block{})
+	return paths{block: p.Block(nil, &s).Fields, t: p.Type()}
+}
+
+// neutralPaths are the fields every spec has outside its platform block.
+var neutralPaths = map[Field]string{
+	FieldCount: "spec.nodeCount", FieldAutoscaling: "spec.autoscaling", FieldZones: "spec.zones", FieldLabels: "spec.labels",
+	FieldTaints: "spec.taints", FieldVersion: "spec.kubernetesVersion", FieldTags: "spec.tags", FieldMode: "spec.mode",
+}
+
+// of is the path of the nth block field of kind f.
+func (ps paths) of(f Field, nth int) string {
+	if p, ok := neutralPaths[f]; ok {
+		return p
+	}
+	var last string
+	for _, b := range ps.block {
+		if b.Field != f {
+			continue
+		}
+		if last = b.Path; nth == 0 {
+			return b.Path
+		}
+		nth--
+	}
+	if last != "" {
+		return last
+	}
+	return "spec.platform." + string(ps.t)
+}
+
+// setting is the path of a provider-only setting, by its name in the
+// block.
+func (ps paths) setting(name string) string {
+	for _, b := range ps.block {
+		if b.Field == FieldImage && strings.HasSuffix(b.Path, "."+name) {
+			return b.Path
+		}
+	}
+	return ps.of(FieldImage, 0)
 }

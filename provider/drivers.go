@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -41,6 +43,57 @@ func RetryAfterHeader(h http.Header, now time.Time) time.Duration {
 		return max(t.Sub(now), 0)
 	}
 	return 0
+}
+
+// NotFoundError is a driver's answer to an update of a pool the provider
+// does not have: noun is what the provider calls a pool ("agent pool").
+func NotFoundError(t kpool.PlatformType, noun, providerName string) *Error {
+	return &Error{Kind: KindNotFound, Provider: t, Reason: noun + " " + providerName + " not found"}
+}
+
+// KeepPlacement returns a copy of labels with the placement labels
+// (LabelPool, LabelZone) as the pool at the provider has them (observed):
+// an update never changes them, and the caller's map stays as it was.
+func KeepPlacement(labels, observed map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range []string{LabelPool, LabelZone} {
+		if v, ok := observed[k]; ok {
+			out[k] = v
+		} else {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// States are a cloud's words for a pool's states, space-separated, by the
+// neutral state each is: a driver's table, read by StateOf.
+type States struct {
+	Ready, Creating, Updating, Deleting, Failed string
+}
+
+// Map is the table by the cloud's word.
+func (s States) Map() map[string]State {
+	out := map[string]State{}
+	for st, words := range map[State]string{StateReady: s.Ready, StateCreating: s.Creating, StateUpdating: s.Updating,
+		StateDeleting: s.Deleting, StateFailed: s.Failed} {
+		for _, w := range strings.Fields(words) {
+			out[w] = st
+		}
+	}
+	return out
+}
+
+// StateOf is the neutral state of a cloud's word in table (StateUnknown
+// for one it does not hold: the controllers wait on it).
+func StateOf(word string, table map[string]State) State {
+	if st, ok := table[word]; ok {
+		return st
+	}
+	return StateUnknown
 }
 
 // SpreadCount divides a pool's node count over its zones as the providers

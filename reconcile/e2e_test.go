@@ -82,15 +82,19 @@ func newAKSWorld(t testing.TB, st kpool.Store, sim *aksim.Server) *aksWorld {
 	w := &aksWorld{t: t, sim: sim, drivers: catalog.Registry(), warns: &warnings{}}
 	// Quick SDK retries: the emulator's Retry-After of 1s on a 503 would
 	// make these tests wait on the wall clock for nothing.
-	retry := aksdriver.Retry()
-	retry.RetryDelay, retry.MaxRetryDelay = 5*time.Millisecond, 20*time.Millisecond
+	retry := provider.DefaultRetry()
+	retry.Delay, retry.MaxDelay = 5*time.Millisecond, 20*time.Millisecond
 	// The emulator is an allowed endpoint, which the owner may register
 	// and the default credential may be sent to.
 	creds, err := provider.DefaultCredentials(catalog.Profiles(), []string{srv.URL})
+	if err == nil {
+		pt, id := sim.Identity()
+		creds, err = provider.WithEmulators(creds, catalog.Profiles(), map[kpool.PlatformType]any{pt: id}, []string{srv.URL}, "")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.drivers.Add(aksdriver.New(aksdriver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: srv.Client(), Retry: &retry, ListRetry: &retry}))
+	w.drivers.Add(aksdriver.New(provider.DriverOptions{Credentials: creds, Transport: srv.Client().Transport, Retry: &retry}))
 	svc := service.New(st, w.drivers)
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL})
 	svc.Credentials = creds

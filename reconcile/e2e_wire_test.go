@@ -33,12 +33,8 @@ import (
 	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
-	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
-	civodriver "github.com/kpool/kpool/provider/civo/driver"
-	eksdriver "github.com/kpool/kpool/provider/eks/driver"
-	gkedriver "github.com/kpool/kpool/provider/gke/driver"
-	okedriver "github.com/kpool/kpool/provider/oke/driver"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/provider/providertest"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/storetest"
@@ -61,24 +57,27 @@ func randomText(t *testing.T, n int) string {
 	return hex.EncodeToString(b)
 }
 
-// echoDrivers are the five clouds' drivers, each with an identity of its
-// own (an ARM bearer token, an AWS access key, a Google access token, an
-// OCI signing key, a Civo API key) that creds allow to endpoint alone.
-func echoDrivers(t *testing.T, client *http.Client, creds provider.Credentials) *provider.Registry {
+// echoCredentials are the credentials of the five clouds' clusters at
+// endpoint: each cloud's of kind emulator, with an identity of its own (an
+// ARM bearer token, an AWS access key, a Google access token, an OCI
+// signing key, a Civo API key), allowed to endpoint alone.
+func echoCredentials(t *testing.T, endpoint string) *provider.CredentialSet {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
-	oci := common.NewRawConfigurationProvider(okesim.DemoTenancy, okesim.DemoUser, okesim.DemoRegion, okesim.Fingerprint(&key.PublicKey), okesim.PEM(key), nil)
-	reg := catalog.Registry()
-	reg.Add(aksdriver.New(aksdriver.Options{Credential: bearer("arm-" + randomText(t, 20)), Credentials: creds, Transport: client}))
-	reg.Add(eksdriver.New(eksdriver.Options{Credential: credentials.NewStaticCredentialsProvider("AKIA"+strings.ToUpper(randomText(t, 8)), randomText(t, 20), ""),
-		Credentials: creds, Transport: client.Transport}))
-	reg.Add(gkedriver.New(gkedriver.Options{TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ya29." + randomText(t, 20), TokenType: "Bearer"}),
-		Credentials: creds, Transport: client.Transport}))
-	reg.Add(okedriver.New(okedriver.Options{ConfigProvider: oci, Credentials: creds, Transport: client.Transport}))
-	reg.Add(civodriver.New(civodriver.Options{APIKey: "civo-" + randomText(t, 20), Credentials: creds, Transport: client.Transport}))
-	return reg
+	ids := map[kpool.PlatformType]any{
+		kpool.PlatformAzure: azcore.TokenCredential(bearer("arm-" + randomText(t, 20))),
+		kpool.PlatformAWS:   credentials.NewStaticCredentialsProvider("AKIA"+strings.ToUpper(randomText(t, 8)), randomText(t, 20), ""),
+		kpool.PlatformGCP:   oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ya29." + randomText(t, 20), TokenType: "Bearer"}),
+		kpool.PlatformOCI:   common.NewRawConfigurationProvider(okesim.DemoTenancy, okesim.DemoUser, okesim.DemoRegion, okesim.Fingerprint(&key.PublicKey), okesim.PEM(key), nil),
+		kpool.PlatformCivo:  "civo-" + randomText(t, 20),
+	}
+	creds, err := provider.WithEmulators(nil, catalog.Profiles(), ids, []string{endpoint}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return creds
 }
 
 // echoClusters are the emulators' demo clusters, one per cloud, at
@@ -118,11 +117,8 @@ func TestE2EEchoedCredentialsAreNotStored(t *testing.T) {
 	e2e(t)
 	ca := providertest.NewCA(t)
 	echo := providertest.Listen(t, ca, providertest.Echo)
-	creds, err := provider.DefaultCredentials(catalog.Profiles(), []string{echo.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(testdb.SQLite(t), echoDrivers(t, providertest.NewClient(ca), creds))
+	creds := echoCredentials(t, echo.URL)
+	svc := service.New(testdb.SQLite(t), clouds.Registry(provider.DriverOptions{Credentials: creds, Transport: providertest.NewClient(ca).Transport}))
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{echo.URL})
 	svc.Credentials = creds
 	ctx := storetest.Ctx(owner)

@@ -7,21 +7,15 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
-	aksdriver "github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/catalog"
-	civodriver "github.com/kpool/kpool/provider/civo/driver"
-	eksdriver "github.com/kpool/kpool/provider/eks/driver"
-	gkedriver "github.com/kpool/kpool/provider/gke/driver"
-	okedriver "github.com/kpool/kpool/provider/oke/driver"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 )
 
-// clouds is what the operator allows users of cloud endpoints and
+// cloudAccess is what the operator allows users of cloud endpoints and
 // credentials.
-type clouds struct {
+type cloudAccess struct {
 	endpoints kpool.Origins
 	creds     *provider.CredentialSet
 }
@@ -32,7 +26,7 @@ type clouds struct {
 // sent only to the cloud's public endpoint and the allowed endpoints; in
 // kpool dev (emulators set) there is no default chain: the emulators'
 // identities for the clusters on them, and only the file's for the others.
-func (f *serveFlags) cloud() (*clouds, error) {
+func (f *serveFlags) cloud() (*cloudAccess, error) {
 	if f.clouds != nil {
 		return f.clouds, nil
 	}
@@ -59,7 +53,7 @@ func (f *serveFlags) cloud() (*clouds, error) {
 			return nil, fmt.Errorf("--credentials: %w", err)
 		}
 	}
-	f.clouds = &clouds{endpoints: eps, creds: creds}
+	f.clouds = &cloudAccess{endpoints: eps, creds: creds}
 	return f.clouds, nil
 }
 
@@ -71,34 +65,10 @@ func drivers(f *serveFlags) (*provider.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return registry(c.creds, cloudTransport), nil
-}
-
-// registry returns every platform's profile and this kpool's drivers, each
-// resolving credentials with creds and sending through t (nil: each SDK's
-// default transport).
-func registry(creds provider.Credentials, t policy.Transporter) *provider.Registry {
-	r := catalog.Registry()
-	r.Add(aksdriver.New(aksdriver.Options{Credentials: creds, Transport: t}))
-	r.Add(eksdriver.New(eksdriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	r.Add(gkedriver.New(gkedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	r.Add(okedriver.New(okedriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	r.Add(civodriver.New(civodriver.Options{Credentials: creds, Transport: roundTripper(t)}))
-	return r
-}
-
-// roundTripper is cloudTransport for the drivers that take an
-// http.RoundTripper (EKS, GKE, OKE, Civo): an *http.Client's Transport, so
-// that the client's own redirect policy never runs below the drivers'
-// wire check (provider.RoundTripperOf); nil stays nil (the default).
-func roundTripper(t policy.Transporter) http.RoundTripper {
-	if t == nil {
-		return nil
-	}
-	return provider.RoundTripperOf(t)
+	return clouds.Registry(provider.DriverOptions{Credentials: c.creds, Transport: cloudTransport}), nil
 }
 
 // cloudTransport sends the drivers' requests (tokens from the identity
 // provider, then the cloud's API); nil is the cloud SDK's default. Tests set
 // it to reach the emulators and record what is sent.
-var cloudTransport policy.Transporter
+var cloudTransport http.RoundTripper

@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -13,25 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kpool/kpool/cloudsim"
-	aksim "github.com/kpool/kpool/cloudsim/aks"
-	civosim "github.com/kpool/kpool/cloudsim/civo"
-	ekssim "github.com/kpool/kpool/cloudsim/eks"
-	gkesim "github.com/kpool/kpool/cloudsim/gke"
-	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 )
-
-// emulators are the cloud emulators this kpool has, by the name
-// --providers gives them, each with its demo data.
-func emulators() map[string]cloudsim.Maker {
-	return map[string]cloudsim.Maker{
-		"aks":  func(o sim.Options) (cloudsim.Emulator, error) { return aksim.Demo(o) },
-		"civo": func(o sim.Options) (cloudsim.Emulator, error) { return civosim.Demo(o) },
-		"eks":  func(o sim.Options) (cloudsim.Emulator, error) { return ekssim.Demo(o) },
-		"gke":  func(o sim.Options) (cloudsim.Emulator, error) { return gkesim.Demo(o) },
-		"oke":  func(o sim.Options) (cloudsim.Emulator, error) { return okesim.Demo(o) },
-	}
-}
 
 // cloudsimFlags are kpool cloudsim's flags.
 type cloudsimFlags struct {
@@ -45,7 +27,7 @@ type cloudsimFlags struct {
 
 func (f *cloudsimFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "address of the first emulator; the others listen on the next ports (port 0: free ports)")
-	fs.StringVar(&f.providers, "providers", strings.Join(slices.Sorted(maps.Keys(emulators())), ","), "comma-separated emulators to run")
+	fs.StringVar(&f.providers, "providers", strings.Join(clouds.Names(), ","), "comma-separated emulators to run")
 	fs.StringVar(&f.caFile, "ca-file", "", "write the emulators' CA certificate (PEM) here")
 	fs.DurationVar(&f.latency, "latency", 0, "hold every answer this long")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "requests per second each emulator allows, beyond which it answers 429 with Retry-After (0: no limit)")
@@ -94,7 +76,7 @@ operations that end Failed (the same ones each run for a --seed).`,
 			if err != nil {
 				return err
 			}
-			cfg := cloudsim.Config{Emulators: emulators(), Names: splitList(f.providers), Listen: f.listen, Options: o}
+			cfg := cloudsim.Config{Emulators: clouds.Emulators(), Names: splitList(f.providers), Listen: f.listen, Options: o}
 			return cloudsim.Run(cmd.Context(), cfg, f.caFile, cmd.OutOrStdout())
 		},
 	}

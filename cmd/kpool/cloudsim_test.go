@@ -20,6 +20,7 @@ import (
 	"github.com/kpool/kpool/cloudsim"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 )
 
 func TestCloudsimFlags(t *testing.T) {
@@ -187,7 +188,7 @@ func TestCloudsimLatency(t *testing.T) {
 	}
 	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	o.Clock = clock
-	r, err := cloudsim.Start(cloudsim.Config{Emulators: emulators(), Options: o})
+	r, err := cloudsim.Start(cloudsim.Config{Emulators: clouds.Emulators(), Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/provider/k3s"
 	"github.com/kpool/kpool/service"
 )
@@ -66,7 +67,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	if err := checkExposure(f); err != nil {
 		return err
 	}
-	emu, err := cloudsim.Start(cloudsim.Config{Emulators: emulators(), Listen: "127.0.0.1:0", Options: emuOptions})
+	emu, err := cloudsim.Start(cloudsim.Config{Emulators: clouds.Emulators(), Listen: "127.0.0.1:0", Options: emuOptions})
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	if err != nil {
 		return err
 	}
-	p, err := start(ctx, f, registry(c.creds, &http.Client{Transport: rt}))
+	p, err := start(ctx, f, clouds.Registry(provider.DriverOptions{Credentials: c.creds, Transport: rt}))
 	if err != nil {
 		return err
 	}

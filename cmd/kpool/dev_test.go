@@ -20,6 +20,7 @@ import (
 	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/service"
 )
 
@@ -120,7 +121,7 @@ func TestDevCreateWait(t *testing.T) {
 			found = found || list.Clusters[i].ID == p.ClusterID
 			k3s = k3s || list.Clusters[i].Spec.Platform.Type == kpool.PlatformK3s
 		}
-		if err != nil || len(list.Clusters) != len(emulators())+1 || !found || !k3s {
+		if err != nil || len(list.Clusters) != len(clouds.Emulators())+1 || !found || !k3s {
 			t.Errorf("the demo clusters by %s: %+v, %v", name, list, err)
 		}
 	}
@@ -168,8 +169,8 @@ func TestDevEveryCloud(t *testing.T) {
 		}
 	}
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
-	if m == nil || len(creates) != len(emulators()) {
-		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(emulators()), printed)
+	if m == nil || len(creates) != len(clouds.Emulators()) {
+		t.Fatalf("kpool dev printed %d nodepool creates for %d emulators:\n%s", len(creates), len(clouds.Emulators()), printed)
 	}
 	cli := func(args ...string) string {
 		t.Helper()

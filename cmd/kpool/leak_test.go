@@ -19,8 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim"
@@ -80,7 +78,7 @@ func (l *logWatch) waitFor(t *testing.T, re *regexp.Regexp) []string {
 // wire records what the drivers send: the bearer tokens on the cloud's
 // API, and the token requests the client secret goes out in.
 type wire struct {
-	next policy.Transporter
+	next http.RoundTripper
 	mu   sync.Mutex
 	// bearers are the Authorization bearer tokens sent, tokenCalls the
 	// requests to an Entra ID token endpoint, armCalls to ARM.
@@ -88,7 +86,7 @@ type wire struct {
 	tokenCalls, armCalls []string
 }
 
-func (w *wire) Do(req *http.Request) (*http.Response, error) {
+func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 	w.mu.Lock()
 	if tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok {
 		w.bearers[tok] = true
@@ -100,7 +98,7 @@ func (w *wire) Do(req *http.Request) (*http.Response, error) {
 		w.armCalls = append(w.armCalls, call)
 	}
 	w.mu.Unlock()
-	return w.next.Do(req)
+	return w.next.RoundTrip(req)
 }
 
 func randomHex(t *testing.T, n int) string {
@@ -234,7 +232,7 @@ func TestNoSecretInLogs(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = run.Close() })
 	endpoint := run.URLs()[0]
-	w := &wire{next: run.Client(), bearers: map[string]bool{}}
+	w := &wire{next: run.Client().Transport, bearers: map[string]bool{}}
 	cloudTransport = w
 	t.Cleanup(func() { cloudTransport = nil })
 

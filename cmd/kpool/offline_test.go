@@ -10,6 +10,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/service"
 )
 
@@ -44,8 +45,8 @@ func TestDevRealCloudOffline(t *testing.T) {
 		platformOf[d.Name] = d.Spec.Platform.Type
 	}
 	creates := regexp.MustCompile(`go run ./cmd/kpool nodepool create web --cluster (\S+) (.*)`).FindAllStringSubmatch(printed, -1)
-	if len(creates) != len(emulators()) {
-		t.Fatalf("kpool dev suggested %d creates for %d emulators:\n%s", len(creates), len(emulators()), printed)
+	if len(creates) != len(clouds.Emulators()) {
+		t.Fatalf("kpool dev suggested %d creates for %d emulators:\n%s", len(creates), len(clouds.Emulators()), printed)
 	}
 	for _, cr := range creates {
 		pt := platformOf[cr[1]]

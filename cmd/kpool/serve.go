@@ -69,7 +69,7 @@ type serveFlags struct {
 	// clouds is what cloud() made of it all.
 	extraEndpoints []string
 	emulators      map[kpool.PlatformType]any
-	clouds         *clouds
+	clouds         *cloudAccess
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
 	burst int

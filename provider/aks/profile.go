@@ -87,18 +87,6 @@ func (Profile) ValidateCluster(fe *kpool.FieldErrors, s *kpool.ClusterSpec) {
 	}
 }
 
-// PublicEndpoints is public ARM: where a credential that names no endpoints
-// may be sent.
-func (Profile) PublicEndpoints() []string { return []string{"https://management.azure.com"} }
-
-// Scope is the cluster's subscription: what Azure credentials are scoped to.
-func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
-	if a := s.Platform.Azure; a != nil {
-		return "spec.platform.azure.subscriptionId", a.SubscriptionID, "subscription"
-	}
-	return "spec.platform.azure.subscriptionId", "", "subscription"
-}
-
 func (Profile) ClusterIdentity(s *kpool.ClusterSpec) []kpool.Setting {
 	a := s.Platform.Azure
 	if a == nil {

@@ -1,5 +1,7 @@
 // Package catalog lists every platform kpool knows, once: adding a provider
-// is a line here (and its driver's in cmd/kpool).
+// is a line here, and its driver's and emulator's in provider/catalog/clouds,
+// which is apart so that what needs only profiles (the API, the CLI's client
+// commands, the fake driver) links no cloud SDK.
 package catalog
 
 import (

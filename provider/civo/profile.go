@@ -6,6 +6,7 @@ package civo
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kpool/kpool"
@@ -55,34 +56,6 @@ const autoscalingInstead = "Civo's pool API has no autoscaling bounds; run Civo'
 
 func (Profile) ControllerName() string { return "civo-nodepool-controller" }
 
-// PublicEndpoint is Civo's API.
-const PublicEndpoint = "https://api.civo.com"
-
-// PublicEndpoints is Civo's API: where a credential that names no
-// endpoints may be sent.
-func (Profile) PublicEndpoints() []string { return []string{PublicEndpoint} }
-
-// Scope is the cluster's region: a Civo API key is its account's, and the
-// one thing a Civo cluster spec says of where it is, is its region.
-func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
-	const f = "spec.platform.civo.region"
-	if c := s.Platform.Civo; c != nil {
-		return f, c.Region, "region"
-	}
-	return f, "", "region"
-}
-
-// CheckCredential: a Civo credential is an API key, or the default
-// (CIVO_TOKEN in kpool's environment).
-func (Profile) CheckCredential(c *provider.Credential) error {
-	switch {
-	case c.Kind != provider.CredentialDefault && c.Kind != provider.CredentialAPIKey:
-		return fmt.Errorf("kind %s is not a Civo credential: use %s (CIVO_TOKEN) or %s", c.Kind, provider.CredentialDefault, provider.CredentialAPIKey)
-	case c.TenantID != "" || c.ClientID != "" || c.Fingerprint != "":
-		return fmt.Errorf("a Civo API key takes no tenantId, clientId or fingerprint")
-	}
-	return nil
-}
 func (Profile) LabelDomains() []string { return []string{"kubernetes.civo.com"} }
 
 // PoolLabel is the label Civo puts on a pool's nodes, valued with its name.
@@ -139,9 +112,9 @@ func (Profile) Block(_ *kpool.Cluster, s *kpool.NodePoolSpec) provider.Block {
 			{Field: provider.FieldImage, Path: p + "publicIpNodePool", Value: c.PublicIPNodePool},
 		},
 	}
-	if c.PublicIPNodePool {
-		b.Extra = map[string]string{SettingPublicIP: "true"}
-	}
+	// Given either way, as the driver reports it, so that a pool with the
+	// other is seen to differ (provider.Compare).
+	b.Extra = map[string]string{SettingPublicIP: strconv.FormatBool(c.PublicIPNodePool)}
 	return b
 }
 

@@ -58,22 +58,6 @@ func (Profile) Capabilities() provider.Capabilities {
 	}
 }
 
-// PublicEndpoints are Google's public APIs the driver calls: GKE's, and
-// Compute Engine's (a node pool's instance groups, which hold its node
-// counts) under both of its hosts.
-func (Profile) PublicEndpoints() []string {
-	return []string{"https://container.googleapis.com", "https://compute.googleapis.com", "https://www.googleapis.com"}
-}
-
-// Scope is the cluster's project: what Google Cloud credentials are
-// scoped to.
-func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
-	if g := s.Platform.GCP; g != nil {
-		return "spec.platform.gcp.projectId", g.ProjectID, "project"
-	}
-	return "spec.platform.gcp.projectId", "", "project"
-}
-
 func (Profile) ControllerName() string { return "gke-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"cloud.google.com"} }
 

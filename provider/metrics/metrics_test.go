@@ -89,14 +89,15 @@ func TestCountsByResult(t *testing.T) {
 // TestOptionalInterfacesReachable: the decorated driver's DiskTyper is
 // found through the decorator.
 func TestOptionalInterfacesReachable(t *testing.T) {
-	d := metrics.Decorate(diskTyped{fake.New(fake.Options{})}, metrics.New(nil))
+	f := fake.New(fake.Options{})
+	d := metrics.Decorate(diskTyped{f}, metrics.New(nil))
 	if _, ok := d.(diskTyper); ok {
 		t.Fatal("the decorator itself claims DiskTyper")
 	}
 	if dt, ok := provider.As[diskTyper](d); !ok || dt.DiskType("") != "Managed" {
 		t.Fatal("DiskTyper not reachable through the decorator")
 	}
-	if d.Capabilities().Provider != kpool.PlatformAzure {
+	if d.Capabilities().Provider != f.Capabilities().Provider {
 		t.Fatalf("capabilities not forwarded: %+v", d.Capabilities())
 	}
 }

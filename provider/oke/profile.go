@@ -53,69 +53,6 @@ func (Profile) Capabilities() provider.Capabilities {
 
 func (Profile) ControllerName() string { return "oke-nodepool-controller" }
 
-// Regions are the OCI commercial regions whose Container Engine endpoint a
-// credential that names no endpoints may be sent to.
-var Regions = []string{
-	"af-johannesburg-1", "ap-chuncheon-1", "ap-hyderabad-1", "ap-melbourne-1", "ap-mumbai-1", "ap-osaka-1",
-	"ap-seoul-1", "ap-singapore-1", "ap-sydney-1", "ap-tokyo-1", "ca-montreal-1", "ca-toronto-1",
-	"eu-amsterdam-1", "eu-frankfurt-1", "eu-madrid-1", "eu-marseille-1", "eu-milan-1", "eu-paris-1",
-	"eu-stockholm-1", "eu-zurich-1", "il-jerusalem-1", "me-abudhabi-1", "me-dubai-1", "me-jeddah-1",
-	"mx-monterrey-1", "mx-queretaro-1", "sa-bogota-1", "sa-santiago-1", "sa-saopaulo-1", "sa-valparaiso-1",
-	"sa-vinhedo-1", "uk-cardiff-1", "uk-london-1", "us-ashburn-1", "us-chicago-1", "us-phoenix-1", "us-sanjose-1",
-}
-
-// PublicEndpoints are the regional Container Engine endpoints of Regions.
-func (Profile) PublicEndpoints() []string {
-	out := make([]string, len(Regions))
-	for i, r := range Regions {
-		out[i] = PublicEndpoint(r)
-	}
-	return out
-}
-
-// PublicEndpoint is a region's Container Engine endpoint, as the SDK
-// resolves it.
-func PublicEndpoint(region string) string {
-	return "https://containerengine." + region + ".oraclecloud.com"
-}
-
-// Scope is the cluster's compartment: what OCI credentials are scoped to.
-func (Profile) Scope(s *kpool.ClusterSpec) (field, id, word string) {
-	const f = "spec.platform.oci.compartmentId"
-	if o := s.Platform.OCI; o != nil {
-		return f, o.CompartmentID, "compartment"
-	}
-	return f, "", "compartment"
-}
-
-// CheckCredential: an OCI API signing key names its tenancy, user and
-// fingerprint.
-func (Profile) CheckCredential(c *provider.Credential) error {
-	switch c.Kind {
-	case provider.CredentialDefault:
-		return nil
-	case provider.CredentialAPIKey:
-		fe := &kpool.FieldErrors{}
-		ocid(fe, "tenantId", c.TenantID, true, "tenancy")
-		ocid(fe, "clientId", c.ClientID, true, "user")
-		if !fingerprintRE.MatchString(c.Fingerprint) {
-			fe.Add("fingerprint", "required: the API key's fingerprint (16 hex pairs separated by ':')")
-		}
-		if len(*fe) > 0 {
-			var parts []string
-			for _, f := range *fe {
-				parts = append(parts, f.Field+": "+f.Reason)
-			}
-			return fmt.Errorf("%s", strings.Join(parts, "; "))
-		}
-		return nil
-	}
-	return fmt.Errorf("kind %s is not an OCI credential: use %s (the OCI config file or instance principals) or %s (a signing key)",
-		c.Kind, provider.CredentialDefault, provider.CredentialAPIKey)
-}
-
-var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){15}$`)
-
 func (Profile) LabelDomains() []string { return []string{"oke.oraclecloud.com", "oci.oraclecloud.com"} }
 
 // PoolLabel is the label OKE puts on a pool's nodes, valued with its name.

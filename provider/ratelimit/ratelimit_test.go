@@ -134,7 +134,7 @@ func TestAdaptsToThrottling(t *testing.T) {
 		f := fake.New(fake.Options{Clock: clock})
 		d := ratelimit.Decorate(f, rate.NewLimiter(100, 10), clock)
 		limit := func() rate.Limit { return d.(interface{ Limit() rate.Limit }).Limit() }
-		f.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindThrottled, Provider: kpool.PlatformAzure, Reason: "slow down", RetryAfter: 3 * time.Second})
+		f.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindThrottled, Provider: f.Capabilities().Provider, Reason: "slow down", RetryAfter: 3 * time.Second})
 		if err, ok := returned(list(context.Background(), d)); !ok || !provider.IsThrottled(err) {
 			t.Fatalf("first call: %v, %v; want throttled", err, ok)
 		}

@@ -62,10 +62,13 @@ func TestTokenNeverLeaves(t *testing.T) {
 	evil := newAttacker(t)
 	// One transport trusts both servers' certificates, as a system that
 	// trusted the attacker's would.
-	trust := e.client.Transport.(*http.Transport).Clone()
+	trust := e.Client.Transport.(*http.Transport).Clone()
 	trust.TLSClientConfig.RootCAs = trust.TLSClientConfig.RootCAs.Clone()
 	trust.TLSClientConfig.RootCAs.AddCert(evil.srv.Certificate())
 	client := &http.Client{Transport: trust}
+	// The operator's credential is of kind default: the default chain's
+	// identity, here a token the emulator takes.
+	driver.UseDefaultCredential(t, aksim.Credential{})
 	creds, err := provider.ParseCredentials([]byte(fmt.Sprintf(`
 defaults: {azure: prod}
 credentials:
@@ -74,15 +77,15 @@ credentials:
     kind: default
     scopes: [%q]
     endpoints: [%q]
-`, subscription, e.cluster.Spec.Endpoint)), []provider.Profile{aks.Profile{}})
+`, subscription, e.Cluster.Spec.Endpoint)), []provider.Profile{aks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherSub := clusterAt(e.cluster.Spec.Endpoint)
+	otherSub := clusterAt(e.Cluster.Spec.Endpoint)
 	otherSub.Spec.Platform.Azure.SubscriptionID = "99999999-9999-9999-9999-999999999999"
-	unknown := clusterAt(e.cluster.Spec.Endpoint)
+	unknown := clusterAt(e.Cluster.Spec.Endpoint)
 	unknown.Spec.Credential = "nope"
-	spec := e.harness(t).Spec("pool1", "1")
+	spec := e.Harness(t).Spec("pool1", "1")
 	for _, tc := range []struct {
 		name    string
 		creds   provider.Credentials
@@ -96,8 +99,8 @@ credentials:
 		{"no credentials configured: public ARM only", nil, clusterAt(evil.srv.URL), "spec.endpoint"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(e.sim.Calls())
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: tc.creds, Transport: client})
+			before := len(e.Sim.Calls())
+			d := driver.New(provider.DriverOptions{Credentials: tc.creds, Transport: trust})
 			ctx := context.Background()
 			_, listErr := d.NodePoolList(ctx, tc.cluster)
 			_, createErr := d.NodePoolCreate(ctx, tc.cluster, spec)
@@ -111,15 +114,15 @@ credentials:
 			if got := evil.requests(); len(got) != 0 {
 				t.Fatalf("the attacker received %v", got)
 			}
-			if n := len(e.sim.Calls()) - before; n != 0 {
+			if n := len(e.Sim.Calls()) - before; n != 0 {
 				t.Fatalf("%d calls reached ARM for a refused cluster", n)
 			}
 		})
 	}
 	// The same driver and transport reach the allowed endpoint: what is
 	// refused above is refused for its host, not for want of a connection.
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: creds, Transport: client})
-	if _, err := d.NodePoolList(context.Background(), e.cluster); err != nil {
+	d := driver.New(provider.DriverOptions{Credentials: creds, Transport: trust})
+	if _, err := d.NodePoolList(context.Background(), e.Cluster); err != nil {
 		t.Fatalf("allowed endpoint: %v", err)
 	}
 	// And the attacker's server does answer when asked without a token:

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -29,76 +29,16 @@ const platform = aks.Type
 
 var profile = aks.Profile{}
 
-// Options configure the driver.
-type Options struct {
-	// Credentials say which of the operator's credentials each cluster
-	// uses, for which subscriptions, and the hosts it may be sent to. Nil
-	// means provider.DefaultCredentials(nil): the default chain, any
-	// subscription, public ARM only.
-	Credentials provider.Credentials
-	// Credential is the identity of credentials of kind "default". Nil
-	// means azidentity's DefaultAzureCredential (environment, workload
-	// identity, managed identity, Azure CLI), made when first needed.
-	Credential azcore.TokenCredential
-	// Transport sends the HTTP requests, to ARM and to a client-secret
-	// credential's authority; nil is http.DefaultTransport. Set it to trust
-	// the certificate of an endpoint the system does not. An *http.Client
-	// gives its Transport (the driver follows no redirect); any other
-	// Transporter must send the one request it is given.
-	Transport policy.Transporter
-	// Retry is how the SDK times out and retries a call; nil is Retry().
-	Retry *policy.RetryOptions
-	// ListRetry is the same for the pages of a list after the first; nil
-	// is ListRetry(). The first page is retried as one call is (Retry).
-	ListRetry *policy.RetryOptions
-}
-
-// Retry returns the driver's SDK retry options for one call: no try
-// outlives TryTimeout (a tarpit cannot hold a call for ever), and a
-// failure a retry may cure (408, 500, 502, 503, 504, a dropped
-// connection, a try timed out) is retried twice, quickly. 429 is not
-// retried here, nor an answer whose Retry-After exceeds MaxRetryDelay:
-// throttling and asked-for waits go back to kpool's controllers, which
-// back off and honour Retry-After without holding a worker. Agent-pool
-// calls are GET, PUT and DELETE, all idempotent.
-func Retry() policy.RetryOptions {
-	return policy.RetryOptions{
-		MaxRetries:    2,
-		TryTimeout:    30 * time.Second,
-		RetryDelay:    100 * time.Millisecond,
-		MaxRetryDelay: 500 * time.Millisecond,
-		StatusCodes: []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
-			http.StatusServiceUnavailable, http.StatusGatewayTimeout},
-	}
-}
-
-// ListRetry returns Retry() for the pages of a list after the first, but
-// honouring a Retry-After of up to 2 s: a list that fails on a later page
-// starts again from the first, so a 40-page list would rarely end if one
-// 503 of ARM's ended it. The first page is retried as one call is: nothing
-// is lost by handing its wait back to the controllers, which do not hold
-// a slot while they wait.
-func ListRetry() policy.RetryOptions {
-	o := Retry()
-	o.MaxRetryDelay = 2 * time.Second
-	return o
-}
-
-// cacheSize bounds the driver's caches: clients by subscription and
-// endpoint, operations by pool. Both keys are chosen by users.
-const cacheSize = 256
-
 // Driver is the AKS driver.
 type Driver struct {
-	opts             Options
-	retry, listRetry policy.RetryOptions
+	opts             provider.DriverOptions
+	retry, listRetry policy.RetryOptions // opts.Retry as azcore takes it
 
-	creds provider.Credentials
+	tokens  *provider.Cache[azcore.TokenCredential] // by credential name, wrapped in credential
+	clients *provider.Cache[*clients]               // by credential, subscription and endpoint
+	ops     *provider.Cache[*opRecord]              // by opKey
 
-	mu      sync.Mutex
-	tokens  map[string]azcore.TokenCredential // by credential name, wrapped in credential
-	clients *lru[*clients]
-	ops     *lru[*opRecord]
+	mu sync.Mutex // held to read and write the records in ops
 }
 
 // clients are what the driver calls one subscription's ARM endpoint with.
@@ -109,24 +49,59 @@ type clients struct {
 	pl runtime.Pipeline
 }
 
-// New returns an AKS driver.
-func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: Retry(), listRetry: ListRetry(), clients: newLRU[*clients](cacheSize), ops: newLRU[*opRecord](cacheSize)}
-	if o.Retry != nil {
-		d.retry = *o.Retry
-	}
-	if o.ListRetry != nil {
-		d.listRetry = *o.ListRetry
-	}
-	d.tokens = map[string]azcore.TokenCredential{}
-	d.creds = provider.CredentialsOr(o.Credentials, profile)
-	return d
+// New returns an AKS driver. Credentials of kind default are
+// azidentity's DefaultAzureCredential (environment, workload identity,
+// managed identity, Azure CLI), made when first needed.
+func New(o provider.DriverOptions) *Driver {
+	o = o.For(profile)
+	r := retryOptions(*o.Retry)
+	return &Driver{opts: o, retry: r, listRetry: listRetryOptions(r),
+		tokens: provider.NewCache[azcore.TokenCredential](provider.CacheSize), clients: provider.NewCache[*clients](provider.CacheSize),
+		ops: provider.NewCache[*opRecord](provider.CacheSize)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
 
 // Capabilities returns AKS's capabilities.
 func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilities() }
+
+// retryOptions maps the driver's retries onto azcore's. 429 is not
+// retried, nor an answer whose Retry-After exceeds MaxDelay: throttling
+// and asked-for waits go back to kpool's controllers, which honour them
+// without holding a worker. Agent-pool calls are GET, PUT and DELETE, all
+// idempotent.
+func retryOptions(r provider.Retry) policy.RetryOptions {
+	return policy.RetryOptions{
+		MaxRetries:    orNone(int32(r.Tries() - 1)),
+		TryTimeout:    r.TryTimeout,
+		RetryDelay:    orNone(r.Delay),
+		MaxRetryDelay: orNone(r.MaxDelay),
+		StatusCodes: []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
+			http.StatusServiceUnavailable, http.StatusGatewayTimeout},
+	}
+}
+
+// orNone is v as azcore's retry options read it: azcore takes 0 for its
+// own default and a negative value for none.
+func orNone[T int32 | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+// listRetryOptions are r for the pages of a list after the first: they
+// honour a Retry-After four times as long (2 s by default), since a list
+// that fails on a later page starts again from the first, and a 40-page
+// list would rarely end if one 503 of ARM's ended it. The first page is
+// retried as one call is: nothing is lost by handing its wait back to the
+// controllers, which do not hold a slot while they wait.
+func listRetryOptions(r policy.RetryOptions) policy.RetryOptions {
+	if r.MaxRetryDelay > 0 {
+		r.MaxRetryDelay *= 4
+	}
+	return r
+}
 
 // client returns the clients of a cluster's credential, subscription and
 // ARM endpoint (the public cloud's unless the cluster names another). The
@@ -138,52 +113,43 @@ func (d *Driver) client(c *kpool.Cluster) (*clients, *kpool.AzureCluster, error)
 	if a == nil {
 		return nil, nil, provider.ValidationError(platform, "spec.platform.azure", "cluster %s has no azure settings", c.Name)
 	}
-	if e := c.Spec.Endpoint; e != "" {
-		u, err := url.Parse(e)
-		switch {
-		case err != nil || u.Host == "":
-			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", e)
-		case !strings.EqualFold(u.Scheme, "https"):
-			// azcore refuses to send a bearer token over plain http:
-			// every call would fail, so say so once, as a spec error.
-			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q: ARM must be reached over https (the Azure SDK sends no credentials over %s)", e, u.Scheme)
-		}
-	}
-	cr, err := d.creds.Resolve(c)
+	endpoint, err := provider.Endpoint(c, "", "ARM")
 	if err != nil {
 		return nil, nil, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	key := cr.Name + " " + a.SubscriptionID + " " + c.Spec.Endpoint
-	if cs, ok := d.clients.get(key); ok {
-		return cs, a, nil
+	cr, err := d.opts.Credentials.Resolve(c)
+	if err != nil {
+		return nil, nil, err
 	}
+	cs, err := d.clients.Load(cr.Name+" "+a.SubscriptionID+" "+endpoint, func() (*clients, error) { return d.newClients(cr, a, endpoint) })
+	return cs, a, err
+}
+
+// newClients makes the clients of a credential, subscription and endpoint.
+func (d *Driver) newClients(cr *provider.Credential, a *kpool.AzureCluster, endpoint string) (*clients, error) {
 	tc, err := d.token(cr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cfg := cloud.AzurePublic
-	if c.Spec.Endpoint != "" {
+	if endpoint != "" {
 		cfg.Services = map[cloud.ServiceName]cloud.ServiceConfiguration{
-			cloud.ResourceManager: {Endpoint: c.Spec.Endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
+			cloud.ResourceManager: {Endpoint: endpoint, Audience: cloud.AzurePublic.Services[cloud.ResourceManager].Audience},
 		}
 	}
 	// Every request, the SDK's retries and operation URLs included, passes
 	// the wire's check, and no redirect is followed (provider.Guard).
 	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: cfg, Retry: d.retry,
-		Transport: provider.NewGuard(cr, 0, provider.RoundTripperOf(d.opts.Transport))}}
+		Transport: provider.NewGuard(cr, 0, d.opts.Transport)}}
 	pools, err := armcontainerservice.NewAgentPoolsClient(a.SubscriptionID, tc, opts)
 	if err != nil {
-		return nil, nil, classify(err, "")
+		return nil, classify(err, "")
 	}
 	ac, err := arm.NewClient("kpool/aks", "v1.0.0", tc, opts)
 	if err != nil {
-		return nil, nil, classify(err, "")
+		return nil, classify(err, "")
 	}
-	cs := &clients{pools: pools, pl: ac.Pipeline()}
-	d.clients.put(key, cs)
-	return cs, a, nil
+	return &clients{pools: pools, pl: ac.Pipeline()}, nil
 }
 
 // NodePoolList lists the cluster's agent pools.
@@ -247,7 +213,7 @@ func poolMissing(err error) bool {
 }
 
 // NodePoolCreate creates an agent pool, or returns the existing one when it
-// already matches.
+// already matches (provider.Adopt).
 func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
 	if !aks.Names.Match(s.ProviderName) {
 		return nil, provider.ValidationError(platform, "provider_name", "%q is not an AKS agent pool name: 1-12 lowercase letters and digits, starting with a letter", s.ProviderName)
@@ -261,10 +227,11 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if existing != nil {
-		return adopt(existing, s)
+		p := observe(existing)
+		return provider.Adopt(profile, s, &p)
 	}
 	// Create only: two creates racing cannot both write the pool.
-	return d.put(ctx, c, cs, a, s, properties(s), &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: to("*")})
+	return d.put(ctx, c, cs, a, s, properties(s), &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfNoneMatch: ptr.To("*")})
 }
 
 // put sends an agent pool and returns it as AKS accepted it, without
@@ -302,32 +269,28 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if existing == nil {
-		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "agent pool " + s.ProviderName + " not found"}
-	}
-	if err := immutable(existing, s); err != nil {
-		return nil, err
-	}
-	old := existing.Properties
-	if old == nil {
-		old = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
+		return nil, provider.NotFoundError(platform, "agent pool", s.ProviderName)
 	}
 	observed := observe(existing)
+	if err := provider.Refuse(profile, s, &observed); err != nil {
+		return nil, err
+	}
 	// The PUT below carries the If-Match of the pool read here: a mark
 	// written meanwhile fails it, and the next pass reads it.
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
 		return nil, err
 	}
-	labels := make(map[string]string, len(s.Labels))
-	for k, v := range s.Labels {
-		labels[k] = v
-	}
-	s.Labels = labels // the caller's map stays as it was
-	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
-		if v, ok := observed.Labels[k]; ok {
-			s.Labels[k] = v
-		} else {
-			delete(s.Labels, k)
-		}
+	s.Labels = provider.KeepPlacement(s.Labels, observed.Labels)
+	next, opts := updated(existing.Properties, s)
+	return d.put(ctx, c, cs, a, s, next, opts)
+}
+
+// updated is the agent pool an update sends: old, with what kpool manages
+// from s, and the If-Match of old's eTag.
+func updated(old *armcontainerservice.ManagedClusterAgentPoolProfileProperties, s provider.PoolSpec) (
+	*armcontainerservice.ManagedClusterAgentPoolProfileProperties, *armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions) {
+	if old == nil {
+		old = &armcontainerservice.ManagedClusterAgentPoolProfileProperties{}
 	}
 	want := properties(s)
 	next := *old // keep what kpool does not manage
@@ -335,7 +298,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	next.Count = want.Count
 	if s.Autoscaling && old.Count != nil {
 		n := min(max(int(*old.Count), s.MinCount), s.MaxCount)
-		next.Count = to(int32(n))
+		next.Count = ptr.To(int32(n))
 	}
 	next.NodeLabels, next.NodeTaints, next.Tags, next.Mode = want.NodeLabels, want.NodeTaints, want.Tags, want.Mode
 	if want.OrchestratorVersion != nil {
@@ -347,7 +310,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if old.ETag != nil {
 		opts = &armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions{IfMatch: old.ETag}
 	}
-	return d.put(ctx, c, cs, a, s, &next, opts)
+	return &next, opts
 }
 
 // NodePoolDelete deletes an agent pool; a missing one is not an error.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,10 +11,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	aksim "github.com/kpool/kpool/cloudsim/aks"
@@ -32,100 +29,66 @@ const (
 	clusterName  = "aks-prod"
 )
 
-// emulated is an AKS emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	sim     *aksim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	client  *http.Client // trusts the emulator's certificate
+// setup starts the AKS emulator, with the test's cluster, and the driver
+// with a token it takes (providertest.Setup). The emulator's 503s carry
+// Retry-After: 1 (seconds, on the wall clock); providertest.FastRetry's
+// MaxDelay is below it, which hands them back to the caller at once, as
+// kpool's controllers get them from single calls, so that the conformance
+// suite's all-faults test does not sleep on lists. TestLongListUnderFaults
+// runs the default retries.
+var setup = providertest.Setup[*aksim.Server, *driver.Driver]{
+	Profile: aks.Profile{},
+	Emulator: func(o sim.Options) *aksim.Server {
+		emu := aksim.New(aksim.Options{Engine: o, Token: "kpool-cloudsim", PageSize: 2})
+		emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: azcore.TokenCredential(aksim.Credential{}),
+	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+			NodeCount: ptr.To(2), Zones: zones,
+			Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 128}},
+		})
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool { return strings.HasSuffix(strings.ToLower(c.Path), "/agentpools/"+pn) })
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(subscription, group, clusterName, pn, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+			delete(p.NodeLabels, label)
+		})
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.MachineType = "Standard_D8s_v5"
+		return "spec.platform.azure.vmSize"
+	},
 }
 
-// allow is the default credential, allowed to go to urls (the emulator's)
-// besides public ARM.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{aks.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*aksim.Server, *driver.Driver]
 
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := aksim.New(aksim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second}, Token: "kpool-cloudsim", PageSize: 2})
-	emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	c := &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: srv.URL,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
-			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
-	}}
-	// The emulator's 503s carry Retry-After: 1 (seconds, on the wall
-	// clock); a MaxRetryDelay below it hands them back to the caller at
-	// once, as kpool's controllers get them from single calls, so that the
-	// conformance suite's all-faults test does not sleep on lists.
-	// TestLongListUnderFaults runs the default retries.
-	retry := driver.Retry()
-	retry.RetryDelay, retry.MaxRetryDelay = time.Millisecond, 500*time.Millisecond
-	d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, srv.URL), Transport: srv.Client(), Retry: &retry, ListRetry: &retry})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, client: srv.Client()}
-}
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.driver,
-		Cluster: e.cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr(2), Zones: zones,
-				Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5", OSDiskSizeGB: 128}},
-			})
-		},
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.sim.Calls() {
-				if c.Created && strings.HasSuffix(strings.ToLower(c.Path), "/agentpools/"+pn) {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(subscription, group, clusterName, pn, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-				delete(p.NodeLabels, label)
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.MachineType = "Standard_D8s_v5"
-			return "spec.platform.azure.vmSize"
-		},
-	}
-}
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
-func ptr[T any](v T) *T { return &v }
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed ARM endpoint that redirects gets its bearer token
+// sent nowhere else, and one that echoes it leaves none in the scrubbed
+// error (providertest.RunWire). The client is an http.Client, which
+// follows redirects on its own: the driver must stop it.
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 // TestMapping checks the fields the AKS driver maps both ways.
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := providertest.Spec(e.cluster, "spot-gpu", kpool.NodePoolSpec{
-		NodeCount:         ptr(3),
-		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(0), MaxNodes: ptr(5)},
+	s := providertest.Spec(e.Cluster, "spot-gpu", kpool.NodePoolSpec{
+		NodeCount:         ptr.To(3),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(0), MaxNodes: ptr.To(5)},
 		Zones:             []string{"1", "3"},
 		Mode:              kpool.ModeUser,
 		KubernetesVersion: "1.30.4",
@@ -135,10 +98,10 @@ func TestMapping(t *testing.T) {
 		Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{
 			VMSize: "Standard_NC6s_v3", OSDiskSizeGB: 256, OSDiskType: "Ephemeral", SpotInstances: true}},
 	})
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	state, ok := e.sim.Pool(subscription, group, clusterName, s.ProviderName)
+	state, ok := e.Sim.Pool(subscription, group, clusterName, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such pool")
 	}
@@ -152,8 +115,8 @@ func TestMapping(t *testing.T) {
 	if _, has := pr.NodeLabels["kompox.dev/node-zone"]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
 	}
-	e.clock.Advance(time.Hour)
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	e.Clock.Advance(time.Hour)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,75 +140,47 @@ func TestMapping(t *testing.T) {
 func TestRefusedByTheService(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	bad := providertest.Spec(e.cluster, "bad", kpool.NodePoolSpec{NodeCount: ptr(2), Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5"}}})
+	bad := providertest.Spec(e.Cluster, "bad", kpool.NodePoolSpec{NodeCount: ptr.To(2), Platform: kpool.NodePoolPlatform{Azure: &kpool.AzureNodePool{VMSize: "Standard_D4s_v5"}}})
 	bad.Mode = kpool.ModeSystem
 	bad.Autoscaling, bad.MinCount, bad.MaxCount, bad.Count = true, 0, 3, 0
-	_, err := e.driver.NodePoolCreate(ctx, e.cluster, bad)
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad)
 	if !provider.IsValidation(err) {
 		t.Fatalf("a system pool with min 0: %v, want a validation error", err)
 	}
-	missing := *e.cluster
+	missing := *e.Cluster
 	missing.Spec.Platform.Azure = &kpool.AzureCluster{SubscriptionID: subscription, ResourceGroup: group, ClusterName: "nope"}
-	if _, err := e.driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
 		t.Fatalf("list in a missing cluster: %v", err)
 	}
-	if _, err := e.driver.NodePoolCreate(ctx, &missing, bad); provider.IsValidation(err) || err == nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, &missing, bad); provider.IsValidation(err) || err == nil {
 		t.Fatalf("create in a missing cluster: %v", err)
 	}
 }
 
-// TestNoToken checks that a driver without a valid token is refused with
-// a permission error, not a transient one.
-func TestNoToken(t *testing.T) {
-	e := newEmulated(t)
-	d := driver.New(driver.Options{Credential: badToken{}, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
-	_, err := d.NodePoolList(context.Background(), e.cluster)
-	if !provider.IsPermissionDenied(err) {
-		t.Fatalf("wrong token: %v", err)
-	}
-}
-
-type badToken struct{}
-
-func (badToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
-	return azcore.AccessToken{Token: "wrong", ExpiresOn: time.Now().Add(time.Hour)}, nil
-}
-
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
-			SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
+		SubscriptionID: subscription, ResourceGroup: group, ClusterName: clusterName, Location: "westeurope"}})
 }
 
 // TestTarpit: an ARM endpoint that never answers costs a bounded time
 // (providertest.RunTarpit), and the error says the deadline passed.
 func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *policy.RetryOptions
-		if short {
-			o := driver.Retry()
-			o.TryTimeout, o.RetryDelay = 50*time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, endpoint), Transport: client, Retry: r, ListRetry: r}), clusterAt(endpoint)
-	}, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
+	setup.RunTarpit(t, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) })
 }
 
 // TestPlainHTTPEndpoint: azcore sends no bearer token over http, so an
 // http endpoint is a validation error on spec.endpoint, never retried.
 func TestPlainHTTPEndpoint(t *testing.T) {
 	e := newEmulated(t)
-	srv := httptest.NewServer(e.sim)
+	srv := httptest.NewServer(e.Sim)
 	t.Cleanup(srv.Close)
-	d := driver.New(driver.Options{Credential: aksim.Credential{}})
+	d := driver.New(provider.DriverOptions{})
 	_, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
 		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
 	}
-	if n := len(e.sim.Calls()); n != 0 {
+	if n := len(e.Sim.Calls()); n != 0 {
 		t.Fatalf("%d calls reached the emulator", n)
 	}
 }
@@ -259,8 +194,8 @@ func TestLongListUnderFaults(t *testing.T) {
 			emu := aksim.New(aksim.Options{Engine: sim.Options{Seed: seed}, PageSize: 1})
 			emu.AddCluster(subscription, group, clusterName, "westeurope", "1.30.4")
 			for i := range 40 {
-				ap := armcontainerservice.AgentPool{Name: ptr(fmt.Sprintf("pool%d", i)), Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
-					VMSize: ptr("Standard_D4s_v5"), Count: ptr(int32(1)), Mode: ptr(armcontainerservice.AgentPoolModeUser)}}
+				ap := armcontainerservice.AgentPool{Name: ptr.To(fmt.Sprintf("pool%d", i)), Properties: &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+					VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Mode: ptr.To(armcontainerservice.AgentPoolModeUser)}}
 				if err := emu.AddPool(subscription, group, clusterName, ap); err != nil {
 					t.Fatal(err)
 				}
@@ -269,7 +204,7 @@ func TestLongListUnderFaults(t *testing.T) {
 			srv.StartTLS()
 			t.Cleanup(srv.Close)
 			emu.SetFaultRate(0.05)
-			d := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, srv.URL), Transport: srv.Client()})
+			d := setup.Driver(t, srv.Client().Transport, nil, srv.URL)
 			pools, err := d.NodePoolList(context.Background(), clusterAt(srv.URL))
 			if err != nil || len(pools) != 40 {
 				t.Fatalf("%d pools, %v", len(pools), err)
@@ -287,95 +222,20 @@ func TestLongListUnderFaults(t *testing.T) {
 	}
 }
 
-// tokenEndpoint serves an Entra ID tenant on loopback whose token
-// endpoint answers status with body.
-func tokenEndpoint(t *testing.T, status int, body string) (authority string, client *http.Client) {
-	var srv *httptest.Server
-	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "/.well-known/openid-configuration") {
-			base := srv.URL + "/" + strings.Split(strings.Trim(r.URL.Path, "/"), "/")[0]
-			fmt.Fprintf(w, `{"token_endpoint":%q,"authorization_endpoint":%q,"issuer":%q}`,
-				base+"/oauth2/v2.0/token", base+"/oauth2/v2.0/authorize", base+"/v2.0")
-			return
-		}
-		w.WriteHeader(status)
-		fmt.Fprint(w, body)
-	}))
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv.URL + "/", srv.Client()
-}
-
-// TestCredentialErrors: a real client-secret credential whose token
-// endpoint refuses it is permission denied; one whose endpoint is down or
-// failing is transient (an identity outage, retried), never the reverse.
-func TestCredentialErrors(t *testing.T) {
-	e := newEmulated(t)
-	closed := func() (string, *http.Client) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		_ = ln.Close() // nothing listens there now
-		return "https://" + addr + "/", http.DefaultClient
-	}
-	for _, tc := range []struct {
-		name     string
-		endpoint func() (string, *http.Client)
-		kind     provider.Kind
-	}{
-		{"bad client secret (401)", func() (string, *http.Client) {
-			return tokenEndpoint(t, 401, `{"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}`)
-		}, provider.KindPermissionDenied},
-		{"unknown tenant (400)", func() (string, *http.Client) {
-			return tokenEndpoint(t, 400, `{"error":"invalid_request","error_description":"AADSTS90002: Tenant not found."}`)
-		}, provider.KindPermissionDenied},
-		{"token endpoint failing (500)", func() (string, *http.Client) {
-			return tokenEndpoint(t, 500, `{"error":"server_error","error_description":"AADSTS50000: There was an error issuing a token."}`)
-		}, provider.KindTransient},
-		{"token endpoint unreachable", closed, provider.KindTransient},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			authority, client := tc.endpoint()
-			cred, err := azidentity.NewClientSecretCredential("00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb", "wrong",
-				&azidentity.ClientSecretCredentialOptions{DisableInstanceDiscovery: true, ClientOptions: policy.ClientOptions{
-					Cloud:     cloud.Configuration{ActiveDirectoryAuthorityHost: authority},
-					Transport: client,
-					Retry:     policy.RetryOptions{MaxRetries: -1},
-				}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := driver.New(driver.Options{Credential: cred, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
-			_, err = d.NodePoolList(context.Background(), e.cluster)
-			var pe *provider.Error
-			if !errors.As(err, &pe) || pe.Kind != tc.kind {
-				t.Fatalf("got %v, want %s", err, tc.kind)
-			}
-			t.Log(pe.Reason)
-			if n := len(e.sim.Calls()); n != 0 {
-				t.Fatalf("%d calls reached ARM without a token", n)
-			}
-		})
-	}
-}
-
 // TestProgress: mid-scale, ARM shows the new target count and a busy
 // provisioning state and never how many nodes are up, so the driver says
 // it does not know rather than 0; once done, all are ready.
 func TestProgress(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := e.harness(t).Spec("web")
+	s := e.Harness(t).Spec("web")
 	s.Count = 3
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
 	list := func() provider.Pool {
 		t.Helper()
-		pools, err := e.driver.NodePoolList(ctx, e.cluster)
+		pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -388,20 +248,20 @@ func TestProgress(t *testing.T) {
 	if p := list(); p.State != provider.StateCreating || !p.ReadyUnknown || p.ReadyNodes != 0 {
 		t.Fatalf("creating: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 3 {
 		t.Fatalf("created: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
 	}
 	s.Count = 5
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ProviderState != "Scaling" || !got.ReadyUnknown || got.Count != 5 {
 		t.Fatalf("accepted scale: %s, count %d, unknown %v", got.ProviderState, got.Count, got.ReadyUnknown)
 	}
-	e.clock.Advance(15 * time.Second) // one of the two new nodes is up
-	if st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName); st.Operation != "Scaling" || st.ReadyNodes < 3 || st.ReadyNodes >= 5 {
+	e.Clock.Advance(15 * time.Second) // one of the two new nodes is up
+	if st, _ := e.Sim.Pool(subscription, group, clusterName, s.ProviderName); st.Operation != "Scaling" || st.ReadyNodes < 3 || st.ReadyNodes >= 5 {
 		t.Fatalf("the emulator is not mid-scale: %q, %d nodes", st.Operation, st.ReadyNodes)
 	}
 	p := list()
@@ -409,7 +269,7 @@ func TestProgress(t *testing.T) {
 		!p.ReadyUnknown || p.ReadyNodes != 0 || len(p.NodesByZone) != 0 {
 		t.Fatalf("mid-scale: %s/%s count %d, %d ready, unknown %v, by zone %v", p.ProviderState, p.State, p.Count, p.ReadyNodes, p.ReadyUnknown, p.NodesByZone)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := list(); p.State != provider.StateReady || p.ReadyUnknown || p.ReadyNodes != 5 {
 		t.Fatalf("scaled: %s, %d ready, unknown %v", p.State, p.ReadyNodes, p.ReadyUnknown)
 	}
@@ -423,26 +283,26 @@ func TestProgress(t *testing.T) {
 func TestFailedOperationMessage(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := e.harness(t).Spec("web")
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	s := e.Harness(t).Spec("web")
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	failed := false
 	for i := 0; i < 100 && !failed; i++ {
 		s.Count = 3 + i%2
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
+		e.Sim.SetFaultRate(0.5)
+		_, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
+		e.Sim.SetFaultRate(0)
+		calls := e.Sim.Calls()
 		last := calls[len(calls)-1]
 		failed = err == nil && last.Method == http.MethodPut && last.Fault == sim.FaultFail
-		e.clock.Advance(time.Hour)
+		e.Clock.Advance(time.Hour)
 	}
 	if !failed {
 		t.Fatal("no operation failed in 100 tries")
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,19 +311,19 @@ func TestFailedOperationMessage(t *testing.T) {
 		!strings.HasPrefix(p.Message, "ReconcileVMSSAgentPoolFailed: ") || !strings.Contains(p.Message, "AllocationFailed: Allocation failed") {
 		t.Fatalf("failed pool: %s, unknown %v, message %q", p.State, p.ReadyUnknown, p.Message)
 	}
-	st, _ := e.sim.Pool(subscription, group, clusterName, s.ProviderName)
+	st, _ := e.Sim.Pool(subscription, group, clusterName, s.ProviderName)
 	if p.Message != st.ProvisioningError {
 		t.Fatalf("message %q, the emulator's provisioning error %q", p.Message, st.ProvisioningError)
 	}
-	before := len(e.sim.Calls())
-	if _, err := e.driver.NodePoolList(ctx, e.cluster); err != nil {
+	before := len(e.Sim.Calls())
+	if _, err := e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.sim.Calls()) - before; n != 1 {
+	if n := len(e.Sim.Calls()) - before; n != 1 {
 		t.Fatalf("a second list made %d calls: the reason is not kept", n)
 	}
-	other := driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client})
-	pools, err = other.NodePoolList(ctx, e.cluster)
+	other := setup.Driver(t, e.Client.Transport, nil, e.URL)
+	pools, err = other.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,17 +338,17 @@ func TestFailedOperationMessage(t *testing.T) {
 func TestStoppedPool(t *testing.T) {
 	e := newEmulated(t)
 	ctx := context.Background()
-	s := e.harness(t).Spec("web")
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	s := e.Harness(t).Spec("web")
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
-	if err := e.sim.Mutate(subscription, group, clusterName, s.ProviderName, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-		p.PowerState = &armcontainerservice.PowerState{Code: ptr(armcontainerservice.CodeStopped)}
+	e.Clock.Advance(time.Hour)
+	if err := e.Sim.Mutate(subscription, group, clusterName, s.ProviderName, func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
+		p.PowerState = &armcontainerservice.PowerState{Code: ptr.To(armcontainerservice.CodeStopped)}
 	}); err != nil {
 		t.Fatal(err)
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,39 +356,5 @@ func TestStoppedPool(t *testing.T) {
 	if p.State == provider.StateReady || p.ProviderState != "Succeeded" || p.ReadyNodes != 0 || p.ReadyUnknown ||
 		p.Nodes != s.Count || !strings.Contains(p.Message, "stopped") {
 		t.Fatalf("stopped pool: %s/%s, %d of %d ready, unknown %v, %q", p.State, p.ProviderState, p.ReadyNodes, p.Nodes, p.ReadyUnknown, p.Message)
-	}
-}
-
-// TestClientSecretAuthority: a client-secret credential of the operator's
-// file gets its tokens from the authority it names (here the emulator's
-// Entra ID endpoint, through the driver's transport), and ARM is called
-// with the token issued there.
-func TestClientSecretAuthority(t *testing.T) {
-	e := newEmulated(t)
-	const tenant, client = "00000000-0000-0000-0000-0000000000aa", "00000000-0000-0000-0000-0000000000bb"
-	e.sim.AddApp(aksim.App{TenantID: tenant, ClientID: client, Secret: "the-apps-secret"})
-	t.Setenv("KPOOL_TEST_APP_SECRET", "the-apps-secret")
-	creds, err := provider.ParseCredentials([]byte(fmt.Sprintf(`
-defaults: {azure: app}
-credentials:
-  app: {type: azure, kind: client-secret, tenantId: %s, clientId: %s, secretEnv: KPOOL_TEST_APP_SECRET,
-        authority: %s, scopes: [%s], endpoints: [%s]}
-`, tenant, client, e.cluster.Spec.Endpoint, subscription, e.cluster.Spec.Endpoint)), []provider.Profile{aks.Profile{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := driver.New(driver.Options{Credentials: creds, Transport: e.client})
-	if _, err := d.NodePoolList(context.Background(), e.cluster); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(e.sim.IssuedTokens()); n != 1 {
-		t.Fatalf("%d tokens issued, want 1", n)
-	}
-	t.Setenv("KPOOL_TEST_APP_SECRET", "wrong")
-	d = driver.New(driver.Options{Credentials: creds, Transport: e.client})
-	_, err = d.NodePoolList(context.Background(), e.cluster)
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.KindPermissionDenied || strings.Contains(err.Error(), "wrong") {
-		t.Fatalf("a wrong secret: %v, want permission denied without the secret", err)
 	}
 }

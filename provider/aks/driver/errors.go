@@ -16,16 +16,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/aks"
 )
 
-// tokenError is an error of the credential, marked so that classify can
-// tell an identity outage (transient) from a refused identity.
-type tokenError struct{ err error }
-
-func (e *tokenError) Error() string { return e.err.Error() }
-func (e *tokenError) Unwrap() error { return e.err }
-
-// credential marks the errors of the credential it wraps as tokenErrors.
+// credential marks the errors of the credential it wraps
+// (provider.CredentialError), so that classify can tell an identity outage
+// (transient) from a refused identity.
 // A failure after the wire refused one of its token requests (to another
 // origin than its authority, a redirect) is that refusal: azidentity
 // keeps only the text of its transport's errors.
@@ -40,7 +36,7 @@ func (c credential) GetToken(ctx context.Context, o policy.TokenRequestOptions) 
 		if rh := c.refusals.Take(); rh != nil && !provider.IsRefusedHost(err) {
 			err = rh
 		}
-		return tk, &tokenError{err}
+		return tk, &provider.CredentialError{Err: err}
 	}
 	return tk, nil
 }
@@ -52,13 +48,12 @@ const errPlainHTTP = "non-TLS protected (https) endpoints"
 // classify maps an SDK error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from ARM's message).
 func classify(err error, field string) error {
-	var rh *provider.RefusedHostError
-	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
+	if e, ok := provider.Refused(platform, err); ok {
+		return e
 	}
-	var te *tokenError
-	if errors.As(err, &te) {
-		return classifyToken(te.err)
+	var ce *provider.CredentialError
+	if errors.As(err, &ce) {
+		return classifyToken(ce.Err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
@@ -69,7 +64,7 @@ func classify(err error, field string) error {
 		case strings.Contains(err.Error(), errPlainHTTP):
 			return provider.ValidationError(platform, "spec.endpoint", "ARM must be reached over https: the Azure SDK sends no credentials over plain http")
 		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling ARM: " + firstLine(err.Error()), Err: err}
+		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling ARM: " + provider.FirstLine(err.Error()), Err: err}
 	}
 	reason := re.ErrorCode
 	if msg := armMessage(re); msg != "" {
@@ -84,7 +79,7 @@ func classify(err error, field string) error {
 	case provider.KindValidation:
 		e.Field = field
 		if e.Field == "" {
-			e.Field = fieldOf(reason)
+			e.Field = provider.FieldOf(reason, fieldWords)
 		}
 	}
 	return e
@@ -101,9 +96,9 @@ func classifyToken(err error) error {
 		msg = tokenReason(af)
 	}
 	deny := func(why string) error {
-		return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: why + ": " + firstLine(msg), Err: err}
+		return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: why + ": " + provider.FirstLine(msg), Err: err}
 	}
-	outage := &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "the Azure token endpoint is unavailable: " + firstLine(msg), Err: err}
+	outage := &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "the Azure token endpoint is unavailable: " + provider.FirstLine(msg), Err: err}
 	if af != nil && af.RawResponse != nil {
 		switch s := af.RawResponse.StatusCode; {
 		case s == http.StatusTooManyRequests:
@@ -141,16 +136,6 @@ func unreachable(msg string) bool {
 	return false
 }
 
-// firstLine returns s on one line, its spaces collapsed, cut at 300
-// bytes: a reason for a status, not a dump.
-func firstLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
-}
-
 // tokenReason is the token endpoint's status and error_description.
 func tokenReason(af *azidentity.AuthenticationFailedError) string {
 	out := af.RawResponse.Status
@@ -163,7 +148,7 @@ func tokenReason(af *azidentity.AuthenticationFailedError) string {
 			out += ": " + strings.TrimSpace(b.Error+" "+b.Description)
 		}
 	}
-	return firstLine(out)
+	return provider.FirstLine(out)
 }
 
 // armMessage reads the message of an ARM error body.
@@ -186,62 +171,70 @@ func armMessage(re *azcore.ResponseError) string {
 	return b.Error.Message
 }
 
-// fieldOf guesses the spec field an ARM validation message is about.
-func fieldOf(reason string) string {
-	for prop, field := range map[string]string{
-		"vmSize": "spec.platform.azure.vmSize", "availabilityZones": "spec.zones", "osDiskSizeGB": "spec.platform.azure.osDiskSizeGB",
-		"osDiskType": "spec.platform.azure.osDiskType", "scaleSetPriority": "spec.platform.azure.spotInstances",
-		"count": "spec.nodeCount", "minCount": "spec.autoscaling.minNodes", "maxCount": "spec.autoscaling.maxNodes",
-		"orchestratorVersion": "spec.kubernetesVersion", "nodeTaints": "spec.taints", "nodeLabels": "spec.labels",
+// fieldWords are the agent-pool properties ARM's validation messages
+// name ('vmSize', properties.vmSize), with the spec field each comes from.
+var fieldWords = func() []provider.FieldWord {
+	var out []provider.FieldWord
+	for _, f := range []struct{ prop, field string }{
+		{"vmSize", "spec.platform.azure.vmSize"}, {"availabilityZones", "spec.zones"}, {"osDiskSizeGB", "spec.platform.azure.osDiskSizeGB"},
+		{"osDiskType", "spec.platform.azure.osDiskType"}, {"scaleSetPriority", "spec.platform.azure.spotInstances"},
+		{"count", "spec.nodeCount"}, {"minCount", "spec.autoscaling.minNodes"}, {"maxCount", "spec.autoscaling.maxNodes"},
+		{"orchestratorVersion", "spec.kubernetesVersion"}, {"nodeTaints", "spec.taints"}, {"nodeLabels", "spec.labels"},
 	} {
-		if strings.Contains(reason, "'"+prop+"'") || strings.Contains(reason, "properties."+prop) {
-			return field
-		}
+		prop := strings.ToLower(f.prop)
+		out = append(out, provider.FieldWord{Word: "'" + prop + "'", Field: f.field}, provider.FieldWord{Word: "properties." + prop, Field: f.field})
 	}
-	return "spec"
+	return out
+}()
+
+// defaultCredential is the identity of credentials of kind default:
+// azidentity's DefaultAzureCredential (tests replace it).
+var defaultCredential = func() (azcore.TokenCredential, error) { return azidentity.NewDefaultAzureCredential(nil) }
+
+// token returns the Azure identity of a credential, made once.
+func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) {
+	return d.tokens.Load(cr.Name, func() (azcore.TokenCredential, error) { return d.newToken(cr) })
 }
 
-// token returns the Azure identity of a credential, made once. d.mu is
-// held.
-func (d *Driver) token(cr *provider.Credential) (azcore.TokenCredential, error) {
-	if tc, ok := d.tokens[cr.Name]; ok {
-		return tc, nil
-	}
+// newToken makes the Azure identity of a credential, its errors marked
+// (credential).
+func (d *Driver) newToken(cr *provider.Credential) (azcore.TokenCredential, error) {
 	var tc azcore.TokenCredential
 	var err error
 	var refusals *provider.Refusals
 	switch cr.Kind {
 	case provider.CredentialDefault:
-		tc = d.opts.Credential
-		if tc == nil {
-			tc, err = azidentity.NewDefaultAzureCredential(nil)
-		}
+		tc, err = defaultCredential()
 	case provider.CredentialEmulator:
 		tc, err = provider.IdentityOf[azcore.TokenCredential](cr)
-	case provider.CredentialClientSecret:
-		var secret string
-		if secret, err = cr.Secret(); err == nil {
-			// The secret goes to the credential's authority (Entra ID's
-			// public one unless the operator names another), and nowhere
-			// else: not to ARM, nor where the authority redirects.
-			authority := cloud.AzurePublic.ActiveDirectoryAuthorityHost
-			o := &azidentity.ClientSecretCredentialOptions{}
-			if host := cr.AuthorityHost(); host != "" {
-				authority = host
-				o.Cloud.ActiveDirectoryAuthorityHost = host
-				o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
-			}
-			refusals = &provider.Refusals{}
-			o.Transport = provider.NewTokenGuard(cr, authority, provider.RoundTripperOf(d.opts.Transport), refusals)
-			tc, err = azidentity.NewClientSecretCredential(cr.TenantID, cr.ClientID, secret, o)
-		}
+	case aks.CredentialClientSecret:
+		refusals = &provider.Refusals{}
+		tc, err = d.clientSecret(cr, refusals)
 	default:
 		err = fmt.Errorf("kind %q is not an Azure credential kind", cr.Kind)
 	}
 	if err != nil {
 		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Azure credential " + cr.Name + ": " + err.Error(), Err: err}
 	}
-	tc = credential{inner: tc, refusals: refusals}
-	d.tokens[cr.Name] = tc
-	return tc, nil
+	return credential{inner: tc, refusals: refusals}, nil
+}
+
+// clientSecret is the identity of a client-secret credential. The secret
+// goes to the credential's authority (Entra ID's public one unless the
+// operator names another), and nowhere else: not to ARM, nor where the
+// authority redirects.
+func (d *Driver) clientSecret(cr *provider.Credential, refusals *provider.Refusals) (azcore.TokenCredential, error) {
+	secret, err := cr.Secret()
+	if err != nil {
+		return nil, err
+	}
+	authority := cloud.AzurePublic.ActiveDirectoryAuthorityHost
+	o := &azidentity.ClientSecretCredentialOptions{}
+	if host := aks.AuthorityHost(cr); host != "" {
+		authority = host
+		o.Cloud.ActiveDirectoryAuthorityHost = host
+		o.DisableInstanceDiscovery = true // no call to the public cloud's discovery
+	}
+	o.Transport = provider.NewTokenGuard(cr, authority, d.opts.Transport, refusals)
+	return azidentity.NewClientSecretCredential(cr.Settings["tenantId"], cr.Settings["clientId"], secret, o)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -29,7 +30,9 @@ func response(status int, header http.Header, body string) *http.Response {
 
 // fromToken wraps err as it reaches classify from a credential: marked by
 // the driver's credential, then wrapped by azcore's bearer-token policy.
-func fromToken(err error) error { return fmt.Errorf("bearer token policy: %w", &tokenError{err}) }
+func fromToken(err error) error {
+	return fmt.Errorf("bearer token policy: %w", &provider.CredentialError{Err: err})
+}
 
 func armError(status int, code, msg string, header http.Header) error {
 	resp := response(status, header, fmt.Sprintf(`{"error":{"code":%q,"message":%q}}`, code, msg))
@@ -91,33 +94,6 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestLRU(t *testing.T) {
-	c := newLRU[int](3)
-	for i, k := range []string{"a", "b", "c"} {
-		c.put(k, i)
-	}
-	if _, ok := c.get("a"); !ok { // a is now the most recent
-		t.Fatal("a missing")
-	}
-	c.put("d", 3) // forgets b, the least recently used
-	if _, ok := c.get("b"); ok || c.len() != 3 {
-		t.Fatalf("b kept or len %d", c.len())
-	}
-	for _, k := range []string{"a", "c", "d"} {
-		if _, ok := c.get(k); !ok {
-			t.Fatalf("%s forgotten", k)
-		}
-	}
-	c.put("c", 9)
-	if v, _ := c.get("c"); v != 9 || c.len() != 3 {
-		t.Fatalf("c = %d, len %d", v, c.len())
-	}
-	c.remove("c")
-	if _, ok := c.get("c"); ok || c.len() != 2 {
-		t.Fatal("c not removed")
-	}
-}
-
 type noToken struct{}
 
 func (noToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
@@ -135,8 +111,11 @@ func TestClientCacheBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := New(Options{Credential: noToken{}, Credentials: set})
-	for i := range 3 * cacheSize {
+	old := defaultCredential
+	defaultCredential = func() (azcore.TokenCredential, error) { return noToken{}, nil }
+	t.Cleanup(func() { defaultCredential = old })
+	d := New(provider.DriverOptions{Credentials: set})
+	for i := range 3 * provider.CacheSize {
 		c := &kpool.Cluster{Name: "c", Spec: kpool.ClusterSpec{
 			Endpoint: fmt.Sprintf("https://arm%d.example", i%7),
 			Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure, Azure: &kpool.AzureCluster{
@@ -147,11 +126,11 @@ func TestClientCacheBounded(t *testing.T) {
 		}
 		d.started(c, "pool", response(http.StatusOK, http.Header{"Azure-Asyncoperation": {"https://arm.example/op"}}, ""))
 	}
-	if n := d.clients.len(); n != cacheSize {
-		t.Fatalf("%d clients cached, want %d", n, cacheSize)
+	if n := d.clients.Len(); n != provider.CacheSize {
+		t.Fatalf("%d clients cached, want %d", n, provider.CacheSize)
 	}
-	if n := d.ops.len(); n != cacheSize {
-		t.Fatalf("%d operations kept, want %d", n, cacheSize)
+	if n := d.ops.Len(); n != provider.CacheSize {
+		t.Fatalf("%d operations kept, want %d", n, provider.CacheSize)
 	}
 }
 
@@ -175,7 +154,7 @@ func TestState(t *testing.T) {
 // its nodes. Only a running, provisioned pool has a known ready count
 // above 0; a stopped one has 0, known; any other is unknown, not 0.
 func TestObserveProgress(t *testing.T) {
-	zones := []*string{to("1"), to("2")}
+	zones := []*string{ptr.To("1"), ptr.To("2")}
 	for _, tc := range []struct {
 		prov, power string
 		state       provider.State
@@ -198,11 +177,11 @@ func TestObserveProgress(t *testing.T) {
 		{"Canceled", "Running", provider.StateFailed, 0, true, "was canceled", false},
 	} {
 		t.Run(tc.prov+"/"+tc.power, func(t *testing.T) {
-			pr := &armProps{ProvisioningState: to(tc.prov), Count: to(int32(5)), AvailabilityZones: zones}
+			pr := &armProps{ProvisioningState: ptr.To(tc.prov), Count: ptr.To(int32(5)), AvailabilityZones: zones}
 			if tc.power != "" {
-				pr.PowerState = &armPower{Code: to(armCode(tc.power))}
+				pr.PowerState = &armPower{Code: ptr.To(armCode(tc.power))}
 			}
-			p := observe(&armPool{Name: to("web"), Properties: pr})
+			p := observe(&armPool{Name: ptr.To("web"), Properties: pr})
 			if p.State != tc.state || p.ReadyNodes != tc.ready || p.ReadyUnknown != tc.unknown || p.Nodes != 5 || (p.NodesByZone != nil) != tc.byZone {
 				t.Fatalf("state %s ready %d unknown %v nodes %d by zone %v", p.State, p.ReadyNodes, p.ReadyUnknown, p.Nodes, p.NodesByZone)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -21,39 +22,39 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 	}
 	p := provider.Pool{
 		PoolSpec: provider.PoolSpec{
-			ProviderName: deref(ap.Name),
-			MachineType:  deref(pr.VMSize),
-			Count:        int(deref(pr.Count)),
-			Autoscaling:  deref(pr.EnableAutoScaling),
-			MinCount:     int(deref(pr.MinCount)),
-			MaxCount:     int(deref(pr.MaxCount)),
+			ProviderName: ptr.Deref(ap.Name, ""),
+			MachineType:  ptr.Deref(pr.VMSize, ""),
+			Count:        int(ptr.Deref(pr.Count, 0)),
+			Autoscaling:  ptr.Deref(pr.EnableAutoScaling, false),
+			MinCount:     int(ptr.Deref(pr.MinCount, 0)),
+			MaxCount:     int(ptr.Deref(pr.MaxCount, 0)),
 			Zones:        zonesOf(pr.AvailabilityZones),
-			DiskSizeGB:   int(deref(pr.OSDiskSizeGB)),
-			DiskType:     string(derefP(pr.OSDiskType, "")),
-			Spot:         derefP(pr.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot,
+			DiskSizeGB:   int(ptr.Deref(pr.OSDiskSizeGB, 0)),
+			DiskType:     string(ptr.Deref(pr.OSDiskType, "")),
+			Spot:         ptr.Deref(pr.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot,
 			Labels:       map[string]string{},
 			Tags:         map[string]string{},
-			Version:      deref(pr.OrchestratorVersion),
+			Version:      ptr.Deref(pr.OrchestratorVersion, ""),
 			Mode:         kpool.ModeUser,
 		},
-		ProviderState: deref(pr.ProvisioningState),
+		ProviderState: ptr.Deref(pr.ProvisioningState, ""),
 		Extra:         map[string]string{},
 	}
-	if derefP(pr.Mode, "") == armcontainerservice.AgentPoolModeSystem {
+	if ptr.Deref(pr.Mode, "") == armcontainerservice.AgentPoolModeSystem {
 		p.Mode = kpool.ModeSystem
 	}
 	for k, v := range pr.NodeLabels {
-		p.Labels[k] = deref(v)
+		p.Labels[k] = ptr.Deref(v, "")
 	}
 	p.Name = p.Labels[provider.LabelPool]
 	for _, t := range pr.NodeTaints {
-		if tt, ok := parseTaint(deref(t)); ok {
+		if tt, ok := parseTaint(ptr.Deref(t, "")); ok {
 			p.Taints = append(p.Taints, tt)
 		}
 	}
 	p.Taints = profile.NodeTaints(provider.PoolSpec{Taints: p.Taints, Spot: p.Spot})
 	for k, v := range pr.Tags {
-		p.Tags[k] = deref(v)
+		p.Tags[k] = ptr.Deref(v, "")
 	}
 	p.Tags, p.Owner = provider.TagKeys.Take(p.Tags)
 	p.Nodes = p.Count
@@ -99,24 +100,14 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 // add. Canceled is Failed: the pool may be half-changed, and the
 // controllers apply the spec again.
 func state(s string) provider.State {
-	switch s {
-	case "Succeeded":
-		return provider.StateReady
-	case "Creating":
-		return provider.StateCreating
-	case "Deleting":
-		return provider.StateDeleting
-	case "Updating", "Scaling", "Upgrading", "UpgradingNodeImageVersion", "Starting", "Stopping",
-		"Canceling", "Migrating", "Reconciling", "Accepted":
-		return provider.StateUpdating
-	case "Failed", "Canceled":
-		return provider.StateFailed
+	if st := provider.StateOf(s, states); st != provider.StateUnknown || !strings.HasSuffix(s, "ing") {
+		return st
 	}
-	if strings.HasSuffix(s, "ing") {
-		return provider.StateUpdating
-	}
-	return provider.StateUnknown
+	return provider.StateUpdating
 }
+
+var states = provider.States{Ready: "Succeeded", Creating: "Creating", Deleting: "Deleting", Failed: "Failed Canceled",
+	Updating: "Updating Scaling Upgrading UpgradingNodeImageVersion Starting Stopping Canceling Migrating Reconciling Accepted"}.Map()
 
 // errorDetail is ARM's ErrorDetail: what AKS puts in an agent pool's
 // properties.status.provisioningError (api-version 2025-05-01 on) and in a
@@ -214,7 +205,7 @@ func (d *Driver) started(c *kpool.Cluster, pool string, raw *http.Response) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.ops.put(opKey(c, pool), &opRecord{url: u})
+	d.ops.Add(opKey(c, pool), &opRecord{url: u})
 }
 
 // explain puts in a failed pool's Message why it failed: the pool's own
@@ -227,7 +218,7 @@ func (d *Driver) explain(ctx context.Context, cs *clients, key string, p *provid
 		return
 	}
 	d.mu.Lock()
-	rec, ok := d.ops.get(key)
+	rec, ok := d.ops.Get(key)
 	var u, reason string
 	read := false
 	if ok {
@@ -237,7 +228,7 @@ func (d *Driver) explain(ctx context.Context, cs *clients, key string, p *provid
 	if !read && u != "" {
 		if reason, read = operationError(ctx, cs.pl, u); read {
 			d.mu.Lock()
-			if cur, ok := d.ops.get(key); ok && cur.url == u {
+			if cur, ok := d.ops.Get(key); ok && cur.url == u {
 				cur.reason, cur.read = reason, true
 			}
 			d.mu.Unlock()

@@ -9,27 +9,11 @@ import (
 	"testing"
 	"time"
 
-	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/aks"
 	"github.com/kpool/kpool/provider/aks/driver"
 	"github.com/kpool/kpool/provider/providertest"
 )
-
-// TestWire: an allowed ARM endpoint that redirects gets its bearer token
-// sent nowhere else, and one that echoes it leaves none in the scrubbed
-// error (providertest.RunWire). The client is an http.Client, which
-// follows redirects on its own: the driver must stop it.
-func TestWire(t *testing.T) {
-	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
-		h := newEmulated(t).harness(t)
-		retry := driver.Retry()
-		retry.RetryDelay = time.Millisecond
-		h.Driver = driver.New(driver.Options{Credential: aksim.Credential{}, Credentials: allow(t, endpoint), Transport: client, Retry: &retry, ListRetry: &retry})
-		h.Cluster = clusterAt(endpoint)
-		return h
-	})
-}
 
 // TestTokenWire: a client-secret credential's secret goes to its
 // authority and nowhere else. A token endpoint that redirects, or an
@@ -74,9 +58,9 @@ credentials:
 			if err != nil {
 				t.Fatal(err)
 			}
-			retry := driver.Retry()
-			retry.RetryDelay = time.Millisecond
-			d := driver.New(driver.Options{Credentials: creds, Transport: providertest.NewClient(ca), Retry: &retry})
+			retry := provider.DefaultRetry()
+			retry.Delay = time.Millisecond
+			d := driver.New(provider.DriverOptions{Credentials: creds, Transport: providertest.NewClient(ca).Transport, Retry: &retry})
 			_, err = d.NodePoolList(context.Background(), clusterAt(arm))
 			var pe *provider.Error
 			if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.credential" || provider.Retryable(err) {

@@ -30,7 +30,7 @@ type Client struct {
 	// provider.Wire, which sends the key only where its credential allows.
 	HTTP *http.Client
 	// Retry bounds each call's tries; the zero value tries once, unbounded.
-	Retry RetryOptions
+	Retry provider.Retry
 
 	key string
 	now func() time.Time
@@ -39,7 +39,7 @@ type Client struct {
 // NewClient returns a client of the API at endpoint for region that sends
 // apiKey.
 func NewClient(endpoint, apiKey, region string, hc *http.Client) *Client {
-	return &Client{Endpoint: strings.TrimSuffix(endpoint, "/"), Region: region, HTTP: hc, key: apiKey, Retry: Retry()}
+	return &Client{Endpoint: strings.TrimSuffix(endpoint, "/"), Region: region, HTTP: hc, key: apiKey, Retry: provider.DefaultRetry()}
 }
 
 // Wire shapes of Civo's pools API (civogo's KubernetesPool,
@@ -162,8 +162,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 			return err
 		}
 	}
-	attempts := max(c.Retry.MaxAttempts, 1)
-	backoff := 50 * time.Millisecond
+	attempts := c.Retry.Tries()
 	var err error
 	for try := 1; ; try++ {
 		var retry bool
@@ -171,12 +170,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		if err == nil || !retry || try >= attempts || ctx.Err() != nil {
 			return err
 		}
-		wait := min(backoff, max(c.Retry.MaxBackoff, 0))
-		backoff *= 2
 		select {
 		case <-ctx.Done():
 			return err
-		case <-time.After(wait):
+		case <-time.After(c.Retry.Backoff(try)):
 		}
 	}
 }
@@ -239,7 +236,7 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 				e.Reason = eb.Result
 			}
 		} else {
-			e.Reason = firstLine(string(data))
+			e.Reason = provider.FirstLine(string(data))
 		}
 		now := time.Now
 		if c.now != nil {

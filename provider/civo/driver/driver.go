@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -25,61 +24,18 @@ const platform = civo.Type
 var profile = civo.Profile{}
 
 // TokenEnv is the environment variable a credential of kind "default"
-// reads its API key from when Options.APIKey is empty.
+// reads its API key from.
 const TokenEnv = "CIVO_TOKEN"
-
-// Options configure the driver.
-type Options struct {
-	// APIKey is the key of credentials of kind "default"; empty: the
-	// CIVO_TOKEN environment variable.
-	APIKey string
-	// Credentials say which of the operator's credentials each cluster
-	// uses, for which regions, and the hosts it may be sent to. Nil means
-	// provider.DefaultCredentials: the default key, any region, Civo's
-	// public API only.
-	Credentials provider.Credentials
-	// Transport sends each HTTP request once the wire's check passed it
-	// (provider.Wire); nil is http.DefaultTransport. Set it to trust the
-	// certificate of an endpoint the system does not.
-	Transport http.RoundTripper
-	// Retry is how a call times out and is retried; nil is Retry().
-	Retry *RetryOptions
-}
-
-// RetryOptions bound the tries of one call.
-type RetryOptions struct {
-	// MaxAttempts is the number of tries, the first included.
-	MaxAttempts int
-	// TryTimeout bounds each try, from sending the request to reading the
-	// answer's body.
-	TryTimeout time.Duration
-	// MaxBackoff bounds the wait between tries.
-	MaxBackoff time.Duration
-}
-
-// Retry returns the driver's retry options: no try outlives TryTimeout (a
-// tarpit cannot hold a call for ever), and a failure a retry may cure (500,
-// 502, 503, 504, a dropped connection, a try timed out) is tried twice
-// more, quickly. Throttling is never retried here: it goes back to kpool's
-// controllers, which back off without holding a worker.
-func Retry() RetryOptions {
-	return RetryOptions{MaxAttempts: 3, TryTimeout: 30 * time.Second, MaxBackoff: 500 * time.Millisecond}
-}
 
 // Driver is the Civo driver.
 type Driver struct {
-	opts  Options
-	retry RetryOptions
-	creds provider.Credentials
+	opts provider.DriverOptions
 }
 
-// New returns a Civo driver.
-func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: Retry(), creds: provider.CredentialsOr(o.Credentials, profile)}
-	if o.Retry != nil {
-		d.retry = *o.Retry
-	}
-	return d
+// New returns a Civo driver. Credentials of kind default read their API
+// key from CIVO_TOKEN (TokenEnv) in kpool's environment.
+func New(o provider.DriverOptions) *Driver {
+	return &Driver{opts: o.For(profile)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -102,18 +58,15 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	case cv.ClusterID == "":
 		return nil, "", provider.ValidationError(platform, "spec.platform.civo.clusterId", "cluster %s names no Civo cluster id", c.Name)
 	}
-	endpoint := c.Spec.Endpoint
-	if endpoint == "" {
-		endpoint = civo.PublicEndpoint
+	endpoint, err := provider.Endpoint(c, civo.PublicEndpoint, "Civo")
+	if err != nil {
+		return nil, "", err
 	}
 	u, err := url.Parse(endpoint)
-	switch {
-	case err != nil || u.Host == "":
+	if err != nil {
 		return nil, "", provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", endpoint)
-	case !strings.EqualFold(u.Scheme, "https"):
-		return nil, "", provider.ValidationError(platform, "spec.endpoint", "%q: Civo must be reached over https: kpool sends no API key over %s", endpoint, u.Scheme)
 	}
-	cr, err := d.creds.Resolve(c)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, "", err
 	}
@@ -126,28 +79,24 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	}
 	// Every request passes the wire's check; no redirect is followed.
 	cl := NewClient(endpoint, key, cv.Region, provider.Client(cr, provider.Wire(cr, d.opts.Transport)))
-	cl.Retry = d.retry
+	cl.Retry = *d.opts.Retry
 	return cl, cv.ClusterID, nil
 }
 
-// key reads a credential's API key: Options.APIKey or CIVO_TOKEN for the
-// default kind, the secret's variable or file for an api-key one. The key
+// key reads a credential's API key: CIVO_TOKEN for the default kind, the secret's variable or file for an api-key one. The key
 // is never in an error.
 func (d *Driver) key(cr *provider.Credential) (string, error) {
 	var key string
 	var err error
 	switch cr.Kind {
 	case provider.CredentialDefault:
-		key = strings.TrimSpace(d.opts.APIKey)
-		if key == "" {
-			key = strings.TrimSpace(os.Getenv(TokenEnv))
-		}
+		key = strings.TrimSpace(os.Getenv(TokenEnv))
 		if key == "" {
 			err = errors.New("no API key: set " + TokenEnv + " in kpool's environment, or name an api-key credential")
 		}
 	case provider.CredentialEmulator:
 		key, err = provider.IdentityOf[string](cr)
-	case provider.CredentialAPIKey:
+	case civo.CredentialAPIKey:
 		key, err = cr.Secret()
 	default:
 		err = errors.New("kind " + cr.Kind + " is not a Civo credential kind")
@@ -263,35 +212,10 @@ func labels(user map[string]string, o provider.Owner) map[string]string {
 	return provider.LabelKeys.Put(user, o)
 }
 
-// adopt answers a create for a pool that exists: refused when another
-// owner marked it (KindForeign), returned as it is when it matches, a
-// validation error when a field only a new pool can change differs,
-// ErrAlreadyExists when an update would do.
+// adopt answers a create for a pool that exists (provider.Adopt).
 func adopt(cp *Pool, s provider.PoolSpec) (*provider.Pool, error) {
 	p := observe(cp)
-	if provider.Foreign(&p, s.Owner) {
-		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
-	}
-	if err := immutable(cp, s); err != nil {
-		return nil, err
-	}
-	if p.Count != s.Count || !provider.SameLabels(ownLabels(p.Labels), ownLabels(s.Labels)) || !provider.SameTaints(userTaints(p.Taints), s.Taints) {
-		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
-			Reason: "pool " + s.ProviderName + " exists with another count, labels or taints; update it"}
-	}
-	return &p, nil
-}
-
-// immutable refuses a spec that differs from an existing pool in what Civo
-// fixes when it creates a pool: its size and public IPs.
-func immutable(cp *Pool, s provider.PoolSpec) error {
-	if cp.Size != s.MachineType {
-		return provider.ValidationError(platform, "spec.platform.civo.size", "pool %s has size %s and Civo cannot change it to %s; create a new pool", cp.ID, cp.Size, s.MachineType)
-	}
-	if want := publicIP(s); cp.PublicIPNodePool != want {
-		return provider.ValidationError(platform, "spec.platform.civo.publicIpNodePool", "pool %s has publicIpNodePool %v and Civo cannot change it to %v; create a new pool", cp.ID, cp.PublicIPNodePool, want)
-	}
-	return nil
+	return provider.Adopt(profile, s, &p)
 }
 
 // NodePoolUpdate changes a pool's count, labels and taints in one PUT. The
@@ -312,25 +236,18 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if cp == nil {
-		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "pool " + s.ProviderName + " not found"}
-	}
-	if err := immutable(cp, s); err != nil {
-		return nil, err
+		return nil, provider.NotFoundError(platform, "pool", s.ProviderName)
 	}
 	observed := observe(cp)
+	if err := provider.Refuse(profile, s, &observed); err != nil {
+		return nil, err
+	}
 	// Civo's PUT is unconditional (no etag): a mark written between this
 	// read and the PUT would be lost, a window of one round trip.
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
 		return nil, err
 	}
-	want := ownLabels(s.Labels)
-	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
-		if v, ok := observed.Labels[k]; ok {
-			want[k] = v
-		} else {
-			delete(want, k)
-		}
-	}
+	want := provider.KeepPlacement(ownLabels(s.Labels), observed.Labels)
 	want = labels(want, s.Owner)
 	var cfg PoolConfig
 	changed := false

@@ -3,13 +3,13 @@ package driver_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	civosim "github.com/kpool/kpool/cloudsim/civo"
@@ -26,106 +26,69 @@ const (
 	apiKey    = "test-civo-api-key-0001"
 )
 
-// emulated is a Civo emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	sim     *civosim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	client  *http.Client
+// setup starts the Civo emulator, with the test's cluster and key, and
+// the driver sending that key (providertest.Setup).
+var setup = providertest.Setup[*civosim.Server, *driver.Driver]{
+	Profile: civo.Profile{},
+	Emulator: func(o sim.Options) *civosim.Server {
+		emu := civosim.New(civosim.Options{Engine: o, Keys: []string{apiKey}})
+		emu.AddCluster(civosim.Cluster{ID: clusterID, Name: "prod", Region: region, Version: "1.30.5-k3s1"})
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: apiKey,
+	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+			NodeCount: ptr.To(2), Zones: zones,
+			Platform: kpool.NodePoolPlatform{Civo: &kpool.CivoNodePool{Size: "g4s.kube.medium"}},
+		})
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool {
+			return c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/pools/"+pn)
+		})
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(region, clusterID, pn, func(p *civosim.Pool) { delete(p.Labels, label) })
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.MachineType = "g4s.kube.xlarge"
+		return "spec.platform.civo.size"
+	},
 }
 
-// allow is the default credential, allowed to go to urls besides Civo's
-// public API.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{civo.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*civosim.Server, *driver.Driver]
 
-// fast retries quickly: the emulator's faults are answered at once.
-func fast() *driver.RetryOptions {
-	r := driver.Retry()
-	r.MaxBackoff = time.Millisecond
-	return &r
-}
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
+
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformCivo, Civo: &kpool.CivoCluster{Region: region, ClusterID: clusterID}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformCivo, Civo: &kpool.CivoCluster{Region: region, ClusterID: clusterID}})
 }
-
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := civosim.New(civosim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second},
-		Keys: []string{apiKey}})
-	emu.AddCluster(civosim.Cluster{ID: clusterID, Name: "prod", Region: region, Version: "1.30.5-k3s1"})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	d := driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fast()})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: clusterAt(srv.URL), client: srv.Client()}
-}
-
-func ptr[T any](v T) *T { return &v }
 
 func (e *emulated) spec(name string, count int, size string) provider.PoolSpec {
-	return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-		NodeCount: ptr(count),
+	return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+		NodeCount: ptr.To(count),
 		Platform:  kpool.NodePoolPlatform{Civo: &kpool.CivoNodePool{Size: size}},
 	})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.driver,
-		Cluster: e.cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr(2), Zones: zones,
-				Platform: kpool.NodePoolPlatform{Civo: &kpool.CivoNodePool{Size: "g4s.kube.medium"}},
-			})
-		},
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.sim.Calls() {
-				if c.Created && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/pools/"+pn) {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(region, clusterID, pn, func(p *civosim.Pool) { delete(p.Labels, label) }); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.MachineType = "g4s.kube.xlarge"
-			return "spec.platform.civo.size"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed endpoint that redirects gets its API key sent
+// nowhere else, and one that echoes the API key leaves none of it in
+// the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 var ctx = context.Background()
 
 func list(t *testing.T, e *emulated, pn string) *provider.Pool {
 	t.Helper()
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,20 +99,20 @@ func list(t *testing.T, e *emulated, pn string) *provider.Pool {
 // TestMapping checks the fields the Civo driver maps both ways.
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
-	s := providertest.Spec(e.cluster, "edge", kpool.NodePoolSpec{
-		NodeCount: ptr(3),
+	s := providertest.Spec(e.Cluster, "edge", kpool.NodePoolSpec{
+		NodeCount: ptr.To(3),
 		Labels:    map[string]string{"team": "ml"},
 		Taints:    []kpool.Taint{{Key: "dedicated", Value: "ml", Effect: kpool.EffectPreferNoSchedule}, {Key: "gpu", Effect: kpool.EffectNoExecute}},
 		Platform:  kpool.NodePoolPlatform{Civo: &kpool.CivoNodePool{Size: "g4c.kube.small", PublicIPNodePool: true}},
 	})
-	created, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+	created, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if created.State != provider.StateCreating || created.ProviderName != "edge" {
 		t.Fatalf("created: %+v", created)
 	}
-	st, ok := e.sim.PoolOf(region, clusterID, s.ProviderName)
+	st, ok := e.Sim.PoolOf(region, clusterID, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such pool")
 	}
@@ -166,11 +129,11 @@ func TestMapping(t *testing.T) {
 	}
 	// 30 s of the operation's own, then a node every 10 s: the first
 	// node is up at 40 s, the last at 60 s.
-	e.clock.Advance(45 * time.Second)
+	e.Clock.Advance(45 * time.Second)
 	if p = list(t, e, s.ProviderName); p.State != provider.StateCreating || p.ReadyNodes != 1 {
 		t.Fatalf("one node up: %s %d/%d", p.State, p.ReadyNodes, p.Nodes)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	p = list(t, e, s.ProviderName)
 	if p.State != provider.StateReady || p.Count != 3 || p.ReadyNodes != 3 || p.MachineType != "g4c.kube.small" || p.Settings[civo.SettingPublicIP] != "true" ||
 		p.Labels["team"] != "ml" || len(p.Taints) != 2 || p.Name != "edge" || len(p.Problems) > 0 || len(p.Zones) != 0 ||
@@ -178,7 +141,7 @@ func TestMapping(t *testing.T) {
 		t.Fatalf("observed: %+v", p)
 	}
 	// Civo's own label is ignored: the same spec is the same pool.
-	if again, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil || again.State != provider.StateReady {
+	if again, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil || again.State != provider.StateReady {
 		t.Fatalf("create of the same spec: %+v, %v", again, err)
 	}
 	if d := provider.Compare(civo.Profile{}, s, p); len(d) != 0 {
@@ -189,27 +152,27 @@ func TestMapping(t *testing.T) {
 	s.Count = 1
 	s.Labels = map[string]string{provider.LabelPool: "edge", "team": "infra"}
 	s.Taints = s.Taints[:1]
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.State != provider.StateUpdating || got.Count != 1 {
 		t.Fatalf("accepted update: %+v", got)
 	}
-	st, _ = e.sim.PoolOf(region, clusterID, s.ProviderName)
+	st, _ = e.Sim.PoolOf(region, clusterID, s.ProviderName)
 	if st.Count != 1 || st.Labels["team"] != "infra" || len(st.Taints) != 1 || st.Operation != "Scaling" {
 		t.Fatalf("after the update: %+v", st.Pool)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p = list(t, e, s.ProviderName); p.State != provider.StateReady || p.Nodes != 1 || len(p.Taints) != 1 {
 		t.Fatalf("after the scale down: %+v", p)
 	}
 	// Nothing to change: no call.
-	before := len(e.sim.Calls())
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	before := len(e.Sim.Calls())
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range e.sim.Calls()[before:] {
+	for _, c := range e.Sim.Calls()[before:] {
 		if c.Method != http.MethodGet {
 			t.Fatalf("an update with nothing to change sent %s %s", c.Method, c.Path)
 		}
@@ -221,18 +184,18 @@ func TestMapping(t *testing.T) {
 func TestImmutable(t *testing.T) {
 	e := newEmulated(t)
 	s := e.spec("web", 2, "g4s.kube.small")
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	pub := s
 	pub.Settings = map[string]string{civo.SettingPublicIP: "true"}
 	for _, op := range []string{"create", "update"} {
 		var err error
 		if op == "create" {
-			_, err = e.driver.NodePoolCreate(ctx, e.cluster, pub)
+			_, err = e.Driver.NodePoolCreate(ctx, e.Cluster, pub)
 		} else {
-			_, err = e.driver.NodePoolUpdate(ctx, e.cluster, pub)
+			_, err = e.Driver.NodePoolUpdate(ctx, e.Cluster, pub)
 		}
 		var pe *provider.Error
 		if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.platform.civo.publicIpNodePool" {
@@ -241,17 +204,17 @@ func TestImmutable(t *testing.T) {
 	}
 	more := s
 	more.Count = 5
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, more); !provider.IsAlreadyExists(err) {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, more); !provider.IsAlreadyExists(err) {
 		t.Fatalf("create with another count: %v", err)
 	}
 	spot := s
 	spot.Spot = true
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, spot); !provider.IsNotImplemented(err) || !strings.Contains(err.Error(), "spec.spot") {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, spot); !provider.IsNotImplemented(err) || !strings.Contains(err.Error(), "spec.spot") {
 		t.Fatalf("spot: %v", err)
 	}
 	zero := s
 	zero.Count = 0
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, zero); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.nodeCount" {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, zero); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.nodeCount" {
 		t.Fatalf("count 0: %v", err)
 	}
 }
@@ -261,128 +224,33 @@ func TestImmutable(t *testing.T) {
 func TestRefusedByTheService(t *testing.T) {
 	e := newEmulated(t)
 	bad := e.spec("bad", 1, "m5.large")
-	_, err := e.driver.NodePoolCreate(ctx, e.cluster, bad)
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.platform.civo.size" {
 		t.Fatalf("a bad size: %v", err)
 	}
 	bad = e.spec("bad", 1, "g4s.kube.small")
 	bad.Taints = []kpool.Taint{{Key: "x", Effect: "Sometimes"}}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
 		t.Fatalf("a bad taint effect: %v", err)
 	}
 	bad = e.spec("bad", 1, "g4s.kube.small")
 	bad.Labels["kubernetes.civo.com/x"] = "y"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.labels" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.labels" {
 		t.Fatalf("a Civo label: %v", err)
 	}
-	missing := clusterAt(e.cluster.Spec.Endpoint)
+	missing := clusterAt(e.Cluster.Spec.Endpoint)
 	missing.Spec.Platform.Civo.ClusterID = "11111111-2222-4333-8444-555555555555"
-	if _, err := e.driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
 		t.Fatalf("list in a missing cluster: %v", err)
 	}
-	if err := e.driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
+	if err := e.Driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
 		t.Fatalf("delete in a missing cluster: %v, want not found (not the pool's absence)", err)
 	}
-	other := clusterAt(e.cluster.Spec.Endpoint)
+	other := clusterAt(e.Cluster.Spec.Endpoint)
 	other.Spec.Platform.Civo.Region = "NYC1"
-	if _, err := e.driver.NodePoolList(ctx, other); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, other); !provider.IsNotFound(err) {
 		t.Fatalf("list in another region: %v", err)
-	}
-}
-
-// TestErrorMapping: Civo's answers map to kinds: 404 not found, 401
-// permission denied, 429 throttled with its Retry-After.
-func TestErrorMapping(t *testing.T) {
-	e := newEmulated(t)
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, e.spec("ghost", 1, "g4s.kube.small")); !provider.IsNotFound(err) {
-		t.Fatalf("404: %v", err)
-	}
-	wrong := driver.New(driver.Options{APIKey: "not-the-key", Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
-	_, err := wrong.NodePoolList(ctx, e.cluster)
-	if !provider.IsPermissionDenied(err) || provider.Retryable(err) || strings.Contains(err.Error(), "not-the-key") {
-		t.Fatalf("401: %v", err)
-	}
-	e.sim.SetRateLimit(0.001, 1)
-	_, _ = e.driver.NodePoolList(ctx, e.cluster)
-	_, err = e.driver.NodePoolList(ctx, e.cluster)
-	if d, ok := provider.RetryAfter(err); !provider.IsThrottled(err) || !ok || d < time.Second {
-		t.Fatalf("429: %v", err)
-	}
-	e.sim.SetRateLimit(0, 0)
-	// A closed port on loopback: transient.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "https://" + l.Addr().String()
-	_ = l.Close()
-	d := driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, closed), Transport: e.client.Transport, Retry: fast()})
-	if _, err := d.NodePoolList(ctx, clusterAt(closed)); !provider.IsTransient(err) {
-		t.Fatalf("closed port: %v", err)
-	}
-}
-
-// TestCredentials: an api-key credential reads its key from the variable
-// the operator's file names; the default one from CIVO_TOKEN; the key
-// goes only where the credential allows.
-func TestCredentials(t *testing.T) {
-	e := newEmulated(t)
-	t.Setenv("KPOOL_TEST_CIVO_KEY", apiKey)
-	creds, err := provider.ParseCredentials([]byte(`
-defaults: {civo: key}
-credentials:
-  key: {type: civo, kind: api-key, secretEnv: KPOOL_TEST_CIVO_KEY, scopes: ["`+region+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
-`), []provider.Profile{civo.Profile{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("KPOOL_TEST_CIVO_KEY", "wrong-secret-key")
-	_, err = d.NodePoolList(ctx, e.cluster)
-	if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "wrong-secret-key") {
-		t.Fatalf("a wrong key: %v, want permission denied without the key", err)
-	}
-	// Another region is refused by scope.
-	other := clusterAt(e.cluster.Spec.Endpoint)
-	other.Spec.Platform.Civo.Region = "NYC1"
-	var pe *provider.Error
-	if _, err := d.NodePoolList(ctx, other); !errors.As(err, &pe) || pe.Field != "spec.credential" {
-		t.Fatalf("another region: %v", err)
-	}
-	// No endpoint: Civo's public API, which this credential may not reach;
-	// refused before any request.
-	before := len(e.sim.Calls())
-	if _, err := d.NodePoolList(ctx, clusterAt("")); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "api.civo.com") {
-		t.Fatalf("the public endpoint: %v", err)
-	}
-
-	// The default kind: CIVO_TOKEN.
-	t.Setenv(driver.TokenEnv, apiKey)
-	d = driver.New(driver.Options{Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
-		t.Fatalf("CIVO_TOKEN: %v", err)
-	}
-	t.Setenv(driver.TokenEnv, "")
-	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
-		t.Fatalf("no CIVO_TOKEN: %v", err)
-	}
-	// An endpoint the default credential does not allow, and plain http.
-	srv := httptest.NewUnstartedServer(e.sim)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	d = driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: srv.Client().Transport})
-	if _, err := d.NodePoolList(ctx, clusterAt(srv.URL)); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
-		t.Fatalf("an endpoint not allowed: %v", err)
-	}
-	if _, err := d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.cluster.Spec.Endpoint, "https://"))); !provider.IsValidation(err) {
-		t.Fatalf("plain http: %v", err)
-	}
-	if n := len(e.sim.Calls()) - before - 1; n != 0 { // the CIVO_TOKEN list only
-		t.Fatalf("%d calls that should have been refused reached the emulator", n)
 	}
 }
 
@@ -392,31 +260,17 @@ credentials:
 func TestFailedNodesRepair(t *testing.T) {
 	e := newEmulated(t)
 	s := e.spec("web", 4, "g4s.kube.small")
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			_ = e.driver.NodePoolDelete(ctx, e.cluster, s.ProviderName)
-			e.clock.Advance(time.Hour)
-		}
-	}
-	if !failed {
-		t.Fatal("no create failed in 100 tries")
-	}
-	e.clock.Advance(90 * time.Second) // the create (70 s) ends; healing takes as long again
+	e.CreateFailing(t, s)
+	e.Clock.Advance(90 * time.Second) // the create (70 s) ends; healing takes as long again
 	p := list(t, e, s.ProviderName)
 	if p == nil || p.State != provider.StateFailed || p.ReadyNodes != 2 || !strings.Contains(p.Message, "2 of 4 nodes failed") {
 		t.Fatalf("failed pool: %+v", p)
 	}
-	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	fixed, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil || fixed.State == provider.StateFailed {
 		t.Fatalf("repairing the failed pool: %+v, %v", fixed, err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p = list(t, e, s.ProviderName); p.State != provider.StateReady || p.ReadyNodes != 4 {
 		t.Fatalf("after the repair: %+v", p)
 	}
@@ -424,17 +278,7 @@ func TestFailedNodesRepair(t *testing.T) {
 
 // TestTarpit: a Civo endpoint that never answers costs a bounded time
 // (providertest.RunTarpit).
-func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *driver.RetryOptions
-		if short {
-			o := driver.Retry()
-			o.TryTimeout, o.MaxBackoff = 50*time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return driver.New(driver.Options{APIKey: apiKey, Credentials: allow(t, endpoint), Transport: client.Transport, Retry: r}), clusterAt(endpoint)
-	})
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 
 // TestDemo: the demo emulator over its own TLS, as kpool dev serves it,
 // answers the driver with the demo key: its one pool is Ready.
@@ -449,7 +293,7 @@ func TestDemo(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = ep.Close() })
 	cs := emu.Clusters(ep.URL)
-	d := driver.New(driver.Options{APIKey: civosim.DemoAPIKey, Credentials: allow(t, ep.URL), Transport: ep.Transport()})
+	d := driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, civo.Profile{}, civosim.DemoAPIKey, ep.URL), Transport: ep.Transport()})
 	pools, err := d.NodePoolList(ctx, &cs[0])
 	if err != nil {
 		t.Fatal(err)
@@ -471,7 +315,7 @@ func TestConvergesUnderFaults(t *testing.T) {
 	}
 	gone := e.spec("gone", 2, "g4s.kube.small")
 	pass := func() {
-		pools, err := e.driver.NodePoolList(ctx, e.cluster)
+		pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 		if err != nil {
 			return // the next pass lists again
 		}
@@ -479,19 +323,19 @@ func TestConvergesUnderFaults(t *testing.T) {
 			p, ok := provider.Find(pools, n)
 			switch {
 			case !ok:
-				_, _ = e.driver.NodePoolCreate(ctx, e.cluster, s)
+				_, _ = e.Driver.NodePoolCreate(ctx, e.Cluster, s)
 			case p.State == provider.StateFailed || p.State == provider.StateReady && len(provider.Compare(civo.Profile{}, s, p)) > 0:
-				_, _ = e.driver.NodePoolUpdate(ctx, e.cluster, s)
+				_, _ = e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 			}
 		}
 		if _, ok := provider.Find(pools, gone.ProviderName); ok {
-			_ = e.driver.NodePoolDelete(ctx, e.cluster, gone.ProviderName)
+			_ = e.Driver.NodePoolDelete(ctx, e.Cluster, gone.ProviderName)
 		}
 	}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, gone); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, gone); err != nil {
 		t.Fatal(err)
 	}
-	e.sim.SetFaultRate(0.4)
+	e.Sim.SetFaultRate(0.4)
 	for i := 0; i < 120; i++ {
 		pass()
 		if i%10 == 5 {
@@ -501,14 +345,14 @@ func TestConvergesUnderFaults(t *testing.T) {
 				want[n] = s
 			}
 		}
-		e.clock.Advance(20 * time.Second)
+		e.Clock.Advance(20 * time.Second)
 	}
-	e.sim.SetFaultRate(0)
+	e.Sim.SetFaultRate(0)
 	for i := 0; i < 10; i++ {
 		pass()
-		e.clock.Advance(5 * time.Minute)
+		e.Clock.Advance(5 * time.Minute)
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -522,7 +366,7 @@ func TestConvergesUnderFaults(t *testing.T) {
 		}
 	}
 	fails := 0
-	for _, c := range e.sim.Calls() {
+	for _, c := range e.Sim.Calls() {
 		if c.Fault == sim.FaultFail {
 			fails++
 		}

@@ -1,10 +1,8 @@
 package driver
 
 import (
-	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/kpool/kpool/provider"
@@ -20,23 +18,19 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 // classify maps a client error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from Civo's reason).
 func classify(err error, field string) error {
-	var rh *provider.RefusedHostError
-	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
+	if e, ok := provider.Refused(platform, err); ok {
+		return e
 	}
 	var ae *APIError
 	if !errors.As(err, &ae) {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "no answer from Civo in time: " + firstLine(err.Error()), Err: err}
-		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling Civo: " + firstLine(err.Error()), Err: err}
+		return provider.Unanswered(platform, "Civo", err)
 	}
 	reason := ae.Code
 	if ae.Reason != "" {
 		if reason != "" {
 			reason += ": "
 		}
-		reason += firstLine(ae.Reason)
+		reason += provider.FirstLine(ae.Reason)
 	}
 	if reason == "" {
 		reason = http.StatusText(ae.Status)
@@ -51,7 +45,7 @@ func classify(err error, field string) error {
 	case provider.KindValidation:
 		e.Field = field
 		if e.Field == "" {
-			e.Field = fieldOf(ae.Code + " " + ae.Reason)
+			e.Field = provider.FieldOf(ae.Code+" "+ae.Reason, fieldWords)
 		}
 	}
 	if ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity {
@@ -60,27 +54,10 @@ func classify(err error, field string) error {
 	return e
 }
 
-// fieldOf guesses the spec field a Civo validation answer is about.
-func fieldOf(reason string) string {
-	low := strings.ToLower(reason)
-	for _, f := range []struct{ word, field string }{
-		{"size", "spec.platform.civo.size"}, {"public_ip", "spec.platform.civo.publicIpNodePool"},
-		{"taint", "spec.taints"}, {"label", "spec.labels"}, {"count", "spec.nodeCount"},
-		{"name", "provider_name"}, {"pool id", "provider_name"}, {"region", "spec.platform.civo.region"},
-	} {
-		if strings.Contains(low, f.word) {
-			return f.field
-		}
-	}
-	return "spec"
-}
-
-// firstLine returns s on one line, its spaces collapsed, cut at 300
-// bytes: a reason for a status, not a dump.
-func firstLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+// fieldWords are the words of Civo's validation answers, with the spec
+// field each is about.
+var fieldWords = []provider.FieldWord{
+	{Word: "size", Field: "spec.platform.civo.size"}, {Word: "public_ip", Field: "spec.platform.civo.publicIpNodePool"},
+	{Word: "taint", Field: "spec.taints"}, {Word: "label", Field: "spec.labels"}, {Word: "count", Field: "spec.nodeCount"},
+	{Word: "name", Field: "provider_name"}, {Word: "pool id", Field: "provider_name"}, {Word: "region", Field: "spec.platform.civo.region"},
 }

@@ -3,6 +3,7 @@ package driver
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,9 +44,9 @@ func observe(p *Pool) provider.Pool {
 	for _, t := range p.Taints {
 		out.Taints = append(out.Taints, kpool.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	if p.PublicIPNodePool {
-		out.Settings = map[string]string{civo.SettingPublicIP: "true"}
-	}
+	// Reported either way, so that a spec asking for the other is seen
+	// to differ (provider.Compare).
+	out.Settings = map[string]string{civo.SettingPublicIP: strconv.FormatBool(p.PublicIPNodePool)}
 	if p.Region != "" {
 		out.Extra["region"] = p.Region
 	}

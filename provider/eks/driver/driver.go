@@ -7,10 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,70 +28,22 @@ const platform = eks.Type
 
 var profile = eks.Profile{}
 
-// Options configure the driver.
-type Options struct {
-	// Credentials say which of the operator's credentials each cluster
-	// uses, for which accounts, and the hosts it may be sent to. Nil means
-	// provider.DefaultCredentials: the default chain, any account, the
-	// public regional EKS endpoints only.
-	Credentials provider.Credentials
-	// Credential is the identity of credentials of kind "default". Nil
-	// means the SDK's default chain (environment, shared config and
-	// credentials files, web identity, ECS and EC2 roles), loaded when
-	// first needed.
-	Credential aws.CredentialsProvider
-	// Transport sends each HTTP request once the wire's check passed it
-	// (provider.Wire); nil is http.DefaultTransport. Set it to trust the
-	// certificate of an endpoint the system does not.
-	Transport http.RoundTripper
-	// Retry is how the SDK times out and retries a call; nil is Retry().
-	Retry *RetryOptions
-}
-
-// RetryOptions bound the SDK's retries of one call.
-type RetryOptions struct {
-	// MaxAttempts is the number of tries, the first included.
-	MaxAttempts int
-	// TryTimeout bounds each try, from sending the request to reading the
-	// answer's body.
-	TryTimeout time.Duration
-	// MaxBackoff bounds the wait between tries.
-	MaxBackoff time.Duration
-}
-
-// Retry returns the driver's retry options: no try outlives TryTimeout (a
-// tarpit cannot hold a call for ever), and a failure a retry may cure (500,
-// 502, 503, 504, a dropped connection, a try timed out) is tried twice
-// more, quickly. Throttling is never retried here: it goes back to kpool's
-// controllers, which back off without holding a worker. The node-group
-// calls are idempotent (creates carry a clientRequestToken the SDK keeps
-// across tries).
-func Retry() RetryOptions {
-	return RetryOptions{MaxAttempts: 3, TryTimeout: 30 * time.Second, MaxBackoff: 500 * time.Millisecond}
-}
-
-// cacheSize bounds the driver's clients: cluster specs choose their keys.
-const cacheSize = 256
-
 // Driver is the EKS driver.
 type Driver struct {
-	opts  Options
-	retry RetryOptions
-	creds provider.Credentials
+	opts provider.DriverOptions
 
-	mu       sync.Mutex
-	identity map[string]aws.CredentialsProvider // by credential name
-	clients  map[string]*awseks.Client
+	identities *provider.Cache[aws.CredentialsProvider] // by credential name
+	clients    *provider.Cache[*awseks.Client]          // by credential, region and endpoint
 }
 
-// New returns an EKS driver.
-func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: Retry(), identity: map[string]aws.CredentialsProvider{}, clients: map[string]*awseks.Client{}}
-	if o.Retry != nil {
-		d.retry = *o.Retry
-	}
-	d.creds = provider.CredentialsOr(o.Credentials, profile)
-	return d
+// New returns an EKS driver. Credentials of kind default are the SDK's
+// default chain (environment, shared config and credentials files, web
+// identity, ECS and EC2 roles), loaded when first needed. The node-group
+// calls it retries are idempotent: creates carry a clientRequestToken the
+// SDK keeps across tries.
+func New(o provider.DriverOptions) *Driver {
+	return &Driver{opts: o.For(profile),
+		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -115,88 +64,74 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*awseks.Client, 
 	if a.Region == "" {
 		return nil, nil, provider.ValidationError(platform, "spec.platform.aws.region", "cluster %s names no region", c.Name)
 	}
-	if e := c.Spec.Endpoint; e != "" {
-		u, err := url.Parse(e)
-		switch {
-		case err != nil || u.Host == "":
-			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", e)
-		case !strings.EqualFold(u.Scheme, "https"):
-			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q: EKS must be reached over https: kpool sends no signed request over %s", e, u.Scheme)
+	endpoint, err := provider.Endpoint(c, "", "EKS")
+	if err != nil {
+		return nil, nil, err
+	}
+	cr, err := d.opts.Credentials.Resolve(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := d.clients.Load(cr.Name+" "+a.Region+" "+endpoint, func() (*awseks.Client, error) {
+		id, err := d.credential(ctx, cr)
+		if err != nil {
+			return nil, err
 		}
-	}
-	cr, err := d.creds.Resolve(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	key := cr.Name + " " + a.Region + " " + c.Spec.Endpoint
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if cl, ok := d.clients[key]; ok {
-		return cl, a, nil
-	}
-	id, err := d.credential(ctx, cr)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := d.retry
+		return d.newClient(cr, id, a.Region, endpoint), nil
+	})
+	return cl, a, err
+}
+
+// newClient makes the client of a credential in a region at endpoint (""
+// is the region's public one), with the driver's retries: each try bounded
+// by TryTimeout (provider.Guard), what a retry may cure tried again
+// (retryable), nothing held back by the SDK's own retry quota.
+func (d *Driver) newClient(cr *provider.Credential, id aws.CredentialsProvider, region, endpoint string) *awseks.Client {
+	r := *d.opts.Retry
 	o := awseks.Options{
-		Region:      a.Region,
+		Region:      region,
 		Credentials: id,
 		HTTPClient:  provider.NewGuard(cr, r.TryTimeout, d.opts.Transport),
 		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = max(r.MaxAttempts, 1)
-			so.MaxBackoff = r.MaxBackoff
+			so.MaxAttempts = r.Tries()
+			so.MaxBackoff = r.MaxDelay
+			so.Backoff = retry.BackoffDelayerFunc(func(attempt int, _ error) (time.Duration, error) { return r.Backoff(attempt), nil })
 			so.RateLimiter = ratelimit.None
 			so.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(retryable)}
 		}),
 	}
-	if c.Spec.Endpoint != "" {
-		o.BaseEndpoint = aws.String(strings.TrimSuffix(c.Spec.Endpoint, "/"))
+	if endpoint != "" {
+		o.BaseEndpoint = aws.String(endpoint)
 	}
-	cl := awseks.New(o)
-	if len(d.clients) >= cacheSize {
-		clear(d.clients) // rare: many distinct endpoints; clients are cheap to make again
-	}
-	d.clients[key] = cl
-	return cl, a, nil
+	return awseks.New(o)
 }
 
-// credential returns the AWS identity of a credential, made once. d.mu is
-// held.
+// credential returns the AWS identity of a credential, made once.
 func (d *Driver) credential(ctx context.Context, cr *provider.Credential) (aws.CredentialsProvider, error) {
-	if id, ok := d.identity[cr.Name]; ok {
-		return id, nil
-	}
-	var id aws.CredentialsProvider
-	var err error
-	switch cr.Kind {
-	case provider.CredentialDefault:
-		id = d.opts.Credential
-		if id == nil {
+	return d.identities.Load(cr.Name, func() (aws.CredentialsProvider, error) {
+		var id aws.CredentialsProvider
+		var err error
+		switch cr.Kind {
+		case provider.CredentialDefault:
 			var cfg aws.Config
 			if cfg, err = config.LoadDefaultConfig(ctx); err == nil {
 				id = cfg.Credentials
 			}
+		case provider.CredentialEmulator:
+			id, err = provider.IdentityOf[aws.CredentialsProvider](cr)
+		case eks.CredentialStatic:
+			id, err = staticKey(cr)
+		default:
+			err = fmt.Errorf("kind %q is not an AWS credential kind", cr.Kind)
 		}
-	case provider.CredentialEmulator:
-		id, err = provider.IdentityOf[aws.CredentialsProvider](cr)
-	case provider.CredentialStatic:
-		var key, secret string
-		if key, secret, err = cr.AccessKey(); err == nil {
-			id = credentials.NewStaticCredentialsProvider(key, secret, "")
+		if err == nil && id == nil {
+			err = errors.New("the default chain found no credentials")
 		}
-	default:
-		err = fmt.Errorf("kind %q is not an AWS credential kind", cr.Kind)
-	}
-	if err == nil && id == nil {
-		err = errors.New("the default chain found no credentials")
-	}
-	if err != nil {
-		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no AWS credential " + cr.Name + ": " + err.Error(), Err: err}
-	}
-	id = identity{id}
-	d.identity[cr.Name] = id
-	return id, nil
+		if err != nil {
+			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no AWS credential " + cr.Name + ": " + err.Error(), Err: err}
+		}
+		return identity{id}, nil
+	})
 }
 
 // NodePoolList lists the cluster's node groups: ListNodegroups, paged,
@@ -297,7 +232,8 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if existing != nil {
-		return adopt(c, existing, s)
+		p := observe(c, existing)
+		return provider.Adopt(profile, s, &p)
 	}
 	out, err := cl.CreateNodegroup(ctx, in)
 	if err != nil {
@@ -322,4 +258,18 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 		return classify(err, "")
 	}
 	return nil
+}
+
+// staticKey is the identity of a static credential: its access key, read
+// from the variables or files the operator named.
+func staticKey(cr *provider.Credential) (aws.CredentialsProvider, error) {
+	id, err := cr.Read("accessKeyId")
+	if err != nil {
+		return nil, err
+	}
+	secret, err := cr.Read("secretAccessKey")
+	if err != nil {
+		return nil, err
+	}
+	return credentials.NewStaticCredentialsProvider(id, secret, ""), nil
 }

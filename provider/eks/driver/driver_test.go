@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	ekssim "github.com/kpool/kpool/cloudsim/eks"
@@ -36,105 +36,67 @@ var subnets = map[string]string{
 
 var static = credentials.NewStaticCredentialsProvider(accessKey, secretKey, "")
 
-// emulated is an EKS emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	sim     *ekssim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	client  *http.Client
+// setup starts the EKS emulator, with the test's cluster and key, and the
+// driver signing with that key (providertest.Setup).
+var setup = providertest.Setup[*ekssim.Server, *driver.Driver]{
+	Profile: eks.Profile{},
+	Emulator: func(o sim.Options) *ekssim.Server {
+		emu := ekssim.New(ekssim.Options{Engine: o, Keys: map[string]string{accessKey: secretKey}, PageSize: 2})
+		emu.AddCluster(ekssim.Cluster{Name: clusterName, Region: region, Account: account, Version: "1.31", Subnets: subnets})
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: static,
+	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+			NodeCount: ptr.To(2), Zones: zones,
+			Platform: kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "m5.large", VolumeSize: 50}},
+		})
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool {
+			st, ok := e.Sim.NodegroupOf(region, clusterName, pn)
+			return c.Method == http.MethodPost && ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000
+		})
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) })
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.MachineType = "m5.2xlarge"
+		return "spec.platform.aws.instanceType"
+	},
 }
 
-// allow is the default credential, allowed to go to urls besides the
-// public EKS endpoints.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{eks.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*ekssim.Server, *driver.Driver]
 
-// fast retries quickly: the emulator's faults are answered at once.
-func fast() *driver.RetryOptions {
-	r := driver.Retry()
-	r.MaxBackoff = time.Millisecond
-	return &r
-}
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
+
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: &kpool.AWSCluster{
-			Region: region, ClusterName: clusterName, NodeRoleARN: "arn:aws:iam::" + account + ":role/nodes", Subnets: subnets}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformAWS, AWS: &kpool.AWSCluster{
+		Region: region, ClusterName: clusterName, NodeRoleARN: "arn:aws:iam::" + account + ":role/nodes", Subnets: subnets}})
 }
 
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := ekssim.New(ekssim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second},
-		Keys: map[string]string{accessKey: secretKey}, PageSize: 2})
-	emu.AddCluster(ekssim.Cluster{Name: clusterName, Region: region, Account: account, Version: "1.31", Subnets: subnets})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fast()})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: clusterAt(srv.URL), client: srv.Client()}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func ptr[T any](v T) *T { return &v }
-
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.driver,
-		Cluster: e.cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-				NodeCount: ptr(2), Zones: zones,
-				Platform: kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "m5.large", VolumeSize: 50}},
-			})
-		},
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.sim.Calls() {
-				if c.Created && c.Method == http.MethodPost {
-					if st, ok := e.sim.NodegroupOf(region, clusterName, pn); ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000 {
-						n++
-					}
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(region, clusterName, pn, func(ng *ekssim.Nodegroup) { delete(ng.Labels, label) }); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.MachineType = "m5.2xlarge"
-			return "spec.platform.aws.instanceType"
-		},
-	}
-}
-
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed EKS endpoint that redirects gets no signed request
+// sent elsewhere, and one that echoes the SigV4 Authorization leaves none
+// of it in the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 var ctx = context.Background()
 
 // TestMapping checks the fields the EKS driver maps both ways.
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
-	s := providertest.Spec(e.cluster, "spot-ml", kpool.NodePoolSpec{
-		NodeCount:         ptr(3),
-		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(0), MaxNodes: ptr(5)},
+	s := providertest.Spec(e.Cluster, "spot-ml", kpool.NodePoolSpec{
+		NodeCount:         ptr.To(3),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(0), MaxNodes: ptr.To(5)},
 		Zones:             []string{"1", "3"},
 		KubernetesVersion: "1.30",
 		Labels:            map[string]string{"team": "ml"},
@@ -142,10 +104,10 @@ func TestMapping(t *testing.T) {
 		Tags:              map[string]string{"cost-center": "42"},
 		Platform:          kpool.NodePoolPlatform{AWS: &kpool.AWSNodePool{InstanceType: "g5.xlarge", VolumeSize: 200, SpotInstances: true}},
 	})
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	st, ok := e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	st, ok := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such node group")
 	}
@@ -160,8 +122,8 @@ func TestMapping(t *testing.T) {
 	if _, has := st.Labels[provider.LabelZone]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
 	}
-	e.clock.Advance(time.Hour)
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	e.Clock.Advance(time.Hour)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,27 +141,27 @@ func TestMapping(t *testing.T) {
 	s.Taints = []kpool.Taint{{Key: "dedicated", Value: "infra", Effect: kpool.EffectPreferNoSchedule}}
 	s.Tags = map[string]string{"owner": "ops"}
 	s.Version = "1.31"
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.State != provider.StateUpdating || got.Count != 4 || got.Autoscaling {
 		t.Fatalf("accepted update: %+v", got)
 	}
-	st, _ = e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if sc := st.ScalingConfig; *sc.MinSize != 4 || *sc.MaxSize != 4 || *sc.DesiredSize != 4 || st.Labels["tier"] != "gold" || st.Labels["team"] != "infra" ||
 		len(st.Taints) != 1 || *st.Taints[0].Value != "infra" || st.Tags["owner"] != "ops" || st.Tags["cost-center"] != "" || st.Version != "1.30" {
 		t.Fatalf("after the config update: %+v", st.Nodegroup)
 	}
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); !provider.IsTransient(err) {
 		t.Fatalf("a second update while one runs: %v, want transient (ResourceInUseException)", err)
 	}
-	e.clock.Advance(time.Hour)
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	e.Clock.Advance(time.Hour)
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
-	st, _ = e.sim.NodegroupOf(region, clusterName, s.ProviderName)
+	e.Clock.Advance(time.Hour)
+	st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if st.Version != "1.31" || st.Status != "ACTIVE" {
 		t.Fatalf("after the version update: %s %s", st.Version, st.Status)
 	}
@@ -209,34 +171,34 @@ func TestMapping(t *testing.T) {
 // driver sent it, and the driver types the refusals.
 func TestRefusedByTheService(t *testing.T) {
 	e := newEmulated(t)
-	bad := e.harness(t).Spec("bad")
+	bad := e.Harness(t).Spec("bad")
 	bad.Autoscaling, bad.MinCount, bad.MaxCount = true, 5, 3
-	_, err := e.driver.NodePoolCreate(ctx, e.cluster, bad)
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.autoscaling.minNodes" {
 		t.Fatalf("min > max: %v, want a validation error on spec.autoscaling.minNodes", err)
 	}
-	bad = e.harness(t).Spec("bad")
+	bad = e.Harness(t).Spec("bad")
 	bad.MachineType = "not an instance type"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.platform.aws.instanceType" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.platform.aws.instanceType" {
 		t.Fatalf("a bad instance type: %v", err)
 	}
-	bad = e.harness(t).Spec("bad")
+	bad = e.Harness(t).Spec("bad")
 	bad.Taints = []kpool.Taint{{Key: "x", Effect: "Sometimes"}}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.taints" {
 		t.Fatalf("a bad taint effect: %v", err)
 	}
-	bad = e.harness(t).Spec("bad")
+	bad = e.Harness(t).Spec("bad")
 	bad.Version = "1.40"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
 		t.Fatalf("a version newer than the cluster's: %v", err)
 	}
-	missing := clusterAt(e.cluster.Spec.Endpoint)
+	missing := clusterAt(e.Cluster.Spec.Endpoint)
 	missing.Spec.Platform.AWS.ClusterName = "nope"
-	if _, err := e.driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, missing); !provider.IsNotFound(err) {
 		t.Fatalf("list in a missing cluster: %v", err)
 	}
-	if err := e.driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
+	if err := e.Driver.NodePoolDelete(ctx, missing, "x"); !provider.IsNotFound(err) {
 		t.Fatalf("delete in a missing cluster: %v, want not found (not the node group's absence)", err)
 	}
 }
@@ -245,61 +207,43 @@ func TestRefusedByTheService(t *testing.T) {
 // permission denied, never retried as transient.
 func TestWrongKey(t *testing.T) {
 	e := newEmulated(t)
-	d := driver.New(driver.Options{Credential: credentials.NewStaticCredentialsProvider("AKIAUNKNOWNUNKNOWN01", "x", ""),
-		Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+	d := driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, eks.Profile{}, credentials.NewStaticCredentialsProvider("AKIAUNKNOWNUNKNOWN01", "x", ""), e.URL),
+		Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(ctx, e.Cluster); !provider.IsPermissionDenied(err) {
 		t.Fatalf("unknown key: %v", err)
 	}
-	d = driver.New(driver.Options{Credential: credentials.NewStaticCredentialsProvider(accessKey, "wrong", ""),
-		Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
+	d = driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, eks.Profile{}, credentials.NewStaticCredentialsProvider(accessKey, "wrong", ""), e.URL),
+		Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(ctx, e.Cluster); !provider.IsPermissionDenied(err) {
 		t.Fatalf("wrong secret: %v", err)
 	}
 }
 
 // TestNoCredentialToOtherHosts: a cluster whose endpoint the credential
 // may not go to is refused before any request; the wire check refuses a
-// request the SDK would send elsewhere.
+// request the SDK would send elsewhere (providertest's RunOtherHosts); an
+// account the credential is not for is refused by scope.
 func TestNoCredentialToOtherHosts(t *testing.T) {
 	e := newEmulated(t)
-	other := httptest.NewUnstartedServer(e.sim)
-	other.StartTLS()
-	t.Cleanup(other.Close)
-	// The credential allows only the first emulator.
-	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: other.Client().Transport})
-	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
-		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
-	}
-	// No endpoint: the SDK resolves the public one, which a credential of
-	// the operator's that lists only the emulator may not reach.
+	// The operator's credential is of kind default: the SDK's default
+	// chain, here the key in the environment.
+	t.Setenv("AWS_ACCESS_KEY_ID", accessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", secretKey)
 	creds, err := provider.ParseCredentials([]byte(`
 defaults: {aws: emu}
 credentials:
-  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+  emu: {type: aws, kind: default, scopes: ["`+account+`"], endpoints: ["`+e.URL+`"]}
 `), []provider.Profile{eks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d = driver.New(driver.Options{Credential: static, Credentials: creds, Transport: e.client.Transport})
-	_, err = d.NodePoolList(ctx, clusterAt(""))
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "eks.us-west-2.amazonaws.com") {
-		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
-	}
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
-		t.Fatalf("the allowed endpoint: %v", err)
-	}
+	d := setup.RunOtherHosts(t, e.fixture, creds, "eks.us-west-2.amazonaws.com")
 	// Another account is refused by scope.
-	foreign := clusterAt(e.cluster.Spec.Endpoint)
+	foreign := clusterAt(e.URL)
 	foreign.Spec.Platform.AWS.NodeRoleARN = "arn:aws:iam::999999999999:role/nodes"
+	var pe *provider.Error
 	if _, err := d.NodePoolList(ctx, foreign); !errors.As(err, &pe) || pe.Field != "spec.credential" {
 		t.Fatalf("another account: %v", err)
-	}
-	before := len(e.sim.Calls())
-	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.cluster.Spec.Endpoint, "https://")))
-	if n := len(e.sim.Calls()) - before; n != 0 {
-		t.Fatalf("%d calls over plain http", n)
 	}
 }
 
@@ -312,18 +256,18 @@ func TestStaticCredential(t *testing.T) {
 	creds, err := provider.ParseCredentials([]byte(`
 defaults: {aws: key}
 credentials:
-  key: {type: aws, kind: static, accessKeyIdEnv: KPOOL_TEST_AWS_KEY, secretAccessKeyEnv: KPOOL_TEST_AWS_SECRET, scopes: ["`+account+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
+  key: {type: aws, kind: static, accessKeyIdEnv: KPOOL_TEST_AWS_KEY, secretAccessKeyEnv: KPOOL_TEST_AWS_SECRET, scopes: ["`+account+`"], endpoints: ["`+e.Cluster.Spec.Endpoint+`"]}
 `), []provider.Profile{eks.Profile{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
+	d := driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
+	if _, err := d.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("KPOOL_TEST_AWS_SECRET", "wrong-secret")
-	d = driver.New(driver.Options{Credentials: creds, Transport: e.client.Transport})
-	_, err = d.NodePoolList(ctx, e.cluster)
+	d = driver.New(provider.DriverOptions{Credentials: creds, Transport: e.Client.Transport})
+	_, err = d.NodePoolList(ctx, e.Cluster)
 	if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "wrong-secret") {
 		t.Fatalf("a wrong secret: %v, want permission denied without the secret", err)
 	}
@@ -331,40 +275,17 @@ credentials:
 
 // TestTarpit: an EKS endpoint that never answers costs a bounded time
 // (providertest.RunTarpit).
-func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *driver.RetryOptions
-		if short {
-			o := driver.Retry()
-			o.TryTimeout, o.MaxBackoff = 50*time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return driver.New(driver.Options{Credential: static, Credentials: allow(t, endpoint), Transport: client.Transport, Retry: r}), clusterAt(endpoint)
-	})
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 
 // TestFailedCreateMessage: a node group whose create failed is Failed, its
 // health issues are the pool's message, and its repair deletes it so that
 // it can be created again.
 func TestFailedCreateMessage(t *testing.T) {
 	e := newEmulated(t)
-	s := e.harness(t).Spec("web")
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			_ = e.driver.NodePoolDelete(ctx, e.cluster, s.ProviderName)
-		}
-		e.clock.Advance(time.Hour)
-	}
-	if !failed {
-		t.Fatal("no create failed in 100 tries")
-	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	s := e.Harness(t).Spec("web")
+	e.CreateFailing(t, s)
+	e.Clock.Advance(time.Hour)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,18 +295,18 @@ func TestFailedCreateMessage(t *testing.T) {
 	}
 	// The repair of a failed create is its delete (EKS updates no
 	// CREATE_FAILED node group); once it is gone, it is created again.
-	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	fixed, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil || fixed.State != provider.StateDeleting {
 		t.Fatalf("repairing the failed node group: %+v, %v", fixed, err)
 	}
-	e.clock.Advance(time.Hour)
-	if pools, err = e.driver.NodePoolList(ctx, e.cluster); err != nil {
+	e.Clock.Advance(time.Hour)
+	if pools, err = e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
 	if p, _ := provider.Find(pools, s.ProviderName); p != nil {
 		t.Fatalf("after the repair's delete: %+v", p)
 	}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -394,21 +315,8 @@ func TestFailedCreateMessage(t *testing.T) {
 // describes each node group; one whose describe keeps failing is reported
 // Unknown (which the controllers wait on) instead of failing the list.
 func TestListSurvivesFailedDescribes(t *testing.T) {
-	e := newEmulated(t)
-	h := e.harness(t)
-	for _, n := range []string{"a", "b", "c"} {
-		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, h.Spec(n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.clock.Advance(time.Hour)
 	// Every describe fails (after the SDK's retries); the list itself does not.
-	rt := describeFaults{base: e.client.Transport, sim: e.sim}
-	d := driver.New(driver.Options{Credential: static, Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: rt, Retry: fast()})
-	pools, err := d.NodePoolList(ctx, e.cluster)
-	if err != nil {
-		t.Fatalf("a list whose describes fail: %v", err)
-	}
+	pools := setup.ListFailingReads(t, "/node-groups/")
 	if len(pools) != 3 {
 		t.Fatalf("%d pools, want 3: %+v", len(pools), pools)
 	}
@@ -417,19 +325,4 @@ func TestListSurvivesFailedDescribes(t *testing.T) {
 			t.Errorf("%s: %s %q", p.ProviderName, p.State, p.Message)
 		}
 	}
-}
-
-// describeFaults fails every DescribeNodegroup at the emulator.
-type describeFaults struct {
-	base http.RoundTripper
-	sim  *ekssim.Server
-}
-
-func (f describeFaults) RoundTrip(r *http.Request) (*http.Response, error) {
-	rate := 0.0
-	if strings.Contains(r.URL.Path, "/node-groups/") {
-		rate = 1
-	}
-	f.sim.SetFaultRate(rate)
-	return f.base.RoundTrip(r)
 }

@@ -17,20 +17,15 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
-// identityError is an error of the credential provider, marked so that
-// classify tells it from the service's.
-type identityError struct{ err error }
-
-func (e *identityError) Error() string { return e.err.Error() }
-func (e *identityError) Unwrap() error { return e.err }
-
-// identity marks the errors of the provider it wraps.
+// identity marks the errors of the credentials provider it wraps
+// (provider.CredentialError), so that classify tells them from the
+// service's.
 type identity struct{ inner aws.CredentialsProvider }
 
 func (i identity) Retrieve(ctx context.Context) (aws.Credentials, error) {
 	c, err := i.inner.Retrieve(ctx)
 	if err != nil {
-		return c, &identityError{err}
+		return c, &provider.CredentialError{Err: err}
 	}
 	return c, nil
 }
@@ -39,8 +34,8 @@ func (i identity) Retrieve(ctx context.Context) (aws.Credentials, error) {
 // a connection dropped or refused, a try timed out. Never a refused host,
 // a credential's error, throttling or any other answer.
 func retryable(err error) aws.Ternary {
-	var ie *identityError
-	if provider.IsRefusedHost(err) || errors.As(err, &ie) {
+	var ce *provider.CredentialError
+	if provider.IsRefusedHost(err) || errors.As(err, &ce) {
 		return aws.FalseTernary
 	}
 	var re *awshttp.ResponseError
@@ -74,24 +69,20 @@ const throttleWait = time.Second
 // classify maps an SDK error to a provider error. field names the spec
 // field a validation error is about ("" guesses it from EKS's message).
 func classify(err error, field string) error {
-	var rh *provider.RefusedHostError
-	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
+	if e, ok := provider.Refused(platform, err); ok {
+		return e
 	}
-	var ie *identityError
-	if errors.As(err, &ie) {
+	var ce *provider.CredentialError
+	if errors.As(err, &ce) {
 		kind := provider.KindPermissionDenied
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			kind = provider.KindTransient
 		}
-		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + firstLine(ie.err.Error()), Err: err}
+		return &provider.Error{Kind: kind, Provider: platform, Reason: "no usable AWS credential: " + provider.FirstLine(ce.Err.Error()), Err: err}
 	}
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "no answer from EKS in time: " + firstLine(err.Error()), Err: err}
-		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling EKS: " + firstLine(err.Error()), Err: err}
+		return provider.Unanswered(platform, "EKS", err)
 	}
 	status := 0
 	var re *awshttp.ResponseError
@@ -101,7 +92,7 @@ func classify(err error, field string) error {
 	code := ae.ErrorCode()
 	reason := code
 	if msg := ae.ErrorMessage(); msg != "" {
-		reason += ": " + firstLine(msg)
+		reason += ": " + provider.FirstLine(msg)
 	}
 	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
 	var (
@@ -130,7 +121,7 @@ func classify(err error, field string) error {
 	case errors.As(err, &badParam), errors.As(err, &badReq), status == http.StatusBadRequest:
 		e.Kind, e.Field = provider.KindValidation, field
 		if e.Field == "" {
-			e.Field = fieldOf(reason)
+			e.Field = provider.FieldOf(reason, fieldWords)
 		}
 	case errors.As(err, &server):
 		e.Kind = provider.KindTransient
@@ -154,31 +145,14 @@ func nodegroupMissing(err error) bool {
 	return strings.Contains(strings.ToLower(nf.ErrorMessage()), "node group") || strings.Contains(strings.ToLower(nf.ErrorMessage()), "nodegroup")
 }
 
-// fieldOf guesses the spec field an EKS validation message is about.
-func fieldOf(reason string) string {
-	low := strings.ToLower(reason)
-	for _, f := range []struct{ word, field string }{
-		{"instance type", "spec.platform.aws.instanceType"}, {"instancetypes", "spec.platform.aws.instanceType"},
-		{"capacitytype", "spec.platform.aws.spotInstances"}, {"disksize", "spec.platform.aws.volumeSize"},
-		{"subnet", "spec.zones"}, {"taint", "spec.taints"}, {"label", "spec.labels"}, {"tags", "spec.tags"},
-		{"release version", "spec.kubernetesVersion"}, {"version", "spec.kubernetesVersion"},
-		{"minimum capacity", "spec.autoscaling.minNodes"}, {"maximum capacity", "spec.autoscaling.maxNodes"},
-		{"desired capacity", "spec.nodeCount"}, {"noderole", "spec.platform.aws.nodeRoleArn"}, {"role", "spec.platform.aws.nodeRoleArn"},
-		{"amitype", "spec.platform.aws"}, {"nodegroup name", "provider_name"},
-	} {
-		if strings.Contains(low, f.word) {
-			return f.field
-		}
-	}
-	return "spec"
-}
-
-// firstLine returns s on one line, its spaces collapsed, cut at 300
-// bytes: a reason for a status, not a dump.
-func firstLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+// fieldWords are the words of EKS's validation messages, with the spec
+// field each is about.
+var fieldWords = []provider.FieldWord{
+	{Word: "instance type", Field: "spec.platform.aws.instanceType"}, {Word: "instancetypes", Field: "spec.platform.aws.instanceType"},
+	{Word: "capacitytype", Field: "spec.platform.aws.spotInstances"}, {Word: "disksize", Field: "spec.platform.aws.volumeSize"},
+	{Word: "subnet", Field: "spec.zones"}, {Word: "taint", Field: "spec.taints"}, {Word: "label", Field: "spec.labels"}, {Word: "tags", Field: "spec.tags"},
+	{Word: "release version", Field: "spec.kubernetesVersion"}, {Word: "version", Field: "spec.kubernetesVersion"},
+	{Word: "minimum capacity", Field: "spec.autoscaling.minNodes"}, {Word: "maximum capacity", Field: "spec.autoscaling.maxNodes"},
+	{Word: "desired capacity", Field: "spec.nodeCount"}, {Word: "noderole", Field: "spec.platform.aws.nodeRoleArn"}, {Word: "role", Field: "spec.platform.aws.nodeRoleArn"},
+	{Word: "amitype", Field: "spec.platform.aws"}, {Word: "nodegroup name", Field: "provider_name"},
 }

@@ -1,10 +1,7 @@
 package driver
 
 import (
-	"fmt"
 	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awseks "github.com/aws/aws-sdk-go-v2/service/eks"
@@ -148,63 +145,6 @@ func versionMatches(ng *types.Nodegroup, v string) bool {
 // "Tag restrictions", https://docs.aws.amazon.com/eks/latest/userguide/eks-using-tags.html).
 func tags(s provider.PoolSpec) map[string]string { return provider.TagKeys.Put(s.Tags, s.Owner) }
 
-// adopt answers a create for a node group that exists: refused when
-// another owner marked it (KindForeign), returned as it is when it
-// matches, a validation error when a field only a new node group can
-// change differs, ErrAlreadyExists when an update would do.
-func adopt(c *kpool.Cluster, ng *types.Nodegroup, s provider.PoolSpec) (*provider.Pool, error) {
-	p := observe(c, ng)
-	if provider.Foreign(&p, s.Owner) {
-		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
-	}
-	if err := immutable(c, ng, s); err != nil {
-		return nil, err
-	}
-	switch {
-	case p.Autoscaling != s.Autoscaling,
-		s.Autoscaling && (p.MinCount != s.MinCount || p.MaxCount != s.MaxCount),
-		!s.Autoscaling && p.Count != s.Count,
-		!provider.SameLabels(p.Labels, s.Labels), !provider.SameTaints(p.Taints, s.Taints),
-		!provider.SameMap(p.Tags, s.Tags), !versionMatches(ng, s.Version):
-		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
-			Reason: "node group " + s.ProviderName + " exists with other mutable settings; update it"}
-	}
-	return &p, nil
-}
-
-// immutable refuses a spec that differs from an existing node group in a
-// field EKS fixes at creation: instance types, subnets, capacity type,
-// disk size.
-func immutable(c *kpool.Cluster, ng *types.Nodegroup, s provider.PoolSpec) error {
-	name := aws.ToString(ng.NodegroupName)
-	want, err := subnetsOf(c, s.Zones)
-	if err != nil {
-		return err
-	}
-	capacity := "ON_DEMAND"
-	if s.Spot {
-		capacity = "SPOT"
-	}
-	type check struct{ field, old, next string }
-	checks := []check{
-		{"spec.platform.aws.instanceType", strings.Join(ng.InstanceTypes, ","), s.MachineType},
-		{"spec.zones", strings.Join(sorted(ng.Subnets), ","), strings.Join(sorted(want), ",")},
-		{"spec.platform.aws.spotInstances", string(ng.CapacityType), capacity},
-	}
-	if s.MachineType == "" {
-		checks = checks[1:]
-	}
-	if s.DiskSizeGB > 0 {
-		checks = append(checks, check{"spec.platform.aws.volumeSize", fmt.Sprint(aws.ToInt32(ng.DiskSize)), fmt.Sprint(s.DiskSizeGB)})
-	}
-	for _, ch := range checks {
-		if ch.old != ch.next {
-			return provider.ValidationError(platform, ch.field, "node group %s has %q and EKS cannot change it to %q in place; create a new pool", name, ch.old, ch.next)
-		}
-	}
-	return nil
-}
-
 // taintOf maps a kpool taint to EKS's.
 func taintOf(t kpool.Taint) types.Taint {
 	et := types.Taint{Key: aws.String(t.Key), Effect: effects[t.Effect]}
@@ -228,11 +168,5 @@ func copyMap(m map[string]string) map[string]string {
 	for k, v := range m {
 		out[k] = v
 	}
-	return out
-}
-
-func sorted(s []string) []string {
-	out := append([]string(nil), s...)
-	sort.Strings(out)
 	return out
 }

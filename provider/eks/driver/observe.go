@@ -124,21 +124,10 @@ func healthIssues(ng *types.Nodegroup) string {
 // state maps a node group's status to the neutral state. DEGRADED is
 // Failed: the node group runs, but not as asked (its health issues say
 // why), and the controllers apply the spec again.
-func state(s types.NodegroupStatus) provider.State {
-	switch s {
-	case types.NodegroupStatusActive:
-		return provider.StateReady
-	case types.NodegroupStatusCreating:
-		return provider.StateCreating
-	case types.NodegroupStatusUpdating:
-		return provider.StateUpdating
-	case types.NodegroupStatusDeleting:
-		return provider.StateDeleting
-	case types.NodegroupStatusCreateFailed, types.NodegroupStatusDeleteFailed, types.NodegroupStatusDegraded:
-		return provider.StateFailed
-	}
-	return provider.StateUnknown
-}
+func state(s types.NodegroupStatus) provider.State { return provider.StateOf(string(s), states) }
+
+var states = provider.States{Ready: "ACTIVE", Creating: "CREATING", Updating: "UPDATING", Deleting: "DELETING",
+	Failed: "CREATE_FAILED DELETE_FAILED DEGRADED"}.Map()
 
 func kpoolEffect(e types.TaintEffect) string {
 	for k, v := range effects {

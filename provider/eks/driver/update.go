@@ -35,7 +35,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if ng == nil {
-		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node group " + s.ProviderName + " not found"}
+		return nil, provider.NotFoundError(platform, "node group", s.ProviderName)
 	}
 	if ng.Status == types.NodegroupStatusCreateFailed || ng.Status == types.NodegroupStatusDeleteFailed {
 		// EKS takes no update of a node group whose create or delete
@@ -55,18 +55,10 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
 		return nil, err
 	}
-	if err := immutable(c, ng, s); err != nil {
+	if err := provider.Refuse(profile, s, &observed); err != nil {
 		return nil, err
 	}
-	labels := copyMap(s.Labels)
-	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
-		if v, ok := observed.Labels[k]; ok {
-			labels[k] = v
-		} else {
-			delete(labels, k)
-		}
-	}
-	s.Labels = labels
+	s.Labels = provider.KeepPlacement(s.Labels, observed.Labels)
 
 	if err := d.retag(ctx, cl, ng, tags(s)); err != nil {
 		return nil, err

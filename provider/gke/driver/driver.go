@@ -9,9 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
-	"strings"
 	"sync"
 
 	"golang.org/x/oauth2"
@@ -32,54 +30,30 @@ var profile = gke.Profile{}
 // scope is the OAuth2 scope the driver asks tokens for.
 const scope = "https://www.googleapis.com/auth/cloud-platform"
 
-// Options configure the driver.
-type Options struct {
-	// Credentials say which of the operator's credentials each cluster
-	// uses, for which projects, and the hosts it may be sent to. Nil means
-	// provider.DefaultCredentials(nil): Application Default Credentials,
-	// any project, Google's public endpoints only.
-	Credentials provider.Credentials
-	// TokenSource is the identity of credentials of kind "default". Nil
-	// means Application Default Credentials (google.DefaultTokenSource),
-	// made when first needed.
-	TokenSource oauth2.TokenSource
-	// Transport sends the HTTP requests, one each, under the OAuth2
-	// transport, the driver's retries and the wire (provider.Wire); nil is
-	// http.DefaultTransport. Set it to trust the certificate of an
-	// endpoint the system does not.
-	Transport http.RoundTripper
-	// Retry is how each request is timed out and retried; nil is
-	// DefaultRetry().
-	Retry *Retry
-}
-
 // Driver is the GKE driver.
 type Driver struct {
-	opts  Options
-	retry Retry
-	creds provider.Credentials
+	opts provider.DriverOptions
 
-	mu      sync.Mutex
-	tokens  map[string]oauth2.TokenSource // by credential name
-	clients map[string]*clients           // by credential name and endpoint
-	ops     map[string]string             // the operation last started on a pool, by opKey
+	tokens  *provider.Cache[oauth2.TokenSource] // by credential name
+	clients *provider.Cache[*clients]           // by credential name and endpoint
+	ops     *provider.Cache[string]             // the operation last started on a pool, by opKey
+
+	mu sync.Mutex // held to read and forget the operations in ops
 }
 
 // clients are what the driver calls one endpoint with, for one credential.
 type clients struct {
 	gke     *container.Service
 	http    *http.Client
-	compute map[string]*compute.Service // by origin; guarded by Driver.mu
+	compute *provider.Cache[*compute.Service] // by origin, which the credential allows
 }
 
-// New returns a GKE driver.
-func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: DefaultRetry(), tokens: map[string]oauth2.TokenSource{}, clients: map[string]*clients{}, ops: map[string]string{}}
-	if o.Retry != nil {
-		d.retry = *o.Retry
-	}
-	d.creds = provider.CredentialsOr(o.Credentials, profile)
-	return d
+// New returns a GKE driver. Credentials of kind default are Application
+// Default Credentials (google.DefaultTokenSource), made when first needed.
+func New(o provider.DriverOptions) *Driver {
+	return &Driver{opts: o.For(profile),
+		tokens: provider.NewCache[oauth2.TokenSource](provider.CacheSize), clients: provider.NewCache[*clients](provider.CacheSize),
+		ops: provider.NewCache[string](maxOps)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -99,70 +73,55 @@ func (d *Driver) client(ctx context.Context, c *kpool.Cluster) (*clients, *kpool
 	if g == nil {
 		return nil, nil, provider.ValidationError(platform, "spec.platform.gcp", "cluster %s has no gcp settings", c.Name)
 	}
-	endpoint := publicEndpoint
-	if e := c.Spec.Endpoint; e != "" {
-		u, err := url.Parse(e)
-		switch {
-		case err != nil || u.Host == "":
-			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", e)
-		case !strings.EqualFold(u.Scheme, "https"):
-			return nil, nil, provider.ValidationError(platform, "spec.endpoint", "%q: the GKE API must be reached over https: an OAuth2 token is not sent over %s", e, u.Scheme)
-		}
-		endpoint = strings.TrimSuffix(e, "/")
-	}
-	cr, err := d.creds.Resolve(c)
+	endpoint, err := provider.Endpoint(c, publicEndpoint, "the GKE API")
 	if err != nil {
 		return nil, nil, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	key := cr.Name + " " + endpoint
-	if cs, ok := d.clients[key]; ok {
-		return cs, g, nil
-	}
-	ts, err := d.token(ctx, cr)
+	cr, err := d.opts.Credentials.Resolve(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The OAuth2 transport sets the token on every request, each try of
-	// which the wire checks; the client follows no redirect.
-	hc := provider.Client(cr, &oauth2.Transport{Source: ts, Base: &retrier{base: provider.Wire(cr, d.opts.Transport), retry: d.retry}})
-	svc, err := container.NewService(ctx, option.WithHTTPClient(hc), option.WithEndpoint(endpoint+"/"))
-	if err != nil {
-		return nil, nil, classify(err, "")
-	}
-	cs := &clients{gke: svc, http: hc, compute: map[string]*compute.Service{}}
-	d.clients[key] = cs
-	return cs, g, nil
+	cs, err := d.clients.Load(cr.Name+" "+endpoint, func() (*clients, error) { return d.newClients(ctx, cr, endpoint) })
+	return cs, g, err
 }
 
-// token returns the token source of a credential, made once. d.mu is held.
-func (d *Driver) token(ctx context.Context, cr *provider.Credential) (oauth2.TokenSource, error) {
-	if ts, ok := d.tokens[cr.Name]; ok {
-		return ts, nil
-	}
-	var ts oauth2.TokenSource
-	var err error
-	switch cr.Kind {
-	case provider.CredentialDefault:
-		ts = d.opts.TokenSource
-		if ts == nil {
-			// The token source outlives this call: not ctx.
-			ts, err = google.DefaultTokenSource(context.Background(), scope)
-		}
-	case provider.CredentialEmulator:
-		ts, err = provider.IdentityOf[oauth2.TokenSource](cr)
-	case provider.CredentialServiceAccount:
-		ts, err = d.serviceAccount(cr)
-	default:
-		err = fmt.Errorf("kind %q is not a Google Cloud credential kind", cr.Kind)
-	}
+// newClients makes the clients of a credential at endpoint. The OAuth2
+// transport sets the token on every request, each try of which the wire
+// checks (retrier); the client follows no redirect.
+func (d *Driver) newClients(ctx context.Context, cr *provider.Credential, endpoint string) (*clients, error) {
+	ts, err := d.token(cr)
 	if err != nil {
-		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Google Cloud credential " + cr.Name + ": " + err.Error(), Err: err}
+		return nil, err
 	}
-	ts = oauth2.ReuseTokenSource(nil, ts)
-	d.tokens[cr.Name] = ts
-	return ts, nil
+	hc := provider.Client(cr, &oauth2.Transport{Source: ts, Base: &retrier{base: provider.Wire(cr, d.opts.Transport), retry: *d.opts.Retry}})
+	svc, err := container.NewService(ctx, option.WithHTTPClient(hc), option.WithEndpoint(endpoint+"/"))
+	if err != nil {
+		return nil, classify(err, "")
+	}
+	return &clients{gke: svc, http: hc, compute: provider.NewCache[*compute.Service](provider.CacheSize)}, nil
+}
+
+// token returns the token source of a credential, made once.
+func (d *Driver) token(cr *provider.Credential) (oauth2.TokenSource, error) {
+	return d.tokens.Load(cr.Name, func() (oauth2.TokenSource, error) {
+		var ts oauth2.TokenSource
+		var err error
+		switch cr.Kind {
+		case provider.CredentialDefault:
+			// The token source outlives this call: not its context.
+			ts, err = google.DefaultTokenSource(context.Background(), scope)
+		case provider.CredentialEmulator:
+			ts, err = provider.IdentityOf[oauth2.TokenSource](cr)
+		case gke.CredentialServiceAccount:
+			ts, err = d.serviceAccount(cr)
+		default:
+			err = fmt.Errorf("kind %q is not a Google Cloud credential kind", cr.Kind)
+		}
+		if err != nil {
+			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Google Cloud credential " + cr.Name + ": " + err.Error(), Err: err}
+		}
+		return oauth2.ReuseTokenSource(nil, ts), nil
+	})
 }
 
 // parent and poolPath are the resource names the API takes.

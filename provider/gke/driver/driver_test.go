@@ -2,18 +2,16 @@ package driver_test
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/oauth2"
 	container "google.golang.org/api/container/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	gkesim "github.com/kpool/kpool/cloudsim/gke"
@@ -33,101 +31,70 @@ const (
 
 var ctx = context.Background()
 
-// emulated is a GKE emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	sim     *gkesim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	url     string
-	srv     *httptest.Server
+// setup starts the GKE emulator, with the test's cluster and token, and
+// the driver sending that token (providertest.Setup).
+var setup = providertest.Setup[*gkesim.Server, *driver.Driver]{
+	Profile: gke.Profile{},
+	Emulator: func(o sim.Options) *gkesim.Server {
+		emu := gkesim.New(gkesim.Options{Engine: o, Token: "kpool-cloudsim"})
+		emu.AddCluster(project, location, clusterName, version)
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: static("kpool-cloudsim"),
+	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		s := (&emulated{e}).spec(name, zones...)
+		return s
+	},
+	Creates: func(e *fixture, pn string) int {
+		return e.Creates(func(c sim.Call) bool { return strings.HasSuffix(c.Path, "/nodePools") && c.Status == http.StatusOK })
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(project, location, clusterName, pn, func(np *container.NodePool) {
+			delete(np.Config.Labels, label)
+		})
+	},
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.Spot = !s.Spot
+		return "spec.platform.gcp.preemptible"
+	},
 }
 
-// allow is the default credential, allowed to go to urls besides
-// Google's public endpoints.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{gke.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*gkesim.Server, *driver.Driver]
+
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
+
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
+
+func clusterAt(endpoint string) *kpool.Cluster {
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}})
 }
 
 func static(tok string) oauth2.TokenSource {
 	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: tok, TokenType: "Bearer"})
 }
 
-// fastRetry keeps the SDK's retries but not their waits.
-func fastRetry() *driver.Retry {
-	r := driver.DefaultRetry()
-	r.Delay = time.Millisecond
-	return &r
+// allow is the credentials of a driver that sends the token tok to urls.
+func allow(t *testing.T, tok string, urls ...string) provider.Credentials {
+	return providertest.Allow(t, gke.Profile{}, static(tok), urls...)
 }
-
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := gkesim.New(gkesim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second}, Token: "kpool-cloudsim"})
-	emu.AddCluster(project, location, clusterName, version)
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	c := &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: srv.URL,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP, GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}},
-	}}
-	d := driver.New(driver.Options{TokenSource: static("kpool-cloudsim"), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fastRetry()})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: c, url: srv.URL, srv: srv}
-}
-
-func ptr[T any](v T) *T { return &v }
 
 func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
-	return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-		NodeCount: ptr(len(zones)*2 + 3*(1-min(len(zones), 1))*2/2*1), Zones: zones,
+	return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+		NodeCount: ptr.To(len(zones)*2 + 3*(1-min(len(zones), 1))*2/2*1), Zones: zones,
 		Platform: kpool.NodePoolPlatform{GCP: &kpool.GCPNodePool{MachineType: "n2-standard-4", DiskSize: 100, DiskType: "pd-balanced"}},
 	})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:  e.driver,
-		Cluster: e.cluster,
-		Spec: func(name string, zones ...string) provider.PoolSpec {
-			s := e.spec(name, zones...)
-			return s
-		},
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
-		Creates: func(pn string) int {
-			n := 0
-			for _, c := range e.sim.Calls() {
-				if c.Created && strings.HasSuffix(c.Path, "/nodePools") && c.Status == http.StatusOK {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(project, location, clusterName, pn, func(np *container.NodePool) {
-				delete(np.Config.Labels, label)
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.Spot = !s.Spot
-			return "spec.platform.gcp.preemptible"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed GKE endpoint that redirects gets its OAuth2 token
+// sent nowhere else, and one that echoes it leaves none in the scrubbed
+// error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 // closedPort is a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
@@ -144,9 +111,9 @@ func closedPort(t *testing.T) string {
 // counts and total autoscaling bounds included.
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
-	s := providertest.Spec(e.cluster, "spot-gpu", kpool.NodePoolSpec{
-		NodeCount:         ptr(4),
-		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr(1), MaxNodes: ptr(9)},
+	s := providertest.Spec(e.Cluster, "spot-gpu", kpool.NodePoolSpec{
+		NodeCount:         ptr.To(4),
+		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(1), MaxNodes: ptr.To(9)},
 		Zones:             []string{"1", "4"},
 		KubernetesVersion: "1.30.5",
 		Labels:            map[string]string{"team": "ml"},
@@ -155,10 +122,10 @@ func TestMapping(t *testing.T) {
 		Platform: kpool.NodePoolPlatform{GCP: &kpool.GCPNodePool{MachineType: "g2-standard-8", DiskSize: 200, DiskType: "pd-ssd",
 			Preemptible: true, Accelerators: []kpool.Accelerator{{Type: "nvidia-l4", Count: 1}}}},
 	})
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	st, ok := e.sim.Pool(project, location, clusterName, s.ProviderName)
+	st, ok := e.Sim.Pool(project, location, clusterName, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such pool")
 	}
@@ -179,7 +146,7 @@ func TestMapping(t *testing.T) {
 	if strings.Join(effects, ",") != "dedicated=NO_EXECUTE" {
 		t.Fatalf("taints sent: %v", effects)
 	}
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +154,8 @@ func TestMapping(t *testing.T) {
 	if p.State != provider.StateCreating || p.Count != 4 {
 		t.Fatalf("while provisioning: %+v", p)
 	}
-	e.clock.Advance(time.Hour)
-	pools, err = e.driver.NodePoolList(ctx, e.cluster)
+	e.Clock.Advance(time.Hour)
+	pools, err = e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,24 +168,24 @@ func TestMapping(t *testing.T) {
 
 	// A machine type change rolls the nodes through nodePools.update.
 	s.MachineType = "g2-standard-16"
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := e.sim.Pool(project, location, clusterName, s.ProviderName); st.Operation != "UPGRADE_NODES" {
+	if st, _ := e.Sim.Pool(project, location, clusterName, s.ProviderName); st.Operation != "UPGRADE_NODES" {
 		t.Fatalf("machine type change started %q", st.Operation)
 	}
-	pools, _ = e.driver.NodePoolList(ctx, e.cluster)
+	pools, _ = e.Driver.NodePoolList(ctx, e.Cluster)
 	if p, _ := provider.Find(pools, s.ProviderName); p.State != provider.StateUpdating {
 		t.Fatalf("while rolling: %+v", p)
 	}
 	// A second operation while one runs is transient (FAILED_PRECONDITION
 	// at GKE; the driver does not even send it).
 	s.Labels["team"] = "other"
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); !provider.IsTransient(err) {
 		t.Fatalf("update while rolling: %v, want transient", err)
 	}
-	e.clock.Advance(time.Hour)
-	if st, _ := e.sim.Pool(project, location, clusterName, s.ProviderName); st.Config.MachineType != "g2-standard-16" {
+	e.Clock.Advance(time.Hour)
+	if st, _ := e.Sim.Pool(project, location, clusterName, s.ProviderName); st.Config.MachineType != "g2-standard-16" {
 		t.Fatalf("machine type after the roll: %s", st.Config.MachineType)
 	}
 }
@@ -229,12 +196,12 @@ func TestPerZoneRefused(t *testing.T) {
 	e := newEmulated(t)
 	s := e.spec("uneven", "1", "2", "3")
 	s.Count = 4
-	_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
 	var pe *provider.Error
 	if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != "spec.nodeCount" {
 		t.Fatalf("4 nodes over 3 zones: %v", err)
 	}
-	for _, c := range e.sim.Calls() {
+	for _, c := range e.Sim.Calls() {
 		if c.Method != http.MethodGet {
 			t.Fatalf("sent %s %s", c.Method, c.Path)
 		}
@@ -265,19 +232,19 @@ func TestRefusedByTheService(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := e.spec("bad", "1")
 			tc.mut(&s)
-			_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+			_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
 			var pe *provider.Error
 			if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != tc.field {
 				t.Fatalf("%v, want a validation error on %s", err, tc.field)
 			}
 		})
 	}
-	missing := *e.cluster
+	missing := *e.Cluster
 	missing.Spec.Platform.GCP = &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: "nope"}
-	if _, err := e.driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolList(ctx, &missing); !provider.IsNotFound(err) {
 		t.Fatalf("list in a missing cluster: %v", err)
 	}
-	if err := e.driver.NodePoolDelete(ctx, &missing, "x"); !provider.IsNotFound(err) {
+	if err := e.Driver.NodePoolDelete(ctx, &missing, "x"); !provider.IsNotFound(err) {
 		t.Fatalf("delete in a missing cluster: %v (a missing cluster is not a deleted pool)", err)
 	}
 }
@@ -292,21 +259,21 @@ func TestFailedOperation(t *testing.T) {
 		if r.Method == http.MethodPost {
 			rate = 1
 		}
-		e.sim.SetFaultRate(rate)
+		e.Sim.SetFaultRate(rate)
 		return e.driverTransport().RoundTrip(r)
 	})
-	retry := driver.Retry{TryTimeout: time.Minute}
-	d := driver.New(driver.Options{TokenSource: static("kpool-cloudsim"), Credentials: allow(t, e.url), Transport: rt, Retry: &retry})
+	retry := provider.Retry{Attempts: 1, TryTimeout: time.Minute}
+	d := driver.New(provider.DriverOptions{Credentials: allow(t, "kpool-cloudsim", e.URL), Transport: rt, Retry: &retry})
 	name := ""
 	for i := 0; i < 40 && name == ""; i++ {
 		s := e.spec(fmt.Sprintf("doomed-%d", i), "1")
-		if _, err := d.NodePoolCreate(ctx, e.cluster, s); err != nil {
+		if _, err := d.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 			if !provider.Retryable(err) {
 				t.Fatalf("an injected fault: %v", err)
 			}
 			continue
 		}
-		for _, c := range e.sim.Calls() {
+		for _, c := range e.Sim.Calls() {
 			if c.Fault == sim.FaultFail {
 				name = s.ProviderName
 			}
@@ -315,9 +282,9 @@ func TestFailedOperation(t *testing.T) {
 	if name == "" {
 		t.Fatal("no create failed")
 	}
-	e.sim.SetFaultRate(0)
-	e.clock.Advance(time.Hour)
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	e.Sim.SetFaultRate(0)
+	e.Clock.Advance(time.Hour)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,12 +295,12 @@ func TestFailedOperation(t *testing.T) {
 	// A pool in ERROR takes no update: its repair is its delete, and once
 	// it is gone it can be created again.
 	spec := p.PoolSpec
-	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, spec)
+	fixed, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, spec)
 	if err != nil || fixed.State != provider.StateDeleting {
 		t.Fatalf("repairing the failed pool: %+v, %v", fixed, err)
 	}
-	e.clock.Advance(time.Hour)
-	if pools, err = e.driver.NodePoolList(ctx, e.cluster); err != nil {
+	e.Clock.Advance(time.Hour)
+	if pools, err = e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
 	if p, ok := provider.Find(pools, name); ok {
@@ -345,106 +312,9 @@ type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// TestNoToken: without a token the emulator answers 401 UNAUTHENTICATED,
-// which is permission denied.
-func TestNoToken(t *testing.T) {
-	e := newEmulated(t)
-	d := driver.New(driver.Options{TokenSource: static("wrong"), Credentials: allow(t, e.url), Transport: e.driverTransport(), Retry: fastRetry()})
-	if _, err := d.NodePoolList(ctx, e.cluster); !provider.IsPermissionDenied(err) {
-		t.Fatalf("list with a wrong token: %v", err)
-	}
-}
-
-func (e *emulated) driverTransport() http.RoundTripper {
-	return &http.Transport{TLSClientConfig: tlsTrusting(e.srv)}
-}
-
-// tlsTrusting trusts the test servers' certificates.
-func tlsTrusting(srvs ...*httptest.Server) *tls.Config {
-	pool := x509.NewCertPool()
-	for _, s := range srvs {
-		pool.AddCert(s.Certificate())
-	}
-	return &tls.Config{RootCAs: pool}
-}
-
-// TestTokenOnlyToAllowedHosts: a cluster whose endpoint the credential
-// does not allow is refused before any request, and a request the SDK
-// would send elsewhere (an instance group URL on another host) is stopped
-// at the wire, its token unsent.
-func TestTokenOnlyToAllowedHosts(t *testing.T) {
-	e := newEmulated(t)
-	var seen []string
-	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen = append(seen, r.Header.Get("Authorization"))
-		w.WriteHeader(http.StatusNotFound)
-	}))
-	defer other.Close()
-	elsewhere := *e.cluster
-	elsewhere.Spec.Endpoint = other.URL
-	_, err := e.driver.NodePoolList(ctx, &elsewhere)
-	var pe *provider.Error
-	if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != "spec.endpoint" {
-		t.Fatalf("an endpoint the credential does not allow: %v", err)
-	}
-	// An instance group URL on another host: the guard refuses it.
-	redirect := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		seen = append(seen, r.Header.Get("Authorization"))
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"nodePools":[{"name":"web","status":"RUNNING","instanceGroupUrls":["` + other.URL + `/compute/v1/projects/p/zones/us-central1-a/instanceGroupManagers/g"]}]}`))
-	}))
-	defer redirect.Close()
-	d := driver.New(driver.Options{TokenSource: static("secret-token"), Credentials: allow(t, redirect.URL), Transport: &http.Transport{TLSClientConfig: tlsTrusting(redirect, other)}, Retry: fastRetry()})
-	c := *e.cluster
-	c.Spec.Endpoint = redirect.URL
-	_, err = d.NodePoolList(ctx, &c)
-	if !provider.IsValidation(err) || !errorsAs(err, &pe) || pe.Field != "spec.endpoint" {
-		t.Fatalf("an instance group on another host: %v", err)
-	}
-	// Only the allowed host saw a request (and the token).
-	if len(seen) != 1 || seen[0] != "Bearer secret-token" {
-		t.Fatalf("requests seen by the servers: %q, want one, the allowed host's", seen)
-	}
-}
-
 // TestTarpit: a server that accepts and never answers costs a bounded
 // time, and the error is transient.
-func TestTarpit(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { conn.Close() })
-		}
-	}()
-	url := "https://" + ln.Addr().String()
-	retry := driver.Retry{TryTimeout: 100 * time.Millisecond, Retries: 1, Delay: time.Millisecond}
-	d := driver.New(driver.Options{TokenSource: static("t"), Credentials: allow(t, url), Retry: &retry})
-	c := &kpool.Cluster{Name: "tarpit", Spec: kpool.ClusterSpec{Endpoint: url, Platform: kpool.ClusterPlatform{Type: kpool.PlatformGCP,
-		GCP: &kpool.GCPCluster{ProjectID: project, Location: location, ClusterName: clusterName}}}}
-	start := time.Now()
-	_, err = d.NodePoolList(ctx, c)
-	if !provider.IsTransient(err) {
-		t.Fatalf("tarpit: %v, want transient", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("tarpit held the call %v", took)
-	}
-	// A closed port is transient too.
-	closed := "https://" + closedPort(t)
-	d = driver.New(driver.Options{TokenSource: static("t"), Credentials: allow(t, closed), Retry: &retry})
-	c.Spec.Endpoint = closed
-	if _, err := d.NodePoolList(ctx, c); !provider.IsTransient(err) {
-		t.Fatalf("closed port: %v", err)
-	}
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }
 
 // TestListSurvivesFailedInstanceGroups: a pool whose instance groups do
 // not answer (after the retries) is reported Unknown, which the
@@ -452,21 +322,21 @@ func TestTarpit(t *testing.T) {
 func TestListSurvivesFailedInstanceGroups(t *testing.T) {
 	e := newEmulated(t)
 	for _, n := range []string{"a", "b"} {
-		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, e.spec(n, "1")); err != nil {
+		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.spec(n, "1")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
 		rate := 0.0
 		if strings.Contains(r.URL.Path, "/instanceGroupManagers/") {
 			rate = 1
 		}
-		e.sim.SetFaultRate(rate)
+		e.Sim.SetFaultRate(rate)
 		return e.driverTransport().RoundTrip(r)
 	})
-	d := driver.New(driver.Options{TokenSource: static("kpool-cloudsim"), Credentials: allow(t, e.url), Transport: rt, Retry: fastRetry()})
-	pools, err := d.NodePoolList(ctx, e.cluster)
+	d := setup.Driver(t, rt, providertest.FastRetry(), e.URL)
+	pools, err := d.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatalf("a list whose instance groups fail: %v", err)
 	}

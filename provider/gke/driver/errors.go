@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -45,9 +44,8 @@ func poolMissing(err error) bool {
 // classify maps a client error to a provider error. field names the spec
 // field a validation error is about ("" reads it from the error).
 func classify(err error, field string) error {
-	var rh *provider.RefusedHostError
-	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
+	if e, ok := provider.Refused(platform, err); ok {
+		return e
 	}
 	var ge *googleapi.Error
 	if !errors.As(err, &ge) {
@@ -61,7 +59,7 @@ func classify(err error, field string) error {
 		msg = body.Error.Message
 	}
 	reason := strings.TrimSpace(status + ": " + msg)
-	e := &provider.Error{Kind: provider.KindOfStatus(ge.Code), Provider: platform, Reason: firstLine(reason), Err: err}
+	e := &provider.Error{Kind: provider.KindOfStatus(ge.Code), Provider: platform, Reason: provider.FirstLine(reason), Err: err}
 	switch {
 	case status == "FAILED_PRECONDITION", status == "ABORTED":
 		// Another operation holds the pool, or it changed since read.
@@ -127,13 +125,9 @@ func classifyUnanswered(err error) error {
 		return e
 	}
 	if tokenFailure(err) {
-		return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OAuth2 token: " + firstLine(err.Error()), Err: err}
+		return &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OAuth2 token: " + provider.FirstLine(err.Error()), Err: err}
 	}
-	reason := "calling the GKE API: " + firstLine(err.Error())
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTryTimeout) {
-		reason = "no answer from the GKE API in time: " + firstLine(err.Error())
-	}
-	return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: reason, Err: err}
+	return provider.Unanswered(platform, "the GKE API", err)
 }
 
 // specField maps a request field GKE names to the spec field it comes from.
@@ -157,13 +151,4 @@ func specField(f string) string {
 func tokenFailure(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "oauth2: ") || strings.Contains(msg, "could not find default credentials")
-}
-
-// firstLine returns s on one line, its spaces collapsed, cut at 300 bytes.
-func firstLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }

@@ -3,7 +3,6 @@ package driver
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	container "google.golang.org/api/container/v1"
@@ -111,47 +110,16 @@ func resourceLabels(s provider.PoolSpec) map[string]string {
 	return provider.TagKeys.Put(s.Tags, s.Owner)
 }
 
-// adopt answers a create for a pool that exists: refused when another
-// owner marked it (KindForeign), returned as it is when it matches, a
-// validation error when a field only a new pool can change differs,
-// ErrAlreadyExists when an update would do.
+// adopt answers a create for a node pool that exists (provider.Adopt),
+// comparing its management too, which no neutral field carries: GKE
+// upgrades a pool whose version is not pinned, and only that one.
 func adopt(p *provider.Pool, s provider.PoolSpec) (*provider.Pool, error) {
-	if provider.Foreign(p, s.Owner) {
-		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
+	var also []provider.Difference
+	if want := fmt.Sprint(s.Version == ""); p.Extra["autoUpgrade"] != want {
+		also = append(also, provider.Difference{Field: provider.FieldVersion, Want: "autoUpgrade " + want, Got: "autoUpgrade " + p.Extra["autoUpgrade"],
+			Path: "spec.kubernetesVersion"})
 	}
-	if err := immutable(p, s); err != nil {
-		return nil, err
-	}
-	s.Owner = p.Owner // an unmarked pool is adopted as it is; its next update marks it
-	if len(changes(p, s)) > 0 {
-		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
-			Reason: "node pool " + s.ProviderName + " exists with other mutable settings; update it"}
-	}
-	return p, nil
-}
-
-// immutable refuses a spec that differs from a pool in a field GKE fixes
-// at creation: spot and accelerators.
-func immutable(p *provider.Pool, s provider.PoolSpec) error {
-	if p.Spot != s.Spot {
-		return provider.ValidationError(platform, "spec.platform.gcp.preemptible", "node pool %s has spot %v and GKE cannot change it in place; create a new pool", p.ProviderName, p.Spot)
-	}
-	if !sameAccelerators(p.Accelerators, s.Accelerators) {
-		return provider.ValidationError(platform, "spec.platform.gcp.accelerators", "node pool %s has other accelerators and GKE cannot change them in place; create a new pool", p.ProviderName)
-	}
-	return nil
-}
-
-func sameAccelerators(a, b []kpool.Accelerator) bool {
-	key := func(x []kpool.Accelerator) string {
-		var out []string
-		for _, a := range x {
-			out = append(out, fmt.Sprintf("%s=%d", a.Type, a.Count))
-		}
-		sort.Strings(out)
-		return strings.Join(out, ",")
-	}
-	return key(a) == key(b)
+	return provider.Adopt(profile, s, p, also...)
 }
 
 // changes lists the steps that bring a pool to a spec.

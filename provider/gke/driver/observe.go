@@ -99,21 +99,10 @@ func observe(c *kpool.Cluster, np *container.NodePool) provider.Pool {
 // state maps GKE's NodePool.status to the neutral state. RUNNING_WITH_ERROR
 // is Failed: the pool runs, but the last operation did not finish, and the
 // controllers apply the spec again.
-func state(s string) provider.State {
-	switch s {
-	case "RUNNING":
-		return provider.StateReady
-	case "PROVISIONING":
-		return provider.StateCreating
-	case "RECONCILING":
-		return provider.StateUpdating
-	case "STOPPING":
-		return provider.StateDeleting
-	case "ERROR", "RUNNING_WITH_ERROR":
-		return provider.StateFailed
-	}
-	return provider.StateUnknown
-}
+func state(s string) provider.State { return provider.StateOf(s, states) }
+
+var states = provider.States{Ready: "RUNNING", Creating: "PROVISIONING", Updating: "RECONCILING", Deleting: "STOPPING",
+	Failed: "ERROR RUNNING_WITH_ERROR"}.Map()
 
 // count reads a pool's node counts from its managed instance groups (one
 // per zone, which instanceGroupUrls name): the count is their target
@@ -166,17 +155,13 @@ func groupOf(raw string) (origin, project, zone, name string, ok bool) {
 // computeFor returns the Compute Engine client of an origin, on the same
 // guarded, authenticated HTTP client as the GKE one.
 func (d *Driver) computeFor(ctx context.Context, cs *clients, origin string) (*compute.Service, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if svc, ok := cs.compute[origin]; ok {
+	return cs.compute.Load(origin, func() (*compute.Service, error) {
+		svc, err := compute.NewService(ctx, option.WithHTTPClient(cs.http), option.WithEndpoint(origin+"/compute/v1/"))
+		if err != nil {
+			return nil, classify(err, "")
+		}
 		return svc, nil
-	}
-	svc, err := compute.NewService(ctx, option.WithHTTPClient(cs.http), option.WithEndpoint(origin+"/compute/v1/"))
-	if err != nil {
-		return nil, classify(err, "")
-	}
-	cs.compute[origin] = svc
-	return svc, nil
+	})
 }
 
 // opKey names a pool across clusters and endpoints.
@@ -198,13 +183,11 @@ func (d *Driver) started(c *kpool.Cluster, pool string, op *container.Operation)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.ops) >= maxOps {
-		clear(d.ops) // a bound on what users' pool names can make it keep
-	}
-	d.ops[opKey(c, pool)] = name
+	d.ops.Add(opKey(c, pool), name)
 }
 
-// maxOps bounds the operations the driver follows.
+// maxOps bounds the operations the driver follows: the pools of a large
+// fleet, whose names users choose.
 const maxOps = 4096
 
 // follow observes the operation the driver last started on a pool, never
@@ -214,9 +197,7 @@ const maxOps = 4096
 // Reading it is best effort: a list does not fail for it.
 func (d *Driver) follow(ctx context.Context, cs *clients, c *kpool.Cluster, p *provider.Pool) {
 	key := opKey(c, p.ProviderName)
-	d.mu.Lock()
-	name, ok := d.ops[key]
-	d.mu.Unlock()
+	name, ok := d.ops.Get(key)
 	if !ok {
 		return
 	}
@@ -244,8 +225,8 @@ func (d *Driver) follow(ctx context.Context, cs *clients, c *kpool.Cluster, p *p
 	}
 	if p.State != provider.StateFailed || p.Message != "" {
 		d.mu.Lock()
-		if d.ops[key] == name {
-			delete(d.ops, key)
+		if cur, _ := d.ops.Get(key); cur == name {
+			d.ops.Remove(key)
 		}
 		d.mu.Unlock()
 	}

@@ -11,36 +11,20 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
-// Retry is how the driver times out and retries one HTTP request.
-type Retry struct {
-	// TryTimeout bounds each try: a tarpit cannot hold a call for ever.
-	TryTimeout time.Duration
-	// Retries is how many times a failure a retry may cure (500, 502,
-	// 503, 504, 408, a dropped connection, a try timed out) is tried
-	// again, Delay apart. 429 never is: throttling goes back to kpool's
-	// controllers, which honour its delay without holding a worker.
-	Retries int
-	Delay   time.Duration
-}
-
-// DefaultRetry is two quick retries of 30 s tries.
-func DefaultRetry() Retry {
-	return Retry{TryTimeout: 30 * time.Second, Retries: 2, Delay: 100 * time.Millisecond}
-}
-
 // retrier is the transport under the OAuth2 one: it sees every request
-// with its bearer token set and applies the retry policy, each try sent
-// through base, the wire (provider.Wire), which sends it only to an
-// origin the credential allows.
+// with its bearer token set and applies the driver's retries (a failure a
+// retry may cure: 500, 502, 503, 504, 408, a dropped connection, a try
+// timed out; never 429), each try sent through base, the wire
+// (provider.Wire), which sends it only to an origin the credential allows.
 type retrier struct {
 	base  http.RoundTripper
-	retry Retry
+	retry provider.Retry
 }
 
 func (g *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
 	for try := 0; ; try++ {
 		resp, err := g.try(req)
-		if try >= g.retry.Retries || !retryable(req, resp, err) || req.Context().Err() != nil {
+		if try+1 >= g.retry.Tries() || !retryable(req, resp, err) || req.Context().Err() != nil {
 			return resp, err
 		}
 		if req.Body != nil && req.GetBody == nil {
@@ -53,7 +37,7 @@ func (g *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
 		select {
 		case <-req.Context().Done():
 			return nil, req.Context().Err()
-		case <-time.After(g.retry.Delay << try):
+		case <-time.After(g.retry.Backoff(try + 1)):
 		}
 	}
 }
@@ -88,7 +72,7 @@ func (g *retrier) try(req *http.Request) (*http.Response, error) {
 }
 
 // errTryTimeout is a try that got no answer in time.
-var errTryTimeout = errors.New("the GKE API did not answer in time")
+var errTryTimeout = fmt.Errorf("the GKE API did not answer in time: %w", context.DeadlineExceeded)
 
 // cancelBody ends a try's context once its body is read.
 type cancelBody struct {

@@ -28,7 +28,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if np == nil {
-		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node pool " + s.ProviderName + " not found"}
+		return nil, provider.NotFoundError(platform, "node pool", s.ProviderName)
 	}
 	p := observe(c, np)
 	if np.Status == "ERROR" {
@@ -39,21 +39,13 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, p.Owner, s.Owner); err != nil {
 		return nil, err
 	}
-	if err := immutable(&p, s); err != nil {
+	if err := provider.Refuse(profile, s, &p); err != nil {
 		return nil, err
 	}
 	if err := d.count(ctx, cs, c, np, &p); err != nil {
 		return nil, err
 	}
-	labels := maps(s.Labels)
-	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
-		if v, ok := p.Labels[k]; ok {
-			labels[k] = v
-		} else {
-			delete(labels, k)
-		}
-	}
-	s.Labels = labels // the caller's map stays as it was
+	s.Labels = provider.KeepPlacement(s.Labels, p.Labels)
 	steps := changes(&p, s)
 	if len(steps) == 0 {
 		return &p, nil

@@ -16,20 +16,6 @@ import (
 	"github.com/kpool/kpool/provider/providertest"
 )
 
-// TestWire: an allowed GKE endpoint that redirects gets its OAuth2 token
-// sent nowhere else, and one that echoes it leaves none in the scrubbed
-// error (providertest.RunWire).
-func TestWire(t *testing.T) {
-	providertest.RunWire(t, func(t *testing.T, endpoint string, client *http.Client) *providertest.Harness {
-		h := newEmulated(t).harness(t)
-		h.Driver = driver.New(driver.Options{TokenSource: static("gke-secret-token-0001"), Credentials: allow(t, endpoint), Transport: client.Transport, Retry: fastRetry()})
-		c := *h.Cluster
-		c.Spec.Endpoint = endpoint
-		h.Cluster = &c
-		return h
-	})
-}
-
 // serviceAccountKey returns a service account key file whose token
 // endpoint is tokenURI.
 func serviceAccountKey(t *testing.T, tokenURI string) string {
@@ -63,7 +49,7 @@ func TestServiceAccountTokenWire(t *testing.T) {
 	})
 	redirecting := providertest.Listen(t, ca, providertest.Redirect(target.URL))
 	roots := ca.Pool.Clone()
-	roots.AddCert(e.srv.Certificate())
+	roots.AddCert(e.Server.Certificate())
 	transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}
 	for _, tc := range []struct {
 		name     string
@@ -78,13 +64,13 @@ func TestServiceAccountTokenWire(t *testing.T) {
 			creds, err := provider.ParseCredentials([]byte(`
 defaults: {gcp: sa}
 credentials:
-  sa: {type: gcp, kind: service-account, secretEnv: KPOOL_TEST_SA_KEY, scopes: [`+project+`], endpoints: [`+e.url+`]}
+  sa: {type: gcp, kind: service-account, secretEnv: KPOOL_TEST_SA_KEY, scopes: [`+project+`], endpoints: [`+e.URL+`]}
 `), []provider.Profile{gke.Profile{}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := driver.New(driver.Options{Credentials: creds, Transport: transport, Retry: fastRetry()})
-			_, err = d.NodePoolList(ctx, e.cluster)
+			d := driver.New(provider.DriverOptions{Credentials: creds, Transport: transport, Retry: providertest.FastRetry()})
+			_, err = d.NodePoolList(ctx, e.Cluster)
 			var pe *provider.Error
 			switch {
 			case tc.field == "" && err != nil:

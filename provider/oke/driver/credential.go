@@ -6,29 +6,30 @@ import (
 	"github.com/oracle/oci-go-sdk/v65/common"
 
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/oke"
 )
+
+// defaultConfig is the identity of credentials of kind default: the OCI
+// config file and environment (tests replace it).
+var defaultConfig = common.DefaultConfigProvider
 
 // identity returns the signing identity of a credential, in region.
 func (d *Driver) identity(cr *provider.Credential, region string) (common.ConfigurationProvider, error) {
 	switch cr.Kind {
 	case provider.CredentialDefault:
-		cp := d.opts.ConfigProvider
-		if cp == nil {
-			cp = common.DefaultConfigProvider()
-		}
-		return regional{cp, region}, nil
+		return regional{defaultConfig(), region}, nil
 	case provider.CredentialEmulator:
 		cp, err := provider.IdentityOf[common.ConfigurationProvider](cr)
 		if err != nil {
 			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
 		}
 		return regional{cp, region}, nil
-	case provider.CredentialAPIKey:
+	case oke.CredentialAPIKey:
 		key, err := cr.Secret()
 		if err != nil {
 			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no OCI API key: " + err.Error(), Err: err}
 		}
-		return common.NewRawConfigurationProvider(cr.TenantID, cr.ClientID, region, cr.Fingerprint, key, nil), nil
+		return common.NewRawConfigurationProvider(cr.Settings["tenantId"], cr.Settings["clientId"], region, cr.Settings["fingerprint"], key, nil), nil
 	}
 	return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: fmt.Sprintf("credential %s: kind %q is not an OCI credential kind", cr.Name, cr.Kind)}
 }

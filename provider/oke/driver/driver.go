@@ -7,14 +7,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -25,63 +24,15 @@ const platform = oke.Type
 
 var profile = oke.Profile{}
 
-// Options configure the driver.
-type Options struct {
-	// ConfigProvider is the identity of credentials of kind "default".
-	// Nil means common.DefaultConfigProvider(): the OCI config file
-	// (~/.oci/config) and the OCI_ environment variables, read when first
-	// needed. Its region is replaced by each cluster's.
-	ConfigProvider common.ConfigurationProvider
-	// Credentials say which of the operator's credentials each cluster
-	// uses, for which compartments, and the hosts it may be sent to. Nil
-	// means provider.DefaultCredentials: the default identity, any
-	// compartment, the public regional Container Engine endpoints only.
-	Credentials provider.Credentials
-	// Transport sends each HTTP request once the wire's check passed it
-	// (provider.Wire); nil is http.DefaultTransport. Set it to trust the
-	// certificate of an endpoint the system does not.
-	Transport http.RoundTripper
-	// Retry is how the SDK times out and retries a call; nil is Retry().
-	Retry *RetryOptions
-}
-
-// RetryOptions bound the SDK's retries of one call.
-type RetryOptions struct {
-	// MaxAttempts is the number of tries, the first included.
-	MaxAttempts int
-	// TryTimeout bounds each try, from sending the request to reading the
-	// answer's body.
-	TryTimeout time.Duration
-	// MaxBackoff bounds the wait between tries.
-	MaxBackoff time.Duration
-}
-
-// Retry returns the driver's retry options: no try outlives TryTimeout,
-// and a failure a retry may cure (500, 502, 503, 504, a dropped connection,
-// a try timed out) is tried twice more, quickly. The SDK's own policy
-// (eight tries over minutes, 409 and 429 included) and its circuit breaker
-// are off: throttling and conflicts go back to kpool's controllers, which
-// back off without holding a worker. Creates carry an opc-retry-token the
-// SDK keeps across tries, so a retried create makes one pool.
-func Retry() RetryOptions {
-	return RetryOptions{MaxAttempts: 3, TryTimeout: 30 * time.Second, MaxBackoff: 500 * time.Millisecond}
-}
-
-// cacheSize bounds the driver's clients: cluster specs choose their keys.
-const cacheSize = 256
-
 // versionsFor is how long a cluster's node pool versions are kept.
 const versionsFor = 10 * time.Minute
 
 // Driver is the OKE driver.
 type Driver struct {
-	opts  Options
-	retry RetryOptions
-	creds provider.Credentials
+	opts provider.DriverOptions
 
-	mu       sync.Mutex
-	clients  map[string]*ce.ContainerEngineClient
-	versions map[string]versionSet // by client key and cluster OCID
+	clients  *provider.Cache[*ce.ContainerEngineClient] // by credential, region and endpoint
+	versions *provider.Cache[versionSet]                // by client key and cluster OCID
 }
 
 type versionSet struct {
@@ -89,14 +40,17 @@ type versionSet struct {
 	at   time.Time
 }
 
-// New returns an OKE driver.
-func New(o Options) *Driver {
-	d := &Driver{opts: o, retry: Retry(), clients: map[string]*ce.ContainerEngineClient{}, versions: map[string]versionSet{}}
-	if o.Retry != nil {
-		d.retry = *o.Retry
-	}
-	d.creds = provider.CredentialsOr(o.Credentials, profile)
-	return d
+// New returns an OKE driver. Credentials of kind default are
+// common.DefaultConfigProvider(): the OCI config file (~/.oci/config) and
+// the OCI_ environment variables, read when first needed, in each
+// cluster's region. The SDK's own retry policy (eight tries over minutes,
+// 409 and 429 included) and its circuit breaker are off: the driver's
+// retries are provider.Retry's, and throttling and conflicts go back to
+// kpool's controllers. Creates carry an opc-retry-token the SDK keeps
+// across tries, so a retried create makes one pool.
+func New(o provider.DriverOptions) *Driver {
+	return &Driver{opts: o.For(profile),
+		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -128,26 +82,28 @@ func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 	case o.ClusterID == "":
 		return nil, provider.ValidationError(platform, "spec.platform.oci.clusterId", "cluster %s names no OKE cluster OCID", c.Name)
 	}
-	if e := c.Spec.Endpoint; e != "" {
-		u, err := url.Parse(e)
-		switch {
-		case err != nil || u.Host == "":
-			return nil, provider.ValidationError(platform, "spec.endpoint", "%q is not an absolute URL", e)
-		case !strings.EqualFold(u.Scheme, "https"):
-			return nil, provider.ValidationError(platform, "spec.endpoint", "%q: OKE must be reached over https: kpool sends no signed request over %s", e, u.Scheme)
-		}
-	}
-	cr, err := d.creds.Resolve(c)
+	endpoint, err := provider.Endpoint(c, oke.PublicEndpoint(o.Region), "OKE")
 	if err != nil {
 		return nil, err
 	}
-	key := cr.Name + " " + o.Region + " " + c.Spec.Endpoint
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if cl, ok := d.clients[key]; ok {
-		return &conn{cl: cl, oci: o, key: key}, nil
+	cr, err := d.opts.Credentials.Resolve(c)
+	if err != nil {
+		return nil, err
 	}
-	cp, err := d.identity(cr, o.Region)
+	key := cr.Name + " " + o.Region + " " + endpoint
+	cl, err := d.clients.Load(key, func() (*ce.ContainerEngineClient, error) { return d.newClient(cr, o.Region, endpoint) })
+	if err != nil {
+		return nil, err
+	}
+	return &conn{cl: cl, oci: o, key: key}, nil
+}
+
+// newClient makes the Container Engine client of a credential in a
+// region at endpoint, with the driver's retries: each try bounded by
+// TryTimeout (provider.Guard), what a retry may cure tried again
+// (retryable).
+func (d *Driver) newClient(cr *provider.Credential, region, endpoint string) (*ce.ContainerEngineClient, error) {
+	cp, err := d.identity(cr, region)
 	if err != nil {
 		return nil, err
 	}
@@ -158,20 +114,13 @@ func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform,
 			Reason: fmt.Sprintf("credential %s: no usable OCI identity (the tenancy, user, fingerprint or private key could not be read)", cr.Name), Err: err}
 	}
-	cl.Host = oke.PublicEndpoint(o.Region)
-	if e := c.Spec.Endpoint; e != "" {
-		cl.Host = strings.TrimSuffix(e, "/")
-	}
-	r := d.retry
+	cl.Host = endpoint
+	r := *d.opts.Retry
 	cl.HTTPClient = provider.NewGuard(cr, r.TryTimeout, d.opts.Transport)
-	policy := common.NewRetryPolicy(uint(max(r.MaxAttempts, 1)), retryable, func(common.OCIOperationResponse) time.Duration { return r.MaxBackoff })
+	policy := common.NewRetryPolicy(uint(r.Tries()), retryable, func(o common.OCIOperationResponse) time.Duration { return r.Backoff(int(o.AttemptNumber)) })
 	cl.Configuration.RetryPolicy = &policy
 	cl.Configuration.CircuitBreaker = nil
-	if len(d.clients) >= cacheSize {
-		clear(d.clients) // rare: many distinct endpoints; clients are cheap to make again
-	}
-	d.clients[key] = &cl
-	return &conn{cl: &cl, oci: o, key: key}, nil
+	return &cl, nil
 }
 
 // NodePoolList lists the cluster's node pools: ListNodePools, paged, then
@@ -269,7 +218,7 @@ func (cn *conn) list(ctx context.Context, name string) ([]ce.NodePoolSummary, er
 			return nil, classify(err, resp.RawResponse, "")
 		}
 		for _, s := range resp.Items {
-			if s.LifecycleState != ce.NodePoolLifecycleStateDeleted && s.Id != nil && (name == "" || deref(s.Name) == name) {
+			if s.LifecycleState != ce.NodePoolLifecycleStateDeleted && s.Id != nil && (name == "" || ptr.Deref(s.Name, "") == name) {
 				out = append(out, s)
 			}
 		}
@@ -289,7 +238,7 @@ func (cn *conn) get(ctx context.Context, id string) (*ce.NodePool, string, error
 		}
 		return nil, "", classify(err, resp.RawResponse, "")
 	}
-	return &resp.NodePool, deref(resp.Etag), nil
+	return &resp.NodePool, ptr.Deref(resp.Etag, ""), nil
 }
 
 // byName finds the pool of a provider name: the first one not being

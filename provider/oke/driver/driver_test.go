@@ -7,14 +7,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	okesim "github.com/kpool/kpool/cloudsim/oke"
@@ -53,116 +52,78 @@ func identity(k *rsa.PrivateKey) common.ConfigurationProvider {
 	return common.NewRawConfigurationProvider(tenancy, user, region, okesim.Fingerprint(&k.PublicKey), okesim.PEM(k), nil)
 }
 
-// emulated is an OKE emulator on a loopback TLS port with a driver and a
-// cluster pointing at it.
-type emulated struct {
-	sim     *okesim.Server
-	clock   *sim.ManualClock
-	driver  *driver.Driver
-	cluster *kpool.Cluster
-	client  *http.Client
+// setup starts the OKE emulator, with the test's cluster and key, and the
+// driver signing with that key (providertest.Setup).
+var setup = providertest.Setup[*okesim.Server, *driver.Driver]{
+	Profile: oke.Profile{},
+	Emulator: func(o sim.Options) *okesim.Server {
+		emu := okesim.New(okesim.Options{Engine: o, Keys: map[string]*rsa.PublicKey{okesim.KeyID(tenancy, user, &key.PublicKey): &key.PublicKey}, PageSize: 2})
+		emu.AddCluster(okesim.Cluster{ID: clusterID, Name: "prod", Region: region, CompartmentID: compartment, Version: "v1.31.1", ImageID: image, Subnets: subnets})
+		return emu
+	},
+	Cluster:  clusterAt,
+	Identity: identity(key),
+	New:      driver.New,
+	Spec: func(e *fixture, name string, zones ...string) provider.PoolSpec {
+		return (&emulated{e}).spec(name, zones...)
+	},
+	Creates: func(e *fixture, pn string) int {
+		st, ok := e.Sim.PoolOf(clusterID, pn)
+		return e.Creates(func(c sim.Call) bool {
+			return ok && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/"+*st.Id)
+		})
+	},
+	Unlabel: func(e *fixture, pn, label string) error {
+		return e.Sim.Mutate(clusterID, pn, func(np *ce.NodePool) {
+			var kept []ce.KeyValue
+			for _, kv := range np.InitialNodeLabels {
+				if *kv.Key != label {
+					kept = append(kept, kv)
+				}
+			}
+			np.InitialNodeLabels = kept
+		})
+	},
+	// OKE changes almost everything in place (for new nodes); what it
+	// refuses is a node pool version older than the pool's.
+	ImmutableField: func(s *provider.PoolSpec) string {
+		s.Version = "1.30"
+		return "spec.kubernetesVersion"
+	},
 }
 
-// allow is the default credential, allowed to go to urls besides the
-// public OKE endpoints.
-func allow(t testing.TB, urls ...string) provider.Credentials {
-	t.Helper()
-	set, err := provider.DefaultCredentials([]provider.Profile{oke.Profile{}}, urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set
-}
+// fixture is the emulator, driver and cluster of a test.
+type fixture = providertest.Emulated[*okesim.Server, *driver.Driver]
 
-// fast retries quickly: the emulator's faults are answered at once.
-func fast() *driver.RetryOptions {
-	r := driver.Retry()
-	r.MaxBackoff = time.Millisecond
-	return &r
-}
+// emulated is a fixture with the tests' own helpers.
+type emulated struct{ *fixture }
+
+func newEmulated(t *testing.T) *emulated { return &emulated{setup.Start(t)} }
 
 func clusterAt(endpoint string) *kpool.Cluster {
-	return &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{
-		Endpoint: endpoint,
-		Platform: kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: &kpool.OCICluster{
-			Region: region, CompartmentID: compartment, ClusterID: clusterID, ImageID: image, Subnets: subnets}},
-	}}
+	return providertest.ClusterAt(endpoint, kpool.ClusterPlatform{Type: kpool.PlatformOCI, OCI: &kpool.OCICluster{
+		Region: region, CompartmentID: compartment, ClusterID: clusterID, ImageID: image, Subnets: subnets}})
 }
-
-func newEmulated(t *testing.T) *emulated {
-	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
-	emu := okesim.New(okesim.Options{Engine: sim.Options{Clock: clock, OperationTime: 30 * time.Second, NodeTime: 10 * time.Second},
-		Keys: map[string]*rsa.PublicKey{okesim.KeyID(tenancy, user, &key.PublicKey): &key.PublicKey}, PageSize: 2})
-	emu.AddCluster(okesim.Cluster{ID: clusterID, Name: "prod", Region: region, CompartmentID: compartment, Version: "v1.31.1", ImageID: image, Subnets: subnets})
-	srv := httptest.NewUnstartedServer(emu)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport, Retry: fast()})
-	return &emulated{sim: emu, clock: clock, driver: d, cluster: clusterAt(srv.URL), client: srv.Client()}
-}
-
-func ptr[T any](v T) *T { return &v }
 
 func (e *emulated) spec(name string, zones ...string) provider.PoolSpec {
-	return providertest.Spec(e.cluster, name, kpool.NodePoolSpec{
-		NodeCount: ptr(2), Zones: zones,
+	return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{
+		NodeCount: ptr.To(2), Zones: zones,
 		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 1, MemoryInGBs: 16}},
 	})
 }
 
-func (e *emulated) harness(t *testing.T) *providertest.Harness {
-	return &providertest.Harness{
-		Driver:   e.driver,
-		Cluster:  e.cluster,
-		Spec:     e.spec,
-		Settle:   func() { e.clock.Advance(time.Hour) },
-		Throttle: e.sim.SetRateLimit,
-		Faults:   e.sim.SetFaultRate,
-		Creates: func(pn string) int {
-			st, ok := e.sim.PoolOf(clusterID, pn)
-			if !ok {
-				return 0
-			}
-			n := 0
-			for _, c := range e.sim.Calls() {
-				if c.Created && c.Method == http.MethodPost && strings.HasSuffix(c.Resource, "/"+*st.Id) {
-					n++
-				}
-			}
-			return n
-		},
-		Unlabel: func(pn, label string) {
-			if err := e.sim.Mutate(clusterID, pn, func(np *ce.NodePool) {
-				var kept []ce.KeyValue
-				for _, kv := range np.InitialNodeLabels {
-					if *kv.Key != label {
-						kept = append(kept, kv)
-					}
-				}
-				np.InitialNodeLabels = kept
-			}); err != nil {
-				t.Fatal(err)
-			}
-		},
-		// OKE changes almost everything in place (for new nodes); what it
-		// refuses is a node pool version older than the pool's.
-		ImmutableField: func(s *provider.PoolSpec) string {
-			s.Version = "1.30"
-			return "spec.kubernetesVersion"
-		},
-	}
-}
+func TestConformance(t *testing.T) { setup.RunConformance(t) }
 
-func TestConformance(t *testing.T) {
-	providertest.Run(t, func(t *testing.T) *providertest.Harness { return newEmulated(t).harness(t) })
-}
+// TestWire: an allowed endpoint that redirects gets a signed request sent
+// nowhere else, and one that echoes the OCI signature leaves none of it in
+// the scrubbed error (providertest.RunWire).
+func TestWire(t *testing.T) { setup.RunWire(t) }
 
 var ctx = context.Background()
 
 func (e *emulated) list(t *testing.T, pn string) *provider.Pool {
 	t.Helper()
-	pools, err := e.driver.NodePoolList(ctx, e.cluster)
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +134,8 @@ func (e *emulated) list(t *testing.T, pn string) *provider.Pool {
 // TestMapping checks the fields the OKE driver maps both ways.
 func TestMapping(t *testing.T) {
 	e := newEmulated(t)
-	s := providertest.Spec(e.cluster, "spot-ml", kpool.NodePoolSpec{
-		NodeCount:         ptr(3),
+	s := providertest.Spec(e.Cluster, "spot-ml", kpool.NodePoolSpec{
+		NodeCount:         ptr.To(3),
 		Zones:             []string{"1", "3"},
 		KubernetesVersion: "1.30",
 		Labels:            map[string]string{"team": "ml"},
@@ -182,14 +143,14 @@ func TestMapping(t *testing.T) {
 		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 2, MemoryInGBs: 32,
 			BootVolumeSizeInGBs: 100, Preemptible: true, ImageID: image2}},
 	})
-	created, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
+	created, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if created.State != provider.StateCreating || created.Extra["workRequest"] == "" {
 		t.Fatalf("created: %+v", created)
 	}
-	st, ok := e.sim.PoolOf(clusterID, s.ProviderName)
+	st, ok := e.Sim.PoolOf(clusterID, s.ProviderName)
 	if !ok {
 		t.Fatal("the emulator has no such pool")
 	}
@@ -208,7 +169,7 @@ func TestMapping(t *testing.T) {
 	if _, has := labels[provider.LabelZone]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	p := e.list(t, s.ProviderName)
 	if p.State != provider.StateReady || !p.Spot || p.DiskSizeGB != 100 || p.Version != "1.30" || p.Extra["kubernetesVersion"] != "v1.30.10" ||
 		p.Count != 3 || p.Nodes != 3 || p.ReadyNodes != 3 || strings.Join(p.Zones, ",") != "1,3" || p.NodesByZone["1"]+p.NodesByZone["3"] != 3 ||
@@ -217,12 +178,12 @@ func TestMapping(t *testing.T) {
 		t.Fatalf("observed: %+v", p)
 	}
 	// The same spec again is the pool; another count is an update's.
-	if again, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil || again.Extra["id"] != *st.Id {
+	if again, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil || again.Extra["id"] != *st.Id {
 		t.Fatalf("create again: %+v %v", again, err)
 	}
 	more := s
 	more.Count = 4
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, more); !provider.IsAlreadyExists(err) {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, more); !provider.IsAlreadyExists(err) {
 		t.Fatalf("create with another count: %v", err)
 	}
 
@@ -231,18 +192,18 @@ func TestMapping(t *testing.T) {
 	s.Count = 4
 	s.Labels = map[string]string{provider.LabelPool: "renamed", "team": "infra"}
 	s.Tags = map[string]string{"owner": "ops"}
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.State != provider.StateUpdating || got.Count != 4 || got.Labels[provider.LabelPool] != "spot-ml" {
 		t.Fatalf("accepted update: %+v", got)
 	}
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); !provider.IsTransient(err) {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); !provider.IsTransient(err) {
 		t.Fatalf("a second update while one runs: %v, want transient", err)
 	}
-	e.clock.Advance(time.Hour)
-	st, _ = e.sim.PoolOf(clusterID, s.ProviderName)
+	e.Clock.Advance(time.Hour)
+	st, _ = e.Sim.PoolOf(clusterID, s.ProviderName)
 	if *st.NodeConfigDetails.Size != 4 || st.FreeformTags["owner"] != "ops" || st.FreeformTags["cost-center"] != "" || len(st.Nodes) != 4 {
 		t.Fatalf("after the update: %+v", st.NodePool)
 	}
@@ -251,11 +212,11 @@ func TestMapping(t *testing.T) {
 		t.Fatalf("observed after the update: %+v", p)
 	}
 	// Nothing to change: no call.
-	before := len(e.sim.Calls())
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	before := len(e.Sim.Calls())
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range e.sim.Calls()[before:] {
+	for _, c := range e.Sim.Calls()[before:] {
 		if c.Method == http.MethodPut {
 			t.Fatalf("an update without changes sent %s %s", c.Method, c.Path)
 		}
@@ -268,33 +229,33 @@ func TestStaleNodes(t *testing.T) {
 	e := newEmulated(t)
 	s := e.spec("web", "1")
 	s.Version = "1.30"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := e.list(t, s.ProviderName); p.StaleNodes != 0 || p.Nodes != 2 {
 		t.Fatalf("fresh pool: %d stale of %d", p.StaleNodes, p.Nodes)
 	}
 	// A new shape: the two nodes keep theirs.
 	s.MachineType = "VM.Standard.E5.Flex"
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	p := e.list(t, s.ProviderName)
 	if p.StaleNodes != 2 || p.MachineType != "VM.Standard.E5.Flex" || p.State != provider.StateReady {
 		t.Fatalf("after a shape change: %d stale, %+v", p.StaleNodes, p)
 	}
 	// A new node gets the new shape.
 	s.Count = 3
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := e.list(t, s.ProviderName); p.StaleNodes != 2 || p.Nodes != 3 {
 		t.Fatalf("after a scale up: %d stale of %d", p.StaleNodes, p.Nodes)
 	}
-	st, _ := e.sim.PoolOf(clusterID, s.ProviderName)
+	st, _ := e.Sim.PoolOf(clusterID, s.ProviderName)
 	shapes := map[string]int{}
 	for _, c := range st.NodeConfigs {
 		shapes[c.Shape]++
@@ -304,16 +265,16 @@ func TestStaleNodes(t *testing.T) {
 	}
 	// A new version: every node is behind.
 	s.Version = "1.31"
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(time.Hour)
+	e.Clock.Advance(time.Hour)
 	if p := e.list(t, s.ProviderName); p.StaleNodes != 3 || p.Version != "1.31" || p.Extra["kubernetesVersion"] != "v1.31.1" {
 		t.Fatalf("after a version change: %d stale, version %s", p.StaleNodes, p.Extra["kubernetesVersion"])
 	}
 	// And a downgrade is refused, naming the field.
 	s.Version = "1.30"
-	_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
+	_, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.kubernetesVersion" {
 		t.Fatalf("downgrade: %v", err)
@@ -327,293 +288,30 @@ func TestRefusedByTheService(t *testing.T) {
 	bad := e.spec("bad")
 	bad.MachineType = "VM.Standard2.1" // not flexible: no shape config
 	var pe *provider.Error
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || !strings.HasPrefix(pe.Field, "spec.platform.oci.") {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || !strings.HasPrefix(pe.Field, "spec.platform.oci.") {
 		t.Fatalf("a shape config on a fixed shape: %v", err)
 	}
 	bad = e.spec("bad")
 	bad.Version = "1.40"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.kubernetesVersion" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.kubernetesVersion" {
 		t.Fatalf("a version OKE does not offer: %v", err)
 	}
 	bad.Version = "1.40.1"
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.kubernetesVersion" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.kubernetesVersion" {
 		t.Fatalf("a patch OKE does not offer: %v", err)
 	}
 	bad = e.spec("bad")
 	bad.DiskSizeGB = 20
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.platform.oci.bootVolumeSizeInGBs" {
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.platform.oci.bootVolumeSizeInGBs" {
 		t.Fatalf("a small boot volume: %v", err)
 	}
-	missing := clusterAt(e.cluster.Spec.Endpoint)
+	missing := clusterAt(e.Cluster.Spec.Endpoint)
 	missing.Spec.Platform.OCI.ClusterID = "ocid1.cluster.oc1.phx.nope"
-	if _, err := e.driver.NodePoolCreate(ctx, missing, e.spec("x")); !provider.IsNotFound(err) {
+	if _, err := e.Driver.NodePoolCreate(ctx, missing, e.spec("x")); !provider.IsNotFound(err) {
 		t.Fatalf("create in a missing cluster: %v", err)
 	}
-	if err := e.driver.NodePoolDelete(ctx, e.cluster, "never-was"); err != nil {
+	if err := e.Driver.NodePoolDelete(ctx, e.Cluster, "never-was"); err != nil {
 		t.Fatalf("delete of a missing pool: %v", err)
-	}
-}
-
-// TestAPIKeyCredential: an api-key credential's PEM is read from its file
-// and signs the requests; another key is permission denied, and neither
-// the key nor its path's content reaches the error.
-func TestAPIKeyCredential(t *testing.T) {
-	e := newEmulated(t)
-	dir := t.TempDir()
-	pemFile := filepath.Join(dir, "oci_api_key.pem")
-	if err := os.WriteFile(pemFile, []byte(okesim.PEM(key)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	creds := func(fp, file string) provider.Credentials {
-		set, err := provider.ParseCredentials([]byte(`
-defaults: {oci: key}
-credentials:
-  key: {type: oci, kind: api-key, tenantId: `+tenancy+`, clientId: `+user+`, fingerprint: "`+fp+`", secretFile: `+file+`, scopes: ["`+compartment+`"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
-`), []provider.Profile{oke.Profile{}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return set
-	}
-	d := driver.New(driver.Options{Credentials: creds(okesim.Fingerprint(&key.PublicKey), pemFile), Transport: e.client.Transport})
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
-		t.Fatal(err)
-	}
-	other, _ := rsa.GenerateKey(rand.Reader, 2048)
-	otherFile := filepath.Join(dir, "other.pem")
-	if err := os.WriteFile(otherFile, []byte(okesim.PEM(other)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, fp := range []string{okesim.Fingerprint(&key.PublicKey), okesim.Fingerprint(&other.PublicKey)} {
-		d = driver.New(driver.Options{Credentials: creds(fp, otherFile), Transport: e.client.Transport})
-		_, err := d.NodePoolList(ctx, e.cluster)
-		if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "PRIVATE KEY") {
-			t.Fatalf("another key: %v, want permission denied", err)
-		}
-	}
-	garbage := filepath.Join(dir, "garbage.pem")
-	if err := os.WriteFile(garbage, []byte("-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END RSA PRIVATE KEY-----\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	d = driver.New(driver.Options{Credentials: creds(okesim.Fingerprint(&key.PublicKey), garbage), Transport: e.client.Transport})
-	_, err := d.NodePoolList(ctx, e.cluster)
-	if !provider.IsPermissionDenied(err) || strings.Contains(err.Error(), "c2VjcmV0") {
-		t.Fatalf("a key that is no key: %v", err)
-	}
-	// Another compartment is refused by scope, before any request.
-	foreign := clusterAt(e.cluster.Spec.Endpoint)
-	foreign.Spec.Platform.OCI.CompartmentID = "ocid1.compartment.oc1..other"
-	var pe *provider.Error
-	if _, err := d.NodePoolList(ctx, foreign); !errors.As(err, &pe) || pe.Field != "spec.credential" {
-		t.Fatalf("another compartment: %v", err)
-	}
-}
-
-// TestNoCredentialToOtherHosts: a cluster whose endpoint the credential
-// may not go to is refused before any request; the wire check refuses the
-// public endpoint for a credential that lists only the emulator.
-func TestNoCredentialToOtherHosts(t *testing.T) {
-	e := newEmulated(t)
-	other := httptest.NewUnstartedServer(e.sim)
-	other.StartTLS()
-	t.Cleanup(other.Close)
-	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: other.Client().Transport})
-	_, err := d.NodePoolList(ctx, clusterAt(other.URL))
-	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" {
-		t.Fatalf("got %v, want a validation error on spec.endpoint", err)
-	}
-	creds, err := provider.ParseCredentials([]byte(`
-defaults: {oci: emu}
-credentials:
-  emu: {type: oci, kind: default, scopes: ["*"], endpoints: ["`+e.cluster.Spec.Endpoint+`"]}
-`), []provider.Profile{oke.Profile{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d = driver.New(driver.Options{ConfigProvider: identity(key), Credentials: creds, Transport: e.client.Transport})
-	_, err = d.NodePoolList(ctx, clusterAt(""))
-	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.endpoint" || !strings.Contains(pe.Reason, "containerengine.us-phoenix-1.oraclecloud.com") {
-		t.Fatalf("got %v, want the public endpoint refused at the wire", err)
-	}
-	if _, err := d.NodePoolList(ctx, e.cluster); err != nil {
-		t.Fatalf("the allowed endpoint: %v", err)
-	}
-	before := len(e.sim.Calls())
-	_, _ = d.NodePoolList(ctx, clusterAt("http://"+strings.TrimPrefix(e.cluster.Spec.Endpoint, "https://")))
-	if n := len(e.sim.Calls()) - before; n != 0 {
-		t.Fatalf("%d calls over plain http", n)
-	}
-}
-
-// TestErrorMapping: throttling carries OKE's Retry-After; faults are
-// transient; an unreachable endpoint is transient.
-func TestErrorMapping(t *testing.T) {
-	e := newEmulated(t)
-	e.sim.SetRateLimit(0.001, 1)
-	_, _ = e.driver.NodePoolList(ctx, e.cluster)
-	_, err := e.driver.NodePoolList(ctx, e.cluster)
-	if d, ok := provider.RetryAfter(err); !provider.IsThrottled(err) || !ok || d < time.Second {
-		t.Fatalf("throttled: %v", err)
-	}
-	e.sim.SetRateLimit(0, 0)
-	e.sim.SetFaultRate(1)
-	for range 10 {
-		if _, err := e.driver.NodePoolList(ctx, e.cluster); err != nil && !provider.IsTransient(err) {
-			t.Fatalf("fault: %v", err)
-		}
-	}
-	e.sim.SetFaultRate(0)
-	// A closed port on loopback.
-	l := httptest.NewUnstartedServer(http.NotFoundHandler())
-	l.StartTLS()
-	closed := l.URL
-	l.Close()
-	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, closed), Transport: e.client.Transport, Retry: fast()})
-	if _, err := d.NodePoolList(ctx, clusterAt(closed)); !provider.IsTransient(err) {
-		t.Fatalf("closed port: %v", err)
-	}
-}
-
-// TestFailedCreateRepair: a pool whose create failed is Failed with OKE's
-// message, and its repair deletes it so that it can be created again.
-func TestFailedCreateRepair(t *testing.T) {
-	e := newEmulated(t)
-	s := e.spec("web")
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolCreate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			e.clock.Advance(time.Hour)
-			_ = e.driver.NodePoolDelete(ctx, e.cluster, s.ProviderName)
-		}
-		e.clock.Advance(time.Hour)
-	}
-	if !failed {
-		t.Fatal("no create failed in 100 tries")
-	}
-	p := e.list(t, s.ProviderName)
-	if p == nil || p.State != provider.StateFailed || p.ProviderState != "FAILED" || !strings.Contains(p.Message, "capacity") {
-		t.Fatalf("failed pool: %+v", p)
-	}
-	fixed, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
-	if err != nil || fixed.State != provider.StateDeleting {
-		t.Fatalf("repairing the failed pool: %+v, %v", fixed, err)
-	}
-	e.clock.Advance(time.Hour)
-	if p := e.list(t, s.ProviderName); p != nil {
-		t.Fatalf("after the repair's delete: %+v", p)
-	}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestNeedsAttention: a pool whose update failed is Failed with OKE's
-// lifecycleDetails, is not deleted, and the next update heals it.
-func TestNeedsAttention(t *testing.T) {
-	e := newEmulated(t)
-	s := e.spec("web")
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
-		t.Fatal(err)
-	}
-	e.clock.Advance(time.Hour)
-	failed := false
-	for i := 0; i < 100 && !failed; i++ {
-		s.Count = 3 + i%2
-		e.sim.SetFaultRate(0.5)
-		_, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
-		e.sim.SetFaultRate(0)
-		calls := e.sim.Calls()
-		failed = err == nil && calls[len(calls)-1].Fault == sim.FaultFail
-		if !failed {
-			e.clock.Advance(time.Hour)
-		}
-	}
-	if !failed {
-		t.Fatal("no update failed in 100 tries")
-	}
-	e.clock.Advance(45 * time.Second)
-	p := e.list(t, s.ProviderName)
-	if p.State != provider.StateFailed || p.ProviderState != "NEEDS_ATTENTION" || p.Message == "" {
-		t.Fatalf("after a failed update: %+v", p)
-	}
-	s.Count = 5
-	got, err := e.driver.NodePoolUpdate(ctx, e.cluster, s)
-	if err != nil || got.State != provider.StateUpdating {
-		t.Fatalf("an update of a NEEDS_ATTENTION pool: %+v %v", got, err)
-	}
-	e.clock.Advance(time.Hour)
-	if p := e.list(t, s.ProviderName); p.State != provider.StateReady || p.Nodes != 5 || p.ReadyNodes != 5 {
-		t.Fatalf("healed: %+v", p)
-	}
-}
-
-// TestListSurvivesFailedGets: a pool whose GetNodePool keeps failing is
-// reported Unknown (with no provider state) instead of failing the list.
-func TestListSurvivesFailedGets(t *testing.T) {
-	e := newEmulated(t)
-	for _, n := range []string{"a", "b", "c"} {
-		if _, err := e.driver.NodePoolCreate(ctx, e.cluster, e.spec(n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e.clock.Advance(time.Hour)
-	rt := getFaults{base: e.client.Transport, sim: e.sim}
-	d := driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, e.cluster.Spec.Endpoint), Transport: rt, Retry: fast()})
-	pools, err := d.NodePoolList(ctx, e.cluster)
-	if err != nil {
-		t.Fatalf("a list whose gets fail: %v", err)
-	}
-	if len(pools) != 3 {
-		t.Fatalf("%d pools, want 3: %+v", len(pools), pools)
-	}
-	for _, p := range pools {
-		if p.State != provider.StateUnknown || p.ProviderState != "" || !p.ReadyUnknown || !strings.HasPrefix(p.Message, "GetNodePool failed") || p.Name == "" {
-			t.Errorf("%s: %s %q %q", p.ProviderName, p.State, p.ProviderState, p.Message)
-		}
-	}
-}
-
-// getFaults fails every GetNodePool at the emulator.
-type getFaults struct {
-	base http.RoundTripper
-	sim  *okesim.Server
-}
-
-func (f getFaults) RoundTrip(r *http.Request) (*http.Response, error) {
-	rate := 0.0
-	if strings.Contains(r.URL.Path, "/nodePools/") {
-		rate = 1
-	}
-	f.sim.SetFaultRate(rate)
-	return f.base.RoundTrip(r)
-}
-
-// TestTagsCleared: tags removed from the spec are removed from the pool,
-// the last one too.
-func TestTagsCleared(t *testing.T) {
-	e := newEmulated(t)
-	s := e.spec("web")
-	s.Tags = map[string]string{"a": "1"}
-	if _, err := e.driver.NodePoolCreate(ctx, e.cluster, s); err != nil {
-		t.Fatal(err)
-	}
-	e.clock.Advance(time.Hour)
-	s.Tags = nil
-	if _, err := e.driver.NodePoolUpdate(ctx, e.cluster, s); err != nil {
-		t.Fatal(err)
-	}
-	e.clock.Advance(time.Hour)
-	if p := e.list(t, s.ProviderName); len(p.Tags) != 0 {
-		t.Fatalf("tags after clearing: %v", p.Tags)
-	}
-	if d := provider.Compare(oke.Profile{}, s, e.list(t, s.ProviderName)); len(d) != 0 {
-		t.Fatalf("drift after the update: %v", d)
 	}
 }
 
@@ -630,7 +328,7 @@ func TestDemo(t *testing.T) {
 	if len(clusters) != 1 {
 		t.Fatalf("%d demo clusters", len(clusters))
 	}
-	d := driver.New(driver.Options{ConfigProvider: okesim.DemoConfigProvider(), Credentials: allow(t, srv.URL), Transport: srv.Client().Transport})
+	d := driver.New(provider.DriverOptions{Credentials: providertest.Allow(t, oke.Profile{}, okesim.DemoConfigProvider(), srv.URL), Transport: srv.Client().Transport})
 	pools, err := d.NodePoolList(ctx, &clusters[0])
 	if err != nil {
 		t.Fatal(err)
@@ -639,7 +337,7 @@ func TestDemo(t *testing.T) {
 		pools[0].MachineType != "VM.Standard.E4.Flex" || pools[0].Name != "" || len(pools[0].Zones) != 0 {
 		t.Fatalf("demo pools: %+v", pools)
 	}
-	s := providertest.Spec(&clusters[0], "web", kpool.NodePoolSpec{NodeCount: ptr(1), Zones: []string{"2"},
+	s := providertest.Spec(&clusters[0], "web", kpool.NodePoolSpec{NodeCount: ptr.To(1), Zones: []string{"2"},
 		Platform: kpool.NodePoolPlatform{OCI: &kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 1}}})
 	if _, err := d.NodePoolCreate(ctx, &clusters[0], s); err != nil {
 		t.Fatal(err)
@@ -648,14 +346,4 @@ func TestDemo(t *testing.T) {
 
 // TestTarpit: an OKE endpoint that never answers costs a bounded time
 // (providertest.RunTarpit).
-func TestTarpit(t *testing.T) {
-	providertest.RunTarpit(t, func(t *testing.T, endpoint string, client *http.Client, short bool) (provider.Driver, *kpool.Cluster) {
-		var r *driver.RetryOptions
-		if short {
-			o := driver.Retry()
-			o.TryTimeout, o.MaxBackoff = 50*time.Millisecond, time.Millisecond
-			r = &o
-		}
-		return driver.New(driver.Options{ConfigProvider: identity(key), Credentials: allow(t, endpoint), Transport: client.Transport, Retry: r}), clusterAt(endpoint)
-	})
-}
+func TestTarpit(t *testing.T) { setup.RunTarpit(t) }

@@ -61,21 +61,17 @@ const throttleWait = time.Second
 // there was one (for Retry-After); field names the spec field a validation
 // error is about ("" guesses it from OKE's message).
 func classify(err error, resp *http.Response, field string) error {
-	var rh *provider.RefusedHostError
-	if errors.As(err, &rh) {
-		return provider.ValidationError(platform, rh.Field(), "%s", rh.Error())
+	if e, ok := provider.Refused(platform, err); ok {
+		return e
 	}
 	se, ok := common.IsServiceError(err)
 	if !ok {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "no answer from OKE in time: " + firstLine(err.Error()), Err: err}
-		}
-		return &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "calling OKE: " + firstLine(err.Error()), Err: err}
+		return provider.Unanswered(platform, "OKE", err)
 	}
 	code, st := se.GetCode(), se.GetHTTPStatusCode()
 	reason := code
 	if msg := se.GetMessage(); msg != "" {
-		reason += ": " + firstLine(msg)
+		reason += ": " + provider.FirstLine(msg)
 	}
 	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
 	switch {
@@ -99,7 +95,7 @@ func classify(err error, resp *http.Response, field string) error {
 	case st == http.StatusBadRequest:
 		e.Kind, e.Field = provider.KindValidation, field
 		if e.Field == "" {
-			e.Field = fieldOf(reason)
+			e.Field = provider.FieldOf(reason, fieldWords)
 		}
 	default:
 		e.Kind = provider.KindOfStatus(st)
@@ -107,31 +103,14 @@ func classify(err error, resp *http.Response, field string) error {
 	return e
 }
 
-// fieldOf guesses the spec field an OKE validation message is about.
-func fieldOf(reason string) string {
-	low := strings.ToLower(reason)
-	for _, f := range []struct{ word, field string }{
-		{"nodeshapeconfig.ocpus", "spec.platform.oci.ocpus"}, {"memoryingbs", "spec.platform.oci.memoryInGBs"},
-		{"nodeshapeconfig", "spec.platform.oci.ocpus"}, {"nodeshape", "spec.platform.oci.shape"},
-		{"bootvolumesizeingbs", "spec.platform.oci.bootVolumeSizeInGBs"}, {"imageid", "spec.platform.oci.imageId"},
-		{"nodesourcedetails", "spec.platform.oci.imageId"}, {"kubernetesversion", "spec.kubernetesVersion"},
-		{"initialnodelabels", "spec.labels"}, {"nodeconfigdetails.freeformtags", "spec.platform.oci"}, {"freeformtags", "spec.tags"},
-		{"availabilitydomain", "spec.zones"}, {"placementconfigs", "spec.zones"}, {"preemptible", "spec.platform.oci.preemptible"},
-		{"size", "spec.nodeCount"}, {"name", "provider_name"},
-	} {
-		if strings.Contains(low, f.word) {
-			return f.field
-		}
-	}
-	return "spec"
-}
-
-// firstLine returns s on one line, its spaces collapsed, cut at 300
-// bytes: a reason for a status, not a dump.
-func firstLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+// fieldWords are the words of OKE's validation messages, with the spec
+// field each is about, the longer of two overlapping words first.
+var fieldWords = []provider.FieldWord{
+	{Word: "nodeshapeconfig.ocpus", Field: "spec.platform.oci.ocpus"}, {Word: "memoryingbs", Field: "spec.platform.oci.memoryInGBs"},
+	{Word: "nodeshapeconfig", Field: "spec.platform.oci.ocpus"}, {Word: "nodeshape", Field: "spec.platform.oci.shape"},
+	{Word: "bootvolumesizeingbs", Field: "spec.platform.oci.bootVolumeSizeInGBs"}, {Word: "imageid", Field: "spec.platform.oci.imageId"},
+	{Word: "nodesourcedetails", Field: "spec.platform.oci.imageId"}, {Word: "kubernetesversion", Field: "spec.kubernetesVersion"},
+	{Word: "initialnodelabels", Field: "spec.labels"}, {Word: "nodeconfigdetails.freeformtags", Field: "spec.platform.oci"}, {Word: "freeformtags", Field: "spec.tags"},
+	{Word: "availabilitydomain", Field: "spec.zones"}, {Word: "placementconfigs", Field: "spec.zones"}, {Word: "preemptible", Field: "spec.platform.oci.preemptible"},
+	{Word: "size", Field: "spec.nodeCount"}, {Word: "name", Field: "provider_name"},
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -208,22 +208,14 @@ func (d *Driver) version(ctx context.Context, cn *conn, v string) (*string, erro
 // (GetNodePoolOptions of the cluster), kept for versionsFor.
 func (d *Driver) poolVersions(ctx context.Context, cn *conn) ([]string, error) {
 	key := cn.key + " " + cn.oci.ClusterID
-	d.mu.Lock()
-	vs, ok := d.versions[key]
-	d.mu.Unlock()
-	if ok && time.Since(vs.at) < versionsFor {
+	if vs, ok := d.versions.Get(key); ok && time.Since(vs.at) < versionsFor {
 		return vs.list, nil
 	}
 	resp, err := cn.cl.GetNodePoolOptions(provider.Detached(ctx), ce.GetNodePoolOptionsRequest{NodePoolOptionId: common.String(cn.oci.ClusterID)})
 	if err != nil {
 		return nil, classify(err, resp.RawResponse, "spec.kubernetesVersion")
 	}
-	d.mu.Lock()
-	if len(d.versions) >= cacheSize {
-		clear(d.versions)
-	}
-	d.versions[key] = versionSet{list: resp.KubernetesVersions, at: time.Now()}
-	d.mu.Unlock()
+	d.versions.Add(key, versionSet{list: resp.KubernetesVersions, at: time.Now()})
 	return resp.KubernetesVersions, nil
 }
 
@@ -275,14 +267,12 @@ func older(a, b string) bool {
 // upgrades node pools and never downgrades them, so only a new pool can
 // run it.
 func downgrade(np *ce.NodePool, s provider.PoolSpec) error {
-	have := deref(np.KubernetesVersion)
+	have := ptr.Deref(np.KubernetesVersion, "")
 	if s.Version != "" && older(s.Version, have) {
-		return provider.ValidationError(platform, "spec.kubernetesVersion", "node pool %s runs Kubernetes %s and OKE cannot downgrade it to %s; create a new pool", deref(np.Name), have, s.Version)
+		return provider.ValidationError(platform, "spec.kubernetesVersion", "node pool %s runs Kubernetes %s and OKE cannot downgrade it to %s; create a new pool", ptr.Deref(np.Name, ""), have, s.Version)
 	}
 	return nil
 }
-
-var _ = fmt.Sprint
 
 // poolTags are a node pool's freeform tags (NodePool's freeformTags, not
 // the node tags in nodeConfigDetails): the user's and the owner's mark.
@@ -291,11 +281,11 @@ var _ = fmt.Sprint
 // https://docs.oracle.com/iaas/Content/Tagging/Concepts/taggingoverview.htm).
 func poolTags(s provider.PoolSpec) map[string]string { return provider.TagKeys.Put(s.Tags, s.Owner) }
 
-// adopt answers a create for a pool that exists: refused when another
-// owner marked it (KindForeign), returned as it is when it matches, a
-// validation error when only a new pool could match (a version older than
-// the pool's), ErrAlreadyExists when an update would do. OKE changes
-// everything else in place, for new nodes.
+// adopt answers a create for a pool that exists (provider.Adopt). A
+// version older than the pool's needs a new pool (downgrade), whatever the
+// capability table says of versions, which OKE otherwise applies to new
+// nodes; a pool being deleted, or failed, is returned as it is, to be
+// waited on or repaired by the update that follows.
 func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Pool, error) {
 	p := observe(c, *np)
 	if provider.Foreign(&p, s.Owner) {
@@ -305,47 +295,10 @@ func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Po
 		return nil, err
 	}
 	if np.LifecycleState == ce.NodePoolLifecycleStateDeleting || np.LifecycleState == ce.NodePoolLifecycleStateFailed {
-		return &p, nil // being deleted, or to be repaired by the update that follows
+		return &p, nil
 	}
-	if d := differences(c, np, s); len(d) > 0 {
-		return nil, &provider.Error{Kind: provider.KindAlreadyExists, Provider: platform,
-			Reason: fmt.Sprintf("node pool %s exists with other %s; update it", s.ProviderName, strings.Join(d, ", "))}
-	}
-	return &p, nil
-}
-
-// differences lists what of the spec the pool does not have.
-func differences(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) []string {
-	p := observe(c, *np)
-	var out []string
-	add := func(cond bool, what string) {
-		if cond {
-			out = append(out, what)
-		}
-	}
-	add(p.Count != s.Count, "size")
-	add(!provider.SameLabels(p.Labels, s.Labels), "labels")
-	add(!provider.SameMap(p.Tags, s.Tags), "tags")
-	add(!versionMatches(deref(np.KubernetesVersion), s.Version), "version")
-	add(s.MachineType != "" && p.MachineType != s.MachineType, "shape")
-	add(s.DiskSizeGB > 0 && p.DiskSizeGB != s.DiskSizeGB, "boot volume size")
-	add(p.Spot != s.Spot, "preemptible setting")
-	add(strings.Join(p.Zones, ",") != strings.Join(s.Zones, ","), "availability domains")
-	for _, k := range []string{"imageId", "ocpus", "memoryInGBs"} {
-		add(s.Settings[k] != "" && !sameSetting(k, p.Settings[k], s.Settings[k]), k)
-	}
-	add(mode(s) != p.Mode, "mode")
-	return out
-}
-
-// sameSetting compares two settings, numbers as numbers.
-func sameSetting(k, a, b string) bool {
-	if k == "imageId" {
-		return a == b
-	}
-	x, err1 := strconv.ParseFloat(a, 32)
-	y, err2 := strconv.ParseFloat(b, 32)
-	return err1 == nil && err2 == nil && float32(x) == float32(y)
+	s.Mode = mode(s)
+	return provider.Adopt(profile, s, &p)
 }
 
 func mode(s provider.PoolSpec) string {
@@ -361,12 +314,4 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

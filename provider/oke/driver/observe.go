@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -20,19 +21,19 @@ import (
 func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 	p := provider.Pool{
 		PoolSpec: provider.PoolSpec{
-			ProviderName: deref(np.Name),
-			MachineType:  deref(np.NodeShape),
+			ProviderName: ptr.Deref(np.Name, ""),
+			MachineType:  ptr.Deref(np.NodeShape, ""),
 			Labels:       map[string]string{},
-			Version:      minor(deref(np.KubernetesVersion)),
+			Version:      minor(ptr.Deref(np.KubernetesVersion, "")),
 			Mode:         kpool.ModeUser,
 			Settings:     map[string]string{},
 		},
 		ProviderState: string(np.LifecycleState),
-		Message:       deref(np.LifecycleDetails),
+		Message:       ptr.Deref(np.LifecycleDetails, ""),
 		Extra:         map[string]string{},
 	}
 	for _, kv := range np.InitialNodeLabels {
-		p.Labels[deref(kv.Key)] = deref(kv.Value)
+		p.Labels[ptr.Deref(kv.Key, "")] = ptr.Deref(kv.Value, "")
 	}
 	p.Name = p.Labels[provider.LabelPool]
 	p.Tags, p.Owner = provider.TagKeys.Take(np.FreeformTags)
@@ -40,13 +41,13 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 	stampNow := ""
 	placed := map[string]bool{}
 	if ncd := np.NodeConfigDetails; ncd != nil {
-		p.Count = deref(ncd.Size)
+		p.Count = ptr.Deref(ncd.Size, 0)
 		if m := ncd.FreeformTags[TagMode]; m != "" {
 			p.Mode = m
 		}
 		stampNow = ncd.FreeformTags[TagConfig]
 		for _, pc := range ncd.PlacementConfigs {
-			ad := deref(pc.AvailabilityDomain)
+			ad := ptr.Deref(pc.AvailabilityDomain, "")
 			placed[ad] = true
 			if pc.PreemptibleNodeConfig != nil {
 				p.Spot = true
@@ -88,8 +89,8 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 // its settings.
 func observeSource(np ce.NodePool, p *provider.Pool) {
 	if src, ok := np.NodeSourceDetails.(ce.NodeSourceViaImageDetails); ok {
-		p.Settings["imageId"] = deref(src.ImageId)
-		p.DiskSizeGB = int(deref(src.BootVolumeSizeInGBs))
+		p.Settings["imageId"] = ptr.Deref(src.ImageId, "")
+		p.DiskSizeGB = int(ptr.Deref(src.BootVolumeSizeInGBs, 0))
 	} else if np.NodeImageId != nil {
 		p.Settings["imageId"] = *np.NodeImageId
 	}
@@ -117,7 +118,7 @@ func observeNodes(c *kpool.Cluster, np ce.NodePool, p *provider.Pool, placed map
 		if n.LifecycleState == ce.NodeLifecycleStateActive {
 			p.ReadyNodes++
 		}
-		ad := deref(n.AvailabilityDomain)
+		ad := ptr.Deref(n.AvailabilityDomain, "")
 		if l, err := profile.LogicalZone(c, ad); err == nil {
 			if p.NodesByZone == nil {
 				p.NodesByZone = map[string]int{}
@@ -127,7 +128,7 @@ func observeNodes(c *kpool.Cluster, np ce.NodePool, p *provider.Pool, placed map
 		// New-nodes-only: a node created before the pool's last change
 		// keeps the version, placement and (stamped) configuration it was
 		// created with.
-		if deref(n.KubernetesVersion) != deref(np.KubernetesVersion) || (len(placed) > 0 && !placed[ad]) ||
+		if ptr.Deref(n.KubernetesVersion, "") != ptr.Deref(np.KubernetesVersion, "") || (len(placed) > 0 && !placed[ad]) ||
 			(stampNow != "" && n.FreeformTags[TagConfig] != stampNow) {
 			p.StaleNodes++
 		}
@@ -138,17 +139,8 @@ func observeNodes(c *kpool.Cluster, np ce.NodePool, p *provider.Pool, placed map
 // NEEDS_ATTENTION is Failed: the pool runs, not as asked (its
 // lifecycleDetails say why), and an update heals it.
 func state(s ce.NodePoolLifecycleStateEnum) provider.State {
-	switch s {
-	case ce.NodePoolLifecycleStateActive:
-		return provider.StateReady
-	case ce.NodePoolLifecycleStateCreating:
-		return provider.StateCreating
-	case ce.NodePoolLifecycleStateUpdating:
-		return provider.StateUpdating
-	case ce.NodePoolLifecycleStateDeleting, ce.NodePoolLifecycleStateDeleted:
-		return provider.StateDeleting
-	case ce.NodePoolLifecycleStateFailed, ce.NodePoolLifecycleStateNeedsAttention:
-		return provider.StateFailed
-	}
-	return provider.StateUnknown
+	return provider.StateOf(string(s), states)
 }
+
+var states = provider.States{Ready: "ACTIVE", Creating: "CREATING", Updating: "UPDATING", Deleting: "DELETING DELETED",
+	Failed: "FAILED NEEDS_ATTENTION"}.Map()

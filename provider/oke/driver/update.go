@@ -8,6 +8,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -34,7 +35,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if np == nil {
-		return nil, &provider.Error{Kind: provider.KindNotFound, Provider: platform, Reason: "node pool " + s.ProviderName + " not found"}
+		return nil, provider.NotFoundError(platform, "node pool", s.ProviderName)
 	}
 	if p, busy, err := lifecycle(ctx, cn, c, np, s); busy {
 		return p, err
@@ -48,25 +49,17 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
 		return nil, err
 	}
-	labels := copyMap(s.Labels)
-	for _, k := range []string{provider.LabelPool, provider.LabelZone} {
-		if v, ok := observed.Labels[k]; ok {
-			labels[k] = v
-		} else {
-			delete(labels, k)
-		}
-	}
-	s.Labels = labels
+	s.Labels = provider.KeepPlacement(s.Labels, observed.Labels)
 	in, changed, err := updateDetails(c, cn.oci, np, s)
 	if err != nil {
 		return nil, err
 	}
-	if !versionMatches(deref(np.KubernetesVersion), s.Version) {
+	if !versionMatches(ptr.Deref(np.KubernetesVersion, ""), s.Version) {
 		v, err := d.version(ctx, cn, s.Version)
 		if err != nil {
 			return nil, err
 		}
-		if v != nil && *v != deref(np.KubernetesVersion) {
+		if v != nil && *v != ptr.Deref(np.KubernetesVersion, "") {
 			in.KubernetesVersion, changed = v, true
 		}
 	}
@@ -120,8 +113,8 @@ func updateDetails(c *kpool.Cluster, o *kpool.OCICluster, np *ce.NodePool, s pro
 	if err != nil {
 		return in, false, err
 	}
-	if (ocpus != nil && !sameSetting("ocpus", p.Settings["ocpus"], s.Settings["ocpus"])) ||
-		(memory != nil && !sameSetting("memoryInGBs", p.Settings["memoryInGBs"], s.Settings["memoryInGBs"])) ||
+	if (ocpus != nil && !provider.SameSetting(p.Settings["ocpus"], s.Settings["ocpus"])) ||
+		(memory != nil && !provider.SameSetting(p.Settings["memoryInGBs"], s.Settings["memoryInGBs"])) ||
 		(in.NodeShape != nil && (ocpus != nil || memory != nil)) {
 		in.NodeShapeConfig, changed, nodesChanged = &ce.UpdateNodeShapeConfigDetails{Ocpus: ocpus, MemoryInGBs: memory}, true, true
 	}
