@@ -120,8 +120,22 @@ func (d *Driver) token(cr *provider.Credential) (oauth2.TokenSource, error) {
 		if err != nil {
 			return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: "no Google Cloud credential " + cr.Name + ": " + err.Error(), Err: err}
 		}
-		return oauth2.ReuseTokenSource(nil, ts), nil
+		return oauth2.ReuseTokenSource(nil, ownTokens{ts}), nil
 	})
+}
+
+// ownTokens hands out a copy of each token: oauth2's reuse wrapper writes
+// into the token it is given, and a source shared by several drivers (an
+// identity given in code) may give them all the same one.
+type ownTokens struct{ ts oauth2.TokenSource }
+
+func (o ownTokens) Token() (*oauth2.Token, error) {
+	t, err := o.ts.Token()
+	if t == nil || err != nil {
+		return t, err
+	}
+	c := *t
+	return &c, nil
 }
 
 // parent and poolPath are the resource names the API takes.
