@@ -146,14 +146,14 @@ func (cs *ControllerStatus) Absent() bool {
 // cluster, when its report says it waits for it (Ready Unknown with
 // ReasonClusterUnreachable); ok is false otherwise.
 func (cs *ControllerStatus) ClusterUnreachable() (msg string, ok bool) {
-	if cs.Condition(ConditionReady) != ConditionUnknown || cs.reason(ConditionReady) != ReasonClusterUnreachable {
+	if cs.Condition(ConditionReady) != ConditionUnknown || cs.Reason(ConditionReady) != ReasonClusterUnreachable {
 		return "", false
 	}
 	return cs.message(ConditionReady), true
 }
 
-// reason returns the reason of the condition of type t ("" if absent).
-func (cs *ControllerStatus) reason(t string) string {
+// Reason returns the reason of the condition of type t ("" if absent).
+func (cs *ControllerStatus) Reason(t string) string {
 	for _, c := range cs.Conditions {
 		if c.Type == t {
 			return c.Reason

@@ -29,6 +29,11 @@ const (
 	// KindForeign: the pool carries another owner's mark (see Owner); it
 	// is never adopted, changed or deleted, and no retry changes that.
 	KindForeign Kind = "foreign"
+	// KindQuota: the provider refuses for a quota or limit of the account,
+	// region or cluster (CPUs in a region, node groups per cluster, nodes
+	// per pool), not for the spec: the same call may succeed once the quota
+	// is raised or capacity is freed, so it is tried again, slowly.
+	KindQuota Kind = "quota"
 )
 
 // Error is every error a driver returns: the provider's own errors are
@@ -74,6 +79,7 @@ var (
 	ErrTransient        = &Error{Kind: KindTransient}
 	ErrPermissionDenied = &Error{Kind: KindPermissionDenied}
 	ErrForeign          = &Error{Kind: KindForeign}
+	ErrQuota            = &Error{Kind: KindQuota}
 )
 
 func IsNotImplemented(err error) bool   { return errors.Is(err, ErrNotImplemented) }
@@ -84,6 +90,7 @@ func IsThrottled(err error) bool        { return errors.Is(err, ErrThrottled) }
 func IsTransient(err error) bool        { return errors.Is(err, ErrTransient) }
 func IsPermissionDenied(err error) bool { return errors.Is(err, ErrPermissionDenied) }
 func IsForeign(err error) bool          { return errors.Is(err, ErrForeign) }
+func IsQuota(err error) bool            { return errors.Is(err, ErrQuota) }
 
 // ErrTimeout is wrapped by the error of a call the provider did not answer
 // in time (see package deadline): transient, and a sign that the cluster's
@@ -109,6 +116,12 @@ func RetryAfter(err error) (time.Duration, bool) {
 // NotImplementedError returns the capability-boundary error of a provider.
 func NotImplementedError(p kpool.PlatformType, format string, args ...any) *Error {
 	return &Error{Kind: KindNotImplemented, Provider: p, Reason: fmt.Sprintf(format, args...)}
+}
+
+// QuotaError returns the error of a quota or limit the provider enforces;
+// field names the spec field that asks for what is over it ("" for none).
+func QuotaError(p kpool.PlatformType, field, format string, args ...any) *Error {
+	return &Error{Kind: KindQuota, Provider: p, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 // ValidationError returns a validation error on a spec field.

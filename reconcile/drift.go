@@ -31,7 +31,9 @@ func (s *poolScope) changes() changes {
 			ch.stuck = append(ch.stuck, d)
 		}
 	}
-	ch.drifted = s.rp.gen >= s.p.Generation && len(diffs) > 0
+	// A generation the provider took is drift when it differs again; one
+	// it refused for a quota is still to be applied.
+	ch.drifted = s.rp.gen >= s.p.Generation && len(diffs) > 0 && !s.wasOverQuota()
 	if ch.drifted {
 		s.rp.set(kpool.ConditionDrifted, kpool.ConditionTrue, ReasonChangedAtProvider, join(diffs))
 	} else {
@@ -73,4 +75,10 @@ func join(ds []provider.Difference) string {
 		parts[i] = d.String()
 	}
 	return strings.Join(parts, "; ")
+}
+
+// wasOverQuota reports whether the last report said this generation was
+// refused for a quota.
+func (s *poolScope) wasOverQuota() bool {
+	return s.prev != nil && s.prev.ObservedGeneration == s.p.Generation && s.prev.Reason(kpool.ConditionReady) == ReasonQuotaExceeded
 }

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -64,9 +65,33 @@ func (s *poolScope) skipRetry() bool {
 
 // retry records a retryable error and keeps the pool's last report otherwise.
 func (s *poolScope) retry(ctx context.Context, err error) (bool, error) {
+	if provider.IsQuota(err) {
+		return s.overQuota(ctx, err)
+	}
 	s.rp.meta.LastError = err.Error()
 	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonRetrying, err.Error())
 	s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonRetrying, "")
 	s.send(ctx)
+	return true, err
+}
+
+// overQuota reports a call the provider refused for a quota or limit: the
+// pool does not progress (Ready and Progressing False, QuotaExceeded), and
+// the same call is tried again no sooner than ResyncSlow, as raising a
+// quota or freeing capacity is up to a person. The report is about this
+// generation (it was processed, and cannot be done now), but the spec is
+// not at fault, so the generation is not marked refused.
+func (s *poolScope) overQuota(ctx context.Context, err error) (bool, error) {
+	s.rp.gen = s.p.Generation
+	s.rp.meta.LastError = err.Error()
+	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonQuotaExceeded, err.Error())
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonQuotaExceeded, "")
+	s.send(ctx)
+	var e *provider.Error
+	if errors.As(err, &e) {
+		wait := *e
+		wait.RetryAfter = max(e.RetryAfter, s.c.cfg.ResyncSlow)
+		return true, &wait
+	}
 	return true, err
 }

@@ -14,6 +14,7 @@ const (
 	ReasonProviderError     = "ProviderError"     // a cluster-wide refusal
 	ReasonInvalidSpec       = "InvalidSpec"       // the spec does not map onto the provider
 	ReasonRetrying          = "Retrying"          // a call failed and is retried with backoff
+	ReasonQuotaExceeded     = "QuotaExceeded"     // a quota or limit of the provider's: retried slowly
 	ReasonRepairingFailed   = "RepairingFailed"   // a failed pool is sent its spec again
 	ReasonUpdating          = "Updating"          // an in-place update was sent
 	ReasonCorrectingDrift   = "CorrectingDrift"   // an update undoes a change made behind kpool's back

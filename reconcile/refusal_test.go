@@ -119,3 +119,42 @@ func TestClusterNotImplemented(t *testing.T) {
 		}
 	})
 }
+
+// TestQuotaIsRetriedSlowly: a create the provider refuses for a quota
+// fails the pool with QuotaExceeded and the provider's reason, is not
+// marked refused (the spec is not at fault), and is tried again once per
+// ResyncSlow, not with the pool's fast backoff; once the quota allows it,
+// the same generation is created.
+func TestQuotaIsRetriedSlowly(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		stop := w.start("a")
+		defer stop()
+		p := w.createPool("big", 3)
+		quota := provider.QuotaError(kpool.PlatformAzure, "spec.nodeCount", "the region's quota of 24 vCPUs allows 2 more Standard_D4s_v5")
+		w.drv.FailPool(fake.Create, p.ProviderName, quota)
+		w.until(time.Minute, func() (bool, string) {
+			got := w.pool(p.ID)
+			return got.Status.Phase == kpool.PhaseFailed, string(got.Status.Phase) + ": " + got.Status.Message
+		})
+		rp := w.report(p.ID)
+		if got := condition(rp, kpool.ConditionReady); !strings.HasPrefix(got, "False "+reconcile.ReasonQuotaExceeded) {
+			t.Fatalf("Ready=%q, want False %s", got, reconcile.ReasonQuotaExceeded)
+		}
+		if msg := w.pool(p.ID).Status.Message; !strings.Contains(msg, quota.Reason) {
+			t.Fatalf("message %q does not give the provider's %q", msg, quota.Reason)
+		}
+		if fg := rp.Meta().FailedGeneration; fg != 0 {
+			t.Fatalf("a quota marked generation %d refused", fg)
+		}
+		// The default ResyncSlow is 5 minutes: at most three tries in 10.
+		creates := w.calls(fake.Create, p.ProviderName)
+		w.advance(10 * time.Minute)
+		if n := w.calls(fake.Create, p.ProviderName) - creates; n < 1 || n > 3 {
+			t.Fatalf("%d creates in 10 minutes over quota, want about one per 5 minutes", n)
+		}
+		w.drv.FailPool(fake.Create, p.ProviderName, nil)
+		w.until(15*time.Minute, w.ready(p.ID))
+	})
+}
