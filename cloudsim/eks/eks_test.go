@@ -2,6 +2,7 @@ package eks_test
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net/http"
@@ -31,6 +32,7 @@ type env struct {
 	url    string
 	http   *http.Client
 	client *awseks.Client
+	cert   *x509.Certificate // the TLS server's, for clients of other languages
 }
 
 func newEnv(t *testing.T) *env {
@@ -43,7 +45,7 @@ func newEnv(t *testing.T) *env {
 	srv := httptest.NewUnstartedServer(emu)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	return &env{emu: emu, clock: clock, url: srv.URL, http: srv.Client(), client: sdk(srv, eks.DemoAccessKey, eks.DemoSecretKey)}
+	return &env{emu: emu, clock: clock, url: srv.URL, http: srv.Client(), client: sdk(srv, eks.DemoAccessKey, eks.DemoSecretKey), cert: srv.Certificate()}
 }
 
 func sdk(srv *httptest.Server, key, secret string) *awseks.Client {
