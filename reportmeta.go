@@ -46,6 +46,13 @@ type ReportMeta struct {
 	CreateSentAt *time.Time `json:"create_sent_at,omitempty"`
 	// Owner is the owner's mark found on a foreign pool at the provider.
 	Owner *ReportOwner `json:"owner,omitempty"`
+	// DriftFields, DriftCorrections and DriftCorrectedAt count the
+	// corrections sent in a row, at this generation, for drift in the same
+	// fields, each soon after the last: past a few the provider is taken to
+	// keep changing them, and no more are sent.
+	DriftFields      string     `json:"drift_fields,omitempty"`
+	DriftCorrections int        `json:"drift_corrections,omitempty"`
+	DriftCorrectedAt *time.Time `json:"drift_corrected_at,omitempty"`
 }
 
 // ReportOwner is an owner's mark as a report shows it.

@@ -32,7 +32,8 @@ func (d Difference) String() string {
 // not compared: a pool in no zone is where the provider puts it (GKE: the
 // cluster's default locations), nor the count of an autoscaled pool (the autoscaler owns it),
 // nor labels and taints in the domains of kpool, Kubernetes or the
-// provider, nor a setting the provider does not report; disk types are
+// provider, nor a taint the provider adds itself (NodeTaints: GKE's GPU
+// taint), nor a setting the provider does not report; disk types are
 // compared as the provider reports them, versions by the parts want gives
 // (1.31 is any 1.31.x) and numbers as numbers.
 func Compare(p Profile, want PoolSpec, got *Pool) []Difference {
@@ -50,7 +51,7 @@ func Compare(p Profile, want PoolSpec, got *Pool) []Difference {
 		c.add(FieldZones, 0, strings.Join(want.Zones, ","), strings.Join(got.Zones, ","))
 	}
 	c.add(FieldLabels, 0, userLabels(want.Labels, owned), userLabels(got.Labels, owned))
-	c.add(FieldTaints, 0, userTaints(want.Taints, owned), userTaints(got.Taints, owned))
+	c.add(FieldTaints, 0, userTaints(want.Taints, owned), userTaints(without(got.Taints, added(p, want)), owned))
 	c.add(FieldSpot, 0, want.Spot, got.Spot)
 	c.add(FieldMode, 0, modeOf(want.Mode), modeOf(got.Mode))
 	if want.DiskSizeGB != 0 {
@@ -159,6 +160,32 @@ func userLabels(m map[string]string, owned func(string) bool) string {
 		}
 	}
 	return sortedPairs(u)
+}
+
+// added are the taints the provider puts on a pool's nodes beyond those
+// asked for: they are the provider's, and drift never undoes them.
+func added(p Profile, want PoolSpec) []kpool.Taint {
+	var out []kpool.Taint
+	for _, t := range p.NodeTaints(want) {
+		if !slices.Contains(want.Taints, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// without is ts less the taints in drop.
+func without(ts, drop []kpool.Taint) []kpool.Taint {
+	if len(drop) == 0 {
+		return ts
+	}
+	var out []kpool.Taint
+	for _, t := range ts {
+		if !slices.Contains(drop, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func userTaints(ts []kpool.Taint, owned func(string) bool) string {

@@ -17,6 +17,9 @@ type Metrics struct {
 	// Tracked is how many pools the controllers keep state on: it follows
 	// the stored pools down as they go, never only up.
 	Tracked prometheus.Gauge
+	// DriftFights counts pools whose drift kpool stopped correcting, as
+	// the provider kept undoing it (by provider): each is an alert.
+	DriftFights *prometheus.CounterVec
 	// Provider counts and times the calls to the providers.
 	Provider *metrics.Metrics
 }
@@ -39,8 +42,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process runs the controllers."}),
 		Tracked: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_tracked_pools",
 			Help: "Pools the controllers keep state on (generations seen, retries due)."}),
+		DriftFights: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_drift_fights_total",
+			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked)
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.DriftFights)
 	m.Provider = metrics.New(reg)
 	return m
 }

@@ -5,29 +5,30 @@ package reconcile
 // neutral state instead (provider.State: Creating, Updating, Deleting,
 // Failed); the cluster-wide reasons are the root package's.
 const (
-	ReasonCreating          = "Creating"          // a create was sent
-	ReasonDeleting          = "Deleting"          // a delete was sent, or waits for a create to settle
-	ReasonAbandoned         = "Abandoned"         // deleted in kpool, left at the provider
-	ReasonDeletedAtProvider = "DeletedAtProvider" // nothing of the pool is left
-	ReasonNotImplemented    = "NotImplemented"    // the provider lacks the capability
-	ReasonProviderRefused   = "ProviderRefused"   // the provider refused this generation
-	ReasonProviderError     = "ProviderError"     // a cluster-wide refusal
-	ReasonInvalidSpec       = "InvalidSpec"       // the spec does not map onto the provider
-	ReasonRetrying          = "Retrying"          // a call failed and is retried with backoff
-	ReasonQuotaExceeded     = "QuotaExceeded"     // a quota or limit of the provider's: retried slowly
-	ReasonRepairingFailed   = "RepairingFailed"   // a failed pool is sent its spec again
-	ReasonUpdating          = "Updating"          // an in-place update was sent
-	ReasonCorrectingDrift   = "CorrectingDrift"   // an update undoes a change made behind kpool's back
-	ReasonMarking           = "Marking"           // an update writes the owner's mark
-	ReasonNeedsReplacement  = "NeedsReplacement"  // differs in what only a new pool can change
-	ReasonNodesReady        = "NodesReady"        // the provider has the spec
-	ReasonReady             = "Ready"             // Progressing=False of a ready pool
-	ReasonUnknownState      = "UnknownState"      // a provider state kpool does not know
-	ReasonChangedAtProvider = "ChangedAtProvider" // Drifted=True of a managed pool
-	ReasonObserved          = "Observed"          // Drifted of an observed pool
-	ReasonNotFound          = "NotFound"          // an observed pool the provider does not list
-	ReasonAllNodesCurrent   = "AllNodesCurrent"   // NodesCurrent=True
-	ReasonNewNodesOnly      = "NewNodesOnly"      // NodesCurrent=False: changes reach new nodes only
+	ReasonCreating          = "Creating"              // a create was sent
+	ReasonDeleting          = "Deleting"              // a delete was sent, or waits for a create to settle
+	ReasonAbandoned         = "Abandoned"             // deleted in kpool, left at the provider
+	ReasonDeletedAtProvider = "DeletedAtProvider"     // nothing of the pool is left
+	ReasonNotImplemented    = "NotImplemented"        // the provider lacks the capability
+	ReasonProviderRefused   = "ProviderRefused"       // the provider refused this generation
+	ReasonProviderError     = "ProviderError"         // a cluster-wide refusal
+	ReasonInvalidSpec       = "InvalidSpec"           // the spec does not map onto the provider
+	ReasonRetrying          = "Retrying"              // a call failed and is retried with backoff
+	ReasonQuotaExceeded     = "QuotaExceeded"         // a quota or limit of the provider's: retried slowly
+	ReasonRepairingFailed   = "RepairingFailed"       // a failed pool is sent its spec again
+	ReasonUpdating          = "Updating"              // an in-place update was sent
+	ReasonCorrectingDrift   = "CorrectingDrift"       // an update undoes a change made behind kpool's back
+	ReasonMarking           = "Marking"               // an update writes the owner's mark
+	ReasonNeedsReplacement  = "NeedsReplacement"      // differs in what only a new pool can change
+	ReasonNodesReady        = "NodesReady"            // the provider has the spec
+	ReasonReady             = "Ready"                 // Progressing=False of a ready pool
+	ReasonUnknownState      = "UnknownState"          // a provider state kpool does not know
+	ReasonChangedAtProvider = "ChangedAtProvider"     // Drifted=True of a managed pool
+	ReasonKeepsChanging     = "ProviderKeepsChanging" // Drifted=True: corrections stopped, the provider undoes them
+	ReasonObserved          = "Observed"              // Drifted of an observed pool
+	ReasonNotFound          = "NotFound"              // an observed pool the provider does not list
+	ReasonAllNodesCurrent   = "AllNodesCurrent"       // NodesCurrent=True
+	ReasonNewNodesOnly      = "NewNodesOnly"          // NodesCurrent=False: changes reach new nodes only
 	// ReasonForeignPool is the reason of a pool whose provider name
 	// another owner's pool holds at the provider.
 	ReasonForeignPool = "ForeignPool"

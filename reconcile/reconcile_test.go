@@ -383,3 +383,21 @@ func (w *world) gauge(name string) float64 {
 	}
 	return 0
 }
+
+// counter returns the sum of a counter of the metrics over its labels.
+func (w *world) counter(name string) float64 {
+	w.t.Helper()
+	mfs, err := w.metrics.Gather()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}

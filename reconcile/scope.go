@@ -64,6 +64,11 @@ func (r *clusterRun) scope(ctx context.Context, p *kpool.NodePool, obs *provider
 		s.rp.gen = prev.ObservedGeneration
 	}
 	s.rp.meta = kpool.ReportMeta{ProviderName: p.ProviderName, Platform: string(r.cl.Spec.Platform.Type)}
+	if prev != nil && prev.ObservedGeneration == p.Generation {
+		// Corrections of a drift count across passes of one generation.
+		m := prev.Meta()
+		s.rp.meta.DriftFields, s.rp.meta.DriftCorrections, s.rp.meta.DriftCorrectedAt = m.DriftFields, m.DriftCorrections, m.DriftCorrectedAt
+	}
 	return s, nil
 }
 

@@ -32,6 +32,10 @@ func (s *poolScope) update(ctx context.Context) (bool, error) {
 		s.rp.meta.LastError = why
 	}
 	ch := s.changes()
+	if ch.fighting && !failed && !ch.mark {
+		s.fought()
+		return s.settled(ctx, ch.stuck)
+	}
 	if len(ch.fixable) > 0 || failed || ch.mark {
 		if s.skipRetry() {
 			return false, nil
@@ -90,6 +94,8 @@ func (s *poolScope) apply(ctx context.Context, ch changes, failed bool) (bool, e
 		switch {
 		case ch.drifted:
 			why = ReasonCorrectingDrift
+			s.rp.meta.DriftCorrections++
+			s.rp.meta.DriftCorrectedAt = ptr(s.c.cfg.Clock.Now().UTC())
 		case len(ch.fixable) == 0:
 			why, msg = ReasonMarking, markMessage(s.desired.Owner)
 		}
