@@ -94,7 +94,11 @@ func classify(err error, field string) error {
 	}
 	switch e.Kind {
 	case provider.KindQuota:
+		// Nodes and CPUs are the pool's count; a limit of pools is no field's.
 		e.Field = "spec.nodeCount"
+		if strings.Contains(msg, "node pools") {
+			e.Field = "spec"
+		}
 	case provider.KindThrottled, provider.KindTransient:
 		if e.RetryAfter == 0 {
 			e.RetryAfter = provider.RetryAfterHeader(ge.Header, time.Now())
