@@ -1,8 +1,6 @@
 package gke
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -34,27 +32,6 @@ func (s *Server) find(req *sim.Request) (*pool, *sim.Reply) {
 		return nil, errorReply(codeNotFound, "Not found: %s/nodePools/%s.", c.path(), name)
 	}
 	return p, nil
-}
-
-// busy is GKE's answer to a second operation on a node pool.
-func busy(p *pool) *sim.Reply {
-	return detailed(codeFailedPrecondition, []any{errorInfo("OPERATION_IN_PROGRESS")},
-		"Operation operation-%s is currently operating on node pool %q (%s). Please wait and try again once it is done.",
-		p.op.ID, p.np.Name, infoOf(p.op).opType)
-}
-
-// decode reads a request body strictly, as Google's front end does: a
-// field the API does not have is INVALID_ARGUMENT.
-func decode(req *sim.Request, v any) *sim.Reply {
-	if len(bytes.TrimSpace(req.Body)) == 0 {
-		return errorReply(codeInvalidArgument, "Invalid JSON payload received. The request body is empty.")
-	}
-	dec := json.NewDecoder(bytes.NewReader(req.Body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return errorReply(codeInvalidArgument, "Invalid JSON payload received. %v", err)
-	}
-	return nil
 }
 
 func (s *Server) getCluster(req *sim.Request) *sim.Reply {
@@ -141,6 +118,10 @@ func (s *Server) newPool(c *cluster, in *container.NodePool) (*pool, *sim.Reply)
 	if rep := checkConfig("nodePool.config", cfg, v); rep != nil {
 		return nil, rep
 	}
+	if rep := checkLabelSize("nodePool.config.labels", cfg.Labels); rep != nil {
+		return nil, rep
+	}
+	addGPUTaint(c, cfg)
 	if rep := checkAutoscaling("nodePool.autoscaling", np.Autoscaling); rep != nil {
 		return nil, rep
 	}
@@ -167,6 +148,12 @@ func (s *Server) createPool(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if rep := clusterBusy(c, nil, true, false); rep != nil {
+		return rep
+	}
+	if rep := s.checkQuota(c, nil, p.perZone, p.np.Locations, p.np.Config.MachineType); rep != nil {
+		return rep
+	}
 	c.pools[p.np.Name] = p
 	o := s.start(req, p, opCreate, p.nodes(), 0, nil)
 	rep = jsonReply(200, s.operation(req.BaseURL(), o, req.Now))
@@ -179,9 +166,8 @@ func (s *Server) deletePool(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
-	if p.op != nil && infoOf(p.op).opType != opCreate {
-		// A delete may cancel a create in progress; nothing else.
-		return busy(p)
+	if rep := clusterBusy(p.cluster, p, true, true); rep != nil {
+		return rep
 	}
 	o := s.start(req, p, opDelete, 0, 0, nil)
 	return jsonReply(200, s.operation(req.BaseURL(), o, req.Now))

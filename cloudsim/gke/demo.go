@@ -3,6 +3,7 @@ package gke
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -49,17 +50,24 @@ func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 }
 
 // Describe writes, for people, how to reach the emulator's clusters when
-// it is served at endpoint.
+// it is served at endpoint, and how to point Google's own clients at it:
+// the Go client, gcloud and the Node.js client.
 func (s *Server) Describe(w io.Writer, endpoint string) {
-	auth := "any OAuth2 bearer token (Authorization: Bearer <token>)"
+	auth := "any OAuth2 bearer token (Authorization: Bearer <token>); no Google sign-in is needed"
 	if s.token != "" {
-		auth = "the bearer token the emulator was given"
+		auth = "only the bearer token the emulator was given"
 	}
-	fmt.Fprintf(w, "  auth:      %s\n  api:       GKE v1 REST (google.golang.org/api/container/v1 with option.WithEndpoint(%q))\n", auth, endpoint+"/")
+	u, _ := url.Parse(endpoint)
+	fmt.Fprintf(w, "  auth:      %s\n  api:       GKE v1 REST at %s/ (Compute Engine instanceGroupManagers.get at %s/compute/v1/)\n", auth, endpoint, endpoint)
+	fmt.Fprintf(w, "  Go:        container.NewService(ctx, option.WithEndpoint(%q), option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: \"x\"})))\n", endpoint+"/")
+	fmt.Fprintf(w, "  gcloud:    gcloud config set api_endpoint_overrides/container %s/ ; gcloud config set auth/access_token_file FILE (any token in it) ;\n"+
+		"             gcloud config set core/custom_ca_certs_file CA_FILE ; gcloud container node-pools list --cluster CLUSTER --location LOCATION --project PROJECT\n", endpoint)
+	fmt.Fprintf(w, "  Node.js:   new ClusterManagerClient({fallback: 'rest', apiEndpoint: %q, port: %s, protocol: 'https', authClient: oauth2ClientWithAnyAccessToken})"+
+		" with NODE_EXTRA_CA_CERTS=CA_FILE\n", u.Hostname(), u.Port())
 	for _, c := range s.views() {
 		fmt.Fprintf(w, "  GKE cluster %s (%s, version %s, zones %s, pools: %s):\n", c.name, c.location, c.version, c.zones, c.pools)
-		fmt.Fprintf(w, "    project:    %s\n    node pools: %s/v1/projects/%s/locations/%s/clusters/%s/nodePools\n",
-			c.project, endpoint, c.project, c.location, c.name)
+		fmt.Fprintf(w, "    project:    %s\n    location:   %s\n    cluster:    %s\n    node pools: %s/v1/projects/%s/locations/%s/clusters/%s/nodePools\n",
+			c.project, c.location, c.name, endpoint, c.project, c.location, c.name)
 	}
 }
 

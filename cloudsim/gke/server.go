@@ -35,6 +35,9 @@ type Options struct {
 	// Token, when set, is the only bearer token accepted; otherwise any
 	// non-empty one is (an OAuth2 access token is opaque to its user).
 	Token string
+	// Limits are the quotas and limits enforced; the zero value is GKE's
+	// defaults (DefaultLimits).
+	Limits Limits
 }
 
 // Server is the emulator: GKE's REST protocol on a sim.Engine, whose
@@ -43,7 +46,8 @@ type Options struct {
 // endpoint is the server's URL plus "/".
 type Server struct {
 	*sim.Engine
-	token string
+	token  string
+	limits Limits
 	// clusters and seq are guarded by the engine's lock (its handler, Do).
 	clusters map[string]*cluster // key: project/location/name
 	seq      int
@@ -51,7 +55,10 @@ type Server struct {
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{token: o.Token, clusters: map[string]*cluster{}}
+	if o.Limits == (Limits{}) {
+		o.Limits = DefaultLimits()
+	}
+	s := &Server{token: o.Token, limits: o.Limits, clusters: map[string]*cluster{}}
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }

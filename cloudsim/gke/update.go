@@ -43,8 +43,11 @@ func (s *Server) setSize(req *sim.Request, p *pool) *sim.Reply {
 	if body.NodeCount < 0 || body.NodeCount > maxPerZone {
 		return invalid("nodeCount", "node_count must be between 0 and %d per zone, got %d.", maxPerZone, body.NodeCount)
 	}
-	if p.op != nil {
-		return busy(p)
+	if rep := clusterBusy(p.cluster, p, false, false); rep != nil {
+		return rep
+	}
+	if rep := s.checkQuota(p.cluster, p, int(body.NodeCount), p.np.Locations, p.np.Config.MachineType); rep != nil {
+		return rep
 	}
 	p.perZone = int(body.NodeCount)
 	return s.started(req, s.start(req, p, opSetSize, p.nodes(), 0, nil))
@@ -61,8 +64,8 @@ func (s *Server) setAutoscaling(req *sim.Request, p *pool) *sim.Reply {
 	if rep := checkAutoscaling("autoscaling", body.Autoscaling); rep != nil {
 		return rep
 	}
-	if p.op != nil {
-		return busy(p)
+	if rep := clusterBusy(p.cluster, p, false, false); rep != nil {
+		return rep
 	}
 	a := *body.Autoscaling
 	// The autoscaler brings the pool into its new bounds.
@@ -74,6 +77,9 @@ func (s *Server) setAutoscaling(req *sim.Request, p *pool) *sim.Reply {
 			lo, hi = (int(a.TotalMinNodeCount)+n-1)/n, int(a.TotalMaxNodeCount)/n
 		}
 		per = min(max(per, lo), max(hi, lo))
+	}
+	if rep := s.checkQuota(p.cluster, p, per, p.np.Locations, p.np.Config.MachineType); rep != nil {
+		return rep
 	}
 	p.perZone = per
 	return s.started(req, s.start(req, p, opUpdate, p.nodes(), 0, func() { p.np.Autoscaling = &a }))
@@ -87,8 +93,8 @@ func (s *Server) setManagement(req *sim.Request, p *pool) *sim.Reply {
 	if body.Management == nil {
 		return invalid("management", "management is required.")
 	}
-	if p.op != nil {
-		return busy(p)
+	if rep := clusterBusy(p.cluster, p, false, false); rep != nil {
+		return rep
 	}
 	m := *body.Management
 	return s.started(req, s.start(req, p, opManagement, p.nodes(), 0, func() { p.np.Management = &m }))
@@ -103,6 +109,9 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	if rep := decode(req, &body); rep != nil {
 		return rep
 	}
+	if rep := specified(&body); rep != nil {
+		return rep
+	}
 	if body.Etag != "" && body.Etag != p.etag {
 		return errorReply(codeAborted, "Node pool %q has etag %q, not the %q of the request: it changed since it was read.", p.np.Name, p.etag, body.Etag)
 	}
@@ -110,8 +119,11 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
-	if p.op != nil {
-		return busy(p)
+	if rep := clusterBusy(p.cluster, p, false, false); rep != nil {
+		return rep
+	}
+	if rep := s.checkQuota(p.cluster, p, p.perZone, next.Locations, next.Config.MachineType); rep != nil {
+		return rep
 	}
 	extra := 0
 	if kind == opUpgrade {
@@ -164,14 +176,53 @@ func updated(p *pool, body *container.UpdateNodePoolRequest) (*container.NodePoo
 		}
 		next.Locations = slices.Clone(body.Locations)
 	}
-	if body.Labels != nil {
+	// An empty set is no set: GKE takes labels, taints, resource labels
+	// and tags only when they hold something (see specified).
+	if body.Labels != nil && len(body.Labels.Labels) > 0 {
+		if rep := checkLabelSize("labels", body.Labels.Labels); rep != nil {
+			return nil, "", rep
+		}
 		cfg.Labels = body.Labels.Labels
 	}
-	if body.Taints != nil {
+	if body.Taints != nil && len(body.Taints.Taints) > 0 {
+		// The taints replace the user's; GKE keeps its own GPU taint.
+		own := slices.ContainsFunc(cfg.Taints, isGPUTaint)
 		cfg.Taints = body.Taints.Taints
+		if own && !slices.ContainsFunc(cfg.Taints, isGPUTaint) {
+			t := gpuTaint
+			cfg.Taints = append(cfg.Taints, &t)
+		}
 	}
-	if body.ResourceLabels != nil {
+	if body.ResourceLabels != nil && len(body.ResourceLabels.Labels) > 0 {
 		cfg.ResourceLabels = body.ResourceLabels.Labels
 	}
+	if body.Tags != nil && len(body.Tags.Tags) > 0 {
+		cfg.Tags = body.Tags.Tags
+	}
 	return next, kind, checkConfig("", cfg, next.Version)
+}
+
+// specified refuses an update that sets nothing, as GKE does: labels,
+// taints, resource labels and tags count only when they hold something,
+// so an empty set neither clears them nor makes the request one
+// (UpdateNodePoolRequest: "If this field is not present, the labels will
+// not be changed"; GKE's answer to an update whose labels are {},
+// recorded in hashicorp/terraform-provider-google#15848: "400: At least
+// one of [...] must be specified.").
+func specified(b *container.UpdateNodePoolRequest) *sim.Reply {
+	set := b.NodeVersion != "" || b.ImageType != "" || len(b.Locations) > 0 || b.MachineType != "" || b.DiskType != "" ||
+		b.DiskSizeGb != 0 || b.Accelerators != nil ||
+		b.Labels != nil && len(b.Labels.Labels) > 0 || b.Taints != nil && len(b.Taints.Taints) > 0 ||
+		b.ResourceLabels != nil && len(b.ResourceLabels.Labels) > 0 || b.Tags != nil && len(b.Tags.Tags) > 0 ||
+		b.WorkloadMetadataConfig != nil || b.UpgradeSettings != nil || b.KubeletConfig != nil || b.LinuxNodeConfig != nil ||
+		b.NodeNetworkConfig != nil || b.GcfsConfig != nil || b.Gvnic != nil || b.ConfidentialNodes != nil ||
+		b.LoggingConfig != nil || b.FastSocket != nil || b.WindowsNodeConfig != nil || b.ContainerdConfig != nil ||
+		b.ResourceManagerTags != nil
+	if set {
+		return nil
+	}
+	return invalid("", "At least one of ['node_version', 'image_type', 'updated_node_pool', 'locations', 'workload_metadata_config', "+
+		"'upgrade_settings', 'kubelet_config', 'linux_node_config', 'tags', 'taints', 'labels', 'node_network_config', 'gcfs_config', "+
+		"'gvnic', 'confidential_nodes', 'logging_config', 'fast_socket', 'resource_labels', 'accelerators', 'windows_node_config', "+
+		"'machine_type', 'disk_type', 'disk_size_gb', 'containerd_config', 'resource_manager_tags'] must be specified.")
 }

@@ -325,6 +325,7 @@ func TestListSurvivesFailedInstanceGroups(t *testing.T) {
 		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.spec(n, "1")); err != nil {
 			t.Fatal(err)
 		}
+		e.Clock.Advance(time.Hour) // GKE creates one pool of a cluster at a time
 	}
 	e.Clock.Advance(time.Hour)
 	rt := roundTrip(func(r *http.Request) (*http.Response, error) {

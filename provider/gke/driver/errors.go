@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
@@ -27,6 +28,7 @@ type googleBody struct {
 // RetryInfo's delay, a BadRequest's fields.
 type detail struct {
 	Type            string `json:"@type"`
+	Reason          string `json:"reason"`
 	RetryDelay      string `json:"retryDelay"`
 	FieldViolations []struct {
 		Field string `json:"field"`
@@ -67,13 +69,16 @@ func classify(err error, field string) error {
 	case status == "ALREADY_EXISTS":
 		e.Kind = provider.KindAlreadyExists
 	case status == "RESOURCE_EXHAUSTED" && ge.Code != http.StatusTooManyRequests:
-		e.Kind = provider.KindThrottled // a quota: wait and retry
+		e.Kind = provider.KindThrottled // the request rate: wait and retry
 	}
 	var fields []string
 	for _, raw := range body.Error.Details {
 		var d detail
 		if json.Unmarshal(raw, &d) != nil {
 			continue
+		}
+		if d.Type == quotaFailure || d.Reason == "QUOTA_EXCEEDED" {
+			e.Kind = provider.KindQuota
 		}
 		if d.RetryDelay != "" {
 			if delay, err := time.ParseDuration(d.RetryDelay); err == nil && delay > 0 {
@@ -84,7 +89,16 @@ func classify(err error, field string) error {
 			fields = append(fields, f.Field)
 		}
 	}
+	if overQuota(ge.Code, msg) {
+		e.Kind = provider.KindQuota
+	}
 	switch e.Kind {
+	case provider.KindQuota:
+		// Nodes and CPUs are the pool's count; a limit of pools is no field's.
+		e.Field = "spec.nodeCount"
+		if strings.Contains(msg, "node pools") {
+			e.Field = "spec"
+		}
 	case provider.KindThrottled, provider.KindTransient:
 		if e.RetryAfter == 0 {
 			e.RetryAfter = provider.RetryAfterHeader(ge.Header, time.Now())
@@ -130,8 +144,23 @@ func classifyUnanswered(err error) error {
 	return provider.Unanswered(platform, "the GKE API", err)
 }
 
-// specField maps a request field GKE names to the spec field it comes from.
+// quotaFailure is the detail of Google's quota errors
+// (https://cloud.google.com/apis/design/errors#error_details).
+const quotaFailure = "type.googleapis.com/google.rpc.QuotaFailure"
+
+// overQuota reports whether an answer is a quota or limit of the project
+// or cluster rather than of the spec or the caller's rights: Compute
+// Engine's quotas pass through GKE as 403 "Insufficient regional quota to
+// satisfy request: resource "CPUS": ...", which is no permission.
+func overQuota(code int, msg string) bool {
+	return code == http.StatusForbidden && strings.Contains(strings.ToLower(msg), "quota")
+}
+
+// specField maps a request field GKE names (nodePool.config.diskType, or
+// its proto path node_pool.config.disk_type) to the spec field it comes
+// from.
 func specField(f string) string {
+	f = camel(f)
 	f = strings.TrimPrefix(f, "nodePool.")
 	f = strings.TrimPrefix(f, "config.")
 	if i := strings.IndexAny(f, ".["); i >= 0 {
@@ -151,4 +180,23 @@ func specField(f string) string {
 func tokenFailure(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "oauth2: ") || strings.Contains(msg, "could not find default credentials")
+}
+
+// camel turns a proto path's names into their lowerCamelCase JSON names:
+// node_pool.config.disk_size_gb is nodePool.config.diskSizeGb.
+func camel(f string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range f {
+		switch {
+		case r == '_':
+			up = true
+		case up:
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -113,16 +113,17 @@ func (d *Driver) step(ctx context.Context, cs *clients, c *kpool.Cluster, g *kpo
 	return op, nil
 }
 
-// updateRequest is the update step's request: labels, taints, resource
-// labels (the user's and the owner's mark), and the version, machine type,
-// disk and zones that differ; sent with the etag of the pool it was made
-// from.
+// updateRequest is the update step's request: the labels, taints and
+// resource labels (the user's and the owner's mark) that differ, and the
+// version, machine type, disk and zones that differ; sent with the etag of
+// the pool it was made from. GKE's own GPU taint is never sent as the
+// user's: GKE keeps it.
 func (d *Driver) updateRequest(ctx context.Context, cs *clients, c *kpool.Cluster, g *kpool.GCPCluster, np *container.NodePool, p *provider.Pool,
 	s provider.PoolSpec) (*container.UpdateNodePoolRequest, error) {
-	req := &container.UpdateNodePoolRequest{Name: poolPath(g, s.ProviderName), Etag: np.Etag,
-		Labels:         &container.NodeLabels{Labels: s.Labels, ForceSendFields: []string{"Labels"}},
-		Taints:         &container.NodeTaints{Taints: taints(profile.NodeTaints(s)), ForceSendFields: []string{"Taints"}},
-		ResourceLabels: &container.ResourceLabels{Labels: resourceLabels(s), ForceSendFields: []string{"Labels"}}}
+	req := &container.UpdateNodePoolRequest{Name: poolPath(g, s.ProviderName), Etag: np.Etag}
+	if err := setSets(req, p, s); err != nil {
+		return nil, err
+	}
 	if s.Version != "" && !versionMatches(p.Version, s.Version) {
 		req.NodeVersion = s.Version
 	}
@@ -150,4 +151,49 @@ func (d *Driver) updateRequest(ctx context.Context, cs *clients, c *kpool.Cluste
 		req.Locations = zones
 	}
 	return req, nil
+}
+
+// setSets puts in req the labels, taints and resource labels that differ
+// from the pool's. GKE takes an empty set as no set (UpdateNodePoolRequest:
+// "If this field is not present, the labels will not be changed"; an
+// empty one is answered "At least one of [...] must be specified"), so
+// the last label, taint or resource label cannot be removed in place: that
+// is refused, naming the field, rather than sent and silently ignored,
+// which would leave the pool drifted for ever.
+func setSets(req *container.UpdateNodePoolRequest, p *provider.Pool, s provider.PoolSpec) error {
+	const emptied = "GKE's nodePools.update takes an empty set as no change, so a node pool's last %s cannot be removed in place; keep one, or replace the pool"
+	if !provider.SameLabels(p.Labels, s.Labels) {
+		if len(s.Labels) == 0 {
+			return provider.ValidationError(platform, "spec.labels", emptied, "label")
+		}
+		req.Labels = &container.NodeLabels{Labels: s.Labels}
+	}
+	if !provider.SameTaints(userTaints(p.Taints, s), s.Taints) {
+		if len(s.Taints) == 0 {
+			return provider.ValidationError(platform, "spec.taints", emptied, "taint")
+		}
+		req.Taints = &container.NodeTaints{Taints: taints(s.Taints)}
+	}
+	want := resourceLabels(s)
+	if !provider.SameMap(provider.TagKeys.Put(p.Tags, p.Owner), want) {
+		if len(want) == 0 {
+			return provider.ValidationError(platform, "spec.tags", emptied, "tag")
+		}
+		req.ResourceLabels = &container.ResourceLabels{Labels: want}
+	}
+	return nil
+}
+
+// userTaints are a pool's taints less those GKE adds itself
+// (Profile.NodeTaints: its GPU taint) that the spec does not ask for.
+func userTaints(got []kpool.Taint, s provider.PoolSpec) []kpool.Taint {
+	var out []kpool.Taint
+	added := profile.NodeTaints(s)
+	for _, t := range got {
+		if slices.Contains(added, t) && !slices.Contains(s.Taints, t) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
