@@ -78,7 +78,7 @@ func TestClient(t *testing.T) {
 		{"bad size", func() error {
 			return cl.Create(ctx, clusterID, driver.PoolConfig{ID: "x", Count: &two, Size: "huge"})
 		}, "POST", "", 400, "database_size_not_found"},
-		{"missing pool", func() error { _, err := cl.Get(ctx, clusterID, "ghost"); return err }, "GET", "region=LON1", 404, "database_kubernetes_cluster_pool_not_found"},
+		{"missing pool", func() error { _, err := cl.Get(ctx, clusterID, "ghost"); return err }, "GET", "region=LON1", 404, "database_cluster_pool_not_found"},
 		{"missing cluster", func() error { _, err := cl.List(ctx, "nope"); return err }, "GET", "region=LON1", 404, "database_kubernetes_cluster_not_found"},
 		{"delete", func() error { return cl.Delete(ctx, clusterID, "web") }, "DELETE", "region=LON1", 0, ""},
 	} {
