@@ -95,8 +95,13 @@ func classify(err error, field string) error {
 	case provider.KindQuota:
 		e.Field = field
 	}
-	if ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity {
-		e.Kind, e.Field = provider.KindValidation, "spec"
+	if (ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity) && e.Kind != provider.KindQuota {
+		// Too large or unprocessable: the spec, on the code's field if
+		// Civo named one.
+		e.Kind = provider.KindValidation
+		if e.Field == "" {
+			e.Field = "spec"
+		}
 	}
 	return e
 }

@@ -100,3 +100,39 @@ func TestRegionOnEveryCall(t *testing.T) {
 		t.Fatalf("the calls covered %v, want GET, POST, PUT and DELETE", methods)
 	}
 }
+
+// TestCodes: Civo's codes decide the kind whatever the status, where the
+// driver knows the code (civogo's errors.go); a page of text falls back on
+// the status.
+func TestCodes(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		kind   provider.Kind
+		field  string
+	}{
+		{400, `{"code":"quota_limit_reached","reason":"r"}`, provider.KindQuota, "spec.nodeCount"},
+		{403, `{"code":"quota_limit_reached","reason":"r"}`, provider.KindQuota, "spec.nodeCount"},
+		{400, `{"code":"out_of_capacity","reason":"r"}`, provider.KindQuota, "spec.platform.civo.size"},
+		{400, `{"code":"database_size_not_found","reason":"r"}`, provider.KindValidation, "spec.platform.civo.size"},
+		{422, `{"code":"parameter_label_invalid","reason":"r"}`, provider.KindValidation, "spec.labels"},
+		{413, `{"code":"parameter_invalid","reason":"r"}`, provider.KindValidation, "spec"},
+		{400, `{"code":"parameter_label_invalid","reason":"r"}`, provider.KindValidation, "spec.labels"},
+		{403, `{"code":"authentication_invalid_key","reason":"r"}`, provider.KindPermissionDenied, ""},
+		{409, `{"code":"cannot_scale_already_rescaling_cluster","reason":"r"}`, provider.KindTransient, ""},
+		{404, `{"code":"database_region_not_found","reason":"r"}`, provider.KindNotFound, ""},
+		{404, "<html>Not Found</html>", provider.KindNotFound, ""},
+	} {
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(tc.status)
+			_, _ = w.Write([]byte(tc.body))
+		}))
+		d := setup.Driver(t, srv.Client().Transport, providertest.FastRetry(), srv.URL)
+		_, err := d.NodePoolList(ctx, clusterAt(srv.URL))
+		srv.Close()
+		var pe *provider.Error
+		if !errors.As(err, &pe) || pe.Kind != tc.kind || pe.Field != tc.field {
+			t.Errorf("%d %s: %#v, want %s on %q", tc.status, tc.body, err, tc.kind, tc.field)
+		}
+	}
+}
