@@ -5,7 +5,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -85,25 +84,16 @@ func (c *call) find() (*pool, *sim.Reply) {
 	if p, ok := c.cluster.pools[c.pool]; ok {
 		return p, nil
 	}
-	return nil, failf(http.StatusNotFound, codePoolNotFound, "The requested pool %s could not be found in Kubernetes cluster %s", c.pool, c.cluster.ID)
+	// The code is civogo's (DatabaseClusterPoolNotFoundError, which the
+	// Terraform provider waits for after a delete); the reason is the
+	// emulator's, in the words of Civo's recorded not-found reasons.
+	return nil, failf(http.StatusNotFound, codePoolNotFound, "Failed to find the Kubernetes cluster pool in the internal database")
 }
 
 func (s *Server) listPools(req *call) *sim.Reply {
-	c := req.cluster
-	ids := make([]string, 0, len(c.pools))
-	for id := range c.pools {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		a, b := c.pools[ids[i]], c.pools[ids[j]]
-		if !a.created.Equal(b.created) {
-			return a.created.Before(b.created)
-		}
-		return ids[i] < ids[j]
-	})
-	out := make([]Pool, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, c.pools[id].view(req.Now))
+	out := []Pool{}
+	for _, p := range req.cluster.sortedPools() {
+		out = append(out, p.view(req.Now))
 	}
 	return jsonReply(out)
 }
@@ -125,6 +115,9 @@ func (s *Server) createPool(req *call) *sim.Reply {
 		return failf(http.StatusConflict, codeDuplicate, "A pool with the id %s already exists in Kubernetes cluster %s", in.ID, c.ID)
 	}
 	if rep := validateCreate(in); rep != nil {
+		return rep
+	}
+	if rep := s.checkQuota(in.Size, *in.Count); rep != nil {
 		return rep
 	}
 	p := &pool{cluster: c, id: in.ID, size: in.Size, count: *in.Count, labels: maps.Clone(in.Labels),
@@ -160,7 +153,10 @@ func (s *Server) updatePool(req *call) *sim.Reply {
 	rebuild := in.Count != nil && p.failedNodes() > 0
 	resize := target != p.count || rebuild
 	if p.op != nil && (p.op.Kind == opDeleting || resize) {
-		return failf(http.StatusConflict, codeBusy, "The pool %s is already %s; try again once it is done", p.id, strings.ToLower(p.op.Kind))
+		return busy(p)
+	}
+	if rep := s.checkQuota(p.size, target-len(p.insts)); rep != nil {
+		return rep
 	}
 	if in.Labels != nil {
 		p.labels = maps.Clone(in.Labels)
@@ -184,6 +180,12 @@ func (s *Server) updatePool(req *call) *sim.Reply {
 	return jsonReply(p.view(req.Now))
 }
 
+// busy answers a change the pool's running operation forbids (civogo's
+// CannotScaleAlreadyRescalingClusterError; the status is the emulator's).
+func busy(p *pool) *sim.Reply {
+	return failf(http.StatusConflict, codeBusy, "The pool %s is already %s; try again once it is done", p.id, strings.ToLower(p.op.Kind))
+}
+
 func (s *Server) deletePool(req *call) *sim.Reply {
 	p, rep := req.find()
 	if rep != nil {
@@ -196,4 +198,30 @@ func (s *Server) deletePool(req *call) *sim.Reply {
 	p.insts = insts
 	s.start(req.Request, p, opDeleting, len(insts), 0)
 	return success(p.id)
+}
+
+// deleteInstance removes one node of a pool (civogo's
+// DeleteKubernetesClusterPoolInstance): the pool's count goes down by
+// one and that node, not the newest, is the one removed (Civo's docs,
+// scaling-nodes: "any instance that has been explicitly requested via the
+// API to be deleted" goes first).
+func (s *Server) deleteInstance(req *call) *sim.Reply {
+	p, rep := req.find()
+	if rep != nil {
+		return rep
+	}
+	id := req.HTTP.PathValue("instance")
+	i := slices.IndexFunc(p.insts, func(in *instance) bool { return in.id == id })
+	switch {
+	case i < 0:
+		return failf(http.StatusNotFound, codeInstanceNotFound, "Failed to find the instance %s in the Kubernetes cluster pool %s", id, p.id)
+	case p.op != nil:
+		return busy(p)
+	case p.count <= 1:
+		return failf(http.StatusBadRequest, codeParameterInvalid, "The pool %s has one node: delete the pool instead", p.id)
+	}
+	p.insts = append(append(slices.Clone(p.insts[:i]), p.insts[i+1:]...), p.insts[i])
+	p.count--
+	s.start(req.Request, p, opScaling, len(p.insts), len(p.insts)-1)
+	return success(id)
 }

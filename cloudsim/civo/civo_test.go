@@ -108,23 +108,33 @@ func TestWire(t *testing.T) {
 		{"wrong key", "GET", pools + "?region=LON1", "nope", "", 401, "authentication_invalid_key"},
 		{"list", "GET", pools + "?region=LON1", key, "", 200, ""},
 		{"lowercase region", "GET", pools + "?region=lon1", key, "", 200, ""},
-		{"no region", "GET", pools, key, "", 400, "region_unavailable"},
-		{"no region in body", "POST", pools, key, `{"id":"a","count":1,"size":"g4s.kube.small"}`, 400, "region_unavailable"},
+		// No region: the account's default (NYC1 here), where this
+		// LON1 cluster is not.
+		{"no region", "GET", pools, key, "", 404, "database_kubernetes_cluster_not_found"},
+		{"no region in a post", "POST", pools, key, `{"id":"a","count":1,"size":"g4s.kube.small"}`, 404, "database_kubernetes_cluster_not_found"},
+		{"no region in a put", "PUT", pools + "/a", key, `{"count":2}`, 404, "database_kubernetes_cluster_not_found"},
+		{"region in the body only", "POST", pools, key, `{"id":"a","count":1,"size":"g4s.kube.small","region":"LON1"}`, 200, ""},
+		{"the query's region first", "POST", pools + "?region=LON1", key, `{"id":"a","count":1,"size":"g4s.kube.small","region":"NYC1"}`, 200, ""},
 		{"other region", "GET", pools + "?region=NYC1", key, "", 404, "database_kubernetes_cluster_not_found"},
+		{"unknown region", "GET", pools + "?region=XYZ9", key, "", 404, "database_region_not_found"},
 		{"unknown cluster", "GET", "/v2/kubernetes/clusters/x/pools?region=LON1", key, "", 404, "database_kubernetes_cluster_not_found"},
-		{"unknown pool", "GET", pools + "/ghost?region=LON1", key, "", 404, "database_kubernetes_cluster_pool_not_found"},
-		{"delete unknown pool", "DELETE", pools + "/ghost?region=LON1", key, "", 404, "database_kubernetes_cluster_pool_not_found"},
-		{"put unknown pool", "PUT", pools + "/ghost", key, `{"count":2,"region":"LON1"}`, 404, "database_kubernetes_cluster_pool_not_found"},
-		{"count 0", "POST", pools, key, `{"id":"a","count":0,"size":"g4s.kube.small","region":"LON1"}`, 400, "parameter_invalid"},
-		{"no count", "POST", pools, key, `{"id":"a","size":"g4s.kube.small","region":"LON1"}`, 400, "parameter_invalid"},
-		{"no size", "POST", pools, key, `{"id":"a","count":1,"region":"LON1"}`, 400, "parameter_size_missing"},
-		{"bad size", "POST", pools, key, `{"id":"a","count":1,"size":"m5.large","region":"LON1"}`, 400, "database_size_not_found"},
-		{"bad id", "POST", pools, key, `{"id":"Not_OK","count":1,"size":"g4s.kube.small","region":"LON1"}`, 400, "parameter_name_invalid"},
-		{"bad label", "POST", pools, key, `{"id":"a","count":1,"size":"g4s.kube.small","labels":{"a b":"c"},"region":"LON1"}`, 400, "parameter_label_invalid"},
-		{"civo label", "POST", pools, key, `{"id":"a","count":1,"size":"g4s.kube.small","labels":{"kubernetes.civo.com/x":"c"},"region":"LON1"}`, 400, "parameter_label_invalid"},
-		{"bad taint", "POST", pools, key, `{"id":"a","count":1,"size":"g4s.kube.small","taints":[{"key":"k","effect":"Never"}],"region":"LON1"}`, 400, "parameter_invalid"},
-		{"bad json", "POST", pools, key, `{"id":`, 400, "parameter_invalid"},
-		{"other path", "GET", "/v2/instances?region=LON1", key, "", 404, "not_found"},
+		{"unknown pool", "GET", pools + "/ghost?region=LON1", key, "", 404, "database_cluster_pool_not_found"},
+		{"delete unknown pool", "DELETE", pools + "/ghost?region=LON1", key, "", 404, "database_cluster_pool_not_found"},
+		{"put unknown pool", "PUT", pools + "/ghost?region=LON1", key, `{"count":2}`, 404, "database_cluster_pool_not_found"},
+		{"count 0", "POST", pools + "?region=LON1", key, `{"id":"a","count":0,"size":"g4s.kube.small"}`, 400, "parameter_invalid"},
+		{"no count", "POST", pools + "?region=LON1", key, `{"id":"a","size":"g4s.kube.small"}`, 400, "parameter_invalid"},
+		{"no size", "POST", pools + "?region=LON1", key, `{"id":"a","count":1}`, 400, "parameter_size_missing"},
+		{"bad size", "POST", pools + "?region=LON1", key, `{"id":"a","count":1,"size":"m5.large"}`, 400, "database_size_not_found"},
+		{"bad id", "POST", pools + "?region=LON1", key, `{"id":"-a","count":1,"size":"g4s.kube.small"}`, 400, "parameter_name_invalid"},
+		{"id of 64", "POST", pools + "?region=LON1", key, `{"id":"` + strings.Repeat("a", 64) + `","count":1,"size":"g4s.kube.small"}`, 400, "parameter_name_invalid"},
+		{"id as Terraform allows it", "POST", pools + "?region=LON1", key, `{"id":"Back_end.2","count":1,"size":"g4s.kube.small"}`, 200, ""},
+		{"uuid id, as the CLI makes", "POST", pools + "?region=LON1", key, `{"id":"8a849cc5-bd51-45ce-814a-c378b09dcb06","count":1,"size":"g4s.kube.small"}`, 200, ""},
+		{"bad label", "POST", pools + "?region=LON1", key, `{"id":"a","count":1,"size":"g4s.kube.small","labels":{"a b":"c"}}`, 400, "parameter_label_invalid"},
+		{"civo label", "POST", pools + "?region=LON1", key, `{"id":"a","count":1,"size":"g4s.kube.small","labels":{"kubernetes.civo.com/x":"c"}}`, 400, "parameter_label_invalid"},
+		{"bad taint", "POST", pools + "?region=LON1", key, `{"id":"a","count":1,"size":"g4s.kube.small","taints":[{"key":"k","effect":"Never"}]}`, 400, "parameter_invalid"},
+		{"bad json", "POST", pools + "?region=LON1", key, `{"id":`, 400, "parameter_invalid"},
+		{"other path: a page of text", "GET", "/v2/instances?region=LON1", key, "", 404, ""},
+		{"other method: a page of text", "PATCH", pools + "?region=LON1", key, "", 404, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -132,24 +142,27 @@ func TestWire(t *testing.T) {
 			if a.status != tc.status || a.code() != tc.code {
 				t.Fatalf("%s %s: %d %s, want %d %s", tc.method, tc.target, a.status, a.body, tc.status, tc.code)
 			}
+			if tc.code == "" && tc.status == 404 && !strings.HasPrefix(a.header.Get("Content-Type"), "text/plain") {
+				t.Fatalf("a route Civo does not have: %s, want Rails' page of text", a.header.Get("Content-Type"))
+			}
 		})
 	}
 }
 
 func TestPoolLifecycle(t *testing.T) {
 	e := newEnv(t)
-	a := e.do("POST", pools, key, create)
+	a := e.do("POST", pools+"?region=LON1", key, create)
 	if a.status != 200 || !strings.Contains(string(a.body), `"result":"success"`) {
 		t.Fatalf("create: %d %s", a.status, a.body)
 	}
 	if c := e.emu.Calls(); !c[len(c)-1].Created || c[len(c)-1].Resource != pools+"/web" {
 		t.Fatalf("call log: %+v", c[len(c)-1])
 	}
-	if a := e.do("POST", pools, key, create); a.status != http.StatusConflict {
+	if a := e.do("POST", pools+"?region=LON1", key, create); a.status != http.StatusConflict {
 		t.Fatalf("duplicate id: %d %s", a.status, a.body)
 	}
 	p := e.pool("web")
-	if p.Count != 2 || statuses(p) != "BUILDING,BUILDING" || p.Labels[civo.PoolLabel] != "web" || p.Labels["team"] != "a" || p.Region != region ||
+	if p.Count != 2 || statuses(p) != "BUILDING,BUILDING" || p.Labels[civo.PoolLabel] != "web" || p.Labels["team"] != "a" ||
 		len(p.InstanceNames) != 2 || !strings.HasPrefix(p.Instances[0].Hostname, "k3s-prod-") {
 		t.Fatalf("new pool: %+v", p)
 	}
@@ -302,8 +315,15 @@ func TestDemo(t *testing.T) {
 	}
 	var b strings.Builder
 	s.Describe(&b, "https://127.0.0.1:9")
-	if !strings.Contains(b.String(), civo.DemoAPIKey) || !strings.Contains(b.String(), "demo-civo") {
-		t.Fatalf("describe: %s", b.String())
+	// What an outside client needs: the endpoint, the demo key (said to
+	// be a demo-only constant), the region, the cluster id, and the civo
+	// CLI's way to another URL (its config file's meta.url).
+	for _, want := range []string{civo.DemoAPIKey, "the demo API key: a constant", "demo-civo", civo.DemoClusterID,
+		"https://127.0.0.1:9/v2/kubernetes/clusters/" + civo.DemoClusterID + "/pools?region=LON1", "served in NYC1",
+		`"meta":{"url":"https://127.0.0.1:9","default_region":"LON1"}`, "CIVO_CONFIG=", "civo apikey add kpool-demo " + civo.DemoAPIKey} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("describe lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

@@ -27,15 +27,17 @@ const (
 	DemoSize = "g4s.kube.medium"
 )
 
-// DemoAPIKey is the API key Demo's emulator accepts. It is no secret: it
-// opens the emulator only.
+// DemoAPIKey is the API key Demo's emulator accepts: a demo-only
+// constant of kpool's source, no secret, that opens this emulator and
+// nothing else (no Civo account has it).
 const DemoAPIKey = "kpool-cloudsim-civo-demo-api-key"
 
 // Demo returns an emulator on an engine with options o that holds the
 // demo cluster and its pool "default" of one g4s.kube.medium node (already
-// up), accepting the demo API key.
+// up), accepting the demo API key, with DemoQuota and NYC1 as the
+// account's default region.
 func Demo(o sim.Options) (*Server, error) {
-	s := New(Options{Engine: o, Keys: []string{DemoAPIKey}})
+	s := New(Options{Engine: o, Keys: []string{DemoAPIKey}, Quota: DemoQuota})
 	s.AddCluster(Cluster{ID: DemoClusterID, Name: DemoClusterName, Region: DemoRegion, Version: DemoVersion})
 	s.Do(func(now time.Time) {
 		c := s.clusters[DemoClusterID]
@@ -81,19 +83,51 @@ func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 }
 
 // Describe writes, for people, how to reach the emulator's clusters when
-// it is served at endpoint.
+// it is served at endpoint: the API key, the region rule, the quota, each
+// cluster's id, region and pools, and how to point curl and the civo CLI
+// at it.
 func (s *Server) Describe(w io.Writer, endpoint string) {
-	auth := "Authorization: bearer <any non-empty API key>"
+	key := "<any non-empty API key>"
 	if len(s.keys) > 0 {
-		auth = "Authorization: bearer " + DemoAPIKey
+		key = DemoAPIKey
 		if !slices.Contains(s.keys, DemoAPIKey) {
-			auth = fmt.Sprintf("Authorization: bearer <one of its %d API keys>", len(s.keys))
+			key = fmt.Sprintf("<one of its %d API keys>", len(s.keys))
 		}
 	}
-	fmt.Fprintf(w, "  auth:      %s (CIVO_TOKEN for kpool's driver)\n  api:       Civo v2 Kubernetes pools (%s/v2/kubernetes/clusters/{id}/pools)\n", auth, endpoint)
+	fmt.Fprintf(w, "  auth:      Authorization: bearer %s\n", key)
+	if key == DemoAPIKey {
+		fmt.Fprintf(w, "             (the demo API key: a constant of kpool's source that opens this emulator only; CIVO_TOKEN for kpool's driver)\n")
+	}
+	fmt.Fprintf(w, "  api:       Civo v2: %s/v2/kubernetes/clusters/{id}/pools[/{pool}], /v2/kubernetes/clusters[/{id}], /v2/regions, /v2/quota\n", endpoint)
+	fmt.Fprintf(w, "  region:    ?region=<code> on every call, as civogo sends it; a call without one is served in %s, the account's default\n", s.defaultRegion)
+	if q := s.quota; q != (Quota{}) {
+		fmt.Fprintf(w, "  quota:     %d nodes, %d CPU cores, %d MB RAM, %d GB disk for the account (0: no limit); beyond it quota_limit_reached\n",
+			q.Instances, q.CPUCores, q.RAMMB, q.DiskGB)
+	}
 	views := s.views()
+	var first *Cluster
 	for _, c := range sortedClusters(views) {
+		if first == nil {
+			first = &c
+		}
 		fmt.Fprintf(w, "  Civo cluster %s (id %s, region %s, Kubernetes %s, pools: %s):\n", c.Name, c.ID, c.Region, c.Version, demo.List(views[c]))
 		fmt.Fprintf(w, "    pools:          %s/v2/kubernetes/clusters/%s/pools?region=%s\n", endpoint, c.ID, c.Region)
+		fmt.Fprintf(w, "    curl:           curl --cacert <CA file> -H 'Authorization: bearer %s' '%s/v2/kubernetes/clusters/%s/pools?region=%s'\n", key, endpoint, c.ID, c.Region)
 	}
+	if first != nil {
+		describeCLI(w, endpoint, key, *first)
+	}
+}
+
+// describeCLI says how to point the civo CLI at the emulator: the CLI has
+// no flag for the API's URL; it reads it from its config file's meta.url
+// (civo/cli config/config.go), which CIVO_CONFIG names, and takes a key
+// from "civo apikey add" (an alias of save) or CIVO_TOKEN.
+func describeCLI(w io.Writer, endpoint, key string, c Cluster) {
+	fmt.Fprintf(w, "  civo CLI:  no --url flag: write a config file whose meta.url is the endpoint, and trust the CA file (Linux):\n")
+	fmt.Fprintf(w, "    echo '{\"apikeys\":{},\"meta\":{\"url\":\"%s\",\"default_region\":\"%s\"}}' > civo-cloudsim.json\n", endpoint, c.Region)
+	fmt.Fprintf(w, "    export CIVO_CONFIG=$PWD/civo-cloudsim.json SSL_CERT_FILE=<CA file>\n")
+	fmt.Fprintf(w, "    civo apikey add kpool-demo %s && civo apikey use kpool-demo\n", key)
+	fmt.Fprintf(w, "    civo kubernetes node-pool ls %s; civo kubernetes node-pool create %s -n 2 -s g4s.kube.small\n", c.Name, c.Name)
+	fmt.Fprintf(w, "    (node-pool delete sends the cluster PUT, which is not emulated; the CLI also asks GitHub for its latest release)\n")
 }

@@ -31,7 +31,8 @@ const (
 )
 
 // Wire shapes, as civogo's KubernetesPool, KubernetesInstance and
-// corev1.Taint carry them.
+// corev1.Taint carry them, with every member of the pool civogo's
+// pool_test.go TestGetKubernetesPool records.
 type (
 	// Taint is a Kubernetes taint (corev1.Taint's JSON).
 	Taint struct {
@@ -42,23 +43,35 @@ type (
 	}
 	// Instance is a node of a pool (KubernetesInstance).
 	Instance struct {
-		ID            string    `json:"id"`
-		Hostname      string    `json:"hostname"`
-		Size          string    `json:"size"`
-		Region        string    `json:"region"`
-		SourceType    string    `json:"source_type"`
-		SourceID      string    `json:"source_id"`
-		InitialUser   string    `json:"initial_user"`
-		Status        string    `json:"status"`
-		FirewallID    string    `json:"firewall_id"`
-		PublicIP      string    `json:"public_ip"`
-		CPUCores      int       `json:"cpu_cores"`
-		RAMMegabytes  int       `json:"ram_mb"`
-		DiskGigabytes int       `json:"disk_gb"`
-		Tags          []string  `json:"tags"`
-		CreatedAt     time.Time `json:"created_at"`
+		ID              string    `json:"id"`
+		Name            string    `json:"name"`
+		Hostname        string    `json:"hostname"`
+		AccountID       string    `json:"account_id"`
+		Size            string    `json:"size"`
+		FirewallID      string    `json:"firewall_id"`
+		SourceType      string    `json:"source_type"`
+		SourceID        string    `json:"source_id"`
+		NetworkID       string    `json:"network_id"`
+		InitialUser     string    `json:"initial_user"`
+		InitialPassword string    `json:"initial_password"`
+		SSHKey          string    `json:"ssh_key"`
+		Tags            []string  `json:"tags"`
+		Script          string    `json:"script"`
+		Status          string    `json:"status"`
+		CivoStatsdToken string    `json:"civostatsd_token"`
+		PublicIP        string    `json:"public_ip"`
+		PrivateIP       string    `json:"private_ip"`
+		NamespaceID     string    `json:"namespace_id"`
+		Notes           string    `json:"notes"`
+		ReverseDNS      string    `json:"reverse_dns"`
+		Region          string    `json:"region,omitempty"` // in a cluster's instances only
+		CPUCores        int       `json:"cpu_cores"`
+		RAMMegabytes    int       `json:"ram_mb"`
+		DiskGigabytes   int       `json:"disk_gb"`
+		CreatedAt       time.Time `json:"created_at"`
 	}
-	// Pool is a pool as GET returns it (KubernetesPool).
+	// Pool is a pool as GET returns it (KubernetesPool). Civo's pool
+	// carries no region: it is its cluster's.
 	Pool struct {
 		ID               string            `json:"id"`
 		Count            int               `json:"count"`
@@ -66,9 +79,9 @@ type (
 		InstanceNames    []string          `json:"instance_names"`
 		Instances        []Instance        `json:"instances"`
 		Labels           map[string]string `json:"labels"`
+		Annotations      map[string]string `json:"annotations"`
 		Taints           []Taint           `json:"taints"`
 		PublicIPNodePool bool              `json:"public_ip_node_pool"`
-		Region           string            `json:"region"`
 	}
 )
 
@@ -92,27 +105,30 @@ type pool struct {
 // instance is a node; status is its idle one (ACTIVE or ERROR), the
 // running operation's wins.
 type instance struct {
-	id, hostname, publicIP string
-	status                 string
-	created                time.Time
+	id, hostname, publicIP, privateIP string
+	status                            string
+	created                           time.Time
 }
 
 // newInstance adds a node to the pool.
 func (s *Server) newInstance(p *pool, now time.Time) *instance {
 	p.seq++
 	id := s.NewID()
-	in := &instance{id: id, status: StatusBuilding, created: now,
-		hostname: fmt.Sprintf("k3s-%s-%s-%s-%s", p.cluster.Name, short(p.cluster.ID), short(p.id), id[:5])}
+	// Civo's node names: k3s-<cluster>-<id>-<id>-node-pool-<pool>-<random>
+	// (Civo's docs show k3s-docs-demo-614e-9e2f67-node-pool-1372-dnz9h).
+	in := &instance{id: id, status: StatusBuilding, created: now, privateIP: fmt.Sprintf("192.168.%d.%d", 1+p.seq/250%250, 2+p.seq%250),
+		hostname: fmt.Sprintf("k3s-%s-%s-node-pool-%s-%s", p.cluster.Name, short(p.cluster.ID, 6), short(p.id, 4), id[:5])}
 	if p.publicIP {
 		in.publicIP = fmt.Sprintf("74.220.%d.%d", 16+p.seq/250%200, 1+p.seq%250)
 	}
 	return in
 }
 
-func short(s string) string {
+// short is s without dashes, cut to n characters.
+func short(s string, n int) string {
 	s = strings.ReplaceAll(s, "-", "")
-	if len(s) > 6 {
-		return s[:6]
+	if len(s) > n {
+		return s[:n]
 	}
 	return s
 }
@@ -163,8 +179,8 @@ func (p *pool) statuses(now time.Time) ([]*instance, []string) {
 
 // view returns the pool as Civo's GET returns it at now.
 func (p *pool) view(now time.Time) Pool {
-	v := Pool{ID: p.id, Count: p.count, Size: p.size, Region: p.cluster.Region, PublicIPNodePool: p.publicIP,
-		Labels: maps.Clone(p.labels), Taints: slices.Clone(p.taints), InstanceNames: []string{}, Instances: []Instance{}}
+	v := Pool{ID: p.id, Count: p.count, Size: p.size, PublicIPNodePool: p.publicIP, Labels: maps.Clone(p.labels),
+		Annotations: map[string]string{}, Taints: slices.Clone(p.taints), InstanceNames: []string{}, Instances: []Instance{}}
 	if v.Labels == nil {
 		v.Labels = map[string]string{}
 	}
@@ -174,14 +190,22 @@ func (p *pool) view(now time.Time) Pool {
 	}
 	spec := sizes[p.size]
 	insts, st := p.statuses(now)
+	c := p.cluster
 	for i, in := range insts {
 		v.InstanceNames = append(v.InstanceNames, in.hostname)
 		v.Instances = append(v.Instances, Instance{
-			ID: in.id, Hostname: in.hostname, Size: p.size, Region: p.cluster.Region, SourceType: "diskimage",
-			SourceID: "talos-v1.5.0", InitialUser: "civo", Status: st[i], FirewallID: p.cluster.ID,
-			PublicIP: in.publicIP, CPUCores: spec.cpu, RAMMegabytes: spec.ramMB, DiskGigabytes: spec.diskGB,
-			Tags: []string{"k3s-cluster=" + p.cluster.Name}, CreatedAt: in.created.UTC(),
+			ID: in.id, Name: in.hostname, Hostname: in.hostname, AccountID: accountID, Size: p.size, FirewallID: c.ID,
+			SourceType: "diskimage", SourceID: c.Version, NetworkID: c.networkID(), InitialUser: "root", SSHKey: "-",
+			Tags: []string{"k3s"}, Status: st[i], PublicIP: in.publicIP, PrivateIP: in.privateIP,
+			NamespaceID: "cust-default-" + short(accountID, 8), CPUCores: spec.cpu, RAMMegabytes: spec.ramMB,
+			DiskGigabytes: spec.diskGB, CreatedAt: in.created.UTC(),
 		})
 	}
 	return v
 }
+
+// accountID is the emulator's one account.
+const accountID = "6b1f2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+
+// networkID is the id of the cluster's network, made from its own.
+func (c *cluster) networkID() string { return "0e" + c.ID[min(2, len(c.ID)):] }

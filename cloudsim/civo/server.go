@@ -1,28 +1,27 @@
-// Package civo emulates Civo's v2 Kubernetes pools API (the API civogo's
-// ListKubernetesClusterPools, GetKubernetesClusterPool,
-// CreateKubernetesClusterPool, UpdateKubernetesClusterPool and
-// DeleteKubernetesClusterPool call) well enough for kpool's Civo driver to
-// create, list, scale, relabel and delete pools against it:
+// Package civo emulates the parts of Civo's v2 API that Civo's own Go
+// client (civogo), its CLI and its Terraform provider call to manage the
+// node pools of a Kubernetes cluster, well enough for kpool's Civo driver
+// and for the civo CLI:
 //
-//	GET    /v2/kubernetes/clusters/{cluster}/pools?region=R         a JSON array of pools
-//	POST   /v2/kubernetes/clusters/{cluster}/pools                  {"id","count","size","labels","taints","public_ip_node_pool","region"}
-//	GET    /v2/kubernetes/clusters/{cluster}/pools/{pool}?region=R  the pool
-//	PUT    /v2/kubernetes/clusters/{cluster}/pools/{pool}           {"count","labels","taints","region"}
-//	DELETE /v2/kubernetes/clusters/{cluster}/pools/{pool}?region=R  {"result":"success"}
+//	GET    /v2/kubernetes/clusters/{cluster}/pools                   a JSON array of pools
+//	POST   /v2/kubernetes/clusters/{cluster}/pools                   {"id","count","size","labels","taints","public_ip_node_pool","region"}
+//	GET    /v2/kubernetes/clusters/{cluster}/pools/{pool}            the pool
+//	PUT    /v2/kubernetes/clusters/{cluster}/pools/{pool}            {"count","labels","taints","region"}: the pool
+//	DELETE /v2/kubernetes/clusters/{cluster}/pools/{pool}            {"result":"success"}
+//	DELETE /v2/kubernetes/clusters/{cluster}/pools/{pool}/instances/{instance}
+//	GET    /v2/kubernetes/clusters, /v2/kubernetes/clusters/{cluster} the clusters, read only
+//	GET    /v2/regions, /v2/quota                                     the regions, the account's quota
+//
+// Every call takes the region as the query parameter region (civogo sends
+// it on every method); a POST or PUT may carry it in its body instead, and
+// a call with neither is served in the account's default region, as Civo
+// serves it. README.md in this folder lists every rule with its source.
 //
 // This package holds the Civo wire protocol only: routes, the bearer API
-// key, the region parameter, Civo's error body ({"code","reason"}), pool
-// and instance shapes and Civo's rules. Time, latency, rate limits, faults,
-// operations and the call log are the engine's (cloudsim/sim): tests drive
-// it with a sim.ManualClock and never sleep.
-//
-// Not reproduced: Civo's other APIs (clusters, instances, firewalls,
-// applications, the v1 cluster PUT that also resizes pools); per-instance
-// DELETE; the pool's nodes as Kubernetes nodes; quotas and capacity; error
-// codes Civo does not document (the pool-not-found, duplicate-pool,
-// rate-limit and busy answers use the emulator's own codes and statuses);
-// the exact instance statuses and node hostnames of real pools; whether
-// Civo takes a second scale while one runs (the emulator answers 409).
+// key, regions, Civo's error bodies, the shapes of pools, instances,
+// clusters, regions and the quota, and Civo's rules. Time, latency, rate
+// limits, faults, operations and the call log are the engine's
+// (cloudsim/sim): tests drive it with a sim.ManualClock and never sleep.
 package civo
 
 import (
@@ -40,21 +39,33 @@ type Options struct {
 	Engine sim.Options
 	// Keys are the API keys accepted. None: any non-empty key.
 	Keys []string
+	// DefaultRegion is the account's default region, where a call that
+	// names no region is served. "" is NYC1: a region other than the demo
+	// cluster's, so that a client that forgets the region meets the
+	// not-found answer Civo gives it for a cluster elsewhere.
+	DefaultRegion string
+	// Quota is the account's quota, checked when nodes are added; the
+	// zero value limits nothing.
+	Quota Quota
 }
 
-// Server is the emulator: the Civo pools API on a sim.Engine, whose
-// methods (ServeHTTP, Calls, SetFaultRate, SetRateLimit, SetLatency) it
-// has.
+// Server is the emulator: Civo's API on a sim.Engine, whose methods
+// (ServeHTTP, Calls, SetFaultRate, SetRateLimit, SetLatency) it has.
 type Server struct {
 	*sim.Engine
-	keys []string
+	keys          []string
+	defaultRegion string
+	quota         Quota
 	// clusters is guarded by the engine's lock; key: the cluster id.
 	clusters map[string]*cluster
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{keys: slices.Clone(o.Keys), clusters: map[string]*cluster{}}
+	s := &Server{keys: slices.Clone(o.Keys), defaultRegion: strings.ToUpper(o.DefaultRegion), quota: o.Quota, clusters: map[string]*cluster{}}
+	if s.defaultRegion == "" {
+		s.defaultRegion = "NYC1"
+	}
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
@@ -63,29 +74,32 @@ func New(o Options) *Server {
 type Cluster struct {
 	ID      string // a UUID
 	Name    string
-	Region  string // LON1, NYC1, FRA1, ...
+	Region  string // LON1, NYC1, FRA1, ...; a region Civo does not have is added to the emulator's
 	Version string
 }
 
 type cluster struct {
 	Cluster
-	pools map[string]*pool
+	created time.Time
+	pools   map[string]*pool
 }
 
 // AddCluster adds a cluster with no pools; adding one that exists changes
 // its name, region and version.
 func (s *Server) AddCluster(c Cluster) {
-	s.Do(func(time.Time) {
+	c.Region = strings.ToUpper(c.Region)
+	s.Do(func(now time.Time) {
 		if old, ok := s.clusters[c.ID]; ok {
 			old.Cluster = c
 			return
 		}
-		s.clusters[c.ID] = &cluster{Cluster: c, pools: map[string]*pool{}}
+		s.clusters[c.ID] = &cluster{Cluster: c, created: now, pools: map[string]*pool{}}
 	})
 }
 
 // authenticate checks the bearer API key, as Civo's API does before
-// anything else: 401 with Civo's error body when it is missing or unknown.
+// anything else ("Authorization: bearer 12345", civo.com/api): 401 with
+// Civo's error body when it is missing or unknown.
 func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	h := req.HTTP.Header.Get("Authorization")
 	scheme, key, ok := strings.Cut(h, " ")
@@ -98,83 +112,83 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	default:
 		return nil
 	}
-	rep := failf(http.StatusUnauthorized, codeAuthentication, "%s", why)
-	rep.Header.Set("WWW-Authenticate", `Bearer realm="api.civo.com"`)
-	return rep
+	return failf(http.StatusUnauthorized, codeAuthentication, "%s", why)
 }
 
-// call is a request to the pools API with what its route needs: the
-// cluster it names (in the request's region), the pool id of the path,
-// and the body of a POST or PUT.
+// protocol is Civo's: the API key, then the rate limit, the body, faults,
+// and the routes. A method or path the API does not have is Rails' plain
+// 404 page (civo.com/api: "404 Not Found pages are a standard page of
+// text").
+func (s *Server) protocol() sim.Protocol {
+	rt := sim.NewRouter(notEmulated, notEmulated)
+	const clusters = "/v2/kubernetes/clusters"
+	const pools = clusters + "/{cluster}/pools"
+	for pattern, h := range map[string]func(*call) *sim.Reply{
+		"GET " + pools:                                     s.listPools,
+		"POST " + pools:                                    s.createPool,
+		"GET " + pools + "/{pool}":                         s.getPool,
+		"PUT " + pools + "/{pool}":                         s.updatePool,
+		"DELETE " + pools + "/{pool}":                      s.deletePool,
+		"DELETE " + pools + "/{pool}/instances/{instance}": s.deleteInstance,
+		"GET " + clusters + "/{cluster}":                   s.getCluster,
+	} {
+		rt.Handle(pattern, s.scoped(h))
+	}
+	rt.Handle("GET "+clusters, s.inRegion(s.listClusters))
+	rt.Handle("GET /v2/regions", s.listRegions)
+	rt.Handle("GET /v2/quota", s.getQuota)
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
+}
+
+// call is a request to a cluster's API with what its route needs: the
+// region it is served in, the cluster it names (found in that region),
+// the pool id of the path, and the body of a POST or PUT.
 type call struct {
 	*sim.Request
+	region  string
 	cluster *cluster
 	pool    string
 	body    *poolRequest
 }
 
-// protocol is Civo's: the API key, then the rate limit, the body, faults,
-// and the v2 pools API. Civo reads the region (and the body) and finds the
-// cluster before it looks at the method: a method a path does not take is
-// 405 only then.
-func (s *Server) protocol() sim.Protocol {
-	rt := sim.NewRouter(notEmulated, notAllowed)
-	const pools = "/v2/kubernetes/clusters/{cluster}/pools"
-	for pattern, h := range map[string]func(*call) *sim.Reply{
-		"GET " + pools:                s.listPools,
-		"POST " + pools:               s.createPool,
-		pools:                         refuse,
-		"GET " + pools + "/{pool}":    s.getPool,
-		"PUT " + pools + "/{pool}":    s.updatePool,
-		"DELETE " + pools + "/{pool}": s.deletePool,
-		pools + "/{pool}":             refuse,
-	} {
-		rt.Handle(pattern, s.scoped(h))
+// inRegion resolves the region of a call that names no cluster.
+func (s *Server) inRegion(h func(*call) *sim.Reply) sim.Handler {
+	return func(req *sim.Request) *sim.Reply {
+		region, rep := s.region(req, "")
+		if rep != nil {
+			return rep
+		}
+		return h(&call{Request: req, region: region})
 	}
-	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
 }
 
-// scoped reads what every route of the API needs, as Civo does first:
-// the region (the query's for GET and DELETE, the body's for POST and PUT)
-// and the cluster, which another region does not know.
+// scoped reads what every route under a cluster needs, as Civo does
+// first: the body of a POST or PUT, the region (see region) and the
+// cluster, which another region does not know ("clusters are displayed
+// only on the listings in the region where they are deployed", Civo's
+// docs, overview/regions).
 func (s *Server) scoped(h func(*call) *sim.Reply) sim.Handler {
 	return func(req *sim.Request) *sim.Reply {
 		cl := &call{Request: req, pool: req.HTTP.PathValue("pool")}
-		var region string
-		switch req.HTTP.Method {
-		case http.MethodGet, http.MethodDelete:
-			region = req.HTTP.URL.Query().Get("region")
-		case http.MethodPost, http.MethodPut:
+		var inBody string
+		if req.HTTP.Method == http.MethodPost || req.HTTP.Method == http.MethodPut {
 			in, rep := decode(req)
 			if rep != nil {
 				return rep
 			}
-			cl.body, region = in, in.Region
-		default:
-			return notAllowed(req)
+			cl.body, inBody = in, in.Region
 		}
-		if region == "" {
-			return failf(http.StatusBadRequest, codeRegionMissing, "A region is required (query parameter region for GET and DELETE, region in the body for POST and PUT)")
+		var rep *sim.Reply
+		if cl.region, rep = s.region(req, inBody); rep != nil {
+			return rep
 		}
-		id := req.HTTP.PathValue("cluster")
-		c, ok := s.clusters[id]
-		if !ok || !strings.EqualFold(c.Region, region) {
-			return failf(http.StatusNotFound, codeClusterNotFound, "The requested Kubernetes cluster %s could not be found in region %s", id, strings.ToUpper(region))
+		c, ok := s.clusters[req.HTTP.PathValue("cluster")]
+		if !ok || c.Region != cl.region {
+			return failf(http.StatusNotFound, codeClusterNotFound, reasonClusterNotFound)
 		}
 		cl.cluster = c
 		return h(cl)
 	}
-}
-
-// refuse answers a method a path does not take.
-func refuse(c *call) *sim.Reply { return notAllowed(c.Request) }
-
-func notAllowed(req *sim.Request) *sim.Reply {
-	return failf(http.StatusMethodNotAllowed, codeNotFound, "method %s is not allowed on %s", req.HTTP.Method, req.HTTP.URL.EscapedPath())
-}
-
-func notEmulated(req *sim.Request) *sim.Reply {
-	return failf(http.StatusNotFound, codeNotFound, "kpool cloudsim does not emulate %s %s", req.HTTP.Method, req.HTTP.URL.EscapedPath())
 }
 
 // heal brings pools whose failed operation has had its time back to

@@ -3,8 +3,8 @@ package civo
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -43,7 +43,8 @@ type size struct{ cpu, ramMB, diskGB int }
 
 // sizes are Civo's Kubernetes node sizes: standard (g4s), CPU-optimized
 // (g4c), memory-optimized (g4m) and performance (g4p). The specs are
-// approximately Civo's published ones; only the names are checked.
+// approximately Civo's published ones (Civo's docs, kubernetes/advanced/
+// managing-node-pools); they count towards the account's quota.
 var sizes = map[string]size{
 	"g4s.kube.xsmall": {1, 1024, 30}, "g4s.kube.small": {1, 2048, 40}, "g4s.kube.medium": {2, 4096, 50},
 	"g4s.kube.large": {4, 8192, 60}, "g4s.kube.xlarge": {6, 16384, 80},
@@ -62,12 +63,9 @@ func Sizes() []string {
 	return out
 }
 
-// poolIDRE is what Civo takes as a pool id: a Kubernetes label value
-// (it becomes the civo-node-pool label), lowercase, at most 63.
-var poolIDRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
-
+// Limits of the emulator's own: Civo documents none for labels and
+// taints; these keep a request's size sane.
 const (
-	maxCount  = 100 // nodes per pool, Civo's default quota
 	maxLabels = 100
 	maxTaints = 50
 )
@@ -75,9 +73,14 @@ const (
 var effects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
 
 func validateCreate(in *poolRequest) *sim.Reply {
+	// A pool id is what Civo's clients let through (the Terraform
+	// provider: letters, digits, '-', '_', '.'; the CLI: under 64
+	// characters) and the value of the label Civo puts on the pool's
+	// nodes: a Kubernetes label value.
+	errs := validation.IsValidLabelValue(in.ID)
 	switch {
-	case !poolIDRE.MatchString(in.ID):
-		return failf(http.StatusBadRequest, codeNameInvalid, "The pool id %q is invalid: it must be 1-63 lowercase letters, digits or '-', starting and ending with a letter or digit", in.ID)
+	case in.ID == "" || len(errs) > 0:
+		return failf(http.StatusBadRequest, codeNameInvalid, "The pool id %q is invalid: 1-63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", in.ID)
 	case in.Size == "":
 		return failf(http.StatusBadRequest, codeSizeMissing, "The size of the pool's nodes is required")
 	case in.Count == nil:
@@ -91,7 +94,7 @@ func validateCreate(in *poolRequest) *sim.Reply {
 
 func checkSize(s string) *sim.Reply {
 	if _, ok := sizes[s]; !ok {
-		return failf(http.StatusBadRequest, codeSizeNotFound, "The size %q is not a Civo Kubernetes node size (such as g4s.kube.medium)", s)
+		return detailed(http.StatusBadRequest, codeSizeNotFound, reasonSizeNotFound, fmt.Sprintf("%q is not a Civo Kubernetes node size (such as g4s.kube.medium)", s))
 	}
 	return nil
 }
@@ -113,8 +116,8 @@ func checkMutable(in *poolRequest, id string) *sim.Reply {
 	if id == "" {
 		id = in.ID
 	}
-	if in.Count != nil && (*in.Count < 1 || *in.Count > maxCount) {
-		return failf(http.StatusBadRequest, codeParameterInvalid, "count must be between 1 and %d, got %d", maxCount, *in.Count)
+	if in.Count != nil && *in.Count < 1 {
+		return failf(http.StatusBadRequest, codeParameterInvalid, "count must be at least 1, got %d", *in.Count)
 	}
 	if len(in.Labels) > maxLabels {
 		return failf(http.StatusBadRequest, codeLabelInvalid, "at most %d labels, got %d", maxLabels, len(in.Labels))

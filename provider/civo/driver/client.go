@@ -17,13 +17,16 @@ import (
 
 // Client is a small typed client of Civo's v2 Kubernetes pools API, on
 // net/http: what civogo's pool calls send and read (bearer API key, the
-// region as a query parameter of GET and DELETE and in the JSON body of
-// POST and PUT, Civo's {"code","reason"} error body), with the driver's
-// retries and per-try timeout.
+// region as the query parameter region of every call, GET, POST, PUT and
+// DELETE alike, as civogo's client adds it, and in the JSON body of POST
+// and PUT too, as its pool calls put it there; Civo's {"code","reason"}
+// error body), with the driver's retries and per-try timeout.
 type Client struct {
 	// Endpoint is the API's origin, https://api.civo.com or an emulator's.
 	Endpoint string
-	// Region is sent with every call; Civo finds the cluster in it.
+	// Region is sent with every call; Civo finds the cluster in it, and
+	// serves a call without one in the account's default region, where
+	// the cluster may not be.
 	Region string
 	// HTTP sends the requests; nil is a client on http.DefaultTransport
 	// that follows no redirect. The driver's is provider.Client over
@@ -60,7 +63,8 @@ type (
 		PublicIP  string    `json:"public_ip"`
 		CreatedAt time.Time `json:"created_at"`
 	}
-	// Pool is a pool of a cluster.
+	// Pool is a pool of a cluster. Civo's pool carries no region: the
+	// client sets Region to the one it asked in.
 	Pool struct {
 		ID               string            `json:"id"`
 		Count            int               `json:"count"`
@@ -70,7 +74,7 @@ type (
 		Labels           map[string]string `json:"labels"`
 		Taints           []Taint           `json:"taints"`
 		PublicIPNodePool bool              `json:"public_ip_node_pool"`
-		Region           string            `json:"region"`
+		Region           string            `json:"-"`
 	}
 	// PoolConfig is the body of a create (ID, Size, Count and the rest) or
 	// an update (what changes: nil members are left as they are).
@@ -91,6 +95,9 @@ type APIError struct {
 	Status int
 	Code   string
 	Reason string
+	// Details are what Civo adds to the reason (civogo appends them:
+	// "reason, details"), such as which quota a request would exceed.
+	Details string
 	// RetryAfter is the answer's Retry-After, when it has one.
 	RetryAfter time.Duration
 }
@@ -103,24 +110,25 @@ func (e *APIError) Error() string {
 	if e.Reason != "" {
 		msg += ": " + e.Reason
 	}
+	if e.Details != "" {
+		msg += ", " + e.Details
+	}
 	return msg
 }
-
-// The codes of Civo's answers the driver tells apart.
-const (
-	codeClusterNotFound = "database_kubernetes_cluster_not_found"
-)
 
 // List returns the cluster's pools.
 func (c *Client) List(ctx context.Context, cluster string) ([]Pool, error) {
 	var out []Pool
 	err := c.do(ctx, http.MethodGet, c.poolsPath(cluster), nil, &out)
+	for i := range out {
+		out[i].Region = c.Region
+	}
 	return out, err
 }
 
 // Get returns one pool.
 func (c *Client) Get(ctx context.Context, cluster, pool string) (*Pool, error) {
-	var out Pool
+	out := Pool{Region: c.Region}
 	if err := c.do(ctx, http.MethodGet, c.poolsPath(cluster)+"/"+url.PathEscape(pool), nil, &out); err != nil {
 		return nil, err
 	}
@@ -136,7 +144,7 @@ func (c *Client) Create(ctx context.Context, cluster string, cfg PoolConfig) err
 // Update changes a pool's count, labels or taints and returns it.
 func (c *Client) Update(ctx context.Context, cluster, pool string, cfg PoolConfig) (*Pool, error) {
 	cfg.Region = c.Region
-	var out Pool
+	out := Pool{Region: c.Region}
 	if err := c.do(ctx, http.MethodPut, c.poolsPath(cluster)+"/"+url.PathEscape(pool), &cfg, &out); err != nil {
 		return nil, err
 	}
@@ -184,11 +192,12 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 	if err != nil {
 		return false, err
 	}
-	if method == http.MethodGet || method == http.MethodDelete {
-		q := u.Query()
-		q.Set("region", c.Region)
-		u.RawQuery = q.Encode()
-	}
+	// The region on every call, as civogo's client sends it (client.go
+	// sendRequest: GET, POST, PUT, PATCH and DELETE): Civo reads the query
+	// on every route, the body on some only.
+	q := u.Query()
+	q.Set("region", c.Region)
+	u.RawQuery = q.Encode()
 	if c.Retry.TryTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Retry.TryTimeout)
@@ -224,25 +233,11 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 		return true, &transportError{err: err}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := &APIError{Status: resp.StatusCode}
-		var eb struct {
-			Code   string `json:"code"`
-			Reason string `json:"reason"`
-			Result string `json:"result"`
-		}
-		if json.Unmarshal(data, &eb) == nil {
-			e.Code, e.Reason = eb.Code, eb.Reason
-			if e.Reason == "" {
-				e.Reason = eb.Result
-			}
-		} else {
-			e.Reason = provider.FirstLine(string(data))
-		}
 		now := time.Now
 		if c.now != nil {
 			now = c.now
 		}
-		e.RetryAfter = retryAfter(resp.Header, now())
+		e := decodeError(resp, data, now())
 		switch resp.StatusCode {
 		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return true, e
@@ -257,6 +252,32 @@ func (c *Client) try(ctx context.Context, method, path string, body []byte, out 
 	return false, nil
 }
 
+// decodeError reads an answer other than a success: Civo's
+// {"code","reason","details"}, its {"result"} of a refused key, Rails'
+// {"status","error"} of a 500, or the first line of a page of text (Civo's
+// API reference: "4xx/5xx status may not be JSON").
+func decodeError(resp *http.Response, data []byte, now time.Time) *APIError {
+	e := &APIError{Status: resp.StatusCode, RetryAfter: retryAfter(resp.Header, now)}
+	var eb struct {
+		Code    string `json:"code"`
+		Reason  string `json:"reason"`
+		Details string `json:"details"`
+		Result  string `json:"result"`
+		Error   string `json:"error"`
+	}
+	if json.Unmarshal(data, &eb) != nil {
+		e.Reason = provider.FirstLine(string(data))
+		return e
+	}
+	e.Code, e.Reason, e.Details = eb.Code, eb.Reason, eb.Details
+	for _, r := range []string{eb.Result, eb.Error} {
+		if e.Reason == "" {
+			e.Reason = r
+		}
+	}
+	return e
+}
+
 // transportError is a call that got no (readable) answer.
 type transportError struct{ err error }
 
@@ -269,9 +290,11 @@ func IsNotFound(err error) bool {
 	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
 }
 
-// poolMissing reports whether err says the pool does not exist, as
-// opposed to its cluster.
+// poolMissing reports whether err is Civo's answer for a pool that does
+// not exist (database_cluster_pool_not_found), and nothing else: a 404 for
+// the cluster, the region or a path Civo does not have (a page of text)
+// does not say the pool is gone.
 func poolMissing(err error) bool {
 	var ae *APIError
-	return errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code != codeClusterNotFound
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound && ae.Code == codePoolNotFound
 }

@@ -51,7 +51,7 @@ func TestClient(t *testing.T) {
 		name   string
 		call   func() error
 		method string
-		query  string // the region query, for GET and DELETE
+		query  string // the region query: on every call, as civogo sends it
 		status int    // 0: success
 		code   string
 	}
@@ -59,7 +59,7 @@ func TestClient(t *testing.T) {
 		{"list empty", func() error { _, err := cl.List(ctx, clusterID); return err }, "GET", "region=LON1", 0, ""},
 		{"create", func() error {
 			return cl.Create(ctx, clusterID, driver.PoolConfig{ID: "web", Count: &two, Size: "g4s.kube.small", Labels: map[string]string{"a": "b"}, Taints: &taints})
-		}, "POST", "", 0, ""},
+		}, "POST", "region=LON1", 0, ""},
 		{"get", func() error {
 			p, err := cl.Get(ctx, clusterID, "web")
 			if err == nil && (p.Count != 2 || len(p.Instances) != 2 || p.Instances[0].Status != "BUILDING" || p.Labels["a"] != "b" || len(p.Taints) != 1) {
@@ -73,12 +73,12 @@ func TestClient(t *testing.T) {
 				return errors.New("labels not changed")
 			}
 			return err
-		}, "PUT", "", 0, ""},
-		{"count 0", func() error { _, err := cl.Update(ctx, clusterID, "web", driver.PoolConfig{Count: &zero}); return err }, "PUT", "", 400, "parameter_invalid"},
+		}, "PUT", "region=LON1", 0, ""},
+		{"count 0", func() error { _, err := cl.Update(ctx, clusterID, "web", driver.PoolConfig{Count: &zero}); return err }, "PUT", "region=LON1", 400, "parameter_invalid"},
 		{"bad size", func() error {
 			return cl.Create(ctx, clusterID, driver.PoolConfig{ID: "x", Count: &two, Size: "huge"})
-		}, "POST", "", 400, "database_size_not_found"},
-		{"missing pool", func() error { _, err := cl.Get(ctx, clusterID, "ghost"); return err }, "GET", "region=LON1", 404, "database_kubernetes_cluster_pool_not_found"},
+		}, "POST", "region=LON1", 400, "database_size_not_found"},
+		{"missing pool", func() error { _, err := cl.Get(ctx, clusterID, "ghost"); return err }, "GET", "region=LON1", 404, "database_cluster_pool_not_found"},
 		{"missing cluster", func() error { _, err := cl.List(ctx, "nope"); return err }, "GET", "region=LON1", 404, "database_kubernetes_cluster_not_found"},
 		{"delete", func() error { return cl.Delete(ctx, clusterID, "web") }, "DELETE", "region=LON1", 0, ""},
 	} {
@@ -100,8 +100,7 @@ func TestClient(t *testing.T) {
 			}
 		})
 	}
-	// The body carries the region (checked by the emulator: it answers
-	// 400 without one); and a wrong key is Civo's 401.
+	// A wrong key is Civo's 401.
 	bad := driver.NewClient(srv.URL, "wrong", region, srv.Client())
 	_, err := bad.List(ctx, clusterID)
 	var ae *driver.APIError

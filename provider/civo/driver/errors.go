@@ -15,8 +15,44 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return provider.RetryAfterHeader(h, now)
 }
 
-// classify maps a client error to a provider error. field names the spec
-// field a validation error is about ("" guesses it from Civo's reason).
+// Civo's error codes (civogo's errors.go table) the driver tells apart.
+const (
+	codeClusterNotFound = "database_kubernetes_cluster_not_found"
+	codePoolNotFound    = "database_cluster_pool_not_found"
+)
+
+// codeKind is what a Civo error code means for kpool, whatever its
+// status: the kind, and the spec field it is about.
+type codeKind struct {
+	kind  provider.Kind
+	field string
+}
+
+// codeKinds map Civo's codes (civogo's errors.go) to kinds. A quota is
+// not the spec's fault: quota_limit_reached (the account's instances,
+// CPU, RAM or disk: Civo's docs, account/quota) and out_of_capacity (the
+// region's) are KindQuota, tried again slowly, never a refused spec.
+var codeKinds = map[string]codeKind{
+	"quota_limit_reached":                    {provider.KindQuota, "spec.nodeCount"},
+	"out_of_capacity":                        {provider.KindQuota, "spec.platform.civo.size"},
+	codeClusterNotFound:                      {provider.KindNotFound, ""},
+	codePoolNotFound:                         {provider.KindNotFound, ""},
+	"database_region_not_found":              {provider.KindNotFound, ""},
+	"region_unavailable":                     {provider.KindNotFound, ""},
+	"database_size_not_found":                {provider.KindValidation, "spec.platform.civo.size"},
+	"parameter_size_missing":                 {provider.KindValidation, "spec.platform.civo.size"},
+	"parameter_label_invalid":                {provider.KindValidation, "spec.labels"},
+	"parameter_name_invalid":                 {provider.KindValidation, "provider_name"},
+	"authentication_invalid_key":             {provider.KindPermissionDenied, ""},
+	"authentication_failed":                  {provider.KindPermissionDenied, ""},
+	"authentication_access_denied":           {provider.KindPermissionDenied, ""},
+	"cannot_scale_already_rescaling_cluster": {provider.KindTransient, ""},
+}
+
+// classify maps a client error to a provider error: by Civo's code where
+// the driver knows it, else by the status. field names the spec field a
+// validation error is about ("" takes the code's, or guesses it from
+// Civo's reason).
 func classify(err error, field string) error {
 	if e, ok := provider.Refused(platform, err); ok {
 		return e
@@ -32,10 +68,19 @@ func classify(err error, field string) error {
 		}
 		reason += provider.FirstLine(ae.Reason)
 	}
+	if ae.Details != "" {
+		reason += " (" + provider.FirstLine(ae.Details) + ")"
+	}
 	if reason == "" {
 		reason = http.StatusText(ae.Status)
 	}
 	e := &provider.Error{Kind: provider.KindOfStatus(ae.Status), Provider: platform, Reason: reason, Err: err}
+	if ck, ok := codeKinds[ae.Code]; ok {
+		e.Kind = ck.kind
+		if field == "" {
+			field = ck.field
+		}
+	}
 	switch e.Kind {
 	case provider.KindThrottled:
 		e.RetryAfter = ae.RetryAfter
@@ -47,9 +92,16 @@ func classify(err error, field string) error {
 		if e.Field == "" {
 			e.Field = provider.FieldOf(ae.Code+" "+ae.Reason, fieldWords)
 		}
+	case provider.KindQuota:
+		e.Field = field
 	}
-	if ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity {
-		e.Kind, e.Field = provider.KindValidation, "spec"
+	if (ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity) && e.Kind != provider.KindQuota {
+		// Too large or unprocessable: the spec, on the code's field if
+		// Civo named one.
+		e.Kind = provider.KindValidation
+		if e.Field == "" {
+			e.Field = "spec"
+		}
 	}
 	return e
 }
