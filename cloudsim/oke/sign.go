@@ -59,14 +59,8 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 		return deny("keyId is not <tenancy OCID>/<user OCID>/<fingerprint>")
 	}
 	headers := strings.Fields(strings.ToLower(params["headers"]))
-	need := []string{"date", "(request-target)", "host"}
-	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-		need = append(need, "content-length", "content-type", "x-content-sha256")
-	}
-	for _, n := range need {
-		if !slices.Contains(headers, n) {
-			return deny("the signature does not cover " + n)
-		}
+	if why := uncovered(r, headers); why != "" {
+		return deny(why)
 	}
 	if slices.Contains(headers, "x-content-sha256") {
 		sum := sha256.Sum256(req.Body)
@@ -93,6 +87,31 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 		return deny("the signature does not verify")
 	}
 	return nil
+}
+
+// uncovered says which header OCI requires that a signature's header list
+// leaves out ("" when none): (request-target), host and the date, as
+// "date" or "x-date" (the OCI signature spec takes either; Oracle's
+// JavaScript SDK signs x-date, the Go SDK date); for PUT and POST (and
+// PATCH, which the SDKs treat alike) also x-content-sha256, content-type
+// and content-length.
+func uncovered(r *http.Request, headers []string) string {
+	if !slices.Contains(headers, "date") && !slices.Contains(headers, "x-date") {
+		return "the signature covers neither date nor x-date"
+	}
+	if slices.Contains(headers, "x-date") && r.Header.Get("X-Date") == "" || slices.Contains(headers, "date") && r.Header.Get("Date") == "" {
+		return "a signed date header is missing"
+	}
+	need := []string{"(request-target)", "host"}
+	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
+		need = append(need, "content-length", "content-type", "x-content-sha256")
+	}
+	for _, n := range need {
+		if !slices.Contains(headers, n) {
+			return "the signature does not cover " + n
+		}
+	}
+	return ""
 }
 
 // signingString is what a client signs: each header its signature
