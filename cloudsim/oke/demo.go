@@ -1,8 +1,9 @@
 package oke
 
 import (
-	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"maps"
@@ -44,15 +45,25 @@ var DemoSubnets = map[string]string{
 	"Uocm:US-ASHBURN-AD-3": "ocid1.subnet.oc1.iad.aaaaaaaakpoolcloudsimad3",
 }
 
-// demoKey is the demo signing key, made once per process. It is no secret:
-// it signs requests to the emulator only.
+// demoKey is the demo signing key (DemoPrivateKeyPEM) and its fingerprint.
 var demoKey = sync.OnceValues(func() (*rsa.PrivateKey, string) {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	b, _ := pem.Decode([]byte(DemoPrivateKeyPEM))
+	if b == nil {
+		panic("oke: DemoPrivateKeyPEM is not PEM")
+	}
+	k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
 	if err != nil {
 		panic(err)
 	}
 	return k, Fingerprint(&k.PublicKey)
 })
+
+// DemoFingerprint is the demo signing key's fingerprint, as OCI shows an
+// API key's.
+func DemoFingerprint() string {
+	_, fp := demoKey()
+	return fp
+}
 
 // Identity returns OKE and the demo signing key (DemoConfigProvider).
 func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformOCI, DemoConfigProvider() }
@@ -60,8 +71,7 @@ func (s *Server) Identity() (kpool.PlatformType, any) { return kpool.PlatformOCI
 // DemoConfigProvider is the demo signing key as an OCI configuration
 // provider, for a driver that talks to the demo emulator.
 func DemoConfigProvider() common.ConfigurationProvider {
-	k, fp := demoKey()
-	return common.NewRawConfigurationProvider(DemoTenancy, DemoUser, DemoRegion, fp, PEM(k), nil)
+	return common.NewRawConfigurationProvider(DemoTenancy, DemoUser, DemoRegion, DemoFingerprint(), DemoPrivateKeyPEM, nil)
 }
 
 // Demo returns an emulator on an engine with options o that holds the
@@ -115,19 +125,24 @@ func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 }
 
 // Describe writes, for people, how to reach the emulator's clusters when
-// it is served at endpoint. The demo key's identity is shown, never a
-// private key.
+// it is served at endpoint, and what an outside client needs to sign its
+// requests: when the emulator takes the demo key, the OCI config profile
+// of the demo tenancy, written with the demo key's PEM (never printed) to
+// DemoStateDir (describeClients).
 func (s *Server) Describe(w io.Writer, endpoint string) {
 	auth := "any well-formed OCI HTTP signature (rsa-sha256)"
+	demoKeyTaken := false
 	if len(s.keys) > 0 {
-		k, fp := demoKey()
+		k, _ := demoKey()
 		auth = fmt.Sprintf("OCI HTTP signature with one of its %d API keys", len(s.keys))
-		if _, ok := s.keys[KeyID(DemoTenancy, DemoUser, &k.PublicKey)]; ok {
-			auth = "OCI HTTP signature with the demo API key (tenancy " + DemoTenancy + ", user " + DemoUser + ", fingerprint " + fp +
-				"; oke.DemoConfigProvider() in this process)"
+		if _, demoKeyTaken = s.keys[KeyID(DemoTenancy, DemoUser, &k.PublicKey)]; demoKeyTaken {
+			auth = "OCI HTTP signature with the demo API key (a published key of kpool's source, no secret: it opens this emulator only)"
 		}
 	}
 	fmt.Fprintf(w, "  auth:      %s\n  api:       OKE Container Engine %s (oci-go-sdk/v65/containerengine, client.Host %s)\n", auth, APIVersion, endpoint)
+	if demoKeyTaken {
+		describeClients(w, endpoint)
+	}
 	for _, c := range s.views() {
 		fmt.Fprintf(w, "  OKE cluster %s (%s, %s, compartment %s, Kubernetes %s, node pools: %s):\n", c.Name, c.ID, c.Region, c.CompartmentID, c.Version, c.pools)
 		fmt.Fprintf(w, "    default image: %s\n", c.ImageID)
