@@ -120,6 +120,9 @@ func (s *Server) createPool(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if rep := s.checkLimits(c, nil, *in.NodeConfigDetails.Size); rep != nil {
+		return rep
+	}
 	id := ocid("nodepool", c.Region, s.NewID())
 	np := ce.NodePool{CompartmentId: in.CompartmentId, ClusterId: in.ClusterId, Name: in.Name, KubernetesVersion: in.KubernetesVersion,
 		NodeMetadata: in.NodeMetadata, NodeSourceDetails: in.NodeSourceDetails, NodeShape: in.NodeShape, InitialNodeLabels: in.InitialNodeLabels,
@@ -165,7 +168,10 @@ func (s *Server) accepted(p *pool, w *work, status int) *sim.Reply {
 // begin starts a work request on p that moves its nodes from from to to.
 func (s *Server) begin(req *sim.Request, p *pool, typ, kind string, from, to int) *work {
 	o := req.Start(kind, from, to, 0)
-	w := &work{id: ocid("clustersworkrequest", p.cluster.Region, o.ID), typ: typ, compartment: ptr.Deref(p.np.CompartmentId, ""), poolID: p.id, accepted: req.Now, op: o}
+	s.seq++
+	w := &work{id: ocid("clustersworkrequest", p.cluster.Region, o.ID), typ: typ, compartment: ptr.Deref(p.np.CompartmentId, ""), poolID: p.id,
+		accepted: req.Now, seq: s.seq, op: o}
+	w.log(req.Now, "Node pool %s %s accepted.", p.id, w.verb())
 	s.works[w.id] = w
 	s.forget()
 	p.op, p.work, p.healAt = o, w, time.Time{}
@@ -210,21 +216,28 @@ func (s *Server) finish(o *sim.Operation, p *pool, w *work) {
 			n.state = string(ce.NodeLifecycleStateActive)
 		}
 	}
+	if !o.Fails {
+		w.log(o.End, "Node pool %s %s succeeded.", p.id, w.verb())
+	}
+	shape, size := ptr.Deref(p.np.NodeShape, ""), ptr.Deref(p.np.NodeConfigDetails.Size, 0)
 	switch {
 	case w.typ == opDelete && !o.Fails:
 		p.state, p.details, p.nodes, p.deletedAt = stateDeleted, "", nil, o.End
 	case w.typ == opCreate && o.Fails:
 		p.state = stateFailed
-		p.details = fmt.Sprintf("Out of host capacity for shape %s in the requested availability domains.%s", ptr.Deref(p.np.NodeShape, ""), injected)
+		p.details = fmt.Sprintf("Out of host capacity for shape %s in the requested availability domains.%s", shape, injected)
+		w.fail(o.End, "InternalError", fmt.Sprintf("Out of host capacity: no %s instance could be launched in the requested availability domains.%s", shape, injected))
 	case w.typ == opDelete:
 		p.state = stateNeedsAttention
 		p.details = "The node pool could not be deleted: terminating its instances timed out." + injected
 		p.healAt = o.HealAt()
+		w.fail(o.End, "InternalError", "Terminating the node pool's instances timed out."+injected)
 	case o.Fails:
 		p.state = stateNeedsAttention
 		p.details = fmt.Sprintf("%d of %d nodes could not be brought to the node pool's configuration: out of host capacity for shape %s.%s",
-			max(ptr.Deref(p.np.NodeConfigDetails.Size, 0)-o.To, 1), ptr.Deref(p.np.NodeConfigDetails.Size, 0), ptr.Deref(p.np.NodeShape, ""), injected)
+			max(size-o.To, 1), size, shape, injected)
 		p.healAt = o.HealAt()
+		w.fail(o.End, "InternalError", fmt.Sprintf("Out of host capacity: %d of %d %s instances could not be launched.%s", max(size-o.To, 1), size, shape, injected))
 	default:
 		p.state, p.details = stateActive, ""
 	}
@@ -252,6 +265,9 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if rep := s.checkLimits(p.cluster, p, ptr.Deref(next.NodeConfigDetails.Size, 0)); rep != nil {
+		return rep
+	}
 	p.np = next
 	w := s.begin(req, p, opUpdate, stateUpdating, len(p.nodes), ptr.Deref(next.NodeConfigDetails.Size, 0))
 	return s.accepted(p, w, http.StatusAccepted)
@@ -275,34 +291,4 @@ func (s *Server) deletePool(req *sim.Request) *sim.Reply {
 	}
 	w := s.begin(req, p, opDelete, stateDeleting, len(p.nodes), 0)
 	return s.accepted(p, w, http.StatusAccepted)
-}
-
-func (s *Server) getWork(req *sim.Request) *sim.Reply {
-	id := req.HTTP.PathValue("id")
-	w, ok := s.works[id]
-	if !ok {
-		return notFound("work request", id)
-	}
-	return jsonReply(http.StatusOK, w.view())
-}
-
-func (w *work) view() ce.WorkRequest {
-	v := ce.WorkRequest{Id: common.String(w.id), OperationType: ce.WorkRequestOperationTypeEnum(w.typ), CompartmentId: common.String(w.compartment),
-		TimeAccepted: &common.SDKTime{Time: w.accepted}, TimeStarted: &common.SDKTime{Time: w.accepted}}
-	action := ce.WorkRequestResourceActionTypeInProgress
-	switch {
-	case w.op.Running():
-		v.Status = ce.WorkRequestStatusInProgress
-	case w.op.Fails:
-		v.Status, action = ce.WorkRequestStatusFailed, ce.WorkRequestResourceActionTypeFailed
-		v.TimeFinished = &common.SDKTime{Time: w.op.End}
-	default:
-		v.Status = ce.WorkRequestStatusSucceeded
-		v.TimeFinished = &common.SDKTime{Time: w.op.End}
-		action = map[string]ce.WorkRequestResourceActionTypeEnum{opCreate: ce.WorkRequestResourceActionTypeCreated,
-			opUpdate: ce.WorkRequestResourceActionTypeUpdated, opDelete: ce.WorkRequestResourceActionTypeDeleted}[w.typ]
-	}
-	v.Resources = []ce.WorkRequestResource{{ActionType: action, EntityType: common.String("nodepool"), Identifier: common.String(w.poolID),
-		EntityUri: common.String("/" + APIVersion + "/nodePools/" + w.poolID)}}
-	return v
 }

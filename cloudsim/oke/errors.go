@@ -10,15 +10,16 @@ import (
 // The error codes of OCI's API (docs.oracle.com, API Errors) that the
 // Container Engine answers node pool calls with.
 const (
-	errNotAuthenticated   = "NotAuthenticated"        // 401
-	errNotFound           = "NotAuthorizedOrNotFound" // 404
-	errInvalidParameter   = "InvalidParameter"        // 400
-	errMissingParameter   = "MissingParameter"        // 400
-	errIncorrectState     = "IncorrectState"          // 409
-	errPreconditionFailed = "PreconditionFailed"      // 412
-	errTooMany            = "TooManyRequests"         // 429
-	errLimitExceeded      = "LimitExceeded"           // 400
-	errCannotParse        = "CannotParseRequest"      // 400
+	errNotAuthenticated   = "NotAuthenticated"                       // 401
+	errNotFound           = "NotAuthorizedOrNotFound"                // 404
+	errInvalidParameter   = "InvalidParameter"                       // 400
+	errMissingParameter   = "MissingParameter"                       // 400
+	errIncorrectState     = "IncorrectState"                         // 409
+	errPreconditionFailed = "PreconditionFailed"                     // 412
+	errTooMany            = "TooManyRequests"                        // 429
+	errLimitExceeded      = "LimitExceeded"                          // 400
+	errCannotParse        = "CannotParseRequest"                     // 400
+	errRelatedNotFound    = "RelatedResourceNotAuthorizedOrNotFound" // 400
 )
 
 // apiError is OCI's error body.
@@ -46,6 +47,13 @@ func missing(param string) *sim.Reply {
 // resource that does not exist and one the caller may not see.
 func notFound(what, id string) *sim.Reply {
 	return failf(http.StatusNotFound, errNotFound, "Authorization failed or requested resource not found: %s %s.", what, id)
+}
+
+// relatedNotFound answers 400 RelatedResourceNotAuthorizedOrNotFound, as
+// OCI does for a resource named in the request's body (not its path or
+// query) that does not exist or that the caller may not see.
+func relatedNotFound(format string, args ...any) *sim.Reply {
+	return failf(http.StatusBadRequest, errRelatedNotFound, "Authorization failed or the resource named in the request body was not found: "+format+".", args...)
 }
 
 // jsonReply answers v as JSON with status.

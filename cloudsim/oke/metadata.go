@@ -1,7 +1,6 @@
 package oke
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -33,7 +32,7 @@ func checkLabels(kvs []ce.KeyValue) *sim.Reply {
 // 256; and the emulator's bound of 64 a resource.
 func checkTags(field string, tags map[string]string) *sim.Reply {
 	if len(tags) > 64 {
-		return failf(http.StatusBadRequest, errLimitExceeded, "%s: at most 64 freeform tags, got %d.", field, len(tags))
+		return invalid("%s: at most 64 freeform tags, got %d.", field, len(tags))
 	}
 	for k, v := range tags {
 		if k == "" || len(k) > 100 || strings.ContainsAny(k, " .\t\n") {

@@ -77,11 +77,15 @@ type node struct {
 	cfg                                   NodeConfig
 }
 
-// work is a work request.
+// work is a work request, with the errors and log entries
+// ListWorkRequestErrors and ListWorkRequestLogs answer.
 type work struct {
 	id, typ, compartment, poolID string
 	accepted                     time.Time
+	seq                          int
 	op                           *sim.Operation
+	errs                         []ce.WorkRequestError
+	logs                         []ce.WorkRequestLogEntry
 }
 
 // tick finishes what time has finished: nodes of running operations,

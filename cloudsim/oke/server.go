@@ -72,6 +72,8 @@ type Options struct {
 	Keys map[string]*rsa.PublicKey
 	// PageSize is the limit of a list that gives none; 0 is 100.
 	PageSize int
+	// Limits are the service limits enforced (LimitExceeded).
+	Limits Limits
 }
 
 // Server is the emulator: the OKE protocol on a sim.Engine, whose methods
@@ -80,6 +82,7 @@ type Server struct {
 	*sim.Engine
 	keys     map[string]*rsa.PublicKey
 	pageSize int
+	limits   Limits
 	nodeTime time.Duration
 	// The state below is guarded by the engine's lock.
 	clusters map[string]*cluster // by OCID
@@ -91,7 +94,7 @@ type Server struct {
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{keys: o.Keys, pageSize: o.PageSize, nodeTime: o.Engine.NodeTime,
+	s := &Server{keys: o.Keys, pageSize: o.PageSize, limits: o.Limits, nodeTime: o.Engine.NodeTime,
 		clusters: map[string]*cluster{}, pools: map[string]*pool{}, works: map[string]*work{}, tokens: map[string]string{}}
 	if s.pageSize <= 0 {
 		s.pageSize = 100
@@ -146,15 +149,18 @@ func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notEmulated, notEmulated)
 	const v = "/" + APIVersion
 	for pattern, h := range map[string]sim.Handler{
-		"POST " + v + "/nodePools":           s.createPool,
-		"GET " + v + "/nodePools":            s.listPools,
-		v + "/nodePools":                     methodNotAllowed,
-		"GET " + v + "/nodePools/{id}":       s.getPool,
-		"PUT " + v + "/nodePools/{id}":       s.updatePool,
-		"DELETE " + v + "/nodePools/{id}":    s.deletePool,
-		v + "/nodePools/{id}":                methodNotAllowed,
-		"GET " + v + "/nodePoolOptions/{id}": s.nodePoolOptions,
-		"GET " + v + "/workRequests/{id}":    s.getWork,
+		"POST " + v + "/nodePools":               s.createPool,
+		"GET " + v + "/nodePools":                s.listPools,
+		v + "/nodePools":                         methodNotAllowed,
+		"GET " + v + "/nodePools/{id}":           s.getPool,
+		"PUT " + v + "/nodePools/{id}":           s.updatePool,
+		"DELETE " + v + "/nodePools/{id}":        s.deletePool,
+		v + "/nodePools/{id}":                    methodNotAllowed,
+		"GET " + v + "/nodePoolOptions/{id}":     s.nodePoolOptions,
+		"GET " + v + "/workRequests":             s.listWorks,
+		"GET " + v + "/workRequests/{id}":        s.getWork,
+		"GET " + v + "/workRequests/{id}/errors": s.workErrors,
+		"GET " + v + "/workRequests/{id}/logs":   s.workLogs,
 	} {
 		rt.Handle(pattern, h)
 	}

@@ -165,8 +165,8 @@ func checkSource(src ce.NodeSourceDetails) *sim.Reply {
 
 // checkPlacement checks a pool's size and placement against its cluster.
 func (c *cluster) checkPlacement(size *int, pcs []ce.NodePoolPlacementConfigDetails) *sim.Reply {
-	if size != nil && (*size < 0 || *size > 1000) {
-		return invalid("nodeConfigDetails.size must be between 0 and 1000, got %d.", *size)
+	if size != nil && *size < 0 {
+		return invalid("nodeConfigDetails.size must be 0 or more, got %d.", *size)
 	}
 	if len(pcs) == 0 {
 		return invalid("nodeConfigDetails.placementConfigs must name at least one availability domain.")
@@ -189,7 +189,7 @@ func (c *cluster) checkPlacement(size *int, pcs []ce.NodePoolPlacementConfigDeta
 			return invalid("nodeConfigDetails.placementConfigs[%d].availabilityDomain %s is not an availability domain of region %s.", i, ad, c.Region)
 		}
 		if sub != want && !c.hasSubnet(sub) {
-			return notFound("subnet", sub)
+			return relatedNotFound("nodeConfigDetails.placementConfigs[%d].subnetId %s", i, sub)
 		}
 		p := 0
 		if pc.PreemptibleNodeConfig != nil {
@@ -228,7 +228,7 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 	}
 	c, ok := s.clusters[*in.ClusterId]
 	if !ok || c.CompartmentID != *in.CompartmentId {
-		return nil, notFound("cluster", *in.ClusterId)
+		return nil, relatedNotFound("clusterId %s", *in.ClusterId)
 	}
 	if n := *in.Name; len(n) > 255 || strings.TrimSpace(n) != n {
 		return nil, invalid("name must be 1-255 characters without leading or trailing spaces.")

@@ -86,7 +86,12 @@ func TestRefusals(t *testing.T) {
 			d.InitialNodeLabels = []ce.KeyValue{{Key: common.String("-x"), Value: common.String("y")}}
 		}, 400, "InvalidParameter"},
 		{"no source", func(d *ce.CreateNodePoolDetails) { d.NodeSourceDetails = nil }, 400, "MissingParameter"},
-		{"other cluster", func(d *ce.CreateNodePoolDetails) { d.ClusterId = common.String("ocid1.cluster.oc1.phx.nope") }, 404, "NotAuthorizedOrNotFound"},
+		// A resource named in the body, not the path: 400 (OCI's API Errors).
+		{"other cluster", func(d *ce.CreateNodePoolDetails) { d.ClusterId = common.String("ocid1.cluster.oc1.phx.nope") }, 400, "RelatedResourceNotAuthorizedOrNotFound"},
+		{"unknown subnet", func(d *ce.CreateNodePoolDetails) {
+			d.NodeConfigDetails.PlacementConfigs[0].SubnetId = common.String("ocid1.subnet.oc1.phx.nope")
+		}, 400, "RelatedResourceNotAuthorizedOrNotFound"},
+		{"over nodes per pool", func(d *ce.CreateNodePoolDetails) { d.NodeConfigDetails.Size = common.Int(1001) }, 400, "LimitExceeded"},
 	} {
 		d := details("bad", 1, "Uocm:PHX-AD-1")
 		tc.change(&d)
