@@ -33,6 +33,7 @@ type Driver struct {
 
 	clients  *provider.Cache[*ce.ContainerEngineClient] // by credential, region and endpoint
 	versions *provider.Cache[versionSet]                // by client key and cluster OCID
+	failures *provider.Cache[string]                    // a failed work request's errors, by its OCID
 }
 
 type versionSet struct {
@@ -50,7 +51,8 @@ type versionSet struct {
 // across tries, so a retried create makes one pool.
 func New(o provider.DriverOptions) *Driver {
 	return &Driver{opts: o.For(profile),
-		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize)}
+		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize),
+		failures: provider.NewCache[string](provider.CacheSize)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -159,6 +161,7 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 				errs[i] = err
 			case np != nil && np.LifecycleState != ce.NodePoolLifecycleStateDeleted:
 				p := observe(c, *np)
+				d.explain(ctx, cn, &p, np)
 				pools[i] = &p
 			}
 		}()

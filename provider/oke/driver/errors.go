@@ -92,6 +92,21 @@ func classify(err error, resp *http.Response, field string) error {
 		// Another work request holds the pool, or it changed since it
 		// was read: try again once it settles.
 		e.Kind = provider.KindTransient
+	case st == http.StatusBadRequest && (code == "LimitExceeded" || code == "QuotaExceeded"):
+		// A service limit of the tenancy (node pools per cluster, nodes
+		// per pool) or a compartment quota: not the spec's fault; it may
+		// pass once the limit is raised or capacity freed.
+		e.Kind, e.Field = provider.KindQuota, field
+		if e.Field == "" {
+			e.Field = provider.FieldOf(reason, fieldWords)
+		}
+		if e.Field == "spec" {
+			e.Field = "" // node pools per cluster: no field asks for it
+		}
+	case st == http.StatusBadRequest && code == "RelatedResourceNotAuthorizedOrNotFound" && strings.Contains(strings.ToLower(reason), "cluster"):
+		// The OKE cluster named in the body is gone, or the key may not
+		// see it: the cluster's registration, not the pool's spec.
+		e.Kind = provider.KindNotFound
 	case st == http.StatusBadRequest:
 		e.Kind, e.Field = provider.KindValidation, field
 		if e.Field == "" {
@@ -111,6 +126,6 @@ var fieldWords = []provider.FieldWord{
 	{Word: "bootvolumesizeingbs", Field: "spec.platform.oci.bootVolumeSizeInGBs"}, {Word: "imageid", Field: "spec.platform.oci.imageId"},
 	{Word: "nodesourcedetails", Field: "spec.platform.oci.imageId"}, {Word: "kubernetesversion", Field: "spec.kubernetesVersion"},
 	{Word: "initialnodelabels", Field: "spec.labels"}, {Word: "nodeconfigdetails.freeformtags", Field: "spec.platform.oci"}, {Word: "freeformtags", Field: "spec.tags"},
-	{Word: "availabilitydomain", Field: "spec.zones"}, {Word: "placementconfigs", Field: "spec.zones"}, {Word: "preemptible", Field: "spec.platform.oci.preemptible"},
-	{Word: "size", Field: "spec.nodeCount"}, {Word: "name", Field: "provider_name"},
+	{Word: "availabilitydomain", Field: "spec.zones"}, {Word: "subnetid", Field: "spec.zones"}, {Word: "placementconfigs", Field: "spec.zones"}, {Word: "preemptible", Field: "spec.platform.oci.preemptible"},
+	{Word: "size", Field: "spec.nodeCount"}, {Word: "nodes per", Field: "spec.nodeCount"}, {Word: "name", Field: "provider_name"},
 }
