@@ -15,7 +15,7 @@ const (
 	errInvalidParameter   = "InvalidParameter"                       // 400
 	errMissingParameter   = "MissingParameter"                       // 400
 	errIncorrectState     = "IncorrectState"                         // 409
-	errPreconditionFailed = "PreconditionFailed"                     // 412
+	errPreconditionFailed = "NoEtagMatch"                            // 412
 	errTooMany            = "TooManyRequests"                        // 429
 	errLimitExceeded      = "LimitExceeded"                          // 400
 	errCannotParse        = "CannotParseRequest"                     // 400

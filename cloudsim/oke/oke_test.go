@@ -56,7 +56,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	_, err = e.client.UpdateNodePool(ctx, ce.UpdateNodePoolRequest{NodePoolId: &id, IfMatch: &stale,
 		UpdateNodePoolDetails: ce.UpdateNodePoolDetails{NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(5)}}})
-	serviceError(t, err, 412, "PreconditionFailed")
+	serviceError(t, err, 412, "NoEtagMatch")
 	_, err = e.client.UpdateNodePool(ctx, ce.UpdateNodePoolRequest{NodePoolId: &id,
 		UpdateNodePoolDetails: ce.UpdateNodePoolDetails{NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(5)}}})
 	serviceError(t, err, 409, "IncorrectState")

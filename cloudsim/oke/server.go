@@ -13,14 +13,20 @@
 // Emulated: POST/GET /20180222/nodePools (create; list with compartmentId,
 // clusterId, name, lifecycleState, limit, page, sortOrder and
 // opc-next-page), GET/PUT/DELETE /20180222/nodePools/{id} (etag on GET,
-// if-match on PUT and DELETE, 412 PreconditionFailed, 409 IncorrectState
+// if-match on PUT and DELETE, 412 NoEtagMatch, 409 IncorrectState
 // while a work request holds the pool or on a FAILED pool),
-// GET /20180222/workRequests/{id} and GET /20180222/nodePoolOptions/{id}
-// (the Kubernetes versions node pools may run: the control plane's and the
-// x.y.10 patch of the two minors before it). Every answer has an
-// opc-request-id; errors are OCI's {"code","message"}. Bodies are decoded
-// into the SDK's own types, unknown members refused; opc-retry-token makes
-// a retried create return the first one's work request.
+// GET /20180222/workRequests (list), /workRequests/{id}, its /errors and
+// /logs (OKE explains failed work there), and GET
+// /20180222/nodePoolOptions/{id} (the Kubernetes versions node pools may
+// run: the control plane's and the x.y.10 patch of the two minors before
+// it). Every answer has an opc-request-id; errors are OCI's
+// {"code","message"}: 404 NotAuthorizedOrNotFound for a resource of the
+// path or query, 400 RelatedResourceNotAuthorizedOrNotFound for one named
+// in the body, 400 LimitExceeded past a service limit (Limits). Bodies are
+// decoded into the SDK's own types, unknown members refused; opc-retry-token
+// makes a retried create return the first one's work request. The
+// signature may carry the date as date (Go SDK) or x-date (JavaScript SDK).
+// README.md lists every rule with its source.
 //
 // Pools: CREATING, ACTIVE, UPDATING, DELETING, DELETED (kept visible for an
 // hour), FAILED (a create that failed: only a delete is taken),
@@ -33,13 +39,12 @@
 // preemptible, labels) of the pool when it was created: changes apply to
 // new nodes only, as on OKE.
 //
-// Not reproduced: the cluster, virtual node pool, add-on and work request
-// list/log/error APIs; node pool cycling (nodePoolCyclingDetails is kept,
-// not acted on), node eviction settings, kmsKeyId, NSGs and pod networking
-// beyond storing them; the deprecated quantityPerSubnet/subnetIds and
-// nodeImageName (refused); defined tags, tag namespaces and IAM policies
-// (any key of Options.Keys may do anything; 404 is only a missing
-// resource); shape availability, capacity and service limits; image
+// Not reproduced: the cluster, virtual node pool and add-on APIs; node
+// pool cycling (nodePoolCyclingDetails is kept, not acted on), node
+// eviction settings, kmsKeyId, NSGs and pod networking beyond storing
+// them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
+// (refused); defined tags, tag namespaces and IAM policies (any key of
+// Options.Keys may do anything); shape availability and capacity; image
 // compatibility with shapes and versions; the date header's freshness (the
 // clock is simulated); real node replacement on an upgrade (nodes keep the
 // version they were created with until the pool is scaled).
