@@ -106,10 +106,8 @@ func busy(p *pool) *sim.Reply {
 func (s *Server) createPool(req *sim.Request) *sim.Reply {
 	token := req.HTTP.Header.Get("opc-retry-token")
 	if id, ok := s.tokens[token]; ok && token != "" {
-		if w, ok := s.works[id]; ok {
-			if p, ok := s.pools[w.poolID]; ok {
-				return s.accepted(p, w, http.StatusAccepted)
-			}
+		if w, ok := s.works[id]; ok && s.pools[w.poolID] != nil {
+			return s.accepted(w, http.StatusAccepted)
 		}
 	}
 	var in ce.CreateNodePoolDetails
@@ -145,22 +143,17 @@ func (s *Server) createPool(req *sim.Request) *sim.Reply {
 	if token != "" {
 		s.tokens[token] = w.id
 	}
-	rep = s.accepted(p, w, http.StatusAccepted)
+	rep = s.accepted(w, http.StatusAccepted)
 	rep.Created, rep.Resource = true, "/"+APIVersion+"/nodePools/"+id
 	return rep
 }
 
-// accepted answers a call that started a work request: its id in
-// opc-work-request-id and, for a create, the pool.
-func (s *Server) accepted(p *pool, w *work, status int) *sim.Reply {
-	var rep *sim.Reply
-	if w.typ == opCreate {
-		v := p.view()
-		rep = jsonReply(status, v)
-		rep.Header.Set("etag", etag(v))
-	} else {
-		rep = sim.NewReply(status)
-	}
+// accepted answers a call that started a work request: no body (the
+// model's CreateNodePoolResponse, UpdateNodePoolResponse and
+// DeleteNodePoolResponse have headers only), its id in
+// opc-work-request-id.
+func (s *Server) accepted(w *work, status int) *sim.Reply {
+	rep := sim.NewReply(status)
 	rep.Header.Set("opc-work-request-id", w.id)
 	return rep
 }
@@ -270,7 +263,7 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	}
 	p.np = next
 	w := s.begin(req, p, opUpdate, stateUpdating, len(p.nodes), ptr.Deref(next.NodeConfigDetails.Size, 0))
-	return s.accepted(p, w, http.StatusAccepted)
+	return s.accepted(w, http.StatusAccepted)
 }
 
 func (s *Server) deletePool(req *sim.Request) *sim.Reply {
@@ -283,12 +276,12 @@ func (s *Server) deletePool(req *sim.Request) *sim.Reply {
 	}
 	switch {
 	case p.op != nil && p.op.Kind == stateDeleting:
-		return s.accepted(p, p.work, http.StatusAccepted) // already being deleted
+		return s.accepted(p.work, http.StatusAccepted) // already being deleted
 	case p.op != nil:
 		return busy(p)
 	case p.state == stateDeleted:
 		return notFound("node pool", p.id)
 	}
 	w := s.begin(req, p, opDelete, stateDeleting, len(p.nodes), 0)
-	return s.accepted(p, w, http.StatusAccepted)
+	return s.accepted(w, http.StatusAccepted)
 }
