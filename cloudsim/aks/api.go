@@ -196,6 +196,9 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if rep := systemPoolsLeft(c, existing, next); rep != nil {
+		return rep
+	}
 	kind, from, upgradeNodes, newVersion := change(existing, next)
 	o := req.Start(kind, from, int(ptr.Deref(next.Count, 0)), upgradeNodes)
 	created := existing == nil
@@ -244,6 +247,9 @@ func (s *Server) deletePool(req *request) *sim.Reply {
 	}
 	if p == nil {
 		return sim.NewReply(http.StatusNoContent) // ARM: deleting what is not there succeeds
+	}
+	if rep := systemPoolsLeft(c, p, nil); rep != nil {
+		return rep
 	}
 	o := req.Start(stateDeleting, p.ready, 0, 0)
 	startOp(o, c, p)
