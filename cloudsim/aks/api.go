@@ -149,7 +149,8 @@ func preconditions(r *http.Request, p *pool, name string) *sim.Reply {
 	return nil
 }
 
-var verbs = map[string]string{stateCreating: "create", stateUpdating: "update", stateScaling: "scale", stateUpgrading: "upgrade", stateDeleting: "delete"}
+var verbs = map[string]string{stateCreating: "create", stateUpdating: "update", stateScaling: "scale", stateUpgrading: "upgrade", stateDeleting: "delete",
+	stateStarting: "start", stateStopping: "stop", stateNodeImage: "node image upgrade"}
 
 func inProgress(p *pool) *sim.Reply {
 	return errorReply(http.StatusConflict, "OperationNotAllowed",
@@ -199,8 +200,11 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	if rep := systemPoolsLeft(c, existing, next); rep != nil {
 		return rep
 	}
+	if rep := applyPower(existing, next, ap.Properties); rep != nil {
+		return rep
+	}
 	kind, from, upgradeNodes, newVersion := change(existing, next)
-	o := req.Start(kind, from, int(ptr.Deref(next.Count, 0)), upgradeNodes)
+	o := req.Start(kind, from, nodesOf(next), upgradeNodes)
 	created := existing == nil
 	p := existing
 	if created {
@@ -229,6 +233,12 @@ func (s *Server) putPool(req *request) *sim.Reply {
 func change(existing *pool, next *props) (kind string, from, upgradeNodes int, newVersion string) {
 	if existing == nil {
 		return stateCreating, 0, 0, ""
+	}
+	if was, now := powerOf(existing.props), powerOf(next); was != now {
+		if now == armcontainerservice.CodeStopped {
+			return stateStopping, existing.ready, 0, ""
+		}
+		return stateStarting, existing.ready, 0, ""
 	}
 	if v := ptr.Deref(next.CurrentOrchestratorVersion, ""); v != ptr.Deref(existing.props.CurrentOrchestratorVersion, "") {
 		next.CurrentOrchestratorVersion = existing.props.CurrentOrchestratorVersion

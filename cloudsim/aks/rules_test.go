@@ -78,8 +78,12 @@ func TestCreationOnlyProperties(t *testing.T) {
 		prop   string
 		change func(*poolProps)
 	}{
-		{"kubeletConfig", func(p *poolProps) { p.KubeletConfig = &armcontainerservice.KubeletConfig{CPUManagerPolicy: ptr.To("static")} }},
-		{"linuxOSConfig", func(p *poolProps) { p.LinuxOSConfig = &armcontainerservice.LinuxOSConfig{SwapFileSizeMB: ptr.To(int32(1500))} }},
+		{"kubeletConfig", func(p *poolProps) {
+			p.KubeletConfig = &armcontainerservice.KubeletConfig{CPUManagerPolicy: ptr.To("static")}
+		}},
+		{"linuxOSConfig", func(p *poolProps) {
+			p.LinuxOSConfig = &armcontainerservice.LinuxOSConfig{SwapFileSizeMB: ptr.To(int32(1500))}
+		}},
 		{"enableEncryptionAtHost", func(p *poolProps) { p.EnableEncryptionAtHost = ptr.To(true) }},
 		{"enableUltraSSD", func(p *poolProps) { p.EnableUltraSSD = ptr.To(true) }},
 		{"podSubnetID", func(p *poolProps) { p.PodSubnetID = ptr.To("/subscriptions/x/pods") }},

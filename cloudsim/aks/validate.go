@@ -40,10 +40,7 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 		// own examples send ""), the pool's own on an update.
 		in.OrchestratorVersion = nil
 	}
-	if in.PowerState != nil && in.PowerState.Code != nil && *in.PowerState.Code != armcontainerservice.CodeRunning {
-		return nil, invalid("powerState", "kpool cloudsim does not emulate stopping agent pools (powerState.code %q)", *in.PowerState.Code)
-	}
-	in.PowerState = nil
+	in.PowerState = nil // a start or a stop: applyPower
 
 	var next *props
 	if existing == nil {
