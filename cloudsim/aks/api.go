@@ -203,6 +203,9 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	if rep := applyPower(existing, next, ap.Properties); rep != nil {
 		return rep
 	}
+	if rep := s.quota(c, existing, next); rep != nil {
+		return rep
+	}
 	kind, from, upgradeNodes, newVersion := change(existing, next)
 	o := req.Start(kind, from, nodesOf(next), upgradeNodes)
 	created := existing == nil
