@@ -71,6 +71,9 @@ func classify(err error, field string) error {
 		reason += ": " + msg
 	}
 	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err}
+	if quotaError(re.ErrorCode, reason) {
+		e.Kind = provider.KindQuota
+	}
 	switch e.Kind {
 	case provider.KindThrottled, provider.KindTransient:
 		if re.RawResponse != nil {
@@ -83,6 +86,32 @@ func classify(err error, field string) error {
 		}
 	}
 	return e
+}
+
+// quotaCodes are the codes of ARM's answers that say a quota or limit
+// of the subscription or the cluster is reached, not that the spec is
+// wrong: AKS's own vCPU check (ErrCode_InsufficientVCPUQuota, earlier
+// InsufficientVCPUQuota), and Compute's and ARM's (QuotaExceeded). They
+// are KindQuota, tried again slowly, whatever their status (AKS answers
+// 400, which alone would say "invalid spec").
+var quotaCodes = map[string]bool{
+	"ErrCode_InsufficientVCPUQuota": true, "InsufficientVCPUQuota": true, "QuotaExceeded": true,
+	"ErrCode_InsufficientQuota": true, "SubscriptionQuotaExceeded": true,
+}
+
+// quotaError reports whether an ARM error is a quota or limit: one of
+// quotaCodes, or OperationNotAllowed whose message says a quota is
+// exceeded or reached (Compute's "Operation could not be completed as it
+// results in exceeding approved standardDSv5Family Cores quota", AKS's
+// limit of agent pools per cluster). Other OperationNotAllowed answers
+// (an operation in progress, the last System pool) are not.
+func quotaError(code, reason string) bool {
+	if quotaCodes[code] {
+		return true
+	}
+	msg := strings.ToLower(reason)
+	return code == "OperationNotAllowed" && strings.Contains(msg, "quota") &&
+		(strings.Contains(msg, "exceed") || strings.Contains(msg, "reached"))
 }
 
 // classifyToken maps a credential's error. The token endpoint refusing
