@@ -218,6 +218,10 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	p.etag = s.NewID()
 	startOp(o, c, p)
 	infoOf(o).newVersion = newVersion
+	if existing != nil && kind == stateUpgrading && newVersion == "" {
+		// An OS SKU migration: the nodes come back on the new SKU's image.
+		infoOf(o).newImage = nodeImage(ptr.Deref(next.OSSKU, armcontainerservice.OSSKUUbuntu))
+	}
 
 	status := http.StatusOK
 	if created {
@@ -246,6 +250,9 @@ func change(existing *pool, next *props) (kind string, from, upgradeNodes int, n
 	if v := ptr.Deref(next.CurrentOrchestratorVersion, ""); v != ptr.Deref(existing.props.CurrentOrchestratorVersion, "") {
 		next.CurrentOrchestratorVersion = existing.props.CurrentOrchestratorVersion
 		return stateUpgrading, existing.ready, int(ptr.Deref(next.Count, 0)), v
+	}
+	if !strings.EqualFold(string(ptr.Deref(next.OSSKU, "")), string(ptr.Deref(existing.props.OSSKU, ""))) {
+		return stateUpgrading, existing.ready, int(ptr.Deref(next.Count, 0)), "" // every node reimaged
 	}
 	if onlyCountDiffers(existing.props, next) {
 		return stateScaling, existing.ready, 0, ""

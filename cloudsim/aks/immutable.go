@@ -31,7 +31,7 @@ func immutableChange(old, in *props) *sim.Reply {
 		{"scaleSetEvictionPolicy", in.ScaleSetEvictionPolicy != nil && !fold(string(*in.ScaleSetEvictionPolicy), string(ptr.Deref(old.ScaleSetEvictionPolicy, "")))},
 		{"spotMaxPrice", in.SpotMaxPrice != nil && (old.SpotMaxPrice == nil || *in.SpotMaxPrice != *old.SpotMaxPrice)},
 		{"osType", in.OSType != nil && !fold(string(*in.OSType), string(orDefault(old.OSType, armcontainerservice.OSTypeLinux)))},
-		{"osSKU", in.OSSKU != nil && !fold(string(*in.OSSKU), string(ptr.Deref(old.OSSKU, "")))},
+		{"osSKU", in.OSSKU != nil && !fold(string(*in.OSSKU), string(ptr.Deref(old.OSSKU, ""))) && !(migratable(*in.OSSKU) && migratable(ptr.Deref(old.OSSKU, "")))},
 		{"maxPods", in.MaxPods != nil && *in.MaxPods != ptr.Deref(old.MaxPods, 0)},
 		{"vnetSubnetID", str(in.VnetSubnetID, old.VnetSubnetID)},
 		{"podSubnetID", str(in.PodSubnetID, old.PodSubnetID)},
@@ -46,7 +46,9 @@ func immutableChange(old, in *props) *sim.Reply {
 		{"hostGroupID", str(in.HostGroupID, old.HostGroupID)},
 		{"proximityPlacementGroupID", str(in.ProximityPlacementGroupID, old.ProximityPlacementGroupID)},
 		{"capacityReservationGroupID", str(in.CapacityReservationGroupID, old.CapacityReservationGroupID)},
-		{"workloadRuntime", in.WorkloadRuntime != nil && !fold(string(*in.WorkloadRuntime), string(ptr.Deref(old.WorkloadRuntime, "")))},
+		{"enableFIPS", flag(in.EnableFIPS, old.EnableFIPS)},
+		{"windowsProfile", in.WindowsProfile != nil && !sameJSON(in.WindowsProfile, old.WindowsProfile)},
+		{"creationData", in.CreationData != nil && !sameJSON(in.CreationData, old.CreationData)},
 		{"type", in.Type != nil && !fold(string(*in.Type), string(orDefault(old.Type, armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)))},
 	}
 	for _, ch := range checks {
@@ -55,6 +57,14 @@ func immutableChange(old, in *props) *sim.Reply {
 		}
 	}
 	return nil
+}
+
+// migratable reports whether a pool can move to or from the OS SKU in
+// place: between Ubuntu and Azure Linux AKS migrates the nodes (a reimage
+// of every node), any other change needs a new pool.
+func migratable(sku armcontainerservice.OSSKU) bool {
+	return strings.EqualFold(string(sku), string(armcontainerservice.OSSKUUbuntu)) ||
+		strings.EqualFold(string(sku), string(armcontainerservice.OSSKUAzureLinux))
 }
 
 // sameJSON reports whether two values have the same JSON; a nil old is

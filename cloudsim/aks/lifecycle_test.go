@@ -269,7 +269,7 @@ func TestPropertyChangeNotAllowed(t *testing.T) {
 		}},
 		{"maxPods", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.MaxPods = ptr.To(int32(30)) }},
 		{"osSKU", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.OSSKU = ptr.To(armcontainerservice.OSSKUAzureLinux)
+			p.OSSKU = ptr.To(armcontainerservice.OSSKUWindows2022)
 		}},
 	} {
 		pr := e.get("workers").Properties

@@ -89,6 +89,7 @@ func TestCreationOnlyProperties(t *testing.T) {
 		{"podSubnetID", func(p *poolProps) { p.PodSubnetID = ptr.To("/subscriptions/x/pods") }},
 		{"vnetSubnetID", func(p *poolProps) { p.VnetSubnetID = ptr.To("/subscriptions/x/nodes") }},
 		{"osType", func(p *poolProps) { p.OSType = ptr.To(armcontainerservice.OSTypeWindows) }},
+		{"enableFIPS", func(p *poolProps) { p.EnableFIPS = ptr.To(true) }},
 		{"gpuInstanceProfile", func(p *poolProps) { p.GpuInstanceProfile = ptr.To(armcontainerservice.GPUInstanceProfileMIG1G) }},
 	} {
 		pr := e.get("workers").Properties
@@ -104,5 +105,27 @@ func TestCreationOnlyProperties(t *testing.T) {
 	pr.KubeletConfig = &armcontainerservice.KubeletConfig{}
 	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
 		t.Fatalf("empty kubeletConfig: %v", err)
+	}
+}
+
+// Between Ubuntu and Azure Linux the OS SKU changes in place: every node is
+// reimaged onto the new SKU's node image (AKS's OS SKU migration;
+// terraform-provider-azurerm's kubernetes_cluster_node_pool os_sku).
+func TestOSSKUMigration(t *testing.T) {
+	e := newEnv(t, aks.Options{})
+	e.create("workers", basic(2))
+	e.settle()
+	pr := e.get("workers").Properties
+	before := ptr.Deref(pr.NodeImageVersion, "")
+	pr.OSSKU = ptr.To(armcontainerservice.OSSKUAzureLinux)
+	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
+		t.Fatalf("Ubuntu to Azure Linux: %v", err)
+	}
+	if st := e.state("workers"); st.Operation != "Upgrading" || ptr.Deref(st.Properties.NodeImageVersion, "") != before {
+		t.Fatalf("while migrating: %q, image %s", st.Operation, ptr.Deref(st.Properties.NodeImageVersion, ""))
+	}
+	e.settle()
+	if got := ptr.Deref(e.get("workers").Properties.NodeImageVersion, ""); !strings.HasPrefix(got, "AKSAzureLinux") {
+		t.Fatalf("after the migration the image is %s", got)
 	}
 }
