@@ -51,3 +51,23 @@ func TestJavaScriptClient(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe: kpool cloudsim tells an outside client what it needs: the
+// endpoint, the demo cluster's subscription, resource group and name, that
+// any bearer token is accepted, and how to point the Go and Node.js SDKs
+// at the emulator.
+func TestDescribe(t *testing.T) {
+	emu, err := aks.Demo(sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	emu.Describe(&b, "https://127.0.0.1:8443")
+	for _, want := range []string{"any bearer token", "subscription:   " + aks.DemoSubscription, "resource group: " + aks.DemoResourceGroup,
+		"AKS cluster " + aks.DemoCluster, "nodepool1 (System)", `Endpoint: "https://127.0.0.1:8443"`, `{endpoint: "https://127.0.0.1:8443"}`,
+		"https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/resourceGroups/" + aks.DemoResourceGroup} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, b.String())
+		}
+	}
+}
