@@ -30,6 +30,7 @@ func TestJavaScriptClient(t *testing.T) {
 	out := string(crossclient.Node(t, "aks.mjs", "NODE_EXTRA_CA_CERTS="+ca, "ENDPOINT="+ep.URL, "SUBSCRIPTION="+aks.DemoSubscription,
 		"RESOURCE_GROUP="+aks.DemoResourceGroup, "CLUSTER="+aks.DemoCluster, "TOKEN=any-token"))
 	for _, want := range []string{
+		`{"step":"create","status":"running"}`,
 		`{"step":"created","provisioningState":"Succeeded","orchestratorVersion":"` + aks.DemoVersion + `"}`,
 		`{"step":"get","vmSize":"Standard_D4s_v5","count":1,"mode":"User","taints":["dedicated=js:NoSchedule"],"powerState":"Running"}`,
 		`{"step":"list","names":["jsclient","nodepool1"]}`,

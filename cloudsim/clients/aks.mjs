@@ -32,7 +32,7 @@ const creating = await aks.agentPools.beginCreateOrUpdate(rg, cluster, name, {
   vmSize: "Standard_D4s_v5", count: 1, mode: "User", osType: "Linux", orchestratorVersion: "",
   nodeLabels: { team: "js" }, nodeTaints: ["dedicated=js:NoSchedule"],
 }, poll);
-out("create", { provisioningState: creating.getOperationState().result?.provisioningState ?? "started" });
+out("create", { status: creating.getOperationState().status });
 const created = await creating.pollUntilDone();
 out("created", { provisioningState: created.provisioningState, orchestratorVersion: created.orchestratorVersion });
 
