@@ -84,6 +84,12 @@ func classify(err error, field string) error {
 		if e.Field == "" {
 			e.Field = provider.FieldOf(reason, fieldWords)
 		}
+	case provider.KindQuota:
+		// vCPUs are the pool's nodes; a limit of agent pools is no field's.
+		e.Field = "spec.nodeCount"
+		if strings.Contains(strings.ToLower(reason), "agent pools") {
+			e.Field = "spec"
+		}
 	}
 	return e
 }
