@@ -80,7 +80,10 @@ func sameJSON[T any](in, old *T) bool {
 
 // systemPoolsLeft answers 400 OperationNotAllowed when a PUT (next set)
 // or a DELETE (next nil) of pool p would leave its cluster with no pool in
-// System mode: every AKS cluster keeps at least one.
+// System mode: "A cluster must have at least one System agent pool at all
+// times" (the model's AgentPoolMode). AKS's message, as Rancher's AKS
+// end-to-end tests (rancher/hosted-providers-e2e) record it, starts
+// "There has to be at least one system agent pool".
 func systemPoolsLeft(c *cluster, p *pool, next *props) *sim.Reply {
 	if p == nil || ptr.Deref(p.props.Mode, "") != armcontainerservice.AgentPoolModeSystem {
 		return nil
@@ -98,6 +101,6 @@ func systemPoolsLeft(c *cluster, p *pool, next *props) *sim.Reply {
 		what, target = "deleting it", ""
 	}
 	return targetedError(http.StatusBadRequest, "OperationNotAllowed", target,
-		"Agent pool '%s' is the last System agent pool of managed cluster '%s': %s is not allowed. There has to be at least one System agent pool; add another System pool first.",
+		"There has to be at least one system agent pool. Agent pool '%s' is the last System agent pool of managed cluster '%s': %s is not allowed.",
 		p.name, c.name, what)
 }

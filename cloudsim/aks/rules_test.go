@@ -48,7 +48,7 @@ func TestLastSystemPool(t *testing.T) {
 	user := e.get("sys").Properties
 	user.Mode = ptr.To(armcontainerservice.AgentPoolModeUser)
 	_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "sys", armcontainerservice.AgentPool{Properties: user}, nil)
-	if re := wantError(t, err, http.StatusBadRequest, "OperationNotAllowed"); !strings.Contains(re.Error(), "at least one System agent pool") {
+	if re := wantError(t, err, http.StatusBadRequest, "OperationNotAllowed"); !strings.Contains(re.Error(), "There has to be at least one system agent pool") {
 		t.Fatalf("mode change: %v", re)
 	}
 	_, err = e.pools.BeginDelete(ctx, group, cluster, "sys", nil)
@@ -127,5 +127,33 @@ func TestOSSKUMigration(t *testing.T) {
 	e.settle()
 	if got := ptr.Deref(e.get("workers").Properties.NodeImageVersion, ""); !strings.HasPrefix(got, "AKSAzureLinux") {
 		t.Fatalf("after the migration the image is %s", got)
+	}
+}
+
+// A node pool version the control plane's does not allow is 400
+// NodePoolMcVersionIncompatible, worded as AKS words it (Microsoft's
+// troubleshooting article of that name); the control plane runs 1.30.4.
+func TestVersionSkew(t *testing.T) {
+	e := newEnv(t, aks.Options{})
+	for _, tc := range []struct{ version, why string }{
+		{"1.31.0", "Minor version of node pool version 31 is bigger than control plane version 30."},
+		{"1.31", "Minor version of node pool version 31 is bigger than control plane version 30."},
+		{"1.30.5", "Patch version of node pool version 5 is bigger than control plane version 4."},
+		{"1.27.9", "Minor version of node pool cannot be more than 2 versions less than control plane's version. Minor version of node pool is 27 and control plane is 30."},
+	} {
+		pr := basic(1)
+		pr.OrchestratorVersion = ptr.To(tc.version)
+		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "skew", armcontainerservice.AgentPool{Properties: pr}, nil)
+		re := wantError(t, err, http.StatusBadRequest, "NodePoolMcVersionIncompatible")
+		if want := "Node pool version " + tc.version + " and control plane version 1.30.4 are incompatible. " + tc.why; !strings.Contains(re.Error(), want) {
+			t.Errorf("%s: %v, want %q", tc.version, re, want)
+		}
+	}
+	for _, ok := range []string{"1.28", "1.29.7", "1.30", "1.30.4"} {
+		pr := basic(1)
+		pr.OrchestratorVersion = ptr.To(ok)
+		if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "v"+strings.ReplaceAll(ok, ".", ""), armcontainerservice.AgentPool{Properties: pr}, nil); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
 	}
 }

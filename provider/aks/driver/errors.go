@@ -219,7 +219,12 @@ var fieldWords = func() []provider.FieldWord {
 		prop := strings.ToLower(f.prop)
 		out = append(out, provider.FieldWord{Word: "'" + prop + "'", Field: f.field}, provider.FieldWord{Word: "properties." + prop, Field: f.field})
 	}
-	return out
+	// AKS's own wordings that name no property: a version the control
+	// plane's does not allow (NodePoolMcVersionIncompatible, "Node pool
+	// version 1.31.0 and control plane version 1.30.4 are incompatible"),
+	// and the last System pool made a User pool.
+	return append(out, provider.FieldWord{Word: "nodepoolmcversionincompatible", Field: "spec.kubernetesVersion"},
+		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"})
 }()
 
 // defaultCredential is the identity of credentials of kind default:

@@ -82,7 +82,10 @@ func TestClassify(t *testing.T) {
 		{"ARM QuotaExceeded", armError(400, "QuotaExceeded", "Operation results in exceeding quota limits of Core. Maximum allowed: 10, Current in use: 10, Additional requested: 2.", nil), provider.KindQuota, "spec.nodeCount", 0},
 		{"Compute cores quota", armError(400, "OperationNotAllowed", "Operation could not be completed as it results in exceeding approved standardDSv5Family Cores quota. Current Limit: 10, Current Usage: 8, Additional Required: 4", nil), provider.KindQuota, "spec.nodeCount", 0},
 		{"AKS agent pool count", armError(400, "OperationNotAllowed", "Managed cluster 'c' already has the maximum of 100 agent pools: the agent pool count quota is reached.", nil), provider.KindQuota, "spec", 0},
-		{"the last System pool is no quota", armError(400, "OperationNotAllowed", "There has to be at least one System agent pool.", nil), provider.KindValidation, "spec", 0},
+		{"the last System pool is no quota", armError(400, "OperationNotAllowed", "There has to be at least one system agent pool.", nil), provider.KindValidation, "spec.mode", 0},
+		{"AKS version skew", armError(400, "NodePoolMcVersionIncompatible", "Node pool version 1.33.3 and control plane version 1.33.2 are incompatible. "+
+			"Patch version of node pool version 3 is bigger than control plane version 2. For more information, please check https://aka.ms/aks/nodepoolmcversionincompatible", nil),
+			provider.KindValidation, "spec.kubernetesVersion", 0},
 		{"ARM 503", armError(503, "ServiceUnavailable", "try later", retry), provider.KindTransient, "", 7 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

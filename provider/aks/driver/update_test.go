@@ -2,12 +2,14 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"k8s.io/utils/ptr"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
 
@@ -53,5 +55,33 @@ func TestUpdateKeepsWhatAKSFixes(t *testing.T) {
 	}
 	if p, _ := provider.Find(pools, s.ProviderName); p.State == provider.StateReady {
 		t.Fatalf("a stopped pool is Ready: %+v", p)
+	}
+}
+
+// TestRefusalsNameTheField: AKS's answers that name no property in the
+// way InvalidParameter does still name the spec's field: a version the
+// control plane does not allow (400 NodePoolMcVersionIncompatible) is
+// spec.kubernetesVersion, making the last System pool a User pool is
+// spec.mode.
+func TestRefusalsNameTheField(t *testing.T) {
+	e := newEmulated(t)
+	ctx := context.Background()
+	s := e.Harness(t).Spec("skew")
+	s.Version = "1.31.0" // the control plane runs 1.30.4
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.kubernetesVersion" {
+		t.Fatalf("a version newer than the control plane: %v, want a validation error on spec.kubernetesVersion", err)
+	}
+	sys := e.Harness(t).Spec("sys")
+	sys.Mode = kpool.ModeSystem
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, sys); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	sys.Mode = kpool.ModeUser
+	_, err = e.Driver.NodePoolUpdate(ctx, e.Cluster, sys)
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.mode" {
+		t.Fatalf("the last System pool made a User pool: %v, want a validation error on spec.mode", err)
 	}
 }
