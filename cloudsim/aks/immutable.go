@@ -12,7 +12,8 @@ import (
 )
 
 // immutableChange answers 400 PropertyChangeNotAllowed ("Changing property
-// 'vmSize' is not allowed.", target the property) for the first property
+// 'properties.vmSize' is not allowed.", target the property, as AKS words
+// it for an agent pool's properties) for the first property
 // AKS fixes at creation that a PUT on an existing pool changes. A property
 // the request leaves out, or sends with the pool's value, is no change.
 func immutableChange(old, in *props) *sim.Reply {
@@ -53,7 +54,7 @@ func immutableChange(old, in *props) *sim.Reply {
 	}
 	for _, ch := range checks {
 		if ch.changed {
-			return targetedError(http.StatusBadRequest, "PropertyChangeNotAllowed", ch.prop, "Changing property '%s' is not allowed.", ch.prop)
+			return targetedError(http.StatusBadRequest, "PropertyChangeNotAllowed", "properties."+ch.prop, "Changing property 'properties.%s' is not allowed.", ch.prop)
 		}
 	}
 	return nil

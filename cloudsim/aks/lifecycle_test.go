@@ -276,7 +276,7 @@ func TestPropertyChangeNotAllowed(t *testing.T) {
 		tc.change(pr)
 		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil)
 		re := wantError(t, err, http.StatusBadRequest, "PropertyChangeNotAllowed")
-		if !strings.Contains(re.Error(), "Changing property '"+tc.prop+"' is not allowed.") {
+		if !strings.Contains(re.Error(), "Changing property 'properties."+tc.prop+"' is not allowed.") {
 			t.Fatalf("%s: %v", tc.prop, re)
 		}
 	}
