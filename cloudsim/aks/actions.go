@@ -74,6 +74,9 @@ func (s *Server) upgradeNodeImage(req *request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if rep := s.quota(c, p, p.props, surgeNodes(p.props)); rep != nil {
+		return rep
+	}
 	o := req.Start(stateNodeImage, p.ready, p.ready, p.ready)
 	startOp(o, c, p)
 	infoOf(o).newImage = nodeImage(ptr.Deref(p.props.OSSKU, armcontainerservice.OSSKUUbuntu))

@@ -203,10 +203,14 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	if rep := applyPower(existing, next, ap.Properties); rep != nil {
 		return rep
 	}
-	if rep := s.quota(c, existing, next); rep != nil {
+	kind, from, upgradeNodes, newVersion := change(existing, next)
+	surge := 0
+	if kind == stateUpgrading {
+		surge = surgeNodes(next)
+	}
+	if rep := s.quota(c, existing, next, surge); rep != nil {
 		return rep
 	}
-	kind, from, upgradeNodes, newVersion := change(existing, next)
 	o := req.Start(kind, from, nodesOf(next), upgradeNodes)
 	created := existing == nil
 	p := existing

@@ -52,12 +52,14 @@ func vmFamily(size string) (family string, vcpus int, ok bool) {
 	return "standard" + strings.ToUpper(m[1]+m[3]) + version + "Family", n, true
 }
 
-// quota answers what AKS answers to a PUT that would go over a limit:
+// quota answers what AKS answers to a write that would go over a limit:
 // a new agent pool beyond the cluster's limit, or nodes beyond the
 // subscription's vCPU quota of their VM family in the region
-// (ErrCode_InsufficientVCPUQuota, as AKS words it). A PUT that does not
-// raise the usage passes even when it is over.
-func (s *Server) quota(c *cluster, existing *pool, next *props) *sim.Reply {
+// (ErrCode_InsufficientVCPUQuota, as AKS words it). surge is the nodes an
+// upgrade adds while it replaces the others, which "would also consume
+// vcpu quota". A write that does not raise the usage passes even when it
+// is over.
+func (s *Server) quota(c *cluster, existing *pool, next *props, surge int) *sim.Reply {
 	if limit := cmpOr(s.limits.Pools, defaultPools); existing == nil && len(c.pools) >= limit {
 		return errorReply(http.StatusBadRequest, "OperationNotAllowed",
 			"Managed cluster '%s' already has the maximum of %d agent pools: the agent pool count quota is reached. See https://aka.ms/aks-quotas-skus-regions.", c.name, limit)
@@ -81,13 +83,34 @@ func (s *Server) quota(c *cluster, existing *pool, next *props) *sim.Reply {
 	if existing != nil {
 		had = vcpus * nodesOf(existing.props)
 	}
-	want := vcpus * nodesOf(next)
+	want := vcpus * (nodesOf(next) + surge)
 	if want <= had || used+want <= s.limits.FamilyVCPUs {
 		return nil
 	}
 	return errorReply(http.StatusBadRequest, "ErrCode_InsufficientVCPUQuota",
 		"Insufficient vcpu quota requested %d, remaining %d for family %s for region %s. Surge nodes would also consume vcpu quota. See https://aka.ms/aks/insufficientcpuquota.",
 		want-had, max(s.limits.FamilyVCPUs-used-had, 0), family, c.location)
+}
+
+// surgeNodes is how many nodes an upgrade of a pool of count nodes adds
+// at a time: upgradeSettings.maxSurge, a number or a percentage of the
+// count rounded up; 1 when unset
+// (learn.microsoft.com/azure/aks/upgrade-aks-node-pools-rolling).
+func surgeNodes(p *props) int {
+	v := ""
+	if p.UpgradeSettings != nil {
+		v = strings.TrimSpace(ptr.Deref(p.UpgradeSettings.MaxSurge, ""))
+	}
+	count := nodesOf(p)
+	if pct, ok := strings.CutSuffix(v, "%"); ok {
+		if n, err := strconv.Atoi(pct); err == nil && n > 0 {
+			return (count*n + 99) / 100
+		}
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return n
+	}
+	return 1
 }
 
 // cmpOr is v, or def when v is not above 0.

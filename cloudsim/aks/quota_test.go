@@ -53,3 +53,33 @@ func TestPoolCountLimit(t *testing.T) {
 		t.Fatalf("updating a pool at the limit: %v", err)
 	}
 }
+
+// An upgrade's surge nodes count against the vCPU quota ("Surge nodes
+// would also consume vcpu quota", AKS's answer): a pool at the quota
+// cannot be upgraded with its maxSurge, and can once a node is freed.
+func TestSurgeQuota(t *testing.T) {
+	e := newEnv(t, aks.Options{Limits: aks.Limits{FamilyVCPUs: 16}})
+	pr := basic(4) // 16 vCPUs, maxSurge 10%: one more node to upgrade
+	pr.OrchestratorVersion = ptr.To("1.29")
+	e.create("workers", pr)
+	e.settle()
+	up := e.get("workers").Properties
+	up.OrchestratorVersion = ptr.To("1.30.4")
+	_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: up}, nil)
+	if re := wantError(t, err, http.StatusBadRequest, "ErrCode_InsufficientVCPUQuota"); !strings.Contains(re.Error(), "requested 4, remaining 0") {
+		t.Fatalf("message: %v", re)
+	}
+	_, err = e.pools.BeginUpgradeNodeImageVersion(ctx, group, cluster, "workers", nil)
+	wantError(t, err, http.StatusBadRequest, "ErrCode_InsufficientVCPUQuota")
+	down := e.get("workers").Properties
+	down.Count = ptr.To(int32(3))
+	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: down}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.settle()
+	up = e.get("workers").Properties
+	up.OrchestratorVersion = ptr.To("1.30.4")
+	if _, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: up}, nil); err != nil {
+		t.Fatalf("upgrade of 3 nodes and a surge node: %v", err)
+	}
+}
