@@ -14,8 +14,9 @@ import (
 // (@azure/arm-containerservice, pointed at the emulator by its endpoint
 // option, with a fixed-token credential), which kpool did not write,
 // creates an agent pool with an empty orchestratorVersion (as Microsoft's
-// examples do), reads, lists, updates and deletes it on the demo cluster,
-// following each operation, and reads the upgrade profile and versions.
+// examples do), reads, lists, updates, stops, starts, reimages and deletes
+// it on the demo cluster, following each operation, and reads the upgrade
+// profile and versions.
 func TestJavaScriptClient(t *testing.T) {
 	emu, err := aks.Demo(sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond})
 	if err != nil {
@@ -35,6 +36,9 @@ func TestJavaScriptClient(t *testing.T) {
 		`{"step":"get","vmSize":"Standard_D4s_v5","count":1,"mode":"User","taints":["dedicated=js:NoSchedule"],"powerState":"Running"}`,
 		`{"step":"list","names":["jsclient","nodepool1"]}`,
 		`{"step":"update","provisioningState":"Succeeded","count":2,"labels":{"team":"js","tier":"batch"},"taints":["dedicated=batch:NoExecute"]}`,
+		`{"step":"stop","provisioningState":"Succeeded","powerState":"Stopped","count":2}`,
+		`{"step":"start","provisioningState":"Succeeded","powerState":"Running"}`,
+		`{"step":"nodeImage","provisioningState":"Succeeded","ubuntu":true}`,
 		`{"step":"versions","kubernetesVersion":"` + aks.DemoVersion + `","default":"` + aks.DemoVersion + `"}`,
 		`{"step":"delete","names":["nodepool1"]}`,
 	} {

@@ -1,7 +1,8 @@
 // Microsoft's Node.js client for AKS (@azure/arm-containerservice) against
-// the AKS emulator: create, get, list, update (count, labels, taints) and
-// delete an agent pool, following each long-running operation, and read
-// the pool's upgrade profile and the cluster's agent pool versions.
+// the AKS emulator: create, get, list, update (count, labels, taints), stop,
+// start, upgrade the node image of and delete an agent pool, following each
+// long-running operation, and read the pool's upgrade profile and the
+// cluster's agent pool versions.
 // Environment: ENDPOINT (https://127.0.0.1:PORT, the client's `endpoint`:
 // every request goes there, none to management.azure.com), SUBSCRIPTION,
 // RESOURCE_GROUP, CLUSTER, TOKEN (a bearer token the emulator takes); the
@@ -45,6 +46,17 @@ const updated = await aks.agentPools.beginCreateOrUpdateAndWait(rg, cluster, nam
   ...got, count: 2, nodeLabels: { team: "js", tier: "batch" }, nodeTaints: ["dedicated=batch:NoExecute"],
 }, { ...poll, ifMatch: got.eTag });
 out("update", { provisioningState: updated.provisioningState, count: updated.count, labels: updated.nodeLabels, taints: updated.nodeTaints });
+
+// Stop and start: a PUT of powerState alone, as Microsoft's examples send it.
+const stopped = await aks.agentPools.beginCreateOrUpdateAndWait(rg, cluster, name, { powerState: { code: "Stopped" } }, poll);
+out("stop", { provisioningState: stopped.provisioningState, powerState: stopped.powerState?.code, count: stopped.count });
+const started = await aks.agentPools.beginCreateOrUpdateAndWait(rg, cluster, name, { powerState: { code: "Running" } }, poll);
+out("start", { provisioningState: started.provisioningState, powerState: started.powerState?.code });
+
+// A node image upgrade: a POST whose result the poller reads at Location.
+await aks.agentPools.beginUpgradeNodeImageVersionAndWait(rg, cluster, name, poll);
+const imaged = await aks.agentPools.get(rg, cluster, name);
+out("nodeImage", { provisioningState: imaged.provisioningState, ubuntu: imaged.nodeImageVersion.startsWith("AKSUbuntu") });
 
 const profile = await aks.agentPools.getUpgradeProfile(rg, cluster, name);
 const versions = await aks.agentPools.getAvailableAgentPoolVersions(rg, cluster);
