@@ -143,7 +143,9 @@ func (s *Server) ec2(req *sim.Request) *sim.Reply {
 		return c.describeLaunchTemplateVersions()
 	case "DeleteLaunchTemplate":
 		return c.deleteLaunchTemplate()
+	case "CreateTags":
+		return c.createTags()
 	default:
-		return ec2Bad("InvalidAction", "The action %s is not valid for this web service (kpool cloudsim emulates EC2's launch template actions only).", action)
+		return ec2Bad("InvalidAction", "The action %s is not valid for this web service (kpool cloudsim emulates EC2's launch template actions and CreateTags on them only).", action)
 	}
 }

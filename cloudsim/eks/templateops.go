@@ -2,7 +2,9 @@ package eks
 
 import (
 	"encoding/xml"
+	"maps"
 	"strconv"
+	"strings"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -163,4 +165,49 @@ func (c *ec2Call) deleteLaunchTemplate() *sim.Reply {
 		RequestID string      `xml:"requestId"`
 		Template  templateXML `xml:"launchTemplate"`
 	}{NS: ec2NS, RequestID: c.s.NewID(), Template: t.xml()})
+}
+
+// maxEC2Tags is EC2's bound on a resource's tags (Tag your Amazon EC2
+// resources, "Tag restrictions": 50 per resource).
+const maxEC2Tags = 50
+
+// createTags adds or changes tags of launch templates (ResourceId.N,
+// Tag.N.Key and Tag.N.Value); kpool cloudsim has no other EC2 resources.
+func (c *ec2Call) createTags() *sim.Reply {
+	ids := c.f.list("ResourceId")
+	if len(ids) == 0 {
+		return ec2Bad("MissingParameter", "The request must contain the parameter resourceIdSet")
+	}
+	tags := map[string]string{}
+	for _, i := range c.f.indexes("Tag") {
+		k := c.f.Get("Tag." + strconv.Itoa(i) + ".Key")
+		if k == "" || len(k) > 128 || strings.HasPrefix(k, "aws:") {
+			return ec2Bad("InvalidParameterValue", "Tag key %q must be 1-128 characters and not start with aws:.", k)
+		}
+		tags[k] = c.f.Get("Tag." + strconv.Itoa(i) + ".Value")
+	}
+	var ts []*launchTemplate
+	for _, id := range ids {
+		t, rep := c.s.templateByID(c.region, id)
+		if rep != nil {
+			return rep
+		}
+		ts = append(ts, t)
+	}
+	for _, t := range ts {
+		next := maps.Clone(t.tags)
+		maps.Copy(next, tags)
+		if len(next) > maxEC2Tags {
+			return ec2Bad("TagLimitExceeded", "The maximum number of tags for resource %s has been reached.", t.id)
+		}
+	}
+	for _, t := range ts {
+		maps.Copy(t.tags, tags)
+	}
+	return ec2Reply(struct {
+		XMLName   xml.Name `xml:"CreateTagsResponse"`
+		NS        string   `xml:"xmlns,attr"`
+		RequestID string   `xml:"requestId"`
+		Return    bool     `xml:"return"`
+	}{NS: ec2NS, RequestID: c.s.NewID(), Return: true})
 }

@@ -57,7 +57,7 @@ var setup = providertest.Setup[*ekssim.Server, *driver.Driver]{
 	Creates: func(e *fixture, pn string) int {
 		return e.Creates(func(c sim.Call) bool {
 			st, ok := e.Sim.NodegroupOf(region, clusterName, pn)
-			return c.Method == http.MethodPost && ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000
+			return c.Method == http.MethodPost && strings.HasSuffix(c.Path, "/node-groups") && ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000
 		})
 	},
 	Unlabel: func(e *fixture, pn, label string) error {
@@ -112,7 +112,7 @@ func TestMapping(t *testing.T) {
 		t.Fatal("the emulator has no such node group")
 	}
 	sc := st.ScalingConfig
-	if *sc.MinSize != 0 || *sc.MaxSize != 5 || *sc.DesiredSize != 3 || st.CapacityType != "SPOT" || *st.DiskSize != 200 ||
+	if *sc.MinSize != 0 || *sc.MaxSize != 5 || *sc.DesiredSize != 3 || st.CapacityType != "SPOT" || st.DiskSize != nil || st.LaunchTemplate == nil ||
 		strings.Join(st.InstanceTypes, ",") != "g5.xlarge" || st.Version != "1.31" || st.NodeRole != "arn:aws:iam::"+account+":role/nodes" ||
 		strings.Join(st.Subnets, ",") != subnets["us-west-2a"]+","+subnets["us-west-2c"] || st.Tags["cost-center"] != "42" ||
 		st.Labels[provider.LabelPool] != "spot-ml" || st.Labels["team"] != "ml" || len(st.Taints) != 2 || st.Taints[0].Effect != "PREFER_NO_SCHEDULE" ||
@@ -121,6 +121,10 @@ func TestMapping(t *testing.T) {
 	}
 	if _, has := st.Labels[provider.LabelZone]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
+	}
+	// The volume is the launch template's: EKS refuses diskSize with one.
+	if lt, ok := e.Sim.LaunchTemplateOf(region, "kpool-"+clusterName+"-"+s.ProviderName); !ok || lt.VolumeSize != 200 || lt.DeviceName != "/dev/xvda" {
+		t.Fatalf("launch template: %+v %v", lt, ok)
 	}
 	e.Clock.Advance(time.Hour)
 	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)

@@ -89,6 +89,12 @@ func classify(err error, field string) error {
 	if errors.As(err, &re) {
 		status = re.HTTPStatusCode()
 	}
+	if status >= 300 && status < 400 {
+		// A redirect the client did not follow (a POST's body cannot be
+		// sent again, so http.Client hands the answer back): refused as
+		// every redirect is, never retried.
+		return provider.ValidationError(platform, "spec.endpoint", "the endpoint answered %d, a redirect, which kpool does not follow: point spec.endpoint at the API itself", status)
+	}
 	code := ae.ErrorCode()
 	reason := code
 	if msg := ae.ErrorMessage(); msg != "" {
