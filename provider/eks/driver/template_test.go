@@ -1,0 +1,134 @@
+package driver_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/eks"
+	"github.com/kpool/kpool/provider/providertest"
+)
+
+// guideSpec is the guide's AWS block: user data, a gp3 volume and its
+// size.
+func guideSpec(e *emulated, name, userData string) provider.PoolSpec {
+	a := kpool.AWSNodePool{InstanceType: "m5.large", VolumeType: "gp3", VolumeSize: 100, UserData: userData}
+	return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{NodeCount: ptr.To(2), Platform: kpool.NodePoolPlatform{AWS: &a}})
+}
+
+// TestLaunchTemplate: the guide's AWS block (userData, volumeType gp3,
+// volumeSize) reaches Ready on a launch template of kpool's; a change of
+// user data is a new template version rolled out by
+// UpdateNodegroupVersion; the template goes once the node group has.
+func TestLaunchTemplate(t *testing.T) {
+	e := newEmulated(t)
+	s := guideSpec(e, "web", "#!/bin/bash\necho hello")
+	ltName := "kpool-" + clusterName + "-" + s.ProviderName
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	lt, ok := e.Sim.LaunchTemplateOf(region, ltName)
+	if !ok || lt.VolumeType != "gp3" || lt.VolumeSize != 100 || !strings.HasPrefix(lt.UserData, "MIME-Version: 1.0") ||
+		!strings.Contains(lt.UserData, "text/x-shellscript") || !strings.Contains(lt.UserData, "echo hello") || lt.Tags["kpool.io/eks-nodegroup"] != s.ProviderName {
+		t.Fatalf("launch template: %+v %v", lt, ok)
+	}
+	st, _ := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
+	if st.LaunchTemplate == nil || *st.LaunchTemplate.ID != lt.ID || *st.LaunchTemplate.Version != "1" || st.DiskSize != nil {
+		t.Fatalf("node group: %+v", st.Nodegroup)
+	}
+	e.Clock.Advance(time.Hour)
+	p := listed(t, e, s.ProviderName)
+	if p.State != provider.StateReady || p.DiskType != "gp3" || p.DiskSizeGB != 100 || p.Settings["userData"] != "#!/bin/bash\necho hello" {
+		t.Fatalf("observed: %+v", p)
+	}
+	if d := provider.Compare(eks.Profile{}, s, &p); len(d) > 0 {
+		t.Fatalf("a Ready pool drifts: %+v", d)
+	}
+
+	// A change of user data: version 2, rolled out.
+	s = guideSpec(e, "web", "#!/bin/bash\necho bye")
+	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != provider.StateUpdating {
+		t.Fatalf("update: %+v", got)
+	}
+	if lt, _ = e.Sim.LaunchTemplateOf(region, ltName); lt.Versions != 2 || !strings.Contains(lt.UserData, "echo bye") {
+		t.Fatalf("after the update: %+v", lt)
+	}
+	e.Clock.Advance(time.Hour)
+	if st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName); *st.LaunchTemplate.Version != "2" || st.Status != "ACTIVE" {
+		t.Fatalf("node group after the update: %+v", st.Nodegroup)
+	}
+	p = listed(t, e, s.ProviderName)
+	if d := provider.Compare(eks.Profile{}, s, &p); len(d) > 0 || p.State != provider.StateReady {
+		t.Fatalf("after the rollout: %+v drifts %+v", p, d)
+	}
+	// Settled: another pass changes nothing.
+	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	if lt, _ = e.Sim.LaunchTemplateOf(region, ltName); lt.Versions != 2 {
+		t.Fatalf("a settled pool made template version %d", lt.Versions)
+	}
+
+	// Deleted: the template stays while the node group is deleting, and
+	// goes with it.
+	if err := e.Driver.NodePoolDelete(ctx, e.Cluster, s.ProviderName); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.Sim.LaunchTemplateOf(region, ltName); !ok {
+		t.Fatal("the template went before its node group")
+	}
+	e.Clock.Advance(time.Hour)
+	if _, err := e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
+		t.Fatal(err)
+	}
+	if lt, ok := e.Sim.LaunchTemplateOf(region, ltName); ok {
+		t.Fatalf("the template outlived its node group: %+v", lt)
+	}
+}
+
+// TestLaunchTemplateAfterCrash: a template made by a create whose node
+// group never came (here EKS refused it) is found by name and used, not
+// made twice.
+func TestLaunchTemplateAfterCrash(t *testing.T) {
+	e := newEmulated(t)
+	bad := guideSpec(e, "api", "#!/bin/bash\necho hi")
+	bad.MachineType = "not an instance type"
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) {
+		t.Fatalf("bad instance type: %v", err)
+	}
+	ltName := "kpool-" + clusterName + "-" + bad.ProviderName
+	first, ok := e.Sim.LaunchTemplateOf(region, ltName)
+	if !ok {
+		t.Fatal("no template was made")
+	}
+	s := guideSpec(e, "api", "#!/bin/bash\necho hi")
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	lt, _ := e.Sim.LaunchTemplateOf(region, ltName)
+	st, _ := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
+	if lt.ID != first.ID || lt.Versions != 1 || *st.LaunchTemplate.ID != first.ID {
+		t.Fatalf("template %+v (first %s), node group's %+v", lt, first.ID, st.LaunchTemplate)
+	}
+}
+
+func listed(t *testing.T, e *emulated, name string) provider.Pool {
+	t.Helper()
+	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := provider.Find(pools, name)
+	if !ok {
+		t.Fatalf("%s is not listed", name)
+	}
+	return *p
+}
