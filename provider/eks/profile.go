@@ -144,6 +144,13 @@ func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *
 	if len(a.UserData) > MaxUserData {
 		fe.Add(f+".userData", "at most %d bytes, got %d", MaxUserData, len(a.UserData))
 	}
+	// EKS takes label keys and values of 1-63 characters (CreateNodegroup,
+	// labels, EKS API Reference): Kubernetes' empty value is refused.
+	for _, k := range kpool.SortedKeys(s.Labels) {
+		if s.Labels[k] == "" {
+			fe.Add("spec.labels."+k, "EKS refuses an empty label value: give 1-63 characters")
+		}
+	}
 	// Every zone needs a subnet: a node group is placed by its subnets.
 	zones, field, err := provider.PoolZones(p, c, s)
 	if err != nil {
