@@ -214,4 +214,3 @@ func TestLimits(t *testing.T) {
 		t.Errorf("an AMI release rolled back: %v", err)
 	}
 }
-
