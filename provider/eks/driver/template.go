@@ -301,7 +301,7 @@ func rollTemplate(ctx context.Context, cl *ec2.Client, cluster string, ng *types
 		if want.userData == "" && want.typ == "" && (want.sizeGB == 0 || want.sizeGB == int(aws.ToInt32(ng.DiskSize))) {
 			return nil, nil
 		}
-		return nil, provider.ValidationError(platform, volumeField(want, ng), "node group %s was created without a launch template, which EKS cannot add to it: its user data and volume cannot change; create a new pool", s.ProviderName)
+		return nil, provider.ValidationError(platform, volumeField(want), "node group %s was created without a launch template, which EKS cannot add to it: its user data and volume cannot change; create a new pool", s.ProviderName)
 	}
 	v, err := templateVersion(ctx, cl, lt)
 	if err != nil {
@@ -311,7 +311,7 @@ func rollTemplate(ctx context.Context, cl *ec2.Client, cluster string, ng *types
 		return nil, nil
 	}
 	if name := templateName(cluster, s.ProviderName); aws.ToString(lt.Name) != name {
-		return nil, provider.ValidationError(platform, volumeField(want, ng), "node group %s runs launch template %s, not kpool's (%s): kpool does not version it; create a new pool", s.ProviderName, aws.ToString(lt.Name), name)
+		return nil, provider.ValidationError(platform, volumeField(want), "node group %s runs launch template %s, not kpool's (%s): kpool does not version it; create a new pool", s.ProviderName, aws.ToString(lt.Name), name)
 	}
 	latest, err := templateVersion(ctx, cl, &types.LaunchTemplateSpecification{Id: lt.Id, Name: lt.Name, Version: aws.String("$Latest")})
 	if err != nil {
@@ -325,7 +325,7 @@ func rollTemplate(ctx context.Context, cl *ec2.Client, cluster string, ng *types
 }
 
 // volumeField is the spec field a refused template change is about.
-func volumeField(want volume, ng *types.Nodegroup) string {
+func volumeField(want volume) string {
 	if want.userData != "" {
 		return "spec.platform.aws.userData"
 	}

@@ -86,25 +86,33 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		applyConfig(ng, cfg)
 		ng.Status = types.NodegroupStatusUpdating
 	case !versionMatches(ng, s.Version) || roll != nil:
-		// One UpdateNodegroupVersion rolls the nodes to the spec's
-		// version and template version, whichever changed.
-		in := &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(a.ClusterName), NodegroupName: aws.String(s.ProviderName), LaunchTemplate: roll}
-		field := "spec.platform.aws"
-		if !versionMatches(ng, s.Version) {
-			version, release := versions(s.Version)
-			in.Version, field = aws.String(version), "spec.kubernetesVersion"
-			if release != "" {
-				in.ReleaseVersion = aws.String(release)
-			}
-		}
-		if _, err := cl.UpdateNodegroupVersion(ctx, in); err != nil {
-			return nil, classify(err, field)
+		if err := rollOut(ctx, cl, a.ClusterName, ng, s, roll); err != nil {
+			return nil, err
 		}
 		ng.Status = types.NodegroupStatusUpdating
 	}
 	p := observe(c, ng)
 	p.DiskType, p.DiskSizeGB, p.Settings, p.Extra["launchTemplate"] = observed.DiskType, observed.DiskSizeGB, observed.Settings, observed.Extra["launchTemplate"]
 	return &p, nil
+}
+
+// rollOut is one UpdateNodegroupVersion that rolls the nodes to the
+// spec's version and to template version roll (nil: the template stays),
+// whichever changed.
+func rollOut(ctx context.Context, cl *awseks.Client, cluster string, ng *types.Nodegroup, s provider.PoolSpec, roll *types.LaunchTemplateSpecification) error {
+	in := &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(s.ProviderName), LaunchTemplate: roll}
+	field := "spec.platform.aws"
+	if !versionMatches(ng, s.Version) {
+		version, release := versions(s.Version)
+		in.Version, field = aws.String(version), "spec.kubernetesVersion"
+		if release != "" {
+			in.ReleaseVersion = aws.String(release)
+		}
+	}
+	if _, err := cl.UpdateNodegroupVersion(ctx, in); err != nil {
+		return classify(err, field)
+	}
+	return nil
 }
 
 // retag makes a node group's tags want's: TagResource for the new and
