@@ -1,10 +1,13 @@
 package driver_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awseks "github.com/aws/aws-sdk-go-v2/service/eks"
 	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
@@ -13,10 +16,11 @@ import (
 	"github.com/kpool/kpool/provider/providertest"
 )
 
-// guideSpec is the guide's AWS block: user data, a gp3 volume and its
-// size.
+// guideSpec is the guide's AWS block (api/guide_test.go): two zones,
+// user data, a gp3 volume and its size.
 func guideSpec(e *emulated, name, userData string) provider.PoolSpec {
-	a := kpool.AWSNodePool{InstanceType: "m5.large", VolumeType: "gp3", VolumeSize: 100, UserData: userData}
+	a := kpool.AWSNodePool{InstanceType: "m5.xlarge", VolumeType: "gp3", VolumeSize: 100, UserData: userData,
+		AvailabilityZones: []string{"us-west-2a", "us-west-2b"}}
 	return providertest.Spec(e.Cluster, name, kpool.NodePoolSpec{NodeCount: ptr.To(2), Platform: kpool.NodePoolPlatform{AWS: &a}})
 }
 
@@ -26,14 +30,14 @@ func guideSpec(e *emulated, name, userData string) provider.PoolSpec {
 // UpdateNodegroupVersion; the template goes once the node group has.
 func TestLaunchTemplate(t *testing.T) {
 	e := newEmulated(t)
-	s := guideSpec(e, "web", "#!/bin/bash\necho hello")
+	s := guideSpec(e, "web", "#!/bin/bash\necho 'Custom initialization'")
 	ltName := "kpool-" + clusterName + "-" + s.ProviderName
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
 		t.Fatal(err)
 	}
 	lt, ok := e.Sim.LaunchTemplateOf(region, ltName)
 	if !ok || lt.VolumeType != "gp3" || lt.VolumeSize != 100 || !strings.HasPrefix(lt.UserData, "MIME-Version: 1.0") ||
-		!strings.Contains(lt.UserData, "text/x-shellscript") || !strings.Contains(lt.UserData, "echo hello") || lt.Tags["kpool.io/eks-nodegroup"] != s.ProviderName {
+		!strings.Contains(lt.UserData, "text/x-shellscript") || !strings.Contains(lt.UserData, "echo 'Custom initialization'") || lt.Tags["kpool.io/eks-nodegroup"] != s.ProviderName {
 		t.Fatalf("launch template: %+v %v", lt, ok)
 	}
 	st, _ := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
@@ -42,7 +46,7 @@ func TestLaunchTemplate(t *testing.T) {
 	}
 	e.Clock.Advance(time.Hour)
 	p := listed(t, e, s.ProviderName)
-	if p.State != provider.StateReady || p.DiskType != "gp3" || p.DiskSizeGB != 100 || p.Settings["userData"] != "#!/bin/bash\necho hello" {
+	if p.State != provider.StateReady || p.DiskType != "gp3" || p.DiskSizeGB != 100 || p.Settings["userData"] != "#!/bin/bash\necho 'Custom initialization'" || len(p.Zones) != 2 {
 		t.Fatalf("observed: %+v", p)
 	}
 	if d := provider.Compare(eks.Profile{}, s, &p); len(d) > 0 {
@@ -131,4 +135,25 @@ func listed(t *testing.T, e *emulated, name string) provider.Pool {
 		t.Fatalf("%s is not listed", name)
 	}
 	return *p
+}
+
+// TestNoTemplateToAdd: a node group made without a launch template (by
+// hand, then adopted) cannot take one: a change of its volume or user
+// data is refused on the field, not sent to fail.
+func TestNoTemplateToAdd(t *testing.T) {
+	e := newEmulated(t)
+	s := e.Harness(t).Spec("bare")
+	cl := awseks.New(awseks.Options{Region: region, BaseEndpoint: aws.String(e.URL), HTTPClient: e.Client, Credentials: static, RetryMaxAttempts: 1})
+	if _, err := cl.CreateNodegroup(ctx, &awseks.CreateNodegroupInput{ClusterName: aws.String(clusterName), NodegroupName: aws.String(s.ProviderName),
+		NodeRole: aws.String("arn:aws:iam::" + account + ":role/nodes"), Subnets: []string{subnets["us-west-2a"]}, DiskSize: aws.Int32(50), InstanceTypes: []string{s.MachineType},
+		Labels: s.Labels, Tags: map[string]string{}}); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	s.DiskType = "gp3"
+	_, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
+	var pe *provider.Error
+	if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.platform.aws.volumeType" {
+		t.Fatalf("a volume type for a node group without a template: %v", err)
+	}
 }
