@@ -211,6 +211,16 @@ func ensureTemplate(ctx context.Context, cl *ec2.Client, cluster string, s provi
 	if err != nil {
 		return nil, err
 	}
+	if t != nil {
+		// Another kpool's template of the same name is never used.
+		m := map[string]string{}
+		for _, tag := range t.Tags {
+			m[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		if _, owner := provider.TagKeys.Take(m); !owner.IsZero() && owner != s.Owner {
+			return nil, provider.ForeignError(platform, name, owner)
+		}
+	}
 	if t != nil && marked(t) {
 		// The template of a node group of the same name being deleted:
 		// the list would delete it under the new node group. A new one.

@@ -157,3 +157,19 @@ func TestNoTemplateToAdd(t *testing.T) {
 		t.Fatalf("a volume type for a node group without a template: %v", err)
 	}
 }
+
+// TestForeignTemplate: a template of kpool's name that another kpool
+// marked is never used: the create is refused as foreign.
+func TestForeignTemplate(t *testing.T) {
+	e := newEmulated(t)
+	s := guideSpec(e, "db", "#!/bin/bash\necho hi")
+	other := s
+	other.Owner = provider.Owner{Installation: "another-kpool", Pool: "x"}
+	other.MachineType = "not an instance type" // the template is made, the node group refused
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, other); !provider.IsValidation(err) {
+		t.Fatalf("bad instance type: %v", err)
+	}
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); !errors.Is(err, provider.ErrForeign) {
+		t.Fatalf("another kpool's template: %v, want foreign", err)
+	}
+}
