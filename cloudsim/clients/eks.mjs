@@ -54,7 +54,7 @@ const created = await eks.send(new CreateNodegroupCommand({
 out("create", { status: created.nodegroup.status, name: created.nodegroup.nodegroupName,
   launchTemplate: created.nodegroup.launchTemplate.version });
 const got = await eks.send(new DescribeNodegroupCommand({ ...cluster, nodegroupName: name }));
-out("describe", { status: got.nodegroup.status, desired: got.nodegroup.scalingConfig.desiredSize });
+out("describe", { name: got.nodegroup.nodegroupName, desired: got.nodegroup.scalingConfig.desiredSize });
 const listed = await eks.send(new ListNodegroupsCommand(cluster));
 out("list", { names: listed.nodegroups });
 out("created", { status: (await settle()).status });

@@ -31,7 +31,7 @@ func TestJavaScriptClient(t *testing.T) {
 	for _, want := range []string{
 		`{"step":"template","name":"js-client-lt","version":1}`,
 		`{"step":"create","status":"CREATING","name":"js-client","launchTemplate":"1"}`,
-		`{"step":"describe","status":"CREATING","desired":2}`,
+		`{"step":"describe","name":"js-client","desired":2}`,
 		`{"step":"list","names":["js-client"]}`,
 		`{"step":"created","status":"ACTIVE"}`,
 		`{"step":"update-config","type":"ConfigUpdate","status":"InProgress"}`,
