@@ -265,7 +265,14 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		if errors.As(err, &inUse) {
 			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "node group " + s.ProviderName + " was created concurrently; list again", Err: err}
 		}
-		return nil, classify(err, "")
+		err = classify(err, "")
+		if !provider.IsTransient(err) && !provider.IsThrottled(err) {
+			// Refused: no node group uses the template. Marked, the list
+			// deletes it unless a create takes it again (which makes a
+			// fresh one).
+			_ = markDeleting(ctx, ec2cl, a.ClusterName, s.ProviderName)
+		}
+		return nil, err
 	}
 	p := observe(c, out.Nodegroup)
 	applyVolume(&p, wanted(s))

@@ -1,12 +1,15 @@
 package driver_test
 
 import (
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	awseks "github.com/aws/aws-sdk-go-v2/service/eks"
 	"k8s.io/utils/ptr"
 
@@ -98,29 +101,52 @@ func TestLaunchTemplate(t *testing.T) {
 	}
 }
 
-// TestLaunchTemplateAfterCrash: a template made by a create whose node
-// group never came (here EKS refused it) is found by name and used, not
-// made twice.
+// TestLaunchTemplateAfterCrash: a template a create made before it
+// crashed (the node group never asked for) is found by name and used, not
+// made twice: same template, a version with the spec's data, and the list
+// keeps it while its node group uses it.
 func TestLaunchTemplateAfterCrash(t *testing.T) {
+	e := newEmulated(t)
+	s := guideSpec(e, "api", "#!/bin/bash\necho hi")
+	ltName := "kpool-" + clusterName + "-" + s.ProviderName
+	ec2cl := ec2.New(ec2.Options{Region: region, BaseEndpoint: aws.String(e.URL), HTTPClient: e.Client, Credentials: static, RetryMaxAttempts: 1})
+	first, err := ec2cl.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{LaunchTemplateName: aws.String(ltName),
+		LaunchTemplateData: &ec2types.RequestLaunchTemplateData{UserData: aws.String(base64.StdEncoding.EncodeToString([]byte("partial")))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	lt, _ := e.Sim.LaunchTemplateOf(region, ltName)
+	st, _ := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
+	if lt.ID != aws.ToString(first.LaunchTemplate.LaunchTemplateId) || lt.Versions != 2 || lt.VolumeType != "gp3" ||
+		*st.LaunchTemplate.ID != lt.ID || *st.LaunchTemplate.Version != "2" {
+		t.Fatalf("template %+v, node group's %+v", lt, st.LaunchTemplate)
+	}
+	if _, err := e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.Sim.LaunchTemplateOf(region, ltName); !ok {
+		t.Fatal("the list deleted the template of a node group that uses it")
+	}
+}
+
+// TestRefusedCreateLeavesNoTemplate: a template whose node group EKS
+// refused, and whose pool is then deleted (never created again), goes
+// at the next list.
+func TestRefusedCreateLeavesNoTemplate(t *testing.T) {
 	e := newEmulated(t)
 	bad := guideSpec(e, "api", "#!/bin/bash\necho hi")
 	bad.MachineType = "not an instance type"
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) {
 		t.Fatalf("bad instance type: %v", err)
 	}
-	ltName := "kpool-" + clusterName + "-" + bad.ProviderName
-	first, ok := e.Sim.LaunchTemplateOf(region, ltName)
-	if !ok {
-		t.Fatal("no template was made")
-	}
-	s := guideSpec(e, "api", "#!/bin/bash\necho hi")
-	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+	if _, err := e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
 		t.Fatal(err)
 	}
-	lt, _ := e.Sim.LaunchTemplateOf(region, ltName)
-	st, _ := e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
-	if lt.ID != first.ID || lt.Versions != 1 || *st.LaunchTemplate.ID != first.ID {
-		t.Fatalf("template %+v (first %s), node group's %+v", lt, first.ID, st.LaunchTemplate)
+	if lt, ok := e.Sim.LaunchTemplateOf(region, "kpool-"+clusterName+"-"+bad.ProviderName); ok {
+		t.Fatalf("orphaned: %+v", lt)
 	}
 }
 
