@@ -14,6 +14,7 @@ import (
 	"github.com/kpool/kpool/service"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kpool/kpool"
@@ -353,8 +354,8 @@ func (w *world) noneCreatedTwice() {
 	}
 }
 
-// histogram returns the sample count and sum of a histogram of the metrics.
-func (w *world) histogram(name string) (uint64, float64) {
+// family returns the metrics of a name, over their labels.
+func (w *world) family(name string) []*dto.Metric {
 	w.t.Helper()
 	mfs, err := w.metrics.Gather()
 	if err != nil {
@@ -362,9 +363,17 @@ func (w *world) histogram(name string) (uint64, float64) {
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == name {
-			h := mf.GetMetric()[0].GetHistogram()
-			return h.GetSampleCount(), h.GetSampleSum()
+			return mf.GetMetric()
 		}
+	}
+	return nil
+}
+
+// histogram returns the sample count and sum of a histogram of the metrics.
+func (w *world) histogram(name string) (uint64, float64) {
+	w.t.Helper()
+	if ms := w.family(name); len(ms) > 0 {
+		return ms[0].GetHistogram().GetSampleCount(), ms[0].GetHistogram().GetSampleSum()
 	}
 	return 0, 0
 }
@@ -372,14 +381,8 @@ func (w *world) histogram(name string) (uint64, float64) {
 // gauge returns the value of a gauge of the metrics.
 func (w *world) gauge(name string) float64 {
 	w.t.Helper()
-	mfs, err := w.metrics.Gather()
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			return mf.GetMetric()[0].GetGauge().GetValue()
-		}
+	if ms := w.family(name); len(ms) > 0 {
+		return ms[0].GetGauge().GetValue()
 	}
 	return 0
 }
@@ -387,17 +390,9 @@ func (w *world) gauge(name string) float64 {
 // counter returns the sum of a counter of the metrics over its labels.
 func (w *world) counter(name string) float64 {
 	w.t.Helper()
-	mfs, err := w.metrics.Gather()
-	if err != nil {
-		w.t.Fatal(err)
-	}
 	sum := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			for _, m := range mf.GetMetric() {
-				sum += m.GetCounter().GetValue()
-			}
-		}
+	for _, m := range w.family(name) {
+		sum += m.GetCounter().GetValue()
 	}
 	return sum
 }

@@ -41,18 +41,28 @@ func (s *Server) existingPool(req *request) (*cluster, *pool, *sim.Reply) {
 	return c, p, rep
 }
 
+// namedPool is the pool of the path (whatever its state), answering 404
+// when the cluster or the pool is missing.
+func (s *Server) namedPool(req *request) (*cluster, *pool, *sim.Reply) {
+	c, rep := s.cluster(req, true)
+	if rep != nil {
+		return nil, nil, rep
+	}
+	p, ok := c.pools[strings.ToLower(req.vars["pool"])]
+	if !ok {
+		return nil, nil, poolNotFound(c, req.vars["pool"])
+	}
+	return c, p, nil
+}
+
 // abort (POST .../agentPools/{pool}/abort) ends the operation in progress
 // on the pool: it stops where it is, its status and the pool's
 // provisioningState become Canceled (learn.microsoft.com/azure/aks/manage-abort-operations).
 // With nothing in progress there is nothing to abort: 204.
 func (s *Server) abort(req *request) *sim.Reply {
-	c, rep := s.cluster(req, true)
+	c, p, rep := s.namedPool(req)
 	if rep != nil {
 		return rep
-	}
-	p, ok := c.pools[strings.ToLower(req.vars["pool"])]
-	if !ok {
-		return poolNotFound(c, req.vars["pool"])
 	}
 	if p.op == nil {
 		return sim.NewReply(http.StatusNoContent)
@@ -138,13 +148,9 @@ func machineIndex(p *pool, name string) (int, bool) {
 // the pool's version, the versions it can be upgraded to and its OS's
 // latest node image (AgentPoolUpgradeProfile).
 func (s *Server) upgradeProfile(req *request) *sim.Reply {
-	c, rep := s.cluster(req, true)
+	c, p, rep := s.namedPool(req)
 	if rep != nil {
 		return rep
-	}
-	p, ok := c.pools[strings.ToLower(req.vars["pool"])]
-	if !ok {
-		return poolNotFound(c, req.vars["pool"])
 	}
 	cur := ptr.Deref(p.props.CurrentOrchestratorVersion, c.version)
 	out := armcontainerservice.AgentPoolUpgradeProfile{

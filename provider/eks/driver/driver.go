@@ -95,13 +95,7 @@ func (d *Driver) newClient(cr *provider.Credential, id aws.CredentialsProvider, 
 		Region:      region,
 		Credentials: id,
 		HTTPClient:  provider.NewGuard(cr, r.TryTimeout, d.opts.Transport),
-		Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = r.Tries()
-			so.MaxBackoff = r.MaxDelay
-			so.Backoff = retry.BackoffDelayerFunc(func(attempt int, _ error) (time.Duration, error) { return r.Backoff(attempt), nil })
-			so.RateLimiter = ratelimit.None
-			so.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(retryable)}
-		}),
+		Retryer:     retryer(r),
 	}
 	if endpoint != "" {
 		o.BaseEndpoint = aws.String(endpoint)
@@ -316,4 +310,17 @@ func staticKey(cr *provider.Credential) (aws.CredentialsProvider, error) {
 		return nil, err
 	}
 	return credentials.NewStaticCredentialsProvider(id, secret, ""), nil
+}
+
+// retryer is the SDK's standard retryer on the driver's retries (tries,
+// backoff, what is retryable), without the SDK's own client-side rate
+// limit: EKS's and EC2's clients share it.
+func retryer(r provider.Retry) aws.Retryer {
+	return retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts = r.Tries()
+		so.MaxBackoff = r.MaxDelay
+		so.Backoff = retry.BackoffDelayerFunc(func(attempt int, _ error) (time.Duration, error) { return r.Backoff(attempt), nil })
+		so.RateLimiter = ratelimit.None
+		so.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(retryable)}
+	})
 }

@@ -2,11 +2,8 @@ package driver
 
 import (
 	"context"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
 	"github.com/kpool/kpool"
@@ -41,13 +38,7 @@ func (d *Driver) ec2Client(ctx context.Context, c *kpool.Cluster) (*ec2.Client, 
 			Region:      a.Region,
 			Credentials: id,
 			HTTPClient:  provider.NewGuard(cr, r.TryTimeout, d.opts.Transport),
-			Retryer: retry.NewStandard(func(so *retry.StandardOptions) {
-				so.MaxAttempts = r.Tries()
-				so.MaxBackoff = r.MaxDelay
-				so.Backoff = retry.BackoffDelayerFunc(func(attempt int, _ error) (time.Duration, error) { return r.Backoff(attempt), nil })
-				so.RateLimiter = ratelimit.None
-				so.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(retryable)}
-			}),
+			Retryer:     retryer(r),
 		}
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
