@@ -9,6 +9,7 @@ import (
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 	"k8s.io/utils/ptr"
 
+	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -50,6 +51,12 @@ func ParseNodes(v string) ([]Bounds, error) {
 	return out, nil
 }
 
+// maxConfigLength bounds an add-on configuration's key and value: 1-255
+// characters (the API reference's AddonConfiguration, as Oracle publishes
+// it for the 20180222 API in the Private Cloud Appliance's copy: "Minimum
+// Length: 1, Maximum Length: 255").
+const maxConfigLength = 255
+
 // checkAddonConfig refuses a configuration the add-on would not take:
 // for the Cluster Autoscaler, a nodes value that does not parse or an
 // authType other than instance or workload; for any add-on, a key twice.
@@ -58,8 +65,10 @@ func checkAddonConfig(name string, configs []ce.AddonConfiguration) *sim.Reply {
 	for i, c := range configs {
 		key, value := ptr.Deref(c.Key, ""), ptr.Deref(c.Value, "")
 		switch {
-		case key == "":
-			return invalid("configurations[%d].key is required.", i)
+		case len(key) < 1 || len(key) > maxConfigLength:
+			return invalid("configurations[%d].key: size must be between 1 and %d.", i, maxConfigLength)
+		case len(value) < 1 || len(value) > maxConfigLength:
+			return invalid("configurations[%d].value: size must be between 1 and %d.", i, maxConfigLength)
 		case seen[key]:
 			return invalid("configurations: the key %s is given twice.", key)
 		}
@@ -81,26 +90,32 @@ func checkAddonConfig(name string, configs []ce.AddonConfiguration) *sim.Reply {
 	return nil
 }
 
-// AutoscalerNodes returns the Cluster Autoscaler add-on's nodes value on a
-// cluster and whether the add-on is installed.
-func (s *Server) AutoscalerNodes(clusterID string) (nodes string, installed bool) {
+// AddonConfig returns an add-on's configuration on a cluster, by key,
+// and whether it is installed.
+func (s *Server) AddonConfig(clusterID, name string) (config map[string]string, installed bool) {
 	s.Do(func(now time.Time) {
+		s.tick(now)
 		c, ok := s.clusters[clusterID]
 		if !ok {
 			return
 		}
-		a, ok := c.addons[AutoscalerAddon]
+		a, ok := c.addons[name]
 		if !ok {
 			return
 		}
-		installed = true
+		config, installed = map[string]string{}, true
 		for _, cfg := range a.configs {
-			if ptr.Deref(cfg.Key, "") == "nodes" {
-				nodes = ptr.Deref(cfg.Value, "")
-			}
+			config[ptr.Deref(cfg.Key, "")] = ptr.Deref(cfg.Value, "")
 		}
 	})
-	return nodes, installed
+	return config, installed
+}
+
+// AutoscalerNodes returns the Cluster Autoscaler add-on's nodes value on a
+// cluster and whether the add-on is installed.
+func (s *Server) AutoscalerNodes(clusterID string) (nodes string, installed bool) {
+	config, installed := s.AddonConfig(clusterID, AutoscalerAddon)
+	return config["nodes"], installed
 }
 
 // SetDemand is the emulated cluster asking for nodes in a node pool, as
@@ -166,4 +181,27 @@ func (p *pool) resize(s *Server, size int) {
 	for _, n := range p.nodes {
 		n.state = string(ce.NodeLifecycleStateActive)
 	}
+}
+
+// SetAddon installs an add-on, ACTIVE, or sets its configuration, as
+// someone using the console would.
+func (s *Server) SetAddon(clusterID, name string, configs map[string]string) error {
+	var err error
+	s.Do(func(now time.Time) {
+		c, ok := s.clusters[clusterID]
+		if !ok {
+			err = fmt.Errorf("oke: no cluster %s", clusterID)
+			return
+		}
+		a := c.addons[name]
+		if a == nil {
+			a = &addon{name: name, created: now}
+			c.addons[name] = a
+		}
+		a.configs, a.state, a.rev = nil, ce.AddonLifecycleStateActive, a.rev+1
+		for _, k := range kpool.SortedKeys(configs) {
+			a.configs = append(a.configs, ce.AddonConfiguration{Key: ptr.To(k), Value: ptr.To(configs[k])})
+		}
+	})
+	return err
 }

@@ -39,7 +39,12 @@
 // preemptible, labels) of the pool when it was created: changes apply to
 // new nodes only, as on OKE.
 //
-// Not reproduced: the cluster, virtual node pool and add-on APIs; node
+// Cluster add-ons (addons.go): install, get, list, update under an etag and
+// disable, each a work request; the Cluster Autoscaler add-on's nodes
+// entries move pools within their bounds when the emulated cluster asks
+// (SetDemand).
+//
+// Not reproduced: the cluster and virtual node pool APIs; node
 // pool cycling (nodePoolCyclingDetails is kept, not acted on), node
 // eviction settings, kmsKeyId, NSGs and pod networking beyond storing
 // them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
