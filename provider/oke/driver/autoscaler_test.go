@@ -126,3 +126,26 @@ func (e *emulated) wantNodes(t *testing.T, want ...string) {
 		t.Fatalf("the autoscaler's configuration is %q (installed %v), want nodes %q and numOfReplicas 2", config, ok, strings.Join(want, ","))
 	}
 }
+
+// TestAutoscalerFull: an entry that does not fit in the add-on's nodes
+// value (255 characters) is a quota, nothing written.
+func TestAutoscalerFull(t *testing.T) {
+	e := newEmulated(t)
+	full := strings.Repeat(handMade+",", 5)[:5*len(handMade)+4]
+	if err := e.Sim.SetAddon(clusterID, okesim.AutoscalerAddon, map[string]string{"nodes": full, "numOfReplicas": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	s := e.spec("web")
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	s.Autoscaling, s.MinCount, s.MaxCount = true, 1, 3
+	_, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
+	if !provider.IsQuota(err) || !strings.Contains(err.Error(), "255 characters") {
+		t.Fatalf("an entry past the add-on's room: %v, want a quota", err)
+	}
+	if config, _ := e.Sim.AddonConfig(clusterID, okesim.AutoscalerAddon); config["nodes"] != full {
+		t.Fatalf("nodes changed to %q", config["nodes"])
+	}
+}
