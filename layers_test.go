@@ -40,6 +40,7 @@ var layers = []layer{
 	{room: "api", may: []string{".", "service", "auth", "audit", "placement", "provider"}, why: "HTTP over the service"},
 	{room: "apply", may: []string{".", "api", "service"}, why: "the apply engine runs on the Go client"},
 	{room: "reconcile", may: []string{".", "service", "audit", "provider"}, why: "controllers report through the service and act through drivers"},
+	{room: "reconcile/reconciletest", may: []string{".", "service", "provider", "reconcile", "cloudsim/sim", "store/testdb", "store/storetest"}, why: "end-to-end runs of the controllers on an emulator"},
 	{room: "dashboard", may: []string{".", "service", "audit", "auth", "provider"}, why: "pages over the service"},
 	{room: "cmd", may: []string{""}, why: "the binaries wire everything"},
 }

@@ -81,11 +81,14 @@ type node struct {
 // ListWorkRequestErrors and ListWorkRequestLogs answer.
 type work struct {
 	id, typ, compartment, poolID string
-	accepted                     time.Time
-	seq                          int
-	op                           *sim.Operation
-	errs                         []ce.WorkRequestError
-	logs                         []ce.WorkRequestLogEntry
+	// cluster and addon name the add-on of an add-on's work request
+	// (poolID is empty then).
+	cluster, addon string
+	accepted       time.Time
+	seq            int
+	op             *sim.Operation
+	errs           []ce.WorkRequestError
+	logs           []ce.WorkRequestLogEntry
 }
 
 // tick finishes what time has finished: nodes of running operations,

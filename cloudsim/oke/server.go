@@ -39,7 +39,12 @@
 // preemptible, labels) of the pool when it was created: changes apply to
 // new nodes only, as on OKE.
 //
-// Not reproduced: the cluster, virtual node pool and add-on APIs; node
+// Cluster add-ons (addons.go): install, get, list, update under an etag and
+// disable, each a work request; the Cluster Autoscaler add-on's nodes
+// entries move pools within their bounds when the emulated cluster asks
+// (SetDemand).
+//
+// Not reproduced: the cluster and virtual node pool APIs; node
 // pool cycling (nodePoolCyclingDetails is kept, not acted on), node
 // eviction settings, kmsKeyId, NSGs and pod networking beyond storing
 // them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
@@ -122,6 +127,7 @@ type Cluster struct {
 
 type cluster struct {
 	Cluster
+	addons map[string]*addon // installed add-ons by name
 }
 
 // AddCluster adds an ACTIVE cluster with no node pools; adding one that
@@ -133,7 +139,7 @@ func (s *Server) AddCluster(c Cluster) {
 			old.Version, old.ImageID, old.Subnets = c.Version, c.ImageID, c.Subnets
 			return
 		}
-		s.clusters[c.ID] = &cluster{Cluster: c}
+		s.clusters[c.ID] = &cluster{Cluster: c, addons: map[string]*addon{}}
 	})
 }
 
@@ -154,18 +160,23 @@ func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notEmulated, notEmulated)
 	const v = "/" + APIVersion
 	for pattern, h := range map[string]sim.Handler{
-		"POST " + v + "/nodePools":               s.createPool,
-		"GET " + v + "/nodePools":                s.listPools,
-		v + "/nodePools":                         methodNotAllowed,
-		"GET " + v + "/nodePools/{id}":           s.getPool,
-		"PUT " + v + "/nodePools/{id}":           s.updatePool,
-		"DELETE " + v + "/nodePools/{id}":        s.deletePool,
-		v + "/nodePools/{id}":                    methodNotAllowed,
-		"GET " + v + "/nodePoolOptions/{id}":     s.nodePoolOptions,
-		"GET " + v + "/workRequests":             s.listWorks,
-		"GET " + v + "/workRequests/{id}":        s.getWork,
-		"GET " + v + "/workRequests/{id}/errors": s.workErrors,
-		"GET " + v + "/workRequests/{id}/logs":   s.workLogs,
+		"POST " + v + "/nodePools":                     s.createPool,
+		"GET " + v + "/nodePools":                      s.listPools,
+		v + "/nodePools":                               methodNotAllowed,
+		"GET " + v + "/nodePools/{id}":                 s.getPool,
+		"PUT " + v + "/nodePools/{id}":                 s.updatePool,
+		"DELETE " + v + "/nodePools/{id}":              s.deletePool,
+		v + "/nodePools/{id}":                          methodNotAllowed,
+		"GET " + v + "/nodePoolOptions/{id}":           s.nodePoolOptions,
+		"GET " + v + "/workRequests":                   s.listWorks,
+		"GET " + v + "/workRequests/{id}":              s.getWork,
+		"GET " + v + "/workRequests/{id}/errors":       s.workErrors,
+		"GET " + v + "/workRequests/{id}/logs":         s.workLogs,
+		"POST " + v + "/clusters/{id}/addons":          s.installAddon,
+		"GET " + v + "/clusters/{id}/addons":           s.listAddons,
+		"GET " + v + "/clusters/{id}/addons/{name}":    s.getAddon,
+		"PUT " + v + "/clusters/{id}/addons/{name}":    s.updateAddon,
+		"DELETE " + v + "/clusters/{id}/addons/{name}": s.disableAddon,
 	} {
 		rt.Handle(pattern, h)
 	}

@@ -121,11 +121,11 @@ func (s *Server) listWorks(req *sim.Request) *sim.Reply {
 func (s *Server) worksMatch(w *work, compartment, clusterID, resourceID, resourceType string, statuses []string) bool {
 	p := s.pools[w.poolID]
 	switch {
-	case w.compartment != compartment, resourceType == "CLUSTER":
+	case w.compartment != compartment, resourceType == "CLUSTER" && w.addon == "", resourceType == "NODEPOOL" && w.addon != "":
 		return false
-	case clusterID != "" && (p == nil || p.cluster.ID != clusterID):
+	case clusterID != "" && w.cluster != clusterID && (p == nil || p.cluster.ID != clusterID):
 		return false
-	case resourceID != "" && resourceID != w.poolID:
+	case resourceID != "" && resourceID != w.poolID && resourceID != w.cluster:
 		return false
 	case len(statuses) > 0 && !slices.Contains(statuses, string(w.view().Status)):
 		return false
@@ -160,10 +160,20 @@ func (w *work) view() ce.WorkRequest {
 	}
 	v.Resources = []ce.WorkRequestResource{{ActionType: action, EntityType: common.String("nodepool"), Identifier: common.String(w.poolID),
 		EntityUri: common.String("/" + APIVersion + "/nodePools/" + w.poolID)}}
+	if w.addon != "" {
+		if !w.op.Running() && !w.op.Fails {
+			action = ce.WorkRequestResourceActionTypeUpdated
+		}
+		v.Resources = []ce.WorkRequestResource{{ActionType: action, EntityType: common.String("cluster"), Identifier: common.String(w.cluster),
+			EntityUri: common.String("/" + APIVersion + "/clusters/" + w.cluster + "/addons/" + w.addon)}}
+	}
 	return v
 }
 
 // verb is what a work request does, for its log.
 func (w *work) verb() string {
+	if w.addon != "" {
+		return strings.ToLower(strings.TrimSuffix(w.typ, "_ADDON"))
+	}
 	return strings.ToLower(strings.TrimPrefix(w.typ, "NODEPOOL_"))
 }

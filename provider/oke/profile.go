@@ -26,13 +26,12 @@ func (Profile) Type() kpool.PlatformType { return Type }
 
 func (Profile) Capabilities() provider.Capabilities {
 	return provider.Capabilities{
-		Provider: Type, Name: "OKE", NodePools: true, Autoscaling: false, ScaleToZero: true, SystemScaleToZero: true,
+		Provider: Type, Name: "OKE", NodePools: true, Autoscaling: true, ScaleToZero: true, SystemScaleToZero: true,
 		Spot: true, Accelerators: false, Taints: false, LabelsInPlace: false, Upgrade: true, Tags: true,
 		Zones: provider.ZonesADs, Names: provider.NameRules{MaxLength: 255, Pattern: `^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
-			provider.FieldCount: provider.InPlace("UpdateNodePool size"),
-			provider.FieldAutoscaling: provider.NotSupported("OKE node pools have no autoscaling bounds; install OKE's Cluster Autoscaler add-on " +
-				"with nodes=MIN:MAX:<node pool OCID> and give the pool a fixed nodeCount here"),
+			provider.FieldCount:        provider.InPlace("UpdateNodePool size"),
+			provider.FieldAutoscaling:  provider.InPlace("kpool writes the pool's MIN:MAX:<node pool OCID> entry of OKE's Cluster Autoscaler add-on (installed when missing)"),
 			provider.FieldMachineType:  provider.NewNodesOnly("OKE applies a new shape to nodes created afterwards; cycle the pool to replace existing ones"),
 			provider.FieldZones:        provider.NewNodesOnly("OKE places nodes created afterwards in the new availability domains"),
 			provider.FieldLabels:       provider.NewNodesOnly("OKE's initial node labels apply to nodes created afterwards"),

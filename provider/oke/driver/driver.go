@@ -193,6 +193,13 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 		out = append(out, *p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
+	// The autoscaling bounds are the Cluster Autoscaler add-on's: one
+	// read per list, whatever the number of pools.
+	a, err := cn.readAutoscaler(ctx)
+	if err != nil {
+		return nil, err
+	}
+	observeBounds(out, a)
 	return out, nil
 }
 
@@ -288,7 +295,11 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if existing != nil {
-		return adopt(c, existing, s)
+		a, err := cn.readAutoscaler(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return adopt(c, existing, s, a)
 	}
 	if in.KubernetesVersion, err = d.version(ctx, cn, s.Version); err != nil {
 		return nil, err
@@ -310,7 +321,29 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	if resp.OpcWorkRequestId != nil {
 		p.Extra["workRequest"] = *resp.OpcWorkRequestId
 	}
+	if s.Autoscaling {
+		// The entry needs the new pool's OCID, which the create does not
+		// answer: the pool is listed (CREATING) at once. A failure here
+		// leaves the entry to the next pass, which sees it missing.
+		if made, _, _, err := cn.byName(ctx, s.ProviderName); err == nil && made != nil {
+			p.Extra["id"] = ptr.Deref(made.Id, "")
+			_ = cn.syncBounds(ctx, p.Extra["id"], s, &p)
+		}
+	}
 	return &p, nil
+}
+
+// syncBounds makes the pool's entry in the Cluster Autoscaler add-on the
+// spec's, and reports it on p.
+func (cn *conn) syncBounds(ctx context.Context, id string, s provider.PoolSpec, p *provider.Pool) error {
+	if err := cn.setBounds(ctx, id, wantBounds(s)); err != nil {
+		return err
+	}
+	p.Autoscaling, p.MinCount, p.MaxCount = false, 0, 0
+	if s.Autoscaling {
+		p.Autoscaling, p.MinCount, p.MaxCount = true, s.MinCount, s.MaxCount
+	}
+	return nil
 }
 
 // NodePoolDelete deletes the node pools of a provider name; none is not
@@ -327,6 +360,11 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 	for _, s := range sums {
 		if s.LifecycleState == ce.NodePoolLifecycleStateDeleting {
 			continue
+		}
+		// The autoscaler's entry goes first: it must not scale a pool
+		// being deleted, nor name one that is gone.
+		if err := cn.setBounds(ctx, *s.Id, nil); err != nil {
+			return err
 		}
 		resp, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: s.Id})
 		if err != nil && status(err) != http.StatusNotFound {

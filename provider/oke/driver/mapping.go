@@ -286,8 +286,9 @@ func poolTags(s provider.PoolSpec) map[string]string { return provider.TagKeys.P
 // capability table says of versions, which OKE otherwise applies to new
 // nodes; a pool being deleted, or failed, is returned as it is, to be
 // waited on or repaired by the update that follows.
-func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec) (*provider.Pool, error) {
+func adopt(c *kpool.Cluster, np *ce.NodePool, s provider.PoolSpec, a *autoscaler) (*provider.Pool, error) {
 	p := observe(c, *np)
+	observeBounds([]provider.Pool{p}, a)
 	if provider.Foreign(&p, s.Owner) {
 		return nil, provider.ForeignError(platform, p.ProviderName, p.Owner)
 	}

@@ -44,6 +44,9 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	observed := observe(c, *np)
+	if err := cn.syncBounds(ctx, *np.Id, s, &observed); err != nil {
+		return nil, err
+	}
 	// The update carries the if-match etag of the pool read here: a mark
 	// written meanwhile fails it, and the next call reads it.
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
@@ -77,10 +80,20 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	next := apply(np, in)
 	next.LifecycleState = ce.NodePoolLifecycleStateUpdating
 	p := observe(c, next)
+	p.Autoscaling, p.MinCount, p.MaxCount = observed.Autoscaling, observed.MinCount, observed.MaxCount
 	if resp.OpcWorkRequestId != nil {
 		p.Extra["workRequest"] = *resp.OpcWorkRequestId
 	}
 	return &p, nil
+}
+
+// count is the size an update asks for: the spec's, or with autoscaling
+// (the autoscaler owns the count) the pool's own held within the bounds.
+func count(have int, s provider.PoolSpec) int {
+	if !s.Autoscaling {
+		return s.Count
+	}
+	return min(max(have, s.MinCount), s.MaxCount)
 }
 
 // updateDetails is the UpdateNodePool that takes np to the spec, but its
@@ -90,8 +103,8 @@ func updateDetails(c *kpool.Cluster, o *kpool.OCICluster, np *ce.NodePool, s pro
 	p := observe(c, *np)
 	ncd := &ce.UpdateNodePoolNodeConfigDetails{}
 	changed, nodesChanged := false, false
-	if p.Count != s.Count {
-		ncd.Size, changed = common.Int(s.Count), true
+	if want := count(p.Count, s); p.Count != want {
+		ncd.Size, changed = common.Int(want), true
 	}
 	if strings.Join(p.Zones, ",") != strings.Join(s.Zones, ",") || p.Spot != s.Spot {
 		pcs, err := placement(c, s)
