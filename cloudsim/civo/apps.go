@@ -199,8 +199,9 @@ func nodeBounds(d *appsv1.Deployment, pool string) (lo, hi int, ok bool) {
 // workloads want n nodes of a pool, and the autoscaler moves the pool's
 // count to n within its --nodes entry's bounds, through Civo's pool API
 // as the real one does (applied at once here, its nodes up). A pool with
-// no entry, or a cluster without the application, is never touched (an
-// error says so). It returns the pool's count.
+// no entry, or a cluster without the application, is never touched, nor
+// is a pool with an operation running (an error says so). It returns the
+// pool's count.
 func (s *Server) SetDemand(region, clusterID, pool string, n int) (int, error) {
 	d, ok := s.kube.Deployment(clusterID, AutoscalerNamespace, AutoscalerDeployment)
 	if !ok {
@@ -211,6 +212,9 @@ func (s *Server) SetDemand(region, clusterID, pool string, n int) (int, error) {
 		return 0, fmt.Errorf("civo: the cluster autoscaler has no --nodes entry for pool %s", pool)
 	}
 	want := min(max(n, lo), hi)
+	if st, ok := s.PoolOf(region, clusterID, pool); ok && st.Operation != "" {
+		return st.Count, fmt.Errorf("civo: pool %s is %s; the autoscaler waits", pool, strings.ToLower(st.Operation))
+	}
 	if err := s.Mutate(region, clusterID, pool, func(p *Pool) { p.Count = want }); err != nil {
 		return 0, err
 	}
