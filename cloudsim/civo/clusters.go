@@ -60,7 +60,7 @@ type requiredPool struct {
 // server URL; master_ip and dns_entry are empty (no DNS: the server is
 // the emulator's loopback address).
 func (s *Server) view(c *cluster, now time.Time, base string) clusterView {
-	v := clusterView{KubeConfig: s.kube.Kubeconfig(base, c.ID, c.Name), APIEndpoint: s.kube.ServerURL(base, c.ID),ID: c.ID, Name: c.Name, Version: c.Version, KubernetesVersion: c.Version, Status: "ACTIVE", Ready: true,
+	v := clusterView{KubeConfig: s.kube.Kubeconfig(base, c.ID, c.Name), APIEndpoint: s.kube.ServerURL(base, c.ID), ID: c.ID, Name: c.Name, Version: c.Version, KubernetesVersion: c.Version, Status: "ACTIVE", Ready: true,
 		ClusterType: "k3s", BuiltAt: c.created.UTC(), CreatedAt: c.created.UTC(), NetworkID: c.networkID(), FirewallID: c.ID,
 		CNIPlugin: "flannel", CCMInstalled: "true", VolumeType: "civo-volume", Tags: []string{}, Instances: []Instance{},
 		Pools: []Pool{}, RequiredPools: []requiredPool{}, InstalledApplications: []installedApp{}, Conditions: []struct{}{}}
