@@ -70,6 +70,9 @@ func newKubeClient(kubeconfig string) (appsclient.AppsV1Interface, error) {
 	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return &serverOnly{origin: origin, base: rt} }
 	cfg.UserAgent = "kpool-civo-driver"
+	// client-go's own limit (5 a second, bursts of 10) would hold a
+	// reconcile pass of many pools; each pool's change is two calls.
+	cfg.QPS, cfg.Burst = 50, 100
 	return appsclient.NewForConfig(cfg)
 }
 
