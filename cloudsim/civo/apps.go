@@ -172,36 +172,62 @@ func autoscalerDeployment() *appsv1.Deployment {
 	}
 }
 
-// nodeBounds are a pool's --nodes=MIN:MAX:POOL entry in the autoscaler's
-// command (the cluster autoscaler's --nodes flag, one per node group).
+// nodeBounds are a pool's bounds as the cluster autoscaler's Civo
+// provider finds them in its --nodes=MIN:MAX:NAME flags (kubernetes/
+// autoscaler, cluster-autoscaler/cloudprovider/civo/civo_manager.go,
+// Manager.Refresh): an entry named after a pool's id bounds that pool;
+// the name "workers" bounds every pool of the cluster, but only while no
+// entry names a pool (once one does, the pool entries win and a pool
+// without one is not scaled).
 func nodeBounds(d *appsv1.Deployment, pool string) (lo, hi int, ok bool) {
+	var workers *[2]int
+	perPool := false
 	for _, ct := range d.Spec.Template.Spec.Containers {
 		for _, arg := range append(slices.Clone(ct.Command), ct.Args...) {
-			v, found := strings.CutPrefix(arg, "--nodes=")
-			if !found {
-				continue
-			}
-			parts := strings.SplitN(v, ":", 3)
-			if len(parts) != 3 || parts[2] != pool {
-				continue
-			}
-			a, err1 := strconv.Atoi(parts[0])
-			b, err2 := strconv.Atoi(parts[1])
-			if err1 == nil && err2 == nil && a <= b {
-				return a, b, true
+			name, b, valid := parseNodes(arg)
+			switch {
+			case !valid:
+			case name == "workers":
+				workers = &b
+			case name == pool:
+				return b[0], b[1], true
+			default:
+				perPool = true
 			}
 		}
+	}
+	if workers != nil && !perPool {
+		return workers[0], workers[1], true
 	}
 	return 0, 0, false
 }
 
+// parseNodes reads one --nodes=MIN:MAX:NAME flag.
+func parseNodes(arg string) (string, [2]int, bool) {
+	v, found := strings.CutPrefix(arg, "--nodes=")
+	if !found {
+		return "", [2]int{}, false
+	}
+	parts := strings.SplitN(v, ":", 3)
+	if len(parts) != 3 {
+		return "", [2]int{}, false
+	}
+	a, err1 := strconv.Atoi(parts[0])
+	b, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || a > b {
+		return "", [2]int{}, false
+	}
+	return parts[2], [2]int{a, b}, true
+}
+
 // SetDemand is the emulated cluster autoscaler at work: the cluster's
 // workloads want n nodes of a pool, and the autoscaler moves the pool's
-// count to n within its --nodes entry's bounds, through Civo's pool API
-// as the real one does (applied at once here, its nodes up). A pool with
-// no entry, or a cluster without the application, is never touched, nor
-// is a pool with an operation running (an error says so). It returns the
-// pool's count.
+// count to n within its bounds (nodeBounds: its own --nodes entry, or the
+// "workers" one while no entry names a pool), through Civo's pool API as
+// the real one does (applied at once here, its nodes up). A pool the
+// autoscaler does not bound, or a cluster without the application, is
+// never touched, nor is a pool with an operation running (an error says
+// so). It returns the pool's count.
 func (s *Server) SetDemand(region, clusterID, pool string, n int) (int, error) {
 	d, ok := s.kube.Deployment(clusterID, AutoscalerNamespace, AutoscalerDeployment)
 	if !ok {
@@ -209,7 +235,7 @@ func (s *Server) SetDemand(region, clusterID, pool string, n int) (int, error) {
 	}
 	lo, hi, ok := nodeBounds(d, pool)
 	if !ok {
-		return 0, fmt.Errorf("civo: the cluster autoscaler has no --nodes entry for pool %s", pool)
+		return 0, fmt.Errorf("civo: the cluster autoscaler does not scale pool %s (no --nodes entry of its own while others have one)", pool)
 	}
 	want := min(max(n, lo), hi)
 	if st, ok := s.PoolOf(region, clusterID, pool); ok && st.Operation != "" {

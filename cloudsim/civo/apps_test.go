@@ -83,8 +83,9 @@ func TestInstallTwice(t *testing.T) {
 
 // TestKubeconfigAndAutoscaler: the kubeconfig of the cluster GET reaches
 // the cluster's API with client-go; the autoscaler's Deployment holds
-// app.yaml's --nodes=3:10:workers; SetDemand moves a pool with an entry
-// within its bounds and never touches a pool without one.
+// app.yaml's --nodes=3:10:workers, which bounds every pool while no entry
+// names one; once one does, SetDemand moves that pool within its bounds
+// and never touches a pool without one.
 func TestKubeconfigAndAutoscaler(t *testing.T) {
 	e := newEnv(t)
 	srv := httptest.NewUnstartedServer(e.emu)
@@ -124,6 +125,12 @@ func TestKubeconfigAndAutoscaler(t *testing.T) {
 	cmd := d.Spec.Template.Spec.Containers[0].Command
 	if !slices.Contains(cmd, "--nodes=3:10:workers") || !slices.Contains(cmd, "--cloud-provider=civo") {
 		t.Fatalf("command %v", cmd)
+	}
+	if n, err := e.emu.SetDemand(region, cid, "other", 12); err != nil || n != 10 {
+		t.Fatalf("workers alone bounds every pool: SetDemand(other, 12) = %d, %v; want 10", n, err)
+	}
+	if n, err := e.emu.SetDemand(region, cid, "other", 1); err != nil || n != 3 {
+		t.Fatalf("SetDemand(other, 1) = %d, %v; want 3", n, err)
 	}
 	d.Spec.Template.Spec.Containers[0].Command = append(cmd, "--nodes=2:6:web")
 	if _, err := deps.Update(ctx, d, metav1.UpdateOptions{}); err != nil {
