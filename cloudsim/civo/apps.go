@@ -138,7 +138,7 @@ func (s *Server) updateCluster(req *call) *sim.Reply {
 }
 
 // baseURL is the emulator's own URL as the request reached it.
-func baseURL(req *call) string { return "https://" + req.HTTP.Host }
+func baseURL(req *call) string { return req.BaseURL() }
 
 // autoscalerDeployment is app.yaml's Deployment: the cluster autoscaler
 // for Civo, whose only pool entry is the application's own --nodes=3:10:workers.

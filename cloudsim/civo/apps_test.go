@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -103,15 +102,23 @@ func TestKubeconfigAndAutoscaler(t *testing.T) {
 		KubeConfig  string `json:"kubeconfig"`
 		APIEndpoint string `json:"api_endpoint"`
 	}
-	_ = json.Unmarshal(e.do(http.MethodGet, clusterPath+"?region="+region, key, "").body, &c)
-	if !strings.HasSuffix(c.APIEndpoint, civo.KubePrefix+"/"+cid) {
-		t.Fatalf("api_endpoint %q", c.APIEndpoint)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(strings.ReplaceAll(c.KubeConfig, "https://example.com", srv.URL)))
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+clusterPath+"?region="+region, nil)
+	req.Header.Set("Authorization", "bearer "+key)
+	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Host = srv.URL + civo.KubePrefix + "/" + cid // the test's recorder answered for host example.com
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.APIEndpoint != srv.URL+civo.KubePrefix+"/"+cid {
+		t.Fatalf("api_endpoint %q", c.APIEndpoint)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(c.KubeConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cs, err := appsclient.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
