@@ -121,9 +121,6 @@ func Start(cfg Config) (*Running, error) {
 			_ = r.Close()
 			return nil, err
 		}
-		if t, ok := emu.(caTruster); ok {
-			t.SetCA(ca.PEM)
-		}
 		ep, err := ca.Serve(emu, addr)
 		if err != nil {
 			_ = r.Close()
@@ -134,11 +131,6 @@ func Start(cfg Config) (*Running, error) {
 	}
 	return r, nil
 }
-
-// caTruster is an emulator that hands out kubeconfigs of its clusters'
-// emulated Kubernetes APIs (cloudsim/kube), which carry the CA that signed
-// its certificate.
-type caTruster interface{ SetCA(pem []byte) }
 
 // nthAddr is the address of the i-th emulator (from 0) when the first
 // listens on listen: the same host, the port i further on (0 stays 0).
