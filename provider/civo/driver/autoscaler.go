@@ -60,7 +60,7 @@ func (d *Driver) autoscalerOf(ctx context.Context, cl *Client, id string, instal
 			return nil, classify(err, "spec.autoscaling")
 		}
 	}
-	apps, err := d.kube.get(id, c.KubeConfig)
+	apps, err := d.kube.get(id, c.KubeConfig, d.opts.Retry.TryTimeout)
 	if err != nil {
 		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
 	}

@@ -29,13 +29,13 @@ type kubeClient struct {
 }
 
 // get returns the client of a cluster's kubeconfig.
-func (k *kubeClients) get(cluster, kubeconfig string) (appsclient.AppsV1Interface, error) {
+func (k *kubeClients) get(cluster, kubeconfig string, timeout time.Duration) (appsclient.AppsV1Interface, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if c, ok := k.by[cluster]; ok && c.kubeconfig == kubeconfig {
 		return c.apps, nil
 	}
-	apps, err := newKubeClient(kubeconfig)
+	apps, err := newKubeClient(kubeconfig, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +50,9 @@ func (k *kubeClients) get(cluster, kubeconfig string) (appsclient.AppsV1Interfac
 // Civo returned: its server, CA and token, and nothing that would run a
 // command (exec or auth-provider plugins are refused) or reach another
 // host (no proxy; every request, a redirect's included, goes to the
-// server's origin only).
-func newKubeClient(kubeconfig string) (appsclient.AppsV1Interface, error) {
+// server's origin only); each request gives up after timeout (0: only
+// when its context ends), as the driver's tries of Civo's API do.
+func newKubeClient(kubeconfig string, timeout time.Duration) (appsclient.AppsV1Interface, error) {
 	if strings.TrimSpace(kubeconfig) == "" {
 		return nil, errors.New("Civo returned no kubeconfig for the cluster")
 	}
@@ -73,6 +74,7 @@ func newKubeClient(kubeconfig string) (appsclient.AppsV1Interface, error) {
 	// client-go's own limit (5 a second, bursts of 10) would hold a
 	// reconcile pass of many pools; each pool's change is two calls.
 	cfg.QPS, cfg.Burst = 50, 100
+	cfg.Timeout = timeout
 	return appsclient.NewForConfig(cfg)
 }
 

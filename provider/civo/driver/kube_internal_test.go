@@ -104,7 +104,7 @@ func TestKubeClient(t *testing.T) {
 	const plain = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\n" +
 		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
 	for name, kc := range map[string]string{"exec plugin": exec, "plain http": plain, "none": ""} {
-		if _, err := newKubeClient(kc); err == nil {
+		if _, err := newKubeClient(kc, 0); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
