@@ -101,7 +101,7 @@ func TestPlanFollowsTheResearch(t *testing.T) {
 		"labels":  {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: fresh, kpool.PlatformCivo: in},
 		"taints":  {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: ni, kpool.PlatformCivo: in},
 		"spot":    {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: repl, kpool.PlatformOCI: fresh},
-		"disk":    {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh},
+		"disk":    {kpool.PlatformAzure: repl, kpool.PlatformAWS: rolls, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh},
 		"version": {kpool.PlatformAzure: rolls, kpool.PlatformAWS: rolls, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: ni},
 		"tags":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: ni},
 	}

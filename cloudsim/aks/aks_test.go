@@ -254,7 +254,6 @@ func TestValidation(t *testing.T) {
 		{"bad label", "a", "nodeLabels", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), NodeLabels: map[string]*string{"bad key": ptr.To("x")}}},
 		{"eviction on regular", "a", "scaleSetEvictionPolicy", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)),
 			ScaleSetEvictionPolicy: ptr.To(armcontainerservice.ScaleSetEvictionPolicyDelete)}},
-		{"newer than the control plane", "a", "orchestratorVersion", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), OrchestratorVersion: ptr.To("1.31.0")}},
 		{"bad os type", "a", "osType", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), OSType: ptr.To(armcontainerservice.OSType("Plan9"))}},
 		{"tag name with a slash", "a", "tags", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Tags: map[string]*string{"team/web": ptr.To("x")}}},
 		{"tag value too long", "a", "tags", &props{VMSize: ptr.To("Standard_D4s_v5"), Count: ptr.To(int32(1)), Tags: map[string]*string{"team": ptr.To(strings.Repeat("x", 257))}}},
@@ -295,9 +294,9 @@ func TestValidation(t *testing.T) {
 func TestUnsupported(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	e.create("workers", basic(1))
-	resp, body := e.raw(http.MethodGet, poolPath("workers")+"/upgradeProfiles/default?api-version="+aks.APIVersion, nil, nil)
+	resp, body := e.raw(http.MethodGet, poolPath("workers")+"/machines?api-version="+aks.APIVersion, nil, nil)
 	if code, _ := armErrorOf(t, body); resp.StatusCode != http.StatusNotImplemented || code != "NotImplemented" {
-		t.Fatalf("upgrade profile: %d %s", resp.StatusCode, code)
+		t.Fatalf("machines: %d %s", resp.StatusCode, code)
 	}
 	resp, body = e.raw(http.MethodPatch, poolPath("workers")+"?api-version="+aks.APIVersion, basic(1), nil)
 	if code, _ := armErrorOf(t, body); resp.StatusCode != http.StatusMethodNotAllowed || code == "" {

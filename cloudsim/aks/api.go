@@ -149,7 +149,8 @@ func preconditions(r *http.Request, p *pool, name string) *sim.Reply {
 	return nil
 }
 
-var verbs = map[string]string{stateCreating: "create", stateUpdating: "update", stateScaling: "scale", stateUpgrading: "upgrade", stateDeleting: "delete"}
+var verbs = map[string]string{stateCreating: "create", stateUpdating: "update", stateScaling: "scale", stateUpgrading: "upgrade", stateDeleting: "delete",
+	stateStarting: "start", stateStopping: "stop", stateNodeImage: "node image upgrade"}
 
 func inProgress(p *pool) *sim.Reply {
 	return errorReply(http.StatusConflict, "OperationNotAllowed",
@@ -196,8 +197,21 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if rep := systemPoolsLeft(c, existing, next); rep != nil {
+		return rep
+	}
+	if rep := applyPower(existing, next, ap.Properties); rep != nil {
+		return rep
+	}
 	kind, from, upgradeNodes, newVersion := change(existing, next)
-	o := req.Start(kind, from, int(ptr.Deref(next.Count, 0)), upgradeNodes)
+	surge := 0
+	if kind == stateUpgrading {
+		surge = surgeNodes(next)
+	}
+	if rep := s.quota(c, existing, next, surge); rep != nil {
+		return rep
+	}
+	o := req.Start(kind, from, nodesOf(next), upgradeNodes)
 	created := existing == nil
 	p := existing
 	if created {
@@ -208,6 +222,10 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	p.etag = s.NewID()
 	startOp(o, c, p)
 	infoOf(o).newVersion = newVersion
+	if existing != nil && kind == stateUpgrading && newVersion == "" {
+		// An OS SKU migration: the nodes come back on the new SKU's image.
+		infoOf(o).newImage = nodeImage(ptr.Deref(next.OSSKU, armcontainerservice.OSSKUUbuntu))
+	}
 
 	status := http.StatusOK
 	if created {
@@ -227,9 +245,18 @@ func change(existing *pool, next *props) (kind string, from, upgradeNodes int, n
 	if existing == nil {
 		return stateCreating, 0, 0, ""
 	}
+	if was, now := powerOf(existing.props), powerOf(next); was != now {
+		if now == armcontainerservice.CodeStopped {
+			return stateStopping, existing.ready, 0, ""
+		}
+		return stateStarting, existing.ready, 0, ""
+	}
 	if v := ptr.Deref(next.CurrentOrchestratorVersion, ""); v != ptr.Deref(existing.props.CurrentOrchestratorVersion, "") {
 		next.CurrentOrchestratorVersion = existing.props.CurrentOrchestratorVersion
 		return stateUpgrading, existing.ready, int(ptr.Deref(next.Count, 0)), v
+	}
+	if !strings.EqualFold(string(ptr.Deref(next.OSSKU, "")), string(ptr.Deref(existing.props.OSSKU, ""))) {
+		return stateUpgrading, existing.ready, int(ptr.Deref(next.Count, 0)), "" // every node reimaged
 	}
 	if onlyCountDiffers(existing.props, next) {
 		return stateScaling, existing.ready, 0, ""
@@ -244,6 +271,9 @@ func (s *Server) deletePool(req *request) *sim.Reply {
 	}
 	if p == nil {
 		return sim.NewReply(http.StatusNoContent) // ARM: deleting what is not there succeeds
+	}
+	if rep := systemPoolsLeft(c, p, nil); rep != nil {
+		return rep
 	}
 	o := req.Start(stateDeleting, p.ready, 0, 0)
 	startOp(o, c, p)

@@ -72,7 +72,11 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 	case s.token != "":
 		auth = "the bearer token the emulator was given"
 	}
-	fmt.Fprintf(w, "  auth:      %s\n  api:       ARM, api-version %s\n", auth, APIVersion)
+	fmt.Fprintf(w, "  auth:      %s\n  api:       ARM, api-version %s (any well-formed api-version is answered alike)\n", auth, APIVersion)
+	fmt.Fprintf(w, "  Go:        armcontainerservice.NewAgentPoolsClient(SUBSCRIPTION, cred, &arm.ClientOptions{ClientOptions: policy.ClientOptions{Cloud: "+
+		"cloud.Configuration{Services: map[cloud.ServiceName]cloud.ServiceConfiguration{cloud.ResourceManager: {Endpoint: %q, Audience: \"https://management.core.windows.net/\"}}}}})\n", endpoint)
+	fmt.Fprintf(w, "  Node.js:   new ContainerServiceClient({getToken: async () => ({token: \"any\", expiresOnTimestamp: Date.now() + 3600e3})}, SUBSCRIPTION, {endpoint: %q})"+
+		" with NODE_EXTRA_CA_CERTS=CA_FILE\n", endpoint)
 	for _, c := range s.sortedClusters() {
 		fmt.Fprintf(w, "  AKS cluster %s (%s, Kubernetes %s, pools: %s):\n", c.name, c.location, c.version, c.poolList)
 		fmt.Fprintf(w, "    subscription:   %s\n    resource group: %s\n", c.subscription, c.resourceGroup)

@@ -269,14 +269,14 @@ func TestPropertyChangeNotAllowed(t *testing.T) {
 		}},
 		{"maxPods", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) { p.MaxPods = ptr.To(int32(30)) }},
 		{"osSKU", func(p *armcontainerservice.ManagedClusterAgentPoolProfileProperties) {
-			p.OSSKU = ptr.To(armcontainerservice.OSSKUAzureLinux)
+			p.OSSKU = ptr.To(armcontainerservice.OSSKUWindows2022)
 		}},
 	} {
 		pr := e.get("workers").Properties
 		tc.change(pr)
 		_, err := e.pools.BeginCreateOrUpdate(ctx, group, cluster, "workers", armcontainerservice.AgentPool{Properties: pr}, nil)
 		re := wantError(t, err, http.StatusBadRequest, "PropertyChangeNotAllowed")
-		if !strings.Contains(re.Error(), "Changing property '"+tc.prop+"' is not allowed.") {
+		if !strings.Contains(re.Error(), "Changing property 'properties."+tc.prop+"' is not allowed.") {
 			t.Fatalf("%s: %v", tc.prop, re)
 		}
 	}

@@ -72,7 +72,7 @@ func (s *Server) operationResult(req *request) *sim.Reply {
 		e := opError(o)
 		return errorReply(http.StatusBadRequest, e.Code, "%s", e.Message)
 	}
-	if o.Kind == stateDeleting {
+	if o.Kind == stateDeleting || o.Kind == kindAbort {
 		return sim.NewReply(http.StatusNoContent)
 	}
 	p := infoOf(o).pool

@@ -22,6 +22,13 @@ const (
 	stateScaling   = "Scaling"
 	stateUpgrading = "Upgrading"
 	stateDeleting  = "Deleting"
+	stateStarting  = "Starting"
+	stateStopping  = "Stopping"
+	stateCanceled  = "Canceled"
+	// stateNodeImage is a node image upgrade's provisioning state.
+	stateNodeImage = "UpgradingNodeImageVersion"
+	// kindAbort is the operation of an abort, which runs on no pool.
+	kindAbort = "Aborting"
 
 	poolType    = "Microsoft.ContainerService/managedClusters/agentPools"
 	clusterType = "Microsoft.ContainerService/ManagedClusters"
@@ -62,6 +69,11 @@ type opInfo struct {
 	pool                   *pool
 	// newVersion is the orchestrator version an upgrade moves to.
 	newVersion string
+	// newImage is the node image a node image upgrade moves to.
+	newImage string
+	// aborted is set when an abort ended the operation before its end:
+	// its outcome is never applied.
+	aborted bool
 }
 
 func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }
@@ -69,6 +81,8 @@ func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }
 // opStatus is an operation's status as ARM names it.
 func opStatus(o *sim.Operation) string {
 	switch {
+	case infoOf(o).aborted:
+		return stateCanceled
 	case o.Running():
 		return "InProgress"
 	case o.Fails:
@@ -180,6 +194,9 @@ func (p *pool) view() armcontainerservice.AgentPool {
 func finish(o *sim.Operation) {
 	in := infoOf(o)
 	p := in.pool
+	if in.aborted || o.Kind == kindAbort {
+		return
+	}
 	p.ready = o.To
 	p.op = nil
 	if o.Fails {
@@ -195,6 +212,9 @@ func finish(o *sim.Operation) {
 	}
 	if in.newVersion != "" {
 		p.props.CurrentOrchestratorVersion = ptr.To(in.newVersion)
+	}
+	if in.newImage != "" {
+		p.props.NodeImageVersion = ptr.To(in.newImage)
 	}
 }
 

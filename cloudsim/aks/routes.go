@@ -40,6 +40,11 @@ var armRoutes = []armRoute{
 	route(clusterPath+"/agentPools", map[string]handler{http.MethodGet: (*Server).listPools}),
 	route(clusterPath+"/agentPools/{pool}", map[string]handler{
 		http.MethodGet: (*Server).getPool, http.MethodPut: (*Server).putPool, http.MethodDelete: (*Server).deletePool}),
+	route(clusterPath+"/agentPools/{pool}/abort", map[string]handler{http.MethodPost: (*Server).abort}),
+	route(clusterPath+"/agentPools/{pool}/upgradeNodeImageVersion", map[string]handler{http.MethodPost: (*Server).upgradeNodeImage}),
+	route(clusterPath+"/agentPools/{pool}/deleteMachines", map[string]handler{http.MethodPost: (*Server).deleteMachines}),
+	route(clusterPath+"/agentPools/{pool}/upgradeProfiles/default", map[string]handler{http.MethodGet: (*Server).upgradeProfile}),
+	route(clusterPath+"/availableAgentPoolVersions", map[string]handler{http.MethodGet: (*Server).availablePoolVersions}),
 	route(clusterPath+"/agentPools/{pool}/{rest...}", map[string]handler{"": func(_ *Server, r *request) *sim.Reply {
 		return notImplemented("agentPools/" + r.vars["rest"])
 	}}),

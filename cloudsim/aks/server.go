@@ -42,6 +42,8 @@ type Options struct {
 	Token string
 	// PageSize is the number of pools in a page of the list; 0 is 10.
 	PageSize int
+	// Limits are the subscription's quotas and AKS's limits (quota.go).
+	Limits Limits
 }
 
 // PoolState is a pool as ARM would return it, plus what only the
@@ -71,6 +73,7 @@ type Server struct {
 	*sim.Engine
 	token    string
 	pageSize int
+	limits   Limits
 	// clusters is guarded by the engine's lock (its handler, Do).
 	clusters map[string]*cluster // key: lower(sub/rg/name)
 	// apps are the applications of the Entra ID token endpoint (key:
@@ -84,7 +87,7 @@ type Server struct {
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10),
+	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10), limits: o.Limits,
 		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{}}
 	// Entra ID is another service: ARM's checks are not its.
 	s.Engine = sim.New(o.Engine, sim.Protocol{Bypass: s.entra, Authenticate: s.authenticate, Check: checkAPIVersion,

@@ -35,10 +35,12 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 	in := sim.CloneJSON(req)
 	// Read-only properties in a request are ignored, as ARM does.
 	in.ProvisioningState, in.ETag, in.CurrentOrchestratorVersion, in.NodeImageVersion = nil, nil, nil, nil
-	if in.PowerState != nil && in.PowerState.Code != nil && *in.PowerState.Code != armcontainerservice.CodeRunning {
-		return nil, invalid("powerState", "kpool cloudsim does not emulate stopping agent pools (powerState.code %q)", *in.PowerState.Code)
+	if ptr.Deref(in.OrchestratorVersion, "") == "" {
+		// An empty version is none: the cluster's on a create (Microsoft's
+		// own examples send ""), the pool's own on an update.
+		in.OrchestratorVersion = nil
 	}
-	in.PowerState = nil
+	in.PowerState = nil // a start or a stop: applyPower
 
 	var next *props
 	if existing == nil {
@@ -196,38 +198,6 @@ func overlay(dst, src *props) {
 			dv.Field(i).Set(f)
 		}
 	}
-}
-
-// immutableChange answers PropertyChangeNotAllowed for the first property
-// AKS fixes at creation that the request changes.
-func immutableChange(old, in *props) *sim.Reply {
-	fold := func(a, b string) bool { return strings.EqualFold(a, b) }
-	type check struct {
-		prop    string
-		changed bool
-	}
-	checks := []check{
-		{"vmSize", in.VMSize != nil && !fold(*in.VMSize, ptr.Deref(old.VMSize, ""))},
-		{"availabilityZones", in.AvailabilityZones != nil && !sameSet(in.AvailabilityZones, old.AvailabilityZones)},
-		{"osDiskSizeGB", ptr.Deref(in.OSDiskSizeGB, 0) != 0 && *in.OSDiskSizeGB != ptr.Deref(old.OSDiskSizeGB, 0)},
-		{"osDiskType", in.OSDiskType != nil && !fold(string(*in.OSDiskType), string(ptr.Deref(old.OSDiskType, "")))},
-		{"scaleSetPriority", in.ScaleSetPriority != nil && !fold(string(*in.ScaleSetPriority), string(orDefault(old.ScaleSetPriority, armcontainerservice.ScaleSetPriorityRegular)))},
-		{"scaleSetEvictionPolicy", in.ScaleSetEvictionPolicy != nil && !fold(string(*in.ScaleSetEvictionPolicy), string(ptr.Deref(old.ScaleSetEvictionPolicy, "")))},
-		{"spotMaxPrice", in.SpotMaxPrice != nil && (old.SpotMaxPrice == nil || *in.SpotMaxPrice != *old.SpotMaxPrice)},
-		{"osType", in.OSType != nil && !fold(string(*in.OSType), string(orDefault(old.OSType, armcontainerservice.OSTypeLinux)))},
-		{"osSKU", in.OSSKU != nil && !fold(string(*in.OSSKU), string(ptr.Deref(old.OSSKU, "")))},
-		{"maxPods", in.MaxPods != nil && *in.MaxPods != ptr.Deref(old.MaxPods, 0)},
-		{"vnetSubnetID", in.VnetSubnetID != nil && !fold(*in.VnetSubnetID, ptr.Deref(old.VnetSubnetID, ""))},
-		{"enableNodePublicIP", in.EnableNodePublicIP != nil && *in.EnableNodePublicIP != ptr.Deref(old.EnableNodePublicIP, false)},
-		{"kubeletDiskType", in.KubeletDiskType != nil && !fold(string(*in.KubeletDiskType), string(orDefault(old.KubeletDiskType, armcontainerservice.KubeletDiskTypeOS)))},
-		{"type", in.Type != nil && !fold(string(*in.Type), string(orDefault(old.Type, armcontainerservice.AgentPoolTypeVirtualMachineScaleSets)))},
-	}
-	for _, ch := range checks {
-		if ch.changed {
-			return targetedError(http.StatusBadRequest, "PropertyChangeNotAllowed", ch.prop, "Changing property '%s' is not allowed.", ch.prop)
-		}
-	}
-	return nil
 }
 
 // validate answers InvalidParameter for properties AKS refuses.

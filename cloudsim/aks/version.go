@@ -2,6 +2,7 @@ package aks
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/version"
@@ -30,8 +31,8 @@ func resolveVersion(c *cluster, v string) (string, *sim.Reply) {
 	if !ok {
 		return "", invalid("orchestratorVersion", "%q is not a Kubernetes version (major.minor or major.minor.patch)", v)
 	}
-	if want.Major() != cv.Major() || want.Minor() > cv.Minor() || want.Minor()+2 < cv.Minor() {
-		return "", invalid("orchestratorVersion", "version %s is not supported with control plane version %s: an agent pool runs the control plane's minor version or one of the two before it", v, c.version)
+	if rep := skew(c.version, v, want, cv); rep != nil {
+		return "", rep
 	}
 	if len(want.Components()) == 2 {
 		if want.Minor() == cv.Minor() {
@@ -39,10 +40,30 @@ func resolveVersion(c *cluster, v string) (string, *sim.Reply) {
 		}
 		return fmt.Sprintf("%d.%d.0", want.Major(), want.Minor()), nil
 	}
-	if want.Minor() == cv.Minor() && want.Patch() > cv.Patch() {
-		return "", invalid("orchestratorVersion", "version %s is newer than the control plane's %s", v, c.version)
-	}
 	return v, nil
+}
+
+// skew answers AKS's 400 NodePoolMcVersionIncompatible for a node pool
+// version the control plane's does not allow: a newer minor, a newer
+// patch of the same minor, or a minor more than two behind (Microsoft's
+// troubleshooting article NodePoolMcVersionIncompatible, which quotes
+// the messages; https://aka.ms/version-skew-policy).
+func skew(cpVersion, v string, want, cv *version.Version) *sim.Reply {
+	const prefix = "Node pool version %s and control plane version %s are incompatible. "
+	var why string
+	switch {
+	case want.Major() != cv.Major():
+		why = fmt.Sprintf("Major version of node pool version %d is not control plane version %d. For more information, please check https://aka.ms/version-skew-policy.", want.Major(), cv.Major())
+	case want.Minor() > cv.Minor():
+		why = fmt.Sprintf("Minor version of node pool version %d is bigger than control plane version %d. For more information, please check https://aka.ms/version-skew-policy.", want.Minor(), cv.Minor())
+	case want.Minor()+2 < cv.Minor():
+		why = fmt.Sprintf("Minor version of node pool cannot be more than 2 versions less than control plane's version. Minor version of node pool is %d and control plane is %d. For more information, please check https://aka.ms/version-skew-policy.", want.Minor(), cv.Minor())
+	case len(want.Components()) == 3 && want.Minor() == cv.Minor() && want.Patch() > cv.Patch():
+		why = fmt.Sprintf("Patch version of node pool version %d is bigger than control plane version %d. For more information, please check https://aka.ms/aks/nodepoolmcversionincompatible", want.Patch(), cv.Patch())
+	default:
+		return nil
+	}
+	return targetedError(http.StatusBadRequest, "NodePoolMcVersionIncompatible", "properties.orchestratorVersion", prefix+"%s", v, cpVersion, why)
 }
 
 // compareVersions compares two versions numerically, or as strings when

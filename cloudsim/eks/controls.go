@@ -1,7 +1,9 @@
 package eks
 
 import (
+	"encoding/base64"
 	"fmt"
+	"maps"
 	"time"
 
 	"k8s.io/utils/ptr"
@@ -66,4 +68,38 @@ func (s *Server) nodegroupOf(region, clusterName, name string) (*nodegroup, erro
 		return g, nil
 	}
 	return nil, fmt.Errorf("eks: no node group %s in cluster %s", name, clusterName)
+}
+
+// LaunchTemplateState is an EC2 launch template as the emulator holds it:
+// its latest version's user data (decoded) and root volume.
+type LaunchTemplateState struct {
+	ID, Name                 string
+	DefaultVersion, Versions int
+	UserData                 string
+	DeviceName, VolumeType   string
+	VolumeSize               int
+	Tags                     map[string]string
+}
+
+// LaunchTemplateOf returns a region's launch template by name; false if
+// there is none.
+func (s *Server) LaunchTemplateOf(region, name string) (st LaunchTemplateState, found bool) {
+	s.Do(func(time.Time) {
+		t, ok := s.templates[region+"/"+name]
+		if !ok {
+			return
+		}
+		v := t.versions[len(t.versions)-1]
+		raw, _ := base64.StdEncoding.DecodeString(v.userData)
+		st = LaunchTemplateState{ID: t.id, Name: t.name, DefaultVersion: t.defaultVersion, Versions: len(t.versions),
+			UserData: string(raw), Tags: maps.Clone(t.tags)}
+		if len(v.devices) > 0 {
+			st.DeviceName = v.devices[0].DeviceName
+			if e := v.devices[0].EBS; e != nil {
+				st.VolumeType, st.VolumeSize = e.VolumeType, e.VolumeSize
+			}
+		}
+		found = true
+	})
+	return st, found
 }

@@ -89,12 +89,13 @@ func (s *Server) Clusters(endpoint string) []kpool.Cluster {
 func (s *Server) Describe(w io.Writer, endpoint string) {
 	auth := "any well-formed AWS SigV4 signature (service eks)"
 	if len(s.keys) > 0 {
-		auth = "AWS SigV4 (service eks) with access key " + DemoAccessKey + " / secret " + DemoSecretKey
+		auth = "AWS SigV4 (services eks, ec2) with access key " + DemoAccessKey + " / secret " + DemoSecretKey
 		if _, ok := s.keys[DemoAccessKey]; !ok {
 			auth = fmt.Sprintf("AWS SigV4 (service eks) with one of its %d access keys", len(s.keys))
 		}
 	}
 	fmt.Fprintf(w, "  auth:      %s\n  api:       EKS REST-JSON (aws-sdk-go-v2/service/eks, BaseEndpoint %s)\n", auth, endpoint)
+	fmt.Fprintf(w, "  ec2:       EC2 Query API, launch templates only (service/ec2, BaseEndpoint %s; SigV4 service ec2)\n", endpoint)
 	for _, c := range s.views() {
 		fmt.Fprintf(w, "  EKS cluster %s (%s, account %s, Kubernetes %s, node groups: %s):\n", c.name, c.region, c.account, c.version, demo.List(c.nodegroups))
 		for _, z := range kpool.SortedKeys(c.subnets) {

@@ -76,7 +76,12 @@ func ngNotFound(c *cluster, name string) *sim.Reply {
 // codec words the engine's answers in EKS's error shapes.
 type codec struct{}
 
-func (codec) Throttled(*sim.Request, int) *sim.Reply { return failf(errThrottling, "Rate exceeded") }
+func (codec) Throttled(req *sim.Request, _ int) *sim.Reply {
+	if isEC2(req.HTTP) {
+		return ec2Fail(http.StatusServiceUnavailable, "RequestLimitExceeded", "Request limit exceeded.")
+	}
+	return failf(errThrottling, "Rate exceeded")
+}
 
 func (codec) BodyTooLarge(*sim.Request) *sim.Reply {
 	return failf(errSerialization, "The request body is larger than %d bytes.", sim.MaxBody)
@@ -86,7 +91,13 @@ func (codec) BadBody(_ *sim.Request, err error) *sim.Reply {
 	return failf(errSerialization, "The request body could not be read: %v", err)
 }
 
-func (codec) Fault(_ *sim.Request, kind string) *sim.Reply {
+func (codec) Fault(req *sim.Request, kind string) *sim.Reply {
+	switch {
+	case isEC2(req.HTTP) && kind == sim.Fault503:
+		return ec2Fail(http.StatusServiceUnavailable, "Unavailable", "The server is overloaded (fault injected by kpool cloudsim).")
+	case isEC2(req.HTTP):
+		return ec2Fail(http.StatusInternalServerError, "InternalError", "An internal error has occurred (fault injected by kpool cloudsim).")
+	}
 	if kind == sim.Fault503 {
 		return failf(errUnavailable, "Service is unavailable, please retry (fault injected by kpool cloudsim).")
 	}

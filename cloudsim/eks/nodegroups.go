@@ -92,6 +92,7 @@ type (
 		Taints         []taint           `json:"taints"`
 		Resources      *resources        `json:"resources,omitempty"`
 		DiskSize       *int32            `json:"diskSize,omitempty"`
+		LaunchTemplate *ltSpec           `json:"launchTemplate,omitempty"`
 		Health         health            `json:"health"`
 		UpdateConfig   updateConfig      `json:"updateConfig"`
 		Tags           map[string]string `json:"tags"`
@@ -246,7 +247,7 @@ type createRequest struct {
 	Taints             []taint           `json:"taints"`
 	Tags               map[string]string `json:"tags"`
 	ClientRequestToken *string           `json:"clientRequestToken"`
-	LaunchTemplate     json.RawMessage   `json:"launchTemplate"`
+	LaunchTemplate     *ltSpec           `json:"launchTemplate"`
 	UpdateConfig       *updateConfig     `json:"updateConfig"`
 	CapacityType       *string           `json:"capacityType"`
 	Version            *string           `json:"version"`
@@ -275,6 +276,10 @@ func (s *Server) createNodegroup(req *call) *sim.Reply {
 			return jsonReply(map[string]any{"nodegroup": g.view()}) // a retry of the same create
 		}
 		return fail(errInUse, apiError{Message: "NodeGroup already exists with name " + name + " and cluster name " + c.name,
+			ClusterName: c.name, NodegroupName: name})
+	}
+	if len(c.nodegroups) >= maxNodegroups {
+		return fail(errResourceLimit, apiError{Message: fmt.Sprintf("Cluster %s already has %d managed node groups, the limit per cluster.", c.name, maxNodegroups),
 			ClusterName: c.name, NodegroupName: name})
 	}
 	ng, rep := s.validateCreate(c, &in)
@@ -344,6 +349,8 @@ func finish(o *sim.Operation, g *nodegroup, u *update) {
 					g.ng.Version = p.Value
 				case "ReleaseVersion":
 					g.ng.ReleaseVersion = p.Value
+				case "LaunchTemplateVersion":
+					g.ng.LaunchTemplate.Version = ptr.To(p.Value)
 				}
 			}
 		}

@@ -46,11 +46,16 @@ type Server struct {
 	pageSize int
 	// clusters is guarded by the engine's lock; key: region/name.
 	clusters map[string]*cluster
+	// templates are EC2's launch templates, by region/name; ltSeq numbers
+	// their ids. Both guarded by the engine's lock.
+	templates map[string]*launchTemplate
+	ltSeq     int
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{keys: o.Keys, pageSize: cmp.Or(max(o.PageSize, 0), 100), clusters: map[string]*cluster{}}
+	s := &Server{keys: o.Keys, pageSize: cmp.Or(max(o.PageSize, 0), 100), clusters: map[string]*cluster{},
+		templates: map[string]*launchTemplate{}}
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
@@ -108,6 +113,7 @@ type call struct {
 // request id.
 func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(s.unknown, s.unknown)
+	rt.Handle(ec2Path+"{$}", s.ec2)
 	for pattern, h := range map[string]func(*call) *sim.Reply{
 		"POST /tags/{arn}":   s.tagResource,
 		"DELETE /tags/{arn}": s.untagResource,
@@ -173,6 +179,18 @@ func (s *Server) lookup(region, name string) (*cluster, *sim.Reply) {
 		return c, nil
 	}
 	return nil, fail(errNotFound, apiError{Message: "No cluster found for name: " + name + ".", ClusterName: name})
+}
+
+// sortedTemplates returns a region's launch templates by name.
+func (s *Server) sortedTemplates(region string) []*launchTemplate {
+	var out []*launchTemplate
+	for _, t := range s.templates {
+		if t.region == region {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *launchTemplate) int { return strings.Compare(a.name, b.name) })
+	return out
 }
 
 // sortedNodegroups returns a cluster's node groups by name.

@@ -27,6 +27,15 @@ var sigV4 = regexp.MustCompile(`^AWS4-HMAC-SHA256 Credential=([A-Z0-9]{16,128})/
 // InvalidSignatureException, all 403. With no keys configured, any
 // well-formed header is accepted.
 func (s *Server) authenticate(req *sim.Request) *sim.Reply {
+	rep := s.checkSignature(req)
+	if rep != nil && isEC2(req.HTTP) {
+		return ec2Refusal(rep)
+	}
+	return rep
+}
+
+// checkSignature is authenticate's check, answered in EKS's shapes.
+func (s *Server) checkSignature(req *sim.Request) *sim.Reply {
 	r := req.HTTP
 	h := r.Header.Get("Authorization")
 	if h == "" {
@@ -37,8 +46,8 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 		return failf(errIncompleteSig, "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters in the AWS4-HMAC-SHA256 format.")
 	}
 	key, date, region, service, signed, sig := m[1], m[2], m[3], m[4], m[5], m[6]
-	if service != "eks" {
-		return failf(errInvalidSignature, "Credential should be scoped to correct service: 'eks'.")
+	if want := serviceOf(r); service != want {
+		return failf(errInvalidSignature, "Credential should be scoped to correct service: '%s'.", want)
 	}
 	amzDate := r.Header.Get("X-Amz-Date")
 	at, err := time.Parse("20060102T150405Z", amzDate)
@@ -52,11 +61,20 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 	if !ok {
 		return failf(errUnrecognizedClient, "The security token included in the request is invalid.")
 	}
-	want, err := signature(r, req.Body, signed, key, secret, region, at)
+	want, err := signature(r, req.Body, signed, key, secret, service, region, at)
 	if err != nil || subtle.ConstantTimeCompare([]byte(want), []byte(sig)) != 1 {
 		return failf(errInvalidSignature, "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.")
 	}
 	return nil
+}
+
+// serviceOf is the service a request must be signed for: ec2 for EC2's
+// Query API, eks for the rest.
+func serviceOf(r *http.Request) string {
+	if isEC2(r) {
+		return "ec2"
+	}
+	return "eks"
 }
 
 // signedRegion is the region of the credential scope of a request that
@@ -71,7 +89,7 @@ func signedRegion(r *http.Request) string {
 // signature signs again, with secret, the request as its client saw it
 // (its method, URL, body and the headers it says it signed) and returns
 // the signature.
-func signature(r *http.Request, body []byte, signed, key, secret, region string, at time.Time) (string, error) {
+func signature(r *http.Request, body []byte, signed, key, secret, service, region string, at time.Time) (string, error) {
 	u := *r.URL
 	u.Scheme, u.Host = "https", r.Host
 	c, err := http.NewRequestWithContext(context.Background(), r.Method, u.String(), nil)
@@ -95,7 +113,7 @@ func signature(r *http.Request, body []byte, signed, key, secret, region string,
 	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" {
 		hash = h
 	}
-	err = v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}, c, hash, "eks", region, at)
+	err = v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}, c, hash, service, region, at)
 	if err != nil {
 		return "", err
 	}

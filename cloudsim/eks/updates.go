@@ -78,11 +78,11 @@ func (s *Server) updateConfig(req *call) *sim.Reply {
 
 // updateVersionRequest is UpdateNodegroupVersionRequest.
 type updateVersionRequest struct {
-	Version            *string         `json:"version"`
-	ReleaseVersion     *string         `json:"releaseVersion"`
-	LaunchTemplate     json.RawMessage `json:"launchTemplate"`
-	Force              bool            `json:"force"`
-	ClientRequestToken *string         `json:"clientRequestToken"`
+	Version            *string `json:"version"`
+	ReleaseVersion     *string `json:"releaseVersion"`
+	LaunchTemplate     *ltSpec `json:"launchTemplate"`
+	Force              bool    `json:"force"`
+	ClientRequestToken *string `json:"clientRequestToken"`
 }
 
 func (s *Server) updateVersion(req *call) *sim.Reply {
@@ -100,7 +100,7 @@ func (s *Server) updateVersion(req *call) *sim.Reply {
 	if rep := updatable(c, g); rep != nil {
 		return rep
 	}
-	params, rep := validateVersion(c, g, &in)
+	params, rep := s.validateVersion(c, g, &in)
 	if rep != nil {
 		return rep
 	}
@@ -290,37 +290,89 @@ func applyTaints(c *cluster, name string, next *Nodegroup, t *taintsUpdate) *sim
 }
 
 // validateVersion checks an UpdateNodegroupVersion request and returns
-// the update's params.
-func validateVersion(c *cluster, g *nodegroup, in *updateVersionRequest) ([]updateParam, *sim.Reply) {
-	if len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null" {
-		return nil, invalid(c, g.name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
-	}
-	version := g.ng.Version
-	if in.Version != nil {
-		if rep := checkVersion(c, g.name, *in.Version); rep != nil {
+// the update's params. No version and no release version is the
+// cluster's version at its latest AMI, unless a launch template is given:
+// then only the template's version changes.
+func (s *Server) validateVersion(c *cluster, g *nodegroup, in *updateVersionRequest) ([]updateParam, *sim.Reply) {
+	ltVersion := ""
+	if in.LaunchTemplate.given() {
+		v, rep := s.versionTemplate(c, g, in.LaunchTemplate)
+		if rep != nil {
 			return nil, rep
 		}
-		if m, cur := versionRE.FindStringSubmatch(*in.Version), versionRE.FindStringSubmatch(g.ng.Version); m != nil && cur != nil {
-			a, _ := strconv.Atoi(m[1])
-			b, _ := strconv.Atoi(cur[1])
-			if a < b {
-				return nil, invalid(c, g.name, "Requested Nodegroup version %s is older than its current version %s: node groups cannot be downgraded.", *in.Version, g.ng.Version)
-			}
-		}
-		version = *in.Version
-	} else if in.ReleaseVersion == nil {
-		version = c.version // no version: the cluster's, with its latest AMI
+		ltVersion = v
 	}
-	release := version + ".0-20260101"
-	if in.ReleaseVersion != nil {
-		if !releaseVersionRE.MatchString(*in.ReleaseVersion) || !strings.HasPrefix(*in.ReleaseVersion, version+".") {
-			return nil, invalid(c, g.name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, version)
-		}
-		release = *in.ReleaseVersion
+	version, release, rep := targetVersion(c, g, in)
+	if rep != nil {
+		return nil, rep
 	}
-	if version == g.ng.Version && release == g.ng.ReleaseVersion {
+	sameTemplate := ltVersion == "" || (g.ng.LaunchTemplate != nil && ltVersion == ptr.Deref(g.ng.LaunchTemplate.Version, ""))
+	if version == g.ng.Version && release == g.ng.ReleaseVersion && sameTemplate {
 		return nil, invalid(c, g.name, "Nodegroup %s is already at version %s (release %s).", g.name, version, release)
 	}
 	params := []updateParam{{Type: "Version", Value: version}, {Type: "ReleaseVersion", Value: release}}
+	if ltVersion != "" {
+		params = append(params, updateParam{Type: "LaunchTemplateName", Value: ptr.Deref(g.ng.LaunchTemplate.Name, "")},
+			updateParam{Type: "LaunchTemplateVersion", Value: ltVersion})
+	}
 	return params, nil
+}
+
+// targetVersion is the Kubernetes and AMI release version an
+// UpdateNodegroupVersion asks for: never older than the node group's
+// (UpdateNodegroupVersion updates "to the latest available AMI version"
+// or a given newer one; EKS has no rollback of a node group's version or
+// AMI release: the user guide, update-managed-node-group.html).
+func targetVersion(c *cluster, g *nodegroup, in *updateVersionRequest) (version, release string, rep *sim.Reply) {
+	version = g.ng.Version
+	switch {
+	case in.Version != nil:
+		if rep := checkVersion(c, g.name, *in.Version); rep != nil {
+			return "", "", rep
+		}
+		if compareVersions(*in.Version, g.ng.Version) < 0 {
+			return "", "", invalid(c, g.name, "Requested Nodegroup version %s is older than its current version %s: node groups cannot be downgraded.", *in.Version, g.ng.Version)
+		}
+		version = *in.Version
+	case in.ReleaseVersion == nil && in.LaunchTemplate.given():
+		return g.ng.Version, g.ng.ReleaseVersion, nil
+	case in.ReleaseVersion == nil:
+		version = c.version // no version: the cluster's, with its latest AMI
+	}
+	release = version + ".0-20260101"
+	if in.ReleaseVersion != nil {
+		if !releaseVersionRE.MatchString(*in.ReleaseVersion) || !strings.HasPrefix(*in.ReleaseVersion, version+".") {
+			return "", "", invalid(c, g.name, "Requested release version %s is not valid for kubernetes version %s.", *in.ReleaseVersion, version)
+		}
+		release = *in.ReleaseVersion
+	}
+	if compareReleases(release, g.ng.ReleaseVersion) < 0 {
+		return "", "", invalid(c, g.name, "Requested release version %s is older than the node group's release version %s: an AMI release cannot be rolled back.", release, g.ng.ReleaseVersion)
+	}
+	return version, release, nil
+}
+
+// compareVersions orders major.minor versions by number.
+func compareVersions(a, b string) int {
+	return slices.Compare(numbers(a), numbers(b))
+}
+
+// compareReleases orders AMI release versions (1.31.2-20250101) by their
+// version numbers, then their date.
+func compareReleases(a, b string) int {
+	va, da, _ := strings.Cut(a, "-")
+	vb, db, _ := strings.Cut(b, "-")
+	if n := slices.Compare(numbers(va), numbers(vb)); n != 0 {
+		return n
+	}
+	return strings.Compare(da, db)
+}
+
+func numbers(v string) []int {
+	var out []int
+	for _, p := range strings.Split(v, ".") {
+		n, _ := strconv.Atoi(p)
+		out = append(out, n)
+	}
+	return out
 }

@@ -42,7 +42,15 @@ const (
 	maxLabels        = 100
 	maxTags          = 50
 	maxInstanceTypes = 20
-	maxDesiredSize   = 1000 // the default quota of nodes per managed node group
+	// The quotas of Amazon EKS service quotas (service-quotas.html):
+	// managed node groups per cluster and nodes per managed node group.
+	maxNodegroups  = 30
+	maxDesiredSize = 450
+	// maxLabelLength bounds a label's key and value: 1-63 characters each
+	// (CreateNodegroup and UpdateLabelsPayload, labels: "Key Length
+	// Constraints: Minimum length of 1. Maximum length of 63." and the same
+	// for values, EKS API Reference).
+	maxLabelLength = 63
 )
 
 // validateCreate checks a CreateNodegroup request and returns the node
@@ -74,6 +82,12 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 	for _, check := range []func() *sim.Reply{
 		func() *sim.Reply { return checkScaling(c, name, ng.ScalingConfig) },
 		func() *sim.Reply { return createCompute(c, ng, in) },
+		func() *sim.Reply {
+			if in.LaunchTemplate.given() {
+				return s.useTemplate(c, ng, in)
+			}
+			return nil
+		},
 		func() *sim.Reply { return checkLabels(c, name, ng.Labels) },
 		func() *sim.Reply { return checkTaints(c, name, ng.Taints) },
 		func() *sim.Reply {
@@ -100,9 +114,7 @@ func checkCreate(c *cluster, in *createRequest) *sim.Reply {
 		return invalid(c, "", "nodegroupName is required.")
 	case !nodegroupNameRE.MatchString(name):
 		return invalid(c, name, "Nodegroup name %s is invalid: it must be 1-63 letters, digits, '-' or '_', starting with a letter or digit.", name)
-	case len(in.LaunchTemplate) > 0 && string(in.LaunchTemplate) != "null":
-		return invalid(c, name, "launchTemplate: kpool cloudsim does not emulate launch templates.")
-	case len(in.RemoteAccess) > 0 && string(in.RemoteAccess) != "null":
+	case len(in.RemoteAccess) > 0 && string(in.RemoteAccess) != "null" && !in.LaunchTemplate.given():
 		return invalid(c, name, "remoteAccess: kpool cloudsim does not emulate remote access.")
 	case in.NodeRole == nil || *in.NodeRole == "":
 		return invalid(c, name, "nodeRole is required.")
@@ -182,8 +194,14 @@ func createCompute(c *cluster, ng *Nodegroup, in *createRequest) *sim.Reply {
 func createVersion(c *cluster, ng *Nodegroup, in *createRequest) *sim.Reply {
 	name := ng.NodegroupName
 	if in.Version != nil {
+		// CreateNodegroup: "You can only create a node group for your
+		// cluster that is equal to the current Kubernetes version for the
+		// cluster."
 		if rep := checkVersion(c, name, *in.Version); rep != nil {
 			return rep
+		}
+		if *in.Version != c.version {
+			return invalid(c, name, "Requested Nodegroup version %s is not the cluster's version %s: a node group can only be created at the cluster's Kubernetes version.", *in.Version, c.version)
 		}
 		ng.Version = *in.Version
 	}
@@ -216,7 +234,7 @@ func checkScaling(c *cluster, name string, sc scalingConfig) *sim.Reply {
 	case want > hi:
 		return invalid(c, name, "Desired capacity %d can't be greater than maximum capacity %d.", want, hi)
 	case hi > maxDesiredSize:
-		return fail(errResourceLimit, apiError{Message: fmt.Sprintf("Maximum capacity %d exceeds the limit of %d nodes per node group.", hi, maxDesiredSize), ClusterName: c.name, NodegroupName: name})
+		return fail(errResourceLimit, apiError{Message: fmt.Sprintf("Maximum capacity %d exceeds the limit of %d nodes per managed node group.", hi, maxDesiredSize), ClusterName: c.name, NodegroupName: name})
 	}
 	return nil
 }
@@ -227,6 +245,9 @@ func checkLabels(c *cluster, name string, labels map[string]string) *sim.Reply {
 		return invalid(c, name, "labels: at most %d labels, got %d.", maxLabels, len(labels))
 	}
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if len(k) > maxLabelLength || labels[k] == "" || len(labels[k]) > maxLabelLength {
+			return invalid(c, name, "labels: key %q and its value %q must each be 1-%d characters long.", k, labels[k], maxLabelLength)
+		}
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return invalid(c, name, "labels: key %q is invalid: %s", k, errs[0])
 		}

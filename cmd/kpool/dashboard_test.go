@@ -233,9 +233,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		poll(`document.querySelector("#placed").textContent.includes("kompox.dev/node-pool: web")`),
 	)
 
-	// 100 pools changing state while the fleet view is open: the page
-	// stays responsive (its event loop never waits long) and refreshes in
-	// a few batches, not once per change.
+	// 98 pools changing state while the fleet view is open (the demo AKS
+	// cluster then holds 100 agent pools, AKS's limit, with its system
+	// pool and web): the page stays responsive (its event loop never
+	// waits long) and refreshes in a few batches, not once per change.
 	run("watch the fleet",
 		chromedp.Navigate(server+"/"), poll(`!!document.querySelector('[data-live="fleet"]')`),
 		eval(`window.kpoolLag = 0; window.kpoolRefreshes = 0;
@@ -243,21 +244,21 @@ func TestDashboardInBrowser(t *testing.T) {
 			(() => { let last = performance.now(); setInterval(() => { const now = performance.now();
 				window.kpoolLag = Math.max(window.kpoolLag, now - last - 50); last = now; }, 50); })()`),
 	)
-	for i := range 100 {
+	for i := range 98 {
 		if _, err := c.CreateNodePool(context.Background(), api.NodePoolBody{Name: new(fmt.Sprintf("burst%03d", i)), ClusterID: &cluster,
 			Spec: []byte(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":1}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run("100 pools Ready, live", poll(`/101 pools/.test(document.querySelector(".summary").textContent) && /Ready<\/span> 101/.test(document.querySelector(".summary").innerHTML)`))
+	run("98 pools Ready, live", poll(`/99 pools/.test(document.querySelector(".summary").textContent) && /Ready<\/span> 99/.test(document.querySelector(".summary").innerHTML)`))
 	lag, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.kpoolLag`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	refreshes, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.kpoolRefreshes`))
-	t.Logf("100 pools to Ready: %d live refreshes of the fleet view, longest event-loop stall %.0f ms", refreshes, lag)
+	t.Logf("98 pools to Ready: %d live refreshes of the fleet view, longest event-loop stall %.0f ms", refreshes, lag)
 	if lag > 250 || refreshes == 0 || refreshes > 100 {
-		t.Errorf("while 100 pools changed: %d refreshes, a stall of %.0f ms", refreshes, lag)
+		t.Errorf("while 98 pools changed: %d refreshes, a stall of %.0f ms", refreshes, lag)
 	}
 
 	// Delete it.

@@ -31,11 +31,13 @@ var Regions = []string{
 	"me-central-1", "mx-central-1", "sa-east-1",
 }
 
-// PublicEndpoints are the regional EKS endpoints of Regions.
+// PublicEndpoints are the regional EKS endpoints of Regions, and their
+// EC2 endpoints (https://ec2.REGION.amazonaws.com, as the SDK resolves
+// them), where the node groups' launch templates are.
 func (Profile) PublicEndpoints() []string {
-	out := make([]string, len(Regions))
-	for i, r := range Regions {
-		out[i] = PublicEndpoint(r)
+	out := make([]string, 0, 2*len(Regions))
+	for _, r := range Regions {
+		out = append(out, PublicEndpoint(r), "https://ec2."+r+".amazonaws.com")
 	}
 	return out
 }

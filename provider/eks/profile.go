@@ -39,12 +39,12 @@ func (Profile) Capabilities() provider.Capabilities {
 			provider.FieldLabels:       provider.InPlace("UpdateNodegroupConfig labels"),
 			provider.FieldTaints:       provider.InPlace("UpdateNodegroupConfig taints"),
 			provider.FieldSpot:         provider.NeedsNewPool("a managed node group's capacityType is fixed at creation"),
-			provider.FieldDisk:         provider.NeedsNewPool("a managed node group's diskSize is fixed at creation"),
+			provider.FieldDisk:         provider.RollsNodes("a new version of the node group's launch template, rolled out by UpdateNodegroupVersion"),
 			provider.FieldVersion:      provider.RollsNodes("UpdateNodegroupVersion replaces the nodes"),
 			provider.FieldTags:         provider.InPlace("TagResource/UntagResource"),
 			provider.FieldMode:         provider.InPlace("mode is a kpool label only on EKS"),
 			provider.FieldAccelerators: provider.NotSupported("EKS takes GPUs from the instance type, not from an accelerators list"),
-			provider.FieldImage:        provider.NeedsNewPool("user data lives in the launch template the node group was created with"),
+			provider.FieldImage:        provider.RollsNodes("user data: a new version of the node group's launch template, rolled out by UpdateNodegroupVersion"),
 
 			// Stored and shown, not applied to the pool: the API warns when they are set.
 			provider.FieldAutoscalerTuning: provider.Advisory("EKS node groups take no autoscaler settings: the Cluster Autoscaler (or Karpenter) in the cluster takes them cluster-wide"),
@@ -143,6 +143,13 @@ func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *
 	validateVolumeType(fe, f+".volumeType", a.VolumeType)
 	if len(a.UserData) > MaxUserData {
 		fe.Add(f+".userData", "at most %d bytes, got %d", MaxUserData, len(a.UserData))
+	}
+	// EKS takes label keys and values of 1-63 characters (CreateNodegroup,
+	// labels, EKS API Reference): Kubernetes' empty value is refused.
+	for _, k := range kpool.SortedKeys(s.Labels) {
+		if s.Labels[k] == "" {
+			fe.Add("spec.labels."+k, "EKS refuses an empty label value: give 1-63 characters")
+		}
 	}
 	// Every zone needs a subnet: a node group is placed by its subnets.
 	zones, field, err := provider.PoolZones(p, c, s)

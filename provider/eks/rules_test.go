@@ -21,6 +21,8 @@ func TestPoolRules(t *testing.T) {
 		{Name: "instanceType required", Patch: `{"platform":{"aws":{"instanceType":null}}}`, Want: "spec.platform.aws.instanceType"},
 		{Name: "scale to zero aws", Patch: `{"nodeCount":0,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5}}`, Want: ""},
 		{Name: "EKS AMI release version", Patch: `{"kubernetesVersion":"1.31.2-20250101"}`, Want: ""},
+		{Name: "eks empty label value", Patch: `{"labels":{"team":""}}`, Want: "spec.labels.team"},
+		{Name: "eks label value", Patch: `{"labels":{"team":"web"}}`, Want: ""},
 		{Name: "label eks", Patch: `{"labels":{"eks.amazonaws.com/nodegroup":"x"}}`, Want: "spec.labels.eks.amazonaws.com/nodegroup"},
 		{Name: "eks volume gp3", Patch: `{"platform":{"aws":{"volumeType":"gp3"}}}`, Want: ""},
 		{Name: "eks volume io2", Patch: `{"platform":{"aws":{"volumeType":"io2"}}}`, Want: ""},

@@ -71,6 +71,9 @@ func classify(err error, field string) error {
 		reason += ": " + msg
 	}
 	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err}
+	if quotaError(re.ErrorCode, reason) {
+		e.Kind = provider.KindQuota
+	}
 	switch e.Kind {
 	case provider.KindThrottled, provider.KindTransient:
 		if re.RawResponse != nil {
@@ -81,8 +84,40 @@ func classify(err error, field string) error {
 		if e.Field == "" {
 			e.Field = provider.FieldOf(reason, fieldWords)
 		}
+	case provider.KindQuota:
+		// vCPUs are the pool's nodes; a limit of agent pools is no field's.
+		e.Field = "spec.nodeCount"
+		if strings.Contains(strings.ToLower(reason), "agent pools") {
+			e.Field = "spec"
+		}
 	}
 	return e
+}
+
+// quotaCodes are the codes of ARM's answers that say a quota or limit
+// of the subscription or the cluster is reached, not that the spec is
+// wrong: AKS's own vCPU check (ErrCode_InsufficientVCPUQuota, earlier
+// InsufficientVCPUQuota), and Compute's and ARM's (QuotaExceeded). They
+// are KindQuota, tried again slowly, whatever their status (AKS answers
+// 400, which alone would say "invalid spec").
+var quotaCodes = map[string]bool{
+	"ErrCode_InsufficientVCPUQuota": true, "InsufficientVCPUQuota": true, "QuotaExceeded": true,
+	"ErrCode_InsufficientQuota": true, "SubscriptionQuotaExceeded": true,
+}
+
+// quotaError reports whether an ARM error is a quota or limit: one of
+// quotaCodes, or OperationNotAllowed whose message says a quota is
+// exceeded or reached (Compute's "Operation could not be completed as it
+// results in exceeding approved standardDSv5Family Cores quota", AKS's
+// limit of agent pools per cluster). Other OperationNotAllowed answers
+// (an operation in progress, the last System pool) are not.
+func quotaError(code, reason string) bool {
+	if quotaCodes[code] {
+		return true
+	}
+	msg := strings.ToLower(reason)
+	return code == "OperationNotAllowed" && strings.Contains(msg, "quota") &&
+		(strings.Contains(msg, "exceed") || strings.Contains(msg, "reached"))
 }
 
 // classifyToken maps a credential's error. The token endpoint refusing
@@ -184,7 +219,12 @@ var fieldWords = func() []provider.FieldWord {
 		prop := strings.ToLower(f.prop)
 		out = append(out, provider.FieldWord{Word: "'" + prop + "'", Field: f.field}, provider.FieldWord{Word: "properties." + prop, Field: f.field})
 	}
-	return out
+	// AKS's own wordings that name no property: a version the control
+	// plane's does not allow (NodePoolMcVersionIncompatible, "Node pool
+	// version 1.31.0 and control plane version 1.30.4 are incompatible"),
+	// and the last System pool made a User pool.
+	return append(out, provider.FieldWord{Word: "nodepoolmcversionincompatible", Field: "spec.kubernetesVersion"},
+		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"})
 }()
 
 // defaultCredential is the identity of credentials of kind default:

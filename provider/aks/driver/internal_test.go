@@ -76,6 +76,16 @@ func TestClassify(t *testing.T) {
 		{"ARM 404", armError(404, "ResourceNotFound", "not found", nil), provider.KindNotFound, "", 0},
 		{"ARM 409, operation in progress", armError(409, "OperationNotAllowed", "in progress", nil), provider.KindTransient, "", 0},
 		{"ARM 429", armError(429, "TooManyRequests", "throttled", retry), provider.KindThrottled, "", 7 * time.Second},
+		{"AKS vCPU quota", armError(400, "ErrCode_InsufficientVCPUQuota",
+			"Insufficient vcpu quota requested 2, remaining 0 for family StandardDasv7Family for region eastus. Surge nodes would also consume vcpu quota.", nil), provider.KindQuota, "spec.nodeCount", 0},
+		{"AKS vCPU quota, older code", armError(400, "InsufficientVCPUQuota", "Insufficient regional vcpu quota left", nil), provider.KindQuota, "spec.nodeCount", 0},
+		{"ARM QuotaExceeded", armError(400, "QuotaExceeded", "Operation results in exceeding quota limits of Core. Maximum allowed: 10, Current in use: 10, Additional requested: 2.", nil), provider.KindQuota, "spec.nodeCount", 0},
+		{"Compute cores quota", armError(400, "OperationNotAllowed", "Operation could not be completed as it results in exceeding approved standardDSv5Family Cores quota. Current Limit: 10, Current Usage: 8, Additional Required: 4", nil), provider.KindQuota, "spec.nodeCount", 0},
+		{"AKS agent pool count", armError(400, "OperationNotAllowed", "Managed cluster 'c' already has the maximum of 100 agent pools: the agent pool count quota is reached.", nil), provider.KindQuota, "spec", 0},
+		{"the last System pool is no quota", armError(400, "OperationNotAllowed", "There has to be at least one system agent pool.", nil), provider.KindValidation, "spec.mode", 0},
+		{"AKS version skew", armError(400, "NodePoolMcVersionIncompatible", "Node pool version 1.33.3 and control plane version 1.33.2 are incompatible. "+
+			"Patch version of node pool version 3 is bigger than control plane version 2. For more information, please check https://aka.ms/aks/nodepoolmcversionincompatible", nil),
+			provider.KindValidation, "spec.kubernetesVersion", 0},
 		{"ARM 503", armError(503, "ServiceUnavailable", "try later", retry), provider.KindTransient, "", 7 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

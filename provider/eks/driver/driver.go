@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	awseks "github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/eks/types"
 
@@ -34,6 +35,7 @@ type Driver struct {
 
 	identities *provider.Cache[aws.CredentialsProvider] // by credential name
 	clients    *provider.Cache[*awseks.Client]          // by credential, region and endpoint
+	ec2s       *provider.Cache[*ec2.Client]             // by credential, region and endpoint
 }
 
 // New returns an EKS driver. Credentials of kind default are the SDK's
@@ -43,7 +45,8 @@ type Driver struct {
 // SDK keeps across tries.
 func New(o provider.DriverOptions) *Driver {
 	return &Driver{opts: o.For(profile),
-		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize)}
+		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize),
+		ec2s: provider.NewCache[*ec2.Client](provider.CacheSize)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -150,6 +153,11 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 		}
 		names = append(names, page.Nodegroups...)
 	}
+	ec2cl, err := d.ec2Client(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	collect(ctx, ec2cl, a.ClusterName, names)
 	// EKS lists names only: each node group is described, listDescribes
 	// at a time. One whose describe fails for a passing reason (after the
 	// SDK's retries) is reported Unknown, which the controllers wait on,
@@ -167,6 +175,10 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			ng, err := describe(ctx, cl, a, n)
+			var p provider.Pool
+			if err == nil && ng != nil {
+				p, err = observeAll(ctx, ec2cl, c, ng)
+			}
 			switch {
 			case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:
 				pools[i] = &provider.Pool{PoolSpec: provider.PoolSpec{ProviderName: n}, State: provider.StateUnknown,
@@ -174,7 +186,6 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 			case err != nil:
 				errs[i] = err
 			case ng != nil: // nil: deleted since it was listed
-				p := observe(c, ng)
 				pools[i] = &p
 			}
 		}()
@@ -227,34 +238,67 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	if err != nil {
 		return nil, err
 	}
+	ec2cl, err := d.ec2Client(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	existing, err := describe(ctx, cl, a, s.ProviderName)
 	if err != nil {
 		return nil, err
 	}
 	if existing != nil {
-		p := observe(c, existing)
+		p, err := observeAll(ctx, ec2cl, c, existing)
+		if err != nil {
+			return nil, err
+		}
 		return provider.Adopt(profile, s, &p)
 	}
+	// The template first, found by name after a crash: EKS refuses
+	// diskSize with a launch template, whose volume it is.
+	if in.LaunchTemplate, err = ensureTemplate(ctx, ec2cl, a.ClusterName, s); err != nil {
+		return nil, err
+	}
+	in.DiskSize = nil
 	out, err := cl.CreateNodegroup(ctx, in)
 	if err != nil {
 		var inUse *types.ResourceInUseException
 		if errors.As(err, &inUse) {
 			return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform, Reason: "node group " + s.ProviderName + " was created concurrently; list again", Err: err}
 		}
-		return nil, classify(err, "")
+		err = classify(err, "")
+		if !provider.IsTransient(err) && !provider.IsThrottled(err) {
+			// Refused: no node group uses the template. Marked, the list
+			// deletes it unless a create takes it again (which makes a
+			// fresh one).
+			_ = markDeleting(ctx, ec2cl, a.ClusterName, s.ProviderName)
+		}
+		return nil, err
 	}
 	p := observe(c, out.Nodegroup)
+	applyVolume(&p, wanted(s))
 	return &p, nil
 }
 
-// NodePoolDelete deletes a node group; a missing one is not an error.
+// NodePoolDelete deletes a node group; a missing one is not an error. Its
+// launch template is marked to be deleted by the list that finds the node
+// group gone, or deleted at once when it is gone already.
 func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
 	cl, a, err := d.client(ctx, c)
 	if err != nil {
 		return err
 	}
+	ec2cl, err := d.ec2Client(ctx, c)
+	if err != nil {
+		return err
+	}
+	if err := markDeleting(ctx, ec2cl, a.ClusterName, providerName); err != nil {
+		return err
+	}
 	_, err = cl.DeleteNodegroup(ctx, &awseks.DeleteNodegroupInput{ClusterName: aws.String(a.ClusterName), NodegroupName: aws.String(providerName)})
-	if err != nil && !nodegroupMissing(err) {
+	switch {
+	case err != nil && nodegroupMissing(err):
+		return deleteTemplate(ctx, ec2cl, templateName(a.ClusterName, providerName))
+	case err != nil:
 		return classify(err, "")
 	}
 	return nil

@@ -57,7 +57,7 @@ var setup = providertest.Setup[*ekssim.Server, *driver.Driver]{
 	Creates: func(e *fixture, pn string) int {
 		return e.Creates(func(c sim.Call) bool {
 			st, ok := e.Sim.NodegroupOf(region, clusterName, pn)
-			return c.Method == http.MethodPost && ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000
+			return c.Method == http.MethodPost && strings.HasSuffix(c.Path, "/node-groups") && ok && st.CreatedAt == float64(c.Time.UnixMilli())/1000
 		})
 	},
 	Unlabel: func(e *fixture, pn, label string) error {
@@ -98,7 +98,7 @@ func TestMapping(t *testing.T) {
 		NodeCount:         ptr.To(3),
 		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(0), MaxNodes: ptr.To(5)},
 		Zones:             []string{"1", "3"},
-		KubernetesVersion: "1.30",
+		KubernetesVersion: "1.31", // EKS creates a node group at the cluster's version only
 		Labels:            map[string]string{"team": "ml"},
 		Taints:            []kpool.Taint{{Key: "dedicated", Value: "ml", Effect: kpool.EffectPreferNoSchedule}, {Key: "gpu", Effect: kpool.EffectNoExecute}},
 		Tags:              map[string]string{"cost-center": "42"},
@@ -112,8 +112,8 @@ func TestMapping(t *testing.T) {
 		t.Fatal("the emulator has no such node group")
 	}
 	sc := st.ScalingConfig
-	if *sc.MinSize != 0 || *sc.MaxSize != 5 || *sc.DesiredSize != 3 || st.CapacityType != "SPOT" || *st.DiskSize != 200 ||
-		strings.Join(st.InstanceTypes, ",") != "g5.xlarge" || st.Version != "1.30" || st.NodeRole != "arn:aws:iam::"+account+":role/nodes" ||
+	if *sc.MinSize != 0 || *sc.MaxSize != 5 || *sc.DesiredSize != 3 || st.CapacityType != "SPOT" || st.DiskSize != nil || st.LaunchTemplate == nil ||
+		strings.Join(st.InstanceTypes, ",") != "g5.xlarge" || st.Version != "1.31" || st.NodeRole != "arn:aws:iam::"+account+":role/nodes" ||
 		strings.Join(st.Subnets, ",") != subnets["us-west-2a"]+","+subnets["us-west-2c"] || st.Tags["cost-center"] != "42" ||
 		st.Labels[provider.LabelPool] != "spot-ml" || st.Labels["team"] != "ml" || len(st.Taints) != 2 || st.Taints[0].Effect != "PREFER_NO_SCHEDULE" ||
 		st.Taints[1].Effect != "NO_EXECUTE" || st.Status != "CREATING" {
@@ -122,13 +122,17 @@ func TestMapping(t *testing.T) {
 	if _, has := st.Labels[provider.LabelZone]; has {
 		t.Fatal("a two-zone pool got a node-zone label")
 	}
+	// The volume is the launch template's: EKS refuses diskSize with one.
+	if lt, ok := e.Sim.LaunchTemplateOf(region, "kpool-"+clusterName+"-"+s.ProviderName); !ok || lt.VolumeSize != 200 || lt.DeviceName != "/dev/xvda" {
+		t.Fatalf("launch template: %+v %v", lt, ok)
+	}
 	e.Clock.Advance(time.Hour)
 	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _ := provider.Find(pools, s.ProviderName)
-	if p.State != provider.StateReady || !p.Spot || p.DiskSizeGB != 200 || p.Version != "1.30" || !p.Autoscaling || p.MinCount != 0 || p.MaxCount != 5 ||
+	if p.State != provider.StateReady || !p.Spot || p.DiskSizeGB != 200 || p.Version != "1.31" || !p.Autoscaling || p.MinCount != 0 || p.MaxCount != 5 ||
 		p.Count != 3 || strings.Join(p.Zones, ",") != "1,3" || p.Labels["team"] != "ml" || len(p.Taints) != 2 || p.Tags["cost-center"] != "42" ||
 		p.NodesByZone["1"]+p.NodesByZone["3"] != 3 || p.Extra["arn"] == "" || len(p.Problems) > 0 {
 		t.Fatalf("observed: %+v", p)
@@ -140,7 +144,9 @@ func TestMapping(t *testing.T) {
 	s.Labels = map[string]string{provider.LabelPool: "spot-ml", "team": "infra", "tier": "gold"}
 	s.Taints = []kpool.Taint{{Key: "dedicated", Value: "infra", Effect: kpool.EffectPreferNoSchedule}}
 	s.Tags = map[string]string{"owner": "ops"}
-	s.Version = "1.31"
+	s.Version = "1.32"
+	// The cluster is upgraded first, as EKS requires of its node groups.
+	e.Sim.AddCluster(ekssim.Cluster{Name: clusterName, Region: region, Account: account, Version: "1.32", Subnets: subnets})
 	got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +156,7 @@ func TestMapping(t *testing.T) {
 	}
 	st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
 	if sc := st.ScalingConfig; *sc.MinSize != 4 || *sc.MaxSize != 4 || *sc.DesiredSize != 4 || st.Labels["tier"] != "gold" || st.Labels["team"] != "infra" ||
-		len(st.Taints) != 1 || *st.Taints[0].Value != "infra" || st.Tags["owner"] != "ops" || st.Tags["cost-center"] != "" || st.Version != "1.30" {
+		len(st.Taints) != 1 || *st.Taints[0].Value != "infra" || st.Tags["owner"] != "ops" || st.Tags["cost-center"] != "" || st.Version != "1.31" {
 		t.Fatalf("after the config update: %+v", st.Nodegroup)
 	}
 	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); !provider.IsTransient(err) {
@@ -162,7 +168,7 @@ func TestMapping(t *testing.T) {
 	}
 	e.Clock.Advance(time.Hour)
 	st, _ = e.Sim.NodegroupOf(region, clusterName, s.ProviderName)
-	if st.Version != "1.31" || st.Status != "ACTIVE" {
+	if st.Version != "1.32" || st.Status != "ACTIVE" {
 		t.Fatalf("after the version update: %s %s", st.Version, st.Status)
 	}
 }
@@ -192,6 +198,10 @@ func TestRefusedByTheService(t *testing.T) {
 	bad.Version = "1.40"
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
 		t.Fatalf("a version newer than the cluster's: %v", err)
+	}
+	bad.Version = "1.30"
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !provider.IsValidation(err) || err.(*provider.Error).Field != "spec.kubernetesVersion" {
+		t.Fatalf("a version older than the cluster's: %v, want refused (EKS creates node groups at the cluster's version only)", err)
 	}
 	missing := clusterAt(e.Cluster.Spec.Endpoint)
 	missing.Spec.Platform.AWS.ClusterName = "nope"

@@ -60,6 +60,8 @@ var authCodes = map[string]bool{
 	"AccessDeniedException": true, "UnrecognizedClientException": true, "InvalidSignatureException": true,
 	"MissingAuthenticationTokenException": true, "IncompleteSignatureException": true, "ExpiredTokenException": true,
 	"InvalidClientTokenId": true, "SignatureDoesNotMatch": true,
+	// EC2's (the node groups' launch templates).
+	"AuthFailure": true, "UnauthorizedOperation": true, "MissingAuthenticationToken": true, "IncompleteSignature": true,
 }
 
 // throttleWait is the Retry-After of a throttled call when EKS gives none
@@ -89,6 +91,12 @@ func classify(err error, field string) error {
 	if errors.As(err, &re) {
 		status = re.HTTPStatusCode()
 	}
+	if status >= 300 && status < 400 {
+		// A redirect the client did not follow (a POST's body cannot be
+		// sent again, so http.Client hands the answer back): refused as
+		// every redirect is, never retried.
+		return provider.ValidationError(platform, "spec.endpoint", "the endpoint answered %d, a redirect, which kpool does not follow: point spec.endpoint at the API itself", status)
+	}
 	code := ae.ErrorCode()
 	reason := code
 	if msg := ae.ErrorMessage(); msg != "" {
@@ -102,9 +110,18 @@ func classify(err error, field string) error {
 		badParam  *types.InvalidParameterException
 		badReq    *types.InvalidRequestException
 		server    *types.ServerException
+		limit     *types.ResourceLimitExceededException
 	)
 	switch {
-	case errors.As(err, &throttled) || status == http.StatusTooManyRequests:
+	case errors.As(err, &limit):
+		// EKS's service quotas (node groups per cluster, nodes per node
+		// group): not the spec's fault, but the account's; retried
+		// slowly, until the quota is raised or a pool goes.
+		e.Kind, e.Field = provider.KindQuota, field
+		if e.Field == "" {
+			e.Field = provider.FieldOf(reason, fieldWords)
+		}
+	case errors.As(err, &throttled) || status == http.StatusTooManyRequests || code == "RequestLimitExceeded":
 		e.Kind, e.RetryAfter = provider.KindThrottled, throttleWait
 		if re != nil && re.Response != nil {
 			if d := provider.RetryAfterHeader(re.Response.Header, time.Now()); d > 0 {

@@ -17,15 +17,10 @@ var (
 	releaseRE = regexp.MustCompile(`^v?((\d+\.\d+)\.\d+-\d{8})$`)
 )
 
-// unsupported refuses what a managed node group without a launch template
-// cannot take, which kpool does not make.
+// unsupported refuses what EKS cannot take. User data and the volume
+// are the node group's launch template's (template.go).
 func unsupported(s provider.PoolSpec) error {
 	switch {
-	case s.Settings["userData"] != "":
-		return provider.ValidationError(platform, "spec.platform.aws.userData", "user data needs a launch template, which the kpool EKS driver does not create")
-	case s.DiskType != "" && s.DiskType != "gp2":
-		// Without a launch template a managed node group's volume is gp2.
-		return provider.ValidationError(platform, "spec.platform.aws.volumeType", "volume type %q needs a launch template, which the kpool EKS driver does not create (managed node groups without one use gp2)", s.DiskType)
 	case len(s.Accelerators) > 0:
 		return provider.NotImplementedError(platform, "EKS takes GPUs from the instance type, not from an accelerators list")
 	}

@@ -49,7 +49,14 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		p.Message = fmt.Sprintf("%s (%s): deleting it to create it again", ng.Status, p.Message)
 		return &p, nil
 	}
-	observed := observe(c, ng)
+	ec2cl, err := d.ec2Client(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	observed, err := observeAll(ctx, ec2cl, c, ng)
+	if err != nil {
+		return nil, err
+	}
 	// Tags change one by one (TagResource): a mark another kpool wrote
 	// after this describe would be kept by the next one, which refuses.
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
@@ -65,6 +72,10 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	}
 	ng.Tags = tags(s)
 
+	roll, err := rollTemplate(ctx, ec2cl, a.ClusterName, ng, s)
+	if err != nil {
+		return nil, err
+	}
 	cfg := configDiff(ng, s)
 	switch {
 	case cfg != nil:
@@ -74,19 +85,34 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		}
 		applyConfig(ng, cfg)
 		ng.Status = types.NodegroupStatusUpdating
-	case !versionMatches(ng, s.Version):
-		version, release := versions(s.Version)
-		in := &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(a.ClusterName), NodegroupName: aws.String(s.ProviderName), Version: aws.String(version)}
-		if release != "" {
-			in.ReleaseVersion = aws.String(release)
-		}
-		if _, err := cl.UpdateNodegroupVersion(ctx, in); err != nil {
-			return nil, classify(err, "spec.kubernetesVersion")
+	case !versionMatches(ng, s.Version) || roll != nil:
+		if err := rollOut(ctx, cl, a.ClusterName, ng, s, roll); err != nil {
+			return nil, err
 		}
 		ng.Status = types.NodegroupStatusUpdating
 	}
 	p := observe(c, ng)
+	p.DiskType, p.DiskSizeGB, p.Settings, p.Extra["launchTemplate"] = observed.DiskType, observed.DiskSizeGB, observed.Settings, observed.Extra["launchTemplate"]
 	return &p, nil
+}
+
+// rollOut is one UpdateNodegroupVersion that rolls the nodes to the
+// spec's version and to template version roll (nil: the template stays),
+// whichever changed.
+func rollOut(ctx context.Context, cl *awseks.Client, cluster string, ng *types.Nodegroup, s provider.PoolSpec, roll *types.LaunchTemplateSpecification) error {
+	in := &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(s.ProviderName), LaunchTemplate: roll}
+	field := "spec.platform.aws"
+	if !versionMatches(ng, s.Version) {
+		version, release := versions(s.Version)
+		in.Version, field = aws.String(version), "spec.kubernetesVersion"
+		if release != "" {
+			in.ReleaseVersion = aws.String(release)
+		}
+	}
+	if _, err := cl.UpdateNodegroupVersion(ctx, in); err != nil {
+		return classify(err, field)
+	}
+	return nil
 }
 
 // retag makes a node group's tags want's: TagResource for the new and
