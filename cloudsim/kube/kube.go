@@ -54,7 +54,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Deployments is the group and resource of apps/v1 Deployments, as the API
@@ -169,9 +171,9 @@ func (a *API) create(c *cluster, in *appsv1.Deployment) (*appsv1.Deployment, err
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	h := hex.EncodeToString(b[:])
-	d.UID = typesUID(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
+	d.UID = types.UID(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
 	d.Generation = 1
-	d.CreationTimestamp = nowTime()
+	d.CreationTimestamp = metav1.Now()
 	a.rv++
 	d.ResourceVersion = strconv.FormatUint(a.rv, 10)
 	c.deployments[key] = d

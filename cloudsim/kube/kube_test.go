@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"encoding/pem"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -82,7 +83,7 @@ func TestDeployments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
 			var se *apierrors.StatusError
-			if !tc.is(err) || !asStatus(err, &se) || se.ErrStatus.Code != tc.code || se.ErrStatus.Kind != "Status" && se.ErrStatus.Kind != "" {
+			if !tc.is(err) || !errors.As(err, &se) || se.ErrStatus.Code != tc.code {
 				t.Fatalf("got %v (%T)", err, err)
 			}
 		})
@@ -92,12 +93,6 @@ func TestDeployments(t *testing.T) {
 	if _, err := deps.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func asStatus(err error, se **apierrors.StatusError) bool {
-	s, ok := err.(*apierrors.StatusError) //nolint:errorlint // client-go returns it unwrapped
-	*se = s
-	return ok
 }
 
 // TestAuth: a request without the cluster's token, or for a cluster the

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/types"
 	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -23,10 +22,8 @@ import (
 // maxBody is the largest body read (the API server's limit is 3 MiB).
 const maxBody = 3 << 20
 
-func typesUID(s string) types.UID { return types.UID(s) }
-
-func nowTime() metav1.Time { return metav1.Now() }
-
+// specEqual reports whether two Deployments' specs are the same, as the
+// API server compares them to raise the generation.
 func specEqual(a, b *appsv1.Deployment) bool { return equality.Semantic.DeepEqual(a.Spec, b.Spec) }
 
 // ServeHTTP answers a request under the API's prefix:
