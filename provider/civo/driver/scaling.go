@@ -15,6 +15,15 @@ import (
 // kubeconfig Civo returns with the cluster). The autoscaler then owns the
 // count: drift ignores it (provider.Compare) and an update that moves the
 // bounds only clamps it.
+//
+// The entry named "workers" (the application's own 3:10:workers) is a
+// person's and stays. Civo's autoscaler (kubernetes/autoscaler,
+// cloudprovider/civo/civo_manager.go) reads it as the bounds of every pool
+// while no entry names a pool, and ignores it once one does: so between
+// the install and the first entry, and after the last entry goes, it
+// scales every pool of the cluster. The driver writes the first entry
+// right after the install; the last one's removal leaves that to the
+// person who kept the workers entry.
 
 // entries reads every pool's bounds of a cluster: none when the
 // autoscaler is not installed.
