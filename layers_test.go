@@ -126,7 +126,7 @@ func allowed(pkg, rel string, may []string) bool {
 
 // shared are the folders under provider and cloudsim that serve every
 // cloud; any other folder there is one cloud's.
-var shared = map[string]bool{"sim": true, "internal": true, "catalog": true, "fake": true, "metrics": true,
+var shared = map[string]bool{"sim": true, "kube": true, "internal": true, "catalog": true, "fake": true, "metrics": true,
 	"ratelimit": true, "deadline": true, "providertest": true}
 
 // crossesCloud reports an import from one cloud's folder into another's

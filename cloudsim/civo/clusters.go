@@ -35,7 +35,7 @@ type clusterView struct {
 	Instances             []Instance     `json:"instances"`
 	Pools                 []Pool         `json:"pools"`
 	RequiredPools         []requiredPool `json:"required_pools"`
-	InstalledApplications []struct{}     `json:"installed_applications"`
+	InstalledApplications []installedApp `json:"installed_applications"`
 	FirewallID            string         `json:"firewall_id"`
 	CNIPlugin             string         `json:"cni_plugin"`
 	CCMInstalled          string         `json:"ccm_installed"`
@@ -54,14 +54,21 @@ type requiredPool struct {
 	PublicIPNodePool bool              `json:"public_ip_node_pool,omitempty"`
 }
 
-// view returns the cluster as Civo's GET returns it at now. The emulated
-// cluster has no Kubernetes API: kubeconfig, api_endpoint, master_ip and
-// dns_entry are empty.
-func (c *cluster) view(now time.Time) clusterView {
-	v := clusterView{ID: c.ID, Name: c.Name, Version: c.Version, KubernetesVersion: c.Version, Status: "ACTIVE", Ready: true,
+// view returns the cluster as Civo's GET returns it at now, from the
+// emulator at base (https://host:port): kubeconfig is the cluster's
+// emulated Kubernetes API's (kube.API.Kubeconfig), api_endpoint its
+// server URL; master_ip and dns_entry are empty (no DNS: the server is
+// the emulator's loopback address).
+func (s *Server) view(c *cluster, now time.Time, base string) clusterView {
+	v := clusterView{KubeConfig: s.kube.Kubeconfig(base, c.ID, c.Name), APIEndpoint: s.kube.ServerURL(base, c.ID), ID: c.ID, Name: c.Name, Version: c.Version, KubernetesVersion: c.Version, Status: "ACTIVE", Ready: true,
 		ClusterType: "k3s", BuiltAt: c.created.UTC(), CreatedAt: c.created.UTC(), NetworkID: c.networkID(), FirewallID: c.ID,
 		CNIPlugin: "flannel", CCMInstalled: "true", VolumeType: "civo-volume", Tags: []string{}, Instances: []Instance{},
-		Pools: []Pool{}, RequiredPools: []requiredPool{}, InstalledApplications: []struct{}{}, Conditions: []struct{}{}}
+		Pools: []Pool{}, RequiredPools: []requiredPool{}, InstalledApplications: []installedApp{}, Conditions: []struct{}{}}
+	for _, name := range c.apps {
+		app := marketplace[name]
+		app.UpdatedAt = c.created.UTC()
+		v.InstalledApplications = append(v.InstalledApplications, app)
+	}
 	for _, p := range c.sortedPools() {
 		pv := p.view(now)
 		v.Pools = append(v.Pools, pv)
@@ -94,7 +101,9 @@ func (c *cluster) sortedPools() []*pool {
 }
 
 // getCluster answers GET /v2/kubernetes/clusters/{id}.
-func (s *Server) getCluster(req *call) *sim.Reply { return jsonReply(req.cluster.view(req.Now)) }
+func (s *Server) getCluster(req *call) *sim.Reply {
+	return jsonReply(s.view(req.cluster, req.Now, baseURL(req)))
+}
 
 // listClusters answers GET /v2/kubernetes/clusters: the region's
 // clusters, a page at a time ({"page","per_page","pages","items"}, 20 a
@@ -118,7 +127,7 @@ func (s *Server) listClusters(req *call) *sim.Reply {
 		Items   []clusterView `json:"items"`
 	}{Page: pageNo, PerPage: perPage, Pages: pages, Items: []clusterView{}}
 	for i := (pageNo - 1) * perPage; i < len(all) && i < pageNo*perPage; i++ {
-		out.Items = append(out.Items, all[i].view(req.Now))
+		out.Items = append(out.Items, s.view(all[i], req.Now, baseURL(req)))
 	}
 	return jsonReply(out)
 }

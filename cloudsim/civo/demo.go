@@ -98,7 +98,8 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 	if key == DemoAPIKey {
 		fmt.Fprintf(w, "             (the demo API key: a constant of kpool's source that opens this emulator only; CIVO_TOKEN for kpool's driver)\n")
 	}
-	fmt.Fprintf(w, "  api:       Civo v2: %s/v2/kubernetes/clusters/{id}/pools[/{pool}], /v2/kubernetes/clusters[/{id}], /v2/regions, /v2/quota\n", endpoint)
+	fmt.Fprintf(w, "  api:       Civo v2: %s/v2/kubernetes/clusters/{id}/pools[/{pool}], /v2/kubernetes/clusters[/{id}] (PUT: applications only), /v2/regions, /v2/quota\n", endpoint)
+	fmt.Fprintf(w, "  autoscaler: the cluster PUT {\"applications\":\"%s\"} installs Civo's cluster autoscaler; its --nodes=MIN:MAX:<pool> flags are in kube-system/cluster-autoscaler\n", AutoscalerApp)
 	fmt.Fprintf(w, "  region:    ?region=<code> on every call, as civogo sends it; a call without one is served in %s, the account's default\n", s.defaultRegion)
 	if q := s.quota; q != (Quota{}) {
 		fmt.Fprintf(w, "  quota:     %d nodes, %d CPU cores, %d MB RAM, %d GB disk for the account (0: no limit); beyond it quota_limit_reached\n",
@@ -113,6 +114,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "  Civo cluster %s (id %s, region %s, Kubernetes %s, pools: %s):\n", c.Name, c.ID, c.Region, c.Version, demo.List(views[c]))
 		fmt.Fprintf(w, "    pools:          %s/v2/kubernetes/clusters/%s/pools?region=%s\n", endpoint, c.ID, c.Region)
 		fmt.Fprintf(w, "    curl:           curl --cacert <CA file> -H 'Authorization: bearer %s' '%s/v2/kubernetes/clusters/%s/pools?region=%s'\n", key, endpoint, c.ID, c.Region)
+		fmt.Fprintf(w, "    kubernetes:     %s (Deployments only; its kubeconfig is the cluster GET's \"kubeconfig\")\n", s.kube.ServerURL(endpoint, c.ID))
 	}
 	if first != nil {
 		describeCLI(w, endpoint, key, *first)
@@ -129,5 +131,5 @@ func describeCLI(w io.Writer, endpoint, key string, c Cluster) {
 	fmt.Fprintf(w, "    export CIVO_CONFIG=$PWD/civo-cloudsim.json SSL_CERT_FILE=<CA file>\n")
 	fmt.Fprintf(w, "    civo apikey add kpool-demo %s && civo apikey use kpool-demo\n", key)
 	fmt.Fprintf(w, "    civo kubernetes node-pool ls %s; civo kubernetes node-pool create %s -n 2 -s g4s.kube.small\n", c.Name, c.Name)
-	fmt.Fprintf(w, "    (node-pool delete sends the cluster PUT, which is not emulated; the CLI also asks GitHub for its latest release)\n")
+	fmt.Fprintf(w, "    (node-pool delete sends the cluster PUT with pools, which the emulator refuses; the CLI also asks GitHub for its latest release)\n")
 }

@@ -22,6 +22,7 @@ const (
 	codeNameInvalid      = "parameter_name_invalid"
 	codeQuota            = "quota_limit_reached"
 	codeBusy             = "cannot_scale_already_rescaling_cluster"
+	codeAppNotFound      = "database_kubernetes_application_not_found"
 	codeParameterInvalid = "parameter_invalid"               // kpool
 	codeDuplicate        = "database_cluster_pool_duplicate" // kpool
 	codeRateLimit        = "rate_limit_exceeded"             // kpool

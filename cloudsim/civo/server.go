@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kpool/kpool/cloudsim/kube"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -58,11 +59,38 @@ type Server struct {
 	quota         Quota
 	// clusters is guarded by the engine's lock; key: the cluster id.
 	clusters map[string]*cluster
+	// kube is the clusters' Kubernetes API, under KubePrefix.
+	kube *kube.API
 }
+
+// KubePrefix is the path under which the emulator serves its clusters'
+// Kubernetes APIs: a cluster's kubeconfig names
+// https://<the emulator>/k8s/<cluster id>.
+const KubePrefix = "/k8s"
+
+// ServeHTTP serves a cluster's Kubernetes API (under KubePrefix) or
+// Civo's API, through the engine.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.kube.Handles(r.URL.Path) {
+		s.kube.ServeHTTP(w, r)
+		return
+	}
+	s.Engine.ServeHTTP(w, r)
+}
+
+// SetCA sets the PEM of the certificate authority that signed the
+// emulator's TLS certificate, which the clusters' kubeconfigs tell their
+// clients to trust (kpool cloudsim calls it with its CA).
+func (s *Server) SetCA(pem []byte) { s.kube.SetCA(pem) }
+
+// Kube is the clusters' Kubernetes API, for tests and hand-made changes
+// (a person editing the autoscaler's Deployment).
+func (s *Server) Kube() *kube.API { return s.kube }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{keys: slices.Clone(o.Keys), defaultRegion: strings.ToUpper(o.DefaultRegion), quota: o.Quota, clusters: map[string]*cluster{}}
+	s := &Server{keys: slices.Clone(o.Keys), defaultRegion: strings.ToUpper(o.DefaultRegion), quota: o.Quota, clusters: map[string]*cluster{},
+		kube: kube.New(KubePrefix)}
 	if s.defaultRegion == "" {
 		s.defaultRegion = "NYC1"
 	}
@@ -82,12 +110,14 @@ type cluster struct {
 	Cluster
 	created time.Time
 	pools   map[string]*pool
+	apps    []string // the installed applications' names, in install order
 }
 
 // AddCluster adds a cluster with no pools; adding one that exists changes
 // its name, region and version.
 func (s *Server) AddCluster(c Cluster) {
 	c.Region = strings.ToUpper(c.Region)
+	s.kube.AddCluster(c.ID)
 	s.Do(func(now time.Time) {
 		if old, ok := s.clusters[c.ID]; ok {
 			old.Cluster = c
@@ -131,6 +161,7 @@ func (s *Server) protocol() sim.Protocol {
 		"DELETE " + pools + "/{pool}":                      s.deletePool,
 		"DELETE " + pools + "/{pool}/instances/{instance}": s.deleteInstance,
 		"GET " + clusters + "/{cluster}":                   s.getCluster,
+		"PUT " + clusters + "/{cluster}":                   s.updateCluster,
 	} {
 		rt.Handle(pattern, s.scoped(h))
 	}

@@ -99,8 +99,13 @@ func TLSServer(h http.Handler, addr string) (*TLSEndpoint, []byte, error) {
 // port). The certificate, signed by ca, is for 127.0.0.1, ::1 and
 // localhost (and the listen host, or this machine's addresses when addr is
 // unspecified). HTTP/2 is off, so that an emulator can drop a connection
-// mid-request.
+// mid-request. A handler that hands out kubeconfigs of its clusters'
+// emulated Kubernetes APIs (cloudsim/kube) has SetCA, and is told the CA
+// they are to trust.
 func (ca *CA) Serve(h http.Handler, addr string) (*TLSEndpoint, error) {
+	if t, ok := h.(interface{ SetCA(pem []byte) }); ok {
+		t.SetCA(ca.PEM)
+	}
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}

@@ -25,12 +25,12 @@ func (Profile) Type() kpool.PlatformType { return Type }
 
 func (Profile) Capabilities() provider.Capabilities {
 	return provider.Capabilities{
-		Provider: Type, Name: "Civo", NodePools: true, Autoscaling: false, ScaleToZero: false, SystemScaleToZero: false,
+		Provider: Type, Name: "Civo", NodePools: true, Autoscaling: true, ScaleToZero: false, SystemScaleToZero: false,
 		Spot: false, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: false, Tags: false,
 		Zones: provider.ZonesNone, Names: provider.NameRules{MaxLength: 63, Pattern: `^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
 			provider.FieldCount:        provider.InPlace("PUT pool count (at least 1)"),
-			provider.FieldAutoscaling:  provider.NotSupported(autoscalingInstead),
+			provider.FieldAutoscaling:  provider.InPlace(autoscalingHow),
 			provider.FieldMachineType:  provider.NeedsNewPool("Civo does not change an existing pool's size"),
 			provider.FieldZones:        provider.NotSupported("Civo has no zones within a region"),
 			provider.FieldLabels:       provider.InPlace("PUT pool labels"),
@@ -49,10 +49,13 @@ func (Profile) Capabilities() provider.Capabilities {
 	}
 }
 
-// autoscalingInstead says where Civo's autoscaling bounds live: Civo's pool
-// API has none; its cluster autoscaler takes them as --nodes=MIN:MAX:POOL.
-const autoscalingInstead = "Civo's pool API has no autoscaling bounds; run Civo's cluster-autoscaler " +
-	"(the civo-cluster-autoscaler application) with --nodes=MIN:MAX:<pool id> and give the pool a fixed nodeCount here"
+// autoscalingHow says where Civo's autoscaling bounds live: Civo's pool
+// API has none; its cluster autoscaler (the marketplace application
+// civo-cluster-autoscaler, which kpool installs through Civo's API) takes
+// them as --nodes=MIN:MAX:POOL flags of its Deployment, which kpool writes
+// through the cluster's Kubernetes API.
+const autoscalingHow = "written to Civo's cluster autoscaler (the civo-cluster-autoscaler application, installed if missing): " +
+	"its Deployment's --nodes=MIN:MAX:<pool id> entry for the pool"
 
 func (Profile) ControllerName() string { return "civo-nodepool-controller" }
 

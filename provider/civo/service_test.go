@@ -16,7 +16,7 @@ import (
 
 // TestCivoPoolRules: every rule of the Civo pool module's validation (a
 // pool name, a cluster and a size are required; the node count is above 0;
-// autoscaling bounds hold together) is enforced by kpool's service, which
+// autoscaling bounds hold together, and valid ones are accepted) is enforced by kpool's service, which
 // the API answers with, for Civo pools, with the field at fault; what Civo
 // pools cannot have is NOT_IMPLEMENTED (501) naming the field and saying
 // what to do instead; nothing is written on a refusal. (It was the API's
@@ -49,8 +49,6 @@ func TestCivoPoolRules(t *testing.T) {
 			kpool.CodeValidation, []string{"spec.autoscaling.minNodes", "spec.autoscaling.maxNodes"}, "required"},
 		{"count outside the bounds", civo.ID, "web", `{` + size + `,"nodeCount":9,"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":3}}`,
 			kpool.CodeValidation, []string{"spec.nodeCount"}, "between"},
-		{"valid bounds: Civo's pool API has none", civo.ID, "web", `{` + size + `,"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":3}}`,
-			kpool.CodeNotImplemented, []string{"spec.autoscaling"}, "--nodes=MIN:MAX"},
 		{"zones", civo.ID, "web", `{` + size + `,"zones":["1"]}`, kpool.CodeNotImplemented, []string{"spec.zones"}, "no zones"},
 		{"tags", civo.ID, "web", `{` + size + `,"tags":{"team":"a"}}`, kpool.CodeNotImplemented, []string{"spec.tags"}, "no tags"},
 		{"version", civo.ID, "web", `{` + size + `,"kubernetesVersion":"1.31"}`, kpool.CodeNotImplemented, []string{"spec.kubernetesVersion"}, "cluster's version"},
@@ -68,6 +66,17 @@ func TestCivoPoolRules(t *testing.T) {
 	list, err := svc.NodePools(user, service.ListOptions{ClusterID: civo.ID})
 	if err != nil || len(list.Items) != 0 {
 		t.Fatalf("refused creates wrote pools: %v, %v", list, err)
+	}
+
+	// Valid bounds: Civo's pool API has none, kpool writes them to Civo's
+	// cluster autoscaler; the count starts at the minimum.
+	web, err := svc.CreateNodePool(user, service.NodePoolCreate{Name: "web", ClusterID: civo.ID, Spec: json.RawMessage(
+		`{` + size + `,"autoscaling":{"enabled":true,"minNodes":2,"maxNodes":6}}`)})
+	if err != nil {
+		t.Fatalf("valid bounds refused: %v", err)
+	}
+	if a := web.Spec.Autoscaling; !a.On() || *a.MinNodes != 2 || *a.MaxNodes != 6 || web.Spec.Count() != 2 {
+		t.Fatalf("created %+v", web.Spec)
 	}
 
 	// A valid pool with public IPs is created; its public IPs and its

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"context"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -166,11 +167,16 @@ func (s Setup[E, D]) RunTarpit(t *testing.T, also ...func(error) bool) {
 	}, also...)
 }
 
-// Serve serves h on a loopback TLS port until the test ends.
+// Serve serves h on a loopback TLS port until the test ends. An emulator
+// that hands out kubeconfigs of its clusters' emulated Kubernetes APIs
+// (cloudsim/kube: SetCA) is told the certificate to have them trust.
 func Serve(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(h)
 	srv.StartTLS()
+	if ca, ok := h.(interface{ SetCA(pem []byte) }); ok {
+		ca.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	}
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -30,6 +30,9 @@ const TokenEnv = "CIVO_TOKEN"
 // Driver is the Civo driver.
 type Driver struct {
 	opts provider.DriverOptions
+	// kube are the clusters' Kubernetes clients, for Civo's cluster
+	// autoscaler's configuration.
+	kube kubeClients
 }
 
 // New returns a Civo driver. Credentials of kind default read their API
@@ -108,7 +111,9 @@ func (d *Driver) key(cr *provider.Credential) (string, error) {
 }
 
 // NodePoolList lists the cluster's pools: one call, which carries every
-// pool's instances.
+// pool's instances, then the cluster (is the autoscaler installed, and
+// its kubeconfig) and, when it is, the autoscaler's Deployment once for
+// every pool's bounds.
 func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
 	cl, id, err := d.client(c)
 	if err != nil {
@@ -118,9 +123,15 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 	if err != nil {
 		return nil, classify(err, "")
 	}
+	entries, err := d.entries(ctx, cl, id)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]provider.Pool, 0, len(pools))
 	for i := range pools {
-		out = append(out, observe(&pools[i]))
+		p := observe(&pools[i])
+		withBounds(&p, entries)
+		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
 	return out, nil
@@ -153,6 +164,8 @@ func check(s provider.PoolSpec) error {
 		return provider.ValidationError(platform, "spec.platform.civo.size", "a Civo pool needs a size, such as g4s.kube.medium")
 	case s.Count < 1:
 		return provider.ValidationError(platform, "spec.nodeCount", "a Civo pool has at least 1 node, got %d", s.Count)
+	case s.Autoscaling && (s.MinCount < 1 || s.MaxCount < s.MinCount):
+		return provider.ValidationError(platform, "spec.autoscaling", "a Civo pool autoscales between at least 1 node and a maximum no lower, got %d-%d", s.MinCount, s.MaxCount)
 	}
 	return nil
 }
@@ -177,7 +190,7 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if existing != nil {
-		return adopt(existing, s)
+		return d.adopt(ctx, cl, id, existing, s)
 	}
 	taints := taintsOf(s.Taints)
 	pub := publicIP(s)
@@ -189,10 +202,17 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 			// Created meanwhile (by this call's earlier try, or another):
 			// answer as for an existing pool.
 			if existing, gerr := get(ctx, cl, id, s.ProviderName); gerr == nil && existing != nil {
-				return adopt(existing, s)
+				return d.adopt(ctx, cl, id, existing, s)
 			}
 		}
 		return nil, classify(err, "")
+	}
+	if s.Autoscaling {
+		// The pool is there: a failure here is retried by a create that
+		// adopts it and an update that writes the entry.
+		if err := d.configure(ctx, cl, id, s); err != nil {
+			return nil, err
+		}
 	}
 	p := provider.Pool{PoolSpec: s, State: provider.StateCreating, ProviderState: statusBuilding + "=" + strconv.Itoa(s.Count), Extra: map[string]string{"region": cl.Region}}
 	p.PoolSpec.Labels = copyMap(s.Labels)
@@ -212,9 +232,15 @@ func labels(user map[string]string, o provider.Owner) map[string]string {
 	return provider.LabelKeys.Put(user, o)
 }
 
-// adopt answers a create for a pool that exists (provider.Adopt).
-func adopt(cp *Pool, s provider.PoolSpec) (*provider.Pool, error) {
+// adopt answers a create for a pool that exists (provider.Adopt), with
+// its bounds as the autoscaler has them.
+func (d *Driver) adopt(ctx context.Context, cl *Client, id string, cp *Pool, s provider.PoolSpec) (*provider.Pool, error) {
 	p := observe(cp)
+	entries, err := d.entries(ctx, cl, id)
+	if err != nil {
+		return nil, err
+	}
+	withBounds(&p, entries)
 	return provider.Adopt(profile, s, &p)
 }
 
@@ -222,7 +248,9 @@ func adopt(cp *Pool, s provider.PoolSpec) (*provider.Pool, error) {
 // placement labels stay as the pool has them; an unmarked pool gets the
 // spec's owner's mark, and one another owner marked is refused
 // (KindForeign). A pool whose nodes failed is repaired by asking Civo for
-// its count again, which rebuilds them.
+// its count again, which rebuilds them. With autoscaling on, the count
+// is the autoscaler's: only one outside the bounds is clamped into them;
+// bounds that differ are written to the autoscaler's entry for the pool.
 func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
 	if err := check(s); err != nil {
 		return nil, err
@@ -239,6 +267,11 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, provider.NotFoundError(platform, "pool", s.ProviderName)
 	}
 	observed := observe(cp)
+	entries, err := d.entries(ctx, cl, id)
+	if err != nil {
+		return nil, err
+	}
+	withBounds(&observed, entries)
 	if err := provider.Refuse(profile, s, &observed); err != nil {
 		return nil, err
 	}
@@ -247,12 +280,33 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if s.Owner, err = provider.Remark(platform, s.ProviderName, observed.Owner, s.Owner); err != nil {
 		return nil, err
 	}
+	out := &observed
+	if cfg, changed := poolChanges(cp, &observed, s); changed {
+		updated, err := cl.Update(ctx, id, s.ProviderName, cfg)
+		if err != nil {
+			return nil, classify(err, "")
+		}
+		p := observe(updated)
+		out = &p
+	}
+	if !sameBounds(s, &observed) {
+		if err := d.configure(ctx, cl, id, s); err != nil {
+			return nil, err
+		}
+	}
+	out.Autoscaling, out.MinCount, out.MaxCount = s.Autoscaling, s.MinCount, s.MaxCount
+	return out, nil
+}
+
+// poolChanges is the PUT that brings a pool to the spec: its count (with
+// autoscaling on, only one outside the bounds; and again when nodes
+// failed, which rebuilds them), labels and taints, each only when it
+// differs; changed is false when nothing does.
+func poolChanges(cp *Pool, observed *provider.Pool, s provider.PoolSpec) (cfg PoolConfig, changed bool) {
 	want := provider.KeepPlacement(ownLabels(s.Labels), observed.Labels)
 	want = labels(want, s.Owner)
-	var cfg PoolConfig
-	changed := false
-	if cp.Count != s.Count || observed.State == provider.StateFailed {
-		cfg.Count, changed = &s.Count, true
+	if n := wantCount(s, cp.Count); cp.Count != n || observed.State == provider.StateFailed {
+		cfg.Count, changed = &n, true
 	}
 	if !provider.SameMap(labels(ownLabels(observed.Labels), observed.Owner), want) {
 		cfg.Labels, changed = want, true
@@ -261,21 +315,19 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		t := taintsOf(s.Taints)
 		cfg.Taints, changed = &t, true
 	}
-	if !changed {
-		return &observed, nil
-	}
-	updated, err := cl.Update(ctx, id, s.ProviderName, cfg)
-	if err != nil {
-		return nil, classify(err, "")
-	}
-	p := observe(updated)
-	return &p, nil
+	return cfg, changed
 }
 
-// NodePoolDelete deletes a pool; a missing one is not an error.
+// NodePoolDelete deletes a pool and its autoscaler entry; a missing one
+// is not an error.
 func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
 	cl, id, err := d.client(c)
 	if err != nil {
+		return err
+	}
+	// Its autoscaler entry goes first, so that the autoscaler never
+	// scales a pool that is going; another pool's entry stays.
+	if err := d.configure(ctx, cl, id, provider.PoolSpec{ProviderName: providerName}); err != nil {
 		return err
 	}
 	if err := cl.Delete(ctx, id, providerName); err != nil && !poolMissing(err) {

@@ -1,0 +1,221 @@
+package kube
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	clientcmdv1 "k8s.io/client-go/tools/clientcmd/api/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// maxBody is the largest body read (the API server's limit is 3 MiB).
+const maxBody = 3 << 20
+
+// specEqual reports whether two Deployments' specs are the same, as the
+// API server compares them to raise the generation.
+func specEqual(a, b *appsv1.Deployment) bool { return equality.Semantic.DeepEqual(a.Spec, b.Spec) }
+
+// ServeHTTP answers a request under the API's prefix:
+// <prefix>/<cluster>/apis/apps/v1/namespaces/<ns>/deployments[/<name>].
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, a.prefix+"/")
+	if !ok {
+		writeStatus(w, notFound())
+		return
+	}
+	id, rest, _ := strings.Cut(rest, "/")
+	a.mu.Lock()
+	c, known := a.clusters[id]
+	a.mu.Unlock()
+	if !known || !authorized(r, c.token) {
+		// The API server answers an unknown or missing token 401 before it
+		// looks at the path.
+		writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
+		return
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
+	if len(parts) < 6 || len(parts) > 7 || parts[0] != "apis" || parts[1] != "apps" || parts[2] != "v1" ||
+		parts[3] != "namespaces" || parts[5] != "deployments" {
+		writeStatus(w, notFound())
+		return
+	}
+	ns, name := parts[4], ""
+	if len(parts) == 7 {
+		name = parts[6]
+	}
+	a.serve(w, r, c, ns, name)
+}
+
+// serve answers a Deployment request of cluster c.
+func (a *API) serve(w http.ResponseWriter, r *http.Request, c *cluster, ns, name string) {
+	switch {
+	case name == "" && r.Method == http.MethodGet:
+		a.mu.Lock()
+		items, rv := a.list(c, ns)
+		a.mu.Unlock()
+		if items == nil {
+			items = []appsv1.Deployment{}
+		}
+		list := appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{Kind: "DeploymentList", APIVersion: "apps/v1"},
+			ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: items}
+		for i := range list.Items {
+			list.Items[i].TypeMeta = metav1.TypeMeta{}
+		}
+		writeJSON(w, http.StatusOK, &list)
+	case name != "" && r.Method == http.MethodGet:
+		a.mu.Lock()
+		d, ok := c.deployments[ns+"/"+name]
+		if ok {
+			d = d.DeepCopy()
+		}
+		a.mu.Unlock()
+		if !ok {
+			writeStatus(w, apierrors.NewNotFound(Deployments, name))
+			return
+		}
+		writeObject(w, http.StatusOK, d)
+	case name == "" && r.Method == http.MethodPost, name != "" && r.Method == http.MethodPut:
+		a.write(w, r, c, ns, name)
+	default:
+		verb := strings.ToLower(r.Method)
+		writeStatus(w, apierrors.NewMethodNotSupported(Deployments, verb))
+	}
+}
+
+// write answers a create (name "") or a replace.
+func (a *API) write(w http.ResponseWriter, r *http.Request, c *cluster, ns, name string) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		writeStatus(w, apierrors.NewRequestEntityTooLargeError("limit is 3145728"))
+		return
+	}
+	in, err := decode(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
+	switch {
+	case in.Namespace != "" && in.Namespace != ns:
+		writeStatus(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		return
+	case name != "" && in.Name != name:
+		writeStatus(w, apierrors.NewBadRequest("the name of the object ("+in.Name+") does not match the name on the URL ("+name+")"))
+		return
+	}
+	in.Namespace = ns
+	a.mu.Lock()
+	var out *appsv1.Deployment
+	status := http.StatusOK
+	if name == "" {
+		in.ResourceVersion = ""
+		out, err = a.create(c, in)
+		status = http.StatusCreated
+	} else {
+		out, err = a.update(c, in)
+	}
+	a.mu.Unlock()
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
+	writeObject(w, status, out)
+}
+
+// codecs decode request bodies in the media types the API server takes
+// for built-in kinds: JSON, YAML and Kubernetes' protobuf (client-go's
+// typed clients send protobuf by default).
+var codecs = func() serializer.CodecFactory {
+	scheme := runtime.NewScheme()
+	if err := appsv1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	return serializer.NewCodecFactory(scheme)
+}()
+
+// decode reads a Deployment in the body's media type: an unknown one is
+// 415, a body that is not a Deployment 400.
+func decode(contentType string, body []byte) (*appsv1.Deployment, error) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if contentType == "" {
+		mt, err = runtime.ContentTypeJSON, nil
+	}
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mt)
+	if err != nil || !ok {
+		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+			Reason: metav1.StatusReasonUnsupportedMediaType, Message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
+	}
+	var in appsv1.Deployment
+	obj, _, err := info.Serializer.Decode(body, &schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, &in)
+	if err != nil {
+		return nil, apierrors.NewBadRequest("the object provided is unrecognized: " + err.Error())
+	}
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return nil, apierrors.NewBadRequest("the object provided is not a Deployment")
+	}
+	return d, nil
+}
+
+// authorized checks the request's bearer token.
+func authorized(r *http.Request, token string) bool {
+	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "bearer") && strings.TrimSpace(got) == token
+}
+
+// notFound is the API server's answer for a path it does not serve.
+func notFound() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotFound,
+		Reason: metav1.StatusReasonNotFound, Message: "the server could not find the requested resource"}}
+}
+
+func writeObject(w http.ResponseWriter, status int, d *appsv1.Deployment) {
+	d.TypeMeta = metav1.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}
+	writeJSON(w, status, d)
+}
+
+// writeStatus writes an error as the API server does: a metav1.Status
+// with its code as the HTTP status.
+func writeStatus(w http.ResponseWriter, err error) {
+	var st *apierrors.StatusError
+	if !errors.As(err, &st) {
+		st = apierrors.NewInternalError(err)
+	}
+	s := st.Status()
+	s.TypeMeta = metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}
+	writeJSON(w, int(s.Code), &s)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+// kubeconfig is a kubeconfig (clientcmd's v1 Config, in YAML) of one
+// cluster, one user with a bearer token, and one context, current.
+func kubeconfig(server, name string, ca []byte, token string) string {
+	cfg := clientcmdv1.Config{
+		Kind: "Config", APIVersion: "v1", CurrentContext: name,
+		Clusters:  []clientcmdv1.NamedCluster{{Name: name, Cluster: clientcmdv1.Cluster{Server: server, CertificateAuthorityData: ca}}},
+		AuthInfos: []clientcmdv1.NamedAuthInfo{{Name: name, AuthInfo: clientcmdv1.AuthInfo{Token: token}}},
+		Contexts:  []clientcmdv1.NamedContext{{Name: name, Context: clientcmdv1.Context{Cluster: name, AuthInfo: name}}},
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		panic(err) // a fixed shape: never fails
+	}
+	return string(out)
+}
