@@ -95,7 +95,7 @@ func TestPlanFollowsTheResearch(t *testing.T) {
 	}
 	table := map[string]row{
 		"count":   {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: in},
-		"auto":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: ni, kpool.PlatformCivo: in},
+		"auto":    {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: in, kpool.PlatformCivo: in},
 		"machine": {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: repl},
 		"zones":   {kpool.PlatformAzure: repl, kpool.PlatformAWS: repl, kpool.PlatformGCP: rolls, kpool.PlatformOCI: fresh, kpool.PlatformCivo: ni},
 		"labels":  {kpool.PlatformAzure: in, kpool.PlatformAWS: in, kpool.PlatformGCP: in, kpool.PlatformOCI: fresh, kpool.PlatformCivo: in},

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -50,9 +49,11 @@ type World struct {
 // platform is newDriver's, on the emulator's listener.
 func New(t *testing.T, demo Demo, newDriver func(provider.DriverOptions) provider.Driver) *World {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(demo)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
+	srv, _, err := sim.TLSServer(demo, "127.0.0.1:0") // a CA of its own, which emulated Kubernetes APIs hand out
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
 	pt, id := demo.Identity()
 	creds, err := provider.DefaultCredentials(catalog.Profiles(), []string{srv.URL})
 	if err == nil {
@@ -64,7 +65,7 @@ func New(t *testing.T, demo Demo, newDriver func(provider.DriverOptions) provide
 	retry := provider.DefaultRetry()
 	retry.Delay, retry.MaxDelay = 5*time.Millisecond, 20*time.Millisecond // no wall-clock waits on a 503's Retry-After
 	w := &World{T: t, Demo: demo, Drivers: catalog.Registry(), platform: pt}
-	w.Drivers.Add(newDriver(provider.DriverOptions{Credentials: creds, Transport: srv.Client().Transport, Retry: &retry}))
+	w.Drivers.Add(newDriver(provider.DriverOptions{Credentials: creds, Transport: srv.Transport(), Retry: &retry}))
 	w.Svc = service.New(testdb.SQLite(t), w.Drivers)
 	w.Svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL})
 	w.Svc.Credentials = creds

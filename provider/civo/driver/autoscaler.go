@@ -96,7 +96,11 @@ func (a *autoscaler) set(ctx context.Context, pool string, b *bounds) error {
 			}
 			return err
 		}
-		if !setEntry(dep, pool, b) {
+		changed := setEntry(dep, pool, b)
+		if b != nil && dropDefault(dep) {
+			changed = true
+		}
+		if !changed {
 			return nil
 		}
 		_, err = a.deps.Update(ctx, dep, metav1.UpdateOptions{})
@@ -106,6 +110,29 @@ func (a *autoscaler) set(ctx context.Context, pool string, b *bounds) error {
 		return classifyKube(err)
 	}
 	return nil
+}
+
+// shippedDefault is the entry the application's app.yaml ships: it names
+// no pool of a Civo cluster, and Civo's autoscaler reads it as the bounds
+// of every pool while no entry names one.
+const shippedDefault = nodesFlag + "3:10:workers"
+
+// dropDefault takes the shipped default entry out of the Deployment,
+// verbatim only (a workers entry a person changed stays), and reports
+// whether it was there: once kpool names pools, a default that would
+// autoscale every pool (kpool's fixed ones too) when kpool's last entry
+// goes must not stay behind.
+func dropDefault(dep *appsv1.Deployment) bool {
+	dropped := false
+	for i := range dep.Spec.Template.Spec.Containers {
+		c := &dep.Spec.Template.Spec.Containers[i]
+		for _, list := range []*[]string{&c.Command, &c.Args} {
+			n := len(*list)
+			*list = slices.DeleteFunc(*list, func(arg string) bool { return arg == shippedDefault })
+			dropped = dropped || len(*list) != n
+		}
+	}
+	return dropped
 }
 
 // parseEntries reads the --nodes=MIN:MAX:POOL entries of the autoscaler's

@@ -57,8 +57,9 @@ func (e *emulated) puts(pn string) int {
 // first creates installs Civo's cluster autoscaler and writes its
 // entry; bounds changes rewrite it (clamping a count left outside);
 // two pools changed at once both end up in it; autoscaling off and a
-// delete take out that pool's entry only; the application's own
-// 3:10:workers stays throughout.
+// delete take out that pool's entry only; the application's shipped
+// 3:10:workers (every pool's bounds while no entry names one) goes with
+// the first entry, and an entry a person adds stays throughout.
 func TestAutoscalerEntries(t *testing.T) {
 	e := newEmulated(t)
 	d, c := e.Driver, e.Cluster
@@ -71,22 +72,29 @@ func TestAutoscalerEntries(t *testing.T) {
 		{"no autoscaled pool: nothing installed", func(t *testing.T) {
 			need(t)(d.NodePoolCreate(ctx, c, e.spec("fixed", 2, "g4s.kube.small")))
 		}, nil},
-		{"create web 2-6", func(t *testing.T) { need(t)(d.NodePoolCreate(ctx, c, e.scaled("web", 2, 6))) }, []string{"3:10:workers", "2:6:web"}},
+		{"create web 2-6", func(t *testing.T) { need(t)(d.NodePoolCreate(ctx, c, e.scaled("web", 2, 6))) }, []string{"2:6:web"}},
+		{"a person adds an entry", func(t *testing.T) {
+			dep, _ := e.Sim.Kube().Deployment(clusterID, civosim.AutoscalerNamespace, civosim.AutoscalerDeployment)
+			dep.Spec.Template.Spec.Containers[0].Command = append(dep.Spec.Template.Spec.Containers[0].Command, "--nodes=1:3:gpu")
+			if _, err := e.Sim.Kube().Update(clusterID, dep); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"2:6:web", "1:3:gpu"}},
 		{"change web's bounds to 3-8: the count 2 is clamped to 3", func(t *testing.T) {
 			settle()
 			p := need(t)(d.NodePoolUpdate(ctx, c, e.scaled("web", 3, 8)))
 			if p.Count != 3 || e.puts("web") != 1 {
 				t.Fatalf("count %d after %d PUTs, want 3 after 1", p.Count, e.puts("web"))
 			}
-		}, []string{"3:10:workers", "3:8:web"}},
+		}, []string{"3:8:web", "1:3:gpu"}},
 		{"widen them to 1-9: no count is sent", func(t *testing.T) {
 			settle()
 			need(t)(d.NodePoolUpdate(ctx, c, e.scaled("web", 1, 9)))
 			if e.puts("web") != 1 {
 				t.Fatalf("%d PUTs of web, want the earlier one only", e.puts("web"))
 			}
-		}, []string{"3:10:workers", "1:9:web"}},
-		{"create api 1-4", func(t *testing.T) { need(t)(d.NodePoolCreate(ctx, c, e.scaled("api", 1, 4))) }, []string{"3:10:workers", "1:9:web", "1:4:api"}},
+		}, []string{"1:9:web", "1:3:gpu"}},
+		{"create api 1-4", func(t *testing.T) { need(t)(d.NodePoolCreate(ctx, c, e.scaled("api", 1, 4))) }, []string{"1:9:web", "1:3:gpu", "1:4:api"}},
 		{"change web and api at once", func(t *testing.T) {
 			settle()
 			var wg sync.WaitGroup
@@ -104,16 +112,16 @@ func TestAutoscalerEntries(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}, []string{"3:10:workers", "2:5:web", "2:7:api"}},
+		}, []string{"2:5:web", "1:3:gpu", "2:7:api"}},
 		{"api stops autoscaling", func(t *testing.T) {
 			settle()
 			need(t)(d.NodePoolUpdate(ctx, c, e.spec("api", 2, "g4s.kube.small")))
-		}, []string{"3:10:workers", "2:5:web"}},
+		}, []string{"2:5:web", "1:3:gpu"}},
 		{"delete web", func(t *testing.T) {
 			if err := d.NodePoolDelete(ctx, c, "web"); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"3:10:workers"}},
+		}, []string{"1:3:gpu"}},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			step.do(t)
@@ -180,7 +188,7 @@ func TestAutoscalerOwnsCount(t *testing.T) {
 		t.Fatalf("drift %v, want autoscaling", diffs)
 	}
 	need(t)(d.NodePoolUpdate(ctx, c, s))
-	if got := e.entries(t); !slices.Equal(got, []string{"3:10:workers", "2:6:web"}) {
+	if got := e.entries(t); !slices.Equal(got, []string{"2:6:web"}) {
 		t.Fatalf("entries %v", got)
 	}
 }

@@ -82,14 +82,14 @@ func (r *racing) Update(_ context.Context, d *appsv1.Deployment, _ metav1.Update
 // TestSetRetriesOnConflict: a 409 re-reads the Deployment and writes
 // again, keeping the entry that came first.
 func TestSetRetriesOnConflict(t *testing.T) {
-	r := &racing{stored: withCommand("./ca", "--nodes=3:10:workers")}
+	r := &racing{stored: withCommand("./ca", "--nodes=1:5:workers")}
 	r.stored.ResourceVersion = "0"
 	a := &autoscaler{deps: r}
 	if err := a.set(context.Background(), "web", &bounds{2, 6}); err != nil {
 		t.Fatal(err)
 	}
 	got := parseEntries(r.stored)
-	if r.updates != 2 || got["web"] != (bounds{2, 6}) || got["api"] != (bounds{1, 4}) || got["workers"] != (bounds{3, 10}) {
+	if r.updates != 2 || got["web"] != (bounds{2, 6}) || got["api"] != (bounds{1, 4}) || got["workers"] != (bounds{1, 5}) {
 		t.Fatalf("after %d updates: %v", r.updates, got)
 	}
 }
@@ -140,6 +140,25 @@ func TestClassifyKube(t *testing.T) {
 		var pe *provider.Error
 		if err := classifyKube(tc.err); !errors.As(err, &pe) || pe.Kind != tc.kind {
 			t.Errorf("%v: %v, want %s", tc.err, err, tc.kind)
+		}
+	}
+}
+
+// TestDropDefault: the application's shipped 3:10:workers goes, verbatim
+// only; a workers entry with other bounds is a person's and stays.
+func TestDropDefault(t *testing.T) {
+	for _, tc := range []struct {
+		command []string
+		dropped bool
+		want    []string
+	}{
+		{[]string{"./ca", "--nodes=3:10:workers", "--nodes=2:6:web"}, true, []string{"./ca", "--nodes=2:6:web"}},
+		{[]string{"./ca", "--nodes=1:5:workers", "--nodes=2:6:web"}, false, []string{"./ca", "--nodes=1:5:workers", "--nodes=2:6:web"}},
+		{[]string{"./ca"}, false, []string{"./ca"}},
+	} {
+		dep := withCommand(tc.command...)
+		if got := dropDefault(dep); got != tc.dropped || !slices.Equal(dep.Spec.Template.Spec.Containers[0].Command, tc.want) {
+			t.Errorf("dropDefault(%v) = %v, %v; want %v, %v", tc.command, got, dep.Spec.Template.Spec.Containers[0].Command, tc.dropped, tc.want)
 		}
 	}
 }

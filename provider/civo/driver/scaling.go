@@ -16,14 +16,15 @@ import (
 // count: drift ignores it (provider.Compare) and an update that moves the
 // bounds only clamps it.
 //
-// The entry named "workers" (the application's own 3:10:workers) is a
-// person's and stays. Civo's autoscaler (kubernetes/autoscaler,
+// The entry named "workers": Civo's autoscaler (kubernetes/autoscaler,
 // cloudprovider/civo/civo_manager.go) reads it as the bounds of every pool
-// while no entry names a pool, and ignores it once one does: so between
-// the install and the first entry, and after the last entry goes, it
-// scales every pool of the cluster. The driver writes the first entry
-// right after the install; the last one's removal leaves that to the
-// person who kept the workers entry.
+// while no entry names a pool, and ignores it once one does. The
+// application ships 3:10:workers (app.yaml), which would scale every pool
+// of the cluster, kpool's fixed ones too, between the install and the
+// first entry and after the last entry goes: the driver takes that
+// shipped entry out, verbatim only, whenever it writes a pool's entry
+// (right after the install, in the same call). A workers entry with other
+// bounds is a person's choice and stays.
 
 // entries reads every pool's bounds of a cluster: none when the
 // autoscaler is not installed.
