@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Platform is what the domain asks of the platform a cluster runs on. The
@@ -71,6 +72,12 @@ type Platforms interface {
 	// only). The service takes the first that no other pool of the cluster
 	// has.
 	ProviderNames(c *Cluster, pool string, n int) ([]string, error)
+	// Preflight checks a pool's spec (on an update, what changed since
+	// prev) against what the cluster offers (f, learnt from its provider):
+	// a VALIDATION_ERROR for what the provider would refuse later; the
+	// warnings say which checks were skipped (facts missing, stale or
+	// partial).
+	Preflight(c *Cluster, s, prev *NodePoolSpec, f *ClusterFacts, now time.Time) ([]string, error)
 }
 
 // logicalZone is a logical zone: "1" to "99".

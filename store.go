@@ -30,6 +30,11 @@ type Store interface {
 	// ClusterByCloudID returns the cluster registered for a cloud cluster
 	// (Cluster.CloudID), NOT_FOUND when none is.
 	ClusterByCloudID(ctx context.Context, cloudID string) (*Cluster, error)
+	// ClusterFacts returns what kpool learnt of a cluster from its
+	// provider (nil when nothing yet); PutClusterFacts replaces it (a
+	// cluster that is gone keeps nothing).
+	ClusterFacts(ctx context.Context, clusterID string) (*ClusterFacts, error)
+	PutClusterFacts(ctx context.Context, clusterID string, f *ClusterFacts) error
 	// InstallationID returns this kpool installation's id, made once with
 	// the database: the mark on every pool it creates at a cloud.
 	InstallationID(ctx context.Context) (string, error)

@@ -122,6 +122,14 @@ func ValidateVersion(fe *FieldErrors, field, v string) {
 	}
 }
 
+// IsVersion reports whether v is a Kubernetes version kpool's
+// ValidateVersion takes (not an alias such as GKE's "latest").
+func IsVersion(v string) bool {
+	var fe FieldErrors
+	ValidateVersion(&fe, "v", v)
+	return v != "" && fe.Err() == nil
+}
+
 // ValidateCluster checks a whole cluster: its name and spec.
 func ValidateCluster(ps Platforms, c *Cluster) error {
 	var fe FieldErrors

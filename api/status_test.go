@@ -119,6 +119,17 @@ func TestRepairFailedCreate(t *testing.T) {
 	})
 }
 
+// advisory are the warnings that are not preflight's.
+func advisory(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if !strings.HasPrefix(w, "preflight") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // TestAdvisoryFields is issue 11's item 11: the guide's autoscaler targets
 // and delays are accepted and stored, planned advisory (no provider applies
 // them per pool), and every write that sets them is answered with a Warning
@@ -135,7 +146,9 @@ func TestAdvisoryFields(t *testing.T) {
 					t.Fatalf("Warning %q is not 299 kpool \"…\"", h)
 				}
 				field, _, _ := strings.Cut(text, " ")
-				out[field] = text
+				if field != "preflight" { // no facts learnt here: TestPreflight has them
+					out[field] = text
+				}
 			}
 			return out
 		}
@@ -166,7 +179,7 @@ func TestAdvisoryFields(t *testing.T) {
 			classes[ch.Field] = ch.Class
 		}
 		if len(classes) != 2 || classes["spec.autoscaling"] != kpool.UpdateInPlace || classes["spec.autoscaling.targetCPUUtilization"] != kpool.UpdateAdvisory ||
-			len(dry.Plan.Warnings) != 1 || len(warnings(r)) != 1 {
+			len(advisory(dry.Plan.Warnings)) != 1 || len(warnings(r)) != 1 {
 			t.Fatalf("plan: %s (warnings %v)", r.body, r.header.Values("Warning"))
 		}
 		r = a.as(user, "PATCH", path, `{"spec":{"autoscaling":{"targetCPUUtilization":60}}}`)

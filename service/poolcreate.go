@@ -68,6 +68,11 @@ func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*kpool
 		if err != nil {
 			return nil, nil, err
 		}
+		pw, err := s.preflight(ctx, c, &p.Spec, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		warnings = append(warnings, pw...)
 		if err := s.checkLogicalPool(ctx, c, p); err != nil {
 			return nil, nil, err
 		}

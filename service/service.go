@@ -38,6 +38,9 @@ type Service struct {
 
 	// clusters caches the clusters pool creates are checked against.
 	clusters clusterCache
+	// facts caches what clusters offer, which pool writes are checked
+	// against (preflight).
+	facts factsCache
 	// updates queues concurrent updates of a pool (see UpdateNodePoolPlan).
 	updatesMu sync.Mutex
 	updates   map[string]*updateQueue

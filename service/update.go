@@ -265,6 +265,11 @@ func (s *Service) applyUpdate(op *poolUpdate, p *kpool.NodePool, c *kpool.Cluste
 	if next.Spec.Equal(&p.Spec) {
 		return p, nil, nil
 	}
+	pw, err := s.preflight(op.ctx, c, &next.Spec, &p.Spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	op.plan.Warnings = append(op.plan.Warnings, pw...)
 	if p.Spec.Observed() && next.Spec.Observed() {
 		return nil, nil, observedConflict(p)
 	}

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"Visibility", testVisibility},
 		{"StatusReports", testStatusReports},
 		{"ClusterStatus", testClusterStatus},
+		{"ClusterFacts", testClusterFacts},
 		{"CloudClusterOnce", testCloudClusterOnce},
 		{"ObservedPoolsRefuseWrites", testObservedPoolsRefuseWrites},
 		{"ReportsScrubbed", testReportsScrubbed},
