@@ -50,6 +50,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	if err := r.reachable(ctx); err != nil {
 		return 0, err
 	}
+	r.learnFacts(ctx)
 	r.reportProviderPools(ctx, pools, observed)
 	if len(pools) == 0 && !cl.Spec.ImportPools {
 		c.prune(st, nil)

@@ -63,6 +63,9 @@ type clusterState struct {
 	// failingSince is when its lists began to fail with outages (zero:
 	// the last one succeeded): after UnreachableAfter it is not Reachable.
 	failingSince time.Time
+	// factsAt is when the provider was last asked what it offers the
+	// cluster (learnFacts).
+	factsAt time.Time
 	// pools is how many pools seen and retry hold, as of the end of the
 	// last pass; the maps are the cluster's worker's alone, this count is
 	// read under the controller's lock.

@@ -1,7 +1,10 @@
 package reconcile_test
 
 import (
+	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/reconcile"
+	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -156,5 +160,49 @@ func TestQuotaIsRetriedSlowly(t *testing.T) {
 		}
 		w.drv.FailPool(fake.Create, p.ProviderName, nil)
 		w.until(15*time.Minute, w.ready(p.ID))
+	})
+}
+
+// TestFactsLearnt: the controllers learn what the provider offers a
+// cluster when they first reach it, and again after ResyncSlow; the API
+// then refuses a pool whose machine type is not offered, naming the
+// field, and takes one that is.
+func TestFactsLearnt(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformCivo)
+		var mu sync.Mutex
+		offered := []kpool.MachineType{{Name: "g4s.kube.medium", CPUs: 2, MemoryMiB: 4096}}
+		w.drv.SetFacts(func(*kpool.Cluster) *kpool.ClusterFacts {
+			mu.Lock()
+			defer mu.Unlock()
+			return &kpool.ClusterFacts{Version: "1.31.2", PoolVersions: []string{"1.31.2"}, MachineTypes: slices.Clone(offered)}
+		})
+		stop := w.start("a", quick)
+		defer stop()
+		learnt := func() *kpool.ClusterFacts {
+			f, err := w.svc.ClusterFacts(w.ctx(), w.cluster.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+		w.until(time.Minute, func() (bool, string) { return learnt() != nil, "no facts yet" })
+		first := learnt().LearnedAt
+		_, err := w.svc.CreateNodePool(w.ctx(), service.NodePoolCreate{Name: "big", ClusterID: w.cluster.ID,
+			Spec: []byte(`{"platform":{"civo":{"size":"g4s.kube.huge"}},"nodeCount":1}`)})
+		var e *kpool.Error
+		if !errors.As(err, &e) || e.Code != kpool.CodeValidation || e.Fields[0].Field != "spec.platform.civo.size" ||
+			!strings.Contains(e.Fields[0].Reason, "the nearest offered: g4s.kube.medium") {
+			t.Fatalf("an unoffered size: %v", err)
+		}
+		w.createPool("web", 1)
+		mu.Lock()
+		offered = append(offered, kpool.MachineType{Name: "g4s.kube.huge", CPUs: 16})
+		mu.Unlock()
+		w.until(time.Minute, func() (bool, string) {
+			f := learnt()
+			return f.LearnedAt.After(first) && len(f.MachineTypes) == 2, "not learnt again"
+		})
 	})
 }

@@ -225,3 +225,29 @@ func (d *Driver) Mutate(c *kpool.Cluster, providerName string, fn func(*provider
 	}
 	return nil
 }
+
+var _ provider.FactsReader = (*Driver)(nil)
+
+// ClusterFacts answers Options.Facts for the cluster, stamped with the
+// driver's clock; nil when the options give none. It is not a call of the
+// log: the provider's catalogue is read apart from its pools.
+func (d *Driver) ClusterFacts(_ context.Context, c *kpool.Cluster) (*kpool.ClusterFacts, error) {
+	d.mu.Lock()
+	facts := d.facts
+	d.mu.Unlock()
+	if facts == nil {
+		return nil, nil
+	}
+	f := facts(c)
+	if f != nil {
+		f.LearnedAt = d.clock.Now()
+	}
+	return f, nil
+}
+
+// SetFacts replaces what ClusterFacts answers (Options.Facts).
+func (d *Driver) SetFacts(f func(c *kpool.Cluster) *kpool.ClusterFacts) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.facts = f
+}

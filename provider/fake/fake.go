@@ -100,6 +100,9 @@ type Options struct {
 	// Opaque makes the driver report, as ARM does, only the target count
 	// while an operation runs: ReadyUnknown, not nodes one at a time.
 	Opaque bool
+	// Facts are what ClusterFacts answers for a cluster (nil, or none:
+	// the provider offers no catalogue, and preflight has nothing).
+	Facts func(c *kpool.Cluster) *kpool.ClusterFacts
 }
 
 // Driver is the in-memory driver. It is safe for concurrent use.
@@ -110,6 +113,7 @@ type Driver struct {
 	clock            Clock
 	opTime, nodeTime time.Duration
 	opaque           bool
+	facts            func(c *kpool.Cluster) *kpool.ClusterFacts
 
 	mu        sync.Mutex
 	hung      map[string]bool // clusters whose endpoint never answers
@@ -173,7 +177,7 @@ func New(o Options) *Driver {
 	profile := profiles.Profile(o.Platform)
 	return &Driver{
 		platform: o.Platform, profile: profile, caps: profile.Capabilities(), clock: o.Clock, opTime: o.OperationTime, nodeTime: o.NodeTime,
-		opaque: o.Opaque, hung: map[string]bool{}, failOps: map[Op]int{}, pools: map[poolKey]*pool{}, next: map[Op][]*provider.Error{}, failing: map[Op]map[string]*provider.Error{},
+		opaque: o.Opaque, facts: o.Facts, hung: map[string]bool{}, failOps: map[Op]int{}, pools: map[poolKey]*pool{}, next: map[Op][]*provider.Error{}, failing: map[Op]map[string]*provider.Error{},
 		rng: rand.New(rand.NewPCG(o.Seed, o.Seed)),
 	}
 }
