@@ -68,6 +68,7 @@ var authzTable = []authzRow{
 		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusOK)},
 	{"PATCH /api/v1/clusters/{cluster}", "", `{"spec":{"importPools":true}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusOK)},
 	{"DELETE /api/v1/clusters/{cluster}", "?force=true", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusAccepted)},
+	{"GET /api/v1/clusters/{cluster}/facts", "", "", authed(http.StatusNotFound, http.StatusNotFound, http.StatusNotFound, http.StatusNotFound).team(http.StatusNotFound, http.StatusNotFound, http.StatusNotFound)},
 	{"GET /api/v1/clusters/{cluster}/nodepools", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/clusters/{cluster}/nodepools", "", `{"name":"more","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
 		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},

@@ -82,6 +82,21 @@ func (s *Server) getCluster(w http.ResponseWriter, r *http.Request) {
 	s.send(w, r, http.StatusOK, c, err)
 }
 
+// getClusterFacts answers what kpool learnt of a cluster from its
+// provider; 404 until it has learnt anything.
+func (s *Server) getClusterFacts(w http.ResponseWriter, r *http.Request) {
+	if _, err := query(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f, err := s.svc.ClusterFacts(r.Context(), r.PathValue("id"))
+	if err == nil && f == nil {
+		err = &kpool.Error{Code: kpool.CodeNotFound, Message: "Cluster facts not found",
+			Details: "kpool has not learnt yet what the cluster's provider offers: its controllers learn it once they reach the cluster"}
+	}
+	s.send(w, r, http.StatusOK, f, err)
+}
+
 // updateCluster answers PUT and PATCH on a cluster, the resource version
 // from the body or If-Match.
 func (s *Server) updateCluster(w http.ResponseWriter, r *http.Request) {

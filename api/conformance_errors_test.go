@@ -101,6 +101,7 @@ func (cf *conformance) unauthenticated() []oaErrorCase {
 		{401, "", "PATCH", "/api/v1/clusters/" + gke.ID, `{}`, nil},
 		{401, "", "DELETE", "/api/v1/clusters/" + gke.ID, "", nil},
 		{401, "", "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", "", nil},
+		{401, "", "GET", "/api/v1/clusters/" + gke.ID + "/facts", "", nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{}`, nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/placements", `{}`, nil},
 		{401, "", "POST", "/api/v1/clusters/" + gke.ID + "/zonal-nodepools", `{}`, nil},
@@ -223,6 +224,7 @@ func (cf *conformance) failingRequests() []oaRequest {
 		{oaOwner, "PATCH", "/api/v1/clusters/" + gke.ID, `{}`},
 		{oaOwner, "DELETE", "/api/v1/clusters/" + gke.ID, ""},
 		{oaOwner, "GET", "/api/v1/clusters/" + gke.ID + "/nodepools", ""},
+		{oaOwner, "GET", "/api/v1/clusters/" + gke.ID + "/facts", ""},
 		// Valid pools: a create checks its spec against the cluster as cached,
 		// so only a valid one reaches the database.
 		{oaOwner, "POST", "/api/v1/clusters/" + gke.ID + "/nodepools", `{"name":"x","spec":{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":1}}`},

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/kpool/kpool"
 )
@@ -43,6 +45,14 @@ func (cf *conformance) reads() string {
 	var r oaReply
 	a.expect(200, oaOwner, "GET", "/api/v1/clusters/"+gke.ID, "")
 	a.expect(200, oaController, "GET", "/api/v1/clusters/"+gke.ID, "")
+	// What the cluster offers: nothing learnt yet, then a report (with no
+	// catalogue, which leaves the later stages' pools unchecked).
+	a.expect(404, oaOwner, "GET", "/api/v1/clusters/"+gke.ID+"/facts", "")
+	facts := &kpool.ClusterFacts{LearnedAt: time.Now(), Version: "1.31.2", Zones: []string{"1", "2", "3"}}
+	if err := cf.svc.ReportClusterFacts(kpool.WithIdentity(context.Background(), &kpool.Identity{Email: oaController, Controller: true}), gke.ID, facts); err != nil {
+		cf.t.Fatal(err)
+	}
+	a.expect(200, oaOwner, "GET", "/api/v1/clusters/"+gke.ID+"/facts", "")
 	gpu := pools["gpu"]
 	r = a.expect(200, oaOwner, "GET", "/api/v1/nodepools/"+gpu.ID, "")
 	etag := r.header.Get("ETag")

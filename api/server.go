@@ -92,6 +92,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /api/v1/clusters/{id}", s.authed(s.updateCluster))
 	s.mux.HandleFunc("PATCH /api/v1/clusters/{id}", s.authed(s.updateCluster))
 	s.mux.HandleFunc("DELETE /api/v1/clusters/{id}", s.authed(s.deleteCluster))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/facts", s.authed(s.getClusterFacts))
 	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodepools", s.authed(s.listClusterNodePools))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/nodepools", s.authed(s.createNodePool))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/placements", s.authed(s.createPlacement))
