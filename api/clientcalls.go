@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -67,6 +68,21 @@ func (c *Client) Cluster(ctx context.Context, id string) (*kpool.Cluster, error)
 	var out kpool.Cluster
 	_, err := c.Do(ctx, http.MethodGet, "/api/v1/clusters/"+url.PathEscape(id), nil, nil, nil, &out)
 	return &out, err
+}
+
+// ClusterFacts returns what kpool learnt of a cluster's provider; nil
+// (and no error) while it has learnt nothing.
+func (c *Client) ClusterFacts(ctx context.Context, id string) (*kpool.ClusterFacts, error) {
+	var out kpool.ClusterFacts
+	_, err := c.Do(ctx, http.MethodGet, "/api/v1/clusters/"+url.PathEscape(id)+"/facts", nil, nil, nil, &out)
+	var e *kpool.Error
+	if errors.As(err, &e) && e.Code == kpool.CodeNotFound && e.Message == "Cluster facts not found" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // UpdateCluster PUTs (or, with patch, PATCHes) a cluster.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -226,7 +227,19 @@ func newClusterGet(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, c, func(w io.Writer) { clusterView(w, c, f.clock.Now()) })
+			facts, err := f.client().ClusterFacts(cmd.Context(), c.ID)
+			if err != nil {
+				return err
+			}
+			now := f.clock.Now()
+			out := clusterWithFacts{Cluster: c, Facts: facts}
+			if facts != nil {
+				out.FactsAge = facts.Age(now).Round(time.Second).String()
+			}
+			return f.print(cmd, out, func(w io.Writer) {
+				clusterView(w, c, now)
+				factsView(w, facts, now)
+			})
 		},
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool/service"
 
@@ -64,6 +66,23 @@ func TestClusterImport(t *testing.T) {
 	if err != nil || !strings.Contains(out, "owned by another kpool") || !strings.Contains(out, "theirs") || !strings.Contains(out, theirs) ||
 		!strings.Contains(out, "unmarked") || !strings.Contains(out, "legacy") {
 		t.Fatalf("cluster get: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "not learnt yet") {
+		t.Fatalf("cluster get before any facts: %s", out)
+	}
+	facts := &kpool.ClusterFacts{LearnedAt: time.Now().Add(-3 * time.Minute), Version: "1.31.2", Zones: []string{"1", "2", "3"},
+		MachineTypes: []kpool.MachineType{{Name: "e2-small", CPUs: 2, MemoryMiB: 2048}}}
+	if err := svc.ReportClusterFacts(ctl, c.ID, facts); err != nil {
+		t.Fatal(err)
+	}
+	out, err = cli(testUser, "cluster", "get", "prod")
+	if err != nil || !strings.Contains(out, "(3m ago)):") || !regexp.MustCompile(`Machine types \(1\):\s+e2-small`).MatchString(out) {
+		t.Fatalf("cluster get with facts: %v\n%s", err, out)
+	}
+	out, err = cli(testUser, "cluster", "get", "prod", "-o", "yaml")
+	if err != nil || !strings.Contains(out, "facts:\n") || !strings.Contains(out, "factsAge: 3m0s") || !strings.Contains(out, "memoryMiB: 2048") ||
+		!strings.Contains(out, "name: prod") {
+		t.Fatalf("cluster get -o yaml: %v\n%s", err, out)
 	}
 	for _, tc := range []struct {
 		who  string

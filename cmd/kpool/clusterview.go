@@ -1,11 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
 )
 
 func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool, now time.Time) {
@@ -89,5 +92,71 @@ func providerPools(w io.Writer, st kpool.ClusterStatus) {
 		for _, u := range st.Unmarked {
 			fmt.Fprintf(w, "  %s\t%s\n", u.ProviderName, orDash(u.Name))
 		}
+	}
+}
+
+// clusterWithFacts is a cluster as `cluster get -o json|yaml` prints it:
+// the API's cluster, with what kpool learnt of its provider and how long
+// ago.
+type clusterWithFacts struct {
+	*kpool.Cluster
+	Facts    *kpool.ClusterFacts `json:"facts,omitempty"`
+	FactsAge string              `json:"factsAge,omitempty"`
+}
+
+// MarshalJSON writes the cluster's own members and the facts beside them.
+func (c clusterWithFacts) MarshalJSON() ([]byte, error) {
+	base, err := json.Marshal(c.Cluster)
+	if err != nil || c.Facts == nil {
+		return base, err
+	}
+	extra, err := json.Marshal(struct {
+		Facts    *kpool.ClusterFacts `json:"facts"`
+		FactsAge string              `json:"factsAge"`
+	}{c.Facts, c.FactsAge})
+	if err != nil {
+		return nil, err
+	}
+	return append(append(base[:len(base)-1], ','), extra[1:]...), nil
+}
+
+// factsView says what the cluster's provider offers its pools, as kpool
+// learnt it: what creates and updates are checked against.
+func factsView(w io.Writer, f *kpool.ClusterFacts, now time.Time) {
+	if f == nil {
+		fmt.Fprintln(w, "Offers:\tnot learnt yet (the controllers learn it once they reach the cluster; until then pools are not checked against it)")
+		return
+	}
+	fmt.Fprintf(w, "Offers (learnt %s):\n", when(f.LearnedAt, now))
+	kv := func(k string, v any) { fmt.Fprintf(w, "  %s:\t%v\n", k, v) }
+	if f.Version != "" {
+		kv("Version", f.Version)
+	}
+	if len(f.PoolVersions) > 0 {
+		kv("Pool versions", strings.Join(f.PoolVersions, ", "))
+	}
+	if len(f.Zones) > 0 {
+		kv("Zones", strings.Join(f.Zones, ", "))
+	}
+	if len(f.DefaultZones) > 0 {
+		kv("Default zones", strings.Join(f.DefaultZones, ", "))
+	}
+	names := make([]string, 0, len(f.MachineTypes))
+	for _, m := range f.MachineTypes {
+		names = append(names, m.Name)
+	}
+	if len(names) > 0 {
+		const shown = 12
+		list := strings.Join(names[:min(shown, len(names))], ", ")
+		if len(names) > shown {
+			list += fmt.Sprintf(", … (%d more: -o yaml lists them with their CPUs, memory, GPUs and zones)", len(names)-shown)
+		}
+		kv(fmt.Sprintf("Machine types (%d)", len(names)), list)
+	}
+	for _, p := range f.Partial {
+		kv("Not learnt", p)
+	}
+	if age := f.Age(now); age > provider.FactsMaxAge {
+		fmt.Fprintf(w, "  (older than %s: pool writes are not checked against them until the controllers reach the provider again)\n", provider.FactsMaxAge)
 	}
 }
