@@ -20,8 +20,8 @@ const FactsMaxAge = 30 * time.Minute
 // it came from; on an update (prev is the spec before it) only what the
 // update changes is checked, so that a pool whose machine type was since
 // withdrawn still takes a change of its labels. Facts that are missing,
-// stale or partial refuse nothing: the warnings say which checks were
-// skipped.
+// stale, partial, or of a cluster the controllers cannot reach now refuse
+// nothing: the warnings say which checks were skipped.
 func Preflight(p Profile, c *kpool.Cluster, s, prev *kpool.NodePoolSpec, f *kpool.ClusterFacts, now time.Time) ([]string, error) {
 	switch {
 	case !p.Capabilities().NodePools:
@@ -32,6 +32,10 @@ func Preflight(p Profile, c *kpool.Cluster, s, prev *kpool.NodePoolSpec, f *kpoo
 	case f.Age(now) > FactsMaxAge:
 		return []string{fmt.Sprintf("preflight skipped: the facts of cluster %s are %s old (kpool has not reached %s since)",
 			c.Name, age(f.Age(now)), p.Capabilities().Name)}, nil
+	case c.Status.Unreachable() != "":
+		// The provider cannot confirm them now: they may be what changed.
+		return []string{fmt.Sprintf("preflight skipped: cluster %s is not reachable (%s); its facts are %s old",
+			c.Name, c.Status.Unreachable(), age(f.Age(now)))}, nil
 	}
 	var warnings []string
 	for _, why := range f.Partial {

@@ -41,6 +41,7 @@ func TestPreflight(t *testing.T) {
 		facts            *kpool.ClusterFacts
 		field, says      string // the refusal, or none
 		warns            string // a warning, or none
+		unreachable      bool   // the cluster's Reachable is False
 	}{
 		{name: "offered", spec: `{"platform":{"gcp":{"machineType":"n1-standard-4"}},"nodeCount":3}`},
 		{name: "unknown machine type, the nearest named", spec: `{"platform":{"gcp":{"machineType":"n1-standrd-4"}},"nodeCount":3}`,
@@ -68,6 +69,8 @@ func TestPreflight(t *testing.T) {
 		{name: "stale facts", spec: `{"platform":{"gcp":{"machineType":"banana"}},"nodeCount":1}`,
 			facts: &kpool.ClusterFacts{LearnedAt: now.Add(-42 * time.Minute), MachineTypes: facts.MachineTypes},
 			warns: "preflight skipped: the facts of cluster prod are 42 minutes old"},
+		{name: "unreachable cluster", spec: `{"platform":{"gcp":{"machineType":"banana"}},"nodeCount":1}`, unreachable: true,
+			warns: "preflight skipped: cluster prod is not reachable (the endpoint does not answer); its facts are 5 minutes old"},
 		{name: "partial facts", spec: `{"platform":{"gcp":{"machineType":"banana"}},"nodeCount":3}`,
 			facts: &kpool.ClusterFacts{LearnedAt: now, Partial: []string{"the machine types could not be read: 403"}},
 			warns: "preflight partial: the machine types could not be read: 403"},
@@ -84,7 +87,11 @@ func TestPreflight(t *testing.T) {
 			if tc.prev != "" {
 				prev = spec(tc.prev)
 			}
-			warns, err := provider.Preflight(gke.Profile{}, c, spec(tc.spec), prev, f, now)
+			cl := *c
+			if tc.unreachable {
+				cl.Status.Conditions = []kpool.Condition{{Type: kpool.ConditionReachable, Status: kpool.ConditionFalse, Reason: kpool.ReasonEndpointNotAllowed, Message: "the endpoint does not answer"}}
+			}
+			warns, err := provider.Preflight(gke.Profile{}, &cl, spec(tc.spec), prev, f, now)
 			if tc.warns != "" && (len(warns) != 1 || !strings.Contains(warns[0], tc.warns)) {
 				t.Errorf("warnings %q, want %q", warns, tc.warns)
 			}
