@@ -165,7 +165,13 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 			table = append(table, capability{f, u.Class, u.Reason})
 		}
 	}
-	h.render(w, r, "cluster", map[string]any{"Cluster": c, "Rows": rows, "Caps": caps, "Table": table, "Title": c.Name})
+	facts, err := h.o.Service.ClusterFacts(ctx, c.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.render(w, r, "cluster", map[string]any{"Cluster": c, "Rows": rows, "Caps": caps, "Table": table, "Title": c.Name,
+		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge})
 }
 
 // point is one node count in a pool's history.
@@ -254,8 +260,13 @@ func (h *Handler) newPool(w http.ResponseWriter, r *http.Request) {
 	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
 	caps := prof.Capabilities()
 	cli := prof.CLI()
+	facts, err := h.o.Service.ClusterFacts(r.Context(), c.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	h.render(w, r, "new", map[string]any{"Cluster": c, "Caps": caps, "CLI": cli, "Zoned": caps.Zones != provider.ZonesNone,
-		"Title": "New pool in " + c.Name})
+		"Title": "New pool in " + c.Name, "Facts": facts})
 }
 
 func (h *Handler) place(w http.ResponseWriter, r *http.Request) {
