@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,9 @@ func TestClusterImport(t *testing.T) {
 	out, err = cli(testUser, "cluster", "get", "prod")
 	if err != nil || !strings.Contains(out, "(3m ago)):") || !regexp.MustCompile(`Machine types \(1\):\s+e2-small`).MatchString(out) {
 		t.Fatalf("cluster get with facts: %v\n%s", err, out)
+	}
+	if got, _, _ := complete("nodepool", "create", "x", "--cluster", "prod", "--server", srv.URL, "--user", testUser, "--machine-type", "e2"); !slices.Equal(got, []string{"e2-small"}) {
+		t.Fatalf("--machine-type completion: %q", got)
 	}
 	out, err = cli(testUser, "cluster", "get", "prod", "-o", "yaml")
 	if err != nil || !strings.Contains(out, "facts:\n") || !strings.Contains(out, "factsAge: 3m0s") || !strings.Contains(out, "memoryMiB: 2048") ||

@@ -37,6 +37,9 @@ func addCompletion(root *cobra.Command) {
 	walk(root, func(c *cobra.Command) {
 		if c.Flags().Lookup("cluster") != nil && c.Flag("server") != nil {
 			_ = c.RegisterFlagCompletionFunc("cluster", completeClusters)
+			if c.Flags().Lookup("machine-type") != nil {
+				_ = c.RegisterFlagCompletionFunc("machine-type", completeMachineTypes)
+			}
 		}
 		if !strings.Contains(c.Use, "NAME|ID") || c.ValidArgsFunction != nil || c.Parent() == nil {
 			return
@@ -132,6 +135,41 @@ func completeClusters(cmd *cobra.Command, _ []string, toComplete string) ([]cobr
 	})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeMachineTypes completes a machine type the --cluster's (or the
+// context's cluster's) provider offers, as kpool learnt it, with its CPUs,
+// memory and GPUs; nothing before a cluster is named or learnt.
+func completeMachineTypes(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	c, cluster := completionClient(cmd)
+	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
+		cluster = fl.Value.String()
+	}
+	if c == nil || cluster == "" {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	id, err := c.ClusterID(ctx, cluster)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	f, err := c.ClusterFacts(ctx, id)
+	if err != nil || f == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, m := range f.MachineTypes {
+		desc := fmt.Sprintf("%d CPUs, %d MiB", m.CPUs, m.MemoryMiB)
+		if m.GPUs > 0 {
+			desc += fmt.Sprintf(", %d GPUs", m.GPUs)
+		}
+		if len(m.Zones) > 0 {
+			desc += ", zones " + strings.Join(m.Zones, " ")
+		}
+		out = appendMatch(out, toComplete, m.Name, desc)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
