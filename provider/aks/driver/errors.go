@@ -225,12 +225,13 @@ var fieldWords = func() []provider.FieldWord {
 	// the last System pool made a User pool, a VM size the location does
 	// not offer the subscription (BadRequest, "The VM size of
 	// AgentPoolProfile:gpu is not allowed in your subscription in location
-	// 'westeurope'") and a zone the size is not offered in
+	// 'westeurope'", or "The VM size of Standard_B2s is not allowed …") and
+	// a zone the size is not offered in
 	// (AvailabilityZoneNotSupported, "The zone(s) '3' for resource 'gpu' is
 	// not supported").
 	return append(out, provider.FieldWord{Word: "nodepoolmcversionincompatible", Field: "spec.kubernetesVersion"},
 		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"},
-		provider.FieldWord{Word: "the vm size of agentpoolprofile", Field: "spec.platform.azure.vmSize"},
+		provider.FieldWord{Word: "is not allowed in your subscription in location", Field: "spec.platform.azure.vmSize"},
 		provider.FieldWord{Word: "availabilityzonenotsupported", Field: "spec.zones"})
 }()
 
