@@ -13,6 +13,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v6"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
+	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
@@ -53,11 +55,7 @@ func (d *Driver) ClusterFacts(ctx context.Context, c *kpool.Cluster) (*kpool.Clu
 	case err != nil:
 		return nil, classify(err, "")
 	case versions.Properties != nil:
-		for _, v := range versions.Properties.AgentPoolVersions {
-			if v != nil && ptr.Deref(v.KubernetesVersion, "") != "" {
-				f.PoolVersions = append(f.PoolVersions, *v.KubernetesVersion)
-			}
-		}
+		f.PoolVersions = poolVersions(f.Version, versions.Properties.AgentPoolVersions)
 	}
 	skus, err := d.listSKUs(ctx, cs, location)
 	switch {
@@ -70,6 +68,36 @@ func (d *Driver) ClusterFacts(ctx context.Context, c *kpool.Cluster) (*kpool.Clu
 	}
 	f.Sort()
 	return f, nil
+}
+
+// poolVersions are the available versions a pool of a cluster whose
+// control plane runs controlPlane may run: AKS refuses a pool newer than
+// its control plane (NodePoolMcVersionIncompatible, "Minor version of node
+// pool version … is bigger than control plane version"; the version skew
+// policy), so such a version of the list is left out. A version either
+// side cannot read is kept: AKS decides.
+func poolVersions(controlPlane string, items []*armcontainerservice.AgentPoolAvailableVersionsPropertiesAgentPoolVersionsItem) []string {
+	cp, cpErr := version.ParseGeneric(controlPlane)
+	var out []string
+	for _, it := range items {
+		v := ptr.Deref(ptrOr(it).KubernetesVersion, "")
+		if v == "" || slices.Contains(out, v) {
+			continue
+		}
+		if pv, err := version.ParseGeneric(v); cpErr == nil && err == nil && cp.LessThan(pv) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// ptrOr is an item of the versions list, empty when the list holds null.
+func ptrOr(it *armcontainerservice.AgentPoolAvailableVersionsPropertiesAgentPoolVersionsItem) *armcontainerservice.AgentPoolAvailableVersionsPropertiesAgentPoolVersionsItem {
+	if it == nil {
+		return &armcontainerservice.AgentPoolAvailableVersionsPropertiesAgentPoolVersionsItem{}
+	}
+	return it
 }
 
 // listSKUs lists Compute's SKUs of a location, every page.
