@@ -73,7 +73,8 @@ func TestDescribe(t *testing.T) {
 	emu.Describe(&b, "https://127.0.0.1:8443")
 	for _, want := range []string{"any bearer token", "subscription:   " + aks.DemoSubscription, "resource group: " + aks.DemoResourceGroup,
 		"AKS cluster " + aks.DemoCluster, "nodepool1 (System)", `Endpoint: "https://127.0.0.1:8443"`, `{endpoint: "https://127.0.0.1:8443"}`,
-		"https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/resourceGroups/" + aks.DemoResourceGroup} {
+		"https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/resourceGroups/" + aks.DemoResourceGroup,
+		"VM sizes:       https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/providers/Microsoft.Compute/skus?api-version=2021-07-01&$filter=location eq 'westeurope'"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, b.String())
 		}

@@ -14,6 +14,10 @@ import (
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
+// SKUAPIVersion is the api-version armcompute/v6's ResourceSKUsClient
+// sends; any well-formed one is answered alike.
+const SKUAPIVersion = "2021-07-01"
+
 // vmSize is one VM size of the emulator's catalogue in one location, with
 // Azure's published figures (https://learn.microsoft.com/azure/virtual-machines/sizes).
 type vmSize struct {
