@@ -146,7 +146,7 @@ func diskSKU(location string) *armcompute.ResourceSKU {
 }
 
 // locationFilter reads the one $filter the API takes: location eq 'x'.
-var locationFilter = regexp.MustCompile(`^\s*location\s+eq\s+'([^']*)'\s*$`)
+var locationFilter = regexp.MustCompile(`(?i)^\s*location\s+eq\s+'([^']*)'\s*$`)
 
 // listSKUs answers GET /subscriptions/{sub}/providers/Microsoft.Compute/skus:
 // the SKUs of every location the emulator knows, or of the one $filter
