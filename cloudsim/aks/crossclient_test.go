@@ -15,8 +15,9 @@ import (
 // option, with a fixed-token credential), which kpool did not write,
 // creates an agent pool with an empty orchestratorVersion (as Microsoft's
 // examples do), reads, lists, updates, stops, starts, reimages and deletes
-// it on the demo cluster, following each operation, and reads the upgrade
-// profile and versions.
+// it on the demo cluster, following each operation, reads the upgrade
+// profile and versions, and gets AKS's refusals of an unoffered VM size and
+// zone as its RestError (status, code, message).
 func TestJavaScriptClient(t *testing.T) {
 	emu, err := aks.Demo(sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond})
 	if err != nil {
@@ -40,6 +41,8 @@ func TestJavaScriptClient(t *testing.T) {
 		`{"step":"start","provisioningState":"Succeeded","powerState":"Running"}`,
 		`{"step":"nodeImage","provisioningState":"Succeeded","ubuntu":true}`,
 		`{"step":"versions","kubernetesVersion":"` + aks.DemoVersion + `","default":"` + aks.DemoVersion + `"}`,
+		`{"step":"sizeRefused","status":400,"code":"BadRequest","message":"The VM size of AgentPoolProfile:refused is not allowed in your subscription in location 'westeurope'.`,
+		`{"step":"zoneRefused","status":400,"code":"AvailabilityZoneNotSupported","message":"The zone(s) '3' for resource 'refused' is not supported.`,
 		`{"step":"delete","names":["nodepool1"]}`,
 	} {
 		if !strings.Contains(out, want) {
@@ -70,7 +73,8 @@ func TestDescribe(t *testing.T) {
 	emu.Describe(&b, "https://127.0.0.1:8443")
 	for _, want := range []string{"any bearer token", "subscription:   " + aks.DemoSubscription, "resource group: " + aks.DemoResourceGroup,
 		"AKS cluster " + aks.DemoCluster, "nodepool1 (System)", `Endpoint: "https://127.0.0.1:8443"`, `{endpoint: "https://127.0.0.1:8443"}`,
-		"https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/resourceGroups/" + aks.DemoResourceGroup} {
+		"https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/resourceGroups/" + aks.DemoResourceGroup,
+		"VM sizes:       https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/providers/Microsoft.Compute/skus?api-version=2021-07-01&$filter=location eq 'westeurope'"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, b.String())
 		}

@@ -82,6 +82,8 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "    subscription:   %s\n    resource group: %s\n", c.subscription, c.resourceGroup)
 		fmt.Fprintf(w, "    agent pools:    %s/subscriptions/%s/resourceGroups/%s/providers/Microsoft.ContainerService/managedClusters/%s/agentPools?api-version=%s\n",
 			endpoint, c.subscription, c.resourceGroup, c.name, APIVersion)
+		fmt.Fprintf(w, "    VM sizes:       %s/subscriptions/%s/providers/Microsoft.Compute/skus?api-version=%s&$filter=location eq '%s'\n",
+			endpoint, c.subscription, SKUAPIVersion, c.location)
 	}
 }
 

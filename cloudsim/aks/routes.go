@@ -29,6 +29,8 @@ type armRoute struct {
 const (
 	clusterPath  = "subscriptions/{subscription}/resourceGroups/{resourceGroup}/providers/Microsoft.ContainerService/managedClusters/{cluster}"
 	locationPath = "subscriptions/{subscription}/providers/Microsoft.ContainerService/locations/{location}"
+	// skusPath is Compute's Resource SKUs list (armcompute.ResourceSKUsClient).
+	skusPath = "subscriptions/{subscription}/providers/Microsoft.Compute/skus"
 )
 
 // armRoutes are the routes, the first that matches a path wins. ARM paths
@@ -51,6 +53,7 @@ var armRoutes = []armRoute{
 	route(clusterPath+"/{rest...}", map[string]handler{"": func(_ *Server, r *request) *sim.Reply {
 		return notImplemented("managedClusters/" + r.vars["rest"])
 	}}),
+	route(skusPath, map[string]handler{http.MethodGet: (*Server).listSKUs}),
 	route(locationPath+"/operations/{id}", map[string]handler{http.MethodGet: (*Server).operationStatus}),
 	route(locationPath+"/operationresults/{id}", map[string]handler{http.MethodGet: (*Server).operationResult}),
 }

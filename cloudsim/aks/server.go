@@ -83,12 +83,18 @@ type Server struct {
 	apps        map[string]string
 	issued      map[string]time.Time
 	issuedOrder []string
+	// deniedSKUs are the subscriptions (lower case) whose Resource SKUs
+	// list answers 403 (DenySKUs). Guarded by the engine's lock.
+	deniedSKUs map[string]bool
+	// skuPageSize is the number of SKUs in a page of their list.
+	skuPageSize int
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10), limits: o.Limits,
-		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{}}
+		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{},
+		deniedSKUs: map[string]bool{}, skuPageSize: cmp.Or(max(o.PageSize, 0), 10)}
 	// Entra ID is another service: ARM's checks are not its.
 	s.Engine = sim.New(o.Engine, sim.Protocol{Bypass: s.entra, Authenticate: s.authenticate, Check: checkAPIVersion,
 		Codec: codec{}, Routes: s.route, Finish: s.requestIDs})

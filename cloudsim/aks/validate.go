@@ -92,6 +92,11 @@ func (s *Server) desired(c *cluster, name string, existing *pool, req *props) (*
 	if rep := validate(next); rep != nil {
 		return nil, rep
 	}
+	if existing == nil {
+		if rep := offered(c, name, next); rep != nil {
+			return nil, rep
+		}
+	}
 	if ptr.Deref(next.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot {
 		if next.NodeLabels == nil {
 			next.NodeLabels = map[string]*string{}

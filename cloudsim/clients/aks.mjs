@@ -1,8 +1,9 @@
 // Microsoft's Node.js client for AKS (@azure/arm-containerservice) against
 // the AKS emulator: create, get, list, update (count, labels, taints), stop,
 // start, upgrade the node image of and delete an agent pool, following each
-// long-running operation, and read the pool's upgrade profile and the
-// cluster's agent pool versions.
+// long-running operation, read the pool's upgrade profile and the
+// cluster's agent pool versions, and get AKS's refusals of a VM size the
+// location does not offer and of a zone the size is not offered in.
 // Environment: ENDPOINT (https://127.0.0.1:PORT, the client's `endpoint`:
 // every request goes there, none to management.azure.com), SUBSCRIPTION,
 // RESOURCE_GROUP, CLUSTER, TOKEN (a bearer token the emulator takes); the
@@ -64,6 +65,20 @@ out("versions", {
   kubernetesVersion: profile.kubernetesVersion,
   default: versions.agentPoolVersions.find((v) => v.default)?.kubernetesVersion,
 });
+
+// VM sizes the location does not offer, or not in a zone: AKS refuses the
+// PUT itself; the client raises its RestError with ARM's status and code.
+for (const [step, props] of [
+  ["sizeRefused", { vmSize: "Standard_Bogus_v9", count: 1 }],
+  ["zoneRefused", { vmSize: "Standard_NC24ads_A100_v4", count: 1, availabilityZones: ["3"] }],
+]) {
+  try {
+    await aks.agentPools.beginCreateOrUpdate(rg, cluster, "refused", props, poll);
+    out(step, { refused: false });
+  } catch (e) {
+    out(step, { status: e.statusCode, code: e.code, message: e.message });
+  }
+}
 
 await aks.agentPools.beginDeleteAndWait(rg, cluster, name, poll);
 out("delete", { names: await names() });

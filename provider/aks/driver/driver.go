@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v6"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"k8s.io/utils/ptr"
 
@@ -44,6 +45,10 @@ type Driver struct {
 // clients are what the driver calls one subscription's ARM endpoint with.
 type clients struct {
 	pools *armcontainerservice.AgentPoolsClient
+	// clusters and skus read the catalogues of ClusterFacts: the managed
+	// cluster, and Compute's Resource SKUs of its location.
+	clusters *armcontainerservice.ManagedClustersClient
+	skus     *armcompute.ResourceSKUsClient
 	// pl sends the requests the generated client has no method for (an
 	// operation's status), with the same credential, retries and transport.
 	pl runtime.Pipeline
@@ -145,11 +150,19 @@ func (d *Driver) newClients(cr *provider.Credential, a *kpool.AzureCluster, endp
 	if err != nil {
 		return nil, classify(err, "")
 	}
+	mcs, err := armcontainerservice.NewManagedClustersClient(a.SubscriptionID, tc, opts)
+	if err != nil {
+		return nil, classify(err, "")
+	}
+	skus, err := armcompute.NewResourceSKUsClient(a.SubscriptionID, tc, opts)
+	if err != nil {
+		return nil, classify(err, "")
+	}
 	ac, err := arm.NewClient("kpool/aks", "v1.0.0", tc, opts)
 	if err != nil {
 		return nil, classify(err, "")
 	}
-	return &clients{pools: pools, pl: ac.Pipeline()}, nil
+	return &clients{pools: pools, clusters: mcs, skus: skus, pl: ac.Pipeline()}, nil
 }
 
 // NodePoolList lists the cluster's agent pools.

@@ -222,9 +222,17 @@ var fieldWords = func() []provider.FieldWord {
 	// AKS's own wordings that name no property: a version the control
 	// plane's does not allow (NodePoolMcVersionIncompatible, "Node pool
 	// version 1.31.0 and control plane version 1.30.4 are incompatible"),
-	// and the last System pool made a User pool.
+	// the last System pool made a User pool, a VM size the location does
+	// not offer the subscription (BadRequest, "The VM size of
+	// AgentPoolProfile:gpu is not allowed in your subscription in location
+	// 'westeurope'", or "The VM size of Standard_B2s is not allowed …") and
+	// a zone the size is not offered in
+	// (AvailabilityZoneNotSupported, "The zone(s) '3' for resource 'gpu' is
+	// not supported").
 	return append(out, provider.FieldWord{Word: "nodepoolmcversionincompatible", Field: "spec.kubernetesVersion"},
-		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"})
+		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"},
+		provider.FieldWord{Word: "is not allowed in your subscription in location", Field: "spec.platform.azure.vmSize"},
+		provider.FieldWord{Word: "availabilityzonenotsupported", Field: "spec.zones"})
 }()
 
 // defaultCredential is the identity of credentials of kind default:
