@@ -177,13 +177,17 @@ func (c *ec2Call) describeInstanceTypeOfferings() *sim.Reply {
 	seen := map[string]bool{}
 	for _, o := range r.offerings(c.region) {
 		x := offeringXML{InstanceType: o.instanceType, LocationType: lt, Location: map[string]string{"region": c.region, "availability-zone": o.zone, "availability-zone-id": o.zoneID}[lt]}
-		if seen[x.Location+"/"+x.InstanceType] || !match(fs, func(n string) string { return map[string]string{"instance-type": x.InstanceType, "location": x.Location}[n] }) {
+		if seen[x.Location+"/"+x.InstanceType] || !match(fs, func(n string) string {
+			return map[string]string{"instance-type": x.InstanceType, "location": x.Location}[n]
+		}) {
 			continue
 		}
 		seen[x.Location+"/"+x.InstanceType] = true
 		out = append(out, x)
 	}
-	slices.SortFunc(out, func(a, b offeringXML) int { return strings.Compare(a.Location+"/"+a.InstanceType, b.Location+"/"+b.InstanceType) })
+	slices.SortFunc(out, func(a, b offeringXML) int {
+		return strings.Compare(a.Location+"/"+a.InstanceType, b.Location+"/"+b.InstanceType)
+	})
 	p, next, rep := page(c, out, func(o offeringXML) string { return o.Location + "/" + o.InstanceType }, 5, 1000)
 	if rep != nil {
 		return rep
