@@ -2,7 +2,10 @@
 // against the EKS emulator: a launch template on EC2's Query API, then a
 // node group on it: create, describe, list, update its config (labels,
 // scaling), roll out a new template version (UpdateNodegroupVersion),
-// delete it and its template, waiting for each to settle. Environment:
+// delete it and its template, waiting for each to settle; then read EC2's
+// catalogue (the subnet's zone, the instance types its zone offers, paged,
+// and their figures) and see a create with one the zone does not offer
+// refused. Environment:
 // ENDPOINT, REGION, CLUSTER, NODE_ROLE, SUBNET, AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY; the emulator's CA in NODE_EXTRA_CA_CERTS. Prints
 // one JSON line per step.
@@ -10,7 +13,8 @@ import { EKSClient, CreateNodegroupCommand, DescribeNodegroupCommand, ListNodegr
   UpdateNodegroupConfigCommand, UpdateNodegroupVersionCommand, DescribeUpdateCommand,
   DeleteNodegroupCommand } from "@aws-sdk/client-eks";
 import { EC2Client, CreateLaunchTemplateCommand, CreateLaunchTemplateVersionCommand,
-  DescribeLaunchTemplateVersionsCommand, DeleteLaunchTemplateCommand } from "@aws-sdk/client-ec2";
+  DescribeLaunchTemplateVersionsCommand, DeleteLaunchTemplateCommand, DescribeSubnetsCommand,
+  DescribeInstanceTypesCommand, paginateDescribeInstanceTypeOfferings } from "@aws-sdk/client-ec2";
 
 const env = process.env;
 const config = {
@@ -92,3 +96,27 @@ for (let i = 0; ; i++) {
 }
 const gone = await ec2.send(new DeleteLaunchTemplateCommand({ LaunchTemplateName: ltName }));
 out("template-deleted", { name: gone.LaunchTemplate.LaunchTemplateName });
+
+const { Subnets } = await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [env.SUBNET] }));
+const zone = Subnets[0].AvailabilityZone;
+out("subnet", { zone });
+const offered = [];
+let pages = 0;
+for await (const page of paginateDescribeInstanceTypeOfferings({ client: ec2, pageSize: 5 },
+  { LocationType: "availability-zone", Filters: [{ Name: "location", Values: [zone] }] })) {
+  pages++;
+  offered.push(...page.InstanceTypeOfferings.map((o) => o.InstanceType));
+}
+out("offerings", { many: pages > 1, m5: offered.includes("m5.large"), p4d: offered.includes("p4d.24xlarge") });
+const { InstanceTypes } = await ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: ["g5.xlarge"] }));
+const g5 = InstanceTypes[0];
+out("instance-type", { name: g5.InstanceType, vcpus: g5.VCpuInfo.DefaultVCpus, memory: g5.MemoryInfo.SizeInMiB,
+  gpus: g5.GpuInfo.Gpus[0].Count, usage: g5.SupportedUsageClasses });
+try {
+  await eks.send(new CreateNodegroupCommand({
+    ...cluster, nodegroupName: "js-p4d", nodeRole: env.NODE_ROLE, subnets: [env.SUBNET], instanceTypes: ["p4d.24xlarge"],
+  }));
+  out("unoffered", { refused: false });
+} catch (e) {
+  out("unoffered", { refused: e.name, status: e.$metadata.httpStatusCode });
+}

@@ -103,3 +103,10 @@ func (s *Server) LaunchTemplateOf(region, name string) (st LaunchTemplateState, 
 	})
 	return st, found
 }
+
+// Deny makes EC2 answer an action (DescribeInstanceTypes, say) 403
+// UnauthorizedOperation, as it does a caller whose IAM policy does not
+// allow it; Deny(action, false) allows it again.
+func (s *Server) Deny(action string, deny bool) {
+	s.Do(func(time.Time) { s.denied[action] = deny })
+}

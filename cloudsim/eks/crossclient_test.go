@@ -16,7 +16,9 @@ import (
 // @aws-sdk/client-ec2), which kpool did not write, makes a launch
 // template on EC2's Query API, then creates, describes, lists, updates
 // (labels and scaling), rolls to a new template version and deletes a
-// node group on it, and deletes the template, on the demo cluster.
+// node group on it, and deletes the template, on the demo cluster; then
+// reads EC2's catalogue, paged, and sees an instance type its subnet's
+// zone does not offer refused.
 func TestJavaScriptClient(t *testing.T) {
 	emu, err := eks.Demo(sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond})
 	if err != nil {
@@ -42,6 +44,10 @@ func TestJavaScriptClient(t *testing.T) {
 		`{"step":"delete","status":"DELETING"}`,
 		`{"step":"deleted","names":[]}`,
 		`{"step":"template-deleted","name":"js-client-lt"}`,
+		`{"step":"subnet","zone":"us-west-2a"}`,
+		`{"step":"offerings","many":true,"m5":true,"p4d":false}`,
+		`{"step":"instance-type","name":"g5.xlarge","vcpus":4,"memory":16384,"gpus":1,"usage":["on-demand","spot"]}`,
+		`{"step":"unoffered","refused":"InvalidRequestException","status":400}`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s in:\n%s", want, out)

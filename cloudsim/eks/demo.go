@@ -95,7 +95,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		}
 	}
 	fmt.Fprintf(w, "  auth:      %s\n  api:       EKS REST-JSON (aws-sdk-go-v2/service/eks, BaseEndpoint %s)\n", auth, endpoint)
-	fmt.Fprintf(w, "  ec2:       EC2 Query API, launch templates only (service/ec2, BaseEndpoint %s; SigV4 service ec2)\n", endpoint)
+	fmt.Fprintf(w, "  ec2:       EC2 Query API, launch templates and the catalogue (subnets, instance types) (service/ec2, BaseEndpoint %s; SigV4 service ec2)\n", endpoint)
 	for _, c := range s.views() {
 		fmt.Fprintf(w, "  EKS cluster %s (%s, account %s, Kubernetes %s, node groups: %s):\n", c.name, c.region, c.account, c.version, demo.List(c.nodegroups))
 		for _, z := range kpool.SortedKeys(c.subnets) {

@@ -132,7 +132,11 @@ func (s *Server) ec2(req *sim.Request) *sim.Reply {
 	}
 	region := signedRegion(req.HTTP)
 	c := &ec2Call{s: s, f: f, region: region, now: req.Now}
-	switch action := f.Get("Action"); action {
+	action := f.Get("Action")
+	if s.denied[action] {
+		return unauthorized(action)
+	}
+	switch action {
 	case "CreateLaunchTemplate":
 		return c.createLaunchTemplate()
 	case "CreateLaunchTemplateVersion":
@@ -145,7 +149,13 @@ func (s *Server) ec2(req *sim.Request) *sim.Reply {
 		return c.deleteLaunchTemplate()
 	case "CreateTags":
 		return c.createTags()
+	case "DescribeSubnets":
+		return c.describeSubnets()
+	case "DescribeInstanceTypeOfferings":
+		return c.describeInstanceTypeOfferings()
+	case "DescribeInstanceTypes":
+		return c.describeInstanceTypes()
 	default:
-		return ec2Bad("InvalidAction", "The action %s is not valid for this web service (kpool cloudsim emulates EC2's launch template actions and CreateTags on them only).", action)
+		return ec2Bad("InvalidAction", "The action %s is not valid for this web service (kpool cloudsim emulates EC2's launch template actions, CreateTags on them, DescribeSubnets, DescribeInstanceTypeOfferings and DescribeInstanceTypes only).", action)
 	}
 }

@@ -50,12 +50,15 @@ type Server struct {
 	// their ids. Both guarded by the engine's lock.
 	templates map[string]*launchTemplate
 	ltSeq     int
+	// denied are the EC2 actions the callers' policy does not allow
+	// (Deny); guarded by the engine's lock.
+	denied map[string]bool
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: o.Keys, pageSize: cmp.Or(max(o.PageSize, 0), 100), clusters: map[string]*cluster{},
-		templates: map[string]*launchTemplate{}}
+		templates: map[string]*launchTemplate{}, denied: map[string]bool{}}
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }

@@ -82,6 +82,7 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 	for _, check := range []func() *sim.Reply{
 		func() *sim.Reply { return checkScaling(c, name, ng.ScalingConfig) },
 		func() *sim.Reply { return createCompute(c, ng, in) },
+		func() *sim.Reply { return checkOffered(c, ng) },
 		func() *sim.Reply {
 			if in.LaunchTemplate.given() {
 				return s.useTemplate(c, ng, in)
