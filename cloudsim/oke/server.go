@@ -100,6 +100,8 @@ type Server struct {
 	works    map[string]*work    // work requests by OCID
 	tokens   map[string]string   // opc-retry-token to work request OCID
 	seq      int
+	// shapesDenied: ListShapes answers 404 (SetShapesDenied).
+	shapesDenied bool
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
@@ -168,6 +170,7 @@ func (s *Server) protocol() sim.Protocol {
 		"DELETE " + v + "/nodePools/{id}":              s.deletePool,
 		v + "/nodePools/{id}":                          methodNotAllowed,
 		"GET " + v + "/nodePoolOptions/{id}":           s.nodePoolOptions,
+		"GET /" + ComputeAPIVersion + "/shapes":        s.listShapes,
 		"GET " + v + "/workRequests":                   s.listWorks,
 		"GET " + v + "/workRequests/{id}":              s.getWork,
 		"GET " + v + "/workRequests/{id}/errors":       s.workErrors,
@@ -231,6 +234,6 @@ func (s *Server) nodePoolOptions(req *sim.Request) *sim.Reply {
 		versions = c.versions()
 	}
 	return jsonReply(http.StatusOK, ce.NodePoolOptions{KubernetesVersions: versions,
-		Shapes: []string{"VM.Standard.E4.Flex", "VM.Standard.E5.Flex", "VM.Standard.A1.Flex", "VM.Standard3.Flex", "VM.Standard2.1", "VM.Standard2.2", "VM.Standard2.4"},
+		Shapes: shapeNames(),
 		Images: []string{}, Sources: []ce.NodeSourceOption{}})
 }
