@@ -58,6 +58,8 @@ type Server struct {
 	keys          []string
 	defaultRegion string
 	quota         Quota
+	// sizesDenied: GET /v2/sizes answers 403 (SetSizesDenied).
+	sizesDenied bool
 	// clusters is guarded by the engine's lock; key: the cluster id.
 	clusters map[string]*cluster
 	// kube is the clusters' Kubernetes API, under KubePrefix.

@@ -1,8 +1,10 @@
 package civo
 
 import (
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kpool/kpool/cloudsim/sim"
 )
@@ -95,8 +97,16 @@ func (s *Server) listSizes(req *sim.Request) *sim.Reply {
 	if _, rep := s.region(req, ""); rep != nil {
 		return rep
 	}
+	if s.sizesDenied {
+		return failf(http.StatusForbidden, codeAccessDenied, "The API key may not read the sizes")
+	}
 	return jsonReply(catalogue)
 }
+
+// SetSizesDenied makes GET /v2/sizes answer 403 authentication_access_denied
+// (civogo's errors.go code; the status and reason the emulator's): tests
+// of a key that may manage pools but not read the size list.
+func (s *Server) SetSizesDenied(denied bool) { s.Do(func(time.Time) { s.sizesDenied = denied }) }
 
 // KubernetesVersion is a version as GET /v2/kubernetes/versions lists it
 // (civogo v0.7.0's KubernetesVersion: label, version, type, default,
