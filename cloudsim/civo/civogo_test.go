@@ -75,6 +75,11 @@ var civogoCalls = []civogoCall{
 	{source: "region_test.go TestListRegions", method: "GET", path: "/v2/regions", query: "region=TEST",
 		shape: `[{"code":"s","name":"s","type":"s","out_of_capacity":false,"country":"s","country_name":"s","features":{"iaas":false,"kubernetes":true}},` +
 			`{"code":"s","name":"s","default":true,"type":"s","out_of_capacity":true,"country":"s","country_name":"s","features":{"iaas":true,"kubernetes":true}}]`},
+	{source: "instance_size_test.go TestListInstanceSizes", method: "GET", path: "/v2/sizes", query: "region=TEST",
+		shape: `[{"type":"s","name":"s","nice_name":"s","cpu_cores":1,"gpu_count":0,"gpu_type":"","ram_mb":1,"disk_gb":1,"transfer_tb":1,` +
+			`"description":"s","selectable":true}]`},
+	{source: "kubernetes_test.go TestListAvailableKubernetesVersions", method: "GET", path: "/v2/kubernetes/versions", query: "region=TEST",
+		shape: `[{"version":"s","type":"s","default":true},{"version":"s","type":"s"}]`},
 	{source: "quota_test.go TestGetQuota", method: "GET", path: "/v2/quota", query: "region=TEST", shape: quotaShape},
 }
 

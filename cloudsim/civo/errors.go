@@ -12,6 +12,7 @@ import (
 // answers whose code Civo does not document.
 const (
 	codeAuthentication   = "authentication_invalid_key"
+	codeAccessDenied     = "authentication_access_denied"
 	codeRegionNotFound   = "database_region_not_found" // not in civogo's table; recorded in civo/cli#329
 	codeClusterNotFound  = "database_kubernetes_cluster_not_found"
 	codePoolNotFound     = "database_cluster_pool_not_found"

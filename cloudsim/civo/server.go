@@ -11,6 +11,7 @@
 //	DELETE /v2/kubernetes/clusters/{cluster}/pools/{pool}/instances/{instance}
 //	GET    /v2/kubernetes/clusters, /v2/kubernetes/clusters/{cluster} the clusters, read only
 //	GET    /v2/regions, /v2/quota                                     the regions, the account's quota
+//	GET    /v2/sizes, /v2/kubernetes/versions                         the size catalogue, the Kubernetes versions
 //
 // Every call takes the region as the query parameter region (civogo sends
 // it on every method); a POST or PUT may carry it in its body instead, and
@@ -57,6 +58,8 @@ type Server struct {
 	keys          []string
 	defaultRegion string
 	quota         Quota
+	// sizesDenied: GET /v2/sizes answers 403 (SetSizesDenied).
+	sizesDenied bool
 	// clusters is guarded by the engine's lock; key: the cluster id.
 	clusters map[string]*cluster
 	// kube is the clusters' Kubernetes API, under KubePrefix.
@@ -168,6 +171,8 @@ func (s *Server) protocol() sim.Protocol {
 	rt.Handle("GET "+clusters, s.inRegion(s.listClusters))
 	rt.Handle("GET /v2/regions", s.listRegions)
 	rt.Handle("GET /v2/quota", s.getQuota)
+	rt.Handle("GET /v2/sizes", s.listSizes)
+	rt.Handle("GET /v2/kubernetes/versions", s.listVersions)
 	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
 }
 

@@ -38,31 +38,6 @@ func decode(req *sim.Request) (*poolRequest, *sim.Reply) {
 	return &in, nil
 }
 
-// size is a Kubernetes node size of Civo's.
-type size struct{ cpu, ramMB, diskGB int }
-
-// sizes are Civo's Kubernetes node sizes: standard (g4s), CPU-optimized
-// (g4c), memory-optimized (g4m) and performance (g4p). The specs are
-// approximately Civo's published ones (Civo's docs, kubernetes/advanced/
-// managing-node-pools); they count towards the account's quota.
-var sizes = map[string]size{
-	"g4s.kube.xsmall": {1, 1024, 30}, "g4s.kube.small": {1, 2048, 40}, "g4s.kube.medium": {2, 4096, 50},
-	"g4s.kube.large": {4, 8192, 60}, "g4s.kube.xlarge": {6, 16384, 80},
-	"g4c.kube.small": {8, 16384, 60}, "g4c.kube.medium": {16, 32768, 80}, "g4c.kube.large": {32, 65536, 120}, "g4c.kube.xlarge": {64, 131072, 180},
-	"g4m.kube.small": {2, 16384, 60}, "g4m.kube.medium": {4, 32768, 80}, "g4m.kube.large": {8, 65536, 120}, "g4m.kube.xlarge": {16, 131072, 180},
-	"g4p.kube.small": {4, 16384, 60}, "g4p.kube.medium": {8, 32768, 80}, "g4p.kube.large": {16, 65536, 120}, "g4p.kube.xlarge": {32, 131072, 180},
-}
-
-// Sizes returns the sizes the emulator accepts, sorted.
-func Sizes() []string {
-	out := make([]string, 0, len(sizes))
-	for s := range sizes {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // Limits of the emulator's own: Civo documents none for labels and
 // taints; these keep a request's size sane.
 const (
@@ -92,6 +67,8 @@ func validateCreate(in *poolRequest) *sim.Reply {
 	return checkMutable(in, "")
 }
 
+// checkSize refuses a size that is not one of the catalogue's Kubernetes
+// sizes (the sizes GET /v2/sizes serves, sizes.go), as Civo does.
 func checkSize(s string) *sim.Reply {
 	if _, ok := sizes[s]; !ok {
 		return detailed(http.StatusBadRequest, codeSizeNotFound, reasonSizeNotFound, fmt.Sprintf("%q is not a Civo Kubernetes node size (such as g4s.kube.medium)", s))

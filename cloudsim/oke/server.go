@@ -19,7 +19,10 @@
 // /logs (OKE explains failed work there), and GET
 // /20180222/nodePoolOptions/{id} (the Kubernetes versions node pools may
 // run: the control plane's and the x.y.10 patch of the two minors before
-// it). Every answer has an opc-request-id; errors are OCI's
+// it; the shapes of the catalogue), and Compute's GET /20160918/shapes
+// (ListShapes, shapes.go: a shape catalogue with Oracle's figures and a
+// few availability domain restrictions, which creates and updates are
+// checked against). Every answer has an opc-request-id; errors are OCI's
 // {"code","message"}: 404 NotAuthorizedOrNotFound for a resource of the
 // path or query, 400 RelatedResourceNotAuthorizedOrNotFound for one named
 // in the body, 400 LimitExceeded past a service limit (Limits). Bodies are
@@ -49,7 +52,7 @@
 // eviction settings, kmsKeyId, NSGs and pod networking beyond storing
 // them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
 // (refused); defined tags, tag namespaces and IAM policies (any key of
-// Options.Keys may do anything); shape availability and capacity; image
+// Options.Keys may do anything); shape capacity; image
 // compatibility with shapes and versions; the date header's freshness (the
 // clock is simulated); real node replacement on an upgrade (nodes keep the
 // version they were created with until the pool is scaled).
@@ -100,6 +103,8 @@ type Server struct {
 	works    map[string]*work    // work requests by OCID
 	tokens   map[string]string   // opc-retry-token to work request OCID
 	seq      int
+	// shapesDenied: ListShapes answers 404 (SetShapesDenied).
+	shapesDenied bool
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
@@ -168,6 +173,7 @@ func (s *Server) protocol() sim.Protocol {
 		"DELETE " + v + "/nodePools/{id}":              s.deletePool,
 		v + "/nodePools/{id}":                          methodNotAllowed,
 		"GET " + v + "/nodePoolOptions/{id}":           s.nodePoolOptions,
+		"GET /" + ComputeAPIVersion + "/shapes":        s.listShapes,
 		"GET " + v + "/workRequests":                   s.listWorks,
 		"GET " + v + "/workRequests/{id}":              s.getWork,
 		"GET " + v + "/workRequests/{id}/errors":       s.workErrors,
@@ -231,6 +237,6 @@ func (s *Server) nodePoolOptions(req *sim.Request) *sim.Reply {
 		versions = c.versions()
 	}
 	return jsonReply(http.StatusOK, ce.NodePoolOptions{KubernetesVersions: versions,
-		Shapes: []string{"VM.Standard.E4.Flex", "VM.Standard.E5.Flex", "VM.Standard.A1.Flex", "VM.Standard3.Flex", "VM.Standard2.1", "VM.Standard2.2", "VM.Standard2.4"},
+		Shapes: shapeNames(),
 		Images: []string{}, Sources: []ce.NodeSourceOption{}})
 }

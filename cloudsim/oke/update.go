@@ -32,6 +32,12 @@ func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []by
 			return next, rep
 		}
 	}
+	// A new shape, or new placements, must be offered where the pool is.
+	if in.NodeShape != nil || gave.placements {
+		if rep := p.cluster.checkOffered(ptr.Deref(next.NodeShape, ""), ncd.PlacementConfigs); rep != nil {
+			return next, rep
+		}
+	}
 	if in.NodeMetadata != nil {
 		next.NodeMetadata = in.NodeMetadata
 	}

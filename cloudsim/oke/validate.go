@@ -265,6 +265,9 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 	if rep := c.checkPlacement(in.NodeConfigDetails.Size, in.NodeConfigDetails.PlacementConfigs); rep != nil {
 		return nil, rep
 	}
+	if rep := c.checkOffered(*in.NodeShape, in.NodeConfigDetails.PlacementConfigs); rep != nil {
+		return nil, rep
+	}
 	if rep := checkLabels(in.InitialNodeLabels); rep != nil {
 		return nil, rep
 	}

@@ -44,13 +44,22 @@ var Regions = []string{
 	"sa-vinhedo-1", "uk-cardiff-1", "uk-london-1", "us-ashburn-1", "us-chicago-1", "us-phoenix-1", "us-sanjose-1",
 }
 
-// PublicEndpoints are the regional Container Engine endpoints of Regions.
+// PublicEndpoints are the regional Container Engine endpoints of Regions,
+// and their Compute (iaas) endpoints, whose ListShapes gives the figures
+// and availability domains of the shapes node pools may use
+// (ClusterFacts).
 func (Profile) PublicEndpoints() []string {
-	out := make([]string, len(Regions))
-	for i, r := range Regions {
-		out[i] = PublicEndpoint(r)
+	out := make([]string, 0, 2*len(Regions))
+	for _, r := range Regions {
+		out = append(out, PublicEndpoint(r), ComputeEndpoint(r))
 	}
 	return out
+}
+
+// ComputeEndpoint is a region's Compute (iaas) endpoint, as the SDK's
+// core.ComputeClient resolves it.
+func ComputeEndpoint(region string) string {
+	return "https://iaas." + region + ".oraclecloud.com"
 }
 
 // PublicEndpoint is a region's Container Engine endpoint, as the SDK

@@ -1,6 +1,7 @@
 package oke
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kpool/kpool"
@@ -21,6 +22,17 @@ func TestNodeZone(t *testing.T) {
 			OCI: &kpool.OCICluster{Region: tc.region, Subnets: map[string]string{tc.ad: "ocid1.subnet.oc1..a"}}}}}
 		if got, err := (Profile{}).NodeZone(c, tc.logical); err != nil || got != tc.want {
 			t.Errorf("NodeZone of %q in %s = %q (%v), want %q", tc.ad, tc.region, got, err, tc.want)
+		}
+	}
+}
+
+// TestComputeEndpoints: a default credential may be sent to each region's
+// Compute endpoint too, where ClusterFacts reads ListShapes.
+func TestComputeEndpoints(t *testing.T) {
+	eps := Profile{}.PublicEndpoints()
+	for _, want := range []string{"https://containerengine.us-ashburn-1.oraclecloud.com", "https://iaas.us-ashburn-1.oraclecloud.com", "https://iaas.eu-frankfurt-1.oraclecloud.com"} {
+		if !slices.Contains(eps, want) {
+			t.Errorf("PublicEndpoints lacks %s", want)
 		}
 	}
 }

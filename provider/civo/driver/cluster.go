@@ -17,8 +17,13 @@ const AutoscalerApp = "civo-cluster-autoscaler"
 // Cluster is what the driver reads of a Civo cluster (civogo's
 // KubernetesCluster): its kubeconfig, and its installed applications.
 type Cluster struct {
-	ID                    string `json:"id"`
-	KubeConfig            string `json:"kubeconfig"`
+	ID         string `json:"id"`
+	KubeConfig string `json:"kubeconfig"`
+	// Version and KubernetesVersion are the cluster's Kubernetes version
+	// as Civo names it ("1.30.5-k3s1"), civogo's Version and
+	// KubernetesVersion.
+	Version               string `json:"version"`
+	KubernetesVersion     string `json:"kubernetes_version"`
 	InstalledApplications []struct {
 		Application string `json:"application"`
 		Name        string `json:"name"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"github.com/oracle/oci-go-sdk/v65/core"
 	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
@@ -32,6 +33,7 @@ type Driver struct {
 	opts provider.DriverOptions
 
 	clients  *provider.Cache[*ce.ContainerEngineClient] // by credential, region and endpoint
+	computes *provider.Cache[*core.ComputeClient]       // likewise
 	versions *provider.Cache[versionSet]                // by client key and cluster OCID
 	failures *provider.Cache[string]                    // a failed work request's errors, by its OCID
 }
@@ -51,7 +53,7 @@ type versionSet struct {
 // across tries, so a retried create makes one pool.
 func New(o provider.DriverOptions) *Driver {
 	return &Driver{opts: o.For(profile),
-		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize),
+		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), computes: provider.NewCache[*core.ComputeClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize),
 		failures: provider.NewCache[string](provider.CacheSize)}
 }
 
@@ -65,6 +67,10 @@ type conn struct {
 	cl  *ce.ContainerEngineClient
 	oci *kpool.OCICluster
 	key string
+	// cr and endpoint are the credential and the endpoint of the
+	// cluster's calls, for its Compute client (computeClient).
+	cr       *provider.Credential
+	endpoint string
 }
 
 // client returns the Container Engine client of a cluster's credential,
@@ -97,7 +103,7 @@ func (d *Driver) client(c *kpool.Cluster) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{cl: cl, oci: o, key: key}, nil
+	return &conn{cl: cl, oci: o, key: key, cr: cr, endpoint: endpoint}, nil
 }
 
 // newClient makes the Container Engine client of a credential in a
@@ -116,13 +122,19 @@ func (d *Driver) newClient(cr *provider.Credential, region, endpoint string) (*c
 		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform,
 			Reason: fmt.Sprintf("credential %s: no usable OCI identity (the tenancy, user, fingerprint or private key could not be read)", cr.Name), Err: err}
 	}
-	cl.Host = endpoint
-	r := *d.opts.Retry
-	cl.HTTPClient = provider.NewGuard(cr, r.TryTimeout, d.opts.Transport)
-	policy := common.NewRetryPolicy(uint(r.Tries()), retryable, func(o common.OCIOperationResponse) time.Duration { return r.Backoff(int(o.AttemptNumber)) })
-	cl.Configuration.RetryPolicy = &policy
-	cl.Configuration.CircuitBreaker = nil
+	d.wire(&cl.BaseClient, cr, endpoint)
 	return &cl, nil
+}
+
+// wire points an SDK client at endpoint, through the credential's guard,
+// with the driver's retries and no circuit breaker.
+func (d *Driver) wire(b *common.BaseClient, cr *provider.Credential, endpoint string) {
+	b.Host = endpoint
+	r := *d.opts.Retry
+	b.HTTPClient = provider.NewGuard(cr, r.TryTimeout, d.opts.Transport)
+	policy := common.NewRetryPolicy(uint(r.Tries()), retryable, func(o common.OCIOperationResponse) time.Duration { return r.Backoff(int(o.AttemptNumber)) })
+	b.Configuration.RetryPolicy = &policy
+	b.Configuration.CircuitBreaker = nil
 }
 
 // NodePoolList lists the cluster's node pools: ListNodePools, paged, then
