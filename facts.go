@@ -40,9 +40,10 @@ type MachineType struct {
 	CPUs      int    `json:"cpus,omitempty"`
 	MemoryMiB int    `json:"memoryMiB,omitempty"`
 	GPUs      int    `json:"gpus,omitempty"`
-	// Zones are the logical zones it is offered in; nil: every zone of
-	// the cluster.
-	Zones []string `json:"zones,omitempty"`
+	// Zones are the logical zones it is offered in; nil (null): every
+	// zone of the cluster; empty: none (a size offered only regionally,
+	// in a zonal location).
+	Zones []string `json:"zones"`
 	// NoSpot: it is not offered as spot (preemptible) capacity.
 	NoSpot bool `json:"noSpot,omitempty"`
 }

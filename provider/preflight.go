@@ -53,7 +53,12 @@ func Preflight(p Profile, c *kpool.Cluster, s, prev *kpool.NodePoolSpec, f *kpoo
 }
 
 // Preflight is Preflight on the cluster's profile (kpool.Platforms).
+// Without a driver here, nothing learns a cluster's facts: their absence
+// is no news and goes unsaid.
 func (r *Registry) Preflight(c *kpool.Cluster, s, prev *kpool.NodePoolSpec, f *kpool.ClusterFacts, now time.Time) ([]string, error) {
+	if f == nil && !r.HasDriver(c.Spec.Platform.Type) {
+		return nil, nil
+	}
 	return Preflight(r.Profile(c.Spec.Platform.Type), c, s, prev, f, now)
 }
 
@@ -171,12 +176,14 @@ func (ck *preflight) version() {
 }
 
 // MatchesVersion reports whether an offered version (as the provider
-// writes it: "1.31.2", "v1.31.2", "1.31.2-gke.1200") is the version a
-// spec asks for ("1.31" is any 1.31.x; "1.31.2" that patch).
+// writes it: "1.31.2", "v1.31.2", "1.31.2-gke.1200", or a minor alone,
+// "1.31", which is any of its patches) is the version a spec asks for
+// ("1.31" is any 1.31.x; "1.31.2" that patch).
 func MatchesVersion(offered, want string) bool {
 	o := strings.TrimPrefix(offered, "v")
 	w := strings.TrimPrefix(want, "v")
-	return o == w || strings.HasPrefix(o, w+".") || strings.HasPrefix(o, w+"-")
+	// An offered minor ("1.31", EKS names no patch) is any of its patches.
+	return o == w || strings.HasPrefix(o, w+".") || strings.HasPrefix(o, w+"-") || (strings.Count(o, ".") == 1 && strings.HasPrefix(w, o+"."))
 }
 
 // Nearest returns up to n offered machine type names closest to name (by
