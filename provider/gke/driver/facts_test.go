@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -89,5 +90,16 @@ func TestUnofferedMachineType(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.platform.gcp.machineType" || !strings.Contains(pe.Reason, "GCE_NOT_FOUND") {
 			t.Errorf("%s: %v (%+v), want a validation error on spec.platform.gcp.machineType", tc.name, err, pe)
 		}
+	}
+	// A change to a type the pool's zone does not offer: the same.
+	s := e.spec("web", "4")
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	s.MachineType = "g2-standard-8"
+	_, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)
+	if pe := (*provider.Error)(nil); !errors.As(err, &pe) || pe.Kind != provider.KindValidation || pe.Field != "spec.platform.gcp.machineType" {
+		t.Fatalf("update to G2 in zone 4: %v", err)
 	}
 }
