@@ -1,7 +1,8 @@
 // Google's Node.js client for GKE (@google-cloud/container, its REST
 // transport: fallback 'rest') against the GKE emulator: create, list, get,
 // resize, update (labels, taints) and delete a node pool, following each
-// operation to DONE. Environment: ENDPOINT (https://127.0.0.1:PORT),
+// operation to DONE; read the location's server config and see a create
+// with a machine type a zone does not offer refused. Environment: ENDPOINT (https://127.0.0.1:PORT),
 // PROJECT, LOCATION, CLUSTER, TOKEN (any bearer token the emulator takes);
 // the emulator's CA in NODE_EXTRA_CA_CERTS. The credential is a fixed
 // access token on an OAuth2Client: no Application Default Credentials, no
@@ -56,6 +57,19 @@ out("get", {
   status: got.status, machineType: got.config.machineType, diskSizeGb: got.config.diskSizeGb,
   taints: got.config.taints.map((t) => `${t.key}=${t.value}:${t.effect}`),
 });
+
+// The location's node versions (getServerConfig), and a create whose
+// machine type a chosen zone does not offer (G2 in zone f), refused.
+const [server] = await gke.getServerConfig({ name: `projects/${env.PROJECT}/locations/${env.LOCATION}` });
+out("serverConfig", { hasClusterVersion: server.validNodeVersions.includes(got.version) });
+try {
+  await gke.createNodePool({
+    parent, nodePool: { name: "js-gpu", initialNodeCount: 1, locations: [`${env.LOCATION}-f`], config: { machineType: "g2-standard-8" } },
+  });
+  out("refused", { refused: false });
+} catch (e) {
+  out("refused", { code: e.code, message: e.message });
+}
 
 const [resized] = await gke.setNodePoolSize({ name: pool, nodeCount: 2 });
 await wait(resized);

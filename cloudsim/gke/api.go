@@ -118,6 +118,9 @@ func (s *Server) newPool(c *cluster, in *container.NodePool) (*pool, *sim.Reply)
 	if rep := checkConfig("nodePool.config", cfg, v); rep != nil {
 		return nil, rep
 	}
+	if rep := checkOffered(cfg.MachineType, np.Locations); rep != nil {
+		return nil, rep
+	}
 	if rep := checkLabelSize("nodePool.config.labels", cfg.Labels); rep != nil {
 		return nil, rep
 	}

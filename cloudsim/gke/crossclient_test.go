@@ -31,6 +31,8 @@ func TestJavaScriptClient(t *testing.T) {
 		`{"step":"created","status":"DONE"}`,
 		`{"step":"list","names":["default-pool","js-client"]}`,
 		`{"step":"get","status":"RUNNING","machineType":"e2-standard-4","diskSizeGb":50,"taints":["dedicated=js:NO_SCHEDULE"]}`,
+		`{"step":"serverConfig","hasClusterVersion":true}`,
+		`{"step":"refused","code":3,"message":"Invalid machine type \"g2-standard-8\" in zone \"us-central1-f\": GCE_NOT_FOUND"}`,
 		`{"step":"resize","operationType":"SET_NODE_POOL_SIZE"}`,
 		`{"step":"update","labels":{"team":"js","tier":"batch"},"taints":["dedicated=batch:NO_EXECUTE"]}`,
 		`{"step":"delete","names":["default-pool"]}`,

@@ -58,7 +58,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		auth = "only the bearer token the emulator was given"
 	}
 	u, _ := url.Parse(endpoint)
-	fmt.Fprintf(w, "  auth:      %s\n  api:       GKE v1 REST at %s/ (Compute Engine instanceGroupManagers.get at %s/compute/v1/)\n", auth, endpoint, endpoint)
+	fmt.Fprintf(w, "  auth:      %s\n  api:       GKE v1 REST at %s/ (Compute Engine instanceGroupManagers.get and machineTypes at %s/compute/v1/)\n", auth, endpoint, endpoint)
 	fmt.Fprintf(w, "  Go:        container.NewService(ctx, option.WithEndpoint(%q), option.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: \"x\"})))\n", endpoint+"/")
 	fmt.Fprintf(w, "  gcloud:    gcloud config set api_endpoint_overrides/container %s/ ; gcloud config set auth/access_token_file FILE (any token in it) ;\n"+
 		"             gcloud config set core/custom_ca_certs_file CA_FILE ; gcloud container node-pools list --cluster CLUSTER --location LOCATION --project PROJECT\n", endpoint)

@@ -51,6 +51,7 @@ type Server struct {
 	// clusters and seq are guarded by the engine's lock (its handler, Do).
 	clusters map[string]*cluster // key: project/location/name
 	seq      int
+	denied   map[string]bool // projects whose catalogue calls answer 403 (DenyCatalogue)
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
@@ -58,7 +59,7 @@ func New(o Options) *Server {
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
 	}
-	s := &Server{token: o.Token, limits: o.Limits, clusters: map[string]*cluster{}}
+	s := &Server{token: o.Token, limits: o.Limits, clusters: map[string]*cluster{}, denied: map[string]bool{}}
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
@@ -199,8 +200,9 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 }
 
 // protocol is GKE's: the OAuth2 token, then the quota, the body, faults,
-// and GKE's node-pool and operation paths, the cluster's GET, and Compute
-// Engine's instanceGroupManagers.get.
+// and GKE's node-pool and operation paths, the cluster's GET,
+// getServerConfig, and Compute Engine's instanceGroupManagers.get and
+// machineTypes.list and get.
 func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notFound, methodNotFound)
 	const (
@@ -210,6 +212,9 @@ func (s *Server) protocol() sim.Protocol {
 	)
 	for pattern, h := range map[string]sim.Handler{
 		"GET /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}": s.getGroup,
+		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes":                  s.listMachineTypes,
+		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes/{machineType}":    s.getMachineType,
+		"GET " + loc + "/serverConfig":                                                  s.getServerConfig,
 
 		loc + "/operations":                      unimplemented("kpool cloudsim does not emulate operations.list."),
 		"GET " + loc + "/operations/{operation}": s.getOperation,

@@ -119,6 +119,11 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
+	if body.MachineType != "" || len(body.Locations) > 0 {
+		if rep := checkOffered(next.Config.MachineType, next.Locations); rep != nil {
+			return rep
+		}
+	}
 	if rep := clusterBusy(p.cluster, p, false, false); rep != nil {
 		return rep
 	}

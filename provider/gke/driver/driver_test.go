@@ -114,7 +114,7 @@ func TestMapping(t *testing.T) {
 	s := providertest.Spec(e.Cluster, "spot-gpu", kpool.NodePoolSpec{
 		NodeCount:         ptr.To(4),
 		Autoscaling:       &kpool.Autoscaling{Enabled: true, MinNodes: ptr.To(1), MaxNodes: ptr.To(9)},
-		Zones:             []string{"1", "4"},
+		Zones:             []string{"1", "3"}, // G2 is not offered in us-central1-f ("4")
 		KubernetesVersion: "1.30.5",
 		Labels:            map[string]string{"team": "ml"},
 		Taints:            []kpool.Taint{{Key: "dedicated", Value: "ml", Effect: kpool.EffectNoExecute}},
@@ -130,7 +130,7 @@ func TestMapping(t *testing.T) {
 		t.Fatal("the emulator has no such pool")
 	}
 	cfg := st.Config
-	if st.InitialNodeCount != 2 || strings.Join(st.Locations, ",") != "us-central1-a,us-central1-f" || cfg.MachineType != "g2-standard-8" ||
+	if st.InitialNodeCount != 2 || strings.Join(st.Locations, ",") != "us-central1-a,us-central1-c" || cfg.MachineType != "g2-standard-8" ||
 		cfg.DiskSizeGb != 200 || cfg.DiskType != "pd-ssd" || !cfg.Spot || cfg.Accelerators[0].AcceleratorType != "nvidia-l4" ||
 		!st.Autoscaling.Enabled || st.Autoscaling.TotalMinNodeCount != 1 || st.Autoscaling.TotalMaxNodeCount != 9 ||
 		cfg.ResourceLabels["cost-center"] != "42" || cfg.Labels[provider.LabelPool] != "spot-gpu" || st.Version != version ||
@@ -160,8 +160,8 @@ func TestMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ = provider.Find(pools, s.ProviderName)
-	if p.State != provider.StateReady || p.Count != 4 || p.ReadyNodes != 4 || p.NodesByZone["1"] != 2 || p.NodesByZone["4"] != 2 ||
-		!p.Spot || p.MinCount != 1 || p.MaxCount != 9 || p.Version != "1.30.5" || strings.Join(p.Zones, ",") != "1,4" ||
+	if p.State != provider.StateReady || p.Count != 4 || p.ReadyNodes != 4 || p.NodesByZone["1"] != 2 || p.NodesByZone["3"] != 2 ||
+		!p.Spot || p.MinCount != 1 || p.MaxCount != 9 || p.Version != "1.30.5" || strings.Join(p.Zones, ",") != "1,3" ||
 		len(p.Accelerators) != 1 || p.Tags["cost-center"] != "42" || p.Labels["team"] != "ml" || len(p.Problems) != 0 || len(p.Taints) != 2 {
 		t.Fatalf("observed: %+v", p)
 	}

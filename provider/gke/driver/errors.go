@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -116,6 +117,9 @@ func classify(err error, field string) error {
 					break
 				}
 			}
+			if e.Field == "spec" && unofferedMachine.MatchString(msg) {
+				e.Field = "spec.platform.gcp.machineType"
+			}
 		}
 	}
 	return e
@@ -143,6 +147,12 @@ func classifyUnanswered(err error) error {
 	}
 	return provider.Unanswered(platform, "the GKE API", err)
 }
+
+// unofferedMachine is GKE's refusal of a machine type a pool's zone does
+// not offer, which names no field (no BadRequest): 400 INVALID_ARGUMENT
+// `Invalid machine type "e2-standard-4" in zone "us-central2-b":
+// GCE_NOT_FOUND` (GKE's answer recorded in keras-team/kinetic#305).
+var unofferedMachine = regexp.MustCompile(`^(INVALID_ARGUMENT: )?Invalid machine type "[^"]*" in zone "[^"]*"`)
 
 // quotaFailure is the detail of Google's quota errors
 // (https://cloud.google.com/apis/design/errors#error_details).

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kpool/kpool/provider"
@@ -60,6 +61,25 @@ func TestSpecField(t *testing.T) {
 	} {
 		if got := specField(f); got != want {
 			t.Errorf("specField(%q) = %q, want %q", f, got, want)
+		}
+	}
+}
+
+// TestPoolVersions: the node versions a pool may run are the location's
+// not newer than the control plane and at most three minors older, as
+// kpool specs name them.
+func TestPoolVersions(t *testing.T) {
+	for _, tc := range []struct {
+		master string
+		valid  []string
+		want   string
+	}{
+		{"1.30.5-gke.1014001", []string{"1.31.2-gke.1", "1.30.6-gke.2", "1.30.5-gke.1014001", "1.30.5-gke.9", "1.29.9-gke.1", "1.26.1-gke.1"}, "1.30.5,1.29.9"},
+		{"1.31.2-gke.1", []string{"1.28.14-gke.1", "1.27.16-gke.1", "bogus"}, "1.28.14"},
+		{"", []string{"1.30.5-gke.1"}, ""},
+	} {
+		if got := strings.Join(poolVersions(tc.master, tc.valid), ","); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.master, got, tc.want)
 		}
 	}
 }
