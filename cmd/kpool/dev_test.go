@@ -314,3 +314,71 @@ func runClock(t *testing.T, clock *sim.ManualClock) {
 		}
 	}()
 }
+
+// TestDevPreflight is issue 31's "done when" on kpool dev: once the
+// controllers have learnt what each demo cluster offers, a create with an
+// unknown machine type, one not offered in the chosen zone, and (GKE's
+// regional cluster) a count that does not divide over its default zones
+// are VALIDATION_ERRORs naming the field and the fact, and the dry run
+// says the same.
+func TestDevPreflight(t *testing.T) {
+	ctx := context.Background()
+	clock := sim.NewManualClock(time.Now())
+	printed := startDev(t, clock)
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
+	if m == nil {
+		t.Fatalf("no server in:\n%s", printed)
+	}
+	c := api.NewClient(m[1], "")
+	c.Token = m[2]
+	tests := []struct {
+		cluster, field, says string
+		args                 []string
+	}{
+		{"demo-aks", "spec.platform.azure.vmSize", "Standard_Bogus_v9 is not offered in westeurope", []string{"--machine-type", "Standard_Bogus_v9", "--count", "1"}},
+		{"demo-aks", "spec.platform.azure.vmSize", "is not offered in westeurope zone 3", []string{"--machine-type", "Standard_NC24ads_A100_v4", "--count", "1", "--zones", "3"}},
+		{"demo-eks", "spec.platform.aws.instanceType", "m5.banana is not offered in us-west-2", []string{"--machine-type", "m5.banana", "--count", "1"}},
+		{"demo-eks", "spec.platform.aws.instanceType", "p4d.24xlarge is not offered in us-west-2 zone 1", []string{"--machine-type", "p4d.24xlarge", "--count", "1", "--zones", "1"}},
+		{"demo-gke", "spec.platform.gcp.machineType", "banana is not offered in us-central1", []string{"--machine-type", "banana", "--count", "1", "--zones", "1"}},
+		{"demo-gke", "spec.platform.gcp.machineType", "g2-standard-8 is not offered in us-central1 zone 4", []string{"--machine-type", "g2-standard-8", "--count", "1", "--zones", "4"}},
+		{"demo-gke", "spec.nodeCount", "1 nodes do not divide evenly over the cluster's default zones 1, 2, 3", []string{"--machine-type", "n2-standard-4", "--count", "1"}},
+		{"demo-oke", "spec.platform.oci.shape", "VM.Bogus.E9 is not offered in us-ashburn-1", []string{"--machine-type", "VM.Bogus.E9", "--count", "1"}},
+		{"demo-oke", "spec.platform.oci.shape", "BM.GPU.A10.4 is not offered in us-ashburn-1 zone 1", []string{"--machine-type", "BM.GPU.A10.4", "--count", "1", "--zones", "1"}},
+		{"demo-civo", "spec.platform.civo.size", "g4s.kube.banana is not offered in LON1", []string{"--machine-type", "g4s.kube.banana", "--count", "1"}},
+	}
+	// The controllers learn each cluster's facts once they reach it.
+	learnt := map[string]bool{}
+	deadline := time.Now().Add(time.Minute)
+	for _, tc := range tests {
+		for !learnt[tc.cluster] {
+			id, err := c.ClusterID(ctx, tc.cluster)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := c.ClusterFacts(ctx, id)
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case f != nil:
+				learnt[tc.cluster] = true
+			case time.Now().After(deadline):
+				t.Fatalf("%s: no facts learnt in a minute", tc.cluster)
+			default:
+				clock.Advance(time.Second)
+				_ = pollEvery(20 * time.Millisecond).Tick(ctx)
+			}
+		}
+	}
+	for _, tc := range tests {
+		for _, dry := range []bool{false, true} {
+			args := append([]string{"nodepool", "create", "bogus", "--cluster", tc.cluster, "--server", m[1], "--token", m[2]}, tc.args...)
+			if dry {
+				args = append(args, "--dry-run")
+			}
+			_, stderr, err := execute("", args...)
+			if errCodeOf(err) != kpool.CodeValidation || !strings.Contains(stderr+err.Error(), tc.field+": ") || !strings.Contains(stderr+err.Error(), tc.says) {
+				t.Errorf("%s %v (dry run %v): %v\n%s", tc.cluster, tc.args, dry, err, stderr)
+			}
+		}
+	}
+}

@@ -43,6 +43,7 @@ type World struct {
 	Cluster  *kpool.Cluster
 	Demo     Demo
 	platform kpool.PlatformType
+	srv      *sim.TLSEndpoint
 }
 
 // New registers demo's first cluster with a service whose driver for its
@@ -64,7 +65,7 @@ func New(t *testing.T, demo Demo, newDriver func(provider.DriverOptions) provide
 	}
 	retry := provider.DefaultRetry()
 	retry.Delay, retry.MaxDelay = 5*time.Millisecond, 20*time.Millisecond // no wall-clock waits on a 503's Retry-After
-	w := &World{T: t, Demo: demo, Drivers: catalog.Registry(), platform: pt}
+	w := &World{T: t, Demo: demo, Drivers: catalog.Registry(), platform: pt, srv: srv}
 	w.Drivers.Add(newDriver(provider.DriverOptions{Credentials: creds, Transport: srv.Transport(), Retry: &retry}))
 	w.Svc = service.New(testdb.SQLite(t), w.Drivers)
 	w.Svc.Endpoints, _ = kpool.ParseOrigins([]string{srv.URL})
@@ -84,16 +85,20 @@ func New(t *testing.T, demo Demo, newDriver func(provider.DriverOptions) provide
 func (w *World) Ctx() context.Context { return storetest.Ctx(Owner) }
 
 // Start runs the controllers, drift checked every drift, until the test
-// ends.
-func (w *World) Start(drift time.Duration) {
+// ends; tweak, if any, changes their configuration first.
+func (w *World) Start(drift time.Duration, tweak ...func(*reconcile.Config)) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ctl := reconcile.New(reconcile.Config{
+	cfg := reconcile.Config{
 		Service: w.Svc, Drivers: w.Drivers, Log: slog.New(slog.DiscardHandler), Holder: "a",
 		Workers: 2, ResyncFast: 25 * time.Millisecond, DriftInterval: drift, ResyncSlow: time.Second,
 		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
 		LeaseTTL: 600 * time.Millisecond, PollEvents: 50 * time.Millisecond,
 		Limits: map[kpool.PlatformType]reconcile.Limits{w.platform: {Concurrency: 4, RequestsPerSecond: 2000, Burst: 200}},
-	})
+	}
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	ctl := reconcile.New(cfg)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -126,6 +131,10 @@ func (w *World) WaitFor(timeout time.Duration, cond func() (bool, string)) {
 		}
 	}
 }
+
+// StopEmulator closes the emulator's listener: the cloud no longer
+// answers.
+func (w *World) StopEmulator() { _ = w.srv.Close() }
 
 // Calls counts the emulator's calls that match.
 func (w *World) Calls(match func(sim.Call) bool) int {
