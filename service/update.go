@@ -265,11 +265,9 @@ func (s *Service) applyUpdate(op *poolUpdate, p *kpool.NodePool, c *kpool.Cluste
 	if next.Spec.Equal(&p.Spec) {
 		return p, nil, nil
 	}
-	pw, err := s.preflight(op.ctx, c, &next.Spec, &p.Spec)
-	if err != nil {
+	if err := s.preflightUpdate(op, c, &next.Spec, &p.Spec); err != nil {
 		return nil, nil, err
 	}
-	op.plan.Warnings = append(op.plan.Warnings, pw...)
 	if p.Spec.Observed() && next.Spec.Observed() {
 		return nil, nil, observedConflict(p)
 	}
@@ -366,4 +364,12 @@ func (s *Service) checkLogicalUpdate(ctx context.Context, poolID string, u Updat
 		return nil
 	}
 	return s.checkLogicalPool(ctx, c, &next)
+}
+
+// preflightUpdate checks what an update changes against the cluster's
+// facts, adding the checks' warnings to the plan.
+func (s *Service) preflightUpdate(op *poolUpdate, c *kpool.Cluster, next, prev *kpool.NodePoolSpec) error {
+	pw, err := s.preflight(op.ctx, c, next, prev)
+	op.plan.Warnings = append(op.plan.Warnings, pw...)
+	return err
 }
