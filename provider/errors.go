@@ -45,6 +45,11 @@ type Error struct {
 	Reason     string
 	RetryAfter time.Duration // for throttling, when the provider said
 	Err        error         // the provider's error, for logs
+	// Code is the cloud's own error code and RequestID the id its answer
+	// carried (ARM's x-ms-request-id, say), when the driver can tell: for
+	// the controllers' log lines, so that a failure can be found in the
+	// cloud's own logs and support cases. Empty when the cloud gave none.
+	Code, RequestID string
 }
 
 func (e *Error) Error() string {

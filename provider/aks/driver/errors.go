@@ -70,7 +70,10 @@ func classify(err error, field string) error {
 	if msg := armMessage(re); msg != "" {
 		reason += ": " + msg
 	}
-	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err}
+	e := &provider.Error{Kind: provider.KindOfStatus(re.StatusCode), Provider: platform, Reason: reason, Err: err, Code: re.ErrorCode}
+	if re.RawResponse != nil {
+		e.RequestID = re.RawResponse.Header.Get("x-ms-request-id")
+	}
 	if quotaError(re.ErrorCode, reason) {
 		e.Kind = provider.KindQuota
 	}

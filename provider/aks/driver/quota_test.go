@@ -18,7 +18,7 @@ import (
 // TestQuota: AKS's vCPU quota and its limit of agent pools per cluster
 // answer 400, which alone says "invalid spec"; the driver says quota
 // (KindQuota: tried again slowly, once the quota is raised), not
-// validation.
+// validation. The error carries ARM's code and request id.
 func TestQuota(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -54,6 +54,12 @@ func TestQuota(t *testing.T) {
 			var re *azcore.ResponseError
 			if !errors.As(err, &re) || re.ErrorCode != tc.code {
 				t.Fatalf("the emulator answered %v, want %s", err, tc.code)
+			}
+			// The controllers' log names ARM's code and request id, to find
+			// the call in Azure's own logs.
+			var pe *provider.Error
+			if !errors.As(err, &pe) || pe.Code != tc.code || pe.RequestID == "" || pe.RequestID != re.RawResponse.Header.Get("x-ms-request-id") {
+				t.Errorf("provider error %+v: want code %s and ARM's request id", pe, tc.code)
 			}
 		})
 	}
