@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -46,7 +47,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	if err != nil {
 		return r.listFailed(ctx, pools, err)
 	}
-	st.trust, st.failingSince = answers, time.Time{}
+	r.answered(ctx)
 	if err := r.reachable(ctx); err != nil {
 		return 0, err
 	}
@@ -135,7 +136,7 @@ func (r *clusterRun) poolFailed(ctx context.Context, p *kpool.NodePool, err erro
 		// The provider asks everyone to slow down, or the endpoint
 		// stopped answering: the rest of the pass would only add to it.
 		if provider.IsTimeout(err) {
-			r.st.trust = hangs
+			r.slowLane(ctx, err)
 		}
 		return err
 	}
@@ -145,8 +146,15 @@ func (r *clusterRun) poolFailed(ctx context.Context, p *kpool.NodePool, err erro
 	}
 	r.st.retry[p.ID] = poolRetry{generation: p.Generation, next: now.Add(wait)}
 	soonest(wait)
-	c.cfg.Log.Info("pool reconcile failed; retrying", "cluster", r.cl.Name, "cluster_id", r.cl.ID, "pool", p.Name, "pool_id", p.ID,
-		"err", err, "failures", c.retries.NumRequeues(p.ID), "after", wait)
+	// A provider's error was logged with its call (poolScope.called):
+	// when the pool is tried again is the rest.
+	level := slog.LevelInfo
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		level = slog.LevelDebug
+	}
+	c.cfg.Log.Log(ctx, level, "pool reconcile failed; retrying", append(r.logAttrs(), "pool", p.Name, "pool_id", p.ID,
+		"err", err, "failures", c.retries.NumRequeues(p.ID), "after", wait)...)
 	return nil
 }
 

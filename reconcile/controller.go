@@ -160,11 +160,11 @@ func (c *Controller) Run(ctx context.Context) error {
 			log.Warn("lease", "err", err)
 		}
 		if held {
-			log.Info("leading: controllers running")
+			log.Info("leadership gained: controllers running", "lease", LeaseName)
 			c.cfg.Metrics.Leader.Set(1)
 			c.lead(ctx, renew)
 			c.cfg.Metrics.Leader.Set(0)
-			log.Info("no longer leading")
+			log.Info("leadership lost: controllers stopped", "lease", LeaseName)
 		}
 		select {
 		case <-ctx.Done():
@@ -195,10 +195,10 @@ func (c *Controller) lead(ctx context.Context, renew time.Duration) {
 			case err == nil && held:
 				deadline = c.cfg.Clock.Now().Add(c.cfg.LeaseTTL)
 			case err == nil && !held:
-				c.cfg.Log.Warn("lease taken by another process")
+				c.cfg.Log.Warn("lease taken by another process", "lease", LeaseName, "holder", c.cfg.Holder)
 				cancel()
 			case deadline.Sub(c.cfg.Clock.Now()) < renew:
-				c.cfg.Log.Warn("lease could not be renewed in time", "err", err)
+				c.cfg.Log.Warn("lease could not be renewed in time", "lease", LeaseName, "holder", c.cfg.Holder, "err", err)
 				cancel()
 			}
 		}

@@ -17,10 +17,18 @@ func (s *poolScope) create(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	msg := "creating " + s.desired.ProviderName + " at " + string(s.cl.Spec.Platform.Type)
+	why, op, because := ReasonCreating, "create", ""
+	if s.deletedBehind() {
+		// It existed, and kpool did not delete it: someone did at the
+		// provider. Said in the report (and so in the events) and the log.
+		why, op, because = ReasonRecreating, "re-create", "deleted at the provider behind kpool's back"
+		msg = s.desired.ProviderName + " was deleted at " + string(s.cl.Spec.Platform.Type) + " behind kpool's back; re-creating it"
+		s.rp.set(kpool.ConditionDrifted, kpool.ConditionTrue, ReasonDeletedAtProvider, msg)
+	}
 	s.rp.meta.Exists = nil // not known from here until it is listed
 	s.rp.meta.CreateSentAt = ptr(s.c.cfg.Clock.Now().UTC())
-	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonCreating, msg)
-	s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonCreating, "")
+	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, why, msg)
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, why, "")
 	claim := s.rp.clone()
 	if err := s.post(ctx, &claim); err != nil {
 		if kpool.IsNotFound(err) {
@@ -28,7 +36,9 @@ func (s *poolScope) create(ctx context.Context) (bool, error) {
 		}
 		return true, err
 	}
+	start := s.c.cfg.Clock.Now()
 	created, err := s.d.NodePoolCreate(ctx, s.cl, s.desired)
+	s.called(ctx, op, because, start, err)
 	switch {
 	case err == nil:
 		s.rp.gen = s.p.Generation
@@ -46,4 +56,15 @@ func (s *poolScope) create(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	return s.retry(ctx, err)
+}
+
+// deletedBehind reports whether the pool the provider no longer lists is
+// one it had: the last report saw it there, after its create had settled.
+func (s *poolScope) deletedBehind() bool {
+	if s.prev == nil {
+		return false
+	}
+	m := s.prev.Meta()
+	r := s.prev.Reason(kpool.ConditionReady)
+	return m.Exists != nil && *m.Exists && r != ReasonCreating && r != ReasonRecreating
 }

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -17,6 +18,7 @@ func (s *poolScope) deleting(ctx context.Context) (bool, error) {
 	case p.Spec.DeletionPolicy == kpool.DeletionAbandon || p.Spec.Observed():
 		s.rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonAbandoned, "the pool is left at the provider")
 		s.send(ctx)
+		s.logPool(ctx, slog.LevelInfo, "pool deleted in kpool and left at the provider", "operation", "abandon")
 		return false, nil
 	case unread(obs):
 		// Whose it is cannot be told this time: it is read again soon,
@@ -36,9 +38,13 @@ func (s *poolScope) deleting(ctx context.Context) (bool, error) {
 		}
 		s.rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonDeletedAtProvider, "")
 		s.send(ctx)
+		s.gone(ctx)
 		return false, nil
 	case obs.State != provider.StateDeleting:
-		if err := s.d.NodePoolDelete(ctx, s.cl, p.ProviderName); err != nil {
+		start := s.c.cfg.Clock.Now()
+		err := s.d.NodePoolDelete(ctx, s.cl, p.ProviderName)
+		s.called(ctx, "delete", "", start, err)
+		if err != nil {
 			if s.refused(ctx, err) {
 				return false, nil
 			}
@@ -63,4 +69,16 @@ func (s *poolScope) createInFlight() time.Duration {
 		return 0
 	}
 	return max(0, at.Add(s.c.cfg.CallTimeout).Sub(s.c.cfg.Clock.Now()))
+}
+
+// gone logs that nothing of a pool being deleted is left at the provider,
+// with how long its delete took since the last report said it was sent.
+func (s *poolScope) gone(ctx context.Context) {
+	attrs := []any{"operation", "delete"}
+	if s.prev != nil {
+		if c := condition(s.prev.Conditions, kpool.ConditionDeleted); c != nil && c.Reason == ReasonDeleting && !c.LastTransitionTime.IsZero() {
+			attrs = append(attrs, "duration", s.c.cfg.Clock.Since(c.LastTransitionTime).Round(time.Second))
+		}
+	}
+	s.logPool(ctx, slog.LevelInfo, "operation finished: nothing of the pool is left at the provider", attrs...)
 }

@@ -22,7 +22,7 @@ import (
 func (r *clusterRun) listFailed(ctx context.Context, pools []*kpool.NodePool, err error) (time.Duration, error) {
 	c, st := r.c, r.st
 	if provider.IsTimeout(err) {
-		st.trust = hangs
+		r.slowLane(ctx, err)
 	}
 	switch {
 	case ctx.Err() != nil:

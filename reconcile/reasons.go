@@ -6,6 +6,7 @@ package reconcile
 // Failed); the cluster-wide reasons are the root package's.
 const (
 	ReasonCreating          = "Creating"              // a create was sent
+	ReasonRecreating        = "Recreating"            // a create was sent for a pool deleted behind kpool's back
 	ReasonDeleting          = "Deleting"              // a delete was sent, or waits for a create to settle
 	ReasonAbandoned         = "Abandoned"             // deleted in kpool, left at the provider
 	ReasonDeletedAtProvider = "DeletedAtProvider"     // nothing of the pool is left

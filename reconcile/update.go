@@ -1,8 +1,10 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -32,6 +34,7 @@ func (s *poolScope) update(ctx context.Context) (bool, error) {
 		s.rp.meta.LastError = why
 	}
 	ch := s.changes()
+	s.logChanges(ctx, ch, failed)
 	if ch.fighting && !failed && !ch.mark {
 		s.fought()
 		return s.settled(ctx, ch.stuck)
@@ -77,7 +80,9 @@ func (s *poolScope) busy(ctx context.Context) bool {
 // change in place, a repair of a failed pool, this pool's mark on an
 // unmarked one.
 func (s *poolScope) apply(ctx context.Context, ch changes, failed bool) (bool, error) {
+	start := s.c.cfg.Clock.Now()
 	_, err := s.d.NodePoolUpdate(ctx, s.cl, s.desired)
+	s.called(ctx, "update", updateWhy(ch, failed), start, err)
 	switch {
 	case err == nil && failed:
 		// Sent again to repair the pool; a pool that keeps failing is
@@ -125,6 +130,10 @@ func (s *poolScope) settled(ctx context.Context, stuck []provider.Difference) (b
 	// The provider has this generation's spec.
 	s.rp.gen = s.p.Generation
 	if len(stuck) > 0 {
+		if s.prev == nil || s.prev.Reason(kpool.ConditionReady) != ReasonNeedsReplacement {
+			s.logPool(ctx, slog.LevelWarn, "pool differs at the provider in what cannot change in place: not correctable; it needs a new pool",
+				"fields", join(stuck))
+		}
 		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonNeedsReplacement, s.rp.meta.LastError)
 		s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonNeedsReplacement, "")
 		s.send(ctx)
@@ -133,6 +142,39 @@ func (s *poolScope) settled(ctx context.Context, stuck []provider.Difference) (b
 	s.rp.set(kpool.ConditionReady, kpool.ConditionTrue, ReasonNodesReady, fmt.Sprintf("%d of %d nodes ready", obs.ReadyNodes, obs.Count))
 	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonReady, "")
 	s.send(ctx)
+	s.finished(ctx)
 	s.readied(s.p)
 	return false, nil
+}
+
+// updateWhy says what an update is sent for, for its log line.
+func updateWhy(ch changes, failed bool) string {
+	switch {
+	case failed:
+		return "repair: the provider's last operation failed"
+	case ch.drifted:
+		return "drift correction: " + join(ch.fixable)
+	case len(ch.fixable) == 0:
+		return "owner's mark"
+	}
+	return "new spec: " + join(ch.fixable)
+}
+
+// logChanges says what a pass found at the provider that it did not
+// expect, once each: an operation that failed there, a drift (changed
+// behind kpool's back), correctable in place or not.
+func (s *poolScope) logChanges(ctx context.Context, ch changes, failed bool) {
+	if failed {
+		op := "operation"
+		if s.prev != nil {
+			op = cmp.Or(operationOf(s.prev.Reason(kpool.ConditionReady)), op)
+		}
+		s.logPool(ctx, slog.LevelWarn, "operation failed at the provider", "operation", op,
+			"provider_state", s.obs.ProviderState, "error", s.obs.Message)
+	}
+	if ch.drifted && (s.prev == nil || s.prev.Reason(kpool.ConditionDrifted) != ReasonChangedAtProvider) && !ch.fighting {
+		s.logPool(ctx, slog.LevelInfo, "drift found: changed at the provider behind kpool's back",
+			"fields", join(append(append([]provider.Difference(nil), ch.fixable...), ch.stuck...)),
+			"correctable", len(ch.stuck) == 0)
+	}
 }
