@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kpool/kpool"
 )
@@ -121,7 +122,33 @@ func StatusDetail(r *kpool.ControllerStatus) string {
 	if m := r.Meta(); m.ActiveNodes != nil && m.DesiredNodes != nil {
 		fmt.Fprintf(&b, "; nodes %d/%d", *m.ActiveNodes, *m.DesiredNodes)
 	}
+	// Why, when the pool is not well: the messages of Ready not True and
+	// of Drifted or Degraded True (a re-create after a delete behind
+	// kpool's back, a drift corrected, a quota refused, a failure).
+	for _, c := range r.Conditions {
+		bad := c.Status != kpool.ConditionTrue
+		if c.Type == kpool.ConditionDrifted || c.Type == kpool.ConditionDegraded {
+			bad = c.Status == kpool.ConditionTrue
+		}
+		if bad && c.Message != "" && (c.Type == kpool.ConditionReady || c.Type == kpool.ConditionDrifted || c.Type == kpool.ConditionDegraded) {
+			fmt.Fprintf(&b, "; %s: %s", c.Type, clip(c.Message, maxWhy))
+		}
+	}
 	return b.String()
+}
+
+// maxWhy bounds each message an event's detail quotes.
+const maxWhy = 240
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // ClusterDeleteEvent is the event of a delete of cluster c; force says it

@@ -115,6 +115,8 @@ func (s *Service) storeReport(ctx context.Context, tx kpool.Tx, id *kpool.Identi
 	if err := tx.PutControllerStatus(poolID, r); err != nil {
 		return nil, err
 	}
+	said := prev == nil || !sameStatus(prev.Conditions, r.Conditions) || prev.ObservedGeneration != r.ObservedGeneration
+	before := p.Status
 	if prev != nil {
 		*prev = *r
 	} else {
@@ -132,11 +134,18 @@ func (s *Service) storeReport(ctx context.Context, tx kpool.Tx, id *kpool.Identi
 		if err := updatePool(tx, p); err != nil {
 			return nil, err
 		}
+		said = said || p.Status.Phase != before.Phase || !sameStatus(before.Conditions, p.Status.Conditions)
 	}
-	ev := audit.PoolEvent(ctx, kind, p, p.Generation, id.Email)
-	ev.Detail, ev.CreatedAt = audit.StatusDetail(r), now
-	if err := tx.AddEvent(ev); err != nil {
-		return nil, err
+	// The trail records what changed, not every report: a report that
+	// moves the phase, a condition (type, status or reason) or the
+	// generation it observed is an event, one that only refreshes node
+	// counts or messages is not (it would outnumber the users' writes).
+	if said || kind == kpool.EventNodePoolDeleted {
+		ev := audit.PoolEvent(ctx, kind, p, p.Generation, id.Email)
+		ev.Detail, ev.CreatedAt = audit.StatusDetail(r), now
+		if err := tx.AddEvent(ev); err != nil {
+			return nil, err
+		}
 	}
 	doc := statusDocument(p, reports)
 	if kind == kpool.EventNodePoolDeleted {
@@ -144,6 +153,21 @@ func (s *Service) storeReport(ctx context.Context, tx kpool.Tx, id *kpool.Identi
 		return doc, s.removeClusterIfDone(ctx, tx, c, id.Email, now)
 	}
 	return doc, nil
+}
+
+// sameStatus reports whether two lists of conditions say the same: the
+// same types, statuses and reasons, in the same order (messages and times
+// aside).
+func sameStatus(a, b []kpool.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type || a[i].Status != b[i].Status || a[i].Reason != b[i].Reason {
+			return false
+		}
+	}
+	return true
 }
 
 func allDeleted(reports []kpool.ControllerStatus) bool {
