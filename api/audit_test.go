@@ -208,3 +208,39 @@ func TestEventsBadQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusEventsOnChange: a controller's reports make a nodepool.status
+// event only when the phase, a condition (type, status, reason) or the
+// observed generation changes, not when they only refresh node counts or
+// messages; the detail quotes why the pool is not well.
+func TestStatusEventsOnChange(t *testing.T) {
+	forEachStore(t, func(t *testing.T, a *testAPI) {
+		c := a.cluster(user, "prod", gcpCluster)
+		p := a.pool(user, c.ID, "web")
+		report := func(ready, reason, msg string, active int) string {
+			return fmt.Sprintf(`{"controller_name":"gcp-nodepool-controller","observed_generation":1,`+
+				`"conditions":[{"type":"Ready","status":%q,"reason":%q,"message":%q}],"metadata":{"active_nodes":%d,"desired_nodes":3}}`,
+				ready, reason, msg, active)
+		}
+		for i, step := range []struct {
+			body   string
+			detail string // of the newest status event; "" when the report makes none
+		}{
+			{report("False", "Creating", "creating web", 0), "gcp-nodepool-controller: Ready=False (Creating); nodes 0/3; Ready: creating web"},
+			{report("False", "Creating", "creating web, 1 node up", 1), ""},
+			{report("True", "NodesReady", "3 of 3 nodes ready", 3), "gcp-nodepool-controller: Ready=True (NodesReady); nodes 3/3"},
+			{report("True", "NodesReady", "3 of 3 nodes ready, again", 3), ""},
+			{report("False", "QuotaExceeded", "gcp: quota: CPUs", 3), "gcp-nodepool-controller: Ready=False (QuotaExceeded); nodes 3/3; Ready: gcp: quota: CPUs"},
+		} {
+			before := len(a.events(user, "?nodepool_id="+p.ID+"&type=nodepool.status").Events)
+			want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", step.body), http.StatusOK)
+			evs := a.events(user, "?nodepool_id="+p.ID+"&type=nodepool.status").Events
+			switch {
+			case step.detail == "" && len(evs) != before:
+				t.Errorf("report %d: %d status events, want still %d: %+v", i, len(evs), before, evs[0])
+			case step.detail != "" && (len(evs) != before+1 || evs[0].Detail != step.detail):
+				t.Errorf("report %d: %d status events (had %d), newest %+v; want one more, with detail %q", i, len(evs), before, evs, step.detail)
+			}
+		}
+	})
+}
