@@ -225,6 +225,29 @@ func TestMutate(t *testing.T) {
 	}
 }
 
+// DeletePool deletes a pool behind the client's back: gone from the next
+// read; a pool in an operation, or a missing one, is an error.
+func TestDeletePool(t *testing.T) {
+	e := newEnv(t, aks.Options{})
+	e.create("workers", basic(2))
+	if err := e.sim.DeletePool(sub, group, cluster, "workers"); err == nil {
+		t.Fatal("DeletePool of a pool being created")
+	}
+	e.settle()
+	if err := e.sim.DeletePool(sub, group, cluster, "workers"); err != nil {
+		t.Fatal(err)
+	}
+	if _, found := e.sim.Pool(sub, group, cluster, "workers"); found {
+		t.Fatal("the pool is still there")
+	}
+	if _, err := e.pools.Get(t.Context(), group, cluster, "workers", nil); err == nil {
+		t.Fatal("GET found the deleted pool")
+	}
+	if err := e.sim.DeletePool(sub, group, cluster, "workers"); err == nil {
+		t.Fatal("DeletePool of a missing pool")
+	}
+}
+
 // What AKS refuses is 400 InvalidParameter naming the property.
 func TestValidation(t *testing.T) {
 	e := newEnv(t, aks.Options{})

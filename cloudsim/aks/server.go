@@ -210,6 +210,25 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 	return err
 }
 
+// DeletePool deletes a pool behind the client's back at once, as someone
+// using the portal or az would (and as if its delete had ended): the
+// pool is gone from the next answer. A pool in an operation is not
+// deleted (an error says so): let the operation end first.
+func (s *Server) DeletePool(subscription, resourceGroup, clusterName, name string) (err error) {
+	s.Do(func(time.Time) {
+		var p *pool
+		if p, err = s.poolOf(subscription, resourceGroup, clusterName, name); err != nil {
+			return
+		}
+		if p.op != nil {
+			err = fmt.Errorf("aks: agent pool %s is in an operation (%s)", name, p.op.Kind)
+			return
+		}
+		delete(p.cluster.pools, strings.ToLower(p.name))
+	})
+	return err
+}
+
 // requestIDs puts on an answer the ids ARM puts on every one: a new
 // request id, and the client's correlation id (or a new one).
 func (s *Server) requestIDs(req *sim.Request, rep *sim.Reply) {

@@ -131,6 +131,15 @@ func (e *Engine) SetFaultRate(rate float64) {
 	e.faults.setRate(rate)
 }
 
+// FailNextOperations makes the next n operations the emulator starts end
+// Failed, as FaultFail's do, whatever the fault rate: a failure a test can
+// count on, where the rate's are random (and fail reads too).
+func (e *Engine) FailNextOperations(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.faults.failNext = max(n, 0)
+}
+
 // SetRateLimit changes the rate limit (requests per second, 0 for none)
 // and burst; the bucket starts full.
 func (e *Engine) SetRateLimit(perSecond float64, burst int) {

@@ -214,6 +214,34 @@ func TestFailedOperation(t *testing.T) {
 	}
 }
 
+// FailNextOperations fails the next operations started, no others, with
+// no fault rate: reads and a refused write go through untouched and do
+// not use one up.
+func TestFailNextOperations(t *testing.T) {
+	s := serveToy(t, sim.Options{OperationTime: time.Second})
+	s.add(&toyPool{name: "p", nodes: 2, state: "Ready"})
+	s.FailNextOperations(1)
+	for _, step := range []struct {
+		method, target string
+		status         int
+		fault, state   string
+	}{
+		{http.MethodGet, "/pools/p", http.StatusOK, "", "Ready"},
+		{http.MethodPut, "/pools/p?nodes=-1", http.StatusBadRequest, "", "Ready"},
+		{http.MethodPut, "/pools/p?nodes=4", http.StatusOK, sim.FaultFail, "Failed"},
+		{http.MethodPut, "/pools/p?nodes=4", http.StatusOK, "", "Ready"},
+	} {
+		a := s.send(step.method, step.target)
+		if c := s.lastCall(t); a.status != step.status || c.Fault != step.fault {
+			t.Fatalf("%s %s: %d with fault %q, want %d with %q", step.method, step.target, a.status, c.Fault, step.status, step.fault)
+		}
+		s.clock.Advance(time.Hour)
+		if _, state := s.view(t, "p"); state != step.state {
+			t.Fatalf("%s %s: pool %s, want %s", step.method, step.target, state, step.state)
+		}
+	}
+}
+
 // Latency holds each answer on the engine's clock: nothing is answered
 // until the clock has moved that far, and the call log says so.
 func TestLatency(t *testing.T) {

@@ -17,6 +17,9 @@ const (
 type dice struct {
 	rate float64
 	rnd  *rand.Rand
+	// failNext is how many of the next operations end Failed whatever
+	// the dice say (Engine.FailNextOperations).
+	failNext int
 }
 
 // setRate sets the fraction of requests that fail, clamped to 0..1.

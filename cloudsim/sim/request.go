@@ -93,6 +93,11 @@ func (r *Request) Start(kind string, from, to, extra int) *Operation {
 		End:  r.Now.Add(r.e.opTime + time.Duration(nodes)*r.e.nodeTime),
 		From: from, To: to, nodeTime: r.e.nodeTime,
 	}
+	if r.fault == "" && r.e.faults.failNext > 0 {
+		// A failure the test asked for (Engine.FailNextOperations).
+		r.e.faults.failNext--
+		r.fault, r.rolled = FaultFail, true
+	}
 	if r.fault == FaultFail && !r.failStarted {
 		r.failStarted = true
 		o.Fails = true
