@@ -72,6 +72,9 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		return err
 	}
 	defer emu.Close()
+	if f.emulated != nil {
+		f.emulated(emu)
+	}
 	// Users may point clusters at the emulators (allowed endpoints), where
 	// the emulators' identities go; clusters elsewhere get only what
 	// --credentials names, never a cloud SDK's default chain.

@@ -1,53 +1,22 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/kpool/kpool/audit"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/auth"
-	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/service"
 )
-
-// watched is a writer that signals when what was written contains want.
-type watched struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	want string
-	once sync.Once
-	seen chan struct{}
-}
-
-func (w *watched) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.buf.Write(p)
-	if strings.Contains(w.buf.String(), w.want) {
-		w.once.Do(func() { close(w.seen) })
-	}
-	return n, err
-}
-
-func (w *watched) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
 
 // TestDevCreateWait is README's first two steps: kpool dev, then the
 // nodepool create --wait it suggests, which must end with the pool Ready
@@ -228,91 +197,6 @@ func TestDevEveryCloud(t *testing.T) {
 	if errCodeOf(err) != kpool.CodeNotImplemented || !strings.Contains(stderr+err.Error(), "nodepool create: k3s clusters have no node pools") {
 		t.Errorf("a pool on the demo k3s cluster: %v\n%s", err, stderr)
 	}
-}
-
-// startDev runs kpool dev, its emulators on clock, until the test ends, and
-// returns what it printed up to its last suggested command. tweak, if
-// any, changes its flags first.
-func startDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	emu := cloudsim.Defaults()
-	emu.Clock = clock
-	f := serveFlags{listen: "127.0.0.1:0", database: "sqlite:" + filepath.Join(t.TempDir(), "dev.db"), logFormat: "text",
-		reconcile: true, resyncFast: 20 * time.Millisecond, resyncSlow: 5 * time.Minute, eventRetention: audit.DefaultRetention,
-		driftInterval: time.Minute, callTimeout: 30 * time.Second, auth: auth.AuthHeader}
-	for _, fn := range tweak {
-		fn(&f)
-	}
-	pr, pw := io.Pipe()
-	exited := make(chan error, 1)
-	go func() {
-		err := dev(ctx, &f, devUser, emu, pw)
-		pw.CloseWithError(io.EOF)
-		exited <- err
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-exited; err != nil {
-			t.Errorf("kpool dev: %v", err)
-		}
-	})
-	var printed strings.Builder
-	sc := bufio.NewScanner(pr)
-	for sc.Scan() {
-		line := sc.Text()
-		printed.WriteString(line + "\n")
-		if strings.Contains(line, "go run ./cmd/kpool events") {
-			break
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	return printed.String()
-}
-
-// clockWaits is a clock whose --wait polls move the emulators' clock a
-// minute each time, 5ms apart, so that operations end as fast as a test
-// polls.
-func clockWaits(emulators *sim.ManualClock) clock {
-	every := pollEvery(5 * time.Millisecond)
-	return clock{tick: func(ctx context.Context) error {
-		emulators.Advance(time.Minute)
-		return every.Tick(ctx)
-	}}
-}
-
-// pollEvery is the wall clock with --wait polling every d, rather than
-// every second.
-func pollEvery(d time.Duration) clock {
-	return clock{tick: func(ctx context.Context) error {
-		tm := time.NewTimer(d)
-		defer tm.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tm.C:
-			return nil
-		}
-	}}
-}
-
-// runClock moves the emulators' clock 10 s every 20 ms until the test
-// ends: for tests that watch rather than --wait.
-func runClock(t *testing.T, clock *sim.ManualClock) {
-	stop := make(chan struct{})
-	t.Cleanup(func() { close(stop) })
-	go func() {
-		tk := time.NewTicker(20 * time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tk.C:
-				clock.Advance(10 * time.Second)
-			}
-		}
-	}()
 }
 
 // TestDevPreflight is issue 31's "done when" on kpool dev: once the

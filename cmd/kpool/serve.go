@@ -21,6 +21,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/auth"
+	"github.com/kpool/kpool/cloudsim"
 	"github.com/kpool/kpool/internal/scrub"
 	"github.com/kpool/kpool/store/postgres"
 	"github.com/kpool/kpool/store/sqlite"
@@ -76,6 +77,9 @@ type serveFlags struct {
 	// logOut receives the log (nil: os.Stderr); the commands give their
 	// stderr, so that tests read what a run logs.
 	logOut io.Writer
+	// emulated, when set, is given kpool dev's emulators once they run:
+	// tests reach behind kpool's back through them (a fault, a delete).
+	emulated func(*cloudsim.Running)
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
