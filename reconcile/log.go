@@ -35,8 +35,8 @@ func (s *poolScope) logPool(ctx context.Context, level slog.Level, msg string, e
 // "<op> failed" with the provider's error otherwise; why says what the
 // call is for (a new spec, a drift correction, a repair).
 func (s *poolScope) called(ctx context.Context, op, why string, start time.Time, err error) {
-	took := s.c.cfg.Clock.Since(start).Round(time.Millisecond)
-	attrs := []any{"operation", op, "duration", took}
+	took := s.c.cfg.Clock.Since(start)
+	attrs := []any{"operation", op, "duration_ms", ms(took)}
 	if why != "" {
 		attrs = append(attrs, "why", why)
 	}
@@ -84,7 +84,7 @@ func (s *poolScope) finished(ctx context.Context) {
 	}
 	attrs := []any{"operation", op}
 	if c := condition(s.prev.Conditions, kpool.ConditionReady); c != nil && !c.LastTransitionTime.IsZero() {
-		attrs = append(attrs, "duration", s.c.cfg.Clock.Since(c.LastTransitionTime).Round(time.Second))
+		attrs = append(attrs, "duration_ms", ms(s.c.cfg.Clock.Since(c.LastTransitionTime)))
 	}
 	s.logPool(ctx, slog.LevelInfo, "operation finished", attrs...)
 }
@@ -134,3 +134,7 @@ func (r *clusterRun) answered(ctx context.Context) {
 	}
 	r.st.trust, r.st.failingSince = answers, time.Time{}
 }
+
+// ms is a duration in milliseconds, as the access log gives them: a
+// number in JSON, where a time.Duration would be nanoseconds.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/auth"
+	"github.com/kpool/kpool/cloudsim"
+	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider/catalog/clouds"
 	"github.com/kpool/kpool/service"
@@ -263,6 +266,121 @@ func TestDevPreflight(t *testing.T) {
 			if errCodeOf(err) != kpool.CodeValidation || !strings.Contains(stderr+err.Error(), tc.field+": ") || !strings.Contains(stderr+err.Error(), tc.says) {
 				t.Errorf("%s %v (dry run %v): %v\n%s", tc.cluster, tc.args, dry, err, stderr)
 			}
+		}
+	}
+}
+
+// TestDevOperable is issue 32's "done when": on kpool dev's AKS demo
+// cluster, a create, a scale, a scale whose operation the emulator fails,
+// a delete behind kpool's back and a delete each leave one INFO (or, for
+// the failure, WARN) line in the controllers' JSON log naming the cluster
+// and pool, and the pool's events say why: the failure and its repair,
+// the re-create after the delete behind kpool's back.
+func TestDevOperable(t *testing.T) {
+	clock := sim.NewManualClock(time.Now())
+	polls := clockWaits(clock)
+	logs := newLogLines()
+	var az *aksim.Server
+	printed := startDev(t, clock, func(f *serveFlags) {
+		f.logFormat, f.logOut, f.driftInterval = "json", logs, time.Second
+		f.emulated = func(r *cloudsim.Running) {
+			for _, s := range r.Emulators {
+				if e, ok := s.Emulator.(*aksim.Server); ok {
+					az = e
+				}
+			}
+		}
+	})
+	runClock(t, clock)
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
+	create := regexp.MustCompile(`go run ./cmd/kpool (nodepool create web --cluster ` + aksim.DemoCluster + ` .*)`).FindStringSubmatch(printed)
+	if m == nil || create == nil || az == nil {
+		t.Fatalf("kpool dev printed no server or no create on %s (emulator %v):\n%s", aksim.DemoCluster, az, printed)
+	}
+	cli := func(args ...string) string {
+		t.Helper()
+		if slices.Contains(args, "--wait") {
+			args = append(args, "--timeout", "2m")
+		}
+		out, stderr, err := executeOn(polls, "", append(args, "--server", m[1], "--token", m[2], "-o", "json")...)
+		if err != nil {
+			t.Fatalf("kpool %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		return out
+	}
+	var p kpool.NodePool
+	if err := json.Unmarshal([]byte(cli(strings.Fields(create[1])...)), &p); err != nil {
+		t.Fatal(err)
+	}
+	// line matches a log line on the pool: its message and operation
+	// (one of ops, |-separated).
+	line := func(msg, ops string) func(map[string]any) bool {
+		return func(r map[string]any) bool {
+			op, _ := r["operation"].(string)
+			return r["msg"] == msg && r["pool_id"] == p.ID && slices.Contains(strings.Split(ops, "|"), op)
+		}
+	}
+	logs.waitFor(t, "of the create finished", 1, line("operation finished", "create"))
+	cli("nodepool", "scale", p.ID, "--count", "5", "--wait")
+	logs.waitFor(t, "of the scale finished", 1, line("operation finished", "update"))
+
+	// The emulator fails the next operation: the scale's. The controller
+	// sees the pool Failed and repairs it.
+	az.FailNextOperations(1)
+	cli("nodepool", "scale", p.ID, "--count", "4")
+	logs.waitFor(t, "of the failure", 1, line("operation failed at the provider", "update"))
+	// The repair ends as "repair", or as "update" once a pass has seen
+	// its operation run.
+	logs.waitFor(t, "of the repair finished", 2, line("operation finished", "update|repair"))
+
+	// Deleted at the emulator behind kpool's back: re-created.
+	if err := az.DeletePool(aksim.DemoSubscription, aksim.DemoResourceGroup, aksim.DemoCluster, p.ProviderName); err != nil {
+		t.Fatal(err)
+	}
+	logs.waitFor(t, "of the re-create finished", 2, line("operation finished", "create"))
+	cli("nodepool", "delete", p.ID, "--wait")
+	logs.waitFor(t, "of the delete finished", 1, line("operation finished: nothing of the pool is left at the provider", "delete"))
+
+	// One line per action, at INFO (WARN for the failure), each naming
+	// the cluster and the pool.
+	for _, want := range []struct {
+		msg, op, level string
+		n              int
+	}{
+		{"create sent", "create", "INFO", 1},
+		{"operation finished", "create", "INFO", 2},
+		{"update sent", "update", "INFO", 3}, // the scales, the repair
+		{"operation failed at the provider", "update", "WARN", 1},
+		{"operation finished", "update|repair", "INFO", 2},
+		{"re-create sent", "re-create", "INFO", 1},
+		{"delete sent", "delete", "INFO", 1},
+		{"operation finished: nothing of the pool is left at the provider", "delete", "INFO", 1},
+	} {
+		got, _ := logs.matching(line(want.msg, want.op))
+		if len(got) != want.n {
+			t.Errorf("%d lines %q (operation %s), want %d; the log:\n%s", len(got), want.msg, want.op, want.n, logs)
+		}
+		for _, r := range got {
+			if r["level"] != want.level || r["cluster"] != aksim.DemoCluster || r["cluster_id"] != p.ClusterID || r["pool"] != "web" || r["provider"] != "azure" {
+				t.Errorf("line %v: want level %s, cluster %s (%s), pool web, provider azure", r, want.level, aksim.DemoCluster, p.ClusterID)
+			}
+		}
+	}
+	// The repair and the re-create say why, in the pool's events.
+	var evs api.EventList
+	if err := json.Unmarshal([]byte(cli("events", "--pool", p.ID, "--all")), &evs); err != nil {
+		t.Fatal(err)
+	}
+	var trail strings.Builder
+	for _, e := range evs.Events {
+		trail.WriteString(e.Type + " " + e.Detail + "\n")
+	}
+	for _, why := range []string{
+		"Ready=False (RepairingFailed)", "the provider's last operation on the pool failed",
+		"Ready=False (Recreating)", "Drifted=True (DeletedAtProvider)", "behind kpool's back; re-creating it",
+	} {
+		if !strings.Contains(trail.String(), why) {
+			t.Errorf("no event says %q:\n%s", why, trail.String())
 		}
 	}
 }

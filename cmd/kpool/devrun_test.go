@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
@@ -128,4 +129,79 @@ func runClock(t *testing.T, clock *sim.ManualClock) {
 			}
 		}
 	}()
+}
+
+// logLines is a JSON log (--log-format json) that tests wait on: each line
+// a record, and a signal on every write.
+type logLines struct {
+	mu      sync.Mutex
+	partial []byte
+	lines   []map[string]any
+	wrote   chan struct{} // closed and replaced at each write
+}
+
+func newLogLines() *logLines { return &logLines{wrote: make(chan struct{})} }
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		var rec map[string]any
+		if err := json.Unmarshal(l.partial[:i], &rec); err != nil {
+			rec = map[string]any{"msg": "NOT JSON: " + string(l.partial[:i])}
+		}
+		l.lines = append(l.lines, rec)
+		l.partial = l.partial[i+1:]
+	}
+	close(l.wrote)
+	l.wrote = make(chan struct{})
+	return len(p), nil
+}
+
+// matching returns the records for which match holds, and a channel
+// closed at the next write.
+func (l *logLines) matching(match func(map[string]any) bool) ([]map[string]any, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, r := range l.lines {
+		if match(r) {
+			out = append(out, r)
+		}
+	}
+	return out, l.wrote
+}
+
+// waitFor returns once n records match, failing the test if they have
+// not within a minute.
+func (l *logLines) waitFor(t *testing.T, what string, n int, match func(map[string]any) bool) []map[string]any {
+	t.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		got, wrote := l.matching(match)
+		if len(got) >= n {
+			return got
+		}
+		select {
+		case <-wrote:
+		case <-timeout:
+			t.Fatalf("no %d log lines %s within a minute; the log:\n%s", n, what, l)
+		}
+	}
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for _, r := range l.lines {
+		j, _ := json.Marshal(r)
+		b.Write(append(j, '\n'))
+	}
+	return b.String()
 }
