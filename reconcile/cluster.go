@@ -170,6 +170,11 @@ func (c *Controller) prune(st *clusterState, pools []*kpool.NodePool) {
 			delete(st.seen, id)
 		}
 	}
+	for id := range st.sent {
+		if !live[id] {
+			delete(st.sent, id)
+		}
+	}
 	for id := range st.retry {
 		if !live[id] {
 			delete(st.retry, id)

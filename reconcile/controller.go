@@ -56,6 +56,7 @@ type Controller struct {
 // what is stored.
 type clusterState struct {
 	seen  map[string]seenGeneration // pool id → when a generation was first seen
+	sent  map[string]time.Time      // pool id → when its last call was taken, for the log's durations
 	retry map[string]poolRetry      // pool id → when to act on it again
 	// trust says which lane its calls take: whether its endpoint answers,
 	// hangs, or has not been reached yet.
@@ -115,7 +116,7 @@ func (c *Controller) state(cl *kpool.Cluster) *clusterState {
 	defer c.mu.Unlock()
 	st, ok := c.clusters[cl.ID]
 	if !ok {
-		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}, trust: trustOf(cl)}
+		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}, sent: map[string]time.Time{}, trust: trustOf(cl)}
 		c.clusters[cl.ID] = st
 	}
 	return st

@@ -37,8 +37,8 @@ func (s *poolScope) deleting(ctx context.Context) (bool, error) {
 			return true, nil
 		}
 		s.rp.set(kpool.ConditionDeleted, kpool.ConditionTrue, ReasonDeletedAtProvider, "")
-		s.gone(ctx) // before the report replaces the last one it reads
 		s.send(ctx)
+		s.gone(ctx)
 		return false, nil
 	case obs.State != provider.StateDeleting:
 		start := s.c.cfg.Clock.Now()
@@ -72,13 +72,7 @@ func (s *poolScope) createInFlight() time.Duration {
 }
 
 // gone logs that nothing of a pool being deleted is left at the provider,
-// with how long its delete took since the last report said it was sent.
+// with how long since its delete was taken (when this process sent it).
 func (s *poolScope) gone(ctx context.Context) {
-	attrs := []any{"operation", "delete"}
-	if s.prev != nil {
-		if c := condition(s.prev.Conditions, kpool.ConditionDeleted); c != nil && c.Reason == ReasonDeleting && !c.LastTransitionTime.IsZero() {
-			attrs = append(attrs, "duration_ms", ms(s.c.cfg.Clock.Since(c.LastTransitionTime)))
-		}
-	}
-	s.logPool(ctx, slog.LevelInfo, "operation finished: nothing of the pool is left at the provider", attrs...)
+	s.logPool(ctx, slog.LevelInfo, "operation finished: nothing of the pool is left at the provider", s.took("operation", "delete")...)
 }

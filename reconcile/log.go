@@ -41,6 +41,7 @@ func (s *poolScope) called(ctx context.Context, op, why string, start time.Time,
 		attrs = append(attrs, "why", why)
 	}
 	if err == nil {
+		s.st.sent[s.p.ID] = s.c.cfg.Clock.Now()
 		s.logPool(ctx, slog.LevelInfo, op+" sent", attrs...)
 		return
 	}
@@ -72,8 +73,9 @@ func errAttrs(err error) []any {
 }
 
 // finished logs the end of an operation the pool was waiting on, as the
-// last report said (its Ready reason), with how long it took since then;
-// nothing when the pool was not waiting on one.
+// last report said (its Ready reason), with how long it took since its
+// call was taken (when this process sent it); nothing when the pool was
+// not waiting on one.
 func (s *poolScope) finished(ctx context.Context) {
 	if s.prev == nil {
 		return
@@ -82,11 +84,17 @@ func (s *poolScope) finished(ctx context.Context) {
 	if op == "" {
 		return
 	}
-	attrs := []any{"operation", op}
-	if c := condition(s.prev.Conditions, kpool.ConditionReady); c != nil && !c.LastTransitionTime.IsZero() {
-		attrs = append(attrs, "duration_ms", ms(s.c.cfg.Clock.Since(c.LastTransitionTime)))
+	s.logPool(ctx, slog.LevelInfo, "operation finished", s.took("operation", op)...)
+}
+
+// took is attrs and how long since the pool's last call was taken, when
+// this process sent it; it forgets the call.
+func (s *poolScope) took(attrs ...any) []any {
+	if at, ok := s.st.sent[s.p.ID]; ok {
+		attrs = append(attrs, "duration_ms", ms(s.c.cfg.Clock.Since(at)))
+		delete(s.st.sent, s.p.ID)
 	}
-	s.logPool(ctx, slog.LevelInfo, "operation finished", attrs...)
+	return attrs
 }
 
 // operationOf is the operation a Ready reason says the pool waits on
@@ -105,15 +113,6 @@ func operationOf(reason string) string {
 		return "mark"
 	}
 	return ""
-}
-
-func condition(cs []kpool.Condition, t string) *kpool.Condition {
-	for i := range cs {
-		if cs[i].Type == t {
-			return &cs[i]
-		}
-	}
-	return nil
 }
 
 // slowLane moves the cluster's calls to its provider's slow lane, saying

@@ -128,7 +128,8 @@ func sameConditions(a, b []kpool.Condition) bool {
 }
 
 // conditionsDetail is an event's detail for conditions: Type=Status
-// (Reason), comma-separated.
+// (Reason), comma-separated, and for one not True its message (why a
+// cluster is not reachable), cut to maxWhy bytes.
 func conditionsDetail(cs []kpool.Condition) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
@@ -136,6 +137,12 @@ func conditionsDetail(cs []kpool.Condition) string {
 		if c.Reason != "" {
 			parts[i] += fmt.Sprintf(" (%s)", c.Reason)
 		}
+		if c.Status != kpool.ConditionTrue && c.Message != "" {
+			parts[i] += ": " + strings.ToValidUTF8(c.Message[:min(len(c.Message), maxWhy)], "")
+		}
 	}
 	return strings.Join(parts, ", ")
 }
+
+// maxWhy bounds the message a cluster event quotes.
+const maxWhy = 240
