@@ -74,7 +74,7 @@ func classify(err error, field string) error {
 	if reason == "" {
 		reason = http.StatusText(ae.Status)
 	}
-	e := &provider.Error{Kind: provider.KindOfStatus(ae.Status), Provider: platform, Reason: reason, Err: err}
+	e := &provider.Error{Kind: provider.KindOfStatus(ae.Status), Provider: platform, Reason: reason, Err: err, Code: ae.Code}
 	if ck, ok := codeKinds[ae.Code]; ok {
 		e.Kind = ck.kind
 		if field == "" {

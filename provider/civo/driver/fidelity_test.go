@@ -29,7 +29,7 @@ func TestQuota(t *testing.T) {
 		t.Helper()
 		var pe *provider.Error
 		if !errors.As(err, &pe) || !provider.IsQuota(err) || provider.IsValidation(err) || pe.Field != "spec.nodeCount" ||
-			!strings.Contains(pe.Reason, "quota_limit_reached") || !strings.Contains(pe.Reason, "instance_count_limit 4") {
+			!strings.Contains(pe.Reason, "quota_limit_reached") || !strings.Contains(pe.Reason, "instance_count_limit 4") || pe.Code != "quota_limit_reached" {
 			t.Fatalf("%s: %#v", what, err)
 		}
 	}

@@ -102,7 +102,10 @@ func classify(err error, field string) error {
 	if msg := ae.ErrorMessage(); msg != "" {
 		reason += ": " + provider.FirstLine(msg)
 	}
-	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
+	e := &provider.Error{Provider: platform, Reason: reason, Err: err, Code: code}
+	if re != nil {
+		e.RequestID = re.ServiceRequestID()
+	}
 	var (
 		throttled *types.ThrottlingException
 		notFound  *types.ResourceNotFoundException

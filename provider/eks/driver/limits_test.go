@@ -21,6 +21,10 @@ func TestQuotas(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Kind != provider.KindQuota || pe.Field != "spec.autoscaling.maxNodes" {
 		t.Fatalf("451 nodes: %v, want a quota error on spec.autoscaling.maxNodes", err)
 	}
+	// EKS's error code and request id, for the controllers' log.
+	if pe.Code == "" || pe.RequestID == "" {
+		t.Errorf("451 nodes: code %q, request id %q: want EKS's", pe.Code, pe.RequestID)
+	}
 	for i := range 30 {
 		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.Harness(t).Spec(fmt.Sprintf("p%d", i))); err != nil {
 			t.Fatal(err)

@@ -62,7 +62,7 @@ func classify(err error, field string) error {
 		msg = body.Error.Message
 	}
 	reason := strings.TrimSpace(status + ": " + msg)
-	e := &provider.Error{Kind: provider.KindOfStatus(ge.Code), Provider: platform, Reason: provider.FirstLine(reason), Err: err}
+	e := &provider.Error{Kind: provider.KindOfStatus(ge.Code), Provider: platform, Reason: provider.FirstLine(reason), Err: err, Code: status}
 	switch {
 	case status == "FAILED_PRECONDITION", status == "ABORTED":
 		// Another operation holds the pool, or it changed since read.

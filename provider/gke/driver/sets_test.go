@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -88,8 +89,13 @@ func TestQuotaErrors(t *testing.T) {
 	e := &emulated{qs.Start(t)}
 	big := e.spec("big", "1", "2")
 	big.Count, big.MachineType = 4, "n2-standard-8"
-	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, big); !provider.IsQuota(err) || provider.IsPermissionDenied(err) {
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, big)
+	if !provider.IsQuota(err) || provider.IsPermissionDenied(err) {
 		t.Fatalf("32 CPUs over a regional quota of 16: %v, want a quota error", err)
+	}
+	// Google's status (PERMISSION_DENIED, as Google answers a quota), for the controllers' log.
+	if pe := (*provider.Error)(nil); !errors.As(err, &pe) || pe.Code != "PERMISSION_DENIED" {
+		t.Errorf("32 CPUs over a regional quota of 16: %+v, want code PERMISSION_DENIED (how Google words a quota)", pe)
 	}
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.spec("one", "1")); err != nil {
 		t.Fatal(err)

@@ -305,6 +305,10 @@ func TestRefusedByTheService(t *testing.T) {
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, bad); !errors.As(err, &pe) || pe.Field != "spec.platform.oci.bootVolumeSizeInGBs" {
 		t.Fatalf("a small boot volume: %v", err)
 	}
+	// OKE's code and opc-request-id, for the controllers' log.
+	if pe.Code == "" || pe.RequestID == "" {
+		t.Errorf("a small boot volume: code %q, request id %q: want OKE's", pe.Code, pe.RequestID)
+	}
 	missing := clusterAt(e.Cluster.Spec.Endpoint)
 	missing.Spec.Platform.OCI.ClusterID = "ocid1.cluster.oc1.phx.nope"
 	if _, err := e.Driver.NodePoolCreate(ctx, missing, e.spec("x")); !provider.IsNotFound(err) {

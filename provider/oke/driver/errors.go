@@ -73,7 +73,7 @@ func classify(err error, resp *http.Response, field string) error {
 	if msg := se.GetMessage(); msg != "" {
 		reason += ": " + provider.FirstLine(msg)
 	}
-	e := &provider.Error{Provider: platform, Reason: reason, Err: err}
+	e := &provider.Error{Provider: platform, Reason: reason, Err: err, Code: code, RequestID: se.GetOpcRequestID()}
 	switch {
 	case st == http.StatusTooManyRequests || code == "TooManyRequests":
 		e.Kind, e.RetryAfter = provider.KindThrottled, throttleWait
