@@ -67,14 +67,11 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	if err := checkExposure(f); err != nil {
 		return err
 	}
-	emu, err := cloudsim.Start(cloudsim.Config{Emulators: clouds.Emulators(), Listen: "127.0.0.1:0", Options: emuOptions})
+	emu, err := startEmulators(f, emuOptions)
 	if err != nil {
 		return err
 	}
 	defer emu.Close()
-	if f.emulated != nil {
-		f.emulated(emu)
-	}
 	// Users may point clusters at the emulators (allowed endpoints), where
 	// the emulators' identities go; clusters elsewhere get only what
 	// --credentials names, never a cloud SDK's default chain.
@@ -139,6 +136,16 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
+}
+
+// startEmulators serves kpool dev's emulators on loopback, and hands them
+// to the tests' hook (serveFlags.emulated) when there is one.
+func startEmulators(f *serveFlags, o sim.Options) (*cloudsim.Running, error) {
+	emu, err := cloudsim.Start(cloudsim.Config{Emulators: clouds.Emulators(), Listen: "127.0.0.1:0", Options: o})
+	if err == nil && f.emulated != nil {
+		f.emulated(emu)
+	}
+	return emu, err
 }
 
 // devNoCredential is why a cluster in kpool dev that is on no emulator and
