@@ -226,11 +226,11 @@ func TestStatusEventsOnChange(t *testing.T) {
 			body   string
 			detail string // of the newest status event; "" when the report makes none
 		}{
-			{report("False", "Creating", "creating web", 0), "gcp-nodepool-controller: Ready=False (Creating); nodes 0/3; Ready: creating web"},
+			{report("False", "Creating", "creating web", 0), "gcp-nodepool-controller: Ready=False (Creating); Ready: creating web; nodes 0/3"},
 			{report("False", "Creating", "creating web, 1 node up", 1), ""},
 			{report("True", "NodesReady", "3 of 3 nodes ready", 3), "gcp-nodepool-controller: Ready=True (NodesReady); nodes 3/3"},
 			{report("True", "NodesReady", "3 of 3 nodes ready, again", 3), ""},
-			{report("False", "QuotaExceeded", "gcp: quota: CPUs", 3), "gcp-nodepool-controller: Ready=False (QuotaExceeded); nodes 3/3; Ready: gcp: quota: CPUs"},
+			{report("False", "QuotaExceeded", "gcp: quota: CPUs", 3), "gcp-nodepool-controller: Ready=False (QuotaExceeded); Ready: gcp: quota: CPUs; nodes 3/3"},
 		} {
 			before := len(a.events(user, "?nodepool_id="+p.ID+"&type=nodepool.status").Events)
 			want(t, a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", step.body), http.StatusOK)

@@ -118,10 +118,6 @@ func StatusDetail(r *kpool.ControllerStatus) string {
 			fmt.Fprintf(&b, " (%s)", c.Reason)
 		}
 	}
-	// The node counts it saw, for a history of the pool's size.
-	if m := r.Meta(); m.ActiveNodes != nil && m.DesiredNodes != nil {
-		fmt.Fprintf(&b, "; nodes %d/%d", *m.ActiveNodes, *m.DesiredNodes)
-	}
 	// Why, when the pool is not well: the messages of Ready not True and
 	// of Drifted or Degraded True (a re-create after a delete behind
 	// kpool's back, a drift corrected, a quota refused, a failure).
@@ -133,6 +129,11 @@ func StatusDetail(r *kpool.ControllerStatus) string {
 		if bad && c.Message != "" && (c.Type == kpool.ConditionReady || c.Type == kpool.ConditionDrifted || c.Type == kpool.ConditionDegraded) {
 			fmt.Fprintf(&b, "; %s: %s", c.Type, clip(c.Message, maxWhy))
 		}
+	}
+	// The node counts it saw, for a history of the pool's size (last:
+	// the dashboard's chart reads them there).
+	if m := r.Meta(); m.ActiveNodes != nil && m.DesiredNodes != nil {
+		fmt.Fprintf(&b, "; nodes %d/%d", *m.ActiveNodes, *m.DesiredNodes)
 	}
 	return b.String()
 }
