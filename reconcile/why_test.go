@@ -55,7 +55,8 @@ func (r *records) having(parts ...string) []string {
 
 // TestEventsSayWhy: a drift corrected, a quota refusal and a cluster that
 // became unreachable and reachable again each leave a log line naming the
-// pool or cluster, and an event whose detail says why. The platform is
+// pool or cluster, and an event whose detail says why; a cluster whose
+// endpoint hangs is said to move to the slow lane, and back. The platform is
 // any of the tests' (the fake driver stands for it).
 func TestEventsSayWhy(t *testing.T) {
 	t.Parallel()
@@ -108,6 +109,14 @@ func TestEventsSayWhy(t *testing.T) {
 		w.patch(p.ID, `{"nodeCount":3}`)
 		w.until(5*time.Minute, logged("WARN cluster unreachable", "cluster=prod", "reason=CredentialRefused"))
 		w.until(15*time.Minute, logged("INFO cluster reachable again", "cluster=prod"))
+
+		// An endpoint that stops answering: its calls move to the slow
+		// lane, and back once it answers.
+		w.drv.Hang(w.cluster, true)
+		w.patch(p.ID, `{"nodeCount":2}`)
+		w.until(5*time.Minute, logged("WARN cluster moved to the slow lane", "cluster=prod"))
+		w.drv.Hang(w.cluster, false)
+		w.until(15*time.Minute, logged("INFO cluster back in the main lane", "cluster=prod"))
 
 		for typ, whys := range map[string][]string{
 			kpool.EventNodePoolStatus: {"Ready=False (CorrectingDrift)", "Drifted=True (ChangedAtProvider)", "Drifted: count",
