@@ -266,7 +266,7 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 		} else {
 			q.AddRateLimited(id)
 		}
-		c.cfg.Log.Info("reconcile failed; retrying", "cluster", id, "err", err, "failures", q.NumRequeues(id))
+		c.cfg.Log.Info("cluster reconcile failed; retrying", append([]any{"cluster_id", id, "failures", q.NumRequeues(id)}, errAttrs(err)...)...)
 	case next > 0:
 		c.cfg.Metrics.Reconciles.WithLabelValues("requeued").Inc()
 		q.Forget(id)
