@@ -164,7 +164,7 @@ func updateWhy(ch changes, failed bool) string {
 // expect, once each: an operation that failed there, a drift (changed
 // behind kpool's back), correctable in place or not.
 func (s *poolScope) logChanges(ctx context.Context, ch changes, failed bool) {
-	if failed {
+	if failed && !s.skipRetry() { // said again at each repair, not while none is tried
 		op := "operation"
 		if s.prev != nil {
 			op = cmp.Or(operationOf(s.prev.Reason(kpool.ConditionReady)), op)
