@@ -42,7 +42,9 @@ func TestSpanPerCall(t *testing.T) {
 			_, err := d.NodePoolUpdate(context.Background(), cl, spec)
 			return err
 		}, "provider.update", "not_found", "web"},
-		{"delete", func(d provider.Driver, _ *fake.Driver) error { return d.NodePoolDelete(context.Background(), cl, "web") }, "provider.delete", "ok", "web"},
+		{"delete", func(d provider.Driver, _ *fake.Driver) error {
+			return d.NodePoolDelete(context.Background(), cl, "web")
+		}, "provider.delete", "ok", "web"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
