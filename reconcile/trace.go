@@ -1,0 +1,76 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/tracing"
+)
+
+// A reconcile pass is a trace of its own, not a child of the requests
+// that caused it: one pass answers any number of writes to its cluster,
+// made by any process, and runs after they are answered. It links to each
+// request whose event queued it (the traceparent the event keeps), the
+// OpenTelemetry way of saying "caused by" across asynchronous work.
+
+// maxLinks bounds the requests one pass links to; a burst of writes to a
+// cluster links its first ones.
+const maxLinks = 16
+
+// follow remembers the request behind event e, for the next pass of its
+// cluster to link to.
+func (c *Controller) follow(e *kpool.Event) {
+	if c.tracer == nil {
+		return
+	}
+	sc, ok := tracing.Parse(e.TraceParent)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.links[e.ClusterID]) < maxLinks {
+		c.links[e.ClusterID] = append(c.links[e.ClusterID], trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{
+			attribute.String(tracing.RequestID, e.RequestID), attribute.String("kpool.event", e.Type)}})
+	}
+}
+
+// startPass opens the span of a pass over cluster id, linked to the
+// requests followed since its last pass; with tracing off, ctx as it is.
+func (c *Controller) startPass(ctx context.Context, id string) (context.Context, trace.Span) {
+	if c.tracer == nil {
+		return ctx, nil
+	}
+	c.mu.Lock()
+	links := c.links[id]
+	delete(c.links, id)
+	c.mu.Unlock()
+	return c.tracer.Start(ctx, "reconcile cluster", trace.WithNewRoot(), trace.WithLinks(links...),
+		trace.WithAttributes(attribute.String("kpool.cluster_id", id)))
+}
+
+// endPass closes a pass's span with its outcome: ok, requeued (to follow
+// what is under way), lane_busy (its turn comes again), or error.
+func endPass(span trace.Span, next time.Duration, err error) {
+	if span == nil {
+		return
+	}
+	outcome := "ok"
+	switch {
+	case errors.Is(err, errLaneBusy):
+		outcome = "lane_busy"
+	case err != nil:
+		outcome = "error"
+		span.SetStatus(codes.Error, err.Error())
+	case next > 0:
+		outcome = "requeued"
+	}
+	span.SetAttributes(attribute.String("kpool.outcome", outcome))
+	span.End()
+}
