@@ -32,7 +32,7 @@ func TestTraceFromRequestToProvider(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := tracetest.NewSpanRecorder()
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-		var pt = w0(platforms)
+		pt := anyPlatform(platforms)
 		w := newWorld(t, traced.New(testdb.SQLite(t), tp, "sqlite"), pt)
 		defer w.start("a", func(c *reconcile.Config) { c.Traces = tp })()
 
@@ -104,8 +104,8 @@ func TestTraceFromRequestToProvider(t *testing.T) {
 	})
 }
 
-// w0 is a platform of the tests', any.
-func w0[K comparable, V any](m map[K]V) K {
+// anyPlatform is one of the tests' platforms, whichever.
+func anyPlatform[K comparable, V any](m map[K]V) K {
 	for k := range m {
 		return k
 	}
