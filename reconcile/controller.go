@@ -256,9 +256,9 @@ func (c *Controller) work(ctx context.Context) {
 // process reconciles one cluster and schedules its next turn.
 func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], bo *backoff, id string) {
 	start := c.cfg.Clock.Now()
-	pass, span := c.startPass(ctx, id)
-	next, err := c.reconcileCluster(pass, id)
-	endPass(span, next, err)
+	pctx, p := c.startPass(ctx, id)
+	next, err := c.reconcileCluster(pctx, id)
+	c.endPass(p, id, next, err)
 	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
 	c.cfg.Metrics.Tracked.Set(float64(c.tracked()))
 	switch {

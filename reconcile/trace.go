@@ -41,23 +41,34 @@ func (c *Controller) follow(e *kpool.Event) {
 	}
 }
 
+// pass is the span of one reconcile pass over a cluster and the requests
+// it links to.
+type pass struct {
+	span  trace.Span
+	links []trace.Link
+}
+
 // startPass opens the span of a pass over cluster id, linked to the
 // requests followed since its last pass; with tracing off, ctx as it is.
-func (c *Controller) startPass(ctx context.Context, id string) (context.Context, trace.Span) {
+func (c *Controller) startPass(ctx context.Context, id string) (context.Context, pass) {
 	if c.tracer == nil {
-		return ctx, nil
+		return ctx, pass{}
 	}
 	c.mu.Lock()
 	links := c.links[id]
 	delete(c.links, id)
 	c.mu.Unlock()
-	return c.tracer.Start(ctx, "reconcile cluster", trace.WithNewRoot(), trace.WithLinks(links...),
+	ctx, span := c.tracer.Start(ctx, "reconcile cluster", trace.WithNewRoot(), trace.WithLinks(links...),
 		trace.WithAttributes(attribute.String("kpool.cluster_id", id)))
+	return ctx, pass{span, links}
 }
 
-// endPass closes a pass's span with its outcome: ok, requeued (to follow
-// what is under way), lane_busy (its turn comes again), or error.
-func endPass(span trace.Span, next time.Duration, err error) {
+// endPass closes a pass's span over cluster id with its outcome: ok,
+// requeued (to follow what is under way), lane_busy (its turn comes
+// again), or error. A pass that could not act (its lane busy) hands its
+// links on to the next, which does the requests' work.
+func (c *Controller) endPass(p pass, id string, next time.Duration, err error) {
+	span := p.span
 	if span == nil {
 		return
 	}
@@ -65,6 +76,9 @@ func endPass(span trace.Span, next time.Duration, err error) {
 	switch {
 	case errors.Is(err, errLaneBusy):
 		outcome = "lane_busy"
+		c.mu.Lock()
+		c.links[id] = append(p.links, c.links[id]...)[:min(maxLinks, len(p.links)+len(c.links[id]))]
+		c.mu.Unlock()
 	case err != nil:
 		outcome = "error"
 		span.SetStatus(codes.Error, err.Error())
