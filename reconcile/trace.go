@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/scrub"
 	"github.com/kpool/kpool/internal/tracing"
 )
 
@@ -81,7 +82,7 @@ func (c *Controller) endPass(p pass, id string, next time.Duration, err error) {
 		c.mu.Unlock()
 	case err != nil:
 		outcome = "error"
-		span.SetStatus(codes.Error, err.Error())
+		span.SetStatus(codes.Error, scrub.String(err.Error()))
 	case next > 0:
 		outcome = "requeued"
 	}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/scrub"
 	"github.com/kpool/kpool/internal/tracing"
 	"github.com/kpool/kpool/provider"
 )
@@ -56,11 +57,12 @@ func (d *driver) start(ctx context.Context, op string, c *kpool.Cluster, pool st
 }
 
 // end closes span with the kind of err's result; an error's message (the
-// provider's mapped reason, never a credential) is its status.
+// provider's mapped reason) is its status, scrubbed of secrets as the log
+// is: a trace backend is no safer a place for one.
 func end(span trace.Span, err error) {
 	span.SetAttributes(attribute.String(AttrResult, Result(err)))
 	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
+		span.SetStatus(codes.Error, scrub.String(err.Error()))
 	}
 	span.End()
 }

@@ -3,6 +3,7 @@ package traced_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -45,6 +46,11 @@ func TestSpanPerCall(t *testing.T) {
 		{"delete", func(d provider.Driver, _ *fake.Driver) error {
 			return d.NodePoolDelete(context.Background(), cl, "web")
 		}, "provider.delete", "ok", "web"},
+		{"list failing with a credential in its message", func(d provider.Driver, f *fake.Driver) error {
+			f.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindPermissionDenied, Reason: "sent Authorization: Bearer abcdefgh.ijklmnop"})
+			_, err := d.NodePoolList(context.Background(), cl)
+			return err
+		}, "provider.list", "permission_denied", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,6 +78,9 @@ func TestSpanPerCall(t *testing.T) {
 				if attrs[k] != v {
 					t.Errorf("%s = %q, want %q", k, attrs[k], v)
 				}
+			}
+			if strings.Contains(s.Status().Description, "abcdefgh") {
+				t.Errorf("the span's status shows a credential: %s", s.Status().Description)
 			}
 			if s.Name() != tc.span || (s.Status().Code == codes.Error) != (tc.result != "ok") {
 				t.Errorf("span %s status %v", s.Name(), s.Status())
