@@ -43,17 +43,20 @@ func (c *Controller) follow(e *kpool.Event) {
 }
 
 // pass is the span of one reconcile pass over a cluster and the requests
-// it links to.
+// it links to. The pass's context carries it (passKey), for the pool
+// steps to add links.
 type pass struct {
 	span  trace.Span
 	links []trace.Link
 }
 
+type passKey struct{}
+
 // startPass opens the span of a pass over cluster id, linked to the
 // requests followed since its last pass; with tracing off, ctx as it is.
-func (c *Controller) startPass(ctx context.Context, id string) (context.Context, pass) {
+func (c *Controller) startPass(ctx context.Context, id string) (context.Context, *pass) {
 	if c.tracer == nil {
-		return ctx, pass{}
+		return ctx, nil
 	}
 	c.mu.Lock()
 	links := c.links[id]
@@ -61,18 +64,53 @@ func (c *Controller) startPass(ctx context.Context, id string) (context.Context,
 	c.mu.Unlock()
 	ctx, span := c.tracer.Start(ctx, "reconcile cluster", trace.WithNewRoot(), trace.WithLinks(links...),
 		trace.WithAttributes(attribute.String("kpool.cluster_id", id)))
-	return ctx, pass{span, links}
+	p := &pass{span, links}
+	return context.WithValue(ctx, passKey{}, p), p
+}
+
+// linkWriter links the pass in ctx to the request that wrote pool s.p's
+// generation, when the pass is about to apply it (no report of this
+// controller is at it yet) and does not link it already. The events feed
+// links the passes it queues, but a pass already under way may read the
+// write first and do its work: this link is what ties the provider call
+// to its request whichever pass makes it. It reads the pool's latest
+// events, only when tracing and only for a generation not applied yet.
+func (s *poolScope) linkWriter(ctx context.Context) {
+	p, _ := ctx.Value(passKey{}).(*pass)
+	if p == nil || s.prev != nil && s.prev.ObservedGeneration >= s.p.Generation {
+		return
+	}
+	evs, err := s.c.store.AuditEvents(ctx, kpool.EventFilter{ObjectID: s.p.ID, Type: "nodepool.", Limit: 10})
+	if err != nil {
+		return // a link is worth no failed pass
+	}
+	for _, e := range evs {
+		if e.Generation != s.p.Generation || e.Type != kpool.EventNodePoolCreated && e.Type != kpool.EventNodePoolUpdated {
+			continue
+		}
+		sc, ok := tracing.Parse(e.TraceParent)
+		for _, l := range p.links {
+			ok = ok && l.SpanContext.SpanID() != sc.SpanID()
+		}
+		if ok {
+			l := trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{
+				attribute.String(tracing.RequestID, e.RequestID), attribute.String("kpool.event", e.Type)}}
+			p.links = append(p.links, l)
+			p.span.AddLink(l)
+		}
+		return
+	}
 }
 
 // endPass closes a pass's span over cluster id with its outcome: ok,
 // requeued (to follow what is under way), lane_busy (its turn comes
 // again), or error. A pass that could not act (its lane busy) hands its
 // links on to the next, which does the requests' work.
-func (c *Controller) endPass(p pass, id string, next time.Duration, err error) {
-	span := p.span
-	if span == nil {
+func (c *Controller) endPass(p *pass, id string, next time.Duration, err error) {
+	if p == nil {
 		return
 	}
+	span := p.span
 	outcome := "ok"
 	switch {
 	case errors.Is(err, errLaneBusy):

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -167,7 +168,22 @@ func TestOTLPExport(t *testing.T) {
 		select {
 		case <-col.batch:
 		case <-deadline:
-			t.Fatalf("after a minute the collector has no %s", missing)
+			t.Fatalf("after a minute the collector has no %s; it has:\n%s", missing, col.dump())
 		}
 	}
+}
+
+// dump lists the spans collected: name, trace, span, parent and links.
+func (c *collector) dump() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, s := range c.spans {
+		fmt.Fprintf(&b, "  %s trace %x span %x parent %x", s.Name, s.TraceId[:4], s.SpanId[:4], s.ParentSpanId)
+		for _, l := range s.Links {
+			fmt.Fprintf(&b, " link %x/%x", l.TraceId[:4], l.SpanId[:4])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
