@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -155,6 +157,13 @@ func TestOTLPExport(t *testing.T) {
 	if m == nil || create == nil {
 		t.Fatalf("kpool dev printed no server, token or create:\n%s", printed)
 	}
+	// Every demo cluster's facts first: a cloud SDK's call cut short when
+	// the test ends is not what it is about.
+	c := api.NewClient(m[1], "")
+	c.Token = m[2]
+	for _, cl := range regexp.MustCompile(`nodepool create \S+ --cluster (\S+)`).FindAllStringSubmatch(printed, -1) {
+		waitFacts(t, c, clock, cl[1])
+	}
 	args := append(strings.Fields(create[1]), "--server", m[1], "--token", m[2], "--timeout", "2m")
 	if _, stderr, err := executeOn(clockWaits(clock), "", args...); err != nil {
 		t.Fatalf("kpool %s: %v\n%s", create[1], err, stderr)
@@ -186,4 +195,28 @@ func (c *collector) dump() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// waitFacts returns once the controllers have learnt what cluster offers,
+// moving the emulators' clock meanwhile.
+func waitFacts(t *testing.T, c *api.Client, clock *sim.ManualClock, cluster string) {
+	t.Helper()
+	ctx := context.Background()
+	id, err := c.ClusterID(ctx, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; {
+		f, err := c.ClusterFacts(ctx, id)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case f != nil:
+			return
+		case time.Now().After(deadline):
+			t.Fatalf("%s: no facts learnt in a minute", cluster)
+		}
+		clock.Advance(time.Second)
+		_ = pollEvery(20 * time.Millisecond).Tick(ctx)
+	}
 }
