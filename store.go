@@ -207,6 +207,10 @@ type Event struct {
 	// RequestID is the API request that made the change ("" for kpool's
 	// own controllers); it is the request_id of the access log.
 	RequestID string `json:"request_id,omitempty"`
+	// TraceParent is the W3C traceparent of that request's span when kpool
+	// traces (--otlp-endpoint), else "": the controllers' span for the work
+	// the event causes links to it. Not part of the audit trail's answers.
+	TraceParent string `json:"-"`
 	// Detail says what changed, briefly: the spec fields of an update, a
 	// controller's conditions, a forced delete.
 	Detail    string    `json:"detail,omitempty"`

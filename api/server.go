@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/auth"
@@ -46,6 +48,8 @@ type Server struct {
 	// placing holds a slot per placement being worked out: their memory
 	// grows with their input, so only so many run at once.
 	placing chan struct{}
+	// tracer, when set, gives each request a span (see Trace).
+	tracer trace.Tracer
 }
 
 // NewServer returns the API server for svc. access authenticates callers
@@ -137,6 +141,10 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Request-ID", id)
 	r = r.WithContext(audit.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id))
+	var span trace.Span
+	if s.tracer != nil {
+		r, span = s.startSpan(r, id)
+	}
 	rw := &recorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
@@ -148,6 +156,9 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", logURI(r.URL)),
 			slog.Int("status", rw.status), slog.Int("bytes", rw.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("request_id", id), slog.String("user", rw.user))
+		if span != nil {
+			endSpan(span, r, rw.status)
+		}
 	}()
 
 	h.ServeHTTP(rw, r)

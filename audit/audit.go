@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/internal/tracing"
 )
 
 type requestIDKey struct{}
@@ -70,13 +71,13 @@ func DecodeCursor(s string) (int64, error) {
 // ClusterEvent is the event of a write to cluster c, made in ctx's request.
 func ClusterEvent(ctx context.Context, typ string, c *kpool.Cluster, before int64, actor string) *kpool.Event {
 	return &kpool.Event{Type: typ, ObjectID: c.ID, ClusterID: c.ID, Owner: c.CreatedBy, Team: c.Team, GenerationBefore: before,
-		Generation: c.Generation, Actor: actor, RequestID: RequestID(ctx)}
+		Generation: c.Generation, Actor: actor, RequestID: RequestID(ctx), TraceParent: tracing.TraceParent(ctx)}
 }
 
 // PoolEvent is the event of a write to pool p, made in ctx's request.
 func PoolEvent(ctx context.Context, typ string, p *kpool.NodePool, before int64, actor string) *kpool.Event {
 	return &kpool.Event{Type: typ, ObjectID: p.ID, ClusterID: p.ClusterID, Owner: p.ClusterOwner, Team: p.ClusterTeam, GenerationBefore: before,
-		Generation: p.Generation, Actor: actor, RequestID: RequestID(ctx)}
+		Generation: p.Generation, Actor: actor, RequestID: RequestID(ctx), TraceParent: tracing.TraceParent(ctx)}
 }
 
 // ChangedFields names the top-level fields that differ between two specs,

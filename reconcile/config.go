@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"k8s.io/utils/clock"
 
 	"github.com/kpool/kpool"
@@ -64,6 +65,11 @@ type Config struct {
 	// clock; tests give a fake one and move it). Leases expire on the
 	// store's own clock.
 	Clock clock.WithTicker
+	// Traces, when set, traces the controllers: a span per reconcile pass,
+	// linked to the API requests that caused it, with the provider calls
+	// and store reads and writes it makes as its children (the service's
+	// store must be traced for those: store/traced). Nil traces nothing.
+	Traces trace.TracerProvider
 }
 
 func (c *Config) defaults() {

@@ -17,15 +17,18 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
+	"github.com/kpool/kpool/internal/tracing"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/deadline"
 	"github.com/kpool/kpool/provider/metrics"
 	"github.com/kpool/kpool/provider/ratelimit"
+	"github.com/kpool/kpool/provider/traced"
 )
 
 // LeaseName is the lease the controllers hold while they act.
@@ -49,6 +52,11 @@ type Controller struct {
 	mu       sync.Mutex
 	clusters map[string]*clusterState // what the controllers remember of each cluster
 	noDriver map[kpool.PlatformType]bool
+
+	// tracer, with Config.Traces, gives each pass a span; links holds,
+	// by cluster, the requests its next pass links to (trace.go).
+	tracer trace.Tracer
+	links  map[string][]trace.Link
 }
 
 // clusterState is what the controllers remember of a cluster between
@@ -90,7 +98,8 @@ func New(cfg Config) *Controller {
 	cfg.defaults()
 	c := &Controller{cfg: cfg, store: cfg.Service.Store, drivers: map[kpool.PlatformType]provider.Driver{},
 		lanes: map[kpool.PlatformType]*lanes{}, retries: newBackoff(cfg.BackoffBase, cfg.BackoffMax),
-		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}, risky: make(chan struct{}, max(1, cfg.Workers/2))}
+		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}, risky: make(chan struct{}, max(1, cfg.Workers/2)),
+		tracer: tracing.Tracer(cfg.Traces), links: map[string][]trace.Link{}}
 	for _, t := range cfg.Drivers.Types() {
 		l, ok := cfg.Limits[t]
 		if !ok {
@@ -101,7 +110,7 @@ func New(cfg Config) *Controller {
 			limiter := rate.NewLimiter(rate.Limit(l.RequestsPerSecond), l.Burst)
 			// The deadline starts once the rate limit lets a call go: a
 			// call waiting its turn is not a provider that fails to answer.
-			d = deadline.Decorate(metrics.Decorate(d, cfg.Metrics.Provider), cfg.CallTimeout, cfg.Clock)
+			d = deadline.Decorate(metrics.Decorate(traced.Decorate(d, cfg.Traces), cfg.Metrics.Provider), cfg.CallTimeout, cfg.Clock)
 			c.drivers[t] = ratelimit.Decorate(d, limiter, cfg.Clock)
 		}
 		c.lanes[t] = newLanes(l.Concurrency)
@@ -248,7 +257,9 @@ func (c *Controller) work(ctx context.Context) {
 // process reconciles one cluster and schedules its next turn.
 func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], bo *backoff, id string) {
 	start := c.cfg.Clock.Now()
-	next, err := c.reconcileCluster(ctx, id)
+	pctx, p := c.startPass(ctx, id)
+	next, err := c.reconcileCluster(pctx, id)
+	c.endPass(p, id, next, err)
 	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
 	c.cfg.Metrics.Tracked.Set(float64(c.tracked()))
 	switch {
@@ -308,6 +319,7 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 		}
 		for _, e := range evs {
 			if e.Type != kpool.EventNodePoolStatus && e.Type != kpool.EventClusterStatus {
+				c.follow(&e)
 				add(e.ClusterID)
 			}
 		}

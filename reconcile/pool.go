@@ -29,6 +29,7 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 		return true, err
 	}
 	r.noteGeneration(p)
+	s.linkWriter(ctx)
 	s.observeInto()
 	if obs != nil && r.prof.Capabilities().NewNodesOnly() {
 		s.nodesCurrent()

@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
@@ -41,6 +43,17 @@ type process struct {
 	tlsCert, tlsKey string
 	// dash is the dashboard handler makes; run feeds it live changes.
 	dash *dashboard.Handler
+	// tp exports spans (--otlp-endpoint); nil traces nothing.
+	tp *sdktrace.TracerProvider
+}
+
+// traces is the process's tracer provider, or nil (a nil interface, not
+// a nil pointer in one) when nothing is traced.
+func (p *process) traces() trace.TracerProvider {
+	if p.tp == nil {
+		return nil
+	}
+	return p.tp
 }
 
 // scheme is how the process's listener is reached: http or https.
@@ -74,6 +87,7 @@ func checkExposure(f *serveFlags) error {
 func (p *process) handler(a *api.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
+	a.Trace(p.traces())
 	mux.Handle("/api/", a)
 	mux.Handle("/healthz", a)
 	mux.Handle("/readyz", a)
@@ -169,8 +183,14 @@ func (p *process) run(ctx context.Context, ln net.Listener, h http.Handler) erro
 	return err
 }
 
-// close closes the store and writes out the buffered log.
+// close sends the spans not yet exported, closes the store and writes
+// out the buffered log.
 func (p *process) close() {
+	if p.tp != nil {
+		if err := shutdownTracing(p.tp); err != nil {
+			p.log.Warn("tracing: spans not sent", "err", err)
+		}
+	}
 	p.store.Close()
 	_ = p.logs.Flush()
 }

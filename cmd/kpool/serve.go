@@ -74,6 +74,9 @@ type serveFlags struct {
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
 	burst int
+	// otlpEndpoint, when set, is the OTLP/HTTP collector kpool's spans
+	// are exported to; without it kpool traces nothing.
+	otlpEndpoint string
 	// logOut receives the log (nil: os.Stderr); the commands give their
 	// stderr, so that tests read what a run logs.
 	logOut io.Writer
@@ -117,6 +120,8 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
 	cmd.Flags().IntVar(&f.burst, "burst", api.DefaultBurst,
 		"API requests an identity may send at once above --rate (KPOOL_BURST)")
+	cmd.Flags().StringVar(&f.otlpEndpoint, "otlp-endpoint", "",
+		"export traces (OpenTelemetry, OTLP/HTTP protobuf) to this collector URL, such as http://127.0.0.1:4318 (spans go to /v1/traces unless the URL has a path); without it nothing is traced (KPOOL_OTLP_ENDPOINT)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
 	bindEnv(cmd.Flags(), map[string]string{"reconcile": "KPOOL_RECONCILE", "drift-interval": "KPOOL_DRIFT_INTERVAL", "call-timeout": "KPOOL_CALL_TIMEOUT",
 		"token-cache": "KPOOL_TOKEN_CACHE", "event-retention": "KPOOL_EVENT_RETENTION", "listen": "KPOOL_LISTEN", "database": "KPOOL_DATABASE",
@@ -124,7 +129,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"behind-gateway": "KPOOL_BEHIND_GATEWAY", "oidc-issuer": "KPOOL_OIDC_ISSUER", "oidc-audience": "KPOOL_OIDC_AUDIENCE",
 		"oidc-groups-claim": "KPOOL_OIDC_GROUPS_CLAIM", "oidc-admin-groups": "KPOOL_OIDC_ADMIN_GROUPS", "oidc-team-roles": "KPOOL_OIDC_TEAM_ROLES", "tls-cert": "KPOOL_TLS_CERT",
 		"tls-key": "KPOOL_TLS_KEY", "admins": "KPOOL_ADMINS", "controllers": "KPOOL_CONTROLLERS", "log-format": "KPOOL_LOG_FORMAT",
-		"rate": "KPOOL_RATE", "burst": "KPOOL_BURST", "pprof": "KPOOL_PPROF"})
+		"rate": "KPOOL_RATE", "burst": "KPOOL_BURST", "pprof": "KPOOL_PPROF", "otlp-endpoint": "KPOOL_OTLP_ENDPOINT"})
 }
 
 func newServe() *cobra.Command {

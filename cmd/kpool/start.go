@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
@@ -18,6 +19,7 @@ import (
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/reconcile"
+	"github.com/kpool/kpool/store/traced"
 )
 
 // start opens what a kpool process runs on its flags: the store (migrated),
@@ -66,22 +68,37 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		st.Close()
 		return nil, err
 	}
+	var tp *sdktrace.TracerProvider
+	if f.otlpEndpoint != "" {
+		if tp, err = newTracing(ctx, f.otlpEndpoint); err != nil {
+			st.Close()
+			return nil, err
+		}
+		// Traced from here on: the setup's own reads above are no request's.
+		svc.Store = traced.New(st, tp, dbSystem(f.database))
+		log.Info("tracing", "otlp_endpoint", f.otlpEndpoint)
+	}
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
+	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey, tp: tp}
 	if f.eventRetention > 0 {
 		p.retention = &audit.Retention{Store: st, Retention: f.eventRetention}
 	}
 	if f.reconcile {
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
-			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation})
+			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()})
 	}
 	return p, nil
 }
 
 // check refuses flags (and their environment variables) out of bounds.
 func (f *serveFlags) check() error {
+	if f.otlpEndpoint != "" {
+		if _, err := otlpURL(f.otlpEndpoint); err != nil {
+			return err
+		}
+	}
 	switch {
 	case f.driftInterval < time.Second:
 		return fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/service"
@@ -52,7 +54,12 @@ func testEvents(t *testing.T, s *service.Service) {
 func testAuditTrail(t *testing.T, s *service.Service) {
 	bg := context.Background()
 	in := func(owner, req string) context.Context { return audit.WithRequestID(Ctx(owner), req) }
-	c := ok(s.CreateCluster(in(Alice, "r-cluster"), service.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
+	// The cluster is created in a traced request: its event keeps the
+	// request's traceparent.
+	tid, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	traced := trace.ContextWithSpanContext(in(Alice, "r-cluster"), trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled}))
+	c := ok(s.CreateCluster(traced, service.ClusterCreate{Name: "prod", Spec: json.RawMessage(GCPCluster)}))(t)
 	p := ok(s.CreateNodePool(in(Alice, "r-pool"), service.NodePoolCreate{Name: "web", ClusterID: c.ID, Spec: json.RawMessage(GCPPool)}))(t)
 	theirs := NewCluster(t, s, Bob, "theirs")
 	var wg sync.WaitGroup
@@ -71,7 +78,8 @@ func testAuditTrail(t *testing.T, s *service.Service) {
 	}
 	first := all[len(all)-1]
 	if first.Type != kpool.EventClusterCreated || first.RequestID != "r-cluster" || first.Owner != Alice || first.Actor != Alice ||
-		first.GenerationBefore != 0 || first.Generation != 1 || first.ObjectID != c.ID || first.CreatedAt.IsZero() {
+		first.GenerationBefore != 0 || first.Generation != 1 || first.ObjectID != c.ID || first.CreatedAt.IsZero() ||
+		first.TraceParent != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" || all[0].TraceParent != "" {
 		t.Errorf("cluster create recorded as %+v", first)
 	}
 	// Eight updates: generations 1→2 … 8→9, in id order, each with its
