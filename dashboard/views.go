@@ -170,8 +170,15 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	// The cluster's own events: its writes, and why it became
+	// unreachable and reachable again.
+	events, err := h.o.Service.Events(ctx, audit.Query{ClusterID: c.ID, Type: "cluster.", Limit: 50})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	h.render(w, r, "cluster", map[string]any{"Cluster": c, "Rows": rows, "Caps": caps, "Table": table, "Title": c.Name,
-		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge})
+		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge, "Events": events.Items})
 }
 
 // point is one node count in a pool's history.
