@@ -7,6 +7,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,14 +58,16 @@ func (d *driver) observe(op string, start time.Time, err error) {
 }
 
 // result names an error by its kind for the result label: ok, a
-// provider.Kind, canceled, or error.
+// provider.Kind with its spaces as underscores (not_found, quota,
+// permission_denied: a label value a query can name unquoted), canceled,
+// or error.
 func result(err error) string {
 	var e *provider.Error
 	switch {
 	case err == nil:
 		return "ok"
 	case errors.As(err, &e):
-		return string(e.Kind)
+		return strings.ReplaceAll(string(e.Kind), " ", "_")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "canceled"
 	}

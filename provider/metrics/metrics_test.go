@@ -53,7 +53,17 @@ func TestCountsByResult(t *testing.T) {
 		{"update of a missing pool", func(d provider.Driver, _ *fake.Driver) error {
 			_, err := d.NodePoolUpdate(context.Background(), cl, spec)
 			return err
-		}, "update", "not found"},
+		}, "update", "not_found"},
+		{"create over quota", func(d provider.Driver, f *fake.Driver) error {
+			f.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindQuota})
+			_, err := d.NodePoolCreate(context.Background(), cl, spec)
+			return err
+		}, "create", "quota"},
+		{"create refused", func(d provider.Driver, f *fake.Driver) error {
+			f.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindPermissionDenied})
+			_, err := d.NodePoolCreate(context.Background(), cl, spec)
+			return err
+		}, "create", "permission_denied"},
 		{"delete canceled", func(d provider.Driver, _ *fake.Driver) error { return d.NodePoolDelete(canceled, cl, "web") }, "delete", "canceled"},
 		{"list failing otherwise", func(d provider.Driver, _ *fake.Driver) error {
 			_, err := d.NodePoolList(context.Background(), cl)
