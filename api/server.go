@@ -46,6 +46,8 @@ type Server struct {
 	// placing holds a slot per placement being worked out: their memory
 	// grows with their input, so only so many run at once.
 	placing chan struct{}
+	// metrics, when set, counts and times each request (see Instrument).
+	metrics *HTTPMetrics
 }
 
 // NewServer returns the API server for svc. access authenticates callers
@@ -148,6 +150,7 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method), slog.String("path", logURI(r.URL)),
 			slog.Int("status", rw.status), slog.Int("bytes", rw.bytes), slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("request_id", id), slog.String("user", rw.user))
+		s.metrics.observe(r, rw.status, time.Since(start))
 	}()
 
 	h.ServeHTTP(rw, r)
