@@ -102,6 +102,7 @@ func New(cfg Config) *Controller {
 			// call waiting its turn is not a provider that fails to answer.
 			d = deadline.Decorate(metrics.Decorate(d, cfg.Metrics.Provider), cfg.CallTimeout, cfg.Clock)
 			c.drivers[t] = ratelimit.Decorate(d, limiter, cfg.Clock)
+			cfg.Metrics.DriftFights.WithLabelValues(string(t)) // served at 0 from the start: an increase sees the first
 		}
 		c.lanes[t] = newLanes(l.Concurrency)
 	}

@@ -46,6 +46,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
 	}
 	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.DriftFights)
+	for _, r := range Results {
+		// Each result is served from the start at 0, so that a rate or
+		// an increase sees its first pass.
+		m.Reconciles.WithLabelValues(r)
+	}
 	m.Provider = metrics.New(reg)
 	return m
 }

@@ -9,9 +9,6 @@ import (
 
 	"github.com/kpool/kpool/service"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/auth"
@@ -66,9 +63,9 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		st.Close()
 		return nil, err
 	}
-	m := prometheus.NewRegistry()
-	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
+	m, httpMetrics := newMetrics(st, log.With("component", "metrics"))
+	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, httpMetrics: httpMetrics,
+		pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
 	if f.eventRetention > 0 {
 		p.retention = &audit.Retention{Store: st, Retention: f.eventRetention}
 	}

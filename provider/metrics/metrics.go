@@ -37,10 +37,20 @@ func New(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// Operations are the operation label's values.
+var Operations = []string{"list", "create", "update", "delete"}
+
 // Decorate returns d with every call counted by result and timed. Latency
-// is a property of the call, so it is measured on the wall clock.
+// is a property of the call, so it is measured on the wall clock. Each
+// operation's ok series is served from the start at 0, so that a rate of
+// calls, or of errors against them, has a series to start from.
 func Decorate(d provider.Driver, m *Metrics) provider.Driver {
-	return &driver{Driver: d, name: string(d.Capabilities().Provider), m: m}
+	name := string(d.Capabilities().Provider)
+	for _, op := range Operations {
+		m.Calls.WithLabelValues(name, op, "ok")
+		m.Duration.WithLabelValues(name, op)
+	}
+	return &driver{Driver: d, name: name, m: m}
 }
 
 type driver struct {
