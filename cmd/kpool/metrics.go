@@ -15,8 +15,9 @@ import (
 // newMetrics is the registry a kpool process serves on /metrics: the Go
 // runtime's and the process's, kpool_build_info, the fleet's pools and
 // clusters read from st at each scrape, and the API's requests (the
-// returned HTTPMetrics; the controllers' metrics join it in start).
-func newMetrics(st kpool.Store, log *slog.Logger) (*prometheus.Registry, *api.HTTPMetrics) {
+// returned HTTPMetrics; the controllers' metrics join it in start). Each
+// of platforms has its fleet series from the start, at 0.
+func newMetrics(st kpool.Store, platforms []kpool.PlatformType, log *slog.Logger) (*prometheus.Registry, *api.HTTPMetrics) {
 	m := prometheus.NewRegistry()
 	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	v := api.BuildVersion()
@@ -24,7 +25,7 @@ func newMetrics(st kpool.Store, log *slog.Logger) (*prometheus.Registry, *api.HT
 		Help:        "Always 1: the kpool binary's module version, VCS revision and Go version, as kpool version prints them.",
 		ConstLabels: prometheus.Labels{"version": v.Version, "revision": v.Commit, "goversion": v.Go}})
 	info.Set(1)
-	m.MustRegister(info, &fleetCollector{store: st, log: log, timeout: 5 * time.Second})
+	m.MustRegister(info, &fleetCollector{store: st, platforms: platforms, log: log, timeout: 5 * time.Second})
 	return m, api.NewHTTPMetrics(m)
 }
 
@@ -32,10 +33,8 @@ var (
 	poolsDesc = prometheus.NewDesc("kpool_nodepools",
 		"Node pools by provider, phase and health, from the store's counters at scrape time.", []string{"provider", "phase", "health"}, nil)
 	clustersDesc = prometheus.NewDesc("kpool_clusters",
-		"Clusters by provider and condition (Reachable) and its status: True, False, or Unknown while no controller has looked.",
-		[]string{"provider", "condition", "status"}, nil)
-	unreachableDesc = prometheus.NewDesc("kpool_clusters_unreachable",
-		"Clusters whose Reachable condition is False, by provider and reason (NoCredential, EndpointUnreachable, ...).", []string{"provider", "reason"}, nil)
+		"Clusters by provider, condition (Reachable), its status (True, False, or Unknown while no controller has looked) and, for False, its reason (NoCredential, EndpointUnreachable, ...).",
+		[]string{"provider", "condition", "status", "reason"}, nil)
 	fleetUpDesc = prometheus.NewDesc("kpool_fleet_scrape_success",
 		"1 when kpool_nodepools and kpool_clusters could be read from the store at this scrape, 0 when not (they are then absent).", nil, nil)
 )
@@ -46,22 +45,22 @@ var (
 // pools. Every process serving /metrics reports the same fleet, so a
 // rule over several replicas takes max(), not sum().
 type fleetCollector struct {
-	store   kpool.Store
-	log     *slog.Logger
-	timeout time.Duration
+	store     kpool.Store
+	platforms []kpool.PlatformType
+	log       *slog.Logger
+	timeout   time.Duration
 }
 
 func (f *fleetCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- poolsDesc
 	ch <- clustersDesc
-	ch <- unreachableDesc
 	ch <- fleetUpDesc
 }
 
 func (f *fleetCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
 	defer cancel()
-	fl, err := readFleet(ctx, f.store)
+	fl, err := readFleet(ctx, f.store, f.platforms)
 	if err != nil {
 		f.log.Warn("metrics: reading the fleet", "err", err)
 		ch <- prometheus.MustNewConstMetric(fleetUpDesc, prometheus.GaugeValue, 0)
@@ -72,10 +71,7 @@ func (f *fleetCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(poolsDesc, prometheus.GaugeValue, float64(n), k.provider, string(k.phase), string(kpool.HealthOf(k.phase)))
 	}
 	for k, n := range fl.clusters {
-		ch <- prometheus.MustNewConstMetric(clustersDesc, prometheus.GaugeValue, float64(n), k.provider, k.condition, k.status)
-	}
-	for k, n := range fl.unreachable {
-		ch <- prometheus.MustNewConstMetric(unreachableDesc, prometheus.GaugeValue, float64(n), k[0], k[1])
+		ch <- prometheus.MustNewConstMetric(clustersDesc, prometheus.GaugeValue, float64(n), k.provider, k.condition, k.status, k.reason)
 	}
 }
 
@@ -85,23 +81,25 @@ type poolKey struct {
 }
 
 type clusterKey struct {
-	provider, condition string
-	status              string
+	provider, condition, status string
+	reason                      string // of a False status; "" otherwise
 }
 
-// fleet is what one scrape counts. Every phase of a provider with a
-// cluster, and every status of Reachable, has a series (0 when none), so
-// that a rule sees a count drop to 0 rather than vanish.
+// fleet is what one scrape counts. Every phase of a known provider, and
+// every status of Reachable (False without a reason), has a series (0
+// when none), so that a rule sees a count drop to 0 rather than vanish.
 type fleet struct {
-	pools       map[poolKey]int
-	clusters    map[clusterKey]int
-	unreachable map[[2]string]int // provider, reason
+	pools    map[poolKey]int
+	clusters map[clusterKey]int
 }
 
 // readFleet counts the clusters by provider and Reachable, and the pools
-// by provider and phase.
-func readFleet(ctx context.Context, st kpool.Store) (*fleet, error) {
-	fl := &fleet{pools: map[poolKey]int{}, clusters: map[clusterKey]int{}, unreachable: map[[2]string]int{}}
+// by provider and phase; platforms have their series at 0.
+func readFleet(ctx context.Context, st kpool.Store, platforms []kpool.PlatformType) (*fleet, error) {
+	fl := &fleet{pools: map[poolKey]int{}, clusters: map[clusterKey]int{}}
+	for _, p := range platforms {
+		fl.zeros(string(p))
+	}
 	providerOf := map[string]string{}
 	page := kpool.Page{Limit: 500}
 	for {
@@ -112,6 +110,7 @@ func readFleet(ctx context.Context, st kpool.Store) (*fleet, error) {
 		for _, c := range cs {
 			p := string(c.Spec.Platform.Type)
 			providerOf[c.ID] = p
+			fl.zeros(p)
 			fl.countCluster(p, c.Status)
 		}
 		if len(cs) < page.Limit {
@@ -134,21 +133,25 @@ func readFleet(ctx context.Context, st kpool.Store) (*fleet, error) {
 	return fl, nil
 }
 
-// countCluster counts one cluster of provider p, and gives p's series
-// their zeros.
-func (fl *fleet) countCluster(p string, st kpool.ClusterStatus) {
+// zeros gives provider p's series their zeros.
+func (fl *fleet) zeros(p string) {
 	for _, ph := range kpool.Phases {
 		fl.pools[poolKey{p, ph}] += 0
 	}
 	for _, s := range []string{kpool.ConditionTrue, kpool.ConditionFalse, kpool.ConditionUnknown} {
-		fl.clusters[clusterKey{p, kpool.ConditionReachable, s}] += 0
+		fl.clusters[clusterKey{p, kpool.ConditionReachable, s, ""}] += 0
 	}
-	status := kpool.ConditionUnknown
+}
+
+// countCluster counts one cluster of provider p by its Reachable
+// condition.
+func (fl *fleet) countCluster(p string, st kpool.ClusterStatus) {
+	k := clusterKey{p, kpool.ConditionReachable, kpool.ConditionUnknown, ""}
 	if c := st.Condition(kpool.ConditionReachable); c != nil {
-		status = c.Status
-		if status == kpool.ConditionFalse {
-			fl.unreachable[[2]string{p, c.Reason}]++
+		k.status = c.Status
+		if c.Status == kpool.ConditionFalse {
+			k.reason = c.Reason
 		}
 	}
-	fl.clusters[clusterKey{p, kpool.ConditionReachable, status}]++
+	fl.clusters[k]++
 }

@@ -63,7 +63,7 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		st.Close()
 		return nil, err
 	}
-	m, httpMetrics := newMetrics(st, log.With("component", "metrics"))
+	m, httpMetrics := newMetrics(st, reg.Types(), log.With("component", "metrics"))
 	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, httpMetrics: httpMetrics,
 		pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey}
 	if f.eventRetention > 0 {
