@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,16 @@ func TestShippedRulesAndDashboard(t *testing.T) {
 	}
 	for _, name := range missingSeries(exprs, served) {
 		t.Errorf("%s is named by the rules or the dashboard but not served on /metrics", name)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range served {
+		if strings.HasPrefix(name, "kpool_") && !regexp.MustCompile(`\b`+name+`\b`).Match(readme) &&
+			!strings.HasSuffix(name, "_bucket") && !strings.HasSuffix(name, "_sum") && !strings.HasSuffix(name, "_count") {
+			t.Errorf("%s is served on /metrics but README.md's Monitoring does not describe it", name)
+		}
 	}
 	t.Run("promtool", func(t *testing.T) {
 		promtool, err := exec.LookPath("promtool")
