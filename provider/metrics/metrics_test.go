@@ -3,8 +3,10 @@ package metrics_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/kpool/kpool"
@@ -115,4 +117,45 @@ func TestOptionalInterfacesReachable(t *testing.T) {
 	if d.Capabilities().Provider != f.Capabilities().Provider {
 		t.Fatalf("capabilities not forwarded: %+v", d.Capabilities())
 	}
+}
+
+// TestResultLabels: every kind of provider error is a result label a
+// query can name unquoted: lower case and underscores, never a space.
+func TestResultLabels(t *testing.T) {
+	kinds := []provider.Kind{provider.KindNotImplemented, provider.KindValidation, provider.KindNotFound, provider.KindAlreadyExists,
+		provider.KindThrottled, provider.KindTransient, provider.KindPermissionDenied, provider.KindForeign, provider.KindQuota}
+	label := regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
+	for _, k := range kinds {
+		f := fake.New(fake.Options{})
+		f.FailNext(fake.List, 1, &provider.Error{Kind: k})
+		m := metrics.New(nil)
+		_, _ = metrics.Decorate(f, m).NodePoolList(context.Background(), &kpool.Cluster{ID: "c1"})
+		for _, s := range collect(t, m) {
+			if !label.MatchString(s) {
+				t.Errorf("kind %q: result label %q", k, s)
+			}
+		}
+	}
+}
+
+// collect returns the result labels of m's call series.
+func collect(t *testing.T, m *metrics.Metrics) []string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Calls)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mf := range mfs {
+		for _, s := range mf.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "result" {
+					out = append(out, l.GetValue())
+				}
+			}
+		}
+	}
+	return out
 }
