@@ -196,8 +196,9 @@ func TestRestartMidway(t *testing.T) {
 // TestReconcileResults: kpool_reconciles_total tells a pass that follows an
 // operation, or waits for a retry, from one that failed: a pool whose
 // create fails once and then succeeds counts one pool_failed, passes that
-// follow its create, and ok once it is Ready; a cluster the provider
-// refuses counts unreachable; none of them counts error.
+// follow its create, and ok once it is Ready; a create the provider
+// refuses counts pool_failed once (the generation is not tried again); a
+// cluster the provider refuses counts unreachable; none counts error.
 func TestReconcileResults(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -211,6 +212,12 @@ func TestReconcileResults(t *testing.T) {
 		got := w.results()
 		if got[reconcile.ResultPoolFailed] != 1 || got[reconcile.ResultFollowing] == 0 || got[reconcile.ResultOK] == 0 || got[reconcile.ResultError] != 0 {
 			t.Fatalf("results %v: want one pool_failed, some following and ok, no error", got)
+		}
+		w.drv.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindValidation, Provider: kpool.PlatformAzure, Reason: "no such size"})
+		w.createPool("batch", 1)
+		w.advance(2 * time.Minute)
+		if got := w.results(); got[reconcile.ResultPoolFailed] != 2 {
+			t.Fatalf("results %v: want a second pool_failed, for the refused create", got)
 		}
 		w.drv.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindPermissionDenied, Provider: kpool.PlatformAzure, Reason: "no"})
 		w.advance(2 * time.Minute)

@@ -74,8 +74,10 @@ const (
 	// ResultThrottled: the provider asked kpool to slow down; the pass is
 	// retried after its Retry-After.
 	ResultThrottled = "throttled"
-	// ResultPoolFailed: a pool's call failed (or was refused); the pool
-	// backs off, the rest of the cluster was reconciled.
+	// ResultPoolFailed: a pool's call failed and the pool backs off, or
+	// a pool was found unable to progress without a person (a refused
+	// spec, a foreign pool, an observed pool missing at the provider);
+	// the rest of the cluster was reconciled.
 	ResultPoolFailed = "pool_failed"
 	// ResultUnreachable: the provider refuses the cluster or has not
 	// answered for a while: it is Reachable=False.
