@@ -50,6 +50,8 @@ type Server struct {
 	placing chan struct{}
 	// tracer, when set, gives each request a span (see Trace).
 	tracer trace.Tracer
+	// metrics, when set, counts and times each request (see Instrument).
+	metrics *HTTPMetrics
 }
 
 // NewServer returns the API server for svc. access authenticates callers
@@ -159,6 +161,7 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 		if span != nil {
 			endSpan(span, r, rw.status)
 		}
+		s.metrics.observe(r, rw.status, time.Since(start))
 	}()
 
 	h.ServeHTTP(rw, r)

@@ -114,10 +114,12 @@ type fleetView struct {
 	// Clusters, Pools and Attention are the filter's totals: over every
 	// page from the counters, or over this page's clusters for a search.
 	Clusters, Pools, Attention int
-	First, Last, Of            int    // this page's clusters among those selected
-	Prev, Next                 string // the other pages' addresses
-	Searched                   int    // pools a search read
-	Stopped                    bool   // the search reached SearchBudget
+	// Unreachable is how many of the selected clusters kpool cannot reach.
+	Unreachable     int
+	First, Last, Of int    // this page's clusters among those selected
+	Prev, Next      string // the other pages' addresses
+	Searched        int    // pools a search read
+	Stopped         bool   // the search reached SearchBudget
 }
 
 // fleet is the fleet view: the visible clusters by provider, a page at a
@@ -146,7 +148,7 @@ func (h *Handler) fleet(w http.ResponseWriter, r *http.Request) {
 		byCluster[c.ClusterID][c.Phase] += c.N
 	}
 	sel := h.selectClusters(clusters, byCluster, f)
-	v := &fleetView{Of: len(sel)}
+	v := &fleetView{Of: len(sel), Unreachable: unreachable(sel)}
 	f.Page = min(f.Page, max(1, (len(sel)+ClustersPerPage-1)/ClustersPerPage)) // past the end: the last page
 	v.First = min((f.Page-1)*ClustersPerPage, len(sel))
 	v.Last = min(v.First+ClustersPerPage, len(sel))
@@ -165,7 +167,7 @@ func (h *Handler) fleet(w http.ResponseWriter, r *http.Request) {
 		types = append(types, string(p.Type()))
 	}
 	h.render(w, r, "fleet", map[string]any{"View": v, "Groups": v.Groups, "Totals": v.Totals, "Pools": v.Pools, "Attention": v.Attention,
-		"Clusters": v.Clusters, "Filter": f, "Types": types, "Phases": phases, "Title": "Fleet"})
+		"Unreachable": v.Unreachable, "Clusters": v.Clusters, "Filter": f, "Types": types, "Phases": phases, "Title": "Fleet"})
 }
 
 // selectClusters returns the clusters f selects, in the order the view

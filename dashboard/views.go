@@ -29,6 +29,7 @@ func attention(p *kpool.NodePool) bool {
 
 var funcs = template.FuncMap{
 	"attention": attention,
+	"reach":     reachOf,
 	"when": func(t time.Time) string {
 		if t.IsZero() {
 			return ""

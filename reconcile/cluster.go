@@ -16,8 +16,9 @@ import (
 // cluster as a whole (the List failing, throttling, an endpoint that does
 // not answer, the store). A pool's own errors back off that pool alone.
 // A cluster without pools is listed too, so that whether kpool reaches it
-// (its Reachable condition) is known before the first pool.
-func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Duration, error) {
+// (its Reachable condition) is known before the first pool. *result
+// hears what the pass came to (a Result*; left as it is: ok).
+func (c *Controller) reconcileCluster(ctx context.Context, id string, result *string) (time.Duration, error) {
 	cl, err := c.store.Cluster(ctx, id)
 	if kpool.IsNotFound(err) {
 		c.forget(id)
@@ -42,7 +43,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string) (time.Dura
 	}
 	st := c.state(cl)
 	prof := c.cfg.Drivers.Profile(t)
-	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st}
+	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st, result: result}
 	observed, err := r.d.NodePoolList(ctx, cl)
 	if err != nil {
 		return r.listFailed(ctx, pools, err)
@@ -96,6 +97,7 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 			if halt := r.poolFailed(ctx, p, err, now, soonest); halt != nil {
 				return 0, halt
 			}
+			*r.result = ResultPoolFailed
 		} else if !b {
 			// Settled: its failures are behind it.
 			delete(st.retry, p.ID)
@@ -112,6 +114,7 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 		}
 	}
 	c.prune(st, pools)
+	r.settle(busy, next > 0)
 	switch {
 	case next > 0 && busy:
 		return min(next, c.cfg.ResyncFast), nil
@@ -121,6 +124,19 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 		return c.cfg.ResyncFast, nil
 	}
 	return c.cfg.DriftInterval, nil
+}
+
+// settle sets the pass's result once every pool had its turn: a failed
+// pool's result stands; else following while an operation is under way,
+// backoff while a pool that failed before waits for its retry, else ok.
+func (r *clusterRun) settle(busy, waiting bool) {
+	switch {
+	case *r.result == ResultPoolFailed:
+	case busy:
+		*r.result = ResultFollowing
+	case waiting:
+		*r.result = ResultBackoff
+	}
 }
 
 // poolFailed handles a pool's error: one that concerns the whole pass

@@ -112,6 +112,7 @@ func New(cfg Config) *Controller {
 			// call waiting its turn is not a provider that fails to answer.
 			d = deadline.Decorate(metrics.Decorate(traced.Decorate(d, cfg.Traces), cfg.Metrics.Provider), cfg.CallTimeout, cfg.Clock)
 			c.drivers[t] = ratelimit.Decorate(d, limiter, cfg.Clock)
+			cfg.Metrics.DriftFights.WithLabelValues(string(t)) // served at 0 from the start: an increase sees the first
 		}
 		c.lanes[t] = newLanes(l.Concurrency)
 	}
@@ -254,11 +255,13 @@ func (c *Controller) work(ctx context.Context) {
 	wg.Wait()
 }
 
-// process reconciles one cluster and schedules its next turn.
+// process reconciles one cluster, counts what its pass came to and
+// schedules its next turn.
 func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], bo *backoff, id string) {
 	start := c.cfg.Clock.Now()
+	result := ResultOK
 	pctx, p := c.startPass(ctx, id)
-	next, err := c.reconcileCluster(pctx, id)
+	next, err := c.reconcileCluster(pctx, id, &result)
 	c.endPass(p, id, next, err)
 	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
 	c.cfg.Metrics.Tracked.Set(float64(c.tracked()))
@@ -267,25 +270,37 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 		return
 	case errors.Is(err, errLaneBusy):
 		// Not a failure: its turn comes again soon, without backoff.
-		c.cfg.Metrics.Reconciles.WithLabelValues("requeued").Inc()
+		c.cfg.Metrics.Reconciles.WithLabelValues(ResultDeferred).Inc()
 		q.Forget(id)
 		q.AddAfter(id, c.cfg.ResyncFast)
 	case err != nil:
-		c.cfg.Metrics.Reconciles.WithLabelValues("error").Inc()
+		c.cfg.Metrics.Reconciles.WithLabelValues(failedResult(err, result)).Inc()
 		if after, ok := provider.RetryAfter(err); ok {
 			q.AddAfter(id, max(after, bo.When(id))) // the provider's wait, and never less than the backoff
 		} else {
 			q.AddRateLimited(id)
 		}
 		c.cfg.Log.Info("cluster reconcile failed; retrying", append([]any{"cluster_id", id, "failures", q.NumRequeues(id)}, errAttrs(err)...)...)
-	case next > 0:
-		c.cfg.Metrics.Reconciles.WithLabelValues("requeued").Inc()
-		q.Forget(id)
-		q.AddAfter(id, next)
 	default:
-		c.cfg.Metrics.Reconciles.WithLabelValues("ok").Inc()
+		c.cfg.Metrics.Reconciles.WithLabelValues(result).Inc()
 		q.Forget(id)
+		if next > 0 {
+			q.AddAfter(id, next)
+		}
 	}
+}
+
+// failedResult is the result of a pass that ended in err: throttled when
+// the provider asked to slow down, the pass's own result when it found
+// the cluster unreachable, error otherwise.
+func failedResult(err error, result string) string {
+	switch {
+	case provider.IsThrottled(err):
+		return ResultThrottled
+	case result == ResultUnreachable:
+		return result
+	}
+	return ResultError
 }
 
 // feed queues every cluster once, then each cluster named by a committed

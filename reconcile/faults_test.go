@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -190,4 +191,52 @@ func TestRestartMidway(t *testing.T) {
 		})
 		stop()
 	})
+}
+
+// TestReconcileResults: kpool_reconciles_total tells a pass that follows an
+// operation, or waits for a retry, from one that failed: a pool whose
+// create fails once and then succeeds counts one pool_failed, passes that
+// follow its create, and ok once it is Ready; a create the provider
+// refuses counts pool_failed once (the generation is not tried again); a
+// cluster the provider refuses counts unreachable; none counts error.
+func TestReconcileResults(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		w.drv.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindTransient, Provider: kpool.PlatformAzure, Reason: "try again"})
+		stop := w.start("a", func(c *reconcile.Config) { c.DriftInterval = time.Minute })
+		defer stop()
+		p := w.createPool("web", 1)
+		w.until(10*time.Minute, w.ready(p.ID))
+		w.advance(2 * time.Minute)
+		got := w.results()
+		if got[reconcile.ResultPoolFailed] != 1 || got[reconcile.ResultFollowing] == 0 || got[reconcile.ResultOK] == 0 || got[reconcile.ResultError] != 0 {
+			t.Fatalf("results %v: want one pool_failed, some following and ok, no error", got)
+		}
+		w.drv.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindValidation, Provider: kpool.PlatformAzure, Reason: "no such size"})
+		w.createPool("batch", 1)
+		w.advance(2 * time.Minute)
+		if got := w.results(); got[reconcile.ResultPoolFailed] != 2 {
+			t.Fatalf("results %v: want a second pool_failed, for the refused create", got)
+		}
+		w.drv.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindPermissionDenied, Provider: kpool.PlatformAzure, Reason: "no"})
+		w.advance(2 * time.Minute)
+		if got := w.results(); got[reconcile.ResultUnreachable] != 1 || got[reconcile.ResultError] != 0 {
+			t.Fatalf("results %v: want one unreachable, no error", got)
+		}
+		for result := range w.results() {
+			if !slices.Contains(reconcile.Results, result) {
+				t.Errorf("result %q is not in reconcile.Results", result)
+			}
+		}
+	})
+}
+
+// results is kpool_reconciles_total by result.
+func (w *world) results() map[string]float64 {
+	out := map[string]float64{}
+	for _, m := range w.family("kpool_reconciles_total") {
+		out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+	}
+	return out
 }

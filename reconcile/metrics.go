@@ -31,7 +31,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	m := &Metrics{
 		Reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_reconciles_total",
-			Help: "Cluster reconciles by result (ok, requeued, error)."}, []string{"result"}),
+			Help: "Cluster reconciles by result: ok, following, backoff, deferred, throttled (not failures); pool_failed, unreachable, error (failures)."}, []string{"result"}),
 		Duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kpool_reconcile_duration_seconds",
 			Help: "Time to reconcile one cluster and its pools.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}),
 		QueueDepth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_queue_depth", Help: "Clusters waiting to be reconciled."}),
@@ -46,9 +46,49 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
 	}
 	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.DriftFights)
+	for _, r := range Results {
+		// Each result is served from the start at 0, so that a rate or
+		// an increase sees its first pass.
+		m.Reconciles.WithLabelValues(r)
+	}
 	m.Provider = metrics.New(reg)
 	return m
 }
+
+// The results a cluster's pass is counted under (kpool_reconciles_total's
+// result label). The first five are not failures: a dashboard reads
+// pool_failed, unreachable and error as the failure rate.
+const (
+	// ResultOK: every pool settled; the cluster is looked at again at the
+	// drift interval or on an event.
+	ResultOK = "ok"
+	// ResultFollowing: an operation is under way at the provider; the
+	// cluster is looked at again soon to follow it.
+	ResultFollowing = "following"
+	// ResultBackoff: no pool failed in this pass, but one that failed
+	// before waits for its retry.
+	ResultBackoff = "backoff"
+	// ResultDeferred: the provider's slots were all busy; the cluster's
+	// turn comes again soon, without backoff.
+	ResultDeferred = "deferred"
+	// ResultThrottled: the provider asked kpool to slow down; the pass is
+	// retried after its Retry-After.
+	ResultThrottled = "throttled"
+	// ResultPoolFailed: a pool's call failed and the pool backs off, or
+	// a pool was found unable to progress without a person (a refused
+	// spec, a foreign pool, an observed pool missing at the provider);
+	// the rest of the cluster was reconciled.
+	ResultPoolFailed = "pool_failed"
+	// ResultUnreachable: the provider refuses the cluster or has not
+	// answered for a while: it is Reachable=False.
+	ResultUnreachable = "unreachable"
+	// ResultError: the pass failed as a whole (the provider's list, the
+	// store); it is retried with backoff.
+	ResultError = "error"
+)
+
+// Results lists every result, for a dashboard's legend and the tests.
+var Results = []string{ResultOK, ResultFollowing, ResultBackoff, ResultDeferred, ResultThrottled, ResultPoolFailed, ResultUnreachable, ResultError}
 
 // Limits bound the calls to one provider.
 type Limits struct {

@@ -31,6 +31,7 @@ func (s *poolScope) refused(ctx context.Context, err error) bool {
 // is about the current generation: the controller has processed it and
 // found it cannot be done (Ready is never True for a generation not applied).
 func (s *poolScope) failed(ctx context.Context, reason, msg string) {
+	*s.result = ResultPoolFailed
 	s.rp.gen = s.p.Generation
 	s.rp.meta.LastError = msg
 	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, reason, msg)

@@ -16,6 +16,8 @@ type clusterRun struct {
 	prof provider.Profile // the cluster's platform
 	name string           // the controller's name
 	st   *clusterState
+	// result hears what the pass came to, for kpool_reconciles_total.
+	result *string
 }
 
 // pool reconciles one pool against what the provider reports of it

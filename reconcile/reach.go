@@ -30,6 +30,7 @@ func (r *clusterRun) listFailed(ctx context.Context, pools []*kpool.NodePool, er
 	case provider.IsThrottled(err), errors.Is(err, errLaneBusy):
 		return 0, err
 	case provider.IsNotImplemented(err):
+		*r.result = ResultPoolFailed
 		for _, p := range pools {
 			if err := r.failAll(ctx, p, err); err != nil {
 				return 0, err
@@ -111,6 +112,7 @@ func (r *clusterRun) reachable(ctx context.Context) error {
 // Reachable condition, a log line when that changes, and a report on each
 // pool, which waits for its cluster instead of failing on its own.
 func (r *clusterRun) unreachable(ctx context.Context, pools []*kpool.NodePool, reason, msg string) error {
+	*r.result = ResultUnreachable
 	cond := kpool.Condition{Type: kpool.ConditionReachable, Status: kpool.ConditionFalse, Reason: reason, Message: msg}
 	if old := r.cl.Status.Condition(kpool.ConditionReachable); old == nil || old.Status != cond.Status || old.Reason != reason || old.Message != msg {
 		if err := r.setReachable(ctx, cond); err != nil {

@@ -28,7 +28,8 @@ func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool, now time.Time) {
 }
 
 // reachable is a cluster's Reachable condition in a table: yes, "no
-// (Reason)", or - while no controller has looked.
+// (Reason)", unknown when a controller reported it so, or - while no
+// controller has looked.
 func reachable(st kpool.ClusterStatus) string {
 	c := st.Condition(kpool.ConditionReachable)
 	switch {
@@ -36,6 +37,8 @@ func reachable(st kpool.ClusterStatus) string {
 		return "-"
 	case c.Status == kpool.ConditionTrue:
 		return "yes"
+	case c.Status == kpool.ConditionUnknown:
+		return "unknown"
 	case c.Reason != "":
 		return "no (" + c.Reason + ")"
 	}

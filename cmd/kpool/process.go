@@ -33,7 +33,10 @@ type process struct {
 	svc     *service.Service
 	access  *auth.Access
 	metrics *prometheus.Registry
-	ctl     *reconcile.Controller
+	// httpMetrics count the requests of the API (and dashboard) the
+	// process serves, in metrics.
+	httpMetrics *api.HTTPMetrics
+	ctl         *reconcile.Controller
 	// pprofAddr is where run serves pprof (--pprof); "" for nowhere.
 	pprofAddr string
 	// retention prunes the events outbox (--event-retention); nil keeps
@@ -85,6 +88,7 @@ func checkExposure(f *serveFlags) error {
 // every other path. The dashboard goes through the API's access log and
 // per-caller limiter (a.Logged, a.Admit), like the API's own routes.
 func (p *process) handler(a *api.Server) http.Handler {
+	a.Instrument(p.httpMetrics)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
 	a.Trace(p.traces())
@@ -102,7 +106,7 @@ func (p *process) handler(a *api.Server) http.Handler {
 // API's /healthz and /readyz (the database answers), nothing else. The
 // dashboard and its live stream are kpool serve's.
 func (p *process) controllerHandler() http.Handler {
-	a := api.NewServer(p.svc, p.access, p.log)
+	a := api.NewServer(p.svc, p.access, p.log).Instrument(p.httpMetrics)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
 	mux.Handle("GET /healthz", a)

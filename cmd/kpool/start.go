@@ -9,8 +9,6 @@ import (
 
 	"github.com/kpool/kpool/service"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/kpool/kpool"
@@ -78,9 +76,9 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		svc.Store = traced.New(st, tp, dbSystem(f.database))
 		log.Info("tracing", "otlp_endpoint", f.otlpEndpoint)
 	}
-	m := prometheus.NewRegistry()
-	m.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey, tp: tp}
+	m, httpMetrics := newMetrics(st, reg.Types(), log.With("component", "metrics"))
+	p := &process{log: log, logs: sink, store: st, svc: svc, access: access, metrics: m, httpMetrics: httpMetrics,
+		pprofAddr: f.pprof, tlsCert: f.tlsCert, tlsKey: f.tlsKey, tp: tp}
 	if f.eventRetention > 0 {
 		p.retention = &audit.Retention{Store: st, Retention: f.eventRetention}
 	}

@@ -7,6 +7,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,10 +37,20 @@ func New(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// Operations are the operation label's values.
+var Operations = []string{"list", "create", "update", "delete"}
+
 // Decorate returns d with every call counted by result and timed. Latency
-// is a property of the call, so it is measured on the wall clock.
+// is a property of the call, so it is measured on the wall clock. Each
+// operation's ok series is served from the start at 0, so that a rate of
+// calls, or of errors against them, has a series to start from.
 func Decorate(d provider.Driver, m *Metrics) provider.Driver {
-	return &driver{Driver: d, name: string(d.Capabilities().Provider), m: m}
+	name := string(d.Capabilities().Provider)
+	for _, op := range Operations {
+		m.Calls.WithLabelValues(name, op, "ok")
+		m.Duration.WithLabelValues(name, op)
+	}
+	return &driver{Driver: d, name: name, m: m}
 }
 
 type driver struct {
@@ -57,14 +68,16 @@ func (d *driver) observe(op string, start time.Time, err error) {
 }
 
 // result names an error by its kind for the result label: ok, a
-// provider.Kind, canceled, or error.
+// provider.Kind with its spaces as underscores (not_found, quota,
+// permission_denied: a label value a query can name unquoted), canceled,
+// or error.
 func result(err error) string {
 	var e *provider.Error
 	switch {
 	case err == nil:
 		return "ok"
 	case errors.As(err, &e):
-		return string(e.Kind)
+		return strings.ReplaceAll(string(e.Kind), " ", "_")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "canceled"
 	}

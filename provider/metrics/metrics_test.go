@@ -3,8 +3,10 @@ package metrics_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/kpool/kpool"
@@ -53,7 +55,17 @@ func TestCountsByResult(t *testing.T) {
 		{"update of a missing pool", func(d provider.Driver, _ *fake.Driver) error {
 			_, err := d.NodePoolUpdate(context.Background(), cl, spec)
 			return err
-		}, "update", "not found"},
+		}, "update", "not_found"},
+		{"create over quota", func(d provider.Driver, f *fake.Driver) error {
+			f.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindQuota})
+			_, err := d.NodePoolCreate(context.Background(), cl, spec)
+			return err
+		}, "create", "quota"},
+		{"create refused", func(d provider.Driver, f *fake.Driver) error {
+			f.FailNext(fake.Create, 1, &provider.Error{Kind: provider.KindPermissionDenied})
+			_, err := d.NodePoolCreate(context.Background(), cl, spec)
+			return err
+		}, "create", "permission_denied"},
 		{"delete canceled", func(d provider.Driver, _ *fake.Driver) error { return d.NodePoolDelete(canceled, cl, "web") }, "delete", "canceled"},
 		{"list failing otherwise", func(d provider.Driver, _ *fake.Driver) error {
 			_, err := d.NodePoolList(context.Background(), cl)
@@ -76,11 +88,16 @@ func TestCountsByResult(t *testing.T) {
 			if n := testutil.ToFloat64(m.Calls.WithLabelValues("azure", tc.op, tc.result)); n != 1 {
 				t.Fatalf("calls{%s,%s} = %v, want 1", tc.op, tc.result, n)
 			}
-			if n := testutil.CollectAndCount(m.Calls); n != 1 {
-				t.Fatalf("%d call series, want 1", n)
+			// Each operation's ok series is there from the start, at 0.
+			wantCalls := len(metrics.Operations)
+			if tc.result != "ok" {
+				wantCalls++
 			}
-			if n := testutil.CollectAndCount(m.Duration); n != 1 {
-				t.Fatalf("%d duration series, want 1", n)
+			if n := testutil.CollectAndCount(m.Calls); n != wantCalls {
+				t.Fatalf("%d call series, want %d", n, wantCalls)
+			}
+			if n := testutil.CollectAndCount(m.Duration); n != len(metrics.Operations) {
+				t.Fatalf("%d duration series, want %d", n, len(metrics.Operations))
 			}
 		})
 	}
@@ -100,4 +117,45 @@ func TestOptionalInterfacesReachable(t *testing.T) {
 	if d.Capabilities().Provider != f.Capabilities().Provider {
 		t.Fatalf("capabilities not forwarded: %+v", d.Capabilities())
 	}
+}
+
+// TestResultLabels: every kind of provider error is a result label a
+// query can name unquoted: lower case and underscores, never a space.
+func TestResultLabels(t *testing.T) {
+	kinds := []provider.Kind{provider.KindNotImplemented, provider.KindValidation, provider.KindNotFound, provider.KindAlreadyExists,
+		provider.KindThrottled, provider.KindTransient, provider.KindPermissionDenied, provider.KindForeign, provider.KindQuota}
+	label := regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
+	for _, k := range kinds {
+		f := fake.New(fake.Options{})
+		f.FailNext(fake.List, 1, &provider.Error{Kind: k})
+		m := metrics.New(nil)
+		_, _ = metrics.Decorate(f, m).NodePoolList(context.Background(), &kpool.Cluster{ID: "c1"})
+		for _, s := range collect(t, m) {
+			if !label.MatchString(s) {
+				t.Errorf("kind %q: result label %q", k, s)
+			}
+		}
+	}
+}
+
+// collect returns the result labels of m's call series.
+func collect(t *testing.T, m *metrics.Metrics) []string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Calls)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mf := range mfs {
+		for _, s := range mf.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "result" {
+					out = append(out, l.GetValue())
+				}
+			}
+		}
+	}
+	return out
 }
