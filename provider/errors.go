@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -153,4 +155,21 @@ func APIError(err error) error {
 		return kpool.Invalid(field, "%s: %s", e.Provider, e.Reason)
 	}
 	return err
+}
+
+// Outcome names a call's result by its error's kind, as metrics labels and
+// span attributes give it: ok, a Kind with its spaces as underscores
+// (not_found, permission_denied, quota: a value a query can name
+// unquoted), canceled, or error.
+func Outcome(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.As(err, &e):
+		return strings.ReplaceAll(string(e.Kind), " ", "_")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "canceled"
+	}
+	return "error"
 }

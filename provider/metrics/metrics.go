@@ -6,8 +6,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,24 +62,7 @@ func (d *driver) Unwrap() provider.Driver { return d.Driver }
 
 func (d *driver) observe(op string, start time.Time, err error) {
 	d.m.Duration.WithLabelValues(d.name, op).Observe(time.Since(start).Seconds())
-	d.m.Calls.WithLabelValues(d.name, op, result(err)).Inc()
-}
-
-// result names an error by its kind for the result label: ok, a
-// provider.Kind with its spaces as underscores (not_found, quota,
-// permission_denied: a label value a query can name unquoted), canceled,
-// or error.
-func result(err error) string {
-	var e *provider.Error
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.As(err, &e):
-		return strings.ReplaceAll(string(e.Kind), " ", "_")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return "canceled"
-	}
-	return "error"
+	d.m.Calls.WithLabelValues(d.name, op, provider.Outcome(err)).Inc()
 }
 
 func (d *driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {

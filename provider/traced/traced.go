@@ -7,8 +7,6 @@ package traced
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -60,26 +58,11 @@ func (d *driver) start(ctx context.Context, op string, c *kpool.Cluster, pool st
 // provider's mapped reason) is its status, scrubbed of secrets as the log
 // is: a trace backend is no safer a place for one.
 func end(span trace.Span, err error) {
-	span.SetAttributes(attribute.String(AttrResult, Result(err)))
+	span.SetAttributes(attribute.String(AttrResult, provider.Outcome(err)))
 	if err != nil {
 		span.SetStatus(codes.Error, scrub.String(err.Error()))
 	}
 	span.End()
-}
-
-// Result names an error by its kind: ok, a provider.Kind in snake case
-// (not_found, permission_denied, quota…), canceled, or error.
-func Result(err error) string {
-	var e *provider.Error
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.As(err, &e):
-		return strings.ReplaceAll(string(e.Kind), " ", "_")
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return "canceled"
-	}
-	return "error"
 }
 
 func (d *driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {

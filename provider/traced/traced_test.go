@@ -89,12 +89,12 @@ func TestSpanPerCall(t *testing.T) {
 	}
 }
 
-// TestResult: the result names of errors that are not a provider's.
-func TestResult(t *testing.T) {
+// TestOutcome: the result names of errors that are not a provider's.
+func TestOutcome(t *testing.T) {
 	for err, want := range map[error]string{nil: "ok", context.Canceled: "canceled", errors.New("x"): "error",
 		provider.ErrPermissionDenied: "permission_denied"} {
-		if got := traced.Result(err); got != want {
-			t.Errorf("Result(%v) = %q, want %q", err, got, want)
+		if got := provider.Outcome(err); got != want {
+			t.Errorf("Outcome(%v) = %q, want %q", err, got, want)
 		}
 	}
 }
