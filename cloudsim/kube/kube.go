@@ -78,6 +78,10 @@ type API struct {
 type cluster struct {
 	token       string
 	deployments map[string]*appsv1.Deployment // key: namespace/name
+	objs        map[string]map[string]object  // resource → namespace/name → object
+	events      []event                       // the last writes, oldest first
+	floor       uint64                        // events at or before it are gone
+	watchers    map[*watcher]struct{}
 }
 
 // New returns an API served under prefix (such as "/k8s"): a cluster's
@@ -108,7 +112,7 @@ func (a *API) cluster(id string) *cluster {
 	if !ok {
 		var b [24]byte
 		_, _ = rand.Read(b[:])
-		c = &cluster{token: hex.EncodeToString(b[:]), deployments: map[string]*appsv1.Deployment{}}
+		c = &cluster{token: hex.EncodeToString(b[:]), deployments: map[string]*appsv1.Deployment{}, watchers: map[*watcher]struct{}{}}
 		a.clusters[id] = c
 	}
 	return c

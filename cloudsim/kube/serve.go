@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,37 +27,6 @@ const maxBody = 3 << 20
 // specEqual reports whether two Deployments' specs are the same, as the
 // API server compares them to raise the generation.
 func specEqual(a, b *appsv1.Deployment) bool { return equality.Semantic.DeepEqual(a.Spec, b.Spec) }
-
-// ServeHTTP answers a request under the API's prefix:
-// <prefix>/<cluster>/apis/apps/v1/namespaces/<ns>/deployments[/<name>].
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rest, ok := strings.CutPrefix(r.URL.Path, a.prefix+"/")
-	if !ok {
-		writeStatus(w, notFound())
-		return
-	}
-	id, rest, _ := strings.Cut(rest, "/")
-	a.mu.Lock()
-	c, known := a.clusters[id]
-	a.mu.Unlock()
-	if !known || !authorized(r, c.token) {
-		// The API server answers an unknown or missing token 401 before it
-		// looks at the path.
-		writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
-		return
-	}
-	parts := strings.Split(strings.Trim(rest, "/"), "/")
-	if len(parts) < 6 || len(parts) > 7 || parts[0] != "apis" || parts[1] != "apps" || parts[2] != "v1" ||
-		parts[3] != "namespaces" || parts[5] != "deployments" {
-		writeStatus(w, notFound())
-		return
-	}
-	ns, name := parts[4], ""
-	if len(parts) == 7 {
-		name = parts[6]
-	}
-	a.serve(w, r, c, ns, name)
-}
 
 // serve answers a Deployment request of cluster c.
 func (a *API) serve(w http.ResponseWriter, r *http.Request, c *cluster, ns, name string) {
@@ -137,8 +108,10 @@ func (a *API) write(w http.ResponseWriter, r *http.Request, c *cluster, ns, name
 // typed clients send protobuf by default).
 var codecs = func() serializer.CodecFactory {
 	scheme := runtime.NewScheme()
-	if err := appsv1.AddToScheme(scheme); err != nil {
-		panic(err)
+	for _, add := range []func(*runtime.Scheme) error{appsv1.AddToScheme, corev1.AddToScheme, policyv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			panic(err)
+		}
 	}
 	return serializer.NewCodecFactory(scheme)
 }()
@@ -146,25 +119,37 @@ var codecs = func() serializer.CodecFactory {
 // decode reads a Deployment in the body's media type: an unknown one is
 // 415, a body that is not a Deployment 400.
 func decode(contentType string, body []byte) (*appsv1.Deployment, error) {
+	var in appsv1.Deployment
+	if err := decodeAs(contentType, body, appsv1.SchemeGroupVersion.WithKind("Deployment"), &in); err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
+// decodeAs reads a body of kind gvk into into, in the body's media type:
+// an unknown one is 415, a body that is not of the kind 400.
+func decodeAs(contentType string, body []byte, gvk schema.GroupVersionKind, into runtime.Object) error {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if contentType == "" {
 		mt, err = runtime.ContentTypeJSON, nil
 	}
 	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mt)
 	if err != nil || !ok {
-		return nil, &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
-			Reason: metav1.StatusReasonUnsupportedMediaType, Message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
+		return unsupportedMediaType()
 	}
-	var in appsv1.Deployment
-	obj, _, err := info.Serializer.Decode(body, &schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, &in)
+	obj, _, err := info.Serializer.Decode(body, &gvk, into)
 	if err != nil {
-		return nil, apierrors.NewBadRequest("the object provided is unrecognized: " + err.Error())
+		return apierrors.NewBadRequest("the object provided is unrecognized: " + err.Error())
 	}
-	d, ok := obj.(*appsv1.Deployment)
-	if !ok {
-		return nil, apierrors.NewBadRequest("the object provided is not a Deployment")
+	if obj != into {
+		return apierrors.NewBadRequest("the object provided is not a " + gvk.Kind)
 	}
-	return d, nil
+	return nil
+}
+
+func unsupportedMediaType() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnsupportedMediaType,
+		Reason: metav1.StatusReasonUnsupportedMediaType, Message: "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf"}}
 }
 
 // authorized checks the request's bearer token.
@@ -177,6 +162,15 @@ func authorized(r *http.Request, token string) bool {
 func notFound() error {
 	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotFound,
 		Reason: metav1.StatusReasonNotFound, Message: "the server could not find the requested resource"}}
+}
+
+// readBody reads a request body up to the API server's limit.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		return nil, apierrors.NewRequestEntityTooLargeError("limit is 3145728")
+	}
+	return body, nil
 }
 
 func writeObject(w http.ResponseWriter, status int, d *appsv1.Deployment) {

@@ -1,0 +1,76 @@
+package kube
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// object is a stored object: a Kubernetes kind with ObjectMeta.
+type object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// resource describes a kind the generic store serves: its names, as
+// discovery lists them, the fields its fieldSelector takes (each kind's
+// registry declares its own: pkg/registry/core/{node,pod}/strategy.go),
+// and what its main resource's PUT/PATCH keeps of the stored object (the
+// strategies' PrepareForUpdate keep status: only the status subresource
+// or the emulator changes it).
+type resource struct {
+	gr         schema.GroupResource
+	gvk        schema.GroupVersionKind
+	namespaced bool
+	short      []string
+	verbs      []string
+	newObj     func() object
+	fields     func(object) fields.Set
+	keepStatus func(old, nw object)
+}
+
+var (
+	allVerbs  = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	nodeRes   = &resource{gr: schema.GroupResource{Resource: "nodes"}, gvk: corev1.SchemeGroupVersion.WithKind("Node"), short: []string{"no"}, verbs: allVerbs, newObj: func() object { return &corev1.Node{} }, fields: nodeFields, keepStatus: func(o, n object) { n.(*corev1.Node).Status = o.(*corev1.Node).Status }}
+	podRes    = &resource{gr: schema.GroupResource{Resource: "pods"}, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), namespaced: true, short: []string{"po"}, verbs: allVerbs, newObj: func() object { return &corev1.Pod{} }, fields: podFields, keepStatus: func(o, n object) { n.(*corev1.Pod).Status = o.(*corev1.Pod).Status }}
+	pdbRes    = &resource{gr: schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}, gvk: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), namespaced: true, short: []string{"pdb"}, verbs: allVerbs, newObj: func() object { return &policyv1.PodDisruptionBudget{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*policyv1.PodDisruptionBudget).Status = o.(*policyv1.PodDisruptionBudget).Status }}
+	resources = []*resource{nodeRes, podRes, pdbRes}
+)
+
+func metaFields(o object) fields.Set {
+	s := fields.Set{"metadata.name": o.GetName()}
+	if o.GetNamespace() != "" {
+		s["metadata.namespace"] = o.GetNamespace()
+	}
+	return s
+}
+
+// nodeFields: the Node registry's NodeToSelectableFields.
+func nodeFields(o object) fields.Set {
+	n := o.(*corev1.Node)
+	s := metaFields(o)
+	s["spec.unschedulable"] = boolString(n.Spec.Unschedulable)
+	return s
+}
+
+// podFields: the Pod registry's ToSelectableFields (the ones drains use).
+func podFields(o object) fields.Set {
+	p := o.(*corev1.Pod)
+	s := metaFields(o)
+	s["spec.nodeName"] = p.Spec.NodeName
+	s["spec.schedulerName"] = p.Spec.SchedulerName
+	s["spec.serviceAccountName"] = p.Spec.ServiceAccountName
+	s["status.phase"] = string(p.Status.Phase)
+	s["status.podIP"] = p.Status.PodIP
+	return s
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

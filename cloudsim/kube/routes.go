@@ -1,0 +1,79 @@
+package kube
+
+import (
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// ServeHTTP answers a request under the API's prefix:
+// <prefix>/<cluster>/<the API server's path>, after checking the cluster's
+// bearer token (the API server answers an unknown or missing one 401
+// before it looks at the path).
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, a.prefix+"/")
+	if !ok {
+		writeStatus(w, notFound())
+		return
+	}
+	id, rest, _ := strings.Cut(rest, "/")
+	a.mu.Lock()
+	c, known := a.clusters[id]
+	a.mu.Unlock()
+	if !known || !authorized(r, c.token) {
+		writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
+		return
+	}
+	parts := strings.Split(strings.Trim(rest, "/"), "/")
+	if r.Method == http.MethodGet && discovery(w, parts) {
+		return
+	}
+	switch {
+	case len(parts) >= 2 && parts[0] == "api" && parts[1] == "v1":
+		a.route(w, r, c, "", parts[2:])
+	case len(parts) >= 3 && parts[0] == "apis" && parts[1] == "policy" && parts[2] == "v1":
+		a.route(w, r, c, "policy", parts[3:])
+	case len(parts) >= 6 && len(parts) <= 7 && parts[0] == "apis" && parts[1] == "apps" && parts[2] == "v1" &&
+		parts[3] == "namespaces" && parts[5] == "deployments":
+		ns, name := parts[4], ""
+		if len(parts) == 7 {
+			name = parts[6]
+		}
+		a.serve(w, r, c, ns, name)
+	default:
+		writeStatus(w, notFound())
+	}
+}
+
+// route finds the resource of a group's path
+// ([namespaces/<ns>/]<resource>[/<name>[/<subresource>]]) and serves it.
+func (a *API) route(w http.ResponseWriter, r *http.Request, c *cluster, group string, p []string) {
+	ns := ""
+	if len(p) >= 3 && p[0] == "namespaces" {
+		ns, p = p[1], p[2:]
+	}
+	var res *resource
+	for _, x := range resources {
+		if len(p) > 0 && x.gr.Group == group && x.gr.Resource == p[0] {
+			res = x
+		}
+	}
+	if res == nil || len(p) > 3 || (ns != "" && !res.namespaced) {
+		writeStatus(w, notFound())
+		return
+	}
+	name, sub := "", ""
+	if len(p) > 1 {
+		name = p[1]
+	}
+	if len(p) > 2 {
+		sub = p[2]
+	}
+	if name != "" && res.namespaced && ns == "" {
+		// A namespaced object is only reached through its namespace.
+		writeStatus(w, notFound())
+		return
+	}
+	a.serveObj(w, r, c, res, ns, name, sub)
+}
