@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"encoding/pem"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"testing"
@@ -26,9 +27,25 @@ import (
 // serveCore serves an API with cluster "c1" and returns client-go's
 // clientset built from its kubeconfig.
 func serveCore(t *testing.T) (*kube.API, kubernetes.Interface) {
+	api, cs, _ := serveSeen(t)
+	return api, cs
+}
+
+// serveSeen is serveCore that also reports the Content-Type of each
+// request body the server gets.
+func serveSeen(t *testing.T) (*kube.API, kubernetes.Interface, chan string) {
 	t.Helper()
 	api := kube.New("/k8s")
-	srv := httptest.NewUnstartedServer(api)
+	seen := make(chan string, 100)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			select {
+			case seen <- ct:
+			default:
+			}
+		}
+		api.ServeHTTP(w, r)
+	}))
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
@@ -42,7 +59,7 @@ func serveCore(t *testing.T) (*kube.API, kubernetes.Interface) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return api, cs
+	return api, cs, seen
 }
 
 func node(name, pool string) *corev1.Node {
@@ -192,13 +209,17 @@ func TestWatch(t *testing.T) {
 // once another pod is Ready it is allowed and the pod is gone.
 func TestEviction(t *testing.T) {
 	ctx := context.Background()
-	api, cs := serveCore(t)
+	api, cs, seen := serveSeen(t)
 	pods := cs.CoreV1().Pods("web")
 	for _, n := range []string{"p1", "p2"} {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"app": "web"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
 		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// client-go's generated clients send built-in kinds in protobuf.
+	if ct := <-seen; ct != "application/vnd.kubernetes.protobuf" {
+		t.Fatalf("create sent %s", ct)
 	}
 	min1 := intstr.FromInt32(1)
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web"},
