@@ -275,3 +275,33 @@ func TestDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// TestPatchTypes: each patch type client-go sends is applied; another
+// media type is 415.
+func TestPatchTypes(t *testing.T) {
+	ctx := context.Background()
+	api, cs := serveCore(t)
+	if _, err := api.SetNode("c1", node("n1", "a")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pt    types.PatchType
+		body  string
+		check func(error) bool
+	}{
+		{types.JSONPatchType, `[{"op":"add","path":"/metadata/labels/zone","value":"z1"}]`, func(err error) bool { return err == nil }},
+		{types.MergePatchType, `{"metadata":{"labels":{"zone":null}}}`, func(err error) bool { return err == nil }},
+		{types.StrategicMergePatchType, `{"metadata":{"resourceVersion":"1"},"spec":{"unschedulable":true}}`, apierrors.IsConflict},
+		{types.ApplyYAMLPatchType, `{}`, apierrors.IsUnsupportedMediaType},
+	} {
+		t.Run(string(tc.pt), func(t *testing.T) {
+			_, err := cs.CoreV1().Nodes().Patch(ctx, "n1", tc.pt, []byte(tc.body), metav1.PatchOptions{FieldManager: "test"})
+			if !tc.check(err) {
+				t.Fatal(err)
+			}
+		})
+	}
+	if n, _ := api.Node("c1", "n1"); n.Labels["zone"] != "" || n.Spec.Unschedulable {
+		t.Fatalf("%+v", n)
+	}
+}

@@ -4,8 +4,11 @@
 // a bearer token, and a kubeconfig pointing at both, so that a client built
 // with client-go from the kubeconfig a cloud's API returns reaches it.
 //
-// What it serves, in the API server's JSON (apps/v1 Deployments only;
-// later emulators add kinds as they need them):
+// What it serves, in the API server's JSON: discovery, core/v1 Nodes and
+// Pods (list with selectors, get, watch, create, update, patch, delete),
+// the Pods' eviction subresource, policy/v1 PodDisruptionBudgets (see
+// routes.go, objects.go, watch.go, evict.go and README.md), and apps/v1
+// Deployments:
 //
 //	GET  …/apis/apps/v1/namespaces/{ns}/deployments         a DeploymentList
 //	POST …/apis/apps/v1/namespaces/{ns}/deployments         create: 201, or 409 AlreadyExists
@@ -36,8 +39,8 @@
 // server takes all three); answers are JSON, which client-go's Accept
 // header lists after protobuf.
 //
-// Not served: watches, PATCH, DELETE, other kinds, discovery, field
-// selectors, label selectors, server-side apply; unknown members of a body
+// Not served: for Deployments, watches, PATCH, DELETE and selectors; for
+// all, server-side apply and the rest README.md lists; unknown members of a body
 // are dropped (the API server's default fieldValidation is Warn, which
 // also keeps the request; the warning header is not sent).
 package kube
