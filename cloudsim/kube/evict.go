@@ -20,10 +20,14 @@ import (
 // and not being deleted, desiredHealthy minAvailable (a percentage of
 // the expected pods, rounded up) or expected minus maxUnavailable
 // (likewise), and disruptionsAllowed currentHealthy - desiredHealthy, not
-// below 0. a.mu is held.
+// below 0. The pods it evicted and that no new matching pod has replaced
+// yet (status.disruptedPods, which the eviction registry writes) count as
+// expected and not healthy: the controller's scale would still count them.
+// a.mu is held.
 func (a *API) pdbStatus(c *cluster, o object) {
 	pdb := o.(*policyv1.PodDisruptionBudget)
-	var expected, healthy int32
+	disrupted := pdb.Status.DisruptedPods
+	expected, healthy := int32(len(disrupted)), int32(0) //nolint:gosec // a map of pods
 	for _, p := range a.pdbPods(c, pdb) {
 		expected++
 		if podReady(p) {
@@ -37,7 +41,7 @@ func (a *API) pdbStatus(c *cluster, o object) {
 	case pdb.Spec.MaxUnavailable != nil:
 		desired = max(expected-scaled(pdb.Spec.MaxUnavailable, expected), 0)
 	}
-	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, ExpectedPods: expected,
+	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, ExpectedPods: expected, DisruptedPods: disrupted,
 		CurrentHealthy: healthy, DesiredHealthy: desired, DisruptionsAllowed: max(healthy-desired, 0),
 		Conditions: []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionTrue,
 			Reason: policyv1.SufficientPodsReason, ObservedGeneration: pdb.Generation, LastTransitionTime: pdb.CreationTimestamp}}}
@@ -162,7 +166,46 @@ func (a *API) evictLocked(c *cluster, ns, name string) error {
 				Message: fmt.Sprintf("The disruption budget %s needs %d healthy pods and has %d currently", pdb.Name, pdb.Status.DesiredHealthy, pdb.Status.CurrentHealthy)})
 			return err
 		}
+		if !unhealthyOK {
+			a.disrupted(c, pdb, pod.Name)
+		}
 	}
 	_, err := a.deleteObj(c, podRes, ns, name)
 	return err
 }
+
+// disrupted records an evicted pod in its budget's status.disruptedPods,
+// as checkAndDecrement does (a write of the PDB). a.mu is held.
+func (a *API) disrupted(c *cluster, pdb *policyv1.PodDisruptionBudget, pod string) {
+	stored := c.objects(pdbRes)[key(pdb)].DeepCopyObject().(*policyv1.PodDisruptionBudget)
+	if stored.Status.DisruptedPods == nil {
+		stored.Status.DisruptedPods = map[string]metav1.Time{}
+	}
+	stored.Status.DisruptedPods[pod] = metav1.Now()
+	stored.ResourceVersion = ""
+	_, _ = a.updateObj(c, pdbRes, stored, false)
+}
+
+// replaced drops one evicted pod from each budget a new pod falls under:
+// the new pod is its replacement. a.mu is held.
+func (a *API) replaced(c *cluster, pod *corev1.Pod) {
+	for _, o := range c.objects(pdbRes) {
+		pdb := o.(*policyv1.PodDisruptionBudget)
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || pdb.Namespace != pod.Namespace || !sel.Matches(labels.Set(pod.Labels)) || len(pdb.Status.DisruptedPods) == 0 {
+			continue
+		}
+		stored := pdb.DeepCopy()
+		oldest := ""
+		for name, at := range stored.Status.DisruptedPods {
+			if oldest == "" || at.Before(ptr(stored.Status.DisruptedPods[oldest])) {
+				oldest = name
+			}
+		}
+		delete(stored.Status.DisruptedPods, oldest)
+		stored.ResourceVersion = ""
+		_, _ = a.updateObj(c, pdbRes, stored, false)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -95,6 +95,9 @@ func (a *API) createObj(c *cluster, r *resource, in object) (object, error) {
 	o.SetUID(newUID())
 	o.SetCreationTimestamp(metav1.Now())
 	o.SetGeneration(1)
+	if p, ok := o.(*corev1.Pod); ok {
+		a.replaced(c, p)
+	}
 	return a.record(c, r, watch.Added, o, nil), nil
 }
 
