@@ -150,7 +150,12 @@ func (a *API) SetNode(id string, n *corev1.Node) (*corev1.Node, error) {
 
 // SetPod creates or replaces a Pod, status included, as the scheduler and
 // kubelet would: for the emulators and tests.
+// A Pod without a phase is Pending, as every Pod starts.
 func (a *API) SetPod(id string, p *corev1.Pod) (*corev1.Pod, error) {
+	if p.Status.Phase == "" {
+		p = p.DeepCopy()
+		p.Status.Phase = corev1.PodPending
+	}
 	return setObj[*corev1.Pod](a, id, podRes, p)
 }
 
