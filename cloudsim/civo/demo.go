@@ -114,7 +114,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "  Civo cluster %s (id %s, region %s, Kubernetes %s, pools: %s):\n", c.Name, c.ID, c.Region, c.Version, demo.List(views[c]))
 		fmt.Fprintf(w, "    pools:          %s/v2/kubernetes/clusters/%s/pools?region=%s\n", endpoint, c.ID, c.Region)
 		fmt.Fprintf(w, "    curl:           curl --cacert <CA file> -H 'Authorization: bearer %s' '%s/v2/kubernetes/clusters/%s/pools?region=%s'\n", key, endpoint, c.ID, c.Region)
-		fmt.Fprintf(w, "    kubernetes:     %s (Deployments only; its kubeconfig is the cluster GET's \"kubeconfig\")\n", s.kube.ServerURL(endpoint, c.ID))
+		fmt.Fprintf(w, "    kubernetes:     %s (nodes, pods, PDBs and eviction, and the autoscaler's Deployment; no nodes of its pools yet; its kubeconfig is the cluster GET's \"kubeconfig\")\n", s.kube.ServerURL(endpoint, c.ID))
 	}
 	if first != nil {
 		describeCLI(w, endpoint, key, *first)
