@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/audit"
 )
 
 // PoolImport asks for one pool at the provider to be recorded as a kpool
@@ -149,19 +148,11 @@ func (s *Service) importPool(ctx context.Context, id *kpool.Identity, clusterID 
 		if err := kpool.ValidateNodePool(s.Platforms, p, c); err != nil {
 			return err
 		}
-		now := s.now()
-		p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
-		p.ResourceVersion = NewResourceVersion()
-		p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
-		if err := tx.CreateNodePool(p, c.Generation); err != nil {
-			if errors.Is(err, kpool.ErrProviderNameTaken) {
-				return kpool.Errorf(kpool.CodeConflict, "NodePool with provider name '%s' already exists in cluster", p.ProviderName)
-			}
-			return err
+		err = s.insertNew(ctx, tx, c, p, id.Email, detail)
+		if errors.Is(err, kpool.ErrProviderNameTaken) {
+			return kpool.Errorf(kpool.CodeConflict, "NodePool with provider name '%s' already exists in cluster", p.ProviderName)
 		}
-		ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, id.Email)
-		ev.Detail, ev.CreatedAt = detail, now
-		return tx.AddEvent(ev)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/audit"
 )
 
 // checkLogicalPool checks a pool joining a logical pool (spec.placementPool)
@@ -133,18 +132,8 @@ func (s *Service) CreateZonalNodePools(ctx context.Context, in NodePoolCreate) (
 		}
 	}
 	err = s.write(ctx, in.DryRun, func(tx kpool.Tx) error {
-		now := s.now()
 		for _, p := range members {
-			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
-			p.ResourceVersion = NewResourceVersion()
-			p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
-			if err := tx.CreateNodePool(p, c.Generation); err != nil {
-				return err
-			}
-			ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, id.Email)
-			ev.CreatedAt = now
-			ev.Detail = "member of zonal logical pool " + logical
-			if err := tx.AddEvent(ev); err != nil {
+			if err := s.insertNew(ctx, tx, c, p, id.Email, "member of zonal logical pool "+logical); err != nil {
 				return err
 			}
 		}

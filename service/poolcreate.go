@@ -202,21 +202,28 @@ func (s *Service) insertPool(ctx context.Context, id *kpool.Identity, c *kpool.C
 					return err
 				}
 			}
-			now := s.now()
-			p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
-			p.ResourceVersion = NewResourceVersion()
-			p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
-			if err := tx.CreateNodePool(p, c.Generation); err != nil {
-				return err
-			}
-			ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, id.Email)
-			ev.CreatedAt = now
-			return tx.AddEvent(ev)
+			return s.insertNew(ctx, tx, c, p, id.Email, "")
 		})
 		if !errors.Is(err, kpool.ErrProviderNameTaken) || attempt == 2 {
 			return err
 		}
 	}
+}
+
+// insertNew writes a new pool at generation 1, checked against its
+// cluster at the cluster's generation, with its created event (detail, if
+// any, says how it came to be).
+func (s *Service) insertNew(ctx context.Context, tx kpool.Tx, c *kpool.Cluster, p *kpool.NodePool, actor, detail string) error {
+	now := s.now()
+	p.Generation, p.CreatedAt, p.UpdatedAt = 1, now, now
+	p.ResourceVersion = NewResourceVersion()
+	p.Status = s.aggregate(p, nil, kpool.NodePoolStatus{}, now)
+	if err := tx.CreateNodePool(p, c.Generation); err != nil {
+		return err
+	}
+	ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, actor)
+	ev.Detail, ev.CreatedAt = detail, now
+	return tx.AddEvent(ev)
 }
 
 // freeName returns the first of a pool's provider name candidates that no
