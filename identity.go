@@ -75,6 +75,15 @@ func ParseGroups(list []string) ([]string, error) {
 // SeesAll reports whether the caller may read every cluster and pool.
 func (id *Identity) SeesAll() bool { return id.Admin || id.Controller }
 
+// Visible is what a list filters on for the caller: its e-mail address and
+// teams, or none for one who sees all.
+func (id *Identity) Visible() (owner string, teams []string) {
+	if id.SeesAll() {
+		return "", nil
+	}
+	return id.Email, id.TeamNames()
+}
+
 // Owns reports whether the caller may see and change an object created by owner.
 func (id *Identity) Owns(owner string) bool { return id.Admin || strings.EqualFold(id.Email, owner) }
 

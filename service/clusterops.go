@@ -119,9 +119,7 @@ func (s *Service) Clusters(ctx context.Context, o ListOptions) (*List[*kpool.Clu
 		return nil, err
 	}
 	f := kpool.ClusterFilter{Name: o.Name}
-	if !id.SeesAll() {
-		f.Owner, f.Teams = id.Email, id.TeamNames()
-	}
+	f.Owner, f.Teams = id.Visible()
 	if f.Page, err = page(o); err != nil {
 		return nil, err
 	}

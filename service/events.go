@@ -18,9 +18,7 @@ func (s *Service) Events(ctx context.Context, q audit.Query) (*List[kpool.Event]
 		return nil, err
 	}
 	f := kpool.EventFilter{ClusterID: q.ClusterID, ObjectID: q.NodePoolID, Type: q.Type, Actor: strings.ToLower(q.Actor), Limit: q.Limit}
-	if !id.SeesAll() {
-		f.Owner, f.Teams = id.Email, id.TeamNames()
-	}
+	f.Owner, f.Teams = id.Visible()
 	var fe kpool.FieldErrors
 	if f.ClusterID != "" && !kpool.IsUUID(f.ClusterID) {
 		fe.Add("cluster_id", "%q is not a cluster id (a UUID in canonical form)", f.ClusterID)

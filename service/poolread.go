@@ -41,9 +41,7 @@ func (s *Service) RawNodePools(ctx context.Context, o ListOptions) (*List[*kpool
 		return nil, err
 	}
 	f := kpool.NodePoolFilter{ClusterID: o.ClusterID, Name: o.Name, Phase: o.Phase, Health: o.Health}
-	if !id.SeesAll() {
-		f.Owner, f.Teams = id.Email, id.TeamNames()
-	}
+	f.Owner, f.Teams = id.Visible()
 	if f.Page, err = page(o); err != nil {
 		return nil, err
 	}
@@ -65,8 +63,6 @@ func (s *Service) NodePoolCounts(ctx context.Context, clusterID string) ([]kpool
 		return nil, err
 	}
 	f := kpool.NodePoolFilter{ClusterID: clusterID}
-	if !id.SeesAll() {
-		f.Owner, f.Teams = id.Email, id.TeamNames()
-	}
+	f.Owner, f.Teams = id.Visible()
 	return s.Store.NodePoolCounts(ctx, f)
 }
