@@ -36,6 +36,7 @@ type Driver struct {
 	identities *provider.Cache[aws.CredentialsProvider] // by credential name
 	clients    *provider.Cache[*awseks.Client]          // by credential, region and endpoint
 	ec2s       *provider.Cache[*ec2.Client]             // by credential, region and endpoint
+	volumes    *provider.Cache[volume]                  // what a launch template version gives, by template id and version
 }
 
 // New returns an EKS driver. Credentials of kind default are the SDK's
@@ -45,7 +46,7 @@ type Driver struct {
 // SDK keeps across tries.
 func New(o provider.DriverOptions) *Driver {
 	return &Driver{opts: o.For(profile),
-		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize),
+		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), volumes: provider.NewCache[volume](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize),
 		ec2s: provider.NewCache[*ec2.Client](provider.CacheSize)}
 }
 
@@ -171,7 +172,7 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 			ng, err := describe(ctx, cl, a, n)
 			var p provider.Pool
 			if err == nil && ng != nil {
-				p, err = observeAll(ctx, ec2cl, c, ng)
+				p, err = d.observeAll(ctx, ec2cl, c, ng)
 			}
 			switch {
 			case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:
@@ -241,7 +242,7 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 		return nil, err
 	}
 	if existing != nil {
-		p, err := observeAll(ctx, ec2cl, c, existing)
+		p, err := d.observeAll(ctx, ec2cl, c, existing)
 		if err != nil {
 			return nil, err
 		}

@@ -274,16 +274,28 @@ func templateTags(cluster string, s provider.PoolSpec) []ec2types.Tag {
 // observeAll maps a node group to the neutral pool with what its launch
 // template gives: the root volume's type and size and the user data. A
 // node group whose template is gone reports what EKS says only.
-func observeAll(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup) (provider.Pool, error) {
+// A numbered template version never changes, so what it gives is read
+// once and kept (by endpoint, region, template id and version): a list pass reads no
+// template for the node groups it has seen before.
+func (d *Driver) observeAll(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup) (provider.Pool, error) {
 	p := observe(c, ng)
-	if ng.LaunchTemplate == nil {
+	lt := ng.LaunchTemplate
+	if lt == nil {
 		return p, nil
 	}
-	v, err := templateVersion(ctx, cl, ng.LaunchTemplate)
-	if err != nil || v == nil {
-		return p, err
+	key := c.Spec.Endpoint + " " + profile.Region(&c.Spec) + " " + aws.ToString(lt.Id) + ":" + aws.ToString(lt.Version)
+	vol, known := d.volumes.Get(key)
+	if !known {
+		v, err := templateVersion(ctx, cl, lt)
+		if err != nil || v == nil {
+			return p, err
+		}
+		vol = volumeOf(v)
+		if _, err := strconv.Atoi(aws.ToString(lt.Version)); err == nil && lt.Id != nil {
+			d.volumes.Add(key, vol)
+		}
 	}
-	applyVolume(&p, volumeOf(v))
+	applyVolume(&p, vol)
 	p.Extra["launchTemplate"] = aws.ToString(ng.LaunchTemplate.Name) + ":" + aws.ToString(ng.LaunchTemplate.Version)
 	return p, nil
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/eks"
 	"github.com/kpool/kpool/provider/providertest"
@@ -75,6 +76,16 @@ func TestLaunchTemplate(t *testing.T) {
 	p = listed(t, e, s.ProviderName)
 	if d := provider.Compare(eks.Profile{}, s, &p); len(d) > 0 || p.State != provider.StateReady {
 		t.Fatalf("after the rollout: %+v drifts %+v", p, d)
+	}
+	// A template version never changes: a list reads it no more (its
+	// EC2 calls are the template clean-up's one search).
+	ec2Calls := func() int {
+		return countCalls(e, func(c sim.Call) bool { return c.Method == "POST" && c.Path == "/" })
+	}
+	before := ec2Calls()
+	listed(t, e, s.ProviderName)
+	if n := ec2Calls() - before; n != 1 {
+		t.Fatalf("a list of a settled templated node group made %d EC2 calls, want 1 (the clean-up's search)", n)
 	}
 	// Settled: another pass changes nothing.
 	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
@@ -198,4 +209,15 @@ func TestForeignTemplate(t *testing.T) {
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); !errors.Is(err, provider.ErrForeign) {
 		t.Fatalf("another kpool's template: %v, want foreign", err)
 	}
+}
+
+// countCalls counts the emulator's calls that match.
+func countCalls(e *emulated, match func(sim.Call) bool) int {
+	n := 0
+	for _, c := range e.Sim.Calls() {
+		if match(c) {
+			n++
+		}
+	}
+	return n
 }

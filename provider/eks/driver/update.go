@@ -53,7 +53,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if err != nil {
 		return nil, err
 	}
-	observed, err := observeAll(ctx, ec2cl, c, ng)
+	observed, err := d.observeAll(ctx, ec2cl, c, ng)
 	if err != nil {
 		return nil, err
 	}
