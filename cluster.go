@@ -54,6 +54,9 @@ type ClusterSpec struct {
 	// cluster (kpool serve --credentials). Empty means the platform's
 	// default credential.
 	Credential string `json:"credential,omitempty"`
+	// NodeLabels asks for node labels beyond the placement contract's:
+	// "guide" adds nodepool=<pool name> (NodeLabelsGuide); "" none.
+	NodeLabels string `json:"nodeLabels,omitempty"`
 	// ImportPools makes the controllers import the provider's pools that
 	// kpool does not know, as pools in observe mode.
 	ImportPools bool `json:"importPools,omitempty"`

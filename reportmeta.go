@@ -34,6 +34,9 @@ type ReportMeta struct {
 	// pool's nodes: nil when not read, empty when they carry none. They
 	// become the pool's status.placementLabels.
 	NodeLabels *map[string]string `json:"node_labels,omitempty"`
+	// KubeNodes is what the cluster's Kubernetes API says of the pool's
+	// nodes (nil: not watched, or not reached).
+	KubeNodes *NodeCounts `json:"kube_nodes,omitempty"`
 	// LabelProblems lists breaches of the placement label contract.
 	LabelProblems   []string `json:"label_problems,omitempty"`
 	ProviderMessage string   `json:"provider_message,omitempty"`

@@ -113,6 +113,10 @@ type NodePoolStatus struct {
 	// until one has said. Placement selects a pool by what its nodes really
 	// carry: labels never change after a pool is created.
 	PlacementLabels *map[string]string `json:"placementLabels,omitempty"`
+	// Nodes is what the cluster's Kubernetes API says of the pool's nodes,
+	// as kpool's controller last saw it (nil until it has); the cloud's
+	// own count is its report's active_nodes.
+	Nodes *NodeCounts `json:"nodes,omitempty"`
 }
 
 // ControllerStatus is one controller's latest report on one pool.

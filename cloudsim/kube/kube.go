@@ -76,6 +76,7 @@ type API struct {
 	ca       []byte
 	rv       uint64 // the store's revision: every write raises it
 	clusters map[string]*cluster
+	refresh  func(id string) // SetRefresh's
 }
 
 type cluster struct {
@@ -85,6 +86,8 @@ type cluster struct {
 	events      []event                       // the last writes, oldest first
 	floor       uint64                        // events at or before it are gone
 	watchers    map[*watcher]struct{}
+	applied     map[string]applied       // node name → what SyncNodes last put on it
+	check       func(token string) bool // SetTokenCheck's
 }
 
 // New returns an API served under prefix (such as "/k8s"): a cluster's

@@ -20,10 +20,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id, rest, _ := strings.Cut(rest, "/")
 	a.mu.Lock()
 	c, known := a.clusters[id]
+	refresh := a.refresh
 	a.mu.Unlock()
-	if !known || !authorized(r, c.token) {
+	if !known || !c.allowed(r) {
 		writeStatus(w, apierrors.NewUnauthorized("Unauthorized"))
 		return
+	}
+	if refresh != nil {
+		refresh(id)
 	}
 	parts := strings.Split(strings.Trim(rest, "/"), "/")
 	if r.Method == http.MethodGet && discovery(w, parts) {
