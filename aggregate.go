@@ -32,6 +32,12 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 			break
 		}
 	}
+	for _, r := range sorted {
+		if n := r.Meta().KubeNodes; n != nil {
+			st.Nodes = n
+			break
+		}
+	}
 	st.conditions(prev.Conditions, reason, t, sorted, driven, now)
 	return st
 }

@@ -64,6 +64,11 @@ const (
 	// configuration, on a provider that applies changes to new nodes only
 	// (OKE); cycling the pool replaces them. Reported by such providers only.
 	ConditionNodesCurrent = "NodesCurrent"
+	// ConditionNodeLabels says whether the pool's nodes carry the
+	// placement labels in the cluster's Kubernetes API (True), and when the
+	// controller put back ones a node had lost (reason LabelsRepaired).
+	// Reported where kpool watches the cluster's nodes.
+	ConditionNodeLabels = "NodeLabels"
 	// ConditionDeleted=True says the controller has removed the pool at its
 	// provider; once every reporting controller says so the record goes.
 	ConditionDeleted = "Deleted"
@@ -161,6 +166,17 @@ func (cs *ControllerStatus) Reason(t string) string {
 	for _, c := range cs.Conditions {
 		if c.Type == t {
 			return c.Reason
+		}
+	}
+	return ""
+}
+
+// Message returns the message of the condition of type t, as reported
+// ("" if absent or empty).
+func (cs *ControllerStatus) Message(t string) string {
+	for _, c := range cs.Conditions {
+		if c.Type == t {
+			return c.Message
 		}
 	}
 	return ""

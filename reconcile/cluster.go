@@ -53,6 +53,7 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string, result *st
 		return 0, err
 	}
 	r.learnFacts(ctx)
+	r.watchNodes(ctx)
 	r.reportProviderPools(ctx, pools, observed)
 	if len(pools) == 0 && !cl.Spec.ImportPools {
 		c.prune(st, nil)
@@ -189,6 +190,11 @@ func (c *Controller) prune(st *clusterState, pools []*kpool.NodePool) {
 	for id := range st.sent {
 		if !live[id] {
 			delete(st.sent, id)
+		}
+	}
+	for id := range st.short {
+		if !live[id] {
+			delete(st.short, id)
 		}
 	}
 	for id := range st.retry {

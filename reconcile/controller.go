@@ -57,6 +57,9 @@ type Controller struct {
 	// by cluster, the requests its next pass links to (trace.go).
 	tracer trace.Tracer
 	links  map[string][]trace.Link
+
+	// watches are the clusters' node watches, one per cluster.
+	watches watches
 }
 
 // clusterState is what the controllers remember of a cluster between
@@ -75,6 +78,11 @@ type clusterState struct {
 	// factsAt is when the provider was last asked what it offers the
 	// cluster (learnFacts).
 	factsAt time.Time
+	// short holds, by pool id, since when its nodes have been fewer
+	// Ready in Kubernetes than at the cloud (kubeReady).
+	short map[string]time.Time
+	// watchFailed says the node watch's failure to start was logged.
+	watchFailed bool
 	// pools is how many pools seen and retry hold, as of the end of the
 	// last pass; the maps are the cluster's worker's alone, this count is
 	// read under the controller's lock.
@@ -126,7 +134,7 @@ func (c *Controller) state(cl *kpool.Cluster) *clusterState {
 	defer c.mu.Unlock()
 	st, ok := c.clusters[cl.ID]
 	if !ok {
-		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}, sent: map[string]time.Time{}, trust: trustOf(cl)}
+		st = &clusterState{seen: map[string]seenGeneration{}, retry: map[string]poolRetry{}, sent: map[string]time.Time{}, short: map[string]time.Time{}, trust: trustOf(cl)}
 		c.clusters[cl.ID] = st
 	}
 	return st
@@ -138,6 +146,7 @@ func (c *Controller) forget(id string) {
 	st := c.clusters[id]
 	delete(c.clusters, id)
 	c.mu.Unlock()
+	c.watches.drop(id)
 	if st != nil {
 		for pool := range st.retry {
 			c.retries.Forget(pool)
@@ -232,6 +241,10 @@ func (c *Controller) work(ctx context.Context) {
 		queued.LoadOrStore(id, c.cfg.Clock.Now())
 		q.Add(id)
 	}
+	// A node change puts its cluster on the queue, after a moment so that
+	// a burst of changes (a pool scaling) makes one pass.
+	c.watches.start(ctx, func(id string) { q.AddAfter(id, nodeBurst) })
+	defer c.watches.stop()
 	var wg sync.WaitGroup
 	for range c.cfg.Workers {
 		wg.Add(1)

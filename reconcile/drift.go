@@ -84,6 +84,9 @@ func (s *poolScope) observe(ctx context.Context) (bool, error) {
 	ready := obs.State == provider.StateReady
 	s.rp.set(kpool.ConditionReady, yes(ready), string(obs.State), obs.ProviderState)
 	s.rp.set(kpool.ConditionProgressing, yes(!ready && obs.State != provider.StateFailed), string(obs.State), "")
+	if ready && !s.kubeReady(obs.ReadyNodes) {
+		ready = false
+	}
 	s.send(ctx)
 	return !ready, nil
 }

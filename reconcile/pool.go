@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
@@ -18,6 +20,11 @@ type clusterRun struct {
 	st   *clusterState
 	// result hears what the pass came to, for kpool_reconciles_total.
 	result *string
+	// watch is the cluster's node watch (nil: none); nodes are its nodes
+	// by provider pool name, when nodesKnown (the watch has listed them).
+	watch      *nodeWatch
+	nodes      map[string][]*corev1.Node
+	nodesKnown bool
 }
 
 // pool reconciles one pool against what the provider reports of it
@@ -46,6 +53,7 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 	if r.foreign(p, obs) {
 		return s.foreignPool(ctx)
 	}
+	s.nodeTruth(ctx, !p.Spec.Observed())
 
 	switch {
 	case p.Deleting():

@@ -30,6 +30,10 @@ const (
 	ReasonNotFound          = "NotFound"              // an observed pool the provider does not list
 	ReasonAllNodesCurrent   = "AllNodesCurrent"       // NodesCurrent=True
 	ReasonNewNodesOnly      = "NewNodesOnly"          // NodesCurrent=False: changes reach new nodes only
+	ReasonNodesNotReady     = "NodesNotReady"         // the cloud's nodes are not all Ready in Kubernetes
+	ReasonLabelsPresent     = "LabelsPresent"         // NodeLabels=True: every node carries them
+	ReasonLabelsRepaired    = "LabelsRepaired"        // NodeLabels=True: labels put back on nodes that lost them
+	ReasonLabelsMissing     = "LabelsMissing"         // NodeLabels=False: missing, and not put back (observed pool, or the repair failed)
 	// ReasonForeignPool is the reason of a pool whose provider name
 	// another owner's pool holds at the provider.
 	ReasonForeignPool = "ForeignPool"

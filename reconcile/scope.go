@@ -22,6 +22,9 @@ type poolScope struct {
 	// desired is the spec at the provider, once it maps onto the profile.
 	desired provider.PoolSpec
 	rp      report // what this pass reports
+	// kube is what the cluster's Kubernetes API says of the pool's nodes
+	// (nil: not known this pass).
+	kube *kpool.NodeCounts
 }
 
 // report is the status a pass found, before it is sent.
