@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -9,9 +10,11 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/kubeapi"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/metrics"
 	"github.com/kpool/kpool/service"
@@ -54,6 +57,10 @@ type Config struct {
 	// PollEvents is how often the events outbox is read even without a
 	// notification (default 2s).
 	PollEvents time.Duration
+	// KubeClient makes the client of a cluster's Kubernetes API that its
+	// node watch and label repairs use, from how its access is got
+	// (default: kubeapi.Clientset).
+	KubeClient func(ctx context.Context, cl *kpool.Cluster, src kubeapi.Source) (kubernetes.Interface, error)
 	// Installation is this kpool installation's id (Store.InstallationID):
 	// the owner's mark on the pools its controllers create.
 	Installation string
@@ -84,6 +91,11 @@ func (c *Config) defaults() {
 	}
 	if c.Workers == 0 {
 		c.Workers = 8
+	}
+	if c.KubeClient == nil {
+		c.KubeClient = func(ctx context.Context, _ *kpool.Cluster, src kubeapi.Source) (kubernetes.Interface, error) {
+			return kubeapi.Clientset(ctx, src)
+		}
 	}
 	if c.ResyncFast == 0 {
 		c.ResyncFast = 10 * time.Second

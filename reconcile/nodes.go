@@ -89,7 +89,7 @@ func (w *watches) count() int {
 
 // ensure starts cl's watch unless it runs, or failed to start a moment
 // ago; src is how its access is got. It returns the watch (nil: none).
-func (w *watches) ensure(ctx context.Context, cl *kpool.Cluster, src kubeapi.Source, now time.Time, again time.Duration) *nodeWatch {
+func (w *watches) ensure(ctx context.Context, cl *kpool.Cluster, client func(context.Context) (kubernetes.Interface, error), now time.Time, again time.Duration) *nodeWatch {
 	w.mu.Lock()
 	nw, ok := w.byCluster[cl.ID]
 	run := w.ctx
@@ -98,7 +98,7 @@ func (w *watches) ensure(ctx context.Context, cl *kpool.Cluster, src kubeapi.Sou
 		return nw
 	}
 	nw = &nodeWatch{}
-	cs, err := kubeapi.Clientset(ctx, src)
+	cs, err := client(ctx)
 	if err != nil {
 		nw.err, nw.retry = err, now.Add(again)
 	} else {

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/kubeapi"
@@ -30,7 +31,8 @@ func (r *clusterRun) watchNodes(ctx context.Context) {
 	if src == nil {
 		return
 	}
-	nw := r.c.watches.ensure(ctx, r.cl, src, r.c.cfg.Clock.Now(), watchRetry)
+	client := func(ctx context.Context) (kubernetes.Interface, error) { return r.c.cfg.KubeClient(ctx, r.cl, src) }
+	nw := r.c.watches.ensure(ctx, r.cl, client, r.c.cfg.Clock.Now(), watchRetry)
 	if nw != nil && nw.err != nil && nw.informer == nil && !r.st.watchFailed {
 		r.st.watchFailed = true
 		r.c.cfg.Log.Warn("cluster's Kubernetes API not reached: its nodes are not watched", append(r.logAttrs(), "err", nw.err)...)
