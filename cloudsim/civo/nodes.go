@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 // The labels Civo's cloud controller manager and its k3s agents put on a
@@ -97,11 +98,18 @@ func (s *Server) syncNodes(c *cluster, now time.Time) {
 	}
 }
 
-// syncAll brings every cluster's nodes up to now (after each Civo call
-// and the emulator's own changes), under the engine's lock.
-func (s *Server) syncAll(now time.Time) {
+// afterCall brings the nodes of the cluster a Civo call named up to the
+// call's time (every cluster's, for a call that names none), under the
+// engine's lock: what the call changed reaches them before it answers.
+func (s *Server) afterCall(req *sim.Request, _ *sim.Reply) {
+	rest, ok := strings.CutPrefix(req.HTTP.URL.Path, "/v2/kubernetes/clusters/")
+	id, _, _ := strings.Cut(rest, "/")
+	if c, found := s.clusters[id]; ok && found {
+		s.syncNodes(c, req.Now)
+		return
+	}
 	for _, c := range s.clusters {
-		s.syncNodes(c, now)
+		s.syncNodes(c, req.Now)
 	}
 }
 

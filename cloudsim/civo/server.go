@@ -179,8 +179,7 @@ func (s *Server) protocol() sim.Protocol {
 	rt.Handle("GET /v2/kubernetes/versions", s.listVersions)
 	// Finish: what a call changed (a pool made, scaled, relabelled,
 	// deleted) reaches the clusters' nodes before the answer goes.
-	finish := func(req *sim.Request, _ *sim.Reply) { s.syncAll(req.Now) }
-	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve, Finish: finish}
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve, Finish: s.afterCall}
 }
 
 // call is a request to a cluster's API with what its route needs: the
