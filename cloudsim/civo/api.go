@@ -62,6 +62,7 @@ func (s *Server) Mutate(region, clusterID, id string, fn func(*Pool)) (err error
 			}
 			p.insts = p.insts[:p.count]
 		}
+		s.syncNodes(p.cluster, now)
 	})
 	return err
 }

@@ -47,6 +47,7 @@ func Demo(o sim.Options) (*Server, error) {
 		in.status = StatusActive
 		p.insts = []*instance{in}
 		c.pools[p.id] = p
+		s.syncNodes(c, now)
 	})
 	return s, nil
 }
@@ -114,7 +115,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "  Civo cluster %s (id %s, region %s, Kubernetes %s, pools: %s):\n", c.Name, c.ID, c.Region, c.Version, demo.List(views[c]))
 		fmt.Fprintf(w, "    pools:          %s/v2/kubernetes/clusters/%s/pools?region=%s\n", endpoint, c.ID, c.Region)
 		fmt.Fprintf(w, "    curl:           curl --cacert <CA file> -H 'Authorization: bearer %s' '%s/v2/kubernetes/clusters/%s/pools?region=%s'\n", key, endpoint, c.ID, c.Region)
-		fmt.Fprintf(w, "    kubernetes:     %s (nodes, pods, PDBs and eviction, and the autoscaler's Deployment; no nodes of its pools yet; its kubeconfig is the cluster GET's \"kubeconfig\")\n", s.kube.ServerURL(endpoint, c.ID))
+		fmt.Fprintf(w, "    kubernetes:     %s (its pools' nodes, labelled %s=<pool id>, following their pools; pods, PDBs and eviction; the autoscaler's Deployment; its kubeconfig is the cluster GET's \"kubeconfig\")\n", s.kube.ServerURL(endpoint, c.ID), PoolLabel)
 	}
 	if first != nil {
 		describeCLI(w, endpoint, key, *first)

@@ -2,6 +2,7 @@ package civo
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -114,14 +115,33 @@ type instance struct {
 func (s *Server) newInstance(p *pool, now time.Time) *instance {
 	p.seq++
 	id := s.NewID()
-	// Civo's node names: k3s-<cluster>-<id>-<id>-node-pool-<pool>-<random>
-	// (Civo's docs show k3s-docs-demo-614e-9e2f67-node-pool-1372-dnz9h).
+	// Civo's node names: k3s-<cluster name>-<the cluster id's first 4
+	// and next 6 characters>-node-pool-<the pool id's first 4>-<5 random>
+	// (Civo's docs show k3s-docs-demo-614e-9e2f67-node-pool-1372-dnz9h);
+	// the node's name is the instance's hostname (Civo's cloud controller
+	// manager finds an instance by its node's name).
+	cid := short(p.cluster.ID, 10)
 	in := &instance{id: id, status: StatusBuilding, created: now, privateIP: fmt.Sprintf("192.168.%d.%d", 1+p.seq/250%250, 2+p.seq%250),
-		hostname: fmt.Sprintf("k3s-%s-%s-node-pool-%s-%s", p.cluster.Name, short(p.cluster.ID, 6), short(p.id, 4), id[:5])}
+		hostname: fmt.Sprintf("k3s-%s-%s-%s-node-pool-%s-%s", p.cluster.Name, cid[:min(4, len(cid))], cid[min(4, len(cid)):], short(p.id, 4), suffix(id))}
 	if p.publicIP {
 		in.publicIP = fmt.Sprintf("74.220.%d.%d", 16+p.seq/250%200, 1+p.seq%250)
 	}
 	return in
+}
+
+// suffix is a node name's random end, made from an instance id: five
+// characters of the alphabet Kubernetes' generated names use.
+func suffix(id string) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	n := h.Sum32()
+	out := make([]byte, 5)
+	for i := range out {
+		out[i] = alphabet[n%uint32(len(alphabet))]
+		n /= uint32(len(alphabet))
+	}
+	return string(out)
 }
 
 // short is s without dashes, cut to n characters.

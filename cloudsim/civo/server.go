@@ -98,6 +98,7 @@ func New(o Options) *Server {
 		s.defaultRegion = "NYC1"
 	}
 	s.Engine = sim.New(o.Engine, s.protocol())
+	s.kube.SetRefresh(s.refresh)
 	return s
 }
 
@@ -114,6 +115,9 @@ type cluster struct {
 	created time.Time
 	pools   map[string]*pool
 	apps    []string // the installed applications' names, in install order
+	// synced are the pools whose nodes the cluster's Kubernetes API
+	// holds (syncNodes), so that a pool gone takes its nodes with it.
+	synced map[string]bool
 }
 
 // AddCluster adds a cluster with no pools; adding one that exists changes
@@ -173,7 +177,9 @@ func (s *Server) protocol() sim.Protocol {
 	rt.Handle("GET /v2/quota", s.getQuota)
 	rt.Handle("GET /v2/sizes", s.listSizes)
 	rt.Handle("GET /v2/kubernetes/versions", s.listVersions)
-	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve}
+	// Finish: what a call changed (a pool made, scaled, relabelled,
+	// deleted) reaches the clusters' nodes before the answer goes.
+	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, Routes: rt.Serve, Finish: s.afterCall}
 }
 
 // call is a request to a cluster's API with what its route needs: the

@@ -57,6 +57,18 @@ func (Profile) Capabilities() provider.Capabilities {
 const autoscalingHow = "written to Civo's cluster autoscaler (the civo-cluster-autoscaler application, installed if missing): " +
 	"its Deployment's --nodes=MIN:MAX:<pool id> entry for the pool"
 
+var _ provider.KubeHosts = Profile{}
+
+// KubeIPAddresses: a Civo cluster's API server is its own IP address on
+// port 6443 (api_endpoint "https://212.2.247.178:6443" in the Terraform
+// state civo/terraform-provider-civo#60 records), which its kubeconfig
+// names.
+func (Profile) KubeIPAddresses() bool { return true }
+
+// KubeHostSuffixes: a cluster's dns_entry, <cluster id>.k8s.civo.com
+// (the same record), names the same server.
+func (Profile) KubeHostSuffixes() []string { return []string{".k8s.civo.com"} }
+
 func (Profile) ControllerName() string { return "civo-nodepool-controller" }
 
 func (Profile) LabelDomains() []string { return []string{"kubernetes.civo.com"} }

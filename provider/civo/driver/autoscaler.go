@@ -60,7 +60,10 @@ func (d *Driver) autoscalerOf(ctx context.Context, cl *Client, id string, instal
 			return nil, classify(err, "spec.autoscaling")
 		}
 	}
-	apps, err := d.kube.get(id, c.KubeConfig, d.opts.Retry.TryTimeout)
+	apps, err := d.kube.get(id, c.KubeConfig, cl.checkKube, d.opts.Retry.TryTimeout)
+	if e, ok := provider.Refused(platform, err); ok {
+		return nil, e
+	}
 	if err != nil {
 		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
 	}

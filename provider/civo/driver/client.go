@@ -37,6 +37,10 @@ type Client struct {
 
 	key string
 	now func() time.Time
+	// kubeServer checks a cluster's Kubernetes API server before anything
+	// is sent there (provider.CheckKubeServer with the client's
+	// credential); nil refuses every server.
+	kubeServer func(server string) error
 }
 
 // NewClient returns a client of the API at endpoint for region that sends

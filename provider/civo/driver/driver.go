@@ -83,6 +83,7 @@ func (d *Driver) client(c *kpool.Cluster) (*Client, string, error) {
 	// Every request passes the wire's check; no redirect is followed.
 	cl := NewClient(endpoint, key, cv.Region, provider.Client(cr, provider.Wire(cr, d.opts.Transport)))
 	cl.Retry = *d.opts.Retry
+	cl.kubeServer = func(server string) error { return provider.CheckKubeServer(profile, cr, c, server) }
 	return cl, cv.ClusterID, nil
 }
 

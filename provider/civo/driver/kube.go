@@ -11,6 +11,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	appsclient "k8s.io/client-go/kubernetes/typed/apps/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kpool/kpool/provider"
@@ -28,14 +29,15 @@ type kubeClient struct {
 	apps       appsclient.AppsV1Interface
 }
 
-// get returns the client of a cluster's kubeconfig.
-func (k *kubeClients) get(cluster, kubeconfig string, timeout time.Duration) (appsclient.AppsV1Interface, error) {
+// get returns the client of a cluster's kubeconfig; check is the
+// server's (provider.CheckKubeServer), made before a client is built.
+func (k *kubeClients) get(cluster, kubeconfig string, check func(server string) error, timeout time.Duration) (appsclient.AppsV1Interface, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if c, ok := k.by[cluster]; ok && c.kubeconfig == kubeconfig {
 		return c.apps, nil
 	}
-	apps, err := newKubeClient(kubeconfig, timeout)
+	apps, err := newKubeClient(kubeconfig, check, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -46,27 +48,51 @@ func (k *kubeClients) get(cluster, kubeconfig string, timeout time.Duration) (ap
 	return apps, nil
 }
 
-// newKubeClient builds client-go's typed apps client from a kubeconfig
-// Civo returned: its server, CA and token, and nothing that would run a
-// command (exec or auth-provider plugins are refused) or reach another
-// host (no proxy; every request, a redirect's included, goes to the
-// server's origin only); each request gives up after timeout (0: only
-// when its context ends), as the driver's tries of Civo's API do.
-func newKubeClient(kubeconfig string, timeout time.Duration) (appsclient.AppsV1Interface, error) {
+// kubeconfigOf reads a kubeconfig Civo returned, as client-go does (its
+// current context): the server, the CA and the credentials in it, a
+// bearer token or a client certificate and key. Refused: a credential
+// plugin (exec or auth-provider), which would run a command; a file named
+// by path (CA, certificate, key, token file), which would read kpool's
+// own disk; a user and password; a server that is not an https URL.
+// Nothing of the kubeconfig's content is in an error.
+func kubeconfigOf(kubeconfig string) (*rest.Config, error) {
 	if strings.TrimSpace(kubeconfig) == "" {
 		return nil, errors.New("Civo returned no kubeconfig for the cluster")
 	}
 	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(kubeconfig))
 	if err != nil {
-		return nil, fmt.Errorf("reading the kubeconfig Civo returned: %w", err)
+		return nil, errors.New("the kubeconfig Civo returned could not be read as one")
 	}
-	if cfg.ExecProvider != nil || cfg.AuthProvider != nil {
+	tls := cfg.TLSClientConfig
+	switch {
+	case cfg.ExecProvider != nil || cfg.AuthProvider != nil:
 		return nil, errors.New("the kubeconfig Civo returned runs a credential plugin, which kpool does not run")
+	case tls.CAFile != "" || tls.CertFile != "" || tls.KeyFile != "" || cfg.BearerTokenFile != "":
+		return nil, errors.New("the kubeconfig Civo returned names files, which kpool does not read")
+	case cfg.Username != "" || cfg.Password != "":
+		return nil, errors.New("the kubeconfig Civo returned has a user and password, which kpool does not send")
 	}
 	u, err := url.Parse(cfg.Host)
 	if err != nil || u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("the kubeconfig Civo returned names the server %q, not an https URL", cfg.Host)
 	}
+	return cfg, nil
+}
+
+// newKubeClient builds client-go's typed apps client from a kubeconfig
+// Civo returned (kubeconfigOf) whose server check allows, that reaches
+// no other host (no proxy; every request, a redirect's included, goes to
+// the server's origin only); each request gives up after timeout (0: only
+// when its context ends), as the driver's tries of Civo's API do.
+func newKubeClient(kubeconfig string, check func(server string) error, timeout time.Duration) (appsclient.AppsV1Interface, error) {
+	cfg, err := kubeconfigOf(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(cfg.Host); err != nil {
+		return nil, err
+	}
+	u, _ := url.Parse(cfg.Host)
 	origin := u.Scheme + "://" + u.Host
 	cfg.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return &serverOnly{origin: origin, base: rt} }
@@ -126,4 +152,13 @@ func classifyKube(err error) error {
 		e.Reason = "Civo's cluster autoscaler is installed but its Deployment kube-system/cluster-autoscaler is not there yet: " + provider.FirstLine(err.Error())
 	}
 	return e
+}
+
+// checkKube checks a cluster's Kubernetes API server as the client's
+// kubeServer says; a client without one sends nothing there.
+func (c *Client) checkKube(server string) error {
+	if c.kubeServer == nil {
+		return &provider.RefusedHostError{Host: server}
+	}
+	return c.kubeServer(server)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -95,18 +96,31 @@ func TestSetRetriesOnConflict(t *testing.T) {
 }
 
 // TestKubeClient: the client built from Civo's kubeconfig refuses a
-// credential plugin and a server that is not https, and sends nothing
-// to another host than the kubeconfig's server.
+// credential plugin, a file named by path, a server that is not https and
+// one its server check refuses, and sends nothing to another host than
+// the kubeconfig's server.
 func TestKubeClient(t *testing.T) {
 	const exec = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n" +
 		"users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/true}}}]\n" +
 		"contexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
 	const plain = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\n" +
 		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
-	for name, kc := range map[string]string{"exec plugin": exec, "plain http": plain, "none": ""} {
-		if _, err := newKubeClient(kc, 0); err == nil {
+	const file = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1', certificate-authority: /etc/ssl/x.pem}}]\n" +
+		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n"
+	good := strings.Replace(plain, "http://", "https://", 1)
+	allow := func(string) error { return nil }
+	for name, kc := range map[string]string{"exec plugin": exec, "plain http": plain, "none": "", "a CA file": file, "not YAML": "{"} {
+		if _, err := newKubeClient(kc, allow, 0); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	if _, err := newKubeClient(good, allow, 0); err != nil {
+		t.Fatalf("a token kubeconfig: %v", err)
+	}
+	checked := ""
+	refuse := func(server string) error { checked = server; return &provider.RefusedHostError{Host: server} }
+	if _, err := newKubeClient(good, refuse, 0); !provider.IsRefusedHost(err) || checked != "https://127.0.0.1:1" {
+		t.Fatalf("a server the check refuses: %v (checked %q)", err, checked)
 	}
 	sent := false
 	rt := &serverOnly{origin: "https://127.0.0.1:6443", base: roundTrip(func(*http.Request) (*http.Response, error) { sent = true; return nil, errors.New("x") })}
