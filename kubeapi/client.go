@@ -41,7 +41,7 @@ func Config(ctx context.Context, src Source) (*rest.Config, error) {
 	t := &tokens{src: src, cur: a, origin: strings.ToLower(u.Scheme + "://" + u.Host)}
 	return &rest.Config{
 		Host:            a.Server,
-		TLSClientConfig: rest.TLSClientConfig{CAData: a.CA},
+		TLSClientConfig: rest.TLSClientConfig{CAData: a.CA, CertData: a.ClientCert, KeyData: a.ClientKey},
 		UserAgent:       "kpool",
 		QPS:             20,
 		Burst:           40,
@@ -104,6 +104,8 @@ func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+tok)
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	return b.base.RoundTrip(req)
 }

@@ -24,6 +24,10 @@ type KubeAccess struct {
 	// system's roots.
 	CA    []byte
 	Token string
+	// ClientCert and ClientKey are a client certificate and its key (PEM),
+	// for a cluster whose kubeconfig logs in with one (Civo's k3s, AKS's
+	// admin credential); with or instead of Token.
+	ClientCert, ClientKey []byte
 	// Expires is when Token stops being accepted (zero: not known to);
 	// kpool asks for a new access before then.
 	Expires time.Time
