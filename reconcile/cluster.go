@@ -203,8 +203,17 @@ func (c *Controller) prune(st *clusterState, pools []*kpool.NodePool) {
 			c.retries.Forget(id)
 		}
 	}
+	names := make(map[string]bool, len(pools))
+	for _, p := range pools {
+		names[p.ProviderName] = true
+	}
 	c.mu.Lock()
 	st.pools = max(len(st.seen), len(st.retry))
+	for name := range st.want {
+		if !names[name] {
+			delete(st.want, name)
+		}
+	}
 	c.mu.Unlock()
 }
 

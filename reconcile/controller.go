@@ -83,6 +83,9 @@ type clusterState struct {
 	short map[string]time.Time
 	// watchFailed says the node watch's failure to start was logged.
 	watchFailed bool
+	// want holds, by provider pool name, the labels its nodes are to
+	// carry, as the last pass found them (NodeSource); under c.mu.
+	want map[string]map[string]string
 	// pools is how many pools seen and retry hold, as of the end of the
 	// last pass; the maps are the cluster's worker's alone, this count is
 	// read under the controller's lock.

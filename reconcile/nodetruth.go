@@ -69,6 +69,7 @@ func (s *poolScope) nodeTruth(ctx context.Context, managed bool) {
 		return
 	}
 	want := s.wantLabels()
+	s.expect(want)
 	counts := kpool.NodeCounts{}
 	var lost []*corev1.Node
 	for _, n := range s.nodes[s.p.ProviderName] {
