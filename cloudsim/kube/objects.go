@@ -24,6 +24,10 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	switch {
 	case sub == "eviction" && res == podRes && m == http.MethodPost:
 		a.evict(w, r, c, ns, name)
+	case sub == "status" && res != pdbRes && m == http.MethodPut:
+		a.writeObj(w, r, c, res, ns, name, true)
+	case sub == "status" && res != pdbRes && m == http.MethodPatch:
+		a.patch(w, r, c, res, ns, name, true)
 	case sub != "":
 		writeStatus(w, notFound())
 	case name == "" && m == http.MethodGet && r.URL.Query().Get("watch") == "true":
@@ -31,7 +35,7 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	case name == "" && m == http.MethodGet:
 		a.listObjs(w, r, c, res, ns)
 	case name == "" && m == http.MethodPost && (ns != "" || !res.namespaced):
-		a.writeObj(w, r, c, res, ns, "")
+		a.writeObj(w, r, c, res, ns, "", false)
 	case name != "" && m == http.MethodGet:
 		a.mu.Lock()
 		o, ok := c.objects(res)[ns+"/"+name]
@@ -45,9 +49,9 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 		}
 		writeObj(w, http.StatusOK, res, o)
 	case name != "" && m == http.MethodPut:
-		a.writeObj(w, r, c, res, ns, name)
+		a.writeObj(w, r, c, res, ns, name, false)
 	case name != "" && m == http.MethodPatch:
-		a.patch(w, r, c, res, ns, name)
+		a.patch(w, r, c, res, ns, name, false)
 	case name != "" && m == http.MethodDelete:
 		a.mu.Lock()
 		o, err := a.deleteObj(c, res, ns, name)
@@ -126,8 +130,10 @@ func (a *API) listObjs(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	}{res.gvk.Kind + "List", res.gvk.GroupVersion().String(), metav1.ListMeta{ResourceVersion: rv}, items})
 }
 
-// writeObj answers a create (name "") or a replace.
-func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *resource, ns, name string) {
+// writeObj answers a create (name "") or a replace: of the object (its
+// status kept), or, with status, of its status subresource (all else kept),
+// as a kubelet reports its node's conditions.
+func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *resource, ns, name string, status bool) {
 	body, err := readBody(r)
 	if err != nil {
 		writeStatus(w, err)
@@ -138,7 +144,7 @@ func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 		writeStatus(w, err)
 		return
 	}
-	status := http.StatusOK
+	code := http.StatusOK
 	var out object
 	a.mu.Lock()
 	err = checkNames(in, ns, name)
@@ -149,7 +155,10 @@ func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 		in.SetResourceVersion("")
 		prepareCreate(res, in)
 		out, err = a.createObj(c, res, in)
-		status = http.StatusCreated
+		code = http.StatusCreated
+	case status:
+		in.SetNamespace(ns)
+		out, err = a.updateStatus(c, res, in)
 	default:
 		in.SetNamespace(ns)
 		out, err = a.updateObj(c, res, in, true)
@@ -162,7 +171,7 @@ func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 		writeStatus(w, err)
 		return
 	}
-	writeObj(w, status, res, out)
+	writeObj(w, code, res, out)
 }
 
 // checkNames: a body's namespace and name must be the URL's.
@@ -179,8 +188,9 @@ func checkNames(in object, ns, name string) error {
 // patch answers a PATCH: a JSON merge patch (RFC 7386), a strategic merge
 // patch, or a JSON patch (RFC 6902) applied to the stored object's JSON,
 // then stored as a PUT would be (a resourceVersion the patch sets is a
-// precondition; status is kept).
-func (a *API) patch(w http.ResponseWriter, r *http.Request, c *cluster, res *resource, ns, name string) {
+// precondition; status is kept), or, with status, to its status
+// subresource (only the status it patched is stored).
+func (a *API) patch(w http.ResponseWriter, r *http.Request, c *cluster, res *resource, ns, name string, status bool) {
 	body, err := readBody(r)
 	if err != nil {
 		writeStatus(w, err)
@@ -222,7 +232,12 @@ func (a *API) patch(w http.ResponseWriter, r *http.Request, c *cluster, res *res
 		writeStatus(w, err)
 		return
 	}
-	out, err := a.updateObj(c, res, in, true)
+	var out object
+	if status {
+		out, err = a.updateStatus(c, res, in)
+	} else {
+		out, err = a.updateObj(c, res, in, true)
+	}
 	if err != nil {
 		writeStatus(w, err)
 		return

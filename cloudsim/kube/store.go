@@ -124,6 +124,23 @@ func (a *API) updateObj(c *cluster, r *resource, in object, keep bool) (object, 
 	return a.record(c, r, watch.Modified, o, old), nil
 }
 
+// updateStatus replaces a stored object's status with in's, as a PUT or
+// PATCH of its status subresource does: the rest is the stored object's,
+// and a resourceVersion in is a precondition. a.mu is held.
+func (a *API) updateStatus(c *cluster, r *resource, in object) (object, error) {
+	old, ok := c.objects(r)[key(in)]
+	if !ok {
+		return nil, apierrors.NewNotFound(r.gr, in.GetName())
+	}
+	if in.GetResourceVersion() != "" && in.GetResourceVersion() != old.GetResourceVersion() {
+		return nil, apierrors.NewConflict(r.gr, in.GetName(),
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	o := old.DeepCopyObject().(object)
+	r.keepStatus(in, o)
+	return a.record(c, r, watch.Modified, o, old), nil
+}
+
 // deleteObj removes a stored object (NotFound when there is none).
 // a.mu is held.
 func (a *API) deleteObj(c *cluster, r *resource, ns, name string) (object, error) {
