@@ -32,9 +32,10 @@ func (d *Driver) KubeAccess(ctx context.Context, c *kpool.Cluster) (*provider.Ku
 	if err := cl.checkKube(cfg.Host); err != nil {
 		return nil, err
 	}
-	if cfg.BearerToken == "" {
-		err := errors.New("the kubeconfig Civo returned authenticates with a client certificate, not a bearer token: kpool's Kubernetes access carries a token only")
-		return nil, &provider.Error{Kind: provider.KindNotImplemented, Provider: platform, Reason: err.Error(), Err: err}
+	tls := cfg.TLSClientConfig
+	if cfg.BearerToken == "" && (len(tls.CertData) == 0 || len(tls.KeyData) == 0) {
+		err := errors.New("the kubeconfig Civo returned has neither a bearer token nor a client certificate and key")
+		return nil, &provider.Error{Kind: provider.KindPermissionDenied, Provider: platform, Reason: err.Error(), Err: err}
 	}
-	return &provider.KubeAccess{Server: cfg.Host, CA: cfg.CAData, Token: cfg.BearerToken}, nil
+	return &provider.KubeAccess{Server: cfg.Host, CA: tls.CAData, Token: cfg.BearerToken, ClientCert: tls.CertData, ClientKey: tls.KeyData}, nil
 }
