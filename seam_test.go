@@ -95,7 +95,7 @@ var testsNamingClouds = map[string]bool{
 	"provider/nodes_test.go": true, "provider/owner_test.go": true, "provider/plan_test.go": true,
 	"reconcile/e2e_owner_test.go": true, "reconcile/e2e_test.go": true, "reconcile/e2e_wire_test.go": true,
 	"reconcile/liveness_test.go": true, "reconcile/owner_test.go": true, "reconcile/reach_test.go": true,
-	"reconcile/reconcile_test.go": true, "reconcile/refusal_test.go": true, "reconcile/robust_test.go": true,
+	"reconcile/reconcile_test.go": true, "reconcile/refusal_test.go": true, "reconcile/nodes_test.go": true, "reconcile/robust_test.go": true,
 	"store/postgres/postgres_test.go": true,
 	"validate_test.go":                true,
 	// Moved or split in the restructuring of issue 28 (the same fixtures
