@@ -199,6 +199,11 @@ func (c *cluster) sortedZones() []string {
 func (g *nodegroup) advance(now time.Time) {
 	target := launchOf(&g.ng)
 	if u, to, ok := g.rolling(); ok && (g.roll == nil || g.roll.u != u) {
+		// The nodes the update found are on the node group's launch,
+		// however long ago they were last brought up to the clock.
+		for len(g.instances) < u.op.From {
+			g.launchInstance(g.fewest(), target)
+		}
 		g.roll = &roll{u: u, n: len(g.instances), to: to}
 	}
 	if r := g.roll; r != nil {

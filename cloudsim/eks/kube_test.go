@@ -127,7 +127,7 @@ func checkNode(t *testing.T, n corev1.Node, team string) {
 		len(l["k8s.io/cloud-provider-aws"]) != 32 || l["team"] != team || l["kubernetes.io/hostname"] != n.Name {
 		t.Fatalf("node %s: providerID %q, labels %v", n.Name, n.Spec.ProviderID, l)
 	}
-	if len(n.Spec.Taints) != 1 || n.Spec.Taints[0] != (corev1.Taint{Key: "dedicated", Value: "web", Effect: corev1.TaintEffectNoSchedule}) {
+	if !slices.Contains(n.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "web", Effect: corev1.TaintEffectNoSchedule}) {
 		t.Fatalf("node %s: taints %v", n.Name, n.Spec.Taints)
 	}
 	ready := slices.ContainsFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool {
@@ -249,8 +249,9 @@ func (e *kubeEnv) scale(t *testing.T, desired int32, team string) {
 	}
 }
 
-// relabel changes the node group's label team to b: the node keeps a
-// until the update ends, then has b and still the label set by hand.
+// relabel changes the node group's label team to b and adds a taint: the
+// node keeps a until the update ends, then has b, the taint, and still the
+// label set by hand.
 func (e *kubeEnv) relabel(t *testing.T) {
 	t.Helper()
 	n := e.nodes(t, "web")[0]
@@ -259,7 +260,8 @@ func (e *kubeEnv) relabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := e.client.UpdateNodegroupConfig(ctx, &awseks.UpdateNodegroupConfigInput{ClusterName: aws.String(eks.DemoCluster),
-		NodegroupName: aws.String("web"), Labels: &types.UpdateLabelsPayload{AddOrUpdateLabels: map[string]string{"team": "b"}}}); err != nil {
+		NodegroupName: aws.String("web"), Labels: &types.UpdateLabelsPayload{AddOrUpdateLabels: map[string]string{"team": "b"}},
+		Taints: &types.UpdateTaintsPayload{AddOrUpdateTaints: []types.Taint{{Key: aws.String("spot"), Effect: types.TaintEffectPreferNoSchedule}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.nodes(t, "web")[0].Labels["team"]; got != "a" {
@@ -268,7 +270,8 @@ func (e *kubeEnv) relabel(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	got := e.nodes(t, "web")[0]
 	checkNode(t, got, "b")
-	if got.Name != n.Name || got.Labels["by-hand"] != "yes" {
+	spot := corev1.Taint{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule}
+	if got.Name != n.Name || got.Labels["by-hand"] != "yes" || !slices.Contains(got.Spec.Taints, spot) {
 		t.Fatalf("node %s (was %s), labels %v", got.Name, n.Name, got.Labels)
 	}
 }
@@ -311,4 +314,34 @@ func names(ns []corev1.Node) []string {
 		out = append(out, n.Name)
 	}
 	return out
+}
+
+// TestKubeFailedUpgrade: a version update that fails (an injected fault)
+// leaves a node on the old release, the others replaced.
+func TestKubeFailedUpgrade(t *testing.T) {
+	e := newKubeEnv(t)
+	in := create("batch", func(in *awseks.CreateNodegroupInput) {
+		in.ScalingConfig = &types.NodegroupScalingConfig{MinSize: aws.Int32(0), MaxSize: aws.Int32(3), DesiredSize: aws.Int32(3)}
+		in.UpdateConfig = &types.NodegroupUpdateConfig{MaxUnavailable: aws.Int32(2)}
+	})
+	if _, err := e.client.CreateNodegroup(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	e.emu.FailNextOperations(1)
+	if _, err := e.client.UpdateNodegroupVersion(ctx, &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(eks.DemoCluster),
+		NodegroupName: aws.String("batch"), ReleaseVersion: aws.String("1.31.5-20260301")}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	nodes := e.nodes(t, "batch")
+	old := 0
+	for _, n := range nodes {
+		if kubelet.MatchString(n.Status.NodeInfo.KubeletVersion) {
+			old++
+		}
+	}
+	if len(nodes) != 3 || old != 1 {
+		t.Fatalf("%d nodes, %d on the old release; want 3 and 1", len(nodes), old)
+	}
 }

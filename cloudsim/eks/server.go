@@ -150,7 +150,11 @@ func (s *Server) protocol() sim.Protocol {
 	}
 	rt.Handle(c+"/{rest...}", s.unknown)
 	// EKS sends no Retry-After: the SDK backs off on its own.
-	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, NoRetryAfter: true, Routes: rt.Serve,
+	tick := func(now time.Time) {
+		s.heal(now)
+		s.syncKube(now) // the nodes as they are before the request changes anything
+	}
+	return sim.Protocol{Tick: tick, Authenticate: s.authenticate, Codec: codec{}, NoRetryAfter: true, Routes: rt.Serve,
 		Finish: func(req *sim.Request, rep *sim.Reply) {
 			rep.Header.Set("X-Amzn-Requestid", s.NewID())
 			s.syncKube(req.Now) // what the request changed reaches the nodes

@@ -49,7 +49,9 @@ func TestKubeAccess(t *testing.T) {
 		t.Fatalf("%d nodes listed, the node group has %d", len(nodes.Items), st.ReadyNodes)
 	}
 	for _, n := range nodes.Items {
-		if n.Labels[provider.LabelPool] != "web" || n.Labels["node.kubernetes.io/instance-type"] != "m5.large" {
+		lt := st.LaunchTemplate // the driver puts the volume in a launch template
+		if n.Labels[provider.LabelPool] != "web" || n.Labels["node.kubernetes.io/instance-type"] != "m5.large" || lt == nil ||
+			n.Labels["eks.amazonaws.com/sourceLaunchTemplateId"] != *lt.ID || n.Labels["eks.amazonaws.com/sourceLaunchTemplateVersion"] != *lt.Version {
 			t.Fatalf("node %s: labels %v", n.Name, n.Labels)
 		}
 	}
