@@ -161,22 +161,27 @@ func (g *nodegroup) victim(target launch) int {
 }
 
 // launchInstance adds an instance in zone with l; its name is its private
-// DNS name, ip-A-B-C-D.<region>.compute.internal (ec2.internal in
-// us-east-1: the EC2 user guide, ec2-instance-naming.html), its id i- and
-// 17 hex digits.
+// DNS name, ip-10-0-X-Y.<region>.compute.internal (ec2.internal in
+// us-east-1: the EC2 user guide, ec2-instance-naming.html), from an address
+// of the zone's own range (40 /24s a zone: 10,000 addresses, reused only
+// after as many launches in the zone), its id i- and 17 hex digits.
 func (g *nodegroup) launchInstance(zone string, l launch) {
 	c := g.cluster
 	c.launched++
-	n := c.launched
-	zi := max(slices.Index(c.sortedZones(), zone), 0)
-	ip := fmt.Sprintf("10.0.%d.%d", zi*64+n/250, n%250+4)
+	if c.inZone == nil {
+		c.inZone = map[string]int{}
+	}
+	k := c.inZone[zone]
+	c.inZone[zone]++
+	zi := max(slices.Index(c.sortedZones(), zone), 0) % 6
+	x, y := zi*40+(k/250)%40, k%250+4
 	domain := c.region + ".compute.internal"
 	if c.region == "us-east-1" {
 		domain = "ec2.internal"
 	}
-	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s/%d", c.region, c.name, n))
-	g.instances = append(g.instances, &instance{id: "i-" + hex.EncodeToString(sum[:])[:17], zone: zone, ip: ip,
-		name: fmt.Sprintf("ip-%d-%d-%d-%d.%s", 10, 0, zi*64+n/250, n%250+4, domain), instanceType: first(g.ng.InstanceTypes), launch: l})
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s/%d", c.region, c.name, c.launched))
+	g.instances = append(g.instances, &instance{id: "i-" + hex.EncodeToString(sum[:])[:17], zone: zone, ip: fmt.Sprintf("10.0.%d.%d", x, y),
+		name: fmt.Sprintf("ip-10-0-%d-%d.%s", x, y, domain), instanceType: first(g.ng.InstanceTypes), launch: l})
 }
 
 // sortedZones are the zones of the cluster's subnets, by name.

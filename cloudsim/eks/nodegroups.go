@@ -36,9 +36,11 @@ type cluster struct {
 	subnets                        map[string]string // subnet id to zone name
 	nodegroups                     map[string]*nodegroup
 	updates                        map[string]*update // by id
-	// launched counts the instances ever launched (their addresses);
-	// synced is what was last given to the Kubernetes API, by node group.
+	// launched counts the instances ever launched (their ids), inZone
+	// those of each zone (their addresses); synced is what was last given
+	// to the Kubernetes API, by node group.
 	launched int
+	inZone   map[string]int
 	synced   map[string]string
 }
 
