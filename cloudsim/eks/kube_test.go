@@ -23,6 +23,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kpool/kpool/cloudsim/eks"
 )
@@ -148,7 +149,8 @@ func zonesOf(ns []corev1.Node) []string {
 }
 
 // TestKubeTokens: the cluster's API takes an EKS token presigned with the
-// demo key at the emulator, and refuses (401) one that is malformed,
+// demo key at the emulator, and the static token of Kubeconfigs' kubeconfig
+// for people, and refuses (401) one that is malformed,
 // expired (15 minutes after its X-Amz-Date), for another cluster, signed
 // with a wrong secret, or presigned for another STS host.
 func TestKubeTokens(t *testing.T) {
@@ -169,6 +171,15 @@ func TestKubeTokens(t *testing.T) {
 		if !apierrors.IsUnauthorized(err) {
 			t.Errorf("%s: %v, want 401", name, err)
 		}
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(e.emu.Kubeconfigs(e.url)[eks.DemoCluster]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs, err := kubernetes.NewForConfig(cfg); err != nil || cfg.Host != e.endpoint {
+		t.Fatalf("the kubeconfig's server %q, %v", cfg.Host, err)
+	} else if _, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatalf("the kubeconfig's static token: %v", err)
 	}
 	e.clock.Advance(14 * time.Minute)
 	if _, err := e.clientset(t, good).CoreV1().Nodes().List(ctx, metav1.ListOptions{}); err != nil {
