@@ -53,6 +53,7 @@ func (s *Server) Mutate(region, clusterName, name string, fn func(*Nodegroup)) (
 		if g.op == nil {
 			g.ready = int(ptr.Deref(v.ScalingConfig.DesiredSize, 0))
 		}
+		s.syncKube(now)
 	})
 	return err
 }

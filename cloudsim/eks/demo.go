@@ -102,6 +102,8 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 			fmt.Fprintf(w, "    subnet %s: %s\n", z, c.subnets[z])
 		}
 		fmt.Fprintf(w, "    node groups:    %s/clusters/%s/node-groups\n", endpoint, c.name)
+		fmt.Fprintf(w, "    kubernetes:     %s (DescribeCluster's endpoint; nodes of the node groups, labelled %s=<node group>; pods, PDBs, eviction; EKS tokens, STS GetCallerIdentity presigned at %s with x-k8s-aws-id: %s as aws eks get-token makes them, or the static token of the kubeconfig kpool cloudsim writes)\n",
+			s.kube.ServerURL(endpoint, KubeID(c.region, c.name)), LabelNodegroup, endpoint, c.name)
 	}
 }
 

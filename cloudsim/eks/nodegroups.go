@@ -36,6 +36,12 @@ type cluster struct {
 	subnets                        map[string]string // subnet id to zone name
 	nodegroups                     map[string]*nodegroup
 	updates                        map[string]*update // by id
+	// launched counts the instances ever launched (their ids), inZone
+	// those of each zone (their addresses); synced is what was last given
+	// to the Kubernetes API, by node group.
+	launched int
+	inZone   map[string]int
+	synced   map[string]string
 }
 
 func (c *cluster) arn() string {
@@ -129,6 +135,12 @@ type nodegroup struct {
 	// Scaling group keeps launching, and EKS clears the health issue once
 	// it reaches its desired capacity.
 	healAt time.Time
+	// instances are its Auto Scaling group's, oldest first; roll is the
+	// version update replacing them; shown the labels and taints their
+	// nodes carry (nodes.go).
+	instances []*instance
+	roll      *roll
+	shown     shown
 }
 
 // heal makes a DEGRADED node group whose launches have caught up ACTIVE

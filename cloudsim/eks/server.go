@@ -14,13 +14,14 @@ package eks
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/kpool/kpool/cloudsim/kube"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -53,13 +54,21 @@ type Server struct {
 	// denied are the EC2 actions the callers' policy does not allow
 	// (Deny); guarded by the engine's lock.
 	denied map[string]bool
+	// kube is the clusters' Kubernetes API, under KubePrefix.
+	kube *kube.API
+	// local guards the CA and the origins the emulator was reached at
+	// (not the engine's state).
+	local   sync.Mutex
+	ca      []byte
+	origins map[string]bool
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: o.Keys, pageSize: cmp.Or(max(o.PageSize, 0), 100), clusters: map[string]*cluster{},
-		templates: map[string]*launchTemplate{}, denied: map[string]bool{}}
+		templates: map[string]*launchTemplate{}, denied: map[string]bool{}, kube: kube.New(KubePrefix), origins: map[string]bool{}}
 	s.Engine = sim.New(o.Engine, s.protocol())
+	s.kube.SetRefresh(s.refreshKube)
 	return s
 }
 
@@ -73,9 +82,10 @@ type Cluster struct {
 	Subnets map[string]string
 }
 
-// AddCluster adds an ACTIVE cluster with no node groups; adding one that
-// exists changes its version and subnets.
+// AddCluster adds an ACTIVE cluster with no node groups, and its
+// Kubernetes API; adding one that exists changes its version and subnets.
 func (s *Server) AddCluster(c Cluster) {
+	s.addKube(c.Region, c.Name)
 	s.Do(func(time.Time) {
 		key := clusterKey(c.Region, c.Name)
 		subnets := map[string]string{}
@@ -87,7 +97,7 @@ func (s *Server) AddCluster(c Cluster) {
 			return
 		}
 		s.clusters[key] = &cluster{name: c.Name, region: c.Region, account: c.Account, version: c.Version,
-			subnets: subnets, nodegroups: map[string]*nodegroup{}, updates: map[string]*update{}}
+			subnets: subnets, nodegroups: map[string]*nodegroup{}, updates: map[string]*update{}, synced: map[string]string{}}
 	})
 }
 
@@ -140,8 +150,15 @@ func (s *Server) protocol() sim.Protocol {
 	}
 	rt.Handle(c+"/{rest...}", s.unknown)
 	// EKS sends no Retry-After: the SDK backs off on its own.
-	return sim.Protocol{Tick: s.heal, Authenticate: s.authenticate, Codec: codec{}, NoRetryAfter: true, Routes: rt.Serve,
-		Finish: func(_ *sim.Request, rep *sim.Reply) { rep.Header.Set("X-Amzn-Requestid", s.NewID()) }}
+	tick := func(now time.Time) {
+		s.heal(now)
+		s.syncKube(now) // the nodes as they are before the request changes anything
+	}
+	return sim.Protocol{Tick: tick, Authenticate: s.authenticate, Codec: codec{}, NoRetryAfter: true, Routes: rt.Serve,
+		Finish: func(req *sim.Request, rep *sim.Reply) {
+			rep.Header.Set("X-Amzn-Requestid", s.NewID())
+			s.syncKube(req.Now) // what the request changed reaches the nodes
+		}}
 }
 
 // signed gives h the region the request was signed for.
@@ -210,10 +227,11 @@ func (s *Server) describeCluster(req *call) *sim.Reply {
 	slices.Sort(subnets)
 	return jsonReply(map[string]any{"cluster": map[string]any{
 		"name": c.name, "arn": c.arn(), "version": c.version, "status": statusActive,
-		"endpoint":           fmt.Sprintf("https://%X.gr7.%s.eks.amazonaws.com", c.name, c.region),
-		"platformVersion":    "eks.1",
-		"resourcesVpcConfig": map[string]any{"subnetIds": subnets, "vpcId": "vpc-0123456789abcdef0"},
-		"createdAt":          epoch(req.Now.Add(-24 * time.Hour)),
-		"tags":               map[string]string{},
+		"endpoint":             s.endpointOf(c, req.BaseURL()),
+		"certificateAuthority": map[string]string{"data": s.caData()},
+		"platformVersion":      "eks.1",
+		"resourcesVpcConfig":   map[string]any{"subnetIds": subnets, "vpcId": "vpc-0123456789abcdef0"},
+		"createdAt":            epoch(req.Now.Add(-24 * time.Hour)),
+		"tags":                 map[string]string{},
 	}})
 }

@@ -253,3 +253,20 @@ func Account(arn string) string {
 	}
 	return parts[4]
 }
+
+var _ provider.KubeHosts = Profile{}
+
+// KubeHostSuffixes are where EKS clusters' API servers are: an IPv4
+// cluster's endpoint is https://<id>.<cell>.<region>.eks.amazonaws.com,
+// in the China regions …eks.amazonaws.com.cn (the EKS user guide,
+// cluster-endpoint.html, "IPv4 cluster endpoint format";
+// private-clusters.html's example
+// https://EXAMPLE….sk1.region-code.eks.amazonaws.com.cn). The dual-stack
+// endpoints of IPv6 clusters (….api.aws) are not listed: an operator names
+// them with a credential's allowed origins.
+func (Profile) KubeHostSuffixes() []string {
+	return []string{".eks.amazonaws.com", ".eks.amazonaws.com.cn"}
+}
+
+// KubeIPAddresses is false: EKS endpoints are host names.
+func (Profile) KubeIPAddresses() bool { return false }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/eks"
 	"github.com/kpool/kpool/provider/providertest"
 )
 
@@ -49,4 +51,22 @@ func TestClusterRules(t *testing.T) {
 		{Name: "aws subnet zone id", Patch: `{"platform":{"aws":{"subnets":{"usw2-az3":"subnet-0123456789abcdef2"}}}}`, Want: "spec.platform.aws.subnets.usw2-az3"},
 		{Name: "aws subnet id", Patch: `{"platform":{"aws":{"subnets":{"us-west-2c":"sn-1"}}}}`, Want: "spec.platform.aws.subnets.us-west-2c"},
 	})
+}
+
+// TestKubeHosts: a cluster on the public cloud (no spec.endpoint) may have
+// its token sent to an EKS endpoint, in AWS's partition or China's, and
+// nowhere else.
+func TestKubeHosts(t *testing.T) {
+	c := &kpool.Cluster{Name: "prod", Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: kpool.PlatformAWS}}}
+	for server, ok := range map[string]bool{
+		"https://0123456789ABCDEF0123456789ABCDEF.gr7.us-west-2.eks.amazonaws.com":     true,
+		"https://EXAMPLE108C897D9B2F1B21D5EXAMPLE.sk1.cn-north-1.eks.amazonaws.com.cn": true,
+		"https://eks.amazonaws.com.evil.example":                                       false,
+		"https://evil.example.com":                                                     false,
+		"http://0123.gr7.us-west-2.eks.amazonaws.com":                                  false,
+	} {
+		if err := provider.CheckKubeServer(eks.Profile{}, nil, c, server); (err == nil) != ok {
+			t.Errorf("%s: %v", server, err)
+		}
+	}
 }
