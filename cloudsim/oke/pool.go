@@ -103,6 +103,7 @@ func (s *Server) tick(now time.Time) {
 			delete(s.pools, id)
 		}
 	}
+	s.syncKube()
 }
 
 // heal brings a NEEDS_ATTENTION pool to its size with new nodes, ACTIVE.

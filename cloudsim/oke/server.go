@@ -105,6 +105,8 @@ type Server struct {
 	seq      int
 	// shapesDenied: ListShapes answers 404 (SetShapesDenied).
 	shapesDenied bool
+	// kube is the clusters' Kubernetes API (kube.go), under KubePrefix.
+	kube *kubeState
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
@@ -114,6 +116,7 @@ func New(o Options) *Server {
 	if s.pageSize <= 0 {
 		s.pageSize = 100
 	}
+	s.initKube()
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
@@ -138,6 +141,7 @@ type cluster struct {
 // AddCluster adds an ACTIVE cluster with no node pools; adding one that
 // exists changes its version, image and subnets.
 func (s *Server) AddCluster(c Cluster) {
+	s.addKubeCluster(c.ID)
 	s.Do(func(time.Time) {
 		c.Subnets = maps.Clone(c.Subnets)
 		if old, ok := s.clusters[c.ID]; ok {
@@ -183,6 +187,7 @@ func (s *Server) protocol() sim.Protocol {
 		"GET " + v + "/clusters/{id}/addons/{name}":    s.getAddon,
 		"PUT " + v + "/clusters/{id}/addons/{name}":    s.updateAddon,
 		"DELETE " + v + "/clusters/{id}/addons/{name}": s.disableAddon,
+		"POST " + v + "/clusters/{id}/kubeconfig/content": s.createKubeconfig,
 	} {
 		rt.Handle(pattern, h)
 	}
