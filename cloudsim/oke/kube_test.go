@@ -111,6 +111,9 @@ func TestKubeNodesFollowPools(t *testing.T) {
 		t.Fatalf("one node ACTIVE, %d in Kubernetes", len(got))
 	}
 	on := np.Nodes[0]
+	if want := "oke-c" + clusterID[len(clusterID)-10:] + "-n" + id[len(id)-10:] + "-s" + (*on.SubnetId)[len(*on.SubnetId)-10:] + "-0"; *on.Name != want {
+		t.Errorf("node name %s, want %s", *on.Name, want)
+	}
 	kn, ok := got[*on.PrivateIp]
 	if !ok {
 		t.Fatalf("no node named %s: %v", *on.PrivateIp, got)
