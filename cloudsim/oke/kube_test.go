@@ -136,10 +136,12 @@ func TestKubeNodesFollowPools(t *testing.T) {
 		t.Fatalf("3 nodes ACTIVE, %d in Kubernetes", len(before))
 	}
 
-	// New labels and one node more: the three keep team=ml, the new one
-	// has team=ai.
+	// The control plane and the pool upgraded, new labels and one node
+	// more: the three keep team=ml and their kubelet, the new one has
+	// team=ai and the new version.
+	e.emu.AddCluster(oke.Cluster{ID: clusterID, Name: "prod", Region: region, CompartmentID: compartment, Version: "v1.32.1", ImageID: image, Subnets: subnets})
 	e.update(t, id, ce.UpdateNodePoolDetails{InitialNodeLabels: []ce.KeyValue{{Key: common.String("team"), Value: common.String("ai")}},
-		NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(4)}})
+		KubernetesVersion: common.String("v1.32.1"), NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(4)}})
 	e.clock.Advance(time.Hour)
 	after := poolNodes(t, kc, "workers")
 	if len(after) != 4 {
@@ -147,8 +149,9 @@ func TestKubeNodesFollowPools(t *testing.T) {
 	}
 	for name, n := range after {
 		_, old := before[name]
-		if want := map[bool]string{true: "ml", false: "ai"}[old]; n.Labels["team"] != want {
-			t.Errorf("node %s (made before the update: %v) has team=%s", name, old, n.Labels["team"])
+		team, version := map[bool]string{true: "ml", false: "ai"}[old], map[bool]string{true: "v1.31.1", false: "v1.32.1"}[old]
+		if n.Labels["team"] != team || n.Status.NodeInfo.KubeletVersion != version {
+			t.Errorf("node %s (made before the update: %v) has team=%s, kubelet %s", name, old, n.Labels["team"], n.Status.NodeInfo.KubeletVersion)
 		}
 	}
 

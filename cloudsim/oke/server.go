@@ -42,6 +42,14 @@
 // preemptible, labels) of the pool when it was created: changes apply to
 // new nodes only, as on OKE.
 //
+// Each cluster has a Kubernetes API (cloudsim/kube, under /k8s/<cluster
+// OCID>, kube.go) whose nodes are its pools' ACTIVE and DELETING nodes as
+// OKE registers them (named by private IP, OKE's labels, the initial labels
+// of their creation); POST /20180222/clusters/{id}/kubeconfig/content
+// (CreateKubeconfig, kubeconfig.go) answers its kubeconfig as OKE does,
+// whose user runs `oci ce cluster generate-token`, and the API takes the
+// tokens that command makes, signed with a key the emulator takes.
+//
 // Cluster add-ons (addons.go): install, get, list, update under an etag and
 // disable, each a work request; the Cluster Autoscaler add-on's nodes
 // entries move pools within their bounds when the emulated cluster asks
