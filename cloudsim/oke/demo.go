@@ -150,5 +150,7 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 			fmt.Fprintf(w, "    subnet %s: %s\n", ad, c.Subnets[ad])
 		}
 		fmt.Fprintf(w, "    node pools:    %s/%s/nodePools?compartmentId=%s&clusterId=%s\n", endpoint, APIVersion, c.CompartmentID, c.ID)
+		fmt.Fprintf(w, "    kubernetes:    %s (the nodes of its node pools as OKE registers them, pods, PDBs, eviction; its kubeconfig: POST %s/%s/clusters/%s/kubeconfig/content, whose user runs `oci ce cluster generate-token`, whose tokens it takes)\n",
+			s.kube.api.ServerURL(endpoint, c.ID), endpoint, APIVersion, c.ID)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -72,6 +73,7 @@ func newEnv(t *testing.T, pageSize int) *env {
 	emu.AddCluster(oke.Cluster{ID: clusterID, Name: "prod", Region: region, CompartmentID: compartment, Version: "v1.31.1", ImageID: image, Subnets: subnets})
 	srv := httptest.NewUnstartedServer(emu)
 	srv.StartTLS()
+	emu.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 	t.Cleanup(srv.Close)
 	return &env{emu: emu, clock: clock, client: clientFor(t, srv.URL, srv.Client(), testKey), url: srv.URL, http: srv.Client()}
 }

@@ -103,6 +103,7 @@ func (s *Server) tick(now time.Time) {
 			delete(s.pools, id)
 		}
 	}
+	s.syncKube()
 }
 
 // heal brings a NEEDS_ATTENTION pool to its size with new nodes, ACTIVE.
@@ -165,8 +166,22 @@ func (p *pool) addNode(s *Server) {
 	if len(pcs) > 0 {
 		n.ad, n.subnet = ptr.Deref(pcs[best].AvailabilityDomain, ""), ptr.Deref(pcs[best].SubnetId, "")
 	}
-	n.name = "oke-" + shortID(p.id) + "-" + shortID(n.id)
+	n.name = p.nodeName(n.subnet)
 	p.nodes = append(p.nodes, n)
+}
+
+// nodeName is the name OKE gives a new node of the pool in subnet:
+// oke-c<part of the cluster's OCID>-n<part of the pool's>-s<part of the
+// subnet's>-<slot>, the slot the lowest one the pool's nodes in the
+// subnet leave free ("Generated Worker Node Name Formats").
+func (p *pool) nodeName(subnet string) string {
+	prefix := "oke-c" + shortID(p.cluster.ID) + "-n" + shortID(p.id) + "-s" + shortID(subnet) + "-"
+	for slot := 0; ; slot++ {
+		name := prefix + strconv.Itoa(slot)
+		if !slices.ContainsFunc(p.nodes, func(x *node) bool { return x.name == name }) {
+			return name
+		}
+	}
 }
 
 // victim moves the node to remove next to the end: one outside the

@@ -42,6 +42,14 @@
 // preemptible, labels) of the pool when it was created: changes apply to
 // new nodes only, as on OKE.
 //
+// Each cluster has a Kubernetes API (cloudsim/kube, under /k8s/<cluster
+// OCID>, kube.go) whose nodes are its pools' ACTIVE and DELETING nodes as
+// OKE registers them (named by private IP, OKE's labels, the initial labels
+// of their creation); POST /20180222/clusters/{id}/kubeconfig/content
+// (CreateKubeconfig, kubeconfig.go) answers its kubeconfig as OKE does,
+// whose user runs `oci ce cluster generate-token`, and the API takes the
+// tokens that command makes, signed with a key the emulator takes.
+//
 // Cluster add-ons (addons.go): install, get, list, update under an etag and
 // disable, each a work request; the Cluster Autoscaler add-on's nodes
 // entries move pools within their bounds when the emulated cluster asks
@@ -105,6 +113,8 @@ type Server struct {
 	seq      int
 	// shapesDenied: ListShapes answers 404 (SetShapesDenied).
 	shapesDenied bool
+	// kube is the clusters' Kubernetes API (kube.go), under KubePrefix.
+	kube *kubeState
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
@@ -114,6 +124,7 @@ func New(o Options) *Server {
 	if s.pageSize <= 0 {
 		s.pageSize = 100
 	}
+	s.initKube()
 	s.Engine = sim.New(o.Engine, s.protocol())
 	return s
 }
@@ -138,6 +149,7 @@ type cluster struct {
 // AddCluster adds an ACTIVE cluster with no node pools; adding one that
 // exists changes its version, image and subnets.
 func (s *Server) AddCluster(c Cluster) {
+	s.addKubeCluster(c.ID)
 	s.Do(func(time.Time) {
 		c.Subnets = maps.Clone(c.Subnets)
 		if old, ok := s.clusters[c.ID]; ok {
@@ -165,24 +177,25 @@ func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notEmulated, notEmulated)
 	const v = "/" + APIVersion
 	for pattern, h := range map[string]sim.Handler{
-		"POST " + v + "/nodePools":                     s.createPool,
-		"GET " + v + "/nodePools":                      s.listPools,
-		v + "/nodePools":                               methodNotAllowed,
-		"GET " + v + "/nodePools/{id}":                 s.getPool,
-		"PUT " + v + "/nodePools/{id}":                 s.updatePool,
-		"DELETE " + v + "/nodePools/{id}":              s.deletePool,
-		v + "/nodePools/{id}":                          methodNotAllowed,
-		"GET " + v + "/nodePoolOptions/{id}":           s.nodePoolOptions,
-		"GET /" + ComputeAPIVersion + "/shapes":        s.listShapes,
-		"GET " + v + "/workRequests":                   s.listWorks,
-		"GET " + v + "/workRequests/{id}":              s.getWork,
-		"GET " + v + "/workRequests/{id}/errors":       s.workErrors,
-		"GET " + v + "/workRequests/{id}/logs":         s.workLogs,
-		"POST " + v + "/clusters/{id}/addons":          s.installAddon,
-		"GET " + v + "/clusters/{id}/addons":           s.listAddons,
-		"GET " + v + "/clusters/{id}/addons/{name}":    s.getAddon,
-		"PUT " + v + "/clusters/{id}/addons/{name}":    s.updateAddon,
-		"DELETE " + v + "/clusters/{id}/addons/{name}": s.disableAddon,
+		"POST " + v + "/nodePools":                        s.createPool,
+		"GET " + v + "/nodePools":                         s.listPools,
+		v + "/nodePools":                                  methodNotAllowed,
+		"GET " + v + "/nodePools/{id}":                    s.getPool,
+		"PUT " + v + "/nodePools/{id}":                    s.updatePool,
+		"DELETE " + v + "/nodePools/{id}":                 s.deletePool,
+		v + "/nodePools/{id}":                             methodNotAllowed,
+		"GET " + v + "/nodePoolOptions/{id}":              s.nodePoolOptions,
+		"GET /" + ComputeAPIVersion + "/shapes":           s.listShapes,
+		"GET " + v + "/workRequests":                      s.listWorks,
+		"GET " + v + "/workRequests/{id}":                 s.getWork,
+		"GET " + v + "/workRequests/{id}/errors":          s.workErrors,
+		"GET " + v + "/workRequests/{id}/logs":            s.workLogs,
+		"POST " + v + "/clusters/{id}/addons":             s.installAddon,
+		"GET " + v + "/clusters/{id}/addons":              s.listAddons,
+		"GET " + v + "/clusters/{id}/addons/{name}":       s.getAddon,
+		"PUT " + v + "/clusters/{id}/addons/{name}":       s.updateAddon,
+		"DELETE " + v + "/clusters/{id}/addons/{name}":    s.disableAddon,
+		"POST " + v + "/clusters/{id}/kubeconfig/content": s.createKubeconfig,
 	} {
 		rt.Handle(pattern, h)
 	}

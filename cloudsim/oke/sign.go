@@ -36,57 +36,62 @@ var keyIDRE = regexp.MustCompile(`^ocid1\.tenancy\.[^/\s]+/ocid1\.user\.[^/\s]+/
 // configured, any well-formed signature is accepted. The date is not
 // checked against the clock: the emulator's clock is simulated.
 func (s *Server) authenticate(req *sim.Request) *sim.Reply {
-	r := req.HTTP
-	h := r.Header.Get("Authorization")
-	deny := func(why string) *sim.Reply {
+	if why := s.verify(req.HTTP, req.Body); why != "" {
 		return failf(http.StatusUnauthorized, errNotAuthenticated, "The required information to complete authentication was not provided or was incorrect (%s).", why)
 	}
+	return nil
+}
+
+// verify checks a request's OCI signature (authenticate's rules) and
+// says why it fails ("" when it holds); body is the request's body.
+func (s *Server) verify(r *http.Request, body []byte) string {
+	h := r.Header.Get("Authorization")
 	if h == "" {
-		return deny("no Authorization header")
+		return "no Authorization header"
 	}
 	rest, ok := strings.CutPrefix(h, "Signature ")
 	if !ok {
-		return deny("the Authorization header is not an OCI signature")
+		return "the Authorization header is not an OCI signature"
 	}
 	params := map[string]string{}
 	for _, m := range sigParam.FindAllStringSubmatch(rest, -1) {
 		params[m[1]] = m[2]
 	}
 	if params["version"] != "1" || params["algorithm"] != "rsa-sha256" || params["keyId"] == "" || params["signature"] == "" || params["headers"] == "" {
-		return deny("the signature needs version=\"1\", algorithm=\"rsa-sha256\", keyId, headers and signature")
+		return "the signature needs version=\"1\", algorithm=\"rsa-sha256\", keyId, headers and signature"
 	}
 	if !keyIDRE.MatchString(params["keyId"]) {
-		return deny("keyId is not <tenancy OCID>/<user OCID>/<fingerprint>")
+		return "keyId is not <tenancy OCID>/<user OCID>/<fingerprint>"
 	}
 	headers := strings.Fields(strings.ToLower(params["headers"]))
 	if why := uncovered(r, headers); why != "" {
-		return deny(why)
+		return why
 	}
 	if slices.Contains(headers, "x-content-sha256") {
-		sum := sha256.Sum256(req.Body)
+		sum := sha256.Sum256(body)
 		if r.Header.Get("X-Content-Sha256") != base64.StdEncoding.EncodeToString(sum[:]) {
-			return deny("x-content-sha256 is not the body's hash")
+			return "x-content-sha256 is not the body's hash"
 		}
 	}
-	if slices.Contains(headers, "content-length") && r.Header.Get("Content-Length") != strconv.Itoa(len(req.Body)) && !(r.Header.Get("Content-Length") == "" && len(req.Body) == 0) {
-		return deny("content-length is not the body's length")
+	if slices.Contains(headers, "content-length") && r.Header.Get("Content-Length") != strconv.Itoa(len(body)) && !(r.Header.Get("Content-Length") == "" && len(body) == 0) {
+		return "content-length is not the body's length"
 	}
 	sig, err := base64.StdEncoding.DecodeString(params["signature"])
 	if err != nil || len(sig) == 0 {
-		return deny("the signature is not base64")
+		return "the signature is not base64"
 	}
 	if len(s.keys) == 0 {
-		return nil
+		return ""
 	}
 	key, ok := s.keys[params["keyId"]]
 	if !ok {
-		return deny("unknown key")
+		return "unknown key"
 	}
-	digest := sha256.Sum256(signingString(r, req.Body, headers))
+	digest := sha256.Sum256(signingString(r, body, headers))
 	if rsa.VerifyPKCS1v15(key, crypto.SHA256, digest[:], sig) != nil {
-		return deny("the signature does not verify")
+		return "the signature does not verify"
 	}
-	return nil
+	return ""
 }
 
 // uncovered says which header OCI requires that a signature's header list

@@ -112,5 +112,6 @@ func (s *Server) AddPool(clusterID, name, shape string, ocpus, memoryInGBs float
 		for _, n := range p.nodes {
 			n.state = string(ce.NodeLifecycleStateActive)
 		}
+		s.syncKube()
 	})
 }

@@ -54,6 +54,26 @@ func (Profile) ControllerName() string { return "oke-nodepool-controller" }
 
 func (Profile) LabelDomains() []string { return []string{"oke.oraclecloud.com", "oci.oraclecloud.com"} }
 
+// KubeHostSuffixes are where OKE's clusters' API servers are by name: the
+// legacy (non-VCN-native) endpoint <id>.<region>.clusters.oci.oraclecloud.com:6443
+// (the SDK's ClusterEndpoints.Kubernetes; Oracle's Ansible modules' sample of
+// it) and the private endpoint's VCN host name, under the VCN's DNS domain
+// oraclevcn.com (ClusterEndpoints.VcnHostnameEndpoint; OCI's "DNS in Your
+// Virtual Cloud Network").
+func (Profile) KubeHostSuffixes() []string {
+	return []string{".clusters.oci.oraclecloud.com", ".oraclevcn.com"}
+}
+
+// KubeIPAddresses: a VCN-native cluster's public and private endpoints,
+// which CreateKubeconfig names, are IP addresses ("x.x.x.x:6443", the SDK's
+// ClusterEndpoints.PublicEndpoint and PrivateEndpoint; OKE's "Setting Up
+// Local Access to Clusters": --kube-endpoint PUBLIC_ENDPOINT|PRIVATE_ENDPOINT
+// "the public IP address or the private IP address of the cluster's
+// Kubernetes API endpoint").
+func (Profile) KubeIPAddresses() bool { return true }
+
+var _ provider.KubeHosts = Profile{}
+
 // PoolLabel is the label OKE puts on a pool's nodes, valued with its name.
 func (Profile) PoolLabel() string { return "oke.oraclecloud.com/node-pool" }
 
