@@ -187,6 +187,19 @@ type ClusterReport struct {
 // The cluster's pools wait for it with the same reason.
 const ConditionReachable = "Reachable"
 
+// ConditionNodesWatched says whether kpool's controllers watch the
+// cluster's Nodes in its Kubernetes API (one watch per cluster), which the
+// pools' status.nodes and label repairs come from: False with why not
+// (reason ReasonKubernetesUnreachable); absent where kpool does not reach
+// the cluster's Kubernetes API.
+const ConditionNodesWatched = "NodesWatched"
+
+// The reasons of NodesWatched.
+const (
+	ReasonWatching              = "Watching"
+	ReasonKubernetesUnreachable = "KubernetesUnreachable"
+)
+
 // Reasons of Reachable=False, and of the Ready condition of the pools that
 // wait for their cluster (ReasonClusterUnreachable).
 const (

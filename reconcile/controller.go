@@ -81,8 +81,6 @@ type clusterState struct {
 	// short holds, by pool id, since when its nodes have been fewer
 	// Ready in Kubernetes than at the cloud (kubeReady).
 	short map[string]time.Time
-	// watchFailed says the node watch's failure to start was logged.
-	watchFailed bool
 	// want holds, by provider pool name, the labels its nodes are to
 	// carry, as the last pass found them (NodeSource); under c.mu.
 	want map[string]map[string]string

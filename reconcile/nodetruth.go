@@ -33,15 +33,38 @@ func (r *clusterRun) watchNodes(ctx context.Context) {
 	}
 	client := func(ctx context.Context) (kubernetes.Interface, error) { return r.c.cfg.KubeClient(ctx, r.cl, src) }
 	nw := r.c.watches.ensure(ctx, r.cl, client, r.c.cfg.Clock.Now(), watchRetry)
-	if nw != nil && nw.err != nil && nw.informer == nil && !r.st.watchFailed {
-		r.st.watchFailed = true
-		r.c.cfg.Log.Warn("cluster's Kubernetes API not reached: its nodes are not watched", append(r.logAttrs(), "err", nw.err)...)
-	}
-	if nw != nil && nw.informer != nil {
-		r.st.watchFailed = false
-	}
 	r.watch = nw
 	r.nodes, r.nodesKnown = nw.nodes(r.prof.PoolLabel())
+	switch {
+	case nw == nil:
+	case nw.informer == nil && nw.err != nil:
+		r.watched(ctx, kpool.ConditionFalse, kpool.ReasonKubernetesUnreachable, errorText(nw.err))
+	case r.nodesKnown:
+		r.watched(ctx, kpool.ConditionTrue, kpool.ReasonWatching, "")
+	}
+}
+
+// watched sets the cluster's NodesWatched condition when it changes, and
+// says so in the log.
+func (r *clusterRun) watched(ctx context.Context, status, reason, msg string) {
+	if old := r.cl.Status.Condition(kpool.ConditionNodesWatched); old != nil && old.Status == status && old.Message == msg {
+		return
+	}
+	cond := kpool.Condition{Type: kpool.ConditionNodesWatched, Status: status, Reason: reason, Message: msg}
+	ictx := kpool.WithIdentity(ctx, Identity)
+	cl, err := r.c.cfg.Service.ReportClusterStatus(ictx, r.cl.ID, kpool.ClusterReport{Conditions: []kpool.Condition{cond}})
+	if err != nil {
+		if !kpool.IsNotFound(err) {
+			r.c.cfg.Log.Warn("cluster status report", append(r.logAttrs(), "err", err)...)
+		}
+		return
+	}
+	r.cl = cl
+	if status == kpool.ConditionTrue {
+		r.c.cfg.Log.Info("watching the cluster's nodes", r.logAttrs()...)
+	} else {
+		r.c.cfg.Log.Warn("cluster's Kubernetes API not reached: its nodes are not watched", append(r.logAttrs(), "err", msg)...)
+	}
 }
 
 // wantLabels are the labels every node of the pool carries in Kubernetes:
