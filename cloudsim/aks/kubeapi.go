@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,7 +114,9 @@ func (s *Server) SetAAD(subscription, resourceGroup, name, tenant string, on boo
 func (s *Server) aadToken(token string) (ok bool) {
 	s.Do(func(now time.Time) {
 		exp, issued := s.issued[token]
-		ok = issued && now.Before(exp) && strings.EqualFold(s.scopes[token], AKSServerApp+"/.default")
+		ok = issued && now.Before(exp) && slices.ContainsFunc(strings.Fields(s.scopes[token]), func(sc string) bool {
+			return strings.EqualFold(sc, AKSServerApp+"/.default")
+		})
 	})
 	return ok
 }
