@@ -101,7 +101,7 @@ func (p *pool) reimagedAt(now time.Time, version, image string) []machine {
 	if span := o.End.Sub(o.Start); span > 0 && now.Before(o.End) {
 		done = int(int64(len(old)) * int64(now.Sub(o.Start)) / int64(span))
 	}
-	out := make([]machine, 0, len(old)+surgeNodes(p.props))
+	out := make([]machine, 0, len(old)+p.surge())
 	for i, id := range old {
 		m := machine{id: id, ready: i != done, version: version, image: image}
 		if i < done {
@@ -109,11 +109,15 @@ func (p *pool) reimagedAt(now time.Time, version, image string) []machine {
 		}
 		out = append(out, m)
 	}
-	for _, id := range p.fresh(surgeNodes(p.props)) {
+	for _, id := range p.fresh(p.surge()) {
 		out = append(out, machine{id: id, ready: true, version: newVersion, image: newImage})
 	}
 	return out
 }
+
+// surge is how many surge nodes an upgrade of the pool adds: maxSurge,
+// no more than the nodes it upgrades.
+func (p *pool) surge() int { return min(surgeNodes(p.props), p.ready) }
 
 func cmpOrString(v, def string) string {
 	if v != "" {

@@ -208,10 +208,10 @@ func finish(o *sim.Operation) {
 		return
 	}
 	p.op = nil
-	p.setReady(o.To)
 	if reimaging(o.Kind) {
-		p.nextVM += surgeNodes(p.props) // the surge nodes are gone, their ids used
+		p.nextVM += p.surge() // the surge nodes are gone, their ids used
 	}
+	p.setReady(o.To)
 	if o.Fails {
 		p.state = stateFailed
 		p.failure = opError(o)
