@@ -324,3 +324,32 @@ func TestKubeCredentials(t *testing.T) {
 		t.Fatalf("Kubeconfigs: %d, %v", len(kc), err)
 	}
 }
+
+// deleteMachines removes the nodes it names and keeps the others' names;
+// a stopped pool has no nodes, and its instances come back on a start.
+func TestKubeMachinesAndPower(t *testing.T) {
+	e := newEnv(t, aks.Options{})
+	w := watchPool(t, e.kubeClient(), "workers")
+	e.put("workers", basic(3))
+	all := names(w.until("the create", count(3, true)))
+	if m := e.sim.Machines(sub, group, cluster, "workers"); !slices.Equal(m, all) {
+		t.Fatalf("machines %v, nodes %v", m, all)
+	}
+	if _, err := e.pools.BeginDeleteMachines(ctx, group, cluster, "workers",
+		armcontainerservice.AgentPoolDeleteMachinesParameter{MachineNames: []*string{ptr.To(all[0])}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.settle()
+	left := names(w.until("deleteMachines", count(2, true)))
+	if !slices.Equal(left, all[1:]) {
+		t.Fatalf("after deleting %s: %v", all[0], left)
+	}
+	e.put("workers", &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+		PowerState: &armcontainerservice.PowerState{Code: ptr.To(armcontainerservice.CodeStopped)}})
+	w.until("a stop", count(0, true))
+	e.put("workers", &armcontainerservice.ManagedClusterAgentPoolProfileProperties{
+		PowerState: &armcontainerservice.PowerState{Code: ptr.To(armcontainerservice.CodeRunning)}})
+	if back := names(w.until("a start", count(2, true))); !slices.Equal(back, left) {
+		t.Fatalf("after a start: %v, before the stop %v", back, left)
+	}
+}
