@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,8 +69,9 @@ func (s *Server) abort(req *request) *sim.Reply {
 		return sim.NewReply(http.StatusNoContent)
 	}
 	infoOf(p.op).aborted = true
-	p.ready = p.op.Nodes(req.Now)
+	n := p.op.Nodes(req.Now)
 	p.op, p.state, p.etag = nil, stateCanceled, s.NewID()
+	p.setReady(n)
 	o := req.Start(kindAbort, p.ready, p.ready, 0)
 	o.Data = &opInfo{subscription: c.subscription, location: c.location, pool: p}
 	o.Done = finish
@@ -97,8 +99,8 @@ func (s *Server) upgradeNodeImage(req *request) *sim.Reply {
 // deleteMachines (POST .../agentPools/{pool}/deleteMachines, body
 // AgentPoolDeleteMachinesParameter) removes the named machines of the
 // pool and lowers its count by as many. Machines are named as AKS names
-// a scale set's instances, aks-<pool>-<number>-vmss<index in base 36, 6
-// digits>; the emulator's are the indexes 0 to count-1.
+// a scale set's instances, aks-<pool>-<number>-vmss<instance id in base
+// 36, 6 digits>; the others keep their ids.
 func (s *Server) deleteMachines(req *request) *sim.Reply {
 	c, p, rep := s.existingPool(req)
 	if rep != nil {
@@ -112,15 +114,19 @@ func (s *Server) deleteMachines(req *request) *sim.Reply {
 		return targetedError(http.StatusBadRequest, "InvalidParameter", "machineNames", "The value of parameter machineNames is invalid: at least one machine name is required.")
 	}
 	count := int(ptr.Deref(p.props.Count, 0))
+	live := p.vms[:min(p.ready, len(p.vms))]
 	seen := map[int]bool{}
 	for _, n := range in.MachineNames {
-		i, ok := machineIndex(p, ptr.Deref(n, ""))
-		if !ok || i >= count || seen[i] {
+		id, ok := machineIndex(p, ptr.Deref(n, ""))
+		if !ok || !slices.Contains(live, id) || seen[id] {
 			return targetedError(http.StatusBadRequest, "InvalidParameter", "machineNames",
 				"The value of parameter machineNames is invalid: machine '%s' is not a machine of agent pool '%s' (or is listed twice).", ptr.Deref(n, ""), p.name)
 		}
-		seen[i] = true
+		seen[id] = true
 	}
+	// The named instances go last, so that the scale-down removes them.
+	keep := slices.DeleteFunc(slices.Clone(live), func(id int) bool { return seen[id] })
+	p.vms = append(keep, slices.DeleteFunc(slices.Clone(live), func(id int) bool { return !seen[id] })...)
 	p.props.Count = ptr.To(int32(count - len(seen)))
 	p.etag = s.NewID()
 	o := req.Start(stateScaling, p.ready, nodesOf(p.props), 0)
@@ -128,7 +134,9 @@ func (s *Server) deleteMachines(req *request) *sim.Reply {
 	return s.accepted(req, o, nil)
 }
 
-// machineName is the name of a pool's machine i.
+// machineName is the name of a pool's machine of instance id i: the
+// scale set's computer name prefix and the id in base 36, six digits
+// (learn.microsoft.com/azure/virtual-machine-scale-sets/virtual-machine-scale-sets-instance-ids).
 func machineName(p *pool, i int) string {
 	return fmt.Sprintf("aks-%s-%s-vmss%06s", p.name, vmssID(p), strings.ToLower(strconv.FormatInt(int64(i), 36)))
 }
@@ -220,8 +228,8 @@ func (s *Server) Machines(subscription, resourceGroup, clusterName, name string)
 		if err != nil {
 			return
 		}
-		for i := range int(ptr.Deref(p.props.Count, 0)) {
-			out = append(out, machineName(p, i))
+		for _, id := range p.vms[:min(p.ready, len(p.vms))] {
+			out = append(out, machineName(p, id))
 		}
 	})
 	return out

@@ -62,8 +62,8 @@ func TestJavaScriptClient(t *testing.T) {
 
 // TestDescribe: kpool cloudsim tells an outside client what it needs: the
 // endpoint, the demo cluster's subscription, resource group and name, that
-// any bearer token is accepted, and how to point the Go and Node.js SDKs
-// at the emulator.
+// any bearer token is accepted, how to point the Go and Node.js SDKs at
+// the emulator, and where the cluster's Kubernetes API is.
 func TestDescribe(t *testing.T) {
 	emu, err := aks.Demo(sim.Options{})
 	if err != nil {
@@ -74,7 +74,8 @@ func TestDescribe(t *testing.T) {
 	for _, want := range []string{"any bearer token", "subscription:   " + aks.DemoSubscription, "resource group: " + aks.DemoResourceGroup,
 		"AKS cluster " + aks.DemoCluster, "nodepool1 (System)", `Endpoint: "https://127.0.0.1:8443"`, `{endpoint: "https://127.0.0.1:8443"}`,
 		"https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/resourceGroups/" + aks.DemoResourceGroup,
-		"VM sizes:       https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/providers/Microsoft.Compute/skus?api-version=2021-07-01&$filter=location eq 'westeurope'"} {
+		"VM sizes:       https://127.0.0.1:8443/subscriptions/" + aks.DemoSubscription + "/providers/Microsoft.Compute/skus?api-version=2021-07-01&$filter=location eq 'westeurope'",
+		"Kubernetes API: https://127.0.0.1:8443/k8s/" + emu.KubeID(aks.DemoSubscription, aks.DemoResourceGroup, aks.DemoCluster), "listClusterUserCredential"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, b.String())
 		}

@@ -84,6 +84,8 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 			endpoint, c.subscription, c.resourceGroup, c.name, APIVersion)
 		fmt.Fprintf(w, "    VM sizes:       %s/subscriptions/%s/providers/Microsoft.Compute/skus?api-version=%s&$filter=location eq '%s'\n",
 			endpoint, c.subscription, SKUAPIVersion, c.location)
+		fmt.Fprintf(w, "    Kubernetes API: %s (nodes follow the agent pools; kubeconfig: POST …/managedClusters/%s/listClusterUserCredential?api-version=%s, or the file kpool cloudsim writes)\n",
+			s.kube.ServerURL(endpoint, kubeID(clusterKey(c.subscription, c.resourceGroup, c.name), c.name)), c.name, APIVersion)
 	}
 }
 

@@ -101,6 +101,7 @@ func (s *Server) entra(req *sim.Request) *sim.Reply {
 	_, _ = rand.Read(b[:])
 	tok := "cloudsim." + base64.RawURLEncoding.EncodeToString(b[:])
 	s.issued[tok] = req.Now.Add(tokenLifetime)
+	s.scopes[tok] = form.Get("scope")
 	s.issuedOrder = append(s.issuedOrder, tok)
 	return jsonReply(http.StatusOK, map[string]any{
 		"token_type": "Bearer", "expires_in": int(tokenLifetime.Seconds()) - 1, "ext_expires_in": int(tokenLifetime.Seconds()) - 1,

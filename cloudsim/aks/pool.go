@@ -39,6 +39,12 @@ type cluster struct {
 	location                          string
 	version                           string
 	pools                             map[string]*pool // key: lower(name)
+	// aadTenant is the tenant of an AKS-managed Entra ID cluster (SetAAD);
+	// "" for one with local accounts only.
+	aadTenant string
+	// synced is, by pool name, what the pool's nodes were when last handed
+	// to the emulated Kubernetes API (syncNodes).
+	synced map[string]string
 }
 
 func (c *cluster) id() string {
@@ -54,8 +60,12 @@ type pool struct {
 	props *props
 	state string // provisioningState when no operation runs
 	etag  string
-	ready int            // nodes at the start of op, or now when idle
-	op    *sim.Operation // in progress, or nil
+	ready int // nodes at the start of op, or now when idle (setReady)
+	// vms are the instance ids of the pool's scale set, oldest first, and
+	// nextVM the id of the next one (nodes.go).
+	vms    []int
+	nextVM int
+	op     *sim.Operation // in progress, or nil
 	// failure is why the last operation failed; nil once one succeeds.
 	failure *armError
 }
@@ -197,8 +207,11 @@ func finish(o *sim.Operation) {
 	if in.aborted || o.Kind == kindAbort {
 		return
 	}
-	p.ready = o.To
 	p.op = nil
+	if reimaging(o.Kind) {
+		p.nextVM += p.surge() // the surge nodes are gone, their ids used
+	}
+	p.setReady(o.To)
 	if o.Fails {
 		p.state = stateFailed
 		p.failure = opError(o)

@@ -47,6 +47,8 @@ var armRoutes = []armRoute{
 	route(clusterPath+"/agentPools/{pool}/deleteMachines", map[string]handler{http.MethodPost: (*Server).deleteMachines}),
 	route(clusterPath+"/agentPools/{pool}/upgradeProfiles/default", map[string]handler{http.MethodGet: (*Server).upgradeProfile}),
 	route(clusterPath+"/availableAgentPoolVersions", map[string]handler{http.MethodGet: (*Server).availablePoolVersions}),
+	route(clusterPath+"/listClusterUserCredential", map[string]handler{http.MethodPost: func(s *Server, r *request) *sim.Reply { return s.credentials(r, false) }}),
+	route(clusterPath+"/listClusterAdminCredential", map[string]handler{http.MethodPost: func(s *Server, r *request) *sim.Reply { return s.credentials(r, true) }}),
 	route(clusterPath+"/agentPools/{pool}/{rest...}", map[string]handler{"": func(_ *Server, r *request) *sim.Reply {
 		return notImplemented("agentPools/" + r.vars["rest"])
 	}}),

@@ -25,6 +25,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"k8s.io/utils/ptr"
 
+	"github.com/kpool/kpool/cloudsim/kube"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -88,16 +89,26 @@ type Server struct {
 	deniedSKUs map[string]bool
 	// skuPageSize is the number of SKUs in a page of their list.
 	skuPageSize int
+	// scopes are the scopes the Entra ID endpoint issued each token for.
+	// Guarded by the engine's lock.
+	scopes map[string]string
+	// kube is the clusters' Kubernetes API, under KubePrefix (kubeapi.go);
+	// rewrite, when set, changes the kubeconfigs the credential actions
+	// answer (SetKubeconfigRewrite; guarded by the engine's lock).
+	kube    *kube.API
+	rewrite func(string) string
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10), limits: o.Limits,
 		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{},
-		deniedSKUs: map[string]bool{}, skuPageSize: cmp.Or(max(o.PageSize, 0), 10)}
+		deniedSKUs: map[string]bool{}, skuPageSize: cmp.Or(max(o.PageSize, 0), 10), scopes: map[string]string{},
+		kube: kube.New(KubePrefix)}
 	// Entra ID is another service: ARM's checks are not its.
 	s.Engine = sim.New(o.Engine, sim.Protocol{Bypass: s.entra, Authenticate: s.authenticate, Check: checkAPIVersion,
-		Codec: codec{}, Routes: s.route, Finish: s.requestIDs})
+		Codec: codec{}, Routes: s.route, Finish: s.finish})
+	s.kube.SetRefresh(s.refreshKube)
 	return s
 }
 
@@ -105,6 +116,7 @@ func New(o Options) *Server {
 // pools) running Kubernetes version (major.minor.patch) in location.
 // Adding one that exists changes its location and version.
 func (s *Server) AddCluster(subscription, resourceGroup, name, location, version string) {
+	s.kube.AddCluster(s.KubeID(subscription, resourceGroup, name))
 	s.Do(func(time.Time) {
 		key := clusterKey(subscription, resourceGroup, name)
 		if c, ok := s.clusters[key]; ok {
@@ -122,7 +134,8 @@ func (s *Server) AddCluster(subscription, resourceGroup, name, location, version
 // nodes ready), as the real service would have it after a create with
 // these properties: the same defaults and checks apply.
 func (s *Server) AddPool(subscription, resourceGroup, clusterName string, ap armcontainerservice.AgentPool) (err error) {
-	s.Do(func(time.Time) {
+	s.Do(func(now time.Time) {
+		defer s.syncNodes(now)
 		c, ok := s.clusters[clusterKey(subscription, resourceGroup, clusterName)]
 		if !ok {
 			err = fmt.Errorf("aks: no cluster %s/%s/%s", subscription, resourceGroup, clusterName)
@@ -142,7 +155,8 @@ func (s *Server) AddPool(subscription, resourceGroup, clusterName string, ap arm
 			err = fmt.Errorf("aks: %s", rep.Body)
 			return
 		}
-		p := &pool{cluster: c, name: name, props: props, state: stateSucceeded, etag: s.NewID(), ready: int(ptr.Deref(props.Count, 0))}
+		p := &pool{cluster: c, name: name, props: props, state: stateSucceeded, etag: s.NewID()}
+		p.setReady(int(ptr.Deref(props.Count, 0)))
 		c.pools[strings.ToLower(name)] = p
 	})
 	return err
@@ -186,7 +200,8 @@ func (s *Server) poolOf(subscription, resourceGroup, clusterName, name string) (
 // them (the read-only ones included); the pool gets a new eTag. When no
 // operation is in progress the pool's nodes follow the new count at once.
 func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, fn func(*armcontainerservice.ManagedClusterAgentPoolProfileProperties)) (err error) {
-	s.Do(func(time.Time) {
+	s.Do(func(now time.Time) {
+		defer s.syncNodes(now)
 		var p *pool
 		if p, err = s.poolOf(subscription, resourceGroup, clusterName, name); err != nil {
 			return
@@ -201,10 +216,7 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 		p.props = props
 		p.etag = s.NewID()
 		if p.op == nil {
-			p.ready = max(int(ptr.Deref(props.Count, 0)), 0)
-			if props.PowerState != nil && ptr.Deref(props.PowerState.Code, "") == armcontainerservice.CodeStopped {
-				p.ready = 0
-			}
+			p.setReady(max(nodesOf(props), 0))
 		}
 	})
 	return err
@@ -215,7 +227,8 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 // pool is gone from the next answer. A pool in an operation is not
 // deleted (an error says so): let the operation end first.
 func (s *Server) DeletePool(subscription, resourceGroup, clusterName, name string) (err error) {
-	s.Do(func(time.Time) {
+	s.Do(func(now time.Time) {
+		defer s.syncNodes(now)
 		var p *pool
 		if p, err = s.poolOf(subscription, resourceGroup, clusterName, name); err != nil {
 			return

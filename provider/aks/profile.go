@@ -58,6 +58,18 @@ func (Profile) Capabilities() provider.Capabilities {
 func (Profile) ControllerName() string { return "aks-nodepool-controller" }
 func (Profile) LabelDomains() []string { return []string{"kubernetes.azure.com"} }
 
+var _ provider.KubeHosts = Profile{}
+
+// KubeHostSuffixes: an AKS cluster's API server is
+// <dnsPrefix>-<hash>.hcp.<location>.azmk8s.io, or a private cluster's
+// <name>.privatelink.<location>.azmk8s.io (or a subzone of it)
+// (learn.microsoft.com/azure/aks/private-clusters: the private DNS zone
+// privatelink.<region>.azmk8s.io). Both are under azmk8s.io.
+func (Profile) KubeHostSuffixes() []string { return []string{".azmk8s.io"} }
+
+// KubeIPAddresses: AKS hands out host names, never bare addresses.
+func (Profile) KubeIPAddresses() bool { return false }
+
 // PoolLabel is the label AKS puts on a pool's nodes, valued with its name.
 func (Profile) PoolLabel() string { return "kubernetes.azure.com/agentpool" }
 

@@ -1,6 +1,7 @@
 package aks
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -148,5 +149,33 @@ func TestZones(t *testing.T) {
 	}
 	if _, err := (Profile{}).ProviderZone(c, "4"); err == nil || !strings.Contains(err.Error(), "1, 2 and 3") {
 		t.Errorf("ProviderZone(4): %v", err)
+	}
+}
+
+// A public AKS cluster's API server is under azmk8s.io (hcp.<region> or a
+// private cluster's privatelink.<region>); any other host, a look-alike
+// or plain http is refused, and a cluster with its own endpoint gets no
+// such allowance.
+func TestKubeHosts(t *testing.T) {
+	public := &kpool.Cluster{Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: Type, Azure: &kpool.AzureCluster{}}}}
+	for server, ok := range map[string]bool{
+		"https://prod-dns-1a2b3c4d.hcp.westeurope.azmk8s.io:443":      true,
+		"https://prod-1a2b3c4d.3f9e.privatelink.westeurope.azmk8s.io": true,
+		"https://PROD-DNS-1A2B3C4D.HCP.WESTEUROPE.AZMK8S.IO":          true,
+		"http://prod-dns-1a2b3c4d.hcp.westeurope.azmk8s.io":           false,
+		"https://azmk8s.io.example.net":                               false,
+		"https://evilazmk8s.io":                                       false,
+		"https://20.1.2.3:443":                                        false,
+		"https://kube.example.net":                                    false,
+	} {
+		err := provider.CheckKubeServer(Profile{}, nil, public, server)
+		var rh *provider.RefusedHostError
+		if (err == nil) != ok || (err != nil && !errors.As(err, &rh)) {
+			t.Errorf("%s: %v, want allowed %v", server, err, ok)
+		}
+	}
+	own := &kpool.Cluster{Spec: kpool.ClusterSpec{Endpoint: "https://management.example.net", Platform: public.Spec.Platform}}
+	if err := provider.CheckKubeServer(Profile{}, nil, own, "https://prod-dns-1a2b3c4d.hcp.westeurope.azmk8s.io"); err == nil {
+		t.Error("a cluster at its own endpoint was allowed a server on azmk8s.io")
 	}
 }
