@@ -10,6 +10,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/kpool/kpool/cloudsim/kube"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -43,6 +44,13 @@ type cluster struct {
 	version                 string
 	locations               []string // the zones pools default to
 	pools                   map[string]*pool
+	// uid is GKE's cluster id (Cluster.id), which names its Kubernetes
+	// API under KubePrefix; kubeEndpoint, when set, is the endpoint
+	// clusters.get names instead of the emulator's (SetKubeEndpoint).
+	uid, kubeEndpoint string
+	// synced are the pools whose nodes the Kubernetes API has, with what
+	// it was last given (syncNodes).
+	synced map[string][]kube.NodeSpec
 }
 
 func (c *cluster) path() string {
@@ -62,6 +70,11 @@ type pool struct {
 	etag    string
 	seq     int
 	op      *sim.Operation
+	// insts are the pool's instances (its nodes) by zone, oldest first;
+	// making is the one being made (NotReady), nil when none is.
+	insts  map[string][]*instance
+	making *instance
+	made   int // the instances made, which their names are drawn from
 	// healAt is when a RUNNING_WITH_ERROR pool is RUNNING again: its
 	// instance groups keep trying to reach their size, and GKE clears the
 	// error once they have.
@@ -90,12 +103,16 @@ func (p *pool) readyAt(t time.Time) int {
 	return p.op.Nodes(t)
 }
 
-// group is the name of the pool's instance group in each zone, as GKE
-// names them: gke-CLUSTER-POOL-HASH-grp.
-func (p *pool) group() string {
+// group is the name of the pool's instance group in a zone, as GKE names
+// them: gke-CLUSTER-POOL-HASH-grp, the hash its own in each zone.
+func (p *pool) group(zone string) string { return p.base(zone) + "-grp" }
+
+// base is the base instance name of the pool's group in a zone
+// (gke-CLUSTER-POOL-HASH), which its instances' names start with.
+func (p *pool) base(zone string) string {
 	h := fnv.New32a()
-	h.Write([]byte(p.path()))
-	return fmt.Sprintf("gke-%.14s-%.14s-%08x-grp", p.cluster.name, p.np.Name, h.Sum32())
+	h.Write([]byte(p.path() + "/" + zone))
+	return fmt.Sprintf("gke-%.14s-%.14s-%08x", p.cluster.name, p.np.Name, h.Sum32())
 }
 
 // view is the pool as GKE returns it; base is the URL the request came to,
@@ -118,7 +135,7 @@ func (p *pool) view(base string) *container.NodePool {
 		out.SelfLink = base + "/v1/" + p.path()
 		for _, z := range p.np.Locations {
 			out.InstanceGroupUrls = append(out.InstanceGroupUrls,
-				fmt.Sprintf("%s/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s", base, p.cluster.project, z, p.group()))
+				fmt.Sprintf("%s/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s", base, p.cluster.project, z, p.group(z)))
 		}
 	}
 	return out

@@ -135,7 +135,9 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 		extra = p.nodes() // surge upgrade: every node is replaced
 	}
 	to := p.perZone * len(next.Locations)
-	return s.started(req, s.start(req, p, kind, to, extra, func() { p.np = next }))
+	o := s.start(req, p, kind, to, extra, func() { p.np = next })
+	infoOf(o).version, infoOf(o).replace = next.Version, extra
+	return s.started(req, o)
 }
 
 // updated returns the node pool an update makes of p, and the operation
