@@ -100,8 +100,8 @@ var nodeName = regexp.MustCompile(`^gke-gke-prod-web-([0-9a-f]{8})-[a-z0-9]{4}$`
 // TestKubeNodesFollowPools: through client-go, a pool's nodes appear as
 // its create goes on (the one being made NotReady), nodeCount of them in
 // each zone, named, labelled and tainted as GKE makes them; a label update
-// reaches them while a label another client put stays; setSize and
-// delete take them away; a token GKE refuses is 401 here too.
+// reaches them while a label another client put stays; setSize,
+// autoscaling bounds and delete take them away or add them; a token GKE refuses is 401 here too.
 func TestKubeNodesFollowPools(t *testing.T) {
 	e := newKubeEnv(t)
 	pools := e.svc.Projects.Locations.Clusters.NodePools
@@ -162,6 +162,11 @@ func TestKubeNodesFollowPools(t *testing.T) {
 	if got := e.nodes("web"); len(got) != 3 {
 		t.Fatalf("setSize 1: %d nodes, want one per zone", len(got))
 	}
+	e.done(pools.SetAutoscaling(parent+"/nodePools/web", &container.SetNodePoolAutoscalingRequest{
+		Autoscaling: &container.NodePoolAutoscaling{Enabled: true, MinNodeCount: 2, MaxNodeCount: 4}}).Do())
+	if got := e.nodes("web"); len(got) != 6 {
+		t.Fatalf("autoscaling from 2 a zone: %d nodes, want 6", len(got))
+	}
 	e.done(pools.Delete(parent + "/nodePools/web").Do())
 	if got := e.nodes("web"); len(got) != 0 {
 		t.Fatalf("deleted: %d nodes left", len(got))
@@ -221,23 +226,35 @@ func TestKubeNodesSurgeUpgrade(t *testing.T) {
 	}
 }
 
-// TestKubeconfigs: the kubeconfig Kubeconfigs hands out for a cluster
-// reaches its Kubernetes API.
+// TestKubeconfigs: the kubeconfig Kubeconfigs hands out for each cluster
+// reaches its Kubernetes API, whose nodes are that cluster's; a long
+// cluster name is cut in the nodes' names as GKE cuts it.
 func TestKubeconfigs(t *testing.T) {
 	e := newKubeEnv(t)
-	if err := e.sim.AddPool(project, region, name, container.NodePool{Name: "web", InitialNodeCount: 1}); err != nil {
-		t.Fatal(err)
+	const long = "gke-devops-tekton-pool-cluster"
+	e.sim.AddCluster(project, region, long, "1.30.5-gke.1014001")
+	for _, c := range []string{name, long} {
+		if err := e.sim.AddPool(project, region, c, container.NodePool{Name: "default-pool", InitialNodeCount: 1}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(e.sim.Kubeconfigs(e.srv.URL)[name]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: gke.PoolLabel + "=web"})
-	if err != nil || len(l.Items) != 3 {
-		t.Fatalf("nodes through the kubeconfig: %v, %v", l, err)
+	for c, prefix := range map[string]string{name: "gke-gke-prod-default-pool-", long: "gke-gke-devops-tekton-po-default-pool-"} {
+		cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(e.sim.Kubeconfigs(e.srv.URL)[c]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil || len(l.Items) != 3 {
+			t.Fatalf("%s: nodes through the kubeconfig: %v, %v", c, l, err)
+		}
+		for _, n := range l.Items {
+			if !strings.HasPrefix(n.Name, prefix) || len(n.Name) != len(prefix)+8+1+4 {
+				t.Fatalf("%s: node %s, want %s<hash>-<4>", c, n.Name, prefix)
+			}
+		}
 	}
 }

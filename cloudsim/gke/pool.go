@@ -108,12 +108,23 @@ func (p *pool) readyAt(t time.Time) int {
 func (p *pool) group(zone string) string { return p.base(zone) + "-grp" }
 
 // base is the base instance name of the pool's group in a zone
-// (gke-CLUSTER-POOL-HASH), which its instances' names start with.
+// (gke-CLUSTER-POOL-HASH), which its instances' names start with: GKE
+// cuts the cluster's name (then the pool's) so that gke-CLUSTER-POOL is
+// at most 37 characters (README.md, "Kubernetes API and nodes").
 func (p *pool) base(zone string) string {
 	h := fnv.New32a()
 	h.Write([]byte(p.path() + "/" + zone))
-	return fmt.Sprintf("gke-%.14s-%.14s-%08x", p.cluster.name, p.np.Name, h.Sum32())
+	cl, np := p.cluster.name, p.np.Name
+	if over := len("gke-")+len(cl)+1+len(np) - maxPrefix; over > 0 {
+		cut := min(over, len(cl)-1)
+		cl, over = cl[:len(cl)-cut], over-cut
+		np = np[:len(np)-max(over, 0)]
+	}
+	return fmt.Sprintf("gke-%s-%s-%08x", cl, np, h.Sum32())
 }
+
+// maxPrefix is the longest gke-CLUSTER-POOL of a group's name.
+const maxPrefix = 37
 
 // view is the pool as GKE returns it; base is the URL the request came to,
 // for its links ("" for none).
