@@ -115,7 +115,7 @@ func (p *pool) base(zone string) string {
 	h := fnv.New32a()
 	h.Write([]byte(p.path() + "/" + zone))
 	cl, np := p.cluster.name, p.np.Name
-	if over := len("gke-")+len(cl)+1+len(np) - maxPrefix; over > 0 {
+	if over := len("gke-") + len(cl) + 1 + len(np) - maxPrefix; over > 0 {
 		cut := min(over, len(cl)-1)
 		cl, over = cl[:len(cl)-cut], over-cut
 		np = np[:len(np)-max(over, 0)]
