@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -28,15 +27,16 @@ type instance struct{ zone, name, version string }
 // lock is held.
 func (s *Server) syncNodes(c *cluster, now time.Time) {
 	if c.synced == nil {
-		c.synced = map[string][]kube.NodeSpec{}
+		c.synced = map[string]string{}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.pools)) {
-		nodes := c.pools[name].nodeSpecs(now)
-		if last, ok := c.synced[name]; ok && reflect.DeepEqual(last, nodes) {
+		p := c.pools[name]
+		key := p.nodesKey(now)
+		if last, ok := c.synced[name]; ok && last == key {
 			continue
 		}
-		s.kube.SyncNodes(c.uid, PoolLabel, name, nodes, kube.Propagate)
-		c.synced[name] = nodes
+		s.kube.SyncNodes(c.uid, PoolLabel, name, p.nodeSpecs(now), kube.Propagate)
+		c.synced[name] = key
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.synced)) {
 		if _, ok := c.pools[name]; !ok {
@@ -44,6 +44,31 @@ func (s *Server) syncNodes(c *cluster, now time.Time) {
 			delete(c.synced, name)
 		}
 	}
+}
+
+// nodesKey is what the pool's nodes at now follow from: its node count,
+// its upgrade's progress, its operation and its configuration (a new
+// etag). The same key, the same nodes: syncNodes skips the pool.
+func (p *pool) nodesKey(now time.Time) string {
+	version, replaced := p.progress(now)
+	op := ""
+	if p.op != nil {
+		op = p.op.ID
+	}
+	return fmt.Sprintf("%d %s %d %s %s %s", p.readyAt(now), version, replaced, op, p.etag, p.cluster.project)
+}
+
+// progress is the version the pool's nodes are to run at now, and, while
+// an upgrade replaces them, how many it has replaced (-1 when none runs).
+func (p *pool) progress(now time.Time) (version string, replaced int) {
+	if p.op == nil || infoOf(p.op).opType != opUpgrade {
+		return p.np.Version, -1
+	}
+	in := infoOf(p.op)
+	if span := p.op.End.Sub(p.op.Start); span > 0 {
+		replaced = int(int64(in.replace) * int64(max(now.Sub(p.op.Start), 0)) / int64(span))
+	}
+	return in.version, replaced
 }
 
 // refresh brings the pools up to the clock before a request to a
@@ -56,14 +81,7 @@ func (s *Server) refresh(string) { s.Do(s.heal) }
 // now), each running its version, and the one being made, NotReady.
 func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 	n := p.readyAt(now)
-	version, replaced, upgrading := p.np.Version, 0, false
-	if p.op != nil && infoOf(p.op).opType == opUpgrade {
-		in := infoOf(p.op)
-		version, upgrading = in.version, true
-		if span := p.op.End.Sub(p.op.Start); span > 0 {
-			replaced = int(int64(in.replace) * int64(max(now.Sub(p.op.Start), 0)) / int64(span))
-		}
-	}
+	version, replaced := p.progress(now)
 	if p.insts == nil {
 		p.insts = map[string][]*instance{}
 	}
@@ -80,8 +98,8 @@ func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 		}
 		p.resize(z, want, version)
 	}
-	if !upgrading {
-		replaced = n
+	if replaced < 0 {
+		replaced = n // no upgrade runs: every node runs the pool's version
 	}
 	old := p.replace(version, replaced)
 	p.making = p.nextMade(n, version, old)

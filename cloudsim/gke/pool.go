@@ -10,7 +10,6 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
-	"github.com/kpool/kpool/cloudsim/kube"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -48,9 +47,9 @@ type cluster struct {
 	// API under KubePrefix; kubeEndpoint, when set, is the endpoint
 	// clusters.get names instead of the emulator's (SetKubeEndpoint).
 	uid, kubeEndpoint string
-	// synced are the pools whose nodes the Kubernetes API has, with what
-	// it was last given (syncNodes).
-	synced map[string][]kube.NodeSpec
+	// synced are the pools whose nodes the Kubernetes API has, with the
+	// key of what it was last given (syncNodes).
+	synced map[string]string
 }
 
 func (c *cluster) path() string {
