@@ -86,6 +86,9 @@ func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 		p.insts = map[string][]*instance{}
 	}
 	zones := p.np.Locations
+	if len(zones) == 0 {
+		return nil
+	}
 	for z := range p.insts {
 		if !slices.Contains(zones, z) {
 			delete(p.insts, z)
@@ -191,8 +194,12 @@ func (p *pool) newInstance(zone, version string) *instance {
 // specs are the pool's nodes as kube.SyncNodes takes them.
 func (p *pool) specs() []kube.NodeSpec {
 	var out []kube.NodeSpec
+	labels, taints := map[string]map[string]string{}, p.nodeTaints()
 	add := func(in *instance, ready bool) {
-		out = append(out, kube.NodeSpec{Name: in.name, Labels: p.nodeLabels(in.zone), Taints: p.nodeTaints(), Ready: ready,
+		if labels[in.zone] == nil {
+			labels[in.zone] = p.nodeLabels(in.zone)
+		}
+		out = append(out, kube.NodeSpec{Name: in.name, Labels: labels[in.zone], Taints: taints, Ready: ready,
 			KubeletVersion: "v" + in.version, ProviderID: "gce://" + p.cluster.project + "/" + in.zone + "/" + in.name})
 	}
 	for _, z := range p.np.Locations {
