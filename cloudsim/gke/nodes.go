@@ -18,8 +18,18 @@ import (
 const PoolLabel = "cloud.google.com/gke-nodepool"
 
 // instance is one Compute Engine instance of a pool's instance group in a
-// zone: a node of the cluster.
-type instance struct{ zone, name, version string }
+// zone, made from one of the pool's instance templates: a node of the
+// cluster.
+type instance struct {
+	zone, name string
+	tmpl       tmpl
+}
+
+// tmpl is an instance template of a pool: the upgrade that made it (""
+// for the pool's first) and the node version its instances run. An
+// upgrade (a new version, machine type, disk or image) makes a new one and
+// replaces every instance of an older one.
+type tmpl struct{ id, version string }
 
 // syncNodes hands the cluster's Kubernetes API the nodes of each of its
 // pools at now (kube.SyncNodes), for the pools whose nodes changed since
@@ -50,25 +60,26 @@ func (s *Server) syncNodes(c *cluster, now time.Time) {
 // its upgrade's progress, its operation and its configuration (a new
 // etag). The same key, the same nodes: syncNodes skips the pool.
 func (p *pool) nodesKey(now time.Time) string {
-	version, replaced := p.progress(now)
+	t, replaced := p.progress(now)
 	op := ""
 	if p.op != nil {
 		op = p.op.ID
 	}
-	return fmt.Sprintf("%d %s %d %s %s %s", p.readyAt(now), version, replaced, op, p.etag, p.cluster.project)
+	return fmt.Sprintf("%d %s %s %d %s %s %s", p.readyAt(now), t.id, t.version, replaced, op, p.etag, p.cluster.project)
 }
 
-// progress is the version the pool's nodes are to run at now, and, while
-// an upgrade replaces them, how many it has replaced (-1 when none runs).
-func (p *pool) progress(now time.Time) (version string, replaced int) {
+// progress is the template the pool's nodes are to be made from at now,
+// and, while an upgrade replaces them, how many it has replaced (-1 when
+// none runs).
+func (p *pool) progress(now time.Time) (t tmpl, replaced int) {
 	if p.op == nil || infoOf(p.op).opType != opUpgrade {
-		return p.np.Version, -1
+		return tmpl{p.template, p.np.Version}, -1
 	}
 	in := infoOf(p.op)
 	if span := p.op.End.Sub(p.op.Start); span > 0 {
 		replaced = int(int64(in.replace) * int64(max(now.Sub(p.op.Start), 0)) / int64(span))
 	}
-	return in.version, replaced
+	return tmpl{p.op.ID, in.version}, replaced
 }
 
 // refresh brings the pools up to the clock before a request to a
@@ -78,10 +89,10 @@ func (s *Server) refresh(string) { s.Do(s.heal) }
 
 // nodeSpecs are the pool's nodes at now: its instances, spread over its
 // zones as its instance groups hold them (the count a zone's group has
-// now), each running its version, and the one being made, NotReady.
+// now), each made from its template, and the one being made, NotReady.
 func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 	n := p.readyAt(now)
-	version, replaced := p.progress(now)
+	t, replaced := p.progress(now)
 	if p.insts == nil {
 		p.insts = map[string][]*instance{}
 	}
@@ -99,34 +110,34 @@ func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 		if i < n%len(zones) {
 			want++
 		}
-		p.resize(z, want, version)
+		p.resize(z, want, t)
 	}
 	if replaced < 0 {
-		replaced = n // no upgrade runs: every node runs the pool's version
+		replaced = n // no upgrade runs: every node is of the pool's template
 	}
-	old := p.replace(version, replaced)
-	p.making = p.nextMade(n, version, old)
+	old := p.replace(t, replaced)
+	p.making = p.nextMade(n, t, old)
 	return p.specs()
 }
 
-// resize makes a zone's group hold want instances: new ones run version;
-// the newest go first.
-func (p *pool) resize(zone string, want int, version string) {
+// resize makes a zone's group hold want instances: new ones of template
+// t; the newest go first.
+func (p *pool) resize(zone string, want int, t tmpl) {
 	l := p.insts[zone]
 	for len(l) < want {
-		l = append(l, p.newInstance(zone, version))
+		l = append(l, p.newInstance(zone, t))
 	}
 	p.insts[zone] = l[:want]
 }
 
-// replace makes at least k instances run version, replacing the oldest
-// that do not (a surge upgrade: a new instance, then the old one goes),
+// replace makes at least k instances of template t, replacing the oldest
+// that are not (a surge upgrade: a new instance, then the old one goes),
 // and returns the first one left to replace, nil when none is.
-func (p *pool) replace(version string, k int) *instance {
+func (p *pool) replace(t tmpl, k int) *instance {
 	done := 0
 	for _, l := range p.insts {
 		for _, in := range l {
-			if in.version == version {
+			if in.tmpl == t {
 				done++
 			}
 		}
@@ -134,14 +145,14 @@ func (p *pool) replace(version string, k int) *instance {
 	for _, z := range p.np.Locations {
 		l := p.insts[z]
 		for i := 0; i < len(l); i++ {
-			if l[i].version == version {
+			if l[i].tmpl == t {
 				continue
 			}
 			if done >= k {
 				p.insts[z] = l
 				return l[i]
 			}
-			l = append(slices.Delete(l, i, i+1), p.newInstance(z, version))
+			l = append(slices.Delete(l, i, i+1), p.newInstance(z, t))
 			i--
 			done++
 		}
@@ -153,7 +164,7 @@ func (p *pool) replace(version string, k int) *instance {
 // nextMade is the instance being made now: while the pool grows, the next
 // one of the zone whose turn it is; while it is upgraded, the surge
 // instance that replaces old next. Nil when none is.
-func (p *pool) nextMade(n int, version string, old *instance) *instance {
+func (p *pool) nextMade(n int, t tmpl, old *instance) *instance {
 	zone := ""
 	switch {
 	case p.op != nil && p.op.Running() && p.op.To > n && len(p.np.Locations) > 0:
@@ -163,18 +174,18 @@ func (p *pool) nextMade(n int, version string, old *instance) *instance {
 	default:
 		return nil
 	}
-	if m := p.making; m != nil && m.zone == zone && m.version == version {
+	if m := p.making; m != nil && m.zone == zone && m.tmpl == t {
 		return m
 	}
 	p.making = nil
-	return p.newInstance(zone, version)
+	return p.newInstance(zone, t)
 }
 
-// newInstance returns the instance being made in zone when it runs
-// version, else a new one, named as GKE's instance groups name them:
+// newInstance returns the instance being made in zone when it is of
+// template t, else a new one, named as GKE's instance groups name them:
 // their base instance name and four random characters.
-func (p *pool) newInstance(zone, version string) *instance {
-	if m := p.making; m != nil && m.zone == zone && m.version == version {
+func (p *pool) newInstance(zone string, t tmpl) *instance {
+	if m := p.making; m != nil && m.zone == zone && m.tmpl == t {
 		p.making = nil
 		return m
 	}
@@ -188,7 +199,7 @@ func (p *pool) newInstance(zone, version string) *instance {
 		b.WriteByte(chars[v%36])
 		v /= 36
 	}
-	return &instance{zone: zone, name: p.base(zone) + "-" + b.String(), version: version}
+	return &instance{zone: zone, name: p.base(zone) + "-" + b.String(), tmpl: t}
 }
 
 // specs are the pool's nodes as kube.SyncNodes takes them.
@@ -200,7 +211,7 @@ func (p *pool) specs() []kube.NodeSpec {
 			labels[in.zone] = p.nodeLabels(in.zone)
 		}
 		out = append(out, kube.NodeSpec{Name: in.name, Labels: labels[in.zone], Taints: taints, Ready: ready,
-			KubeletVersion: "v" + in.version, ProviderID: "gce://" + p.cluster.project + "/" + in.zone + "/" + in.name})
+			KubeletVersion: "v" + in.tmpl.version, ProviderID: "gce://" + p.cluster.project + "/" + in.zone + "/" + in.name})
 	}
 	for _, z := range p.np.Locations {
 		for _, in := range p.insts[z] {

@@ -185,7 +185,7 @@ func TestKubeNodesFollowPools(t *testing.T) {
 
 // TestKubeNodesSurgeUpgrade: a version upgrade replaces the nodes one at a
 // time, a new node (NotReady, then Ready, at the new version) before an
-// old one goes, until every node is new.
+// old one goes, until every node is new; so does a machine type change.
 func TestKubeNodesSurgeUpgrade(t *testing.T) {
 	e := newKubeEnv(t)
 	pools := e.svc.Projects.Locations.Clusters.NodePools
@@ -222,6 +222,13 @@ func TestKubeNodesSurgeUpgrade(t *testing.T) {
 	for _, n := range after {
 		if n.Status.NodeInfo.KubeletVersion != "v1.30.5-gke.1014001" || n.Name == before[0].Name || n.Name == before[1].Name || !ready(n) {
 			t.Fatalf("after the upgrade: %s %s", n.Name, n.Status.NodeInfo.KubeletVersion)
+		}
+	}
+	// A new machine type is an upgrade too: new nodes of the new type.
+	e.done(pools.Update(parent+"/nodePools/web", &container.UpdateNodePoolRequest{MachineType: "e2-standard-4"}).Do())
+	for _, n := range e.nodes("web") {
+		if n.Name == after[0].Name || n.Name == after[1].Name || n.Labels["node.kubernetes.io/instance-type"] != "e2-standard-4" {
+			t.Fatalf("after the machine type change: %s %s", n.Name, n.Labels["node.kubernetes.io/instance-type"])
 		}
 	}
 }

@@ -74,6 +74,9 @@ type pool struct {
 	insts  map[string][]*instance
 	making *instance
 	made   int // the instances made, which their names are drawn from
+	// template is the id of the upgrade that made the pool's instance
+	// template ("" for its first), which its instances are made from.
+	template string
 	// healAt is when a RUNNING_WITH_ERROR pool is RUNNING again: its
 	// instance groups keep trying to reach their size, and GKE clears the
 	// error once they have.

@@ -136,7 +136,12 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	}
 	to := p.perZone * len(next.Locations)
 	o := s.start(req, p, kind, to, extra, func() { p.np = next })
-	infoOf(o).version, infoOf(o).replace = next.Version, extra
+	in := infoOf(o)
+	in.version, in.replace = next.Version, extra
+	if kind == opUpgrade {
+		// The pool's instances are made from the upgrade's template now.
+		in.apply = func() { p.np, p.template = next, o.ID }
+	}
 	return s.started(req, o)
 }
 
