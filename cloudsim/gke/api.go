@@ -1,6 +1,7 @@
 package gke
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 
@@ -44,6 +45,14 @@ func (s *Server) getCluster(req *sim.Request) *sim.Reply {
 		CurrentMasterVersion: c.version, InitialClusterVersion: c.version, SelfLink: req.BaseURL() + "/v1/" + c.path(),
 	}
 	out.NodePools = c.views(req.BaseURL())
+	// The cluster's Kubernetes API: GKE's endpoint is the control plane's
+	// IP address, the emulator's its own host:port and the API's path
+	// (README.md, "Kubernetes API").
+	out.Id, out.Endpoint = c.uid, req.HTTP.Host+KubePrefix+"/"+c.uid
+	if c.kubeEndpoint != "" {
+		out.Endpoint = c.kubeEndpoint
+	}
+	out.MasterAuth = &container.MasterAuth{ClusterCaCertificate: base64.StdEncoding.EncodeToString(s.ca)}
 	return jsonReply(200, out)
 }
 

@@ -31,7 +31,7 @@ func (s *Server) getGroup(req *sim.Request) *sim.Reply {
 		}
 		for _, p := range c.pools {
 			i := slices.Index(p.np.Locations, zone)
-			if p.group() != name || i < 0 {
+			if i < 0 || p.group(zone) != name {
 				continue
 			}
 			n := len(p.np.Locations)

@@ -64,7 +64,7 @@ func numericEnums(emu *gke.Server) bool {
 // TestDescribe: kpool cloudsim tells an outside client what it needs: the
 // endpoint, the demo cluster's project, location and name, that any
 // bearer token is accepted, and how to point gcloud and the Node.js
-// client at the emulator.
+// client at the emulator, and where the cluster's Kubernetes API is.
 func TestDescribe(t *testing.T) {
 	emu, err := gke.Demo(sim.Options{})
 	if err != nil {
@@ -74,7 +74,8 @@ func TestDescribe(t *testing.T) {
 	emu.Describe(&b, "https://127.0.0.1:8443")
 	for _, want := range []string{"any OAuth2 bearer token", "https://127.0.0.1:8443/", "project:    " + gke.DemoProject,
 		"location:   " + gke.DemoLocation, "cluster:    " + gke.DemoCluster, "api_endpoint_overrides/container https://127.0.0.1:8443/",
-		"auth/access_token_file", "fallback: 'rest'", `apiEndpoint: "127.0.0.1", port: 8443`} {
+		"auth/access_token_file", "fallback: 'rest'", `apiEndpoint: "127.0.0.1", port: 8443`,
+		"kube API:   https://127.0.0.1:8443" + gke.KubePrefix + "/" + emu.KubeID(gke.DemoProject, gke.DemoLocation, gke.DemoCluster)} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, b.String())
 		}

@@ -68,11 +68,13 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "  GKE cluster %s (%s, version %s, zones %s, pools: %s):\n", c.name, c.location, c.version, c.zones, c.pools)
 		fmt.Fprintf(w, "    project:    %s\n    location:   %s\n    cluster:    %s\n    node pools: %s/v1/projects/%s/locations/%s/clusters/%s/nodePools\n",
 			c.project, c.location, c.name, endpoint, c.project, c.location, c.name)
+		fmt.Fprintf(w, "    kube API:   %s%s/%s (clusters.get's endpoint and masterAuth.clusterCaCertificate; the OAuth2 bearer tokens GKE's API takes)\n",
+			endpoint, KubePrefix, c.uid)
 	}
 }
 
 // clusterView is what Clusters and Describe show of a cluster.
-type clusterView struct{ project, location, name, version, zones, pools string }
+type clusterView struct{ project, location, name, version, zones, pools, uid string }
 
 // poolNames are the cluster's pools for people, in the order they were
 // created.
@@ -88,7 +90,7 @@ func (s *Server) views() []clusterView {
 	var out []clusterView
 	s.Do(func(time.Time) {
 		for _, c := range s.clusters {
-			out = append(out, clusterView{c.project, c.location, c.name, c.version, strings.Join(c.locations, ","), c.poolNames()})
+			out = append(out, clusterView{c.project, c.location, c.name, c.version, strings.Join(c.locations, ","), c.poolNames(), c.uid})
 		}
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name+"/"+out[i].project < out[j].name+"/"+out[j].project })

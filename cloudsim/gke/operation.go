@@ -18,6 +18,10 @@ type opInfo struct {
 	// apply, when set, applies the change to the pool when the operation
 	// succeeds.
 	apply func()
+	// version and replace, for an upgrade: the version its new nodes run
+	// and how many of the pool's nodes it replaces, one at a time.
+	version string
+	replace int
 }
 
 func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }

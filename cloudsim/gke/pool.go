@@ -43,6 +43,13 @@ type cluster struct {
 	version                 string
 	locations               []string // the zones pools default to
 	pools                   map[string]*pool
+	// uid is GKE's cluster id (Cluster.id), which names its Kubernetes
+	// API under KubePrefix; kubeEndpoint, when set, is the endpoint
+	// clusters.get names instead of the emulator's (SetKubeEndpoint).
+	uid, kubeEndpoint string
+	// synced are the pools whose nodes the Kubernetes API has, with the
+	// key of what it was last given (syncNodes).
+	synced map[string]string
 }
 
 func (c *cluster) path() string {
@@ -62,6 +69,14 @@ type pool struct {
 	etag    string
 	seq     int
 	op      *sim.Operation
+	// insts are the pool's instances (its nodes) by zone, oldest first;
+	// making is the one being made (NotReady), nil when none is.
+	insts  map[string][]*instance
+	making *instance
+	made   int // the instances made, which their names are drawn from
+	// template is the id of the upgrade that made the pool's instance
+	// template ("" for its first), which its instances are made from.
+	template string
 	// healAt is when a RUNNING_WITH_ERROR pool is RUNNING again: its
 	// instance groups keep trying to reach their size, and GKE clears the
 	// error once they have.
@@ -90,13 +105,28 @@ func (p *pool) readyAt(t time.Time) int {
 	return p.op.Nodes(t)
 }
 
-// group is the name of the pool's instance group in each zone, as GKE
-// names them: gke-CLUSTER-POOL-HASH-grp.
-func (p *pool) group() string {
+// group is the name of the pool's instance group in a zone, as GKE names
+// them: gke-CLUSTER-POOL-HASH-grp, the hash its own in each zone.
+func (p *pool) group(zone string) string { return p.base(zone) + "-grp" }
+
+// base is the base instance name of the pool's group in a zone
+// (gke-CLUSTER-POOL-HASH), which its instances' names start with: GKE
+// cuts the cluster's name (then the pool's) so that gke-CLUSTER-POOL is
+// at most 37 characters (README.md, "Kubernetes API and nodes").
+func (p *pool) base(zone string) string {
 	h := fnv.New32a()
-	h.Write([]byte(p.path()))
-	return fmt.Sprintf("gke-%.14s-%.14s-%08x-grp", p.cluster.name, p.np.Name, h.Sum32())
+	h.Write([]byte(p.path() + "/" + zone))
+	cl, np := p.cluster.name, p.np.Name
+	if over := len("gke-") + len(cl) + 1 + len(np) - maxPrefix; over > 0 {
+		cut := min(over, len(cl)-1)
+		cl, over = cl[:len(cl)-cut], over-cut
+		np = np[:len(np)-max(over, 0)]
+	}
+	return fmt.Sprintf("gke-%s-%s-%08x", cl, np, h.Sum32())
 }
+
+// maxPrefix is the longest gke-CLUSTER-POOL of a group's name.
+const maxPrefix = 37
 
 // view is the pool as GKE returns it; base is the URL the request came to,
 // for its links ("" for none).
@@ -118,7 +148,7 @@ func (p *pool) view(base string) *container.NodePool {
 		out.SelfLink = base + "/v1/" + p.path()
 		for _, z := range p.np.Locations {
 			out.InstanceGroupUrls = append(out.InstanceGroupUrls,
-				fmt.Sprintf("%s/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s", base, p.cluster.project, z, p.group()))
+				fmt.Sprintf("%s/compute/v1/projects/%s/zones/%s/instanceGroupManagers/%s", base, p.cluster.project, z, p.group(z)))
 		}
 	}
 	return out

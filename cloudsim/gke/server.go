@@ -25,6 +25,7 @@ import (
 
 	container "google.golang.org/api/container/v1"
 
+	"github.com/kpool/kpool/cloudsim/kube"
 	"github.com/kpool/kpool/cloudsim/sim"
 )
 
@@ -52,6 +53,9 @@ type Server struct {
 	clusters map[string]*cluster // key: project/location/name
 	seq      int
 	denied   map[string]bool // projects whose catalogue calls answer 403 (DenyCatalogue)
+	ca       []byte          // the CA's PEM (SetCA), which clusters.get hands out
+	// kube is the clusters' Kubernetes API, under KubePrefix.
+	kube *kube.API
 }
 
 // New returns an emulator with no clusters; add them with AddCluster.
@@ -59,8 +63,9 @@ func New(o Options) *Server {
 	if o.Limits == (Limits{}) {
 		o.Limits = DefaultLimits()
 	}
-	s := &Server{token: o.Token, limits: o.Limits, clusters: map[string]*cluster{}, denied: map[string]bool{}}
+	s := &Server{token: o.Token, limits: o.Limits, clusters: map[string]*cluster{}, denied: map[string]bool{}, kube: kube.New(KubePrefix)}
 	s.Engine = sim.New(o.Engine, s.protocol())
+	s.kube.SetRefresh(s.refresh)
 	return s
 }
 
@@ -85,8 +90,11 @@ func (s *Server) AddCluster(project, location, name, version string, locations .
 				locations = zs[:min(3, len(zs))]
 			}
 		}
-		s.clusters[key] = &cluster{project: project, location: location, name: name, version: version,
-			locations: append([]string(nil), locations...), pools: map[string]*pool{}}
+		c := &cluster{project: project, location: location, name: name, version: version,
+			locations: append([]string(nil), locations...), pools: map[string]*pool{}, uid: clusterUID(key)}
+		s.clusters[key] = c
+		s.kube.AddCluster(c.uid)
+		s.kube.SetTokenCheck(c.uid, s.tokenOK)
 	})
 }
 
@@ -107,6 +115,7 @@ func (s *Server) AddPool(project, location, clusterName string, np container.Nod
 		}
 		p.ready = p.nodes()
 		c.pools[p.np.Name] = p
+		s.syncNodes(c, now)
 	})
 	return err
 }
@@ -131,6 +140,7 @@ func (s *Server) Pool(project, location, clusterName, name string) (st PoolState
 			return
 		}
 		p.heal(now)
+		s.syncNodes(p.cluster, now)
 		st, found = PoolState{NodePool: *p.view(""), PerZone: p.perZone, Nodes: p.readyAt(now)}, true
 		if p.op != nil {
 			st.Operation = infoOf(p.op).opType
@@ -143,11 +153,12 @@ func (s *Server) Pool(project, location, clusterName, name string) (st PoolState
 // the console or gcloud would: fn may change its configuration (the
 // config's labels, its autoscaling...). The pool gets a new etag.
 func (s *Server) Mutate(project, location, clusterName, name string, fn func(*container.NodePool)) (err error) {
-	s.Do(func(time.Time) {
+	s.Do(func(now time.Time) {
 		var p *pool
 		if p, err = s.poolOf(project, location, clusterName, name); err == nil {
 			fn(p.np)
 			p.etag = s.NewID()
+			s.syncNodes(p.cluster, now)
 		}
 	})
 	return err
@@ -175,6 +186,7 @@ func (s *Server) heal(now time.Time) {
 		for _, p := range c.pools {
 			p.heal(now)
 		}
+		s.syncNodes(c, now)
 	}
 }
 

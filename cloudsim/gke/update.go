@@ -135,7 +135,14 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 		extra = p.nodes() // surge upgrade: every node is replaced
 	}
 	to := p.perZone * len(next.Locations)
-	return s.started(req, s.start(req, p, kind, to, extra, func() { p.np = next }))
+	o := s.start(req, p, kind, to, extra, func() { p.np = next })
+	in := infoOf(o)
+	in.version, in.replace = next.Version, extra
+	if kind == opUpgrade {
+		// The pool's instances are made from the upgrade's template now.
+		in.apply = func() { p.np, p.template = next, o.ID }
+	}
+	return s.started(req, o)
 }
 
 // updated returns the node pool an update makes of p, and the operation

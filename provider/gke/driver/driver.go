@@ -1,7 +1,8 @@
 // Package driver is the GKE driver: kpool node pools as GKE node pools,
 // through the official client google.golang.org/api/container/v1, and
 // their node counts from their managed instance groups through
-// google.golang.org/api/compute/v1 (GKE reports none on a node pool).
+// google.golang.org/api/compute/v1 (GKE reports none on a node pool); and
+// the clusters' Kubernetes API as GKE hands it out (KubeAccess, kube.go).
 // What kpool knows of GKE without the SDK is its profile, package gke.
 package driver
 
@@ -27,8 +28,11 @@ const platform = gke.Type
 
 var profile = gke.Profile{}
 
-// scope is the OAuth2 scope the driver asks tokens for.
-const scope = "https://www.googleapis.com/auth/cloud-platform"
+// scopes are the OAuth2 scopes the driver asks tokens for: Google Cloud's
+// APIs, and the email a cluster's Kubernetes API identifies the caller by
+// (GKE's api-server-authentication page: "the credentials for those
+// accounts must include the userinfo.email OAuth scope").
+var scopes = []string{"https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email"}
 
 // Driver is the GKE driver.
 type Driver struct {
@@ -109,7 +113,7 @@ func (d *Driver) token(cr *provider.Credential) (oauth2.TokenSource, error) {
 		switch cr.Kind {
 		case provider.CredentialDefault:
 			// The token source outlives this call: not its context.
-			ts, err = google.DefaultTokenSource(context.Background(), scope)
+			ts, err = google.DefaultTokenSource(context.Background(), scopes...)
 		case provider.CredentialEmulator:
 			ts, err = provider.IdentityOf[oauth2.TokenSource](cr)
 		case gke.CredentialServiceAccount:

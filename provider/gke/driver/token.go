@@ -33,7 +33,7 @@ func (d *Driver) serviceAccount(cr *provider.Credential) (oauth2.TokenSource, er
 	refusals := &provider.Refusals{}
 	// The token source outlives this call: not its context.
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, provider.TokenClient(cr, f.TokenURI, d.opts.Transport, refusals))
-	creds, err := google.CredentialsFromJSONWithType(ctx, []byte(key), google.ServiceAccount, scope)
+	creds, err := google.CredentialsFromJSONWithType(ctx, []byte(key), google.ServiceAccount, scopes...)
 	if err != nil {
 		// The parser's message may quote the key: say only what failed.
 		return nil, fmt.Errorf("credential %s: not a service account key file", cr.Name)
