@@ -236,3 +236,15 @@ func (c *cluster) allowed(r *http.Request) bool {
 	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	return ok && strings.EqualFold(scheme, "bearer") && c.check != nil && c.check(strings.TrimSpace(got))
 }
+
+// Watches is how many watches of a cluster's API are open, by resource
+// ("nodes", "pods", "poddisruptionbudgets.policy"): what a client holds open.
+func (a *API) Watches(id string) map[string]int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]int{}
+	for w := range a.cluster(id).watchers {
+		out[w.res.gr.String()]++
+	}
+	return out
+}
