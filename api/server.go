@@ -104,6 +104,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/placements", s.authed(s.createPlacement))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/zonal-nodepools", s.authed(s.createZonalNodePools))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/imports", s.authed(s.importPool))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodes", s.authed(s.listClusterNodes))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodepools/{pool}/nodes", s.authed(s.listPoolNodes))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/kubeconfig", s.authed(s.getKubeconfig))
+	// The read-only proxy takes every method, to answer all but GET with
+	// its own 405 (not in openapi.yaml: the paths are the cluster's).
+	s.mux.Handle("/api/v1/clusters/{id}/kube/", s.authed(s.kubeProxy))
 
 	s.mux.HandleFunc("GET /api/v1/nodepools", s.authed(s.listNodePools))
 	s.mux.HandleFunc("POST /api/v1/nodepools", s.authed(s.createNodePool))

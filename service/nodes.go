@@ -95,3 +95,16 @@ func (s *Service) KubeTransport(ctx context.Context, clusterID string) (*url.URL
 func sortNodes(ns []kpool.Node) {
 	slices.SortFunc(ns, func(a, b kpool.Node) int { return strings.Compare(a.Name, b.Name) })
 }
+
+// ProxiedCluster returns a cluster a caller may see, for a kubeconfig of
+// kpool's proxy to it: NOT_IMPLEMENTED when this kpool has no proxy.
+func (s *Service) ProxiedCluster(ctx context.Context, clusterID string) (*kpool.Cluster, error) {
+	_, c, err := s.visibleCluster(ctx, clusterID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kube == nil {
+		return nil, errNodesOff("The Kubernetes API proxy")
+	}
+	return c, nil
+}
