@@ -2,11 +2,14 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kpool/kpool"
 )
@@ -32,12 +35,12 @@ var kubeHeaders = []string{"Accept", "Accept-Encoding", "Accept-Language", "User
 func (s *Server) kubeProxy(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
-		s.writeError(w, r, kpool.Errorf(kpool.CodeMethodNotAllowed,
+		s.kubeError(w, r, kpool.Errorf(kpool.CodeMethodNotAllowed,
 			"kpool's Kubernetes API proxy is read-only: %s is not allowed, only GET (use the cluster's own credentials to change it)", r.Method))
 		return
 	}
 	if r.Header.Get("Upgrade") != "" {
-		s.writeError(w, r, kpool.Errorf(kpool.CodeForbidden, "kpool's Kubernetes API proxy is read-only: it upgrades no connection (exec, attach, port-forward)"))
+		s.kubeError(w, r, kpool.Errorf(kpool.CodeForbidden, "kpool's Kubernetes API proxy is read-only: it upgrades no connection (exec, attach, port-forward)"))
 		return
 	}
 	id, err := kpool.RefID("id", r.PathValue("id"))
@@ -46,12 +49,12 @@ func (s *Server) kubeProxy(w http.ResponseWriter, r *http.Request) {
 		rest, err = kubePath(r.URL)
 	}
 	if err != nil {
-		s.writeError(w, r, err)
+		s.kubeError(w, r, err)
 		return
 	}
 	upstream, rt, err := s.svc.KubeTransport(r.Context(), id)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.kubeError(w, r, err)
 		return
 	}
 	if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
@@ -84,7 +87,7 @@ func (s *Server) kubeProxy(w http.ResponseWriter, r *http.Request) {
 			if r.Context().Err() != nil {
 				return // the client left, or its watch reached MaxKubeWatch
 			}
-			s.writeError(w, r, kpool.Unavailable("The cluster's Kubernetes API cannot be reached", err))
+			s.kubeError(w, r, kpool.Unavailable("The cluster's Kubernetes API cannot be reached", err))
 		},
 	}
 	p.ServeHTTP(w, r)
@@ -151,4 +154,34 @@ func mustUnescape(p string) string {
 		return p // kubePath checked it
 	}
 	return s
+}
+
+// kubeReasons are the Kubernetes reasons of the proxy's own answers.
+var kubeReasons = map[string]metav1.StatusReason{
+	kpool.CodeValidation: metav1.StatusReasonBadRequest, kpool.CodeForbidden: metav1.StatusReasonForbidden,
+	kpool.CodeNotFound: metav1.StatusReasonNotFound, kpool.CodeMethodNotAllowed: metav1.StatusReasonMethodNotAllowed,
+	kpool.CodeUnavailable: metav1.StatusReasonServiceUnavailable, kpool.CodeRateLimited: metav1.StatusReasonTooManyRequests,
+}
+
+// kubeError answers the proxy's own refusals as the API server answers
+// errors, a metav1.Status, so that kubectl prints kpool's message; an
+// error that is not kpool's is answered (and logged) as writeError does.
+func (s *Server) kubeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *kpool.Error
+	if !errors.As(err, &e) {
+		s.writeError(w, r, err)
+		return
+	}
+	if e.Code == kpool.CodeUnavailable {
+		id, _ := r.Context().Value(requestIDKey).(string)
+		s.log.Warn("unavailable", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", RetryUnavailable)
+	}
+	msg := e.Message
+	if e.Details != "" {
+		msg += ": " + e.Details
+	}
+	code := Status(e.Code)
+	writeJSON(w, code, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status: metav1.StatusFailure, Message: msg, Reason: kubeReasons[e.Code], Code: int32(code)})
 }

@@ -69,7 +69,9 @@ func (s *Server) getKubeconfig(w http.ResponseWriter, r *http.Request) {
 		scheme = "https"
 	}
 	base := scheme + "://" + r.Host
-	out, err := yaml.Marshal(Kubeconfig(base, c, q.Get("context")))
+	kc := Kubeconfig(base, c, q.Get("context"))
+	kc.Clusters[0].Cluster.CertificateAuthorityData = s.kubeCA
+	out, err := yaml.Marshal(kc)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -99,4 +101,13 @@ func Kubeconfig(base string, c *kpool.Cluster, kctx string) *clientcmdv1.Config 
 		}}}},
 		Contexts: []clientcmdv1.NamedContext{{Name: name, Context: clientcmdv1.Context{Cluster: name, AuthInfo: name}}},
 	}
+}
+
+// KubeconfigCA sets the CA (PEM) that served kubeconfigs tell kubectl to
+// trust for this server, one served over HTTPS with a certificate of a
+// private CA. (client-go sends no credential to an http:// server, so a
+// kubeconfig is of use only for a kpool served over HTTPS.)
+func (s *Server) KubeconfigCA(pem []byte) *Server {
+	s.kubeCA = pem
+	return s
 }

@@ -52,6 +52,9 @@ type Server struct {
 	tracer trace.Tracer
 	// metrics, when set, counts and times each request (see Instrument).
 	metrics *HTTPMetrics
+	// kubeCA is the CA (PEM) served kubeconfigs tell kubectl to trust for
+	// this server (see KubeconfigCA).
+	kubeCA []byte
 }
 
 // NewServer returns the API server for svc. access authenticates callers
@@ -179,7 +182,8 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 // password) and the API refuses it anyway; its name is kept, to say what
 // was sent.
 var loggedParams = map[string]bool{"limit": true, "offset": true, "after": true, "status": true, "health": true,
-	"cluster_id": true, "clusterId": true, "name": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true}
+	"cluster_id": true, "clusterId": true, "name": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true,
+	"context": true}
 
 // logURI is the request's path and query as the access log writes them:
 // the values of parameters the API does not take hidden, and a parameter
