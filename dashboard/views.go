@@ -80,12 +80,12 @@ type poolRow struct {
 	Ready       string // ready/desired, "?" when not known yet
 	// Kube is what the cluster's Kubernetes API says of the pool's nodes
 	// (status.nodes), "" until a controller has counted them.
-	Kube string
-	ByZone      string // per zone, as the controller last counted
-	Bounds      string
-	Conditions  []kpool.Condition // those not as they are on a healthy pool
-	Drift       string
-	LastError   string
+	Kube       string
+	ByZone     string // per zone, as the controller last counted
+	Bounds     string
+	Conditions []kpool.Condition // those not as they are on a healthy pool
+	Drift      string
+	LastError  string
 }
 
 // healthy is each condition's status on a pool that needs nothing.
