@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/url"
@@ -80,4 +82,36 @@ func sameKpool(info, server string) error {
 		return fmt.Errorf("the kubeconfig's server %s is not a cluster of the kpool server %s: your kpool token is only sent there (use --context or KPOOL_SERVER for another kpool)", req.Spec.Cluster.Server, server)
 	}
 	return nil
+}
+
+// selfSignedRoot is the PEM of the last certificate of the --tls-cert file
+// when it signed itself (a private CA, or a self-signed certificate), for
+// the kubeconfigs kpool serves to trust; nil otherwise (a certificate of a
+// public CA, which kubectl trusts already) or when there is none.
+func selfSignedRoot(certFile string) []byte {
+	if certFile == "" {
+		return nil
+	}
+	data, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil
+	}
+	var last *pem.Block
+	for {
+		var b *pem.Block
+		if b, data = pem.Decode(data); b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			last = b
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	c, err := x509.ParseCertificate(last.Bytes)
+	if err != nil || c.CheckSignatureFrom(c) != nil {
+		return nil
+	}
+	return pem.EncodeToMemory(last)
 }

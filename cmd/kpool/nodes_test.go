@@ -99,9 +99,9 @@ web-a   Ready                         1      v1.33.2   60m   e2-small        -
 web-b   NotReady,SchedulingDisabled   2      v1.33.2   60m   e2-small        kompox.dev/node-zone
 `},
 		{[]string{"cluster", "nodes", "gke", "--no-headers"}, `
-db-a    db    Ready                         1   v1.33.2   60m
-web-a   web   Ready                         1   v1.33.2   60m
-web-b   web   NotReady,SchedulingDisabled   2   v1.33.2   60m
+db-a    db     Ready                         1      v1.33.2   60m
+web-a   web    Ready                         1      v1.33.2   60m
+web-b   web    NotReady,SchedulingDisabled   2      v1.33.2   60m
 `},
 	} {
 		if got := runAt(t, srv, c.args...); got != strings.TrimPrefix(c.want, "\n") {
