@@ -18,7 +18,8 @@ import (
 // kpool config kube-credential: the client-go exec credential plugin of the
 // kubeconfigs kpool serves. It hands client-go the caller's own kpool token,
 // so that the kubeconfig holds no secret; and only for the kpool server the
-// token is for.
+// token is for (a guard against a mix-up, not against a hostile kubeconfig,
+// which may run any command it likes).
 
 // execInfoEnv is where client-go gives an exec plugin its ExecCredential
 // request (with the cluster, as provideClusterInfo asks).
@@ -32,9 +33,9 @@ func newKubeCredential() *cobra.Command {
 		Long: `kubectl runs this as the credential plugin of the kubeconfigs that
 "kpool cluster kubeconfig" prints (client.authentication.k8s.io/v1): it prints
 an ExecCredential carrying your kpool API token, from --token, KPOOL_TOKEN or
-the context (--context). It refuses when the kubeconfig's server is not the kpool
-server the token is for (--server, KPOOL_SERVER or the context's), so a
-kubeconfig from elsewhere cannot collect your token.`,
+the context (--context). Run by hand, outside client-go, it refuses. It refuses when the kubeconfig's server is not the kpool
+server the token is for (--server, KPOOL_SERVER or the context's), so that a
+kubeconfig of one kpool does not get your token for another.`,
 		Example: `  # in a kubeconfig's user (kpool cluster kubeconfig writes it):
   #   exec: {apiVersion: client.authentication.k8s.io/v1, command: kpool, args: [config, kube-credential, --context, prod]}`,
 		Args: cobra.NoArgs,
@@ -61,12 +62,13 @@ kubeconfig from elsewhere cannot collect your token.`,
 }
 
 // sameKpool checks that the cluster client-go asks a credential for (info,
-// the KUBERNETES_EXEC_INFO document; "" when run by hand) is served by the
-// kpool server at server: the same scheme, host and port, under its
-// clusters' proxy path.
+// the KUBERNETES_EXEC_INFO document) is served by the kpool server at
+// server: the same scheme, host and port, under its clusters' proxy path.
+// Run by hand (no document), it refuses: the token is for client-go, not a
+// terminal's scrollback.
 func sameKpool(info, server string) error {
 	if info == "" {
-		return nil
+		return fmt.Errorf("kpool config kube-credential hands your token for kpool server %s to kubectl only: it runs from the kubeconfig that kpool cluster kubeconfig prints (%s is unset)", server, execInfoEnv)
 	}
 	var req clientauthv1.ExecCredential
 	if err := json.Unmarshal([]byte(info), &req); err != nil {
