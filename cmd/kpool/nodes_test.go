@@ -23,6 +23,7 @@ import (
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/sqlite"
+	"github.com/kpool/kpool/store/storetest"
 )
 
 // nodesAt is when the test's nodes were made: an hour before nodesNow.
@@ -46,8 +47,8 @@ func (testNodes) KubeTransport(context.Context, *kpool.Cluster) (*url.URL, http.
 }
 
 // newNodesServer is newServer (without a driver) whose kpool reads nodes
-// from testNodes.
-func newNodesServer(t *testing.T) string {
+// from testNodes, with a cluster gke of testUser's holding a pool web.
+func newNodesServer(t *testing.T) (string, *kpool.Cluster, *kpool.NodePool) {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
 	if err != nil {
@@ -62,7 +63,8 @@ func newNodesServer(t *testing.T) string {
 	svc.Nodes, svc.Kube = testNodes{}, testNodes{}
 	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	c := storetest.NewCluster(t, svc, testUser, "gke")
+	return srv.URL, c, storetest.NewPool(t, svc, c, "web")
 }
 
 // runAt is run with the clock at nodesNow.
@@ -81,9 +83,7 @@ func runAt(t *testing.T, srv string, args ...string) string {
 // cluster nodes lists every node with its pool.
 func TestNodesTables(t *testing.T) {
 	t.Parallel()
-	srv := newNodesServer(t)
-	createCluster(t, srv, "gke", kpool.PlatformGCP)
-	mustRun(t, srv, "nodepool", "create", "web", "--cluster", "gke", "--machine-type", "e2-small")
+	srv, _, _ := newNodesServer(t)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -125,9 +125,7 @@ web-b   web    NotReady,SchedulingDisabled   2      v1.33.2   60m
 // report.
 func TestPoolViewKubernetesNodes(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
-	p := createPool(t, srv, "web", cluster, "--machine-type", "e2-small", "--count", "3")
+	srv, _, p := newNodesServer(t)
 	reportAs(t, srv, p.ID, 1, `{"active_nodes": 3}`, ready)
 	cmd := newRootOn(clock{})
 	cmd.SetContext(context.Background())
@@ -153,8 +151,8 @@ func TestPoolViewKubernetesNodes(t *testing.T) {
 // of its proxy to the cluster, no credential in it, the exec plugin with
 // the kpool context given.
 func TestClusterKubeconfig(t *testing.T) {
-	srv := newNodesServer(t)
-	id := createCluster(t, srv, "gke", kpool.PlatformGCP)
+	srv, c, _ := newNodesServer(t)
+	id := c.ID
 	t.Setenv("KPOOL_CONFIG", filepath.Join(t.TempDir(), "config.yaml"))
 	mustRun(t, srv, "config", "set-context", "prod", "--server", srv, "--user", testUser)
 	for _, c := range []struct {
