@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -89,7 +90,24 @@ type proxyWorld struct {
 	owner    string // owner's token
 	stranger string // a token of someone who cannot see the cluster
 	svc      *service.Service
+	// logged receives the server's log records (the access log).
+	logged chan slog.Record
 }
+
+// recordsTo is a slog.Handler that passes each record to a channel (and
+// drops it when nobody reads).
+type recordsTo chan slog.Record
+
+func (c recordsTo) Enabled(context.Context, slog.Level) bool { return true }
+func (c recordsTo) Handle(_ context.Context, r slog.Record) error {
+	select {
+	case c <- r.Clone():
+	default:
+	}
+	return nil
+}
+func (c recordsTo) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c recordsTo) WithGroup(string) slog.Handler      { return c }
 
 func newProxyWorld(t *testing.T) *proxyWorld {
 	t.Helper()
@@ -103,12 +121,13 @@ func newProxyWorld(t *testing.T) *proxyWorld {
 	svc := service.New(st, catalog.Registry())
 	k := newEmulatedKube(t)
 	svc.Nodes, svc.Kube = staticNodes{}, k
-	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	logged := make(chan slog.Record, 64)
+	h := NewServer(svc, access, slog.New(recordsTo(logged)))
 	srv := httptest.NewTLSServer(h)
 	t.Cleanup(srv.Close)
 	h.KubeconfigCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
 	a := &testAPI{t: t, srv: srv, tokens: ts, svc: svc}
-	w := &proxyWorld{url: srv.URL, http: srv.Client(), kube: k, svc: svc, cluster: a.cluster(user, "prod", gcpCluster)}
+	w := &proxyWorld{url: srv.URL, http: srv.Client(), kube: k, svc: svc, cluster: a.cluster(user, "prod", gcpCluster), logged: logged}
 	w.owner = strings.TrimPrefix(a.token(user), "Authorization: Bearer ")
 	w.stranger = strings.TrimPrefix(a.token(other), "Authorization: Bearer ")
 	k.api.AddCluster(w.cluster.ID)
@@ -186,6 +205,29 @@ func TestKubeProxyReads(t *testing.T) {
 	}
 	if strings.Contains(string(body), token) || strings.Contains(strings.Join(flatten(resp.Header), " "), token) {
 		t.Errorf("the cluster's token reached the caller")
+	}
+	// The read is in the access log as any read is: path, status, caller;
+	// neither token, and the query's values hidden.
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case r := <-w.logged:
+			attrs := map[string]string{}
+			r.Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+			line := fmt.Sprint(r.Message, attrs)
+			if strings.Contains(line, w.owner) || strings.Contains(line, token) {
+				t.Fatalf("a token is in the log: %s", line)
+			}
+			if r.Message != "request" || !strings.Contains(attrs["path"], "/kube/api/v1/nodes") {
+				continue
+			}
+			if attrs["status"] != "200" || attrs["user"] != user || attrs["method"] != "GET" || !strings.HasSuffix(attrs["path"], "?labelSelector=xxxxx") {
+				t.Errorf("access log: %s", line)
+			}
+			return
+		case <-deadline:
+			t.Fatal("the proxied read is not in the access log")
+		}
 	}
 }
 
