@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +58,7 @@ func (s *Server) kubeProxy(w http.ResponseWriter, r *http.Request) {
 		s.kubeError(w, r, err)
 		return
 	}
-	if r.URL.Query().Get("watch") == "true" || r.URL.Query().Get("watch") == "1" {
+	if watch, _ := strconv.ParseBool(r.URL.Query().Get("watch")); watch || strings.Contains(rest, "/watch/") {
 		// A watch outlives the server's write timeout: bound it here instead.
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 		ctx, cancel := context.WithTimeout(r.Context(), MaxKubeWatch)
