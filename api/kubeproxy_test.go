@@ -328,3 +328,37 @@ func TestKubeProxyWatch(t *testing.T) {
 		t.Fatalf("the event after the watch began: %s %s %v", ev.Type, ev.Object.Raw, err)
 	}
 }
+
+// TestKubePath: the part of a proxy path passed on to the cluster, kept as
+// escaped; a "." or ".." segment (escaped or not) never leaves the
+// cluster's prefix at its server; Secrets and the subresources that reach
+// past the API server are refused wherever they sit, and nothing else.
+func TestKubePath(t *testing.T) {
+	const base = "/api/v1/clusters/550e8400-e29b-41d4-a716-446655440000/kube"
+	for _, c := range []struct {
+		path, rest string
+		code       string
+	}{
+		{"/api/v1/nodes", "/api/v1/nodes", ""},
+		{"/version", "/version", ""},
+		{"/apis/apps/v1/namespaces/secrets/deployments", "/apis/apps/v1/namespaces/secrets/deployments", ""},
+		{"/api/v1/namespaces/a%2Fb/pods", "/api/v1/namespaces/a%2Fb/pods", ""},
+		{"/api/v1/namespaces/default/pods/web/log", "/api/v1/namespaces/default/pods/web/log", ""},
+		{"/api/v1/nodes/%2e%2e/%2E%2E/other", "", kpool.CodeValidation},
+		{"/api/v1/nodes/./n1", "", kpool.CodeValidation},
+		{"/api/v1/secrets", "", kpool.CodeForbidden},
+		{"/api/v1/namespaces/default/secrets/db", "", kpool.CodeForbidden},
+		{"/api/v1/namespaces/default/services/web/proxy/admin", "", kpool.CodeForbidden},
+		{"/api/v1/namespaces/default/pods/web/attach", "", kpool.CodeForbidden},
+		{"/api/v1/namespaces/default/pods/web/portforward", "", kpool.CodeForbidden},
+	} {
+		u, err := url.Parse(base + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, err := kubePath(u)
+		if kpool.ErrorCode(err) != c.code || (c.code == "" && rest != c.rest) {
+			t.Errorf("%s: %q %v, want %q %s", c.path, rest, err, c.rest, c.code)
+		}
+	}
+}
