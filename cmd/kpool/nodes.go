@@ -72,7 +72,8 @@ func (f *clientFlags) printNodes(cmd *cobra.Command, ns []kpool.Node, withPool b
 		fmt.Fprintln(cmd.ErrOrStderr(), "No nodes found.")
 		return nil
 	}
-	return f.print(cmd, &api.NodeList{Items: ns}, func(w io.Writer) { nodeTable(w, ns, withPool, f.wide(), f.clock.Now()) })
+	l := &api.NodeList{Items: ns}
+	return f.print(cmd, l, func(w io.Writer) { nodeTable(w, l.Items, withPool, f.wide(), f.clock.Now()) })
 }
 
 // nodeTable is kubectl get nodes' table, with the node's zone: NAME

@@ -112,6 +112,12 @@ web-b   web    NotReady,SchedulingDisabled   2      v1.33.2   60m
 	if len(l.Items) != 2 || l.Items[1].Name != "web-b" || !l.Items[1].Cordoned || l.Items[1].NativeZone != "us-central1-b" {
 		t.Errorf("-o json: %+v", l.Items)
 	}
+	if out := runAt(t, srv, "cluster", "nodes", "gke", "-o", "name", "--sort-by", ".pool"); out != "node/db-a\nnode/web-b\nnode/web-a\n" && out != "node/db-a\nnode/web-a\nnode/web-b\n" {
+		t.Errorf("-o name --sort-by .pool:\n%s", out)
+	}
+	if out := runAt(t, srv, "nodepool", "nodes", "web", "--sort-by", ".ready", "--no-headers"); !strings.HasPrefix(out, "web-b") {
+		t.Errorf("--sort-by .ready (NotReady first):\n%s", out)
+	}
 	if out := runAt(t, srv, "nodepool", "nodes", "web", "-o", "yaml"); !strings.Contains(out, "items:\n- createdAt:") {
 		t.Errorf("-o yaml:\n%s", out)
 	}
