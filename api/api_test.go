@@ -64,6 +64,7 @@ func newTestAPIOn(t *testing.T, open storetest.Opener, reg *provider.Registry) *
 		access.WithTokens(ts)
 	}
 	svc := service.New(st, reg)
+	svc.Nodes, svc.Kube = staticNodes{}, staticNodes{}
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPI(t, h))
 	t.Cleanup(srv.Close)

@@ -69,6 +69,11 @@ var authzTable = []authzRow{
 	{"PATCH /api/v1/clusters/{cluster}", "", `{"spec":{"importPools":true}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusOK)},
 	{"DELETE /api/v1/clusters/{cluster}", "?force=true", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden).team(http.StatusForbidden, http.StatusForbidden, http.StatusAccepted)},
 	{"GET /api/v1/clusters/{cluster}/facts", "", "", authed(http.StatusNotFound, http.StatusNotFound, http.StatusNotFound, http.StatusNotFound).team(http.StatusNotFound, http.StatusNotFound, http.StatusNotFound)},
+	// Who may see the cluster (or the pool) may read its nodes and get a
+	// kubeconfig of kpool's read-only proxy to it.
+	{"GET /api/v1/clusters/{cluster}/nodes", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"GET /api/v1/clusters/{cluster}/nodepools/{pool}/nodes", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"GET /api/v1/clusters/{cluster}/kubeconfig", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"GET /api/v1/clusters/{cluster}/nodepools", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/clusters/{cluster}/nodepools", "", `{"name":"more","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
 		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},

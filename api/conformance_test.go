@@ -118,6 +118,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	cf.placements()
 	cf.deletes(now)
 	cf.audit()
+	cf.nodes()
 	cf.errorAnswers()
 	cf.rateLimit()
 	cf.failures()
@@ -167,6 +168,7 @@ func newConformance(t *testing.T) *conformance {
 	}
 	broken := &brokenStore{Store: store}
 	svc := service.New(broken, catalog.Registry())
+	svc.Nodes, svc.Kube = staticNodes{}, staticNodes{}
 	svc.Endpoints, _ = kpool.ParseOrigins([]string{"https://container.googleapis.com", "https://gke.example.com", "https://aks.example.com", "https://eks.example.com"})
 	h := NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewServer(checkOpenAPIWith(t, h, cf.record))

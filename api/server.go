@@ -52,6 +52,9 @@ type Server struct {
 	tracer trace.Tracer
 	// metrics, when set, counts and times each request (see Instrument).
 	metrics *HTTPMetrics
+	// kubeCA is the CA (PEM) served kubeconfigs tell kubectl to trust for
+	// this server (see KubeconfigCA).
+	kubeCA []byte
 }
 
 // NewServer returns the API server for svc. access authenticates callers
@@ -104,6 +107,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/placements", s.authed(s.createPlacement))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/zonal-nodepools", s.authed(s.createZonalNodePools))
 	s.mux.HandleFunc("POST /api/v1/clusters/{id}/imports", s.authed(s.importPool))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodes", s.authed(s.listClusterNodes))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodepools/{pool}/nodes", s.authed(s.listPoolNodes))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/kubeconfig", s.authed(s.getKubeconfig))
+	// The read-only proxy takes every method, to answer all but GET with
+	// its own 405 (not in openapi.yaml: the paths are the cluster's).
+	s.mux.Handle("/api/v1/clusters/{id}/kube/", s.authed(s.kubeProxy))
 
 	s.mux.HandleFunc("GET /api/v1/nodepools", s.authed(s.listNodePools))
 	s.mux.HandleFunc("POST /api/v1/nodepools", s.authed(s.createNodePool))
@@ -173,7 +182,8 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 // password) and the API refuses it anyway; its name is kept, to say what
 // was sent.
 var loggedParams = map[string]bool{"limit": true, "offset": true, "after": true, "status": true, "health": true,
-	"cluster_id": true, "clusterId": true, "name": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true}
+	"cluster_id": true, "clusterId": true, "name": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true,
+	"context": true}
 
 // logURI is the request's path and query as the access log writes them:
 // the values of parameters the API does not take hidden, and a parameter

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/duration"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/provider"
@@ -37,6 +39,7 @@ var funcs = template.FuncMap{
 		return t.UTC().Format("2006-01-02 15:04:05Z")
 	},
 	"join":  strings.Join,
+	"age":   func(t time.Time) string { return duration.HumanDuration(max(time.Since(t), 0)) },
 	"inc":   func(n int) int { return n + 1 },
 	"lower": func(s any) string { return strings.ToLower(fmt.Sprint(s)) },
 	"json": func(v any) string {
@@ -75,11 +78,14 @@ type poolRow struct {
 	MachineType string
 	Zones       []string
 	Ready       string // ready/desired, "?" when not known yet
-	ByZone      string // per zone, as the controller last counted
-	Bounds      string
-	Conditions  []kpool.Condition // those not as they are on a healthy pool
-	Drift       string
-	LastError   string
+	// Kube is what the cluster's Kubernetes API says of the pool's nodes
+	// (status.nodes), "" until a controller has counted them.
+	Kube       string
+	ByZone     string // per zone, as the controller last counted
+	Bounds     string
+	Conditions []kpool.Condition // those not as they are on a healthy pool
+	Drift      string
+	LastError  string
 }
 
 // healthy is each condition's status on a pool that needs nothing.
@@ -107,6 +113,7 @@ func (h *Handler) row(ctx context.Context, c *kpool.Cluster, p *kpool.NodePool, 
 	if p.Status.Phase == kpool.PhaseFailed || p.Status.Phase == kpool.PhaseDegraded {
 		row.LastError = p.Status.Message
 	}
+	row.Kube = kubeCounts(p.Status.Nodes)
 	if !withReports {
 		return row
 	}
@@ -178,8 +185,9 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	nodes := h.nodes(h.o.Service.ClusterNodes(ctx, c.ID))
 	h.render(w, r, "cluster", map[string]any{"Cluster": c, "Rows": rows, "Caps": caps, "Table": table, "Title": c.Name,
-		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge, "Events": events.Items})
+		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge, "Events": events.Items, "Nodes": nodes})
 }
 
 // point is one node count in a pool's history.
@@ -224,8 +232,9 @@ func (h *Handler) pool(w http.ResponseWriter, r *http.Request) {
 	}
 	spec, _ := json.MarshalIndent(p.Spec, "", "  ")
 	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
+	nodes := h.nodes(h.o.Service.PoolNodes(ctx, c.ID, p.ID))
 	h.render(w, r, "pool", map[string]any{"Pool": p, "Cluster": c, "Row": h.row(ctx, c, p, true), "Doc": doc,
-		"Events": events.Items, "Chart": chart(history), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name})
+		"Events": events.Items, "Chart": chart(history), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name, "Nodes": nodes})
 }
 
 // chart draws the node counts as an SVG polyline pair: ready (solid) and

@@ -35,6 +35,11 @@ type Service struct {
 	// Credentials say which named credentials a caller may give a cluster;
 	// nil means there are none and spec.credential must stay empty.
 	Credentials kpool.CredentialGrants
+	// Nodes reads clusters' Kubernetes nodes (PoolNodes, ClusterNodes), and
+	// Kube reaches their API servers for the read-only proxy; nil: those
+	// calls answer NOT_IMPLEMENTED.
+	Nodes kpool.NodeSource
+	Kube  kpool.KubeProxy
 
 	// clusters caches the clusters pool creates are checked against.
 	clusters clusterCache

@@ -27,7 +27,8 @@ func newClusterCmd(clk clock) *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterUpdate(f), "cluster"), byName(f, newClusterDelete(f), "cluster"), byName(f, newClusterImport(f), "cluster"))
+	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterUpdate(f), "cluster"), byName(f, newClusterDelete(f), "cluster"), byName(f, newClusterImport(f), "cluster"),
+		byName(f, newClusterNodes(f), "cluster"), byName(f, newClusterKubeconfig(f), "cluster"))
 	return cmd
 }
 

@@ -169,7 +169,7 @@ environment variable (--token-env) that does.`,
   kpool config get-contexts`,
 		RunE: groupRun,
 	}
-	cmd.AddCommand(newSetContext(), newUseContext(), newGetContexts(), newCurrentContext(), newDeleteContext())
+	cmd.AddCommand(newSetContext(), newUseContext(), newGetContexts(), newCurrentContext(), newDeleteContext(), newKubeCredential())
 	return cmd
 }
 

@@ -9,8 +9,13 @@ import (
 	"github.com/kpool/kpool"
 )
 
-// TestMain keeps the tests off the user's own config file.
+// TestMain keeps the tests off the user's own config file. With
+// KPOOL_TEST_MAIN=1 the test binary is kpool itself: what a kubeconfig's
+// exec plugin runs in TestKubectlThroughKpool.
 func TestMain(m *testing.M) {
+	if os.Getenv("KPOOL_TEST_MAIN") == "1" {
+		main()
+	}
 	dir, err := os.MkdirTemp("", "kpool-config-")
 	if err != nil {
 		panic(err)

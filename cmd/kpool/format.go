@@ -109,8 +109,12 @@ func printNames(out io.Writer, v any) error {
 		for _, e := range o.Events {
 			names = append(names, fmt.Sprintf("event/%d", e.ID))
 		}
+	case *api.NodeList:
+		for _, n := range o.Items {
+			names = append(names, "node/"+n.Name) // as kubectl get nodes -o name
+		}
 	default:
-		return fmt.Errorf("-o name shows clusters, node pools and events, not %T", v)
+		return fmt.Errorf("-o name shows clusters, node pools, nodes and events, not %T", v)
 	}
 	for _, n := range names {
 		if _, err := fmt.Fprintln(out, n); err != nil {
@@ -130,6 +134,8 @@ func sortItems(v any, expr string) error {
 		return sortBy(o.NodePools, expr)
 	case *api.EventList:
 		return sortBy(o.Events, expr)
+	case *api.NodeList:
+		return sortBy(o.Items, expr)
 	}
 	return nil // one object: nothing to sort
 }

@@ -28,7 +28,7 @@ func newNodePoolCmd(clk clock) *cobra.Command {
 	// Pools and clusters are named by name or by ID.
 	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
 		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
-		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"))
+		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"))
 	return cmd
 }
 
@@ -110,7 +110,13 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, p, func(w io.Writer) { poolView(w, p, f.clock.Now()) })
+			cloud := -1
+			if p.Status.Nodes != nil && f.table() {
+				if cloud, err = cloudNodes(cmd, f.client(), p.ID); err != nil {
+					return err
+				}
+			}
+			return f.print(cmd, p, func(w io.Writer) { poolView(w, p, cloud, f.clock.Now()) })
 		},
 	}
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after showing it, print a line each time it changes (the server's live feed), until it is deleted or Ctrl-C")

@@ -51,7 +51,9 @@ func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool, now time.Time) {
 	}
 }
 
-func poolView(w io.Writer, p *kpool.NodePool, now time.Time) {
+// poolView shows a pool; cloud is the node count its cloud reports (-1:
+// not asked, or none said), shown beside Kubernetes' count.
+func poolView(w io.Writer, p *kpool.NodePool, cloud int, now time.Time) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	s := &p.Spec
 	pt := s.Platform.Type
@@ -69,6 +71,9 @@ func poolView(w io.Writer, p *kpool.NodePool, now time.Time) {
 		size = fmt.Sprintf("%s (autoscaling %s-%s)", intOr(s.NodeCount), intOr(s.Autoscaling.MinNodes), intOr(s.Autoscaling.MaxNodes))
 	}
 	kv("Nodes", size)
+	if k := p.Status.Nodes; k != nil {
+		kv("Kubernetes nodes", kubeNodes(k, cloud))
+	}
 	block := platformBlock(s.Platform, pt)
 	fields := poolFields(pt)
 	shown := map[string]bool{fields.MachineType: true, "labels": true, "taints": true}

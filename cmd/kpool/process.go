@@ -89,6 +89,7 @@ func checkExposure(f *serveFlags) error {
 // per-caller limiter (a.Logged, a.Admit), like the API's own routes.
 func (p *process) handler(a *api.Server) http.Handler {
 	a.Instrument(p.httpMetrics)
+	a.KubeconfigCA(selfSignedRoot(p.tlsCert))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.metrics, promhttp.HandlerOpts{}))
 	a.Trace(p.traces())
