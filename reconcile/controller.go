@@ -279,6 +279,7 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 	c.endPass(p, id, next, err)
 	c.cfg.Metrics.Duration.Observe(c.cfg.Clock.Since(start).Seconds())
 	c.cfg.Metrics.Tracked.Set(float64(c.tracked()))
+	c.cfg.Metrics.NodeWatches.Set(float64(c.watches.count()))
 	switch {
 	case ctx.Err() != nil:
 		return

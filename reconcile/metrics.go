@@ -17,6 +17,9 @@ type Metrics struct {
 	// Tracked is how many pools the controllers keep state on: it follows
 	// the stored pools down as they go, never only up.
 	Tracked prometheus.Gauge
+	// NodeWatches is how many clusters' Nodes the controllers watch: one
+	// watch per cluster, whatever its number of pools.
+	NodeWatches prometheus.Gauge
 	// DriftFights counts pools whose drift kpool stopped correcting, as
 	// the provider kept undoing it (by provider): each is an alert.
 	DriftFights *prometheus.CounterVec
@@ -42,10 +45,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process runs the controllers."}),
 		Tracked: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_tracked_pools",
 			Help: "Pools the controllers keep state on (generations seen, retries due)."}),
+		NodeWatches: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_node_watches",
+			Help: "Clusters whose Nodes the controllers watch in their Kubernetes API (one watch each)."}),
 		DriftFights: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_drift_fights_total",
 			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.DriftFights)
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights)
 	for _, r := range Results {
 		// Each result is served from the start at 0, so that a rate or
 		// an increase sees its first pass.

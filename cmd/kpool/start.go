@@ -16,6 +16,7 @@ import (
 	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/kubeapi"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/traced"
 )
@@ -86,6 +87,14 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
 			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()})
+	}
+	// Nodes come from the controllers' watches where this process leads,
+	// else from the clusters' APIs; the proxy reaches them with kpool's
+	// own access.
+	live := &kubeapi.Clusters{Drivers: reg}
+	svc.Nodes, svc.Kube = live, live
+	if p.ctl != nil {
+		svc.Nodes = reconcile.NodeSource{Controller: p.ctl, Live: live}
 	}
 	return p, nil
 }
