@@ -89,22 +89,43 @@ func tableVersion(r *http.Request) string {
 	return ""
 }
 
-// writeTable answers a list or get as a Table of items: the kind's
-// columns, a row per item, and each row's object as includeObject says
-// (Metadata, the default: a PartialObjectMetadata; Object: the object;
-// None: none), as the API server's asTable (k8s.io/apiserver
-// pkg/endpoints/handlers/response.go) does.
-func writeTable(w http.ResponseWriter, r *http.Request, version string, res *resource, items []object, rv string) {
+// includeObject is a Table request's includeObject: Metadata (the
+// default), Object or None; another value is 400, as the API server
+// answers it.
+func includeObject(r *http.Request) (metav1.IncludeObjectPolicy, error) {
 	include := metav1.IncludeObjectPolicy(r.URL.Query().Get("includeObject"))
 	switch include {
-	case "", metav1.IncludeMetadata, metav1.IncludeObject, metav1.IncludeNone:
-	default:
-		writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", include)))
+	case "":
+		return metav1.IncludeMetadata, nil
+	case metav1.IncludeMetadata, metav1.IncludeObject, metav1.IncludeNone:
+		return include, nil
+	}
+	return "", apierrors.NewBadRequest(fmt.Sprintf("unrecognized includeObject value: %q", include))
+}
+
+// writeTable answers a list or get as a Table of items.
+func writeTable(w http.ResponseWriter, r *http.Request, version string, res *resource, items []object, rv string) {
+	include, err := includeObject(r)
+	if err != nil {
+		writeStatus(w, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, toTable(version, include, res, items, rv, true))
+}
+
+// toTable is the Table of items: the kind's columns (when headers is
+// set: a watch sends them with its first event only), a row per item,
+// and each row's object as include says (Metadata: a
+// PartialObjectMetadata; Object: the object; None: none), as the API
+// server's asTable (k8s.io/apiserver pkg/endpoints/handlers/response.go)
+// makes it.
+func toTable(version string, include metav1.IncludeObjectPolicy, res *resource, items []object, rv string, headers bool) *metav1.Table {
 	def := tables[res]
-	t := metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + version},
-		ListMeta: metav1.ListMeta{ResourceVersion: rv}, ColumnDefinitions: def.columns, Rows: []metav1.TableRow{}}
+	t := &metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + version},
+		ListMeta: metav1.ListMeta{ResourceVersion: rv}, Rows: []metav1.TableRow{}}
+	if headers {
+		t.ColumnDefinitions = def.columns
+	}
 	for _, o := range items {
 		row := def.row(o)
 		var v any
@@ -112,8 +133,7 @@ func writeTable(w http.ResponseWriter, r *http.Request, version string, res *res
 		case metav1.IncludeObject:
 			o.GetObjectKind().SetGroupVersionKind(res.gvk)
 			v = o
-		case metav1.IncludeNone:
-		default:
+		case metav1.IncludeMetadata:
 			p := meta.AsPartialObjectMetadata(o)
 			p.TypeMeta = metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/" + version}
 			v = p
@@ -123,7 +143,7 @@ func writeTable(w http.ResponseWriter, r *http.Request, version string, res *res
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	writeJSON(w, http.StatusOK, &t)
+	return t
 }
 
 func mustJSON(v any) []byte {
