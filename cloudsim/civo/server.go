@@ -86,6 +86,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // clients to trust (kpool cloudsim calls it with its CA).
 func (s *Server) SetCA(pem []byte) { s.kube.SetCA(pem) }
 
+// Kubeconfigs returns each cluster's kubeconfig (its emulated Kubernetes
+// API) when the emulator is served at endpoint, by cluster name.
+func (s *Server) Kubeconfigs(endpoint string) map[string]string {
+	out := map[string]string{}
+	for c := range s.views() {
+		out[c.Name] = s.kube.Kubeconfig(endpoint, c.ID, c.Name)
+	}
+	return out
+}
+
 // Kube is the clusters' Kubernetes API, for tests and hand-made changes
 // (a person editing the autoscaler's Deployment).
 func (s *Server) Kube() *kube.API { return s.kube }
