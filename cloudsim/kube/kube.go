@@ -86,7 +86,7 @@ type cluster struct {
 	events      []event                       // the last writes, oldest first
 	floor       uint64                        // events at or before it are gone
 	watchers    map[*watcher]struct{}
-	applied     map[string]applied       // node name → what SyncNodes last put on it
+	applied     map[string]applied      // node name → what SyncNodes last put on it
 	check       func(token string) bool // SetTokenCheck's
 }
 
