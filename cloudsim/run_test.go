@@ -58,7 +58,7 @@ func (e *kubeEmu) ServeHTTP(w http.ResponseWriter, r *http.Request) { e.api.Serv
 func (e *kubeEmu) SetCA(pem []byte)                                 { e.api.SetCA(pem) }
 func (e *kubeEmu) Clusters(string) []kpool.Cluster                  { return nil }
 func (e *kubeEmu) Describe(io.Writer, string)                       {}
-func (e *kubeEmu) Identity() (kpool.PlatformType, any)              { return kpool.PlatformK3s, nil }
+func (e *kubeEmu) Identity() (kpool.PlatformType, any)              { return "", nil }
 func (e *kubeEmu) Kubeconfigs(endpoint string) map[string]string {
 	return map[string]string{"demo-a": e.api.Kubeconfig(endpoint, "id-a", "demo-a"), "demo-b": e.api.Kubeconfig(endpoint, "id-b", "demo-b")}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,12 +83,17 @@ func table(out string) (string, [][]string) {
 }
 
 // serveKubectl serves an API over TLS, writes cluster c1's kubeconfig for
-// kubectl, and reports the HTTP status of each eviction answered.
-func serveKubectl(t *testing.T, k *kubectl) (*kube.API, kubernetes.Interface, chan int) {
+// kubectl, and reports the HTTP status of each eviction answered and each
+// watch's start (its first write: the watch is registered by then).
+func serveKubectl(t *testing.T, k *kubectl) (*kube.API, kubernetes.Interface, chan int, chan struct{}) {
 	t.Helper()
 	api := kube.New("/k8s")
-	evictions := make(chan int, 100)
+	evictions, watches := make(chan int, 100), make(chan struct{}, 100)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "true" {
+			api.ServeHTTP(&watchStarted{ResponseWriter: w, started: watches}, r)
+			return
+		}
 		if !strings.HasSuffix(r.URL.Path, "/eviction") {
 			api.ServeHTTP(w, r)
 			return
@@ -109,8 +115,22 @@ func serveKubectl(t *testing.T, k *kubectl) (*kube.API, kubernetes.Interface, ch
 	if err != nil {
 		t.Fatal(err)
 	}
-	return api, kubernetes.NewForConfigOrDie(rc), evictions
+	return api, kubernetes.NewForConfigOrDie(rc), evictions, watches
 }
+
+// watchStarted signals its first write.
+type watchStarted struct {
+	http.ResponseWriter
+	started chan struct{}
+	once    sync.Once
+}
+
+func (w *watchStarted) Write(p []byte) (int, error) {
+	w.once.Do(func() { w.started <- struct{}{} })
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *watchStarted) Flush() { w.ResponseWriter.(http.Flusher).Flush() }
 
 type statusRecorder struct {
 	http.ResponseWriter
@@ -182,7 +202,7 @@ func ptr[T any](v T) *T { return &v }
 // is Ready; the DaemonSet's pod is left.
 func TestKubectl(t *testing.T) {
 	k := findKubectl(t)
-	api, cs, evictions := serveKubectl(t, k)
+	api, cs, evictions, watches := serveKubectl(t, k)
 	seedCluster(t, api, cs)
 
 	head, rows := table(k.run("get", "nodes", "-l", "kompox.dev/node-pool=web"))
@@ -227,13 +247,15 @@ func TestKubectl(t *testing.T) {
 	if head != "NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE" || len(rows) != 1 || !slices.Equal(rows[0][:4], []string{"shop", "2", "N/A", "0"}) {
 		t.Fatalf("get pdb: %q %q", head, rows)
 	}
-	watchNode(t, k, api)
+	watchNode(t, k, api, watches)
 	drain(t, k, api, evictions)
 }
 
 // watchNode: kubectl get -w prints the watch's events as the Tables'
-// rows: web-1 turning NotReady.
-func watchNode(t *testing.T, k *kubectl, api *kube.API) {
+// rows: web-1 turning NotReady. kubectl prints the node it got, then
+// watches from resourceVersion 0 and skips that watch's first event (the
+// node again): the node changes once the watch is open.
+func watchNode(t *testing.T, k *kubectl, api *kube.API, watches chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := k.cmd(ctx, "get", "node", "web-1", "--watch")
@@ -252,6 +274,11 @@ func watchNode(t *testing.T, k *kubectl, api *kube.API) {
 		seen = append(seen, strings.Join(f, " "))
 		switch {
 		case len(f) > 1 && f[0] == "web-1" && f[1] == "Ready":
+			select {
+			case <-watches:
+			case <-ctx.Done():
+				t.Fatal("kubectl get --watch opened no watch within 30s")
+			}
 			if err := api.SetReady("c1", "web-1", false); err != nil {
 				t.Fatal(err)
 			}
