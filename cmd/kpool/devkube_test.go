@@ -46,3 +46,19 @@ func TestDevKubeconfigs(t *testing.T) {
 		t.Logf("%s: %d nodes", name, len(nodes.Items))
 	}
 }
+
+// TestCloudsimKubeconfigDir: kpool cloudsim --kubeconfig-dir writes the
+// emulated clusters' kubeconfigs there, 0600.
+func TestCloudsimKubeconfigDir(t *testing.T) {
+	dir := t.TempDir()
+	startCloudsim(t, "--kubeconfig-dir", dir)
+	files, err := filepath.Glob(filepath.Join(dir, "kubeconfig-*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no kubeconfig in --kubeconfig-dir: %v", err)
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v, %v", f, st, err)
+		}
+	}
+}
