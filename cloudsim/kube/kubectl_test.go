@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -195,7 +196,7 @@ func ptr[T any](v T) *T { return &v }
 
 // TestKubectl: the real kubectl, from a kubeconfig file, lists nodes by
 // label with the API server's columns (and -o wide's, -o json's count),
-// cordons and uncordons (STATUS shows SchedulingDisabled), labels a node,
+// describes a node, cordons and uncordons (STATUS shows SchedulingDisabled), labels a node,
 // watches one (the watch's events as Tables),
 // lists pods in all namespaces and PDBs, and drains a node: the eviction
 // the PDB forbids is 429 and retried, and succeeds once a replacement pod
@@ -225,6 +226,9 @@ func TestKubectl(t *testing.T) {
 		t.Fatalf("--show-labels (the rows' metadata): %s", out)
 	}
 
+	if out := k.run("describe", "node", "sys-1"); !regexp.MustCompile(`Roles:\s+infra\n`).MatchString(out) || !strings.Contains(out, "kompox.dev/node-pool=sys") {
+		t.Fatalf("describe node:\n%s", out)
+	}
 	k.run("cordon", "web-2")
 	if _, rows = table(k.run("get", "node", "web-2")); rows[0][1] != "Ready,SchedulingDisabled" {
 		t.Fatalf("cordoned: %q", rows)
