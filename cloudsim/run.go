@@ -60,6 +60,9 @@ type Config struct {
 	Listen string
 	// Options are every emulator's engine options.
 	Options sim.Options
+	// KubeconfigDir is where Run writes the emulated clusters'
+	// kubeconfigs; "" is the CA file's folder.
+	KubeconfigDir string
 }
 
 // Served is one emulator being served.
@@ -78,6 +81,9 @@ type Running struct {
 	// Clusters are every emulator's demo clusters, their endpoint the
 	// emulator's URL.
 	Clusters []kpool.Cluster
+	// KubeconfigFiles are the kubeconfig files WriteKubeconfigs wrote, by
+	// cluster name.
+	KubeconfigFiles map[string]string
 }
 
 // Start serves the named emulators, each over TLS on its own listener,
@@ -200,7 +206,9 @@ func (r *Running) Shutdown(ctx context.Context) error {
 
 // Run serves the emulators cfg names until ctx ends (see Start). It
 // writes the certificate authority's PEM to caFile when one is given, and
-// prints to out how to reach each emulator and its demo clusters.
+// prints to out how to reach each emulator and its demo clusters; it
+// writes the emulated clusters' kubeconfigs to cfg.KubeconfigDir (or the
+// CA file's folder) and prints their kubectl lines.
 func Run(ctx context.Context, cfg Config, caFile string, out io.Writer) error {
 	if out == nil {
 		out = io.Discard
@@ -222,8 +230,17 @@ func Run(ctx context.Context, cfg Config, caFile string, out io.Writer) error {
 	} else {
 		caNote = "(not written: pass --ca-file to get the PEM clients must trust)"
 	}
+	kubeNote := ""
+	if dir := kubeconfigDir(cfg.KubeconfigDir, caFile); dir != "" {
+		if _, err := r.WriteKubeconfigs(dir); err != nil {
+			return err
+		}
+	} else if len(r.Kubeconfigs()) > 0 {
+		kubeNote = "kubeconfigs not written: pass --ca-file or --kubeconfig-dir"
+	}
 	var banner bytes.Buffer // one write, so that a reader never sees half of it
 	r.describe(&banner, cfg.Options, caNote)
+	DescribeKubeconfigs(&banner, r.KubeconfigFiles, kubeNote)
 	_, _ = out.Write(banner.Bytes())
 
 	stopped := make(chan error, len(r.Emulators))

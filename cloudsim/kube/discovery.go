@@ -38,13 +38,14 @@ func discovery(w http.ResponseWriter, parts []string) bool {
 		}
 		writeJSON(w, http.StatusOK, &list)
 	case "api/v1":
-		writeJSON(w, http.StatusOK, resourceList("v1", resources[:2]))
+		writeJSON(w, http.StatusOK, resourceList("v1", ""))
 	case "apis/apps/v1":
-		writeJSON(w, http.StatusOK, &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: "apps/v1",
-			APIResources: []metav1.APIResource{{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment",
-				Verbs: []string{"create", "get", "list", "update"}, ShortNames: []string{"deploy"}, Categories: []string{"all"}}}})
+		l := resourceList("apps/v1", "apps")
+		l.APIResources = append([]metav1.APIResource{{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment",
+			Verbs: []string{"create", "get", "list", "update"}, ShortNames: []string{"deploy"}, Categories: []string{"all"}}}, l.APIResources...)
+		writeJSON(w, http.StatusOK, l)
 	case "apis/policy/v1":
-		writeJSON(w, http.StatusOK, resourceList("policy/v1", resources[2:]))
+		writeJSON(w, http.StatusOK, resourceList("policy/v1", "policy"))
 	case "apis/apps", "apis/policy":
 		g := parts[1]
 		gv := metav1.GroupVersionForDiscovery{GroupVersion: g + "/v1", Version: "v1"}
@@ -65,11 +66,15 @@ func cut(gv string) (string, string, bool) {
 	return "", gv, false
 }
 
-// resourceList is a group version's APIResourceList: each resource with
-// its verbs and short names, and the pods' eviction subresource (create).
-func resourceList(gv string, rs []*resource) *metav1.APIResourceList {
+// resourceList is a group version's APIResourceList: each resource of the
+// group with its verbs and short names, and the pods' eviction
+// subresource (create).
+func resourceList(gv, group string) *metav1.APIResourceList {
 	l := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv}
-	for _, r := range rs {
+	for _, r := range resources {
+		if r.gr.Group != group {
+			continue
+		}
 		l.APIResources = append(l.APIResources, metav1.APIResource{Name: r.gr.Resource, SingularName: singular(r), Namespaced: r.namespaced,
 			Kind: r.gvk.Kind, Verbs: r.verbs, ShortNames: r.short})
 		if r == podRes {

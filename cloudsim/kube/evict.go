@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	policyv1beta1 "k8s.io/api/policy/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -102,10 +103,16 @@ func (a *API) evict(w http.ResponseWriter, r *http.Request, c *cluster, ns, name
 		writeStatus(w, err)
 		return
 	}
+	// The subresource takes a policy/v1 Eviction or, as kubectl up to 1.21
+	// sends it, a policy/v1beta1 one (kubernetes PR 100724).
 	var ev policyv1.Eviction
 	if err := decodeAs(r.Header.Get("Content-Type"), body, policyv1.SchemeGroupVersion.WithKind("Eviction"), &ev); err != nil {
-		writeStatus(w, err)
-		return
+		var old policyv1beta1.Eviction
+		if decodeAs(r.Header.Get("Content-Type"), body, policyv1beta1.SchemeGroupVersion.WithKind("Eviction"), &old) != nil {
+			writeStatus(w, err)
+			return
+		}
+		ev.ObjectMeta = old.ObjectMeta
 	}
 	if ev.Name != "" && ev.Name != name {
 		writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Eviction object: %s", ev.Name)))

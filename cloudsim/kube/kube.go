@@ -6,9 +6,10 @@
 //
 // What it serves, in the API server's JSON: discovery, core/v1 Nodes and
 // Pods (list with selectors, get, watch, create, update, patch, delete),
-// the Pods' eviction subresource, policy/v1 PodDisruptionBudgets (see
-// routes.go, objects.go, watch.go, evict.go and README.md), and apps/v1
-// Deployments:
+// the Pods' eviction subresource, policy/v1 PodDisruptionBudgets, apps/v1
+// DaemonSets, Tables of nodes, pods and PDBs for kubectl get (see
+// routes.go, objects.go, watch.go, evict.go, tables.go and README.md), and
+// apps/v1 Deployments:
 //
 //	GET  …/apis/apps/v1/namespaces/{ns}/deployments         a DeploymentList
 //	POST …/apis/apps/v1/namespaces/{ns}/deployments         create: 201, or 409 AlreadyExists

@@ -47,6 +47,10 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 			writeStatus(w, apierrors.NewNotFound(res.gr, name))
 			return
 		}
+		if v := tableVersion(r); v != "" && tables[res].row != nil {
+			writeTable(w, r, v, res, []object{o}, o.GetResourceVersion())
+			return
+		}
 		writeObj(w, http.StatusOK, res, o)
 	case name != "" && m == http.MethodPut:
 		a.writeObj(w, r, c, res, ns, name, false)
@@ -122,6 +126,10 @@ func (a *API) listObjs(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	rv := strconv.FormatUint(a.rv, 10)
 	a.mu.Unlock()
 	slices.SortFunc(items, func(x, y object) int { return strings.Compare(key(x), key(y)) })
+	if v := tableVersion(r); v != "" && tables[res].row != nil {
+		writeTable(w, r, v, res, items, rv)
+		return
+	}
 	writeJSON(w, http.StatusOK, &struct {
 		Kind       string          `json:"kind"`
 		APIVersion string          `json:"apiVersion"`

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,7 +38,8 @@ var (
 	nodeRes   = &resource{gr: schema.GroupResource{Resource: "nodes"}, gvk: corev1.SchemeGroupVersion.WithKind("Node"), short: []string{"no"}, verbs: allVerbs, newObj: func() object { return &corev1.Node{} }, fields: nodeFields, keepStatus: func(o, n object) { n.(*corev1.Node).Status = o.(*corev1.Node).Status }}
 	podRes    = &resource{gr: schema.GroupResource{Resource: "pods"}, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), namespaced: true, short: []string{"po"}, verbs: allVerbs, newObj: func() object { return &corev1.Pod{} }, fields: podFields, keepStatus: func(o, n object) { n.(*corev1.Pod).Status = o.(*corev1.Pod).Status }}
 	pdbRes    = &resource{gr: schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}, gvk: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), namespaced: true, short: []string{"pdb"}, verbs: allVerbs, newObj: func() object { return &policyv1.PodDisruptionBudget{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*policyv1.PodDisruptionBudget).Status = o.(*policyv1.PodDisruptionBudget).Status }}
-	resources = []*resource{nodeRes, podRes, pdbRes}
+	dsRes     = &resource{gr: schema.GroupResource{Group: "apps", Resource: "daemonsets"}, gvk: appsv1.SchemeGroupVersion.WithKind("DaemonSet"), namespaced: true, short: []string{"ds"}, verbs: allVerbs, newObj: func() object { return &appsv1.DaemonSet{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*appsv1.DaemonSet).Status = o.(*appsv1.DaemonSet).Status }}
+	resources = []*resource{nodeRes, podRes, pdbRes, dsRes}
 )
 
 func metaFields(o object) fields.Set {

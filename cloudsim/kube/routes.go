@@ -45,6 +45,8 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			name = parts[6]
 		}
 		a.serve(w, r, c, ns, name)
+	case len(parts) >= 3 && parts[0] == "apis" && parts[1] == "apps" && parts[2] == "v1":
+		a.route(w, r, c, "apps", parts[3:])
 	default:
 		writeStatus(w, notFound())
 	}

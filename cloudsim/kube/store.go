@@ -247,7 +247,8 @@ func setCondition(conds *[]corev1.NodeCondition, c corev1.NodeCondition) {
 }
 
 // SetPodReady makes a Pod Running with its Ready condition ready (or
-// not), as its kubelet reports it.
+// not) and each container running (ready or not), as its kubelet reports
+// them.
 func (a *API) SetPodReady(id, namespace, name string, ready bool) error {
 	a.mu.Lock()
 	o, ok := a.cluster(id).objects(podRes)[namespace+"/"+name]
@@ -262,6 +263,11 @@ func (a *API) SetPodReady(id, namespace, name string, ready bool) error {
 		st = corev1.ConditionTrue
 	}
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st, LastTransitionTime: metav1.Now()}}
+	p.Status.ContainerStatuses = nil
+	for _, ct := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Name: ct.Name, Image: ct.Image, Ready: ready,
+			Started: ptr(true), State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}})
+	}
 	_, err := a.SetPod(id, p)
 	return err
 }

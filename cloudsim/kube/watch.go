@@ -58,9 +58,20 @@ func (a *API) watch(w http.ResponseWriter, r *http.Request, c *cluster, res *res
 		flusher.Flush() // the client's Watch returns on the headers
 	}
 	enc := json.NewEncoder(w)
+	table, headers := "", true
+	include, _ := includeObject(r)
+	if tables[res].row != nil {
+		table = tableVersion(r)
+	}
 	send := func(e watchEvent) bool {
 		if o, ok := e.Object.(object); ok {
 			o.GetObjectKind().SetGroupVersionKind(res.gvk)
+			if table != "" && e.Type != watch.Bookmark {
+				// The API server's watch handler sends each object as a
+				// Table, with the columns in the first event only.
+				e.Object = toTable(table, include, res, []object{o}, o.GetResourceVersion(), headers)
+				headers = false
+			}
 		}
 		if enc.Encode(e) != nil {
 			return false

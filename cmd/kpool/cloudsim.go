@@ -18,6 +18,7 @@ import (
 // cloudsimFlags are kpool cloudsim's flags.
 type cloudsimFlags struct {
 	listen, providers, caFile string
+	kubeconfigDir             string
 	latency                   time.Duration
 	rateLimit                 float64
 	burst                     int
@@ -29,6 +30,7 @@ func (f *cloudsimFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "address of the first emulator; the others listen on the next ports (port 0: free ports)")
 	fs.StringVar(&f.providers, "providers", strings.Join(clouds.Names(), ","), "comma-separated emulators to run")
 	fs.StringVar(&f.caFile, "ca-file", "", "write the emulators' CA certificate (PEM) here")
+	fs.StringVar(&f.kubeconfigDir, "kubeconfig-dir", "", "write each emulated cluster's kubeconfig here as kubeconfig-<cluster>.yaml (default: the --ca-file's folder)")
 	fs.DurationVar(&f.latency, "latency", 0, "hold every answer this long")
 	fs.Float64Var(&f.rateLimit, "rate-limit", 0, "requests per second each emulator allows, beyond which it answers 429 with Retry-After (0: no limit)")
 	fs.IntVar(&f.burst, "burst", 0, "requests the rate limit allows at once (0: the rate, at least 1)")
@@ -65,7 +67,9 @@ func newCloudsim() *cobra.Command {
 		Long: `cloudsim serves emulators of the providers' node-pool APIs, speaking their wire
 protocols, so that kpool's drivers can be run and tested without a cloud account.
 It prints the endpoint to put in a cluster's spec.endpoint, and writes the TLS
-certificate authority that clients must trust to --ca-file.
+certificate authority that clients must trust to --ca-file. Each emulated cluster
+serves a Kubernetes API: its kubeconfig goes to kubeconfig-<cluster>.yaml beside the
+CA file (or in --kubeconfig-dir), for kubectl --kubeconfig.
 
 --latency, --rate-limit (with --burst) and --fault-rate rehearse a bad day:
 slow answers, 429s with Retry-After, and 500s, 503s, dropped connections and
@@ -76,7 +80,8 @@ operations that end Failed (the same ones each run for a --seed).`,
 			if err != nil {
 				return err
 			}
-			cfg := cloudsim.Config{Emulators: clouds.Emulators(), Names: splitList(f.providers), Listen: f.listen, Options: o}
+			cfg := cloudsim.Config{Emulators: clouds.Emulators(), Names: splitList(f.providers), Listen: f.listen, Options: o,
+				KubeconfigDir: f.kubeconfigDir}
 			return cloudsim.Run(cmd.Context(), cfg, f.caFile, cmd.OutOrStdout())
 		},
 	}

@@ -117,6 +117,7 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		}
 		fmt.Fprintf(out, "  %-10s %s  (%s, %s)\n", d.Name, ids[d.Name], d.Spec.Platform.Type, how)
 	}
+	describeDevKubeconfigs(out, emu)
 	if len(emu.Clusters) > 0 {
 		fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)
 		for _, d := range emu.Clusters {
@@ -142,6 +143,12 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 // to the tests' hook (serveFlags.emulated) when there is one.
 func startEmulators(f *serveFlags, o sim.Options) (*cloudsim.Running, error) {
 	emu, err := cloudsim.Start(cloudsim.Config{Emulators: clouds.Emulators(), Listen: "127.0.0.1:0", Options: o})
+	if err == nil {
+		if err = writeDevKubeconfigs(emu, f.database); err != nil {
+			_ = emu.Close()
+			return nil, err
+		}
+	}
 	if err == nil && f.emulated != nil {
 		f.emulated(emu)
 	}
