@@ -86,7 +86,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // clients to trust (kpool cloudsim calls it with its CA).
 func (s *Server) SetCA(pem []byte) { s.kube.SetCA(pem) }
 
-
 // Kube is the clusters' Kubernetes API, for tests and hand-made changes
 // (a person editing the autoscaler's Deployment).
 func (s *Server) Kube() *kube.API { return s.kube }
