@@ -55,6 +55,9 @@ type Server struct {
 	// kubeCA is the CA (PEM) served kubeconfigs tell kubectl to trust for
 	// this server (see KubeconfigCA).
 	kubeCA []byte
+	// emulated holds, by cluster id, the kubeconfigs of kpool dev's
+	// emulated clusters (EmulatedKubeconfigs).
+	emulated map[string][]byte
 }
 
 // NewServer returns the API server for svc. access authenticates callers

@@ -41,6 +41,7 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 	t.Helper()
 	e := newEnv(t)
 	e.emu.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: e.cert.Raw}))
+	e.emu.SetTokenClock(e.clock.Now)
 	out, err := e.client.DescribeCluster(ctx, &awseks.DescribeClusterInput{Name: aws.String(eks.DemoCluster)})
 	if err != nil {
 		t.Fatal(err)

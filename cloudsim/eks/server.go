@@ -56,6 +56,8 @@ type Server struct {
 	denied map[string]bool
 	// kube is the clusters' Kubernetes API, under KubePrefix.
 	kube *kube.API
+	// tokenNow is the clock of the tokens' 15 minutes (SetTokenClock).
+	tokenNow func() time.Time
 	// local guards the CA and the origins the emulator was reached at
 	// (not the engine's state).
 	local   sync.Mutex

@@ -38,10 +38,18 @@ var tokenParams = map[string]bool{"action": true, "version": true, "x-amz-algori
 // which it was reached), path /, only the allowed parameters once each,
 // Action=GetCallerIdentity, Version=2011-06-15, x-k8s-aws-id among the
 // signed headers, X-Amz-Expires 0-900, X-Amz-Date less than 15 minutes
-// ago on the emulator's clock; then STS's part: the SigV4 presigned
+// ago on the wall clock (STS's own: clients sign with theirs, while the
+// emulator's clock may run fast for its operations; SetTokenClock sets
+// another); then STS's part: the SigV4 presigned
 // signature (service sts) made again with the x-k8s-aws-id header set to
 // this cluster's name, so a token for another cluster is refused. With no
 // keys configured the signature is not checked.
+// SetTokenClock sets the clock tokens' ages are read on (nil: the wall
+// clock), for tests that move time.
+func (s *Server) SetTokenClock(now func() time.Time) {
+	s.Do(func(time.Time) { s.tokenNow = now })
+}
+
 func (s *Server) checkToken(name, token string) bool {
 	q, u, ok := tokenURL(token, s.reachedAt)
 	if !ok {
@@ -51,8 +59,12 @@ func (s *Server) checkToken(name, token string) bool {
 	if err != nil {
 		return false
 	}
-	var now time.Time
-	s.Do(func(t time.Time) { now = t })
+	now := time.Now()
+	s.Do(func(time.Time) {
+		if s.tokenNow != nil {
+			now = s.tokenNow()
+		}
+	})
 	if now.After(date.Add(tokenLifetime)) {
 		return false
 	}

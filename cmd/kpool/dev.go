@@ -136,7 +136,14 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		}
 		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 	}
-	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
+	emulated := map[string][]byte{}
+	for name, kc := range emu.Kubeconfigs() {
+		if id, ok := ids[name]; ok {
+			emulated[id] = []byte(kc)
+		}
+	}
+	a := api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst)).EmulatedKubeconfigs(emulated)
+	return p.run(ctx, ln, p.handler(a))
 }
 
 // startEmulators serves kpool dev's emulators on loopback, and hands them

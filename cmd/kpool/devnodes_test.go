@@ -140,7 +140,14 @@ func notReadyThenLabel(t *testing.T, c *api.Client, cs kubernetes.Interface, p k
 	if _, err := cs.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(strip), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	untilNode(t, cs, node, func(n *corev1.Node) bool { return n.Labels[provider.LabelPool] == "web" })
+	untilNode(t, cs, node, func(n *corev1.Node) bool { return n.Labels[provider.LabelPool] == "web" }, func() string {
+		doc, err := c.NodePoolStatus(ctx, p.ID)
+		if err != nil {
+			return err.Error()
+		}
+		b, _ := json.Marshal(doc.ControllerStatus)
+		return string(b)
+	})
 	untilPool(t, c, func() (bool, string) {
 		got, err := c.NodePool(ctx, p.ID)
 		if err != nil {
@@ -197,7 +204,7 @@ var errDone = fmt.Errorf("done")
 
 // untilNode watches a node at the emulated API until cond holds of it,
 // failing after a minute.
-func untilNode(t *testing.T, cs kubernetes.Interface, name string, cond func(*corev1.Node) bool) {
+func untilNode(t *testing.T, cs kubernetes.Interface, name string, cond func(*corev1.Node) bool, why func() string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -218,7 +225,7 @@ func untilNode(t *testing.T, cs kubernetes.Interface, name string, cond func(*co
 			return
 		}
 	}
-	t.Fatalf("node %s: not so after a minute", name)
+	t.Fatalf("node %s: not so after a minute: %s", name, why())
 }
 
 // gauge reads a gauge's value from the server's /metrics.
