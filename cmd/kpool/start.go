@@ -14,9 +14,9 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/audit"
 	"github.com/kpool/kpool/auth"
+	"github.com/kpool/kpool/kubeapi"
 	"github.com/kpool/kpool/oidc"
 	"github.com/kpool/kpool/provider"
-	"github.com/kpool/kpool/kubeapi"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/traced"
 )
