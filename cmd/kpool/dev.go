@@ -118,32 +118,45 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 		fmt.Fprintf(out, "  %-10s %s  (%s, %s)\n", d.Name, ids[d.Name], d.Spec.Platform.Type, how)
 	}
 	describeDevKubeconfigs(out, emu)
-	if len(emu.Clusters) > 0 {
-		fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)
-		for _, d := range emu.Clusters {
-			pt := d.Spec.Platform.Type
-			caps := profiles.Profile(pt).Capabilities()
-			zones := " --zones 1"
-			if caps.Zones == provider.ZonesNone {
-				zones = "" // a provider without zones
-			}
-			cli := profiles.Profile(pt).CLI()
-			if cli.ExampleFlags != "" {
-				zones += " " + cli.ExampleFlags
-			}
-			fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
-				d.Name, caps.Name, d.Name, cli.MachineExample, zones) // a cluster is named by its name
-		}
-		fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
+	describeTry(out, emu, owner, url, token)
+	a := api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst)).EmulatedKubeconfigs(emulatedKubeconfigs(emu, ids))
+	return p.run(ctx, ln, p.handler(a))
+}
+
+// describeTry prints the commands to try: the owner's token and a pool on
+// each emulated cluster.
+func describeTry(out io.Writer, emu *cloudsim.Running, owner, url, token string) {
+	if len(emu.Clusters) == 0 {
+		return
 	}
-	emulated := map[string][]byte{}
+	fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)
+	for _, d := range emu.Clusters {
+		pt := d.Spec.Platform.Type
+		caps := profiles.Profile(pt).Capabilities()
+		zones := " --zones 1"
+		if caps.Zones == provider.ZonesNone {
+			zones = "" // a provider without zones
+		}
+		cli := profiles.Profile(pt).CLI()
+		if cli.ExampleFlags != "" {
+			zones += " " + cli.ExampleFlags
+		}
+		fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
+			d.Name, caps.Name, d.Name, cli.MachineExample, zones) // a cluster is named by its name
+	}
+	fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
+}
+
+// emulatedKubeconfigs are the demo clusters' own kubeconfigs, by the id
+// each was registered with.
+func emulatedKubeconfigs(emu *cloudsim.Running, ids map[string]string) map[string][]byte {
+	out := map[string][]byte{}
 	for name, kc := range emu.Kubeconfigs() {
 		if id, ok := ids[name]; ok {
-			emulated[id] = []byte(kc)
+			out[id] = []byte(kc)
 		}
 	}
-	a := api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst)).EmulatedKubeconfigs(emulated)
-	return p.run(ctx, ln, p.handler(a))
+	return out
 }
 
 // startEmulators serves kpool dev's emulators on loopback, and hands them
