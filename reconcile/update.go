@@ -141,11 +141,11 @@ func (s *poolScope) settled(ctx context.Context, stuck []provider.Difference) (b
 	}
 	s.rp.set(kpool.ConditionReady, kpool.ConditionTrue, ReasonNodesReady, fmt.Sprintf("%d of %d nodes ready", obs.ReadyNodes, obs.Count))
 	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonReady, "")
+	s.finished(ctx) // before the report replaces the last one it reads; the cloud's operation is over
 	if !s.kubeReady(obs.ReadyNodes) {
 		s.send(ctx)
 		return true, nil
 	}
-	s.finished(ctx) // before the report replaces the last one it reads
 	s.send(ctx)
 	s.readied(s.p)
 	return false, nil
