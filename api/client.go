@@ -65,12 +65,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if c.User != "" {
-		req.Header.Set("X-User-Email", c.User)
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
+	c.authorize(req)
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("kpool server %s: %w", c.BaseURL, err)
@@ -129,4 +124,15 @@ func WarningText(h string) string {
 		return text
 	}
 	return h
+}
+
+// authorize says who the request is from: the client's user (header
+// mode) or its token.
+func (c *Client) authorize(req *http.Request) {
+	if c.User != "" {
+		req.Header.Set("X-User-Email", c.User)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
 }

@@ -39,12 +39,7 @@ func (c *Client) Kubeconfig(ctx context.Context, clusterID, kctx string) ([]byte
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/yaml, application/json")
-	if c.User != "" {
-		req.Header.Set("X-User-Email", c.User)
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
+	c.authorize(req)
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("kpool server %s: %w", c.BaseURL, err)

@@ -30,12 +30,7 @@ func (c *Client) Watch(ctx context.Context, opened func() error, fn func([]Chang
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	if c.User != "" {
-		req.Header.Set("X-User-Email", c.User)
-	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
+	c.authorize(req)
 	// A stream outlives the client's timeout of one request.
 	hc := *c.HTTP
 	hc.Timeout = 0

@@ -84,7 +84,9 @@ func (s *poolScope) observe(ctx context.Context) (bool, error) {
 	ready := obs.State == provider.StateReady
 	s.rp.set(kpool.ConditionReady, yes(ready), string(obs.State), obs.ProviderState)
 	s.rp.set(kpool.ConditionProgressing, yes(!ready && obs.State != provider.StateFailed), string(obs.State), "")
-	if ready && !s.kubeReady(obs.ReadyNodes) {
+	// An observed pool whose nodes the watch maps to none (OKE's label is
+	// kpool's, on the pools it writes) is not taken for one without nodes.
+	if ready && s.kube != nil && s.kube.Total > 0 && !s.kubeReady(obs.ReadyNodes) {
 		ready = false
 	}
 	s.send(ctx)
