@@ -55,7 +55,9 @@ type applied struct {
 // created (labels, taints, Ready as given, the kubelet's standard labels
 // added), and for the others what the cloud changed since its last sync is
 // applied (labels and taints as p says, readiness, kubelet version); what
-// other clients changed is kept. Every write streams to the watches.
+// other clients changed is kept. Every write streams to the watches. With
+// poolLabel "" (a cloud that labels no node with its pool: OKE) nothing is
+// deleted here: the caller deletes the nodes its pool no longer has.
 func (a *API) SyncNodes(id, poolLabel, pool string, nodes []NodeSpec, p Propagation) {
 	want := map[string]NodeSpec{}
 	for _, n := range nodes {
@@ -68,7 +70,7 @@ func (a *API) SyncNodes(id, poolLabel, pool string, nodes []NodeSpec, p Propagat
 	}
 	var gone []string
 	for _, o := range c.objects(nodeRes) {
-		if o.GetLabels()[poolLabel] == pool {
+		if poolLabel != "" && o.GetLabels()[poolLabel] == pool {
 			if _, ok := want[o.GetName()]; !ok {
 				gone = append(gone, o.GetName())
 			}

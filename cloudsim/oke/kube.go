@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/utils/ptr"
 
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 
@@ -20,19 +19,13 @@ import (
 // https://<the emulator>/k8s/<cluster OCID>.
 const KubePrefix = "/k8s"
 
-// PoolLabel is the label the emulator puts on a node pool's nodes, valued
-// with the pool's name: kpool's OKE profile's pool label (README.md: OKE
-// itself names a node's pool in the annotation oci.oraclecloud.com/node-pool-id).
-const PoolLabel = "oke.oraclecloud.com/node-pool"
-
 // kubeState is the emulator's side of its clusters' Kubernetes APIs.
 type kubeState struct {
 	api *kube.API
 	mu  sync.Mutex
 	ca  []byte // SetCA's PEM, for CreateKubeconfig
 	// synced is what SyncNodes was last given, by cluster OCID and pool
-	// name (OKE does not make pool names unique: the nodes of every pool
-	// of a name are synced together); guarded by the engine's lock.
+	// OCID; guarded by the engine's lock.
 	synced map[string][]kube.NodeSpec
 }
 
@@ -91,32 +84,45 @@ func (s *Server) addKubeCluster(id string) {
 }
 
 // syncKube hands each pool's nodes to the clusters' Kubernetes APIs when
-// they changed since the last time (the engine's lock is held).
+// they changed since the last time (the engine's lock is held). OKE labels
+// no node with its pool (README.md), so SyncNodes is given no pool label:
+// the nodes a pool no longer has are deleted here, all of them before any
+// pool's nodes are synced, so that a name (a private IP) another pool took
+// over is not deleted after it was synced.
 func (s *Server) syncKube() {
-	want := map[string][]kube.NodeSpec{}
-	owner := map[string]*pool{}
+	want, exists := map[string][]kube.NodeSpec{}, map[string]bool{}
 	for _, p := range s.pools {
-		key := p.cluster.ID + "\x00" + ptr.Deref(p.np.Name, "")
-		owner[key] = p
-		want[key] = append(want[key], p.nodeSpecs()...)
+		nodes := p.nodeSpecs()
+		slices.SortFunc(nodes, func(a, b kube.NodeSpec) int { return strings.Compare(a.Name, b.Name) })
+		want[p.cluster.ID+"\x00"+p.id], exists[p.cluster.ID+"\x00"+p.id] = nodes, true
 	}
 	for key := range s.kube.synced {
 		if _, ok := want[key]; !ok {
 			want[key] = nil
 		}
 	}
+	changed := map[string]bool{}
 	for key, nodes := range want {
-		slices.SortFunc(nodes, func(a, b kube.NodeSpec) int { return strings.Compare(a.Name, b.Name) })
-		if old, ok := s.kube.synced[key]; ok && equality.Semantic.DeepEqual(old, nodes) {
+		old, ok := s.kube.synced[key]
+		if ok && equality.Semantic.DeepEqual(old, nodes) {
 			continue
 		}
-		cluster, name, _ := strings.Cut(key, "\x00")
-		s.kube.api.SyncNodes(cluster, PoolLabel, name, nodes, kube.AtCreate)
-		if len(nodes) == 0 && owner[key] == nil {
+		changed[key] = true
+		cluster, _, _ := strings.Cut(key, "\x00")
+		for _, n := range old {
+			if !slices.ContainsFunc(nodes, func(m kube.NodeSpec) bool { return m.Name == n.Name }) {
+				_ = s.kube.api.DeleteNode(cluster, n.Name)
+			}
+		}
+	}
+	for key := range changed {
+		cluster, pool, _ := strings.Cut(key, "\x00")
+		s.kube.api.SyncNodes(cluster, "", pool, want[key], kube.AtCreate)
+		if !exists[key] {
 			delete(s.kube.synced, key)
 			continue
 		}
-		s.kube.synced[key] = nodes
+		s.kube.synced[key] = want[key]
 	}
 }
 
@@ -137,7 +143,7 @@ func (p *pool) nodeSpecs() []kube.NodeSpec {
 
 // nodeLabels are the labels OKE's node has: the pool's initial node
 // labels when the node was created, then OKE's own (README.md, "Nodes in
-// the cluster's Kubernetes API").
+// the cluster's Kubernetes API"), none of which names the pool.
 func (p *pool) nodeLabels(n *node) map[string]string {
 	l := map[string]string{}
 	for k, v := range n.cfg.Labels {
@@ -145,7 +151,6 @@ func (p *pool) nodeLabels(n *node) map[string]string {
 	}
 	region, zone := regionLabel(p.cluster.Region), shortAD(n.ad)
 	for k, v := range map[string]string{
-		PoolLabel:     ptr.Deref(p.np.Name, ""),
 		"displayName": n.name, "hostname": n.name, "internal_addr": n.ip,
 		"node.kubernetes.io/instance-type": n.cfg.Shape, "beta.kubernetes.io/instance-type": n.cfg.Shape,
 		"topology.kubernetes.io/region": region, "failure-domain.beta.kubernetes.io/region": region,

@@ -75,10 +75,27 @@ func (e *env) kubeClient(t *testing.T, tok string) kubernetes.Interface {
 	return kc
 }
 
-// poolNodes lists the Kubernetes nodes of a pool, by the pool label.
+// poolLabel is the label kpool's OKE driver puts in a node pool's
+// initialNodeLabels, valued with the pool's name: OKE itself labels no
+// node with its pool.
+const poolLabel = "oke.oraclecloud.com/node-pool"
+
+// withPoolLabel is d with poolLabel=<its name> among its initial labels,
+// as kpool's driver creates a pool.
+func withPoolLabel(d ce.CreateNodePoolDetails) ce.CreateNodePoolDetails {
+	d.InitialNodeLabels = append(slices.Clone(d.InitialNodeLabels), ce.KeyValue{Key: common.String(poolLabel), Value: d.Name})
+	return d
+}
+
+// poolNodes lists the Kubernetes nodes of a pool, by the pool label; with
+// pool "", every node.
 func poolNodes(t *testing.T, kc kubernetes.Interface, pool string) map[string]corev1.Node {
 	t.Helper()
-	list, err := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: oke.PoolLabel + "=" + pool})
+	sel := poolLabel + "=" + pool
+	if pool == "" {
+		sel = ""
+	}
+	list, err := kc.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,13 +108,15 @@ func poolNodes(t *testing.T, kc kubernetes.Interface, pool string) map[string]co
 
 // TestKubeNodesFollowPools: client-go, reaching the cluster's API as its
 // kubeconfig says with an OKE token, sees a pool's nodes as they go
-// ACTIVE, named by private IP with OKE's labels; a label update reaches
-// only the nodes made after it; scaling down and deleting remove them.
+// ACTIVE, named by private IP with OKE's labels and the pool's initial
+// ones (here the pool label, as kpool's driver sets it); a label update
+// reaches only the nodes made after it; scaling down and deleting remove
+// them.
 func TestKubeNodesFollowPools(t *testing.T) {
 	e := newEnv(t, 0)
 	host := strings.TrimPrefix(e.url, "https://")
 	kc := e.kubeClient(t, token(t, testKey, host, clusterID, time.Now()))
-	id := e.create(t, details("workers", 3, "Uocm:PHX-AD-1", "Uocm:PHX-AD-2"))
+	id := e.create(t, withPoolLabel(details("workers", 3, "Uocm:PHX-AD-1", "Uocm:PHX-AD-2")))
 	if got := poolNodes(t, kc, "workers"); len(got) != 0 {
 		t.Fatalf("nodes before any is ACTIVE: %v", got)
 	}
@@ -140,7 +159,8 @@ func TestKubeNodesFollowPools(t *testing.T) {
 	// more: the three keep team=ml and their kubelet, the new one has
 	// team=ai and the new version.
 	e.emu.AddCluster(oke.Cluster{ID: clusterID, Name: "prod", Region: region, CompartmentID: compartment, Version: "v1.32.1", ImageID: image, Subnets: subnets})
-	e.update(t, id, ce.UpdateNodePoolDetails{InitialNodeLabels: []ce.KeyValue{{Key: common.String("team"), Value: common.String("ai")}},
+	e.update(t, id, ce.UpdateNodePoolDetails{InitialNodeLabels: []ce.KeyValue{{Key: common.String("team"), Value: common.String("ai")},
+		{Key: common.String(poolLabel), Value: common.String("workers")}},
 		KubernetesVersion: common.String("v1.32.1"), NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(4)}})
 	e.clock.Advance(time.Hour)
 	after := poolNodes(t, kc, "workers")
@@ -166,6 +186,46 @@ func TestKubeNodesFollowPools(t *testing.T) {
 	e.clock.Advance(time.Hour)
 	if got := poolNodes(t, kc, "workers"); len(got) != 0 {
 		t.Fatalf("pool deleted, %d nodes in Kubernetes", len(got))
+	}
+}
+
+// TestKubeNodesUnlabelled: OKE puts no pool label of its own on a node. A
+// pool created without one in its initialNodeLabels (outside kpool) has
+// nodes in the API that no pool label selects; a pool whose labels an
+// update replaced without it gets new nodes without it, its older nodes
+// keeping theirs; scaling down and deleting still remove the nodes.
+func TestKubeNodesUnlabelled(t *testing.T) {
+	e := newEnv(t, 0)
+	kc := e.kubeClient(t, token(t, testKey, strings.TrimPrefix(e.url, "https://"), clusterID, time.Now()))
+	bare := e.create(t, details("bare", 2, "Uocm:PHX-AD-1"))
+	e.clock.Advance(time.Hour)
+	all := poolNodes(t, kc, "")
+	if len(all) != 2 || len(poolNodes(t, kc, "bare")) != 0 {
+		t.Fatalf("%d nodes, %d by the pool label; want 2 and 0", len(all), len(poolNodes(t, kc, "bare")))
+	}
+	for name, n := range all {
+		for k, v := range n.Labels {
+			if v == "bare" || strings.Contains(k, "node-pool") {
+				t.Errorf("node %s has label %s=%s, which names its pool", name, k, v)
+			}
+		}
+	}
+	id := e.create(t, withPoolLabel(details("workers", 1, "Uocm:PHX-AD-2")))
+	e.clock.Advance(time.Hour)
+	before := poolNodes(t, kc, "workers")
+	e.update(t, id, ce.UpdateNodePoolDetails{InitialNodeLabels: []ce.KeyValue{{Key: common.String("team"), Value: common.String("ai")}},
+		NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(2)}})
+	e.clock.Advance(time.Hour)
+	if after := poolNodes(t, kc, "workers"); len(before) != 1 || len(after) != 1 || len(poolNodes(t, kc, "")) != 4 {
+		t.Fatalf("labelled nodes of workers: %d before the update, %d after (want 1 and 1); %d nodes in all (want 4)", len(before), len(after), len(poolNodes(t, kc, "")))
+	}
+	e.update(t, bare, ce.UpdateNodePoolDetails{NodeConfigDetails: &ce.UpdateNodePoolNodeConfigDetails{Size: common.Int(1)}})
+	if _, err := e.client.DeleteNodePool(ctx, ce.DeleteNodePoolRequest{NodePoolId: &id}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Hour)
+	if got := poolNodes(t, kc, ""); len(got) != 1 {
+		t.Fatalf("bare scaled to 1 and workers deleted: %d nodes in Kubernetes, want 1", len(got))
 	}
 }
 

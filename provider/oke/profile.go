@@ -74,7 +74,9 @@ func (Profile) KubeIPAddresses() bool { return true }
 
 var _ provider.KubeHosts = Profile{}
 
-// PoolLabel is the label OKE puts on a pool's nodes, valued with its name.
+// PoolLabel is the label a pool's nodes carry, valued with its name. OKE
+// puts none of its own: kpool's driver puts this one in the initial node
+// labels of the pools it creates or updates (README.md).
 func (Profile) PoolLabel() string { return "oke.oraclecloud.com/node-pool" }
 
 var (

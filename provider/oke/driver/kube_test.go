@@ -13,7 +13,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	okesim "github.com/kpool/kpool/cloudsim/oke"
 	"github.com/kpool/kpool/kubeapi"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/oke"
@@ -23,11 +22,9 @@ import (
 // TestKubeAccess: the driver's access (CreateKubeconfig's server and CA,
 // a token signed as generate-token signs it) gives client-go the
 // cluster's nodes: those of a pool the driver made, by the profile's pool
-// label, as many as the pool's size.
+// label (which the driver put in the pool's initialNodeLabels), as many as
+// the pool's size.
 func TestKubeAccess(t *testing.T) {
-	if okesim.PoolLabel != (oke.Profile{}).PoolLabel() {
-		t.Fatalf("the emulator labels pools %s, the profile reads %s", okesim.PoolLabel, (oke.Profile{}).PoolLabel())
-	}
 	e := newEmulated(t)
 	s := e.spec("web")
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oracle/oci-go-sdk/v65/common"
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
@@ -126,6 +127,39 @@ func source(s provider.PoolSpec) (ce.NodeSourceViaImageDetails, error) {
 	return src, nil
 }
 
+// poolLabel is the OKE profile's pool label. OKE labels no node with its
+// pool (it annotates oci.oraclecloud.com/node-pool-id), so the driver puts
+// poolLabel=<the pool's name> in the pool's initialNodeLabels, with which
+// OKE's kubelets register each node they start; observe hides it.
+var poolLabel = profile.PoolLabel()
+
+// initialLabels are the initialNodeLabels of a pool of spec s: its labels
+// and the pool label, valued with its name when that is a valid label value
+// (an imported pool's name may not be: its nodes then carry none).
+func initialLabels(s provider.PoolSpec) []ce.KeyValue {
+	l := copyMap(s.Labels)
+	delete(l, poolLabel)
+	if len(validation.IsValidLabelValue(s.ProviderName)) == 0 {
+		l[poolLabel] = s.ProviderName
+	}
+	return keyValues(l)
+}
+
+// lacksPoolLabel reports whether the pool's initialNodeLabels lack the pool
+// label its name gives: the nodes it starts next would carry none.
+func lacksPoolLabel(np *ce.NodePool) bool {
+	name := ptr.Deref(np.Name, "")
+	if len(validation.IsValidLabelValue(name)) > 0 {
+		return false
+	}
+	for _, kv := range np.InitialNodeLabels {
+		if ptr.Deref(kv.Key, "") == poolLabel {
+			return ptr.Deref(kv.Value, "") != name
+		}
+	}
+	return true
+}
+
 func keyValues(labels map[string]string) []ce.KeyValue {
 	out := []ce.KeyValue{}
 	for _, k := range kpool.SortedKeys(labels) {
@@ -156,7 +190,7 @@ func createDetails(c *kpool.Cluster, o *kpool.OCICluster, s provider.PoolSpec) (
 	}
 	in := ce.CreateNodePoolDetails{
 		CompartmentId: common.String(o.CompartmentID), ClusterId: common.String(o.ClusterID), Name: common.String(s.ProviderName),
-		NodeShape: common.String(s.MachineType), NodeSourceDetails: src, InitialNodeLabels: keyValues(s.Labels), FreeformTags: poolTags(s),
+		NodeShape: common.String(s.MachineType), NodeSourceDetails: src, InitialNodeLabels: initialLabels(s), FreeformTags: poolTags(s),
 		NodeConfigDetails: &ce.CreateNodePoolNodeConfigDetails{Size: common.Int(s.Count), PlacementConfigs: pcs, FreeformTags: nodeTags(c, s)},
 	}
 	if ocpus != nil || memory != nil {

@@ -17,7 +17,8 @@ import (
 // a pool placed in every domain of the cluster without the node-zone label
 // is how kpool creates a pool in no zone, and is reported so. The version
 // is the minor one ("1.31"), as kpool specs give it; the full one is in
-// Extra["kubernetesVersion"].
+// Extra["kubernetesVersion"]. Its labels are its initialNodeLabels without
+// the pool label the driver adds (initialLabels).
 func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 	p := provider.Pool{
 		PoolSpec: provider.PoolSpec{
@@ -33,7 +34,9 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 		Extra:         map[string]string{},
 	}
 	for _, kv := range np.InitialNodeLabels {
-		p.Labels[ptr.Deref(kv.Key, "")] = ptr.Deref(kv.Value, "")
+		if k := ptr.Deref(kv.Key, ""); k != poolLabel { // the driver's, not the user's (initialLabels)
+			p.Labels[k] = ptr.Deref(kv.Value, "")
+		}
 	}
 	p.Name = p.Labels[provider.LabelPool]
 	p.Tags, p.Owner = provider.TagKeys.Take(np.FreeformTags)

@@ -20,7 +20,8 @@ import (
 // it creates afterwards (observed as StaleNodes); size and tags change at
 // once, and with the tags the owner's mark on a pool that has none (one
 // another owner marked is refused: KindForeign). The placement labels stay
-// as the pool has them. A pool whose create failed takes no update: it is
+// as the pool has them; the pool label (initialLabels) is sent with every
+// change of the labels, and added to a pool that lacks it. A pool whose create failed takes no update: it is
 // deleted, and created again once gone.
 func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
 	if err := provider.CheckSupported(profile.Capabilities(), s); err != nil {
@@ -114,7 +115,11 @@ func updateDetails(c *kpool.Cluster, o *kpool.OCICluster, np *ce.NodePool, s pro
 		ncd.PlacementConfigs, changed, nodesChanged = pcs, true, true
 	}
 	if !provider.SameLabels(p.Labels, s.Labels) {
-		in.InitialNodeLabels, changed, nodesChanged = keyValues(s.Labels), true, true
+		in.InitialNodeLabels, changed, nodesChanged = initialLabels(s), true, true
+	} else if lacksPoolLabel(np) {
+		// Only the pool label is missing: what new nodes are is unchanged
+		// but for it, so no node is counted stale for it.
+		in.InitialNodeLabels, changed = initialLabels(s), true
 	}
 	if !provider.SameMap(p.Tags, s.Tags) || p.Owner != s.Owner {
 		in.FreeformTags, changed = poolTags(s), true
