@@ -106,6 +106,7 @@ func (w *watches) ensure(ctx context.Context, cl *kpool.Cluster, client func(con
 		nw.cs, nw.cancel = cs, cancel
 		f := informers.NewSharedInformerFactoryWithOptions(cs, 0)
 		nw.informer = f.Core().V1().Nodes().Informer()
+		_ = nw.informer.SetTransform(slim)
 		id := cl.ID
 		_, _ = nw.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(any) { w.changed(id) },
@@ -144,6 +145,29 @@ func (w *watches) changed(id string) {
 	if enqueue != nil {
 		enqueue(id)
 	}
+}
+
+// slim keeps of a watched node what kpool reads (name, labels, uid,
+// resourceVersion, creation time, cordon, provider id, the Ready
+// condition, the kubelet's version): a real node carries its images,
+// addresses, capacity and managed fields, tens of kilobytes each, which a
+// fleet's watches would otherwise hold in memory.
+func slim(o any) (any, error) {
+	n, ok := o.(*corev1.Node)
+	if !ok {
+		return o, nil
+	}
+	out := &corev1.Node{}
+	out.Name, out.UID, out.ResourceVersion, out.CreationTimestamp = n.Name, n.UID, n.ResourceVersion, n.CreationTimestamp
+	out.Labels, out.DeletionTimestamp = n.Labels, n.DeletionTimestamp
+	out.Spec.Unschedulable, out.Spec.ProviderID = n.Spec.Unschedulable, n.Spec.ProviderID
+	out.Status.NodeInfo.KubeletVersion = n.Status.NodeInfo.KubeletVersion
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			out.Status.Conditions = []corev1.NodeCondition{c}
+		}
+	}
+	return out, nil
 }
 
 // nodeChanged reports whether an update changed what kpool reads of a
