@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/reconcile"
+	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -109,6 +111,16 @@ func TestNodeTruth(t *testing.T) {
 		w.until(w.resync(), func() (bool, string) {
 			got := condition(w.report(p.ID), kpool.ConditionNodeLabels)
 			return got == "True LabelsRepaired", "NodeLabels " + got
+		})
+
+		// The cluster asks for the guide's nodepool=<name> label too.
+		if _, err := w.svc.UpdateCluster(w.ctx(), w.cluster.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"nodeLabels":"guide"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		w.until(w.resync(), func() (bool, string) {
+			n0, _ := cs.CoreV1().Nodes().Get(ctx, "web-0", metav1.GetOptions{})
+			n1, _ := cs.CoreV1().Nodes().Get(ctx, "web-1", metav1.GetOptions{})
+			return n0.Labels[kpool.GuidePoolLabel] == "web" && n1.Labels[kpool.GuidePoolLabel] == "web", "labels " + labelString(n0.Labels)
 		})
 
 		watches := 0
