@@ -5,6 +5,12 @@
 // state of its own: the caller calls Step again at its next resync (and after
 // a crash) with the time the drain began, and Step carries on from what the
 // cluster shows.
+//
+// Unlike kubectl it does not refuse pods that no controller owns or that
+// keep emptyDir data (kubectl's unreplicatedFilter and localStorageFilter,
+// lifted by --force and --delete-emptydir-data): the node is going away,
+// and they are lost with it either way; they are evicted like the rest,
+// under their budgets.
 package drain
 
 import (
@@ -41,6 +47,11 @@ type Drainer struct {
 	Skip    Skip          // the pods a drain leaves on the node
 	OnStuck OnStuck       // what to do with a pod still there after Timeout
 	Timeout time.Duration // from the drain's start; 0: none (OnStuck never applies)
+	// ForgetAfter drops from the drain a pod terminating for longer than
+	// it (0: never): a node whose kubelet is gone never confirms the end
+	// of its pods (kubectl's skipDeletedFilter,
+	// --skip-wait-for-delete-timeout). Such a pod is listed as Skipped.
+	ForgetAfter time.Duration
 	// MaxInFlight bounds the pods being evicted at once across the nodes:
 	// those evicted and still terminating count, and a step evicts at
 	// most the rest (0 is 1).
@@ -110,9 +121,9 @@ func (d Drainer) Step(ctx context.Context, cs kubernetes.Interface, nodes []stri
 	var todo []*corev1.Pod
 	inFlight := 0
 	for _, name := range nodes {
-		n, pods, err := d.survey(ctx, cs, name)
+		n, pods, err := d.survey(ctx, cs, name, now)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, err) // Done stays false: the node was not seen
 		}
 		for _, pod := range n.Left {
 			if pod.State == Terminating {
@@ -135,7 +146,7 @@ func (d Drainer) Step(ctx context.Context, cs kubernetes.Interface, nodes []stri
 		}
 		p.record(pod, r)
 	}
-	p.Done, p.Stopped = true, false
+	p.Done, p.Stopped = len(errs) == 0, false
 	for _, n := range p.Nodes {
 		if len(n.Left) > 0 {
 			p.Done = false
@@ -147,7 +158,7 @@ func (d Drainer) Step(ctx context.Context, cs kubernetes.Interface, nodes []stri
 
 // survey cordons a node and sorts its pods: those the drain skips, those
 // terminating (Left, in flight), and those still to evict (returned).
-func (d Drainer) survey(ctx context.Context, cs kubernetes.Interface, name string) (Node, []*corev1.Pod, error) {
+func (d Drainer) survey(ctx context.Context, cs kubernetes.Interface, name string, now time.Time) (Node, []*corev1.Pod, error) {
 	n := Node{Name: name}
 	if err := Cordon(ctx, cs, name); apierrors.IsNotFound(err) {
 		n.Gone = true // its pods may still be listed until the pod GC removes them
@@ -162,7 +173,7 @@ func (d Drainer) survey(ctx context.Context, cs kubernetes.Interface, name strin
 	for i := range list.Items {
 		pod := &list.Items[i]
 		switch {
-		case d.Skip.skips(pod):
+		case d.Skip.skips(pod), d.ForgetAfter > 0 && pod.DeletionTimestamp != nil && now.Sub(pod.DeletionTimestamp.Time) > d.ForgetAfter:
 			n.Skipped = append(n.Skipped, pod.Namespace+"/"+pod.Name)
 		case pod.DeletionTimestamp != nil:
 			n.Left = append(n.Left, Pod{Namespace: pod.Namespace, Name: pod.Name, State: Terminating})

@@ -41,10 +41,15 @@ func shop(t *testing.T) (cluster, kubernetes.Interface) {
 	return c, cs
 }
 
-// step runs one step and fails the test on an error.
+// step runs one step on node "old" and fails the test on an error.
 func step(t *testing.T, d drain.Drainer, cs kubernetes.Interface, now time.Time) drain.Progress {
 	t.Helper()
-	p, err := d.Step(context.Background(), cs, []string{"old"}, start, now)
+	return stepOn(t, d, cs, "old", now)
+}
+
+func stepOn(t *testing.T, d drain.Drainer, cs kubernetes.Interface, node string, now time.Time) drain.Progress {
+	t.Helper()
+	p, err := d.Step(context.Background(), cs, []string{node}, start, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +211,37 @@ func TestInFlight(t *testing.T) {
 		p.DeletionTimestamp = &metav1.Time{Time: start}
 		p.Status.Phase = corev1.PodRunning
 	})
-	d := drain.Drainer{MaxInFlight: 3}
+	d := drain.Drainer{MaxInFlight: 3, ForgetAfter: time.Minute}
 	p, err := d.Step(context.Background(), cs, []string{"a", "b"}, start, start)
 	if err != nil || !slices.Equal(p.Evicted, []string{"shop/a1", "shop/a2"}) || states(p)[drain.Queued] != 2 || states(p)[drain.Terminating] != 3 {
 		t.Fatalf("%+v, %v", p, err)
+	}
+	// Two minutes on, a0 (whose kubelet never confirmed its end) is
+	// forgotten, and its place goes to b1 and b2 with the third.
+	p, err = d.Step(context.Background(), cs, []string{"a", "b"}, start, start.Add(2*time.Minute))
+	if err != nil || !slices.Equal(p.Evicted, []string{"shop/b1", "shop/b2"}) || !slices.Equal(p.Nodes[0].Skipped, []string{"shop/a0"}) {
+		t.Fatalf("forgotten: %+v, %v", p, err)
+	}
+}
+
+// TestGoneNode: a node whose Node object is gone is drained of the pods
+// still bound to it (Gone), and then done; an error listing leaves the step
+// not done.
+func TestGoneNode(t *testing.T) {
+	api, cs := serve(t)
+	cluster{t: t, api: api}.pod("w1", "ghost", "web", "ReplicaSet")
+	d := drain.Drainer{}
+	p := stepOn(t, d, cs, "ghost", start)
+	if !p.Nodes[0].Gone || !slices.Equal(p.Evicted, []string{"shop/w1"}) || p.Done {
+		t.Fatalf("%+v", p)
+	}
+	if p = stepOn(t, d, cs, "ghost", start); !p.Done || len(p.Nodes[0].Left) != 0 {
+		t.Fatalf("then: %+v", p)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p, err := d.Step(ctx, cs, []string{"ghost"}, start, start); err == nil || p.Done {
+		t.Fatalf("cancelled: %+v, %v", p, err)
 	}
 }
 

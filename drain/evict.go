@@ -72,12 +72,17 @@ func evictAll(ctx context.Context, cs kubernetes.Interface, pods []*corev1.Pod, 
 	return out
 }
 
-// evict posts a policy/v1 Eviction for a pod, with its UID as a
-// precondition so that a namesake that replaced it is not evicted
-// (kubectl's EvictPod). The answers, as the eviction API documents them
+// evict posts a policy/v1 Eviction for a pod, as kubectl's EvictPod does.
+// Unlike kubectl it sets the pod's UID as a precondition (which the API
+// server's eviction honours as a delete's): a step may act on a list read
+// a moment before, and a namesake that replaced the pod is not the pod.
+// The answers, as the eviction API documents them
 // (kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/): 200/201
 // evicted; 429 a budget forbids it for now; 500 a misconfiguration, such
-// as a pod under more than one budget; 404 gone.
+// as a pod under more than one budget (kubectl fails the drain on it: here
+// it is reported, Stuck); 404 gone. A 403 in a namespace being deleted is
+// retried, as kubectl's evictPods does: the namespace's deletion takes the
+// pod.
 func evict(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) result {
 	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
 		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &pod.UID}}}
@@ -89,7 +94,8 @@ func evict(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) result
 		return result{state: gone}
 	case apierrors.IsTooManyRequests(err):
 		return result{state: Blocked, pdb: budgetOf(err), msg: err.Error()}
-	case apierrors.IsInternalError(err):
+	case apierrors.IsInternalError(err),
+		apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return result{state: Stuck, msg: err.Error()}
 	default:
 		return result{state: Stuck, msg: err.Error(), err: err}
