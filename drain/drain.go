@@ -34,10 +34,12 @@ const (
 	// Wait keeps trying to evict it, however long the budget blocks it.
 	Wait OnStuck = iota
 	// Force deletes it (no budget is checked on a delete), as
-	// `kubectl drain --disable-eviction` would after the timeout.
+	// `kubectl drain --disable-eviction` does from the start.
 	Force
-	// Stop reports the drain as stopped (Progress.Stopped) so that the
-	// caller stops and reports; the pods are left as they are.
+	// Stop deletes nothing: once the timeout has passed with pods left,
+	// the step (which still evicts what the budgets allow) reports the
+	// drain as stopped (Progress.Stopped), for the caller to stop there
+	// and report.
 	Stop
 )
 
