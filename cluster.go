@@ -54,6 +54,11 @@ type ClusterSpec struct {
 	// cluster (kpool serve --credentials). Empty means the platform's
 	// default credential.
 	Credential string `json:"credential,omitempty"`
+	// Kubeconfig names the operator's kubeconfig credential (kind
+	// kubeconfig in kpool serve --credentials) through which kpool reaches
+	// the cluster's Kubernetes API, instead of the access its driver gets
+	// from the cloud. Empty means the driver's.
+	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// NodeLabels asks for node labels beyond the placement contract's:
 	// "guide" adds nodepool=<pool name> (NodeLabelsGuide); "" none.
 	NodeLabels string `json:"nodeLabels,omitempty"`

@@ -43,3 +43,16 @@ func (s *Service) credentialHolds(c *kpool.Cluster) error {
 	}
 	return s.Credentials.Holds(c)
 }
+
+// authorizeKubeconfig checks that the caller may give a cluster of team the
+// kubeconfig credential next names (spec.kubeconfig), when it is new or
+// chosen again: one of the cluster's platform granted to the caller.
+func (s *Service) authorizeKubeconfig(id *kpool.Identity, team string, chosen bool, old, next *kpool.ClusterSpec) error {
+	if next.Kubeconfig == "" || old != nil && !chosen && old.Kubeconfig == next.Kubeconfig {
+		return nil
+	}
+	if s.Credentials == nil {
+		return kpool.Invalid("spec.kubeconfig", "this kpool has no named credentials (kpool serve --credentials)")
+	}
+	return s.Credentials.GrantKubeconfig(id, team, next)
+}

@@ -34,6 +34,9 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*kpool.C
 	if c.Grant, _, err = s.authorizeCloud(id, c.Team, false, nil, &c.Spec); err != nil {
 		return nil, err
 	}
+	if err := s.authorizeKubeconfig(id, c.Team, false, nil, &c.Spec); err != nil {
+		return nil, err
+	}
 	if c.ID == "" {
 		c.ID = newID()
 	}
@@ -212,6 +215,10 @@ func (s *Service) nextCluster(id *kpool.Identity, c *kpool.Cluster, u Update) (*
 	chosen := next.Team != c.Team || (u.Spec != nil && carries(u.Spec, "credential"))
 	basis, keep, err := s.authorizeCloud(id, next.Team, chosen, &c.Spec, &next.Spec)
 	if err != nil {
+		return nil, err
+	}
+	kubeChosen := next.Team != c.Team || (u.Spec != nil && carries(u.Spec, "kubeconfig"))
+	if err := s.authorizeKubeconfig(id, next.Team, kubeChosen, &c.Spec, &next.Spec); err != nil {
 		return nil, err
 	}
 	if !keep {
