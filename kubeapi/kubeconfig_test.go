@@ -134,11 +134,15 @@ func TestKubeconfigRefusals(t *testing.T) {
 		{"client certificate by path", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
 			u.ClientCertificate, u.ClientKey = "/etc/c.pem", "/etc/k.pem"
 		}, "names files by path"},
-		{"token file", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) { u.TokenFile = "/etc/token" }, "names files by path"},
+		{"token file", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
+			u.TokenFile = "/etc/token"
+		}, "names files by path"},
 		{"user and password", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
 			u.Token, u.Username, u.Password = "", "admin", "hunter2"
 		}, "username and password"},
-		{"impersonation", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) { u.Impersonate = "system:admin" }, "impersonates"},
+		{"impersonation", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
+			u.Impersonate = "system:admin"
+		}, "impersonates"},
 		{"no credential", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) { u.Token = "" }, "neither a token nor a client certificate"},
 		{"certificate without key", func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
 			u.ClientCertificateData = []byte("-----BEGIN CERTIFICATE-----")
@@ -146,7 +150,9 @@ func TestKubeconfigRefusals(t *testing.T) {
 		{"insecure", func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
 			c.CertificateAuthorityData, c.InsecureSkipTLSVerify = nil, true
 		}, "insecure-skip-tls-verify"},
-		{"proxy", func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) { c.ProxyURL = "http://127.0.0.1:3128" }, "proxy-url"},
+		{"proxy", func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
+			c.ProxyURL = "http://127.0.0.1:3128"
+		}, "proxy-url"},
 		{"http server", func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo, _ *clientcmdapi.Config) {
 			c.Server = strings.Replace(c.Server, "https://", "http://", 1)
 		}, "not an https URL"},
@@ -167,7 +173,9 @@ func TestKubeconfigRefusals(t *testing.T) {
 			refused(t, typ, origin, b, tc.want, token)
 		})
 	}
-	t.Run("not a kubeconfig", func(t *testing.T) { refused(t, typ, origin, []byte("token: "+token+"\n\t: ["), "not one client-go can read", token) })
+	t.Run("not a kubeconfig", func(t *testing.T) {
+		refused(t, typ, origin, []byte("token: "+token+"\n\t: ["), "not one client-go can read", token)
+	})
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("%d requests reached the server from refused kubeconfigs", n)
 	}
