@@ -1,6 +1,7 @@
 package provider_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -60,8 +61,12 @@ func TestKubeconfigGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := func(kube string) *kpool.ClusterSpec {
-		return &kpool.ClusterSpec{Kubeconfig: kube, Credential: "cloud", Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure,
-			Azure: &kpool.AzureCluster{SubscriptionID: "sub-b", ResourceGroup: "rg", ClusterName: "c"}}}
+		s := &kpool.ClusterSpec{}
+		if err := json.Unmarshal([]byte(`{"platform":{"type":"azure","azure":{"subscriptionId":"sub-b","resourceGroup":"rg","clusterName":"c"}}}`), s); err != nil {
+			t.Fatal(err)
+		}
+		s.Kubeconfig, s.Credential = kube, "cloud"
+		return s
 	}
 	alice, bob := &kpool.Identity{Email: "alice@example.com"}, &kpool.Identity{Email: "bob@example.com"}
 	admin := &kpool.Identity{Email: "root@example.com", Admin: true}
