@@ -42,6 +42,10 @@ type Cluster struct {
 	// drivers and the API check that it still holds. "" for clusters
 	// registered before grants were recorded.
 	Grant string `json:"-"`
+	// KubeconfigGrant is, as Grant for spec.credential, the entry of the
+	// kubeconfig credential spec.kubeconfig names that let it be chosen;
+	// kpool checks it still holds whenever it uses the kubeconfig.
+	KubeconfigGrant string `json:"-"`
 }
 
 // ClusterSpec says where a cluster is and how a driver reaches it.

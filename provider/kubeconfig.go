@@ -61,26 +61,33 @@ func (s *CredentialSet) Kubeconfig(cl *kpool.Cluster) (*Credential, error) {
 	if why := c.scopeFits(&cl.Spec); why != "" {
 		return nil, ValidationError(cl.Spec.Platform.Type, "spec.kubeconfig", "%s", why)
 	}
+	if !c.holds(cl.KubeconfigGrant, cl) {
+		return nil, ValidationError(cl.Spec.Platform.Type, "spec.kubeconfig", "credential %q is no longer granted to the cluster's owner or team (granted by %s when chosen)", c.Name, grantWord(cl.KubeconfigGrant))
+	}
 	return c, nil
 }
 
 // GrantKubeconfig implements kpool.CredentialGrants: the kubeconfig spec
 // names must be one of its platform, granted to id for a cluster of team
-// (admins: every one) and usable for the cluster's scope. To a user, a name
-// that is not such an entry answers as one not granted, so that names
-// cannot be probed.
-func (s *CredentialSet) GrantKubeconfig(id *kpool.Identity, team string, spec *kpool.ClusterSpec) error {
+// (admins: every one) and usable for the cluster's scope; it returns the
+// entry that grants it. To a user, a name that is not such an entry
+// answers as one not granted, so that names cannot be probed.
+func (s *CredentialSet) GrantKubeconfig(id *kpool.Identity, team string, spec *kpool.ClusterSpec) (string, error) {
 	c, err := s.kubeconfigOf(spec)
+	basis := ""
+	if c != nil {
+		basis = c.grantOf(id, team)
+	}
 	switch {
 	case c == nil && err == nil:
-		return nil
+		return "", nil
 	case err != nil && id.Admin:
-		return forbidden("spec.kubeconfig", err.Error())
-	case err != nil || c.grantOf(id, team) == "":
-		return forbidden("spec.kubeconfig", fmt.Sprintf("no kubeconfig %q of %s is available to you", spec.Kubeconfig, spec.Platform.Type))
+		return "", forbidden("spec.kubeconfig", err.Error())
+	case basis == "":
+		return "", forbidden("spec.kubeconfig", fmt.Sprintf("no kubeconfig %q of %s is available to you", spec.Kubeconfig, spec.Platform.Type))
 	}
 	if why := c.scopeFits(spec); why != "" {
-		return forbidden("spec.kubeconfig", why)
+		return "", forbidden("spec.kubeconfig", why)
 	}
-	return nil
+	return basis, nil
 }

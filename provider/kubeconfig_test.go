@@ -50,8 +50,9 @@ func TestParseKubeconfigCredentials(t *testing.T) {
 }
 
 // TestKubeconfigGrant: spec.kubeconfig is granted as spec.credential is,
-// and resolved at use to the entry of the cluster's platform only; a name
-// a user may not use answers as one that does not exist.
+// and resolved at use to the entry of the cluster's platform only, while
+// the grant it was chosen by holds; a name a user may not use answers as
+// one that does not exist.
 func TestKubeconfigGrant(t *testing.T) {
 	set, err := provider.ParseCredentials([]byte("credentials:\n"+kubeconfigEntry+
 		"  cloud: {type: azure, kind: default, scopes: ['*'], users: ['*']}\n"+
@@ -70,8 +71,9 @@ func TestKubeconfigGrant(t *testing.T) {
 	}
 	alice, bob := &kpool.Identity{Email: "alice@example.com"}, &kpool.Identity{Email: "bob@example.com"}
 	admin := &kpool.Identity{Email: "root@example.com", Admin: true}
-	if err := set.GrantKubeconfig(alice, "", spec("kube")); err != nil {
-		t.Fatalf("alice, granted: %v", err)
+	basis, err := set.GrantKubeconfig(alice, "", spec("kube"))
+	if err != nil || basis != alice.Email {
+		t.Fatalf("alice, granted: %q, %v", basis, err)
 	}
 	for _, tc := range []struct {
 		name string
@@ -89,16 +91,25 @@ func TestKubeconfigGrant(t *testing.T) {
 		{"another scope", admin, "narrow", `may not be used for`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := set.GrantKubeconfig(tc.id, "", spec(tc.kube))
+			_, err := set.GrantKubeconfig(tc.id, "", spec(tc.kube))
 			var e *kpool.Error
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &e) || e.Code != kpool.CodeForbidden || e.Fields[0].Field != "spec.kubeconfig" {
 				t.Fatalf("got %v, want FORBIDDEN on spec.kubeconfig saying %q", err, tc.want)
 			}
 		})
 	}
-	cl := &kpool.Cluster{Name: "c", Spec: *spec("kube")}
+	cl := &kpool.Cluster{Name: "c", Spec: *spec("kube"), KubeconfigGrant: basis}
 	if c, err := set.Kubeconfig(cl); err != nil || c == nil || c.Name != "kube" {
 		t.Fatalf("Kubeconfig at use: %v, %v", c, err)
+	}
+	// The operator gives it to carol instead: alice's cluster no longer
+	// reaches its API through it.
+	later, err := provider.ParseCredentials([]byte("credentials:\n"+strings.Replace(kubeconfigEntry, "alice@", "carol@", 1)), catalog.Profiles())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := later.Kubeconfig(cl); !provider.IsValidation(err) || !strings.Contains(err.Error(), "spec.kubeconfig") || !strings.Contains(err.Error(), "no longer granted") {
+		t.Fatalf("a grant taken away, at use: %v", err)
 	}
 	cl.Spec.Kubeconfig = "other"
 	if _, err := set.Kubeconfig(cl); !provider.IsValidation(err) || !strings.Contains(err.Error(), "spec.kubeconfig") {

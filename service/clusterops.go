@@ -34,7 +34,7 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*kpool.C
 	if c.Grant, _, err = s.authorizeCloud(id, c.Team, false, nil, &c.Spec); err != nil {
 		return nil, err
 	}
-	if err := s.authorizeKubeconfig(id, c.Team, false, nil, &c.Spec); err != nil {
+	if c.KubeconfigGrant, _, err = s.authorizeKubeconfig(id, c.Team, false, nil, &c.Spec); err != nil {
 		return nil, err
 	}
 	if c.ID == "" {
@@ -218,13 +218,17 @@ func (s *Service) nextCluster(id *kpool.Identity, c *kpool.Cluster, u Update) (*
 		return nil, err
 	}
 	kubeChosen := next.Team != c.Team || (u.Spec != nil && carries(u.Spec, "kubeconfig"))
-	if err := s.authorizeKubeconfig(id, next.Team, kubeChosen, &c.Spec, &next.Spec); err != nil {
+	kbasis, kkeep, err := s.authorizeKubeconfig(id, next.Team, kubeChosen, &c.Spec, &next.Spec)
+	if err != nil {
 		return nil, err
+	}
+	if !kkeep {
+		next.KubeconfigGrant = kbasis
 	}
 	if !keep {
 		next.Grant = basis
 	}
-	if specEqual(c.Spec, next.Spec) && next.Team == c.Team && next.Grant == c.Grant {
+	if specEqual(c.Spec, next.Spec) && next.Team == c.Team && next.Grant == c.Grant && next.KubeconfigGrant == c.KubeconfigGrant {
 		return nil, nil
 	}
 	next.CloudID = s.cloudID(&next)
