@@ -42,6 +42,10 @@ type Cluster struct {
 	// drivers and the API check that it still holds. "" for clusters
 	// registered before grants were recorded.
 	Grant string `json:"-"`
+	// KubeconfigGrant is, as Grant for spec.credential, the entry of the
+	// kubeconfig credential spec.kubeconfig names that let it be chosen;
+	// kpool checks it still holds whenever it uses the kubeconfig.
+	KubeconfigGrant string `json:"-"`
 }
 
 // ClusterSpec says where a cluster is and how a driver reaches it.
@@ -54,6 +58,11 @@ type ClusterSpec struct {
 	// cluster (kpool serve --credentials). Empty means the platform's
 	// default credential.
 	Credential string `json:"credential,omitempty"`
+	// Kubeconfig names the operator's kubeconfig credential (kind
+	// kubeconfig in kpool serve --credentials) through which kpool reaches
+	// the cluster's Kubernetes API, instead of the access its driver gets
+	// from the cloud. Empty means the driver's.
+	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// NodeLabels asks for node labels beyond the placement contract's:
 	// "guide" adds nodepool=<pool name> (NodeLabelsGuide); "" none.
 	NodeLabels string `json:"nodeLabels,omitempty"`

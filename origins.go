@@ -75,4 +75,9 @@ type CredentialGrants interface {
 	// cluster's credential was chosen by (Cluster.Grant) still stands:
 	// the operator may have taken it away since.
 	Holds(c *Cluster) error
+	// GrantKubeconfig returns the entry that grants id the kubeconfig
+	// credential spec names (Cluster.KubeconfigGrant), or an error naming
+	// spec.kubeconfig unless it is one of the cluster's platform that id
+	// may use for a cluster of team and of spec's scope.
+	GrantKubeconfig(id *Identity, team string, spec *ClusterSpec) (basis string, err error)
 }

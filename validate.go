@@ -171,6 +171,7 @@ func validateClusterSpec(fe *FieldErrors, ps Platforms, s *ClusterSpec) {
 		fe.Add("spec.nodeLabels", "unknown value %q: \"\" (the placement labels only) or %q (also the guide's %s=<pool name>)", s.NodeLabels, NodeLabelsGuide, GuidePoolLabel)
 	}
 	ValidatePattern(fe, "spec.credential", s.Credential, credentialRE, false, "the name of a credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
+	ValidatePattern(fe, "spec.kubeconfig", s.Kubeconfig, credentialRE, false, "the name of a kubeconfig credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
 	if s.Endpoint != "" {
 		u, err := url.Parse(s.Endpoint)
 		switch {

@@ -271,6 +271,7 @@ func TestValidateCluster(t *testing.T) {
 		{"endpoint scheme", PlatformGCP, `{"endpoint":"ftp://127.0.0.1"}`, "spec.endpoint"},
 		{"endpoint credentials", PlatformGCP, `{"endpoint":"https://user:secret@example.com"}`, "spec.endpoint"},
 		{"endpoint query", PlatformGCP, `{"endpoint":"https://example.com/?key=x"}`, "spec.endpoint"},
+		{"kubeconfig name", PlatformGCP, `{"kubeconfig":"Prod Kube"}`, "spec.kubeconfig"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,19 +27,27 @@ var ErrNoAccess = errors.New("kpool does not reach this cluster's Kubernetes API
 // and kpool's read-only proxy's transport (kpool.KubeProxy).
 type Clusters struct {
 	Drivers *provider.Registry
+	// Kubeconfigs resolve the clusters' spec.kubeconfig: a cluster that
+	// names one is reached through it instead of its driver.
+	Kubeconfigs provider.Kubeconfigs
 
 	mu         sync.Mutex
 	transports map[string]transport // cluster id → its proxy's transport
 }
 
 type transport struct {
+	via    string // the cluster's spec.kubeconfig when it was made
 	server string
 	url    *url.URL
 	rt     http.RoundTripper
 }
 
-// Source returns how cl's access is got: its driver's KubeAccess.
+// Source returns how cl's access is got: its spec.kubeconfig's credential
+// when it names one, else its driver's KubeAccess.
 func (k *Clusters) Source(cl *kpool.Cluster) (Source, error) {
+	if cl.Spec.Kubeconfig != "" {
+		return KubeconfigSource(k.Kubeconfigs, cl), nil
+	}
 	t := cl.Spec.Platform.Type
 	if k.Drivers == nil || !k.Drivers.HasDriver(t) {
 		return nil, ErrNoAccess
@@ -85,7 +93,7 @@ func (k *Clusters) KubeTransport(ctx context.Context, cl *kpool.Cluster) (*url.U
 	k.mu.Lock()
 	t, ok := k.transports[cl.ID]
 	k.mu.Unlock()
-	if ok {
+	if ok && t.via == cl.Spec.Kubeconfig {
 		return t.url, t.rt, nil
 	}
 	src, err := k.Source(cl)
@@ -108,7 +116,7 @@ func (k *Clusters) KubeTransport(ctx context.Context, cl *kpool.Cluster) (*url.U
 	if k.transports == nil {
 		k.transports = map[string]transport{}
 	}
-	k.transports[cl.ID] = transport{server: cfg.Host, url: u, rt: rt}
+	k.transports[cl.ID] = transport{via: cl.Spec.Kubeconfig, server: cfg.Host, url: u, rt: rt}
 	k.mu.Unlock()
 	return u, rt, nil
 }

@@ -37,7 +37,10 @@ func (c *Credential) check(profiles []Profile) error {
 		c.scopes[strings.ToLower(strings.TrimSpace(s))] = true
 	}
 	eps := c.Endpoints
-	if len(eps) == 0 {
+	switch {
+	case len(eps) == 0 && c.Kind == CredentialKubeconfig:
+		return fmt.Errorf("%s.endpoints: required for kind %s: the https origins of the API servers its kubeconfig may name", at, c.Kind)
+	case len(eps) == 0:
 		eps = c.profile.PublicEndpoints()
 	}
 	o, err := kpool.ParseOrigins(eps)
@@ -60,6 +63,8 @@ func (c *Credential) checkKind(at string, profiles []Profile) error {
 		}
 	case CredentialDefault:
 		k = CredentialKind{Name: CredentialDefault}
+	case CredentialKubeconfig:
+		k = kubeconfigKind
 	default:
 		i := slices.IndexFunc(c.profile.CredentialKinds(), func(k CredentialKind) bool { return k.Name == c.Kind })
 		if i < 0 {
@@ -140,7 +145,7 @@ func (c *Credential) notTaken(k CredentialKind) []string {
 // unknownKind is the error of a kind the platform does not take, naming
 // it as another platform's profile does where one takes it.
 func (c *Credential) unknownKind(at string, profiles []Profile) error {
-	takes := []string{CredentialDefault}
+	takes := []string{CredentialDefault, CredentialKubeconfig}
 	for _, k := range c.profile.CredentialKinds() {
 		takes = append(takes, k.Name)
 	}

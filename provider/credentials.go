@@ -25,7 +25,16 @@ const (
 	// dev): Identity holds it and the driver uses it as it is. A
 	// credentials file cannot name this kind.
 	CredentialEmulator = "emulator"
+	// CredentialKubeconfig is a kubeconfig the operator holds for a
+	// cluster's Kubernetes API (spec.kubeconfig names it), read from its
+	// secret kubeconfig (kubeconfigEnv or kubeconfigFile); its server must
+	// be among the entry's endpoints, which it must list.
+	CredentialKubeconfig = "kubeconfig"
 )
+
+// kubeconfigKind is the kind CredentialKubeconfig, which every platform
+// that takes credentials takes.
+var kubeconfigKind = CredentialKind{Name: CredentialKubeconfig, Noun: "kubeconfig", Secrets: []string{"kubeconfig"}}
 
 // CredentialProfile is a profile whose driver calls its cloud with the
 // operator's credentials: it says where the cloud's public API is, which

@@ -100,6 +100,8 @@ func ParseCredentials(data []byte, profiles []Profile) (*CredentialSet, error) {
 			return nil, fmt.Errorf("defaults.%s: no credential named %q", t, name)
 		case c.Type != t:
 			return nil, fmt.Errorf("defaults.%s: credential %q is for %s", t, name, c.Type)
+		case c.Kind == CredentialKubeconfig:
+			return nil, fmt.Errorf("defaults.%s: credential %q is a kubeconfig, not a cloud credential", t, name)
 		}
 		s.defaults[t] = name
 	}
@@ -169,6 +171,9 @@ func (s *CredentialSet) lookup(spec *kpool.ClusterSpec) (*Credential, string, er
 	}
 	if c.Type != spec.Platform.Type {
 		return nil, name, fmt.Errorf("credential %q is for %s, not %s", name, c.Type, spec.Platform.Type)
+	}
+	if c.Kind == CredentialKubeconfig {
+		return nil, name, fmt.Errorf("credential %q is a kubeconfig, not a cloud credential: name it in spec.kubeconfig", name)
 	}
 	return c, name, nil
 }

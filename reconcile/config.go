@@ -61,6 +61,10 @@ type Config struct {
 	// node watch and label repairs use, from how its access is got
 	// (default: kubeapi.Clientset).
 	KubeClient func(ctx context.Context, cl *kpool.Cluster, src kubeapi.Source) (kubernetes.Interface, error)
+	// Kubeconfigs resolve the clusters' spec.kubeconfig (the operator's
+	// credentials): a cluster that names one is watched through it
+	// instead of its driver's access.
+	Kubeconfigs provider.Kubeconfigs
 	// Installation is this kpool installation's id (Store.InstallationID):
 	// the owner's mark on the pools its controllers create.
 	Installation string

@@ -34,6 +34,9 @@ type watches struct {
 
 // nodeWatch is one cluster's watch.
 type nodeWatch struct {
+	// via is the cluster's spec.kubeconfig when the watch started: a
+	// watch through another is started again.
+	via      string
 	cs       kubernetes.Interface
 	informer cache.SharedIndexInformer
 	cancel   context.CancelFunc
@@ -94,10 +97,14 @@ func (w *watches) ensure(ctx context.Context, cl *kpool.Cluster, client func(con
 	nw, ok := w.byCluster[cl.ID]
 	run := w.ctx
 	w.mu.Unlock()
+	if ok && nw.via != cl.Spec.Kubeconfig {
+		w.drop(cl.ID)
+		ok = false
+	}
 	if run == nil || ok && (nw.informer != nil || now.Before(nw.retry)) {
 		return nw
 	}
-	nw = &nodeWatch{}
+	nw = &nodeWatch{via: cl.Spec.Kubeconfig}
 	cs, err := client(ctx)
 	if err != nil {
 		nw.err, nw.retry = err, now.Add(again)
@@ -199,9 +206,13 @@ func (nw *nodeWatch) nodes(poolLabel string) (map[string][]*corev1.Node, bool) {
 	return out, true
 }
 
-// kubeSource returns how a cluster's Kubernetes access is got from its
+// kubeSource returns how a cluster's Kubernetes access is got: through
+// the kubeconfig credential its spec.kubeconfig names, else from its
 // driver, or nil where the driver does not reach Kubernetes APIs.
 func (r *clusterRun) kubeSource() kubeapi.Source {
+	if r.cl.Spec.Kubeconfig != "" {
+		return kubeapi.KubeconfigSource(r.c.cfg.Kubeconfigs, r.cl)
+	}
 	kr, ok := provider.As[provider.KubeReacher](r.d)
 	if !ok {
 		return nil

@@ -43,3 +43,21 @@ func (s *Service) credentialHolds(c *kpool.Cluster) error {
 	}
 	return s.Credentials.Holds(c)
 }
+
+// authorizeKubeconfig checks that the caller may give a cluster of team the
+// kubeconfig credential next names (spec.kubeconfig), when it is new or
+// chosen again: one of the cluster's platform granted to the caller. It
+// returns the grant's basis (Cluster.KubeconfigGrant), and keep true when
+// it was not checked and the cluster keeps its own.
+func (s *Service) authorizeKubeconfig(id *kpool.Identity, team string, chosen bool, old, next *kpool.ClusterSpec) (basis string, keep bool, err error) {
+	switch {
+	case next.Kubeconfig == "":
+		return "", false, nil
+	case old != nil && !chosen && old.Kubeconfig == next.Kubeconfig:
+		return "", true, nil
+	case s.Credentials == nil:
+		return "", false, kpool.Invalid("spec.kubeconfig", "this kpool has no named credentials (kpool serve --credentials)")
+	}
+	basis, err = s.Credentials.GrantKubeconfig(id, team, next)
+	return basis, false, err
+}

@@ -34,6 +34,9 @@ func (s *Service) CreateCluster(ctx context.Context, in ClusterCreate) (*kpool.C
 	if c.Grant, _, err = s.authorizeCloud(id, c.Team, false, nil, &c.Spec); err != nil {
 		return nil, err
 	}
+	if c.KubeconfigGrant, _, err = s.authorizeKubeconfig(id, c.Team, false, nil, &c.Spec); err != nil {
+		return nil, err
+	}
 	if c.ID == "" {
 		c.ID = newID()
 	}
@@ -214,10 +217,18 @@ func (s *Service) nextCluster(id *kpool.Identity, c *kpool.Cluster, u Update) (*
 	if err != nil {
 		return nil, err
 	}
+	kubeChosen := next.Team != c.Team || (u.Spec != nil && carries(u.Spec, "kubeconfig"))
+	kbasis, kkeep, err := s.authorizeKubeconfig(id, next.Team, kubeChosen, &c.Spec, &next.Spec)
+	if err != nil {
+		return nil, err
+	}
+	if !kkeep {
+		next.KubeconfigGrant = kbasis
+	}
 	if !keep {
 		next.Grant = basis
 	}
-	if specEqual(c.Spec, next.Spec) && next.Team == c.Team && next.Grant == c.Grant {
+	if specEqual(c.Spec, next.Spec) && next.Team == c.Team && next.Grant == c.Grant && next.KubeconfigGrant == c.KubeconfigGrant {
 		return nil, nil
 	}
 	next.CloudID = s.cloudID(&next)

@@ -11,12 +11,12 @@ import (
 // Clusters: reads, and the writes of a transaction.
 
 const clusterCols = `c.id, c.name, c.created_by, c.generation, c.resource_version, c.spec, c.status, c.created_at, c.updated_at,
-	c.deletion_timestamp, c.team, coalesce(c.cloud_id, ''), c.credential_grant`
+	c.deletion_timestamp, c.team, coalesce(c.cloud_id, ''), c.credential_grant, c.kubeconfig_grant`
 
 // clusterDest are where clusterCols scan to.
 func clusterDest(c *kpool.Cluster) []any {
 	return []any{&c.ID, &c.Name, &c.CreatedBy, &c.Generation, &c.ResourceVersion, jsonCol{&c.Spec}, jsonCol{&c.Status},
-		timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}, nullTimeCol{&c.DeletionTimestamp}, &c.Team, &c.CloudID, &c.Grant}
+		timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}, nullTimeCol{&c.DeletionTimestamp}, &c.Team, &c.CloudID, &c.Grant, &c.KubeconfigGrant}
 }
 
 func scanCluster(s Scanner) (*kpool.Cluster, error) {
@@ -120,9 +120,9 @@ func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Clu
 func (t *tx) CreateCluster(c *kpool.Cluster) error {
 	c.CreatedBy = strings.ToLower(c.CreatedBy)
 	return t.queue(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at,
-		deletion_timestamp, team, cloud_id, credential_grant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		deletion_timestamp, team, cloud_id, credential_grant, kubeconfig_grant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		[]any{c.ID, c.Name, c.CreatedBy, c.Generation, c.ResourceVersion, mustJSON(c.Spec), mustJSON(c.Status),
-			t.db.d.Time(c.CreatedAt), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp), c.Team, nullString(c.CloudID), c.Grant},
+			t.db.d.Time(c.CreatedAt), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp), c.Team, nullString(c.CloudID), c.Grant, c.KubeconfigGrant},
 		func(_ int64, err error) error {
 			switch name, _ := t.violation(err); name {
 			case violationClusterID:
@@ -138,9 +138,9 @@ func (t *tx) CreateCluster(c *kpool.Cluster) error {
 
 func (t *tx) UpdateCluster(c *kpool.Cluster, from string) error {
 	return t.oneRow(`UPDATE clusters SET spec = ?, status = ?, updated_at = ?, deletion_timestamp = ?,
-		resource_version = ?, generation = ?, team = ?, cloud_id = ?, credential_grant = ? WHERE id = ? AND resource_version = ?`,
+		resource_version = ?, generation = ?, team = ?, cloud_id = ?, credential_grant = ?, kubeconfig_grant = ? WHERE id = ? AND resource_version = ?`,
 		[]any{mustJSON(c.Spec), mustJSON(c.Status), t.db.d.Time(c.UpdatedAt), t.db.nullTime(c.DeletionTimestamp),
-			c.ResourceVersion, c.Generation, c.Team, nullString(c.CloudID), c.Grant, c.ID, from},
+			c.ResourceVersion, c.Generation, c.Team, nullString(c.CloudID), c.Grant, c.KubeconfigGrant, c.ID, from},
 		func() error { return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' has been modified", c.Name) })
 }
 

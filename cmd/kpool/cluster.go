@@ -34,7 +34,7 @@ func newClusterCmd(clk clock) *cobra.Command {
 
 type clusterCreateFlags struct {
 	file, platform, endpoint, id string
-	credential, team             string
+	credential, team, kubeconfig string
 	values                       map[string]*string
 	maps                         map[string]*[]string // the repeatable KEY=VALUE flags
 }
@@ -45,6 +45,7 @@ func (c *clusterCreateFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.endpoint, "endpoint", "", "provider API base URL (an emulator or sovereign cloud)")
 	fs.StringVar(&c.id, "id", "", "cluster ID (a UUID) to use instead of a generated one")
 	fs.StringVar(&c.credential, "credential", "", "the operator's named credential the drivers use for the cluster (default: the platform's default)")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "the operator's named kubeconfig credential through which kpool reaches the cluster's Kubernetes API (default: the access its driver gets from the cloud)")
 	fs.StringVar(&c.team, "team", "", "the team the cluster belongs to (an admin of the team may put it there; \"\" takes it out): its members see and change it as their role allows")
 	c.values = map[string]*string{}
 	c.maps = map[string]*[]string{}
@@ -109,6 +110,9 @@ func (c *clusterCreateFlags) spec(fs *pflag.FlagSet, t kpool.PlatformType) (map[
 	}
 	if fs.Changed("credential") {
 		spec["credential"] = c.credential
+	}
+	if fs.Changed("kubeconfig") {
+		spec["kubeconfig"] = c.kubeconfig
 	}
 	return spec, nil
 }

@@ -49,7 +49,7 @@ Platform flags:
 			if fs.Changed("team") {
 				body.Team = &c.team
 			}
-			given := fs.Changed("endpoint") || fs.Changed("credential") || fs.Changed("team")
+			given := fs.Changed("endpoint") || fs.Changed("credential") || fs.Changed("kubeconfig") || fs.Changed("team")
 			for _, p := range clusterPlatformFlags() {
 				given = given || fs.Changed(p.name)
 			}

@@ -103,6 +103,8 @@ spec:
 		{"unknown field in file", []string{"-f", "-"}, "nmae: x\nspec: {}\n", "stdin: Validation failed"},
 		{"file not YAML", []string{"-f", "-"}, "{: [", "stdin: not YAML or JSON"},
 		{"empty file", []string{"-f", "-"}, "", "stdin is empty"},
+		{"kubeconfig without named credentials", append([]string{"x"}, append(flagsFor(kpool.PlatformGCP, "x"), "--kubeconfig", "prod-kube")...), "",
+			"spec.kubeconfig: this kpool has no named credentials"},
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {

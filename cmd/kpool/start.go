@@ -83,15 +83,19 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 	if f.eventRetention > 0 {
 		p.retention = &audit.Retention{Store: st, Retention: f.eventRetention}
 	}
+	var kubeconfigs provider.Kubeconfigs
+	if c.creds != nil {
+		kubeconfigs = c.creds
+	}
 	if f.reconcile {
-		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Log: log.With("component", "controllers"),
+		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
 			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()})
 	}
 	// Nodes come from the controllers' watches where this process leads,
 	// else from the clusters' APIs; the proxy reaches them with kpool's
 	// own access.
-	live := &kubeapi.Clusters{Drivers: reg}
+	live := &kubeapi.Clusters{Drivers: reg, Kubeconfigs: kubeconfigs}
 	svc.Nodes, svc.Kube = live, live
 	if p.ctl != nil {
 		svc.Nodes = reconcile.NodeSource{Controller: p.ctl, Live: live}
