@@ -24,6 +24,7 @@ import (
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/testdb"
@@ -42,18 +43,16 @@ type emulatedKube struct {
 
 func newEmulatedKube(t *testing.T) *emulatedKube {
 	t.Helper()
-	k := &emulatedKube{api: kube.New("/k8s")}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		k.mu.Lock()
-		k.seen = append(k.seen, r.Header.Clone())
-		k.mu.Unlock()
-		k.api.ServeHTTP(w, r)
-	}))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	k.api.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	k.base = srv.URL
+	k := &emulatedKube{}
+	s := kubetest.Serve(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			k.mu.Lock()
+			k.seen = append(k.seen, r.Header.Clone())
+			k.mu.Unlock()
+			h.ServeHTTP(w, r)
+		})
+	})
+	k.api, k.base = s.API, s.URL
 	return k
 }
 

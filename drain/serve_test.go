@@ -1,39 +1,23 @@
 package drain_test
 
 import (
-	"encoding/pem"
-	"net/http/httptest"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 )
 
 // serve runs the emulators' Kubernetes API over loopback TLS with cluster
 // "c1" and returns client-go's clientset built from its kubeconfig.
 func serve(t *testing.T) (*kube.API, kubernetes.Interface) {
 	t.Helper()
-	api := kube.New("/k8s")
-	srv := httptest.NewUnstartedServer(api)
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	api.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	api.AddCluster("c1")
-	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(api.Kubeconfig(srv.URL, "c1", "c1")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return api, cs
+	s := kubetest.Serve(t, nil)
+	return s.API, s.Clientset(t, "c1")
 }
 
 // cluster is a test's cluster: its nodes and pods, made as the kubelet and

@@ -2,9 +2,7 @@ package kubeapi_test
 
 import (
 	"context"
-	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 	"github.com/kpool/kpool/kubeapi"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
@@ -27,21 +26,18 @@ import (
 // how many requests reached it.
 func kubeServer(t *testing.T, poolLabel string) (string, string, *atomic.Int64) {
 	t.Helper()
-	api := kube.New("/k8s")
 	var hits atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		api.ServeHTTP(w, r)
-	}))
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	api.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	api.AddCluster("c1")
+	api := kubetest.Serve(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			h.ServeHTTP(w, r)
+		})
+	})
 	api.SyncNodes("c1", poolLabel, "web", []kube.NodeSpec{
 		{Name: "web-0", Labels: map[string]string{poolLabel: "web"}, Ready: true, KubeletVersion: "v1.30.4"},
 		{Name: "web-1", Labels: map[string]string{poolLabel: "web"}, Ready: true, KubeletVersion: "v1.30.4"},
 	}, kube.Propagate)
-	return api.Kubeconfig(srv.URL, "c1", "c1"), srv.URL, &hits
+	return api.Kubeconfig("c1"), api.URL, &hits
 }
 
 // kubeconfigSet is a credentials file with one kubeconfig entry, "kube",

@@ -3,11 +3,9 @@ package reconcile_test
 import (
 	"context"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/provider/fake"
@@ -40,19 +39,15 @@ func TestWatchThroughKubeconfig(t *testing.T) {
 	reg.Add(drv)
 	label := reg.Profile(pt).PoolLabel()
 
-	api := kube.New("/k8s")
-	srv := httptest.NewUnstartedServer(api)
-	srv.StartTLS()
-	defer srv.Close()
-	api.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	api := kubetest.Serve(t, nil)
 	nodes := []kube.NodeSpec{{Name: "web-0", Labels: map[string]string{label: "web"}, Ready: true, KubeletVersion: "v1.30.4"}}
 	api.SyncNodes("c1", label, "web", nodes, kube.Propagate)
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, []byte(api.Kubeconfig(srv.URL, "c1", "c1")), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(api.Kubeconfig("c1")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	creds, err := provider.ParseCredentials([]byte(fmt.Sprintf("credentials:\n  kube: {type: %s, kind: kubeconfig, kubeconfigFile: %s, scopes: ['*'], endpoints: ['%s'], users: ['*']}\n",
-		pt, path, srv.URL)), catalog.Profiles())
+		pt, path, api.URL)), catalog.Profiles())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,7 @@ package kube_test
 
 import (
 	"context"
-	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -19,9 +17,9 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 )
 
 // serveCore serves an API with cluster "c1" and returns client-go's
@@ -35,31 +33,19 @@ func serveCore(t *testing.T) (*kube.API, kubernetes.Interface) {
 // request body the server gets.
 func serveSeen(t *testing.T) (*kube.API, kubernetes.Interface, chan string) {
 	t.Helper()
-	api := kube.New("/k8s")
 	seen := make(chan string, 100)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ct := r.Header.Get("Content-Type"); ct != "" {
-			select {
-			case seen <- ct:
-			default:
+	s := kubetest.Serve(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if ct := r.Header.Get("Content-Type"); ct != "" {
+				select {
+				case seen <- ct:
+				default:
+				}
 			}
-		}
-		api.ServeHTTP(w, r)
-	}))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	api.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	api.AddCluster("c1")
-	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(api.Kubeconfig(srv.URL, "c1", "c1")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return api, cs, seen
+			h.ServeHTTP(w, r)
+		})
+	})
+	return s.API, s.Clientset(t, "c1"), seen
 }
 
 func node(name, pool string) *corev1.Node {

@@ -2,10 +2,8 @@ package kube_test
 
 import (
 	"context"
-	"encoding/pem"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,30 +11,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsclient "k8s.io/client-go/kubernetes/typed/apps/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 )
 
 // serve serves an API with cluster "c1" over TLS and returns a typed
 // client built from the cluster's kubeconfig, as a driver builds it.
 func serve(t *testing.T) (*kube.API, appsclient.DeploymentInterface, string) {
 	t.Helper()
-	api := kube.New("/k8s")
-	srv := httptest.NewUnstartedServer(api)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	api.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
-	api.AddCluster("c1")
-	cfg, err := clientcmd.RESTConfigFromKubeConfig([]byte(api.Kubeconfig(srv.URL, "c1", "c1")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := appsclient.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return api, cs.Deployments("kube-system"), srv.URL
+	s := kubetest.Serve(t, nil)
+	return s.API, s.Clientset(t, "c1").AppsV1().Deployments("kube-system"), s.URL
 }
 
 func deployment(name string, args ...string) *appsv1.Deployment {

@@ -24,6 +24,7 @@ import (
 	"github.com/kpool/kpool/api"
 	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/cloudsim/kube"
+	"github.com/kpool/kpool/cloudsim/kube/kubetest"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/service"
 	"github.com/kpool/kpool/store/sqlite"
@@ -56,11 +57,7 @@ func (e emulatedAPIs) KubeTransport(_ context.Context, c *kpool.Cluster) (*url.U
 // proxy; with KPOOL_SERVER naming another kpool, the plugin refuses and
 // nothing is listed.
 func TestKubectlThroughKpool(t *testing.T) {
-	kapi := kube.New("/k8s")
-	ksrv := httptest.NewUnstartedServer(kapi)
-	ksrv.StartTLS()
-	t.Cleanup(ksrv.Close)
-	kapi.SetCA(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ksrv.Certificate().Raw}))
+	kapi := kubetest.Serve(t, nil)
 
 	st, err := sqlite.Open(context.Background(), t.TempDir()+"/kpool.db")
 	if err != nil {
@@ -81,7 +78,7 @@ func TestKubectlThroughKpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(st, catalog.Registry())
-	svc.Kube = emulatedAPIs{kapi, ksrv.URL}
+	svc.Kube = emulatedAPIs{kapi.API, kapi.URL}
 	h := api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	srv := httptest.NewTLSServer(h)
 	t.Cleanup(srv.Close)
