@@ -38,8 +38,23 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 			break
 		}
 	}
+	st.Replacement = replacementOf(sorted, prev.Replacement)
 	st.conditions(prev.Conditions, reason, t, sorted, driven, now)
 	return st
+}
+
+// replacementOf is the replacement the reports show, with a rollback
+// asked for (prev, set by the service) kept while it has not ended.
+func replacementOf(sorted []ControllerStatus, prev *Replacement) *Replacement {
+	for _, r := range sorted {
+		if rp := r.Meta().Replacement; rp != nil {
+			if prev != nil && prev.RollbackRequestedAt != nil && rp.RollbackRequestedAt == nil && rp.Active() && prev.Generation == rp.Generation {
+				rp.RollbackRequestedAt = prev.RollbackRequestedAt
+			}
+			return rp
+		}
+	}
+	return prev
 }
 
 // tally is what the reports say, sorted by what it means for the phase:

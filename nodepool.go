@@ -105,6 +105,8 @@ type NodePoolSpec struct {
 	// its nodes' kompox.dev/node-pool label, shared by every member (one
 	// provider pool per zone, say). Empty: the pool's own name.
 	PlacementPool string `json:"placementPool,omitempty"`
+	// UpdateStrategy is how changes that replace nodes are carried out.
+	UpdateStrategy *UpdateStrategy `json:"updateStrategy,omitempty"`
 }
 
 // Management modes and deletion policies.

@@ -42,6 +42,20 @@ type Plan struct {
 	// apply (class advisory), and why; the API sends each as a Warning
 	// header.
 	Warnings []string `json:"warnings,omitempty"`
+	// Replacement, when the plan has replace changes and the pool's
+	// updateStrategy carries them out (replacement: Surge), says how:
+	// "surge 1, drain 30m0s". Such a plan is not refused.
+	Replacement string `json:"replacement,omitempty"`
+}
+
+// Replaces reports whether the plan has a change that needs a new pool.
+func (p Plan) Replaces() bool {
+	for _, c := range p.Changes {
+		if c.Class == UpdateReplace {
+			return true
+		}
+	}
+	return false
 }
 
 // Refusal turns a plan's replace and not-implemented changes into the
@@ -55,7 +69,9 @@ func (p Plan) Refusal() error {
 		case UpdateNotImplemented:
 			ni = append(ni, c.Field+": "+c.Reason)
 		case UpdateReplace:
-			fe.Add(c.Field, "cannot be changed in place on %s: %s; create a new pool with the new value and delete this one", p.Provider, c.Reason)
+			if p.Replacement == "" {
+				fe.Add(c.Field, "cannot be changed in place on %s: %s; set spec.updateStrategy.replacement to Surge (kpool --replacement Surge) to have kpool replace the pool without downtime, or create a new pool with the new value and delete this one", p.Provider, c.Reason)
+			}
 		}
 	}
 	if len(ni) > 0 {

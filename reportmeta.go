@@ -56,6 +56,9 @@ type ReportMeta struct {
 	DriftFields      string     `json:"drift_fields,omitempty"`
 	DriftCorrections int        `json:"drift_corrections,omitempty"`
 	DriftCorrectedAt *time.Time `json:"drift_corrected_at,omitempty"`
+	// Replacement is the pool's replacement by a successor pool, when one
+	// runs or last ran: written before each of its steps acts.
+	Replacement *Replacement `json:"replacement,omitempty"`
 }
 
 // ReportOwner is an owner's mark as a report shows it.

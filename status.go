@@ -122,6 +122,10 @@ type NodePoolStatus struct {
 	// as kpool's controller last saw it (nil until it has); the cloud's
 	// own count is its report's active_nodes.
 	Nodes *NodeCounts `json:"nodes,omitempty"`
+	// Replacement is the pool's replacement by a successor pool (spec
+	// updateStrategy replacement: Surge) while it runs, and after it ends
+	// until the next one: its step, old and new nodes, what blocks it.
+	Replacement *Replacement `json:"replacement,omitempty"`
 }
 
 // ControllerStatus is one controller's latest report on one pool.

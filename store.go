@@ -114,7 +114,8 @@ type Tx interface {
 	// ErrClusterDeleting, one at another generation ErrClusterChanged, a
 	// missing one NOT_FOUND.
 	CreateNodePool(p *NodePool, clusterGeneration int64) error
-	// UpdateNodePool writes p as UpdateCluster writes a cluster.
+	// UpdateNodePool writes p as UpdateCluster writes a cluster (its
+	// provider name included: a replacement moves it to the successor).
 	UpdateNodePool(p *NodePool, from string) error
 	// DeleteNodePool removes the pool and its controller reports.
 	DeleteNodePool(id string) error
@@ -184,6 +185,11 @@ const (
 	EventNodePoolStatus   = "nodepool.status"
 	EventNodePoolDeleting = "nodepool.deleting"
 	EventNodePoolDeleted  = "nodepool.deleted"
+	// EventNodePoolReplaced: the pool's successor took its place at the
+	// provider (its provider name changed); EventNodePoolRollback: someone
+	// asked for a replacement to be undone.
+	EventNodePoolReplaced = "nodepool.replaced"
+	EventNodePoolRollback = "nodepool.rollback"
 )
 
 // Event is a row of the outbox, which is also the audit trail: what changed,

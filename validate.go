@@ -269,6 +269,7 @@ func validateNodePoolSpec(fe *FieldErrors, ps Platforms, s *NodePoolSpec, c *Clu
 		ValidateName(fe, "spec.placementPool", s.PlacementPool)
 	}
 	validateCounts(fe, s)
+	validateStrategy(fe, s.UpdateStrategy)
 	pl, known := ps.Platform(pt)
 	region := ""
 	if known {

@@ -29,6 +29,9 @@ const (
 	// FieldPlacementPool is the logical pool a pool belongs to: its nodes'
 	// kompox.dev/node-pool, set at creation on every provider.
 	FieldPlacementPool Field = "placementPool"
+	// FieldUpgrade is the pool's update strategy as the cloud's upgrade
+	// settings take it (Upgrade).
+	FieldUpgrade Field = "upgradeSettings"
 )
 
 // placementRule is how every provider changes a pool's logical pool: the
@@ -39,7 +42,7 @@ var placementRule = NeedsNewPool("a pool's placement labels (kompox.dev/node-poo
 
 // Fields lists every Field, in the order a capability table gives them.
 var Fields = []Field{FieldCount, FieldAutoscaling, FieldMachineType, FieldZones, FieldLabels, FieldTaints,
-	FieldSpot, FieldDisk, FieldVersion, FieldTags, FieldMode, FieldAccelerators, FieldImage, FieldAutoscalerTuning}
+	FieldSpot, FieldDisk, FieldVersion, FieldTags, FieldMode, FieldAccelerators, FieldImage, FieldAutoscalerTuning, FieldUpgrade}
 
 // ZoneStyle says how a provider places a pool in zones.
 type ZoneStyle string

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kpool/kpool"
 )
@@ -67,6 +68,13 @@ func Compare(p Profile, want PoolSpec, got *Pool) []Difference {
 		c.add(FieldTags, 0, sortedPairs(want.Tags), sortedPairs(got.Tags))
 	}
 	c.add(FieldAccelerators, 0, accelerators(want.Accelerators), accelerators(got.Accelerators))
+	if w, g := want.Upgrade, got.Upgrade; w != nil && g != nil {
+		// What the spec sets and the cloud reports back.
+		c.addSet(FieldUpgrade, w.MaxSurge, g.MaxSurge)
+		c.addSet(FieldUpgrade, w.MaxUnavailable, g.MaxUnavailable)
+		c.addSet(FieldUpgrade, durationOrNone(w.DrainTimeout), durationOrNone(g.DrainTimeout))
+		c.addSet(FieldUpgrade, durationOrNone(w.Soak), durationOrNone(g.Soak))
+	}
 	for _, k := range slices.Sorted(maps.Keys(want.Settings)) {
 		have, reported := got.Settings[k]
 		if w := want.Settings[k]; w != "" && reported && !SameSetting(w, have) {
@@ -89,6 +97,22 @@ func (c *comparison) add(f Field, nth int, w, g any) {
 	if ws != gs {
 		c.out = append(c.out, Difference{f, ws, gs, c.paths.of(f, nth)})
 	}
+}
+
+// addSet compares a setting the spec sets ("" unset) with what the cloud
+// reports ("" not reported).
+func (c *comparison) addSet(f Field, w, g string) {
+	if w != "" && g != "" && w != g {
+		c.out = append(c.out, Difference{f, w, g, c.paths.of(f, 0)})
+	}
+}
+
+// durationOrNone is a duration as addSet compares it ("": unset).
+func durationOrNone(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
 }
 
 // VersionMatches reports whether a pool's version, as the provider
@@ -226,6 +250,7 @@ func newPaths(p Profile) paths {
 var neutralPaths = map[Field]string{
 	FieldCount: "spec.nodeCount", FieldAutoscaling: "spec.autoscaling", FieldZones: "spec.zones", FieldLabels: "spec.labels",
 	FieldTaints: "spec.taints", FieldVersion: "spec.kubernetesVersion", FieldTags: "spec.tags", FieldMode: "spec.mode",
+	FieldUpgrade: "spec.updateStrategy",
 }
 
 // of is the path of the nth block field of kind f.

@@ -51,6 +51,7 @@ func fieldsOf(p Profile, c *kpool.Cluster, s *kpool.NodePoolSpec) ([]fieldValue,
 		{FieldTags, "spec.tags", s.Tags},
 		{FieldMode, "spec.mode", s.Mode},
 		{FieldPlacementPool, "spec.placementPool", s.PlacementPool},
+		{FieldUpgrade, "spec.updateStrategy", UpgradeOf(s.UpdateStrategy)},
 	}
 	for _, f := range b.Fields {
 		switch f.Field {

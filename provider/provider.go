@@ -9,6 +9,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kpool/kpool"
 )
@@ -70,6 +71,32 @@ type PoolSpec struct {
 	// Settings are provider-only inputs with no neutral form (user data, an
 	// image, a shape's size), by their name in the platform block.
 	Settings map[string]string
+	// Upgrade is the pool's update strategy as the cloud's own upgrade
+	// settings take it (nil: the spec sets none; the cloud's defaults).
+	Upgrade *Upgrade
+}
+
+// Upgrade is how a cloud rolls a pool's nodes (a version upgrade, a change
+// that rolls nodes, OKE's node cycling), from spec.updateStrategy: AKS
+// upgradeSettings, EKS updateConfig, GKE upgradeSettings, OKE
+// nodePoolCyclingDetails and nodeEvictionNodePoolSettings. A zero field
+// is one the spec leaves unset: the driver sends nothing for it. What a
+// cloud lacks kpool's controllers carry out themselves (a replacement,
+// its drain and soak), and the profile refuses at submit a value the
+// cloud would refuse.
+type Upgrade struct {
+	MaxSurge       string // "1", "33%"
+	MaxUnavailable string // "0", "25%"
+	DrainTimeout   time.Duration
+	Soak           time.Duration
+	// Force deletes pods past their disruption budgets once DrainTimeout
+	// is over (onStuck: Force): EKS's force flag on a version update,
+	// OKE's isForceDeleteAfterGraceDuration.
+	Force bool
+	// Cycle asks the cloud to replace the nodes that run an earlier
+	// configuration (OKE's node cycling, isNodeCyclingEnabled); an update
+	// sends it, it is never read back.
+	Cycle bool
 }
 
 // State is a pool's lifecycle at the provider, in kpool's words.
@@ -159,7 +186,7 @@ func Desired(p Profile, c *kpool.Cluster, pool *kpool.NodePool) (PoolSpec, error
 		Name: pool.Name, ProviderName: pool.ProviderName, Mode: s.Mode, Count: s.Count(),
 		Zones: zones, Labels: Labels(b, s), Taints: Taints(b, s), Version: s.KubernetesVersion, Tags: s.Tags,
 		MachineType: b.MachineType, DiskSizeGB: b.DiskSizeGB, DiskType: b.DiskType, Spot: b.Spot,
-		Accelerators: b.Accelerators, Settings: b.Extra,
+		Accelerators: b.Accelerators, Settings: b.Extra, Upgrade: UpgradeOf(s.UpdateStrategy),
 	}
 	if a := s.Autoscaling; a.On() {
 		d.Autoscaling = true
@@ -175,6 +202,21 @@ func Desired(p Profile, c *kpool.Cluster, pool *kpool.NodePool) (PoolSpec, error
 		d.Labels[LabelZone] = zones[0]
 	}
 	return d, nil
+}
+
+// UpgradeOf maps a spec's update strategy onto a cloud's upgrade
+// settings: the fields it sets (nil: none set).
+func UpgradeOf(u *kpool.UpdateStrategy) *Upgrade {
+	if u == nil {
+		return nil
+	}
+	up := &Upgrade{MaxSurge: u.MaxSurge, MaxUnavailable: u.MaxUnavailable, Force: u.OnStuck == kpool.OnStuckForce}
+	up.DrainTimeout, _ = time.ParseDuration(u.DrainTimeout)
+	up.Soak, _ = time.ParseDuration(u.Soak)
+	if *up == (Upgrade{}) {
+		return nil
+	}
+	return up
 }
 
 // Labels returns spec.labels merged with the platform block's labels.

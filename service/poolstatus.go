@@ -129,10 +129,20 @@ func (s *Service) storeReport(ctx context.Context, tx kpool.Tx, id *kpool.Identi
 			return nil, err
 		}
 	} else {
+		moved, err := replaced(ctx, tx, p, r, id.Email)
+		if err != nil {
+			return nil, err
+		}
 		p.Status = s.aggregate(p, reports, p.Status, now)
 		p.UpdatedAt = now
 		if err := updatePool(tx, p); err != nil {
 			return nil, err
+		}
+		if moved != nil {
+			moved.CreatedAt = now
+			if err := tx.AddEvent(moved); err != nil {
+				return nil, err
+			}
 		}
 		said = said || p.Status.Phase != before.Phase || !sameStatus(before.Conditions, p.Status.Conditions)
 	}

@@ -278,7 +278,7 @@ func (s *Service) applyUpdate(op *poolUpdate, p *kpool.NodePool, c *kpool.Cluste
 	if err != nil {
 		return nil, nil, err
 	}
-	op.plan.Changes = pl.Changes
+	op.plan.Changes, op.plan.Replacement = pl.Changes, pl.Replacement
 	if err := pl.Refusal(); err != nil {
 		if op.u.DryRun {
 			// A dry run is for seeing exactly this: the answer is the
@@ -304,8 +304,14 @@ func (s *Service) applyUpdate(op *poolUpdate, p *kpool.NodePool, c *kpool.Cluste
 // the change is checked as a create, and planned in place.
 func (s *Service) updatePlan(c *kpool.Cluster, p, next *kpool.NodePool, reports []kpool.ControllerStatus) (kpool.Plan, error) {
 	pl, err := s.Platforms.Plan(c, &p.Spec, &next.Spec)
-	if err != nil || atProvider(reports) {
+	if err != nil {
 		return pl, err
+	}
+	if atProvider(reports) {
+		if pl.Replaces() && next.Spec.UpdateStrategy.Surge() {
+			pl.Replacement = next.Spec.UpdateStrategy.Describe()
+		}
+		return pl, nil
 	}
 	if err := s.Platforms.CheckCreate(c, &next.Spec); err != nil {
 		return kpool.Plan{}, err

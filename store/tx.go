@@ -209,9 +209,9 @@ func (t *tx) expectGeneration(clusterID string, generation int64) error {
 
 func (t *tx) UpdateNodePool(p *kpool.NodePool, from string) error {
 	return t.oneRow(`UPDATE nodepools SET spec = ?, status = ?, phase = ?, health = ?, updated_at = ?,
-		deletion_timestamp = ?, resource_version = ?, generation = ? WHERE id = ? AND resource_version = ?`,
+		deletion_timestamp = ?, resource_version = ?, generation = ?, provider_name = ? WHERE id = ? AND resource_version = ?`,
 		[]any{mustJSON(p.Spec), mustJSON(p.Status), string(p.Status.Phase), string(p.Status.Health), t.db.d.Time(p.UpdatedAt),
-			t.db.nullTime(p.DeletionTimestamp), p.ResourceVersion, p.Generation, p.ID, from},
+			t.db.nullTime(p.DeletionTimestamp), p.ResourceVersion, p.Generation, p.ProviderName, p.ID, from},
 		func() error { return kpool.Errorf(kpool.CodeConflict, "NodePool '%s' has been modified", p.Name) })
 }
 

@@ -35,6 +35,7 @@ func (Profile) Capabilities() provider.Capabilities {
 		Spot: true, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: true, Tags: true,
 		Zones: provider.ZonesLogical, Names: Names,
 		Updates: map[provider.Field]provider.Rule{
+			provider.FieldUpgrade:      provider.InPlace("AKS changes an agent pool's upgradeSettings (maxSurge, drainTimeoutInMinutes, nodeSoakDurationInMinutes) in place"),
 			provider.FieldCount:        provider.InPlace("the agent pool scales in place"),
 			provider.FieldAutoscaling:  provider.InPlace("autoscaler bounds change in place"),
 			provider.FieldMachineType:  provider.NeedsNewPool("AKS does not change an agent pool's vmSize"),

@@ -29,6 +29,7 @@ func (Profile) Capabilities() provider.Capabilities {
 		Spot: false, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: false, Tags: false,
 		Zones: provider.ZonesNone, Names: provider.NameRules{MaxLength: 63, Pattern: `^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
+			provider.FieldUpgrade:      provider.InPlace("Civo has no upgrade settings: kpool carries the strategy out itself"),
 			provider.FieldCount:        provider.InPlace("PUT pool count (at least 1)"),
 			provider.FieldAutoscaling:  provider.InPlace(autoscalingHow),
 			provider.FieldMachineType:  provider.NeedsNewPool("Civo does not change an existing pool's size"),

@@ -32,6 +32,7 @@ func (Profile) Capabilities() provider.Capabilities {
 		Spot: true, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: true, Tags: true,
 		Zones: provider.ZonesSubnet, Names: provider.NameRules{MaxLength: 63, Pattern: `^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
+			provider.FieldUpgrade:      provider.InPlace("EKS changes a node group's updateConfig in place (UpdateNodegroupConfig)"),
 			provider.FieldCount:        provider.InPlace("UpdateNodegroupConfig scalingConfig"),
 			provider.FieldAutoscaling:  provider.InPlace("UpdateNodegroupConfig scalingConfig"),
 			provider.FieldMachineType:  provider.NeedsNewPool("a managed node group's instanceTypes are fixed at creation"),

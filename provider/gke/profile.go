@@ -38,6 +38,7 @@ func (Profile) Capabilities() provider.Capabilities {
 		Zones: provider.ZonesName, CountPerZone: true,
 		Names: provider.NameRules{MaxLength: 40, Pattern: `^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
+			provider.FieldUpgrade:      provider.InPlace("GKE changes a node pool's upgradeSettings in place"),
 			provider.FieldCount:        provider.InPlace("nodePools.setSize (GKE counts nodes per zone; kpool divides the pool's count)"),
 			provider.FieldAutoscaling:  provider.InPlace("nodePools.setAutoscaling"),
 			provider.FieldMachineType:  provider.RollsNodes("nodePools.update migrates the nodes to the new machine type"),

@@ -30,6 +30,7 @@ func (Profile) Capabilities() provider.Capabilities {
 		Spot: true, Accelerators: false, Taints: false, LabelsInPlace: false, Upgrade: true, Tags: true,
 		Zones: provider.ZonesADs, Names: provider.NameRules{MaxLength: 255, Pattern: `^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
+			provider.FieldUpgrade:      provider.InPlace("OKE changes nodePoolCyclingDetails and nodeEvictionNodePoolSettings in place"),
 			provider.FieldCount:        provider.InPlace("UpdateNodePool size"),
 			provider.FieldAutoscaling:  provider.InPlace("kpool writes the pool's MIN:MAX:<node pool OCID> entry of OKE's Cluster Autoscaler add-on (installed when missing)"),
 			provider.FieldMachineType:  provider.NewNodesOnly("OKE applies a new shape to nodes created afterwards; cycle the pool to replace existing ones"),
