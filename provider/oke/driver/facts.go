@@ -44,7 +44,7 @@ func (d *Driver) ClusterFacts(ctx context.Context, c *kpool.Cluster) (*kpool.Clu
 	if err != nil {
 		return nil, err
 	}
-	resp, err := cn.cl.GetNodePoolOptions(ctx, ce.GetNodePoolOptionsRequest{NodePoolOptionId: common.String(cn.oci.ClusterID)})
+	resp, err := cn.cl.GetNodePoolOptions(provider.Detached(ctx), ce.GetNodePoolOptionsRequest{NodePoolOptionId: common.String(cn.oci.ClusterID)})
 	if err != nil {
 		return nil, classify(err, resp.RawResponse, "")
 	}
@@ -155,7 +155,7 @@ func (d *Driver) shapes(ctx context.Context, c *kpool.Cluster, cn *conn, ads []s
 	for _, ad := range ads {
 		req := core.ListShapesRequest{CompartmentId: common.String(cn.oci.CompartmentID), AvailabilityDomain: common.String(ad)}
 		for {
-			resp, err := cl.ListShapes(ctx, req)
+			resp, err := cl.ListShapes(provider.Detached(ctx), req)
 			if err != nil {
 				return denied(err, resp.RawResponse, cn.oci.CompartmentID)
 			}
