@@ -41,7 +41,7 @@ var layers = []layer{
 	{room: "apply", may: []string{".", "api", "service"}, why: "the apply engine runs on the Go client"},
 	{room: "kubeapi", may: []string{".", "provider"}, why: "client-go on the access a driver hands out"},
 	{room: "drain", may: []string{"."}, why: "kubectl's drain on a client-go clientset, for the controllers to call"},
-	{room: "reconcile", may: []string{".", "service", "audit", "provider", "kubeapi"}, why: "controllers report through the service, act through drivers and watch clusters' nodes"},
+	{room: "reconcile", may: []string{".", "service", "audit", "provider", "kubeapi", "drain"}, why: "controllers report through the service, act through drivers, watch clusters' nodes and drain them"},
 	{room: "reconcile/reconciletest", may: []string{".", "service", "provider", "reconcile", "cloudsim/sim", "store/testdb", "store/storetest"}, why: "end-to-end runs of the controllers on an emulator"},
 	{room: "dashboard", may: []string{".", "service", "audit", "auth", "provider"}, why: "pages over the service"},
 	{room: "cmd", may: []string{""}, why: "the binaries wire everything"},

@@ -25,6 +25,8 @@ type Replacement struct {
 	// Draining holds when each node's drain began, by node name: what a
 	// drain's timeout counts from, across restarts.
 	Draining map[string]time.Time `json:"draining,omitempty"`
+	// Drained are the nodes whose drain is over.
+	Drained []string `json:"drained,omitempty"`
 	// SoakUntil is when the successor's soak ends.
 	SoakUntil *time.Time `json:"soakUntil,omitempty"`
 	// OldNodes and NewNodes are the Ready nodes of the old pool and of the

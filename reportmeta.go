@@ -59,6 +59,10 @@ type ReportMeta struct {
 	// Replacement is the pool's replacement by a successor pool, when one
 	// runs or last ran: written before each of its steps acts.
 	Replacement *Replacement `json:"replacement,omitempty"`
+	// CycledGeneration is the generation whose nodes the provider was last
+	// asked to cycle (replace those that run an earlier configuration):
+	// asked once a generation.
+	CycledGeneration int64 `json:"cycled_generation,omitempty"`
 }
 
 // ReportOwner is an owner's mark as a report shows it.

@@ -71,6 +71,13 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 		byName[observed[i].ProviderName] = &observed[i]
 	}
 	known := map[string]bool{}
+	r.observed, r.taken = byName, map[string]bool{}
+	for _, p := range pools {
+		r.taken[p.ProviderName] = true
+		if rp := p.Status.Replacement; rp.Active() {
+			known[rp.To] = true // the pool's successor
+		}
+	}
 	busy := false
 	next := time.Duration(0) // the earliest retry of a pool, if any
 	soonest := func(d time.Duration) {

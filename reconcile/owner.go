@@ -82,6 +82,9 @@ func (r *clusterRun) reportProviderPools(ctx context.Context, pools []*kpool.Nod
 	byName := make(map[string]*kpool.NodePool, len(pools))
 	for _, p := range pools {
 		byName[p.ProviderName] = p
+		if rp := p.Status.Replacement; rp.Active() && rp.To != "" {
+			byName[rp.To] = p // its successor, marked as the pool's
+		}
 	}
 	foreign, unmarked := []kpool.ForeignPool{}, []kpool.UnmarkedPool{}
 	for i := range observed {

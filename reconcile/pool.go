@@ -25,6 +25,11 @@ type clusterRun struct {
 	watch      *nodeWatch
 	nodes      map[string][]*corev1.Node
 	nodesKnown bool
+	// observed are the provider's pools by provider name, taken the
+	// provider names of the cluster's kpool pools (a successor's name
+	// must be neither).
+	observed map[string]*provider.Pool
+	taken    map[string]bool
 }
 
 // pool reconciles one pool against what the provider reports of it
@@ -54,6 +59,15 @@ func (r *clusterRun) pool(ctx context.Context, p *kpool.NodePool, obs *provider.
 		return s.foreignPool(ctx)
 	}
 	s.nodeTruth(ctx, !p.Spec.Observed())
+	if rp := s.replacement(); rp != nil && !p.Spec.Observed() {
+		s.rp.meta.Replacement = rp // carried in every report: a rolled-back generation is not tried again
+		if rp.Active() {
+			if p.Deleting() {
+				return s.deleteSuccessor(ctx, rp)
+			}
+			return s.replace(ctx, rp)
+		}
+	}
 
 	switch {
 	case p.Deleting():

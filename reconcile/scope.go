@@ -67,6 +67,9 @@ func (r *clusterRun) scope(ctx context.Context, p *kpool.NodePool, obs *provider
 		s.rp.gen = prev.ObservedGeneration
 	}
 	s.rp.meta = kpool.ReportMeta{ProviderName: p.ProviderName, Platform: string(r.cl.Spec.Platform.Type)}
+	if prev != nil {
+		s.rp.meta.CycledGeneration = prev.Meta().CycledGeneration
+	}
 	if prev != nil && prev.ObservedGeneration == p.Generation {
 		// Corrections of a drift count across passes of one generation.
 		m := prev.Meta()

@@ -35,6 +35,12 @@ func (s *poolScope) update(ctx context.Context) (bool, error) {
 	}
 	ch := s.changes()
 	s.logChanges(ctx, ch, failed)
+	if !failed && s.replaceWanted(ch.stuck) {
+		return s.startReplacement(ctx, ch.stuck)
+	}
+	if !failed && len(ch.fixable) == 0 && s.cycleWanted() {
+		return s.cycle(ctx)
+	}
 	if ch.fighting && !failed && !ch.mark {
 		s.fought()
 		return s.settled(ctx, ch.stuck)
@@ -134,8 +140,12 @@ func (s *poolScope) settled(ctx context.Context, stuck []provider.Difference) (b
 			s.logPool(ctx, slog.LevelWarn, "pool differs at the provider in what cannot change in place: not correctable; it needs a new pool",
 				"fields", join(stuck))
 		}
-		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonNeedsReplacement, s.rp.meta.LastError)
-		s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonNeedsReplacement, "")
+		reason, msg := ReasonNeedsReplacement, s.rp.meta.LastError
+		if rp := s.rp.meta.Replacement; rp != nil && rp.Step == kpool.StepRolledBack && rp.Generation == s.p.Generation {
+			reason, msg = ReasonRolledBack, rp.Message
+		}
+		s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, reason, msg)
+		s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, reason, "")
 		s.send(ctx)
 		return false, nil
 	}
