@@ -140,6 +140,9 @@ func (s *Server) newPool(c *cluster, in *container.NodePool) (*pool, *sim.Reply)
 	if np.Management == nil {
 		np.Management = &container.NodeManagement{AutoRepair: true, AutoUpgrade: true}
 	}
+	if np.UpgradeSettings, rep = upgradeOf("nodePool.upgradeSettings", np.UpgradeSettings); rep != nil {
+		return nil, rep
+	}
 	s.seq++
 	return &pool{cluster: c, np: np, perZone: int(np.InitialNodeCount), status: statusRunning, etag: s.NewID(), seq: s.seq}, nil
 }

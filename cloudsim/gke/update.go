@@ -211,6 +211,15 @@ func updated(p *pool, body *container.UpdateNodePoolRequest) (*container.NodePoo
 	if body.Tags != nil && len(body.Tags.Tags) > 0 {
 		cfg.Tags = body.Tags.Tags
 	}
+	if body.UpgradeSettings != nil {
+		// The settings replace the pool's: GKE takes the message whole
+		// (its int32 fields cannot tell 0 from unset).
+		u, rep := upgradeOf("upgradeSettings", body.UpgradeSettings)
+		if rep != nil {
+			return nil, "", rep
+		}
+		next.UpgradeSettings = u
+	}
 	return next, kind, checkConfig("", cfg, next.Version)
 }
 

@@ -29,6 +29,13 @@ func (Profile) Capabilities() provider.Capabilities {
 		Spot: false, Accelerators: false, Taints: true, LabelsInPlace: true, Upgrade: false, Tags: false,
 		Zones: provider.ZonesNone, Names: provider.NameRules{MaxLength: 63, Pattern: `^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
+			// Civo's pools take a size, a count, labels and taints only
+			// (civogo's KubernetesClusterPoolUpdateConfig, pool.go): no
+			// surge, drain or soak setting. The driver sends nothing for
+			// spec.updateStrategy (provider.Upgrade), and kpool's
+			// controllers carry a replacement out themselves (a new pool,
+			// cordon and drain, soak, delete), so a strategy change is in
+			// place: nothing at Civo changes.
 			provider.FieldUpgrade:      provider.InPlace("Civo has no upgrade settings: kpool carries the strategy out itself"),
 			provider.FieldCount:        provider.InPlace("PUT pool count (at least 1)"),
 			provider.FieldAutoscaling:  provider.InPlace(autoscalingHow),

@@ -38,7 +38,7 @@ func (Profile) Capabilities() provider.Capabilities {
 		Zones: provider.ZonesName, CountPerZone: true,
 		Names: provider.NameRules{MaxLength: 40, Pattern: `^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`, Separator: "-"},
 		Updates: map[provider.Field]provider.Rule{
-			provider.FieldUpgrade:      provider.InPlace("GKE changes a node pool's upgradeSettings in place"),
+			provider.FieldUpgrade:      provider.InPlace("nodePools.update upgradeSettings: SURGE with maxSurge and maxUnavailable as node counts; kpool carries out the soak and drain timeout itself"),
 			provider.FieldCount:        provider.InPlace("nodePools.setSize (GKE counts nodes per zone; kpool divides the pool's count)"),
 			provider.FieldAutoscaling:  provider.InPlace("nodePools.setAutoscaling"),
 			provider.FieldMachineType:  provider.RollsNodes("nodePools.update migrates the nodes to the new machine type"),
@@ -215,6 +215,7 @@ func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kp
 			fe.Add(af+".count", "must be between 1 and %d, got %d", kpool.MaxAccelerators, a.Count)
 		}
 	}
+	validateUpgrade(fe, s.UpdateStrategy)
 }
 
 func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {

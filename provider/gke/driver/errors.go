@@ -181,7 +181,7 @@ func specField(f string) string {
 		"accelerators": "spec.platform.gcp.accelerators", "spot": "spec.platform.gcp.preemptible", "preemptible": "spec.platform.gcp.preemptible",
 		"locations": "spec.zones", "initialNodeCount": "spec.nodeCount", "nodeCount": "spec.nodeCount", "autoscaling": "spec.autoscaling",
 		"version": "spec.kubernetesVersion", "nodeVersion": "spec.kubernetesVersion", "labels": "spec.labels", "taints": "spec.taints",
-		"resourceLabels": "spec.tags", "name": "provider_name",
+		"resourceLabels": "spec.tags", "name": "provider_name", "upgradeSettings": "spec.updateStrategy",
 	}[f]
 }
 

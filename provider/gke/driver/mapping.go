@@ -64,6 +64,11 @@ func nodePool(s provider.PoolSpec, zones []string) (*container.NodePool, error) 
 	for _, a := range s.Accelerators {
 		np.Config.Accelerators = append(np.Config.Accelerators, &container.AcceleratorConfig{AcceleratorType: a.Type, AcceleratorCount: int64(a.Count)})
 	}
+	// The spec's surge, on top of GKE's defaults (none: GKE's own).
+	var err error
+	if np.UpgradeSettings, err = upgradeSettings(s.Upgrade, nil); err != nil {
+		return nil, err
+	}
 	return np, nil
 }
 
@@ -130,7 +135,7 @@ func changes(p *provider.Pool, s provider.PoolSpec) []string {
 		s.Version != "" && !versionMatches(p.Version, s.Version) ||
 		len(s.Zones) > 0 && !slices.Equal(p.Zones, s.Zones) ||
 		!provider.SameLabels(p.Labels, s.Labels) || !provider.SameTaints(p.Taints, profile.NodeTaints(s)) || !provider.SameMap(p.Tags, s.Tags) ||
-		p.Owner != s.Owner {
+		p.Owner != s.Owner || upgradeDiffers(p, s) {
 		out = append(out, stepUpdate)
 	}
 	if p.Autoscaling != s.Autoscaling || s.Autoscaling && (p.MinCount != s.MinCount || p.MaxCount != s.MaxCount) {

@@ -81,6 +81,7 @@ func observe(c *kpool.Cluster, np *container.NodePool) provider.Pool {
 	} else {
 		p.Extra["autoUpgrade"] = "false"
 	}
+	observeUpgrade(&p, np.UpgradeSettings)
 	if np.SelfLink != "" {
 		p.Extra["selfLink"] = np.SelfLink
 	}

@@ -150,6 +150,12 @@ func (d *Driver) updateRequest(ctx context.Context, cs *clients, c *kpool.Cluste
 		}
 		req.Locations = zones
 	}
+	if upgradeDiffers(p, s) {
+		var err error
+		if req.UpgradeSettings, err = upgradeSettings(s.Upgrade, p.Upgrade); err != nil {
+			return nil, err
+		}
+	}
 	return req, nil
 }
 
