@@ -207,7 +207,7 @@ func overlay(dst, src *props) {
 
 // validate answers InvalidParameter for properties AKS refuses.
 func validate(p *props) *sim.Reply {
-	for _, check := range []func(*props) *sim.Reply{checkEnums, checkScaling, checkPlacement, checkMetadata, checkTags} {
+	for _, check := range []func(*props) *sim.Reply{checkEnums, checkScaling, checkPlacement, checkMetadata, checkTags, checkUpgrade} {
 		if rep := check(p); rep != nil {
 			return rep
 		}

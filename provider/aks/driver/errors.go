@@ -218,6 +218,8 @@ var fieldWords = func() []provider.FieldWord {
 		{"osDiskType", "spec.platform.azure.osDiskType"}, {"scaleSetPriority", "spec.platform.azure.spotInstances"},
 		{"count", "spec.nodeCount"}, {"minCount", "spec.autoscaling.minNodes"}, {"maxCount", "spec.autoscaling.maxNodes"},
 		{"orchestratorVersion", "spec.kubernetesVersion"}, {"nodeTaints", "spec.taints"}, {"nodeLabels", "spec.labels"},
+		{"upgradeSettings.maxSurge", "spec.updateStrategy.maxSurge"}, {"upgradeSettings.drainTimeoutInMinutes", "spec.updateStrategy.drainTimeout"},
+		{"upgradeSettings.nodeSoakDurationInMinutes", "spec.updateStrategy.soak"},
 	} {
 		prop := strings.ToLower(f.prop)
 		out = append(out, provider.FieldWord{Word: "'" + prop + "'", Field: f.field}, provider.FieldWord{Word: "properties." + prop, Field: f.field})
