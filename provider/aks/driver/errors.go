@@ -234,6 +234,10 @@ var fieldWords = func() []provider.FieldWord {
 	// a zone the size is not offered in
 	// (AvailabilityZoneNotSupported, "The zone(s) '3' for resource 'gpu' is
 	// not supported").
+	// upgradeSettings' properties, however the message names their parent.
+	out = append(out, provider.FieldWord{Word: "maxsurge", Field: "spec.updateStrategy.maxSurge"},
+		provider.FieldWord{Word: "draintimeoutinminutes", Field: "spec.updateStrategy.drainTimeout"},
+		provider.FieldWord{Word: "nodesoakdurationinminutes", Field: "spec.updateStrategy.soak"})
 	return append(out, provider.FieldWord{Word: "nodepoolmcversionincompatible", Field: "spec.kubernetesVersion"},
 		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"},
 		provider.FieldWord{Word: "is not allowed in your subscription in location", Field: "spec.platform.azure.vmSize"},

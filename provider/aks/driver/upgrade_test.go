@@ -91,3 +91,26 @@ func (e *emulated) observe(t *testing.T, name string) *provider.Pool {
 	}
 	return p
 }
+
+// TestUpgradeSettingsRefused: settings AKS refuses (the profile refuses
+// them first; a spec that reached the driver some other way) are a
+// validation error on the strategy's field.
+func TestUpgradeSettingsRefused(t *testing.T) {
+	e := newEmulated(t)
+	for _, tc := range []struct {
+		up    provider.Upgrade
+		field string
+	}{
+		{provider.Upgrade{MaxSurge: "0"}, "spec.updateStrategy.maxSurge"},
+		{provider.Upgrade{MaxSurge: "150%"}, "spec.updateStrategy.maxSurge"},
+		{provider.Upgrade{DrainTimeout: 25 * time.Hour}, "spec.updateStrategy.drainTimeout"},
+		{provider.Upgrade{Soak: time.Hour}, "spec.updateStrategy.soak"},
+	} {
+		s := e.Harness(t).Spec("bad")
+		s.Upgrade = &tc.up
+		_, err := e.Driver.NodePoolCreate(context.Background(), e.Cluster, s)
+		if pe, ok := err.(*provider.Error); !ok || pe.Kind != provider.KindValidation || pe.Field != tc.field {
+			t.Errorf("%+v: %v, want a validation error on %s", tc.up, err, tc.field)
+		}
+	}
+}

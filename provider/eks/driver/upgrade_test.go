@@ -145,3 +145,15 @@ func (e *emulated) updateConfig(t *testing.T, name string) unavailable {
 func (e *emulated) configUpdates() int {
 	return e.Creates(func(c sim.Call) bool { return strings.HasSuffix(c.Path, "/update-config") })
 }
+
+// TestUpdateConfigRefused: an updateConfig EKS refuses (the profile
+// refuses it first) is a validation error on spec.updateStrategy.maxUnavailable.
+func TestUpdateConfigRefused(t *testing.T) {
+	e := newEmulated(t)
+	s := e.Harness(t).Spec("bad")
+	s.Upgrade = &provider.Upgrade{MaxUnavailable: "101"}
+	_, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s)
+	if pe, ok := err.(*provider.Error); !ok || pe.Kind != provider.KindValidation || pe.Field != "spec.updateStrategy.maxUnavailable" {
+		t.Fatalf("%v, want a validation error on spec.updateStrategy.maxUnavailable", err)
+	}
+}
