@@ -165,8 +165,15 @@ func defaults(c *cluster, p *props) *sim.Reply {
 	if p.EnableFIPS == nil {
 		p.EnableFIPS = ptr.To(false)
 	}
-	if p.UpgradeSettings == nil && !spot {
-		p.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{MaxSurge: ptr.To("10%")}
+	if !spot {
+		// "If not specified, the default is 10%" (maxSurge), also when
+		// other upgradeSettings are given.
+		if p.UpgradeSettings == nil {
+			p.UpgradeSettings = &armcontainerservice.AgentPoolUpgradeSettings{}
+		}
+		if p.UpgradeSettings.MaxSurge == nil {
+			p.UpgradeSettings.MaxSurge = ptr.To("10%")
+		}
 	}
 	v := c.version
 	if p.OrchestratorVersion == nil {
@@ -207,7 +214,7 @@ func overlay(dst, src *props) {
 
 // validate answers InvalidParameter for properties AKS refuses.
 func validate(p *props) *sim.Reply {
-	for _, check := range []func(*props) *sim.Reply{checkEnums, checkScaling, checkPlacement, checkMetadata, checkTags} {
+	for _, check := range []func(*props) *sim.Reply{checkEnums, checkScaling, checkPlacement, checkMetadata, checkTags, checkUpgrade} {
 		if rep := check(p); rep != nil {
 			return rep
 		}

@@ -107,6 +107,14 @@ func (s *Server) updateVersion(req *call) *sim.Reply {
 	// Every node is replaced: one new node up and one old node drained each.
 	n := g.ready
 	o := req.Start(statusUpdating, n, n, 2*n)
+	if in.Force {
+		// A failed version update is pods that could not be drained
+		// (PodEvictionFailure, finish); force terminates their nodes
+		// anyway ("Force the update if any Pod on the existing node group
+		// can't be drained due to a Pod disruption budget issue":
+		// UpdateNodegroupVersion, EKS API Reference).
+		o.Fails = false
+	}
 	u := &update{id: o.ID, typ: typeVersion, nodegroup: g.name, params: params, created: req.Now, op: o}
 	c.updates[u.id] = u
 	g.updates = append(g.updates, u.id)
@@ -246,8 +254,8 @@ func (u *configUpdate) updateConfig(uc *updateConfig) *sim.Reply {
 	if uc == nil {
 		return nil
 	}
-	if (uc.MaxUnavailable == nil) == (uc.MaxUnavailablePercentage == nil) {
-		return invalid(u.c, u.name, "updateConfig: give exactly one of maxUnavailable and maxUnavailablePercentage.")
+	if rep := checkUpdateConfig(u.c, u.name, uc); rep != nil {
+		return rep
 	}
 	u.next.UpdateConfig = *uc
 	if uc.MaxUnavailable != nil {

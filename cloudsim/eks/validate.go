@@ -79,7 +79,11 @@ func (s *Server) validateCreate(c *cluster, in *createRequest) (*Nodegroup, *sim
 		ng.Taints = []taint{}
 	}
 	ng.ScalingConfig = scalingDefaults(in.ScalingConfig)
+	if in.UpdateConfig != nil {
+		ng.UpdateConfig = *in.UpdateConfig
+	}
 	for _, check := range []func() *sim.Reply{
+		func() *sim.Reply { return checkUpdateConfig(c, name, &ng.UpdateConfig) },
 		func() *sim.Reply { return checkScaling(c, name, ng.ScalingConfig) },
 		func() *sim.Reply { return createCompute(c, ng, in) },
 		func() *sim.Reply { return checkOffered(c, ng) },

@@ -175,6 +175,7 @@ func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *
 	if a.SpotInstances && s.Mode == kpool.ModeSystem {
 		fe.Add(f+".spotInstances", "AKS does not take a spot agent pool in System mode (system pods must not go with evicted spot VMs): use mode %q, or regular VMs", kpool.ModeUser)
 	}
+	validateUpgrade(fe, s.UpdateStrategy)
 }
 
 // validateDiskType checks osDiskType against what an AKS agent pool takes:

@@ -32,6 +32,14 @@ func TestPoolRules(t *testing.T) {
 		{Name: "aks os disk ephemeral", Patch: `{"platform":{"azure":{"osDiskType":"Ephemeral"}}}`, Want: ""},
 		{Name: "azure disk ok", Patch: `{"platform":{"azure":{"osDiskSizeGB":100,"osDiskType":"Premium_LRS"}}}`, Want: ""},
 		{Name: "azure disk small", Patch: `{"platform":{"azure":{"osDiskSizeGB":10}}}`, Want: "spec.platform.azure.osDiskSizeGB"},
+		// upgradeSettings: AKS counts drainTimeoutInMinutes and
+		// nodeSoakDurationInMinutes in whole minutes.
+		{Name: "aks strategy ok", Patch: `{"updateStrategy":{"maxSurge":"33%","drainTimeout":"45m","soak":"5m","maxUnavailable":"1","onStuck":"Force"}}`, Want: ""},
+		{Name: "aks strategy hours", Patch: `{"updateStrategy":{"drainTimeout":"24h","soak":"0s"}}`, Want: ""},
+		{Name: "aks drain seconds", Patch: `{"updateStrategy":{"drainTimeout":"90s"}}`, Want: "spec.updateStrategy.drainTimeout"},
+		{Name: "aks soak seconds", Patch: `{"updateStrategy":{"soak":"30s"}}`, Want: "spec.updateStrategy.soak"},
+		{Name: "aks surge 100%", Patch: `{"updateStrategy":{"maxSurge":"100%"}}`, Want: ""},
+		{Name: "aks surge 0", Patch: `{"updateStrategy":{"maxSurge":"0"}}`, Want: "spec.updateStrategy.maxSurge"},
 	})
 }
 

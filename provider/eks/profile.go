@@ -152,6 +152,7 @@ func (p Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *
 			fe.Add("spec.labels."+k, "EKS refuses an empty label value: give 1-63 characters")
 		}
 	}
+	validateUpgrade(fe, s.UpdateStrategy)
 	// Every zone needs a subnet: a node group is placed by its subnets.
 	zones, field, err := provider.PoolZones(p, c, s)
 	if err != nil {

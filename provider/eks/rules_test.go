@@ -35,6 +35,10 @@ func TestPoolRules(t *testing.T) {
 		{Name: "aws volume ok", Patch: `{"platform":{"aws":{"volumeSize":100,"volumeType":"gp3"}}}`, Want: ""},
 		{Name: "aws volume big", Patch: `{"platform":{"aws":{"volumeSize":20000}}}`, Want: "spec.platform.aws.volumeSize"},
 		{Name: "aws spot", Patch: `{"platform":{"aws":{"spotInstances":true,"userData":"#!/bin/bash\necho hi"}}}`, Want: ""},
+		{Name: "eks strategy ok", Patch: `{"updateStrategy":{"maxSurge":"2","maxUnavailable":"100","drainTimeout":"90s","soak":"30s","onStuck":"Force"}}`, Want: ""},
+		{Name: "eks unavailable 0 is kpool's", Patch: `{"updateStrategy":{"maxUnavailable":"0"}}`, Want: ""},
+		{Name: "eks unavailable 100%", Patch: `{"updateStrategy":{"maxUnavailable":"100%"}}`, Want: ""},
+		{Name: "eks unavailable 101 nodes", Patch: `{"updateStrategy":{"maxUnavailable":"101"}}`, Want: "spec.updateStrategy.maxUnavailable"},
 		{Name: "aws user data big", Patch: `{"platform":{"aws":{"userData":"` + strings.Repeat("x", kpool.MaxUserData+1) + `"}}}`, Want: "spec.platform.aws.userData"},
 	})
 }

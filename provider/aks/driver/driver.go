@@ -268,7 +268,8 @@ func (d *Driver) put(ctx context.Context, c *kpool.Cluster, cl *clients, a *kpoo
 }
 
 // NodePoolUpdate changes an agent pool's mutable settings: count or
-// autoscaler bounds, labels, taints, tags, mode and version, and writes
+// autoscaler bounds, labels, taints, tags, mode, version and the
+// upgradeSettings the spec's strategy sets, and writes
 // the spec's owner's mark on a pool that has none. The placement labels
 // stay as the pool has them; with autoscaling on, the count stays the
 // autoscaler's. A pool another owner marked is refused (KindForeign).
@@ -317,6 +318,7 @@ func updated(old *armcontainerservice.ManagedClusterAgentPoolProfileProperties, 
 	if want.OrchestratorVersion != nil {
 		next.OrchestratorVersion = want.OrchestratorVersion
 	}
+	next.UpgradeSettings = upgradeSettings(old.UpgradeSettings, s.Upgrade)
 	// Read-only properties are not sent back.
 	next.ProvisioningState, next.CurrentOrchestratorVersion, next.NodeImageVersion, next.ETag, next.PowerState = nil, nil, nil, nil, nil
 	var opts *armcontainerservice.AgentPoolsClientBeginCreateOrUpdateOptions

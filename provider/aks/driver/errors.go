@@ -218,6 +218,8 @@ var fieldWords = func() []provider.FieldWord {
 		{"osDiskType", "spec.platform.azure.osDiskType"}, {"scaleSetPriority", "spec.platform.azure.spotInstances"},
 		{"count", "spec.nodeCount"}, {"minCount", "spec.autoscaling.minNodes"}, {"maxCount", "spec.autoscaling.maxNodes"},
 		{"orchestratorVersion", "spec.kubernetesVersion"}, {"nodeTaints", "spec.taints"}, {"nodeLabels", "spec.labels"},
+		{"upgradeSettings.maxSurge", "spec.updateStrategy.maxSurge"}, {"upgradeSettings.drainTimeoutInMinutes", "spec.updateStrategy.drainTimeout"},
+		{"upgradeSettings.nodeSoakDurationInMinutes", "spec.updateStrategy.soak"},
 	} {
 		prop := strings.ToLower(f.prop)
 		out = append(out, provider.FieldWord{Word: "'" + prop + "'", Field: f.field}, provider.FieldWord{Word: "properties." + prop, Field: f.field})
@@ -232,6 +234,10 @@ var fieldWords = func() []provider.FieldWord {
 	// a zone the size is not offered in
 	// (AvailabilityZoneNotSupported, "The zone(s) '3' for resource 'gpu' is
 	// not supported").
+	// upgradeSettings' properties, however the message names their parent.
+	out = append(out, provider.FieldWord{Word: "maxsurge", Field: "spec.updateStrategy.maxSurge"},
+		provider.FieldWord{Word: "draintimeoutinminutes", Field: "spec.updateStrategy.drainTimeout"},
+		provider.FieldWord{Word: "nodesoakdurationinminutes", Field: "spec.updateStrategy.soak"})
 	return append(out, provider.FieldWord{Word: "nodepoolmcversionincompatible", Field: "spec.kubernetesVersion"},
 		provider.FieldWord{Word: "at least one system agent pool", Field: "spec.mode"},
 		provider.FieldWord{Word: "is not allowed in your subscription in location", Field: "spec.platform.azure.vmSize"},

@@ -67,6 +67,7 @@ func properties(s provider.PoolSpec) *armcontainerservice.ManagedClusterAgentPoo
 	if s.Version != "" {
 		p.OrchestratorVersion = ptr.To(s.Version)
 	}
+	p.UpgradeSettings = upgradeSettings(nil, s.Upgrade)
 	return p
 }
 

@@ -36,6 +36,7 @@ func observe(ap *armcontainerservice.AgentPool) provider.Pool {
 			Tags:         map[string]string{},
 			Version:      ptr.Deref(pr.OrchestratorVersion, ""),
 			Mode:         kpool.ModeUser,
+			Upgrade:      observedUpgrade(pr.UpgradeSettings),
 		},
 		ProviderState: ptr.Deref(pr.ProvisioningState, ""),
 		Extra:         map[string]string{},

@@ -168,6 +168,7 @@ func nodegroupMissing(err error) bool {
 // fieldWords are the words of EKS's validation messages, with the spec
 // field each is about.
 var fieldWords = []provider.FieldWord{
+	{Word: "maxunavailable", Field: "spec.updateStrategy.maxUnavailable"}, // updateConfig's; before "version" ("a version update")
 	{Word: "instance type", Field: "spec.platform.aws.instanceType"}, {Word: "instancetypes", Field: "spec.platform.aws.instanceType"},
 	{Word: "capacitytype", Field: "spec.platform.aws.spotInstances"}, {Word: "disksize", Field: "spec.platform.aws.volumeSize"},
 	{Word: "subnet", Field: "spec.zones"}, {Word: "taint", Field: "spec.taints"}, {Word: "label", Field: "spec.labels"}, {Word: "tags", Field: "spec.tags"},

@@ -58,6 +58,7 @@ func createInput(c *kpool.Cluster, a *kpool.AWSCluster, s provider.PoolSpec) (*a
 	for _, t := range s.Taints {
 		in.Taints = append(in.Taints, taintOf(t))
 	}
+	in.UpdateConfig = updateConfigOf(s.Upgrade)
 	version, release := versions(s.Version)
 	if version != "" {
 		in.Version = aws.String(version)

@@ -25,6 +25,7 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 			Labels:       copyMap(ng.Labels),
 			Version:      aws.ToString(ng.Version),
 			Mode:         kpool.ModeUser,
+			Upgrade:      observedUpgrade(ng.UpdateConfig),
 		},
 		ProviderState: string(ng.Status),
 		Extra:         map[string]string{},

@@ -15,8 +15,9 @@ import (
 
 // NodePoolUpdate changes a node group's mutable settings. Tags change at
 // once (TagResource, UntagResource); scaling, labels and taints in one
-// UpdateNodegroupConfig of add/remove diffs; the version in an
-// UpdateNodegroupVersion. EKS runs one update at a time on a node group,
+// UpdateNodegroupConfig of add/remove diffs, with the updateConfig the
+// strategy asks for; the version in an UpdateNodegroupVersion (forced
+// when the strategy's onStuck is Force). EKS runs one update at a time on a node group,
 // so a version change waits for the next call once a config update was
 // started. The placement labels stay as the node group has them; with
 // autoscaling on, the desired size stays the autoscaler's. An unmarked
@@ -100,7 +101,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 // spec's version and to template version roll (nil: the template stays),
 // whichever changed.
 func rollOut(ctx context.Context, cl *awseks.Client, cluster string, ng *types.Nodegroup, s provider.PoolSpec, roll *types.LaunchTemplateSpecification) error {
-	in := &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(s.ProviderName), LaunchTemplate: roll}
+	in := &awseks.UpdateNodegroupVersionInput{ClusterName: aws.String(cluster), NodegroupName: aws.String(s.ProviderName), LaunchTemplate: roll, Force: force(s)}
 	field := "spec.platform.aws"
 	if !versionMatches(ng, s.Version) {
 		version, release := versions(s.Version)
@@ -145,7 +146,8 @@ func (d *Driver) retag(ctx context.Context, cl *awseks.Client, ng *types.Nodegro
 }
 
 // configDiff is the UpdateNodegroupConfig that takes a node group to the
-// spec's scaling, labels and taints; nil when they already are.
+// spec's scaling, labels, taints and updateConfig (the strategy's
+// maxUnavailable); nil when they already are.
 func configDiff(ng *types.Nodegroup, s provider.PoolSpec) *awseks.UpdateNodegroupConfigInput {
 	in := &awseks.UpdateNodegroupConfigInput{}
 	changed := false
@@ -193,6 +195,12 @@ func configDiff(ng *types.Nodegroup, s provider.PoolSpec) *awseks.UpdateNodegrou
 	if len(taints.AddOrUpdateTaints)+len(taints.RemoveTaints) > 0 {
 		in.Taints, changed = taints, true
 	}
+	if uc := wantedUpdateConfig(s.Upgrade); uc != nil && !sameUpdateConfig(ng.UpdateConfig, uc) {
+		if ng.UpdateConfig != nil {
+			uc.UpdateStrategy = ng.UpdateConfig.UpdateStrategy // not kpool's: sent back as it is
+		}
+		in.UpdateConfig, changed = uc, true
+	}
 	if !changed {
 		return nil
 	}
@@ -204,6 +212,9 @@ func configDiff(ng *types.Nodegroup, s provider.PoolSpec) *awseks.UpdateNodegrou
 func applyConfig(ng *types.Nodegroup, in *awseks.UpdateNodegroupConfigInput) {
 	if in.ScalingConfig != nil {
 		ng.ScalingConfig = in.ScalingConfig
+	}
+	if in.UpdateConfig != nil {
+		ng.UpdateConfig = in.UpdateConfig
 	}
 	if in.Labels != nil {
 		ng.Labels = copyMap(ng.Labels)
