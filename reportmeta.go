@@ -63,6 +63,9 @@ type ReportMeta struct {
 	// asked to cycle (replace those that run an earlier configuration):
 	// asked once a generation.
 	CycledGeneration int64 `json:"cycled_generation,omitempty"`
+	// DrainStartedAt is when the nodes of a pool being deleted began to be
+	// drained before the delete: its timeout counts from then.
+	DrainStartedAt *time.Time `json:"drain_started_at,omitempty"`
 }
 
 // ReportOwner is an owner's mark as a report shows it.

@@ -41,6 +41,9 @@ func (s *poolScope) deleting(ctx context.Context) (bool, error) {
 		s.gone(ctx)
 		return false, nil
 	case obs.State != provider.StateDeleting:
+		if s.drainFirst(ctx) {
+			return true, nil
+		}
 		start := s.c.cfg.Clock.Now()
 		err := s.d.NodePoolDelete(ctx, s.cl, p.ProviderName)
 		s.called(ctx, "delete", "", start, err)

@@ -352,3 +352,29 @@ func TestReplacementSuccessorFails(t *testing.T) {
 		}
 	})
 }
+
+// TestDeleteDrainsFirst: a pool's delete waits until its nodes are
+// drained (pods evicted under their budgets), and goes ahead once the
+// drain timeout has passed with a pod a budget holds.
+func TestDeleteDrainsFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w, k, p, _ := replaceWorld(t, `{"drainTimeout":"3m"}`)
+		k.block("web-b", true)
+		w.delete(p.ID)
+		w.until(time.Minute, func() (bool, string) {
+			left := len(k.pods(p.ProviderName + "-0"))
+			return left == 0, fmt.Sprintf("%d pods on the first node", left)
+		})
+		if n := w.calls(fake.Delete, p.ProviderName); n != 0 {
+			t.Fatalf("delete sent with a pod left to drain (%d calls)", n)
+		}
+		if got := w.report(p.ID); got == nil || !strings.Contains(got.Conditions[0].Message+fmt.Sprint(got.Conditions), "web-b") {
+			t.Errorf("the report does not say what holds the delete: %+v", got)
+		}
+		w.until(10*time.Minute, func() (bool, string) {
+			k.mirror(p.ProviderName)
+			n := w.calls(fake.Delete, p.ProviderName)
+			return n == 1, fmt.Sprintf("%d deletes", n)
+		})
+	})
+}
