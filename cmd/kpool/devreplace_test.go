@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog/clouds"
+)
+
+// replaceChange is, by platform, a pool block and a change of it that the
+// cloud does not make in place (OKE applies it to new nodes: the pool is
+// cycled instead).
+var replaceChange = map[kpool.PlatformType]struct{ block, change string }{
+	kpool.PlatformAzure: {`{"azure":{"vmSize":"Standard_D4s_v5"}}`, `{"azure":{"vmSize":"Standard_D8s_v5"}}`},
+	kpool.PlatformAWS:   {`{"aws":{"instanceType":"m5.xlarge"}}`, `{"aws":{"instanceType":"m5.2xlarge"}}`},
+	kpool.PlatformGCP:   {`{"gcp":{"machineType":"n2-standard-4"}}`, `{"gcp":{"machineType":"n2-standard-4","preemptible":true}}`},
+	kpool.PlatformOCI:   {`{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2,"memoryInGBs":16}}`, `{"oci":{"shape":"VM.Standard.E5.Flex","ocpus":2,"memoryInGBs":16}}`},
+	kpool.PlatformCivo:  {`{"civo":{"size":"g4s.kube.medium"}}`, `{"civo":{"size":"g4s.kube.large"}}`},
+}
+
+// TestDevReplace: on each demo cluster a pool of 3 nodes runs a
+// Deployment of 6 replicas under a PodDisruptionBudget of minAvailable 5;
+// a change its cloud cannot make in place is carried out by a successor
+// pool (OKE: by cycling the nodes), and a sampler of the emulated API
+// never sees fewer than 5 replicas running; afterwards the old pool is
+// gone and the pool keeps its id and name.
+func TestDevReplace(t *testing.T) {
+	ctx := context.Background()
+	clock := sim.NewManualClock(time.Now())
+	runClock(t, clock)
+	printed := startDev(t, clock)
+	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
+	clusters := regexp.MustCompile(`nodepool create web --cluster (\S+) `).FindAllStringSubmatch(printed, -1)
+	if m == nil || len(clusters) != len(clouds.Emulators()) {
+		t.Fatalf("kpool dev printed %d clusters for %d emulators:\n%s", len(clusters), len(clouds.Emulators()), printed)
+	}
+	c := api.NewClient(m[1], "")
+	c.Token = m[2]
+	for _, cm := range clusters {
+		list, err := c.Clusters(ctx, cm[1])
+		if err != nil || len(list) != 1 {
+			t.Fatalf("cluster %s: %v %v", cm[1], list, err)
+		}
+		cl := list[0]
+		t.Run(string(cl.Spec.Platform.Type), func(t *testing.T) { replaceOn(t, c, cl) })
+	}
+}
+
+// replaceOn runs the replacement on one demo cluster.
+func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
+	ctx := context.Background()
+	pt := cl.Spec.Platform.Type
+	ch := replaceChange[pt]
+	zones := `,"zones":["1"]`
+	if pt == kpool.PlatformCivo {
+		zones = ""
+	}
+	spec := fmt.Sprintf(`{"nodeCount":3%s,"platform":%s,"updateStrategy":{"replacement":"Surge","maxSurge":"1"}}`, zones, ch.block)
+	name := "web"
+	p, err := c.CreateNodePool(ctx, api.NodePoolBody{Name: &name, ClusterID: &cl.ID, Spec: json.RawMessage(spec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Minute, func() (bool, string) {
+		got, err := c.NodePool(ctx, p.ID)
+		return err == nil && got.Status.Phase == kpool.PhaseReady, fmt.Sprintf("phase %v %v", got, err)
+	})
+	kc, err := c.Kubeconfig(ctx, cl.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	workload(t, cs)
+	waitFor(t, time.Minute, func() (bool, string) {
+		n := running(ctx, cs)
+		return n == 6, fmt.Sprintf("%d of 6 replicas running", n)
+	})
+	low := sampleRunning(t, cs)
+
+	if _, err := c.UpdateNodePool(ctx, p.ID, api.NodePoolBody{Spec: json.RawMessage(`{"platform":` + ch.change + `}`)}, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 3*time.Minute, func() (bool, string) {
+		got, err := c.NodePool(ctx, p.ID)
+		if err != nil {
+			return false, err.Error()
+		}
+		if pt == kpool.PlatformOCI {
+			cond := got.Status.Condition(kpool.ConditionNodesCurrent)
+			return cond != nil && cond.Status == kpool.ConditionTrue && got.Status.Phase == kpool.PhaseReady,
+				fmt.Sprintf("NodesCurrent %+v, phase %s", cond, got.Status.Phase)
+		}
+		rp := got.Status.Replacement
+		return rp != nil && rp.Step == kpool.StepDone && got.ProviderName == rp.To && got.Status.Phase == kpool.PhaseReady,
+			fmt.Sprintf("replacement %+v, provider name %s, phase %s", rp, got.ProviderName, got.Status.Phase)
+	})
+	if n := low(); n < 5 {
+		t.Errorf("%d replicas running at the lowest, under the budget's 5", n)
+	}
+	got, err := c.NodePool(ctx, p.ID)
+	if err != nil || got.ID != p.ID || got.Name != "web" {
+		t.Fatalf("after: %+v %v", got, err)
+	}
+	if pt != kpool.PlatformOCI {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes.Items {
+			if n.Labels[provider.LabelPool] == "web" && strings.Contains(n.Name, p.ProviderName) && p.ProviderName != got.ProviderName {
+				t.Errorf("node %s of the old pool %s is left", n.Name, p.ProviderName)
+			}
+		}
+	}
+	if err := c.DeleteNodePool(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Minute, func() (bool, string) {
+		_, err := c.NodePool(ctx, p.ID)
+		return kpool.IsNotFound(err), fmt.Sprintf("pool still there: %v", err)
+	})
+}
+
+// workload is the Deployment of 6 replicas on the pool's nodes and its
+// budget of minAvailable 5.
+func workload(t *testing.T, cs kubernetes.Interface) {
+	ctx := context.Background()
+	six, five := int32(6), intstr.FromInt32(5)
+	labels := map[string]string{"app": "web"}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+		Spec: appsv1.DeploymentSpec{Replicas: &six, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{provider.LabelPool: "web"},
+					Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}}
+	if _, err := cs.AppsV1().Deployments("shop").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web-pdb", Namespace: "shop"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &five, Selector: &metav1.LabelSelector{MatchLabels: labels}}}
+	if _, err := cs.PolicyV1().PodDisruptionBudgets("shop").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// running counts the Deployment's pods that run and are Ready.
+func running(ctx context.Context, cs kubernetes.Interface) int {
+	l, err := cs.CoreV1().Pods("shop").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, p := range l.Items {
+		if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// sampleRunning samples the running replicas until the returned func is
+// called, which returns the lowest count seen.
+func sampleRunning(t *testing.T, cs kubernetes.Interface) func() int {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	low := 6
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			if n := running(ctx, cs); n >= 0 && ctx.Err() == nil {
+				mu.Lock()
+				low = min(low, n)
+				mu.Unlock()
+			}
+		}
+	}()
+	stop := func() int {
+		cancel()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return low
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+// waitFor polls cond on the wall clock until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
+	t.Helper()
+	end := time.Now().Add(timeout)
+	for {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("not so after %v: %s", timeout, why)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
