@@ -40,10 +40,7 @@ func discovery(w http.ResponseWriter, parts []string) bool {
 	case "api/v1":
 		writeJSON(w, http.StatusOK, resourceList("v1", ""))
 	case "apis/apps/v1":
-		l := resourceList("apps/v1", "apps")
-		l.APIResources = append([]metav1.APIResource{{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment",
-			Verbs: []string{"create", "get", "list", "update"}, ShortNames: []string{"deploy"}, Categories: []string{"all"}}}, l.APIResources...)
-		writeJSON(w, http.StatusOK, l)
+		writeJSON(w, http.StatusOK, resourceList("apps/v1", "apps"))
 	case "apis/policy/v1":
 		writeJSON(w, http.StatusOK, resourceList("policy/v1", "policy"))
 	case "apis/apps", "apis/policy":
@@ -76,7 +73,7 @@ func resourceList(gv, group string) *metav1.APIResourceList {
 			continue
 		}
 		l.APIResources = append(l.APIResources, metav1.APIResource{Name: r.gr.Resource, SingularName: singular(r), Namespaced: r.namespaced,
-			Kind: r.gvk.Kind, Verbs: r.verbs, ShortNames: r.short})
+			Kind: r.gvk.Kind, Verbs: r.verbs, ShortNames: r.short, Categories: r.categories})
 		if r == podRes {
 			l.APIResources = append(l.APIResources, metav1.APIResource{Name: "pods/eviction", SingularName: "", Namespaced: true,
 				Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}})

@@ -120,6 +120,7 @@ func (a *API) evict(w http.ResponseWriter, r *http.Request, c *cluster, ns, name
 	}
 	a.mu.Lock()
 	err = a.evictLocked(c, ns, name)
+	a.settle(c)
 	a.mu.Unlock()
 	if err != nil {
 		writeStatus(w, err)

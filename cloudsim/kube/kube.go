@@ -49,16 +49,12 @@ package kube
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -81,14 +77,18 @@ type API struct {
 }
 
 type cluster struct {
-	token       string
-	deployments map[string]*appsv1.Deployment // key: namespace/name
-	objs        map[string]map[string]object  // resource → namespace/name → object
-	events      []event                       // the last writes, oldest first
-	floor       uint64                        // events at or before it are gone
-	watchers    map[*watcher]struct{}
-	applied     map[string]applied      // node name → what SyncNodes last put on it
-	check       func(token string) bool // SetTokenCheck's
+	token    string
+	objs     map[string]map[string]object // resource → namespace/name → object
+	events   []event                      // the last writes, oldest first
+	floor    uint64                       // events at or before it are gone
+	watchers map[*watcher]struct{}
+	applied  map[string]applied      // node name → what SyncNodes last put on it
+	check    func(token string) bool // SetTokenCheck's
+	// what the controllers have yet to act on (workloads.go): nodes and
+	// Deployments deleted since they last ran, and whether they run.
+	goneNodes  []string
+	goneOwners []types.UID
+	settling   bool
 }
 
 // New returns an API served under prefix (such as "/k8s"): a cluster's
@@ -119,7 +119,7 @@ func (a *API) cluster(id string) *cluster {
 	if !ok {
 		var b [24]byte
 		_, _ = rand.Read(b[:])
-		c = &cluster{token: hex.EncodeToString(b[:]), deployments: map[string]*appsv1.Deployment{}, watchers: map[*watcher]struct{}{}}
+		c = &cluster{token: hex.EncodeToString(b[:]), watchers: map[*watcher]struct{}{}}
 		a.clusters[id] = c
 	}
 	return c
@@ -147,81 +147,43 @@ func (a *API) Kubeconfig(base, id, name string) string {
 func (a *API) Deployment(id, namespace, name string) (*appsv1.Deployment, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	d, ok := a.cluster(id).deployments[namespace+"/"+name]
+	o, ok := a.cluster(id).objects(depRes)[namespace+"/"+name]
 	if !ok {
 		return nil, false
 	}
-	return d.DeepCopy(), true
+	return o.DeepCopyObject().(*appsv1.Deployment), true
 }
 
 // Create stores a new Deployment in a cluster, as a POST would: an
-// existing one is an AlreadyExists error.
+// existing one is an AlreadyExists error. The controllers then act on it
+// (its pods are made and scheduled) before Create returns.
 func (a *API) Create(id string, d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.create(a.cluster(id), d)
+	c := a.cluster(id)
+	defer a.settle(c)
+	in := d.DeepCopy()
+	in.ResourceVersion = ""
+	o, err := a.createObj(c, depRes, in)
+	if err != nil {
+		return nil, err
+	}
+	return o.(*appsv1.Deployment), nil
 }
 
 // Update replaces a stored Deployment, as a PUT would (Conflict on a
-// stale resourceVersion, NotFound when there is none).
+// stale resourceVersion, NotFound when there is none; the generation
+// raised when the spec changes, the status kept).
 func (a *API) Update(id string, d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.update(a.cluster(id), d)
-}
-
-func (a *API) create(c *cluster, in *appsv1.Deployment) (*appsv1.Deployment, error) {
-	key := in.Namespace + "/" + in.Name
-	if in.Name == "" {
-		return nil, apierrors.NewBadRequest("metadata.name: Required value: name or generateName is required")
+	c := a.cluster(id)
+	defer a.settle(c)
+	o, err := a.updateObj(c, depRes, d, true)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := c.deployments[key]; ok {
-		return nil, apierrors.NewAlreadyExists(Deployments, in.Name)
-	}
-	d := in.DeepCopy()
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
-	d.UID = types.UID(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
-	d.Generation = 1
-	d.CreationTimestamp = metav1.Now()
-	a.rv++
-	d.ResourceVersion = strconv.FormatUint(a.rv, 10)
-	c.deployments[key] = d
-	return d.DeepCopy(), nil
-}
-
-func (a *API) update(c *cluster, in *appsv1.Deployment) (*appsv1.Deployment, error) {
-	key := in.Namespace + "/" + in.Name
-	old, ok := c.deployments[key]
-	if !ok {
-		return nil, apierrors.NewNotFound(Deployments, in.Name)
-	}
-	if in.ResourceVersion != "" && in.ResourceVersion != old.ResourceVersion {
-		return nil, apierrors.NewConflict(Deployments, in.Name,
-			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
-	}
-	d := in.DeepCopy()
-	d.UID, d.CreationTimestamp, d.Generation, d.Status = old.UID, old.CreationTimestamp, old.Generation, old.Status
-	if !specEqual(old, d) {
-		d.Generation++
-	}
-	a.rv++
-	d.ResourceVersion = strconv.FormatUint(a.rv, 10)
-	c.deployments[key] = d
-	return d.DeepCopy(), nil
-}
-
-// list returns a namespace's Deployments by name, and the revision.
-func (a *API) list(c *cluster, namespace string) ([]appsv1.Deployment, string) {
-	var out []appsv1.Deployment
-	for _, d := range c.deployments {
-		if d.Namespace == namespace {
-			out = append(out, *d.DeepCopy())
-		}
-	}
-	slices.SortFunc(out, func(x, y appsv1.Deployment) int { return strings.Compare(x.Name, y.Name) })
-	return out, strconv.FormatUint(a.rv, 10)
+	return o.(*appsv1.Deployment), nil
 }
 
 var _ http.Handler = (*API)(nil)
