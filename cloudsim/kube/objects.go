@@ -24,9 +24,9 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	switch {
 	case sub == "eviction" && res == podRes && m == http.MethodPost:
 		a.evict(w, r, c, ns, name)
-	case sub == "status" && res != pdbRes && m == http.MethodPut:
+	case sub == "status" && res != pdbRes && res != depRes && m == http.MethodPut:
 		a.writeObj(w, r, c, res, ns, name, true)
-	case sub == "status" && res != pdbRes && m == http.MethodPatch:
+	case sub == "status" && res != pdbRes && res != depRes && m == http.MethodPatch:
 		a.patch(w, r, c, res, ns, name, true)
 	case sub != "":
 		writeStatus(w, notFound())
@@ -59,6 +59,7 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	case name != "" && m == http.MethodDelete:
 		a.mu.Lock()
 		o, err := a.deleteObj(c, res, ns, name)
+		a.settle(c)
 		a.mu.Unlock()
 		if err != nil {
 			writeStatus(w, err)
@@ -174,6 +175,7 @@ func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	if err == nil {
 		out = a.view(c, res, out)
 	}
+	a.settle(c)
 	a.mu.Unlock()
 	if err != nil {
 		writeStatus(w, err)
@@ -207,6 +209,7 @@ func (a *API) patch(w http.ResponseWriter, r *http.Request, c *cluster, res *res
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.settle(c)
 	old, ok := c.objects(res)[ns+"/"+name]
 	if !ok {
 		writeStatus(w, apierrors.NewNotFound(res.gr, name))
