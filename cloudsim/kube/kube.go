@@ -5,16 +5,17 @@
 // with client-go from the kubeconfig a cloud's API returns reaches it.
 //
 // What it serves, in the API server's JSON: discovery, core/v1 Nodes and
-// Pods (list with selectors, get, watch, create, update, patch, delete),
-// the Pods' eviction subresource, policy/v1 PodDisruptionBudgets, apps/v1
-// DaemonSets, Tables of nodes, pods and PDBs for kubectl get (see
-// routes.go, objects.go, watch.go, evict.go, tables.go and README.md), and
-// apps/v1 Deployments:
+// Pods, policy/v1 PodDisruptionBudgets, apps/v1 Deployments and
+// DaemonSets (each: list with selectors, get, watch, create, update,
+// patch, delete), the Pods' eviction subresource, Tables of nodes, pods,
+// PDBs and Deployments for kubectl get (see routes.go, objects.go,
+// watch.go, evict.go, tables.go and README.md).
 //
-//	GET  …/apis/apps/v1/namespaces/{ns}/deployments         a DeploymentList
-//	POST …/apis/apps/v1/namespaces/{ns}/deployments         create: 201, or 409 AlreadyExists
-//	GET  …/apis/apps/v1/namespaces/{ns}/deployments/{name}  the Deployment, or 404 NotFound
-//	PUT  …/apis/apps/v1/namespaces/{ns}/deployments/{name}  replace: 200, or 409 Conflict on a stale resourceVersion
+// Behind the API, a few controllers run synchronously after every write,
+// inside the API's lock (workloads.go, schedule.go, kubelet.go): the
+// Deployment controller keeps each Deployment's replicas as pods, the
+// scheduler binds pending pods to nodes that fit them and the kubelet
+// starts them at once, the pod GC deletes the pods of a node deleted.
 //
 // The rules, each from the Kubernetes API conventions
 // (community/contributors/devel/sig-architecture/api-conventions.md) and
@@ -40,8 +41,7 @@
 // server takes all three); answers are JSON, which client-go's Accept
 // header lists after protobuf.
 //
-// Not served: for Deployments, watches, PATCH, DELETE and selectors; for
-// all, server-side apply and the rest README.md lists; unknown members of a body
+// Not served: server-side apply and the rest README.md lists; unknown members of a body
 // are dropped (the API server's default fieldValidation is Warn, which
 // also keeps the request; the warning header is not sent).
 package kube
