@@ -64,8 +64,8 @@ func cut(gv string) (string, string, bool) {
 }
 
 // resourceList is a group version's APIResourceList: each resource of the
-// group with its verbs and short names, and the pods' eviction
-// subresource (create).
+// group with its verbs and short names, the pods' eviction subresource
+// (create) and the deployments' scale subresource (get, patch, update).
 func resourceList(gv, group string) *metav1.APIResourceList {
 	l := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv}
 	for _, r := range resources {
@@ -77,6 +77,10 @@ func resourceList(gv, group string) *metav1.APIResourceList {
 		if r == podRes {
 			l.APIResources = append(l.APIResources, metav1.APIResource{Name: "pods/eviction", SingularName: "", Namespaced: true,
 				Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}})
+		}
+		if r == depRes {
+			l.APIResources = append(l.APIResources, metav1.APIResource{Name: "deployments/scale", SingularName: "", Namespaced: true,
+				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 	}
 	return l

@@ -49,3 +49,29 @@ func TestKubectlDrainDeployment(t *testing.T) {
 		t.Fatalf("get deploy after the drain: %q", rows)
 	}
 }
+
+// TestKubectlScale: kubectl scale sets a Deployment's replicas through its
+// scale subresource, and client-go's GetScale reads it back.
+func TestKubectlScale(t *testing.T) {
+	k := findKubectl(t)
+	api, cs, _, _ := serveKubectl(t, k)
+	addNode(t, api, "a1", nil)
+	create(t, cs, web(3))
+	if out := k.run("scale", "deployment/web", "-n", "shop", "--replicas=1"); !strings.Contains(out, "scaled") {
+		t.Fatalf("scale: %s", out)
+	}
+	sc, err := cs.AppsV1().Deployments("shop").GetScale(context.Background(), "web", metav1.GetOptions{})
+	if err != nil || sc.Spec.Replicas != 1 || sc.Status.Replicas != 1 || sc.Status.Selector != "app=web" {
+		t.Fatalf("scale: %+v, %v", sc, err)
+	}
+	if running, _ := placed(t, cs); running["a1"] != 1 {
+		t.Fatalf("running %v", running)
+	}
+	sc.Spec.Replicas = 4
+	if _, err := cs.AppsV1().Deployments("shop").UpdateScale(context.Background(), "web", sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if running, _ := placed(t, cs); running["a1"] != 4 {
+		t.Fatalf("running %v", running)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
@@ -29,7 +30,7 @@ const maxBody = 3 << 20
 // typed clients send protobuf by default).
 var codecs = func() serializer.CodecFactory {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{appsv1.AddToScheme, corev1.AddToScheme, policyv1.AddToScheme, policyv1beta1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{appsv1.AddToScheme, autoscalingv1.AddToScheme, corev1.AddToScheme, policyv1.AddToScheme, policyv1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err)
 		}
