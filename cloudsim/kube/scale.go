@@ -22,7 +22,7 @@ func scaleOf(d *appsv1.Deployment) *autoscalingv1.Scale {
 	return &autoscalingv1.Scale{TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
 		ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, UID: d.UID, ResourceVersion: d.ResourceVersion,
 			CreationTimestamp: d.CreationTimestamp},
-		Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas(d))}, //nolint:gosec // replicas are int32
+		Spec:   autoscalingv1.ScaleSpec{Replicas: int32(replicas(d))}, //nolint:gosec // replicas are int32
 		Status: autoscalingv1.ScaleStatus{Replicas: d.Status.Replicas, Selector: sel}}
 }
 
