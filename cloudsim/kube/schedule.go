@@ -22,8 +22,11 @@ import (
 const (
 	reasonUnschedulable = "node(s) were unschedulable"
 	reasonAffinity      = "node(s) didn't match Pod's node affinity/selector"
-	reasonDeleting      = "node(s) were being deleted"
-	noNodes             = "no nodes available to schedule pods"
+	// A node being deleted (deletionTimestamp set: only SetNode can set
+	// it here, deletes being immediate) is passed over as the node gone it
+	// is about to be; the words are this package's.
+	reasonDeleting = "node(s) were being deleted"
+	noNodes        = "no nodes available to schedule pods"
 )
 
 // schedule binds each pending pod the default scheduler owns (spec.nodeName

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -206,5 +207,41 @@ func TestDeploymentVerbs(t *testing.T) {
 	}
 	if running, other := placed(t, cs); len(running) != 0 || len(other) != 0 {
 		t.Fatalf("after delete: running %v, others %v", running, other)
+	}
+}
+
+// TestSurgeNodeTakesPods: a node added to the pool (a surge) and the old
+// node cordoned and drained: the evicted pods' replacements go to the new
+// node first (it has the fewest of the Deployment's pods), and the old
+// node's removal from the pool then moves nothing.
+func TestSurgeNodeTakesPods(t *testing.T) {
+	ctx := context.Background()
+	api, cs := serveCore(t)
+	pool := func(names ...string) {
+		var specs []kube.NodeSpec
+		for _, n := range names {
+			specs = append(specs, kube.NodeSpec{Name: n, Labels: map[string]string{"pool": "a"}, Ready: true})
+		}
+		api.SyncNodes("c1", "pool", "a", specs, kube.Propagate)
+	}
+	pool("a1", "a2", "a3")
+	create(t, cs, web(6, func(s *corev1.PodSpec) { s.NodeSelector = map[string]string{"pool": "a"} }))
+	pool("a1", "a2", "a3", "a4")
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, "a1", types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pods, _ := cs.CoreV1().Pods("shop").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=a1"})
+	for _, p := range pods.Items {
+		if err := cs.PolicyV1().Evictions("shop").Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: "shop"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]int{"a2": 2, "a3": 2, "a4": 2}
+	if running, other := placed(t, cs); !maps.Equal(running, want) || len(other) != 0 {
+		t.Fatalf("after the drain: running %v, others %v", running, other)
+	}
+	pool("a2", "a3", "a4")
+	if running, other := placed(t, cs); !maps.Equal(running, want) || len(other) != 0 {
+		t.Fatalf("after a1 left the pool: running %v, others %v", running, other)
 	}
 }
