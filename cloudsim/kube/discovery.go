@@ -40,10 +40,7 @@ func discovery(w http.ResponseWriter, parts []string) bool {
 	case "api/v1":
 		writeJSON(w, http.StatusOK, resourceList("v1", ""))
 	case "apis/apps/v1":
-		l := resourceList("apps/v1", "apps")
-		l.APIResources = append([]metav1.APIResource{{Name: "deployments", SingularName: "deployment", Namespaced: true, Kind: "Deployment",
-			Verbs: []string{"create", "get", "list", "update"}, ShortNames: []string{"deploy"}, Categories: []string{"all"}}}, l.APIResources...)
-		writeJSON(w, http.StatusOK, l)
+		writeJSON(w, http.StatusOK, resourceList("apps/v1", "apps"))
 	case "apis/policy/v1":
 		writeJSON(w, http.StatusOK, resourceList("policy/v1", "policy"))
 	case "apis/apps", "apis/policy":
@@ -67,8 +64,8 @@ func cut(gv string) (string, string, bool) {
 }
 
 // resourceList is a group version's APIResourceList: each resource of the
-// group with its verbs and short names, and the pods' eviction
-// subresource (create).
+// group with its verbs and short names, the pods' eviction subresource
+// (create) and the deployments' scale subresource (get, patch, update).
 func resourceList(gv, group string) *metav1.APIResourceList {
 	l := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv}
 	for _, r := range resources {
@@ -76,10 +73,14 @@ func resourceList(gv, group string) *metav1.APIResourceList {
 			continue
 		}
 		l.APIResources = append(l.APIResources, metav1.APIResource{Name: r.gr.Resource, SingularName: singular(r), Namespaced: r.namespaced,
-			Kind: r.gvk.Kind, Verbs: r.verbs, ShortNames: r.short})
+			Kind: r.gvk.Kind, Verbs: r.verbs, ShortNames: r.short, Categories: r.categories})
 		if r == podRes {
 			l.APIResources = append(l.APIResources, metav1.APIResource{Name: "pods/eviction", SingularName: "", Namespaced: true,
 				Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}})
+		}
+		if r == depRes {
+			l.APIResources = append(l.APIResources, metav1.APIResource{Name: "deployments/scale", SingularName: "", Namespaced: true,
+				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 	}
 	return l

@@ -140,8 +140,10 @@ func (a *API) evict(w http.ResponseWriter, r *http.Request, c *cluster, ns, name
 //     evict pod as it would violate the pod's disruption budget.", with a
 //     DisruptionBudget cause.
 //
-// a.mu is held.
+// The controllers then run (settle): a Deployment's pod evicted is
+// replaced and scheduled before it returns. a.mu is held.
 func (a *API) evictLocked(c *cluster, ns, name string) error {
+	defer a.settle(c)
 	o, ok := c.objects(podRes)[ns+"/"+name]
 	if !ok {
 		return apierrors.NewNotFound(podRes.gr, name)

@@ -5,16 +5,17 @@
 // with client-go from the kubeconfig a cloud's API returns reaches it.
 //
 // What it serves, in the API server's JSON: discovery, core/v1 Nodes and
-// Pods (list with selectors, get, watch, create, update, patch, delete),
-// the Pods' eviction subresource, policy/v1 PodDisruptionBudgets, apps/v1
-// DaemonSets, Tables of nodes, pods and PDBs for kubectl get (see
-// routes.go, objects.go, watch.go, evict.go, tables.go and README.md), and
-// apps/v1 Deployments:
+// Pods, policy/v1 PodDisruptionBudgets, apps/v1 Deployments and
+// DaemonSets (each: list with selectors, get, watch, create, update,
+// patch, delete), the Pods' eviction subresource, Tables of nodes, pods,
+// PDBs and Deployments for kubectl get (see routes.go, objects.go,
+// watch.go, evict.go, tables.go and README.md).
 //
-//	GET  …/apis/apps/v1/namespaces/{ns}/deployments         a DeploymentList
-//	POST …/apis/apps/v1/namespaces/{ns}/deployments         create: 201, or 409 AlreadyExists
-//	GET  …/apis/apps/v1/namespaces/{ns}/deployments/{name}  the Deployment, or 404 NotFound
-//	PUT  …/apis/apps/v1/namespaces/{ns}/deployments/{name}  replace: 200, or 409 Conflict on a stale resourceVersion
+// Behind the API, a few controllers run synchronously after every write,
+// inside the API's lock (workloads.go, schedule.go, kubelet.go): the
+// Deployment controller keeps each Deployment's replicas as pods, the
+// scheduler binds pending pods to nodes that fit them and the kubelet
+// starts them at once, the pod GC deletes the pods of a node deleted.
 //
 // The rules, each from the Kubernetes API conventions
 // (community/contributors/devel/sig-architecture/api-conventions.md) and
@@ -40,8 +41,7 @@
 // server takes all three); answers are JSON, which client-go's Accept
 // header lists after protobuf.
 //
-// Not served: for Deployments, watches, PATCH, DELETE and selectors; for
-// all, server-side apply and the rest README.md lists; unknown members of a body
+// Not served: server-side apply and the rest README.md lists; unknown members of a body
 // are dropped (the API server's default fieldValidation is Warn, which
 // also keeps the request; the warning header is not sent).
 package kube
@@ -49,16 +49,12 @@ package kube
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -81,14 +77,18 @@ type API struct {
 }
 
 type cluster struct {
-	token       string
-	deployments map[string]*appsv1.Deployment // key: namespace/name
-	objs        map[string]map[string]object  // resource → namespace/name → object
-	events      []event                       // the last writes, oldest first
-	floor       uint64                        // events at or before it are gone
-	watchers    map[*watcher]struct{}
-	applied     map[string]applied      // node name → what SyncNodes last put on it
-	check       func(token string) bool // SetTokenCheck's
+	token    string
+	objs     map[string]map[string]object // resource → namespace/name → object
+	events   []event                      // the last writes, oldest first
+	floor    uint64                       // events at or before it are gone
+	watchers map[*watcher]struct{}
+	applied  map[string]applied      // node name → what SyncNodes last put on it
+	check    func(token string) bool // SetTokenCheck's
+	// what the controllers have yet to act on (workloads.go): nodes and
+	// Deployments deleted since they last ran, and whether they run.
+	goneNodes  []string
+	goneOwners []types.UID
+	settling   bool
 }
 
 // New returns an API served under prefix (such as "/k8s"): a cluster's
@@ -119,7 +119,7 @@ func (a *API) cluster(id string) *cluster {
 	if !ok {
 		var b [24]byte
 		_, _ = rand.Read(b[:])
-		c = &cluster{token: hex.EncodeToString(b[:]), deployments: map[string]*appsv1.Deployment{}, watchers: map[*watcher]struct{}{}}
+		c = &cluster{token: hex.EncodeToString(b[:]), watchers: map[*watcher]struct{}{}}
 		a.clusters[id] = c
 	}
 	return c
@@ -147,81 +147,43 @@ func (a *API) Kubeconfig(base, id, name string) string {
 func (a *API) Deployment(id, namespace, name string) (*appsv1.Deployment, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	d, ok := a.cluster(id).deployments[namespace+"/"+name]
+	o, ok := a.cluster(id).objects(depRes)[namespace+"/"+name]
 	if !ok {
 		return nil, false
 	}
-	return d.DeepCopy(), true
+	return o.DeepCopyObject().(*appsv1.Deployment), true
 }
 
 // Create stores a new Deployment in a cluster, as a POST would: an
-// existing one is an AlreadyExists error.
+// existing one is an AlreadyExists error. The controllers then act on it
+// (its pods are made and scheduled) before Create returns.
 func (a *API) Create(id string, d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.create(a.cluster(id), d)
+	c := a.cluster(id)
+	defer a.settle(c)
+	in := d.DeepCopy()
+	in.ResourceVersion = ""
+	o, err := a.createObj(c, depRes, in)
+	if err != nil {
+		return nil, err
+	}
+	return o.(*appsv1.Deployment), nil
 }
 
 // Update replaces a stored Deployment, as a PUT would (Conflict on a
-// stale resourceVersion, NotFound when there is none).
+// stale resourceVersion, NotFound when there is none; the generation
+// raised when the spec changes, the status kept).
 func (a *API) Update(id string, d *appsv1.Deployment) (*appsv1.Deployment, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.update(a.cluster(id), d)
-}
-
-func (a *API) create(c *cluster, in *appsv1.Deployment) (*appsv1.Deployment, error) {
-	key := in.Namespace + "/" + in.Name
-	if in.Name == "" {
-		return nil, apierrors.NewBadRequest("metadata.name: Required value: name or generateName is required")
+	c := a.cluster(id)
+	defer a.settle(c)
+	o, err := a.updateObj(c, depRes, d, true)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := c.deployments[key]; ok {
-		return nil, apierrors.NewAlreadyExists(Deployments, in.Name)
-	}
-	d := in.DeepCopy()
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
-	d.UID = types.UID(h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
-	d.Generation = 1
-	d.CreationTimestamp = metav1.Now()
-	a.rv++
-	d.ResourceVersion = strconv.FormatUint(a.rv, 10)
-	c.deployments[key] = d
-	return d.DeepCopy(), nil
-}
-
-func (a *API) update(c *cluster, in *appsv1.Deployment) (*appsv1.Deployment, error) {
-	key := in.Namespace + "/" + in.Name
-	old, ok := c.deployments[key]
-	if !ok {
-		return nil, apierrors.NewNotFound(Deployments, in.Name)
-	}
-	if in.ResourceVersion != "" && in.ResourceVersion != old.ResourceVersion {
-		return nil, apierrors.NewConflict(Deployments, in.Name,
-			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
-	}
-	d := in.DeepCopy()
-	d.UID, d.CreationTimestamp, d.Generation, d.Status = old.UID, old.CreationTimestamp, old.Generation, old.Status
-	if !specEqual(old, d) {
-		d.Generation++
-	}
-	a.rv++
-	d.ResourceVersion = strconv.FormatUint(a.rv, 10)
-	c.deployments[key] = d
-	return d.DeepCopy(), nil
-}
-
-// list returns a namespace's Deployments by name, and the revision.
-func (a *API) list(c *cluster, namespace string) ([]appsv1.Deployment, string) {
-	var out []appsv1.Deployment
-	for _, d := range c.deployments {
-		if d.Namespace == namespace {
-			out = append(out, *d.DeepCopy())
-		}
-	}
-	slices.SortFunc(out, func(x, y appsv1.Deployment) int { return strings.Compare(x.Name, y.Name) })
-	return out, strconv.FormatUint(a.rv, 10)
+	return o.(*appsv1.Deployment), nil
 }
 
 var _ http.Handler = (*API)(nil)

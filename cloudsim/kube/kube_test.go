@@ -41,8 +41,10 @@ func TestDeployments(t *testing.T) {
 	if err != nil || created.ResourceVersion == "" || created.Generation != 1 || created.UID == "" {
 		t.Fatalf("create: %+v, %v", created.ObjectMeta, err)
 	}
+	// The Deployment controller writes its status at once: a newer
+	// resourceVersion than the create's.
 	got, err := deps.Get(ctx, "ca", metav1.GetOptions{})
-	if err != nil || got.ResourceVersion != created.ResourceVersion {
+	if err != nil || got.UID != created.UID || got.Status.ObservedGeneration != 1 {
 		t.Fatalf("get: %v, %v", got, err)
 	}
 	got.Spec.Template.Spec.Containers[0].Command = []string{"b"}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
@@ -24,10 +25,12 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	switch {
 	case sub == "eviction" && res == podRes && m == http.MethodPost:
 		a.evict(w, r, c, ns, name)
-	case sub == "status" && res != pdbRes && m == http.MethodPut:
+	case sub == "status" && res != pdbRes && res != depRes && m == http.MethodPut:
 		a.writeObj(w, r, c, res, ns, name, true)
-	case sub == "status" && res != pdbRes && m == http.MethodPatch:
+	case sub == "status" && res != pdbRes && res != depRes && m == http.MethodPatch:
 		a.patch(w, r, c, res, ns, name, true)
+	case sub == "scale" && res == depRes:
+		a.scale(w, r, c, ns, name)
 	case sub != "":
 		writeStatus(w, notFound())
 	case name == "" && m == http.MethodGet && r.URL.Query().Get("watch") == "true":
@@ -59,6 +62,7 @@ func (a *API) serveObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	case name != "" && m == http.MethodDelete:
 		a.mu.Lock()
 		o, err := a.deleteObj(c, res, ns, name)
+		a.settle(c)
 		a.mu.Unlock()
 		if err != nil {
 			writeStatus(w, err)
@@ -174,6 +178,7 @@ func (a *API) writeObj(w http.ResponseWriter, r *http.Request, c *cluster, res *
 	if err == nil {
 		out = a.view(c, res, out)
 	}
+	a.settle(c)
 	a.mu.Unlock()
 	if err != nil {
 		writeStatus(w, err)
@@ -207,33 +212,15 @@ func (a *API) patch(w http.ResponseWriter, r *http.Request, c *cluster, res *res
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	defer a.settle(c)
 	old, ok := c.objects(res)[ns+"/"+name]
 	if !ok {
 		writeStatus(w, apierrors.NewNotFound(res.gr, name))
 		return
 	}
-	orig, _ := json.Marshal(old)
-	var patched []byte
-	switch types.PatchType(mt) {
-	case types.MergePatchType:
-		patched, err = jsonpatch.MergePatch(orig, body)
-	case types.StrategicMergePatchType:
-		patched, err = strategicpatch.StrategicMergePatch(orig, body, res.newObj())
-	case types.JSONPatchType:
-		var p jsonpatch.Patch
-		if p, err = jsonpatch.DecodePatch(body); err == nil {
-			patched, err = p.Apply(orig)
-		}
-	default:
-		writeStatus(w, unsupportedMediaType())
-		return
-	}
 	in := res.newObj()
-	if err == nil {
-		err = json.Unmarshal(patched, in)
-	}
-	if err != nil {
-		writeStatus(w, apierrors.NewBadRequest("the patch could not be applied: "+err.Error()))
+	if err := applyPatch(mt, old, body, in); err != nil {
+		writeStatus(w, err)
 		return
 	}
 	if err := checkNames(in, ns, name); err != nil {
@@ -257,4 +244,34 @@ func (a *API) patch(w http.ResponseWriter, r *http.Request, c *cluster, res *res
 func writeObj(w http.ResponseWriter, status int, res *resource, o object) {
 	o.GetObjectKind().SetGroupVersionKind(res.gvk)
 	writeJSON(w, status, o)
+}
+
+// applyPatch applies a patch of media type mt to old's JSON and reads the
+// result into out (of old's kind): a merge patch (RFC 7386), a strategic
+// merge patch (the kind's patch strategies), a JSON patch (RFC 6902);
+// another type is 415, a patch that does not apply 400.
+func applyPatch(mt string, old any, body []byte, out runtime.Object) error {
+	orig, _ := json.Marshal(old)
+	var patched []byte
+	var err error
+	switch types.PatchType(mt) {
+	case types.MergePatchType:
+		patched, err = jsonpatch.MergePatch(orig, body)
+	case types.StrategicMergePatchType:
+		patched, err = strategicpatch.StrategicMergePatch(orig, body, out)
+	case types.JSONPatchType:
+		var p jsonpatch.Patch
+		if p, err = jsonpatch.DecodePatch(body); err == nil {
+			patched, err = p.Apply(orig)
+		}
+	default:
+		return unsupportedMediaType()
+	}
+	if err == nil {
+		err = json.Unmarshal(patched, out)
+	}
+	if err != nil {
+		return apierrors.NewBadRequest("the patch could not be applied: " + err.Error())
+	}
+	return nil
 }

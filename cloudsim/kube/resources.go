@@ -27,19 +27,26 @@ type resource struct {
 	gvk        schema.GroupVersionKind
 	namespaced bool
 	short      []string
+	categories []string
 	verbs      []string
 	newObj     func() object
 	fields     func(object) fields.Set
 	keepStatus func(old, nw object)
+	// spec, when set, is what a write must change to raise the
+	// generation (conventions: "metadata.generation ... incremented on
+	// every change to spec"); kinds without it keep their generation.
+	spec func(o object) any
 }
 
 var (
 	allVerbs  = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+	all       = []string{"all"} // the category kubectl get all lists (the registries' Categories())
 	nodeRes   = &resource{gr: schema.GroupResource{Resource: "nodes"}, gvk: corev1.SchemeGroupVersion.WithKind("Node"), short: []string{"no"}, verbs: allVerbs, newObj: func() object { return &corev1.Node{} }, fields: nodeFields, keepStatus: func(o, n object) { n.(*corev1.Node).Status = o.(*corev1.Node).Status }}
-	podRes    = &resource{gr: schema.GroupResource{Resource: "pods"}, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), namespaced: true, short: []string{"po"}, verbs: allVerbs, newObj: func() object { return &corev1.Pod{} }, fields: podFields, keepStatus: func(o, n object) { n.(*corev1.Pod).Status = o.(*corev1.Pod).Status }}
+	podRes    = &resource{gr: schema.GroupResource{Resource: "pods"}, gvk: corev1.SchemeGroupVersion.WithKind("Pod"), namespaced: true, short: []string{"po"}, categories: all, verbs: allVerbs, newObj: func() object { return &corev1.Pod{} }, fields: podFields, keepStatus: func(o, n object) { n.(*corev1.Pod).Status = o.(*corev1.Pod).Status }}
 	pdbRes    = &resource{gr: schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}, gvk: policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), namespaced: true, short: []string{"pdb"}, verbs: allVerbs, newObj: func() object { return &policyv1.PodDisruptionBudget{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*policyv1.PodDisruptionBudget).Status = o.(*policyv1.PodDisruptionBudget).Status }}
-	dsRes     = &resource{gr: schema.GroupResource{Group: "apps", Resource: "daemonsets"}, gvk: appsv1.SchemeGroupVersion.WithKind("DaemonSet"), namespaced: true, short: []string{"ds"}, verbs: allVerbs, newObj: func() object { return &appsv1.DaemonSet{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*appsv1.DaemonSet).Status = o.(*appsv1.DaemonSet).Status }}
-	resources = []*resource{nodeRes, podRes, pdbRes, dsRes}
+	depRes    = &resource{gr: Deployments, gvk: appsv1.SchemeGroupVersion.WithKind("Deployment"), namespaced: true, short: []string{"deploy"}, categories: all, verbs: allVerbs, newObj: func() object { return &appsv1.Deployment{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*appsv1.Deployment).Status = o.(*appsv1.Deployment).Status }, spec: func(o object) any { return o.(*appsv1.Deployment).Spec }}
+	dsRes     = &resource{gr: schema.GroupResource{Group: "apps", Resource: "daemonsets"}, gvk: appsv1.SchemeGroupVersion.WithKind("DaemonSet"), namespaced: true, short: []string{"ds"}, categories: all, verbs: allVerbs, newObj: func() object { return &appsv1.DaemonSet{} }, fields: metaFields, keepStatus: func(o, n object) { n.(*appsv1.DaemonSet).Status = o.(*appsv1.DaemonSet).Status }}
+	resources = []*resource{nodeRes, podRes, pdbRes, depRes, dsRes}
 )
 
 func metaFields(o object) fields.Set {

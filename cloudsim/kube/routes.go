@@ -38,13 +38,6 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.route(w, r, c, "", parts[2:])
 	case len(parts) >= 3 && parts[0] == "apis" && parts[1] == "policy" && parts[2] == "v1":
 		a.route(w, r, c, "policy", parts[3:])
-	case len(parts) >= 6 && len(parts) <= 7 && parts[0] == "apis" && parts[1] == "apps" && parts[2] == "v1" &&
-		parts[3] == "namespaces" && parts[5] == "deployments":
-		ns, name := parts[4], ""
-		if len(parts) == 7 {
-			name = parts[6]
-		}
-		a.serve(w, r, c, ns, name)
 	case len(parts) >= 3 && parts[0] == "apis" && parts[1] == "apps" && parts[2] == "v1":
 		a.route(w, r, c, "apps", parts[3:])
 	default:

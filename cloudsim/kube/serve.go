@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	policyv1beta1 "k8s.io/api/policy/v1beta1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -25,107 +25,18 @@ import (
 // maxBody is the largest body read (the API server's limit is 3 MiB).
 const maxBody = 3 << 20
 
-// specEqual reports whether two Deployments' specs are the same, as the
-// API server compares them to raise the generation.
-func specEqual(a, b *appsv1.Deployment) bool { return equality.Semantic.DeepEqual(a.Spec, b.Spec) }
-
-// serve answers a Deployment request of cluster c.
-func (a *API) serve(w http.ResponseWriter, r *http.Request, c *cluster, ns, name string) {
-	switch {
-	case name == "" && r.Method == http.MethodGet:
-		a.mu.Lock()
-		items, rv := a.list(c, ns)
-		a.mu.Unlock()
-		if items == nil {
-			items = []appsv1.Deployment{}
-		}
-		list := appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{Kind: "DeploymentList", APIVersion: "apps/v1"},
-			ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: items}
-		for i := range list.Items {
-			list.Items[i].TypeMeta = metav1.TypeMeta{}
-		}
-		writeJSON(w, http.StatusOK, &list)
-	case name != "" && r.Method == http.MethodGet:
-		a.mu.Lock()
-		d, ok := c.deployments[ns+"/"+name]
-		if ok {
-			d = d.DeepCopy()
-		}
-		a.mu.Unlock()
-		if !ok {
-			writeStatus(w, apierrors.NewNotFound(Deployments, name))
-			return
-		}
-		writeObject(w, http.StatusOK, d)
-	case name == "" && r.Method == http.MethodPost, name != "" && r.Method == http.MethodPut:
-		a.write(w, r, c, ns, name)
-	default:
-		verb := strings.ToLower(r.Method)
-		writeStatus(w, apierrors.NewMethodNotSupported(Deployments, verb))
-	}
-}
-
-// write answers a create (name "") or a replace.
-func (a *API) write(w http.ResponseWriter, r *http.Request, c *cluster, ns, name string) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		writeStatus(w, apierrors.NewRequestEntityTooLargeError("limit is 3145728"))
-		return
-	}
-	in, err := decode(r.Header.Get("Content-Type"), body)
-	if err != nil {
-		writeStatus(w, err)
-		return
-	}
-	switch {
-	case in.Namespace != "" && in.Namespace != ns:
-		writeStatus(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
-		return
-	case name != "" && in.Name != name:
-		writeStatus(w, apierrors.NewBadRequest("the name of the object ("+in.Name+") does not match the name on the URL ("+name+")"))
-		return
-	}
-	in.Namespace = ns
-	a.mu.Lock()
-	var out *appsv1.Deployment
-	status := http.StatusOK
-	if name == "" {
-		in.ResourceVersion = ""
-		out, err = a.create(c, in)
-		status = http.StatusCreated
-	} else {
-		out, err = a.update(c, in)
-	}
-	a.mu.Unlock()
-	if err != nil {
-		writeStatus(w, err)
-		return
-	}
-	writeObject(w, status, out)
-}
-
 // codecs decode request bodies in the media types the API server takes
 // for built-in kinds: JSON, YAML and Kubernetes' protobuf (client-go's
 // typed clients send protobuf by default).
 var codecs = func() serializer.CodecFactory {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{appsv1.AddToScheme, corev1.AddToScheme, policyv1.AddToScheme, policyv1beta1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{appsv1.AddToScheme, autoscalingv1.AddToScheme, corev1.AddToScheme, policyv1.AddToScheme, policyv1beta1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err)
 		}
 	}
 	return serializer.NewCodecFactory(scheme)
 }()
-
-// decode reads a Deployment in the body's media type: an unknown one is
-// 415, a body that is not a Deployment 400.
-func decode(contentType string, body []byte) (*appsv1.Deployment, error) {
-	var in appsv1.Deployment
-	if err := decodeAs(contentType, body, appsv1.SchemeGroupVersion.WithKind("Deployment"), &in); err != nil {
-		return nil, err
-	}
-	return &in, nil
-}
 
 // decodeAs reads a body of kind gvk into into, in the body's media type:
 // an unknown one is 415, a body that is not of the kind 400.
@@ -172,11 +83,6 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, apierrors.NewRequestEntityTooLargeError("limit is 3145728")
 	}
 	return body, nil
-}
-
-func writeObject(w http.ResponseWriter, status int, d *appsv1.Deployment) {
-	d.TypeMeta = metav1.TypeMeta{Kind: "Deployment", APIVersion: "apps/v1"}
-	writeJSON(w, status, d)
 }
 
 // writeStatus writes an error as the API server does: a metav1.Status

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -118,6 +119,9 @@ func (a *API) updateObj(c *cluster, r *resource, in object, keep bool) (object, 
 	o.SetUID(old.GetUID())
 	o.SetCreationTimestamp(old.GetCreationTimestamp())
 	o.SetGeneration(old.GetGeneration())
+	if r.spec != nil && !equality.Semantic.DeepEqual(r.spec(old), r.spec(o)) {
+		o.SetGeneration(old.GetGeneration() + 1)
+	}
 	if keep {
 		r.keepStatus(old, o)
 	}
@@ -141,12 +145,20 @@ func (a *API) updateStatus(c *cluster, r *resource, in object) (object, error) {
 	return a.record(c, r, watch.Modified, o, old), nil
 }
 
-// deleteObj removes a stored object (NotFound when there is none).
-// a.mu is held.
+// deleteObj removes a stored object (NotFound when there is none). A
+// Node's or Deployment's deletion is noted for the controllers (settle):
+// the pod GC deletes the pods of a node gone, the garbage collector those
+// of a Deployment gone. a.mu is held.
 func (a *API) deleteObj(c *cluster, r *resource, ns, name string) (object, error) {
 	old, ok := c.objects(r)[ns+"/"+name]
 	if !ok {
 		return nil, apierrors.NewNotFound(r.gr, name)
+	}
+	switch r {
+	case nodeRes:
+		c.goneNodes = append(c.goneNodes, name)
+	case depRes:
+		c.goneOwners = append(c.goneOwners, old.GetUID())
 	}
 	return a.record(c, r, watch.Deleted, old.DeepCopyObject().(object), old), nil
 }
@@ -180,6 +192,7 @@ func setObj[T object](a *API, id string, r *resource, in T) (T, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := a.cluster(id)
+	defer a.settle(c)
 	in = in.DeepCopyObject().(T)
 	in.SetResourceVersion("")
 	var out object
@@ -200,7 +213,9 @@ func setObj[T object](a *API, id string, r *resource, in T) (T, error) {
 func (a *API) DeleteNode(id, name string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	_, err := a.deleteObj(a.cluster(id), nodeRes, "", name)
+	c := a.cluster(id)
+	defer a.settle(c)
+	_, err := a.deleteObj(c, nodeRes, "", name)
 	return err
 }
 

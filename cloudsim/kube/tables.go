@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,7 +37,8 @@ var (
 )
 
 // tables are the kinds printed as Tables: printers.go's nodeColumnDefinitions,
-// podColumnDefinitions and podDisruptionBudgetColumnDefinitions.
+// podColumnDefinitions, podDisruptionBudgetColumnDefinitions and
+// deploymentColumnDefinitions.
 var tables = map[*resource]tableDef{
 	nodeRes: {columns: []metav1.TableColumnDefinition{nameCol,
 		{Name: "Status", Type: "string", Description: "The status of the node"},
@@ -65,6 +67,15 @@ var tables = map[*resource]tableDef{
 		{Name: "Allowed Disruptions", Type: "integer", Description: "Calculated number of pods that may be disrupted at this time."},
 		ageCol,
 	}, row: pdbRow},
+	depRes: {columns: []metav1.TableColumnDefinition{nameCol,
+		{Name: "Ready", Type: "string", Description: "Number of the pod with ready state"},
+		{Name: "Up-to-date", Type: "string", Description: appsv1.DeploymentStatus{}.SwaggerDoc()["updatedReplicas"]},
+		{Name: "Available", Type: "string", Description: appsv1.DeploymentStatus{}.SwaggerDoc()["availableReplicas"]},
+		ageCol,
+		{Name: "Containers", Type: "string", Priority: 1, Description: "Names of each container in the template."},
+		{Name: "Images", Type: "string", Priority: 1, Description: "Images referenced by each container in the template."},
+		{Name: "Selector", Type: "string", Priority: 1, Description: appsv1.DeploymentSpec{}.SwaggerDoc()["selector"]},
+	}, row: deploymentRow},
 }
 
 // tableVersion returns the meta.k8s.io version of the Table a request's
@@ -307,4 +318,22 @@ func pdbRow(o object) metav1.TableRow {
 		maxU = b.Spec.MaxUnavailable.String()
 	}
 	return metav1.TableRow{Cells: []any{b.Name, minA, maxU, int64(b.Status.DisruptionsAllowed), age(b.CreationTimestamp)}}
+}
+
+// deploymentRow is printers.go's printDeployment: READY is ready/desired
+// replicas (spec.replicas, 1 when not set), then the updated and
+// available counts; wide: the template's container names and images
+// (layoutContainerCells: joined by commas) and the selector.
+func deploymentRow(o object) metav1.TableRow {
+	d := o.(*appsv1.Deployment)
+	var names, images []string
+	for _, c := range d.Spec.Template.Spec.Containers {
+		names, images = append(names, c.Name), append(images, c.Image)
+	}
+	sel := "<invalid>"
+	if s, err := metav1.LabelSelectorAsSelector(d.Spec.Selector); err == nil {
+		sel = s.String()
+	}
+	return metav1.TableRow{Cells: []any{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d)), int64(d.Status.UpdatedReplicas),
+		int64(d.Status.AvailableReplicas), age(d.CreationTimestamp), strings.Join(names, ","), strings.Join(images, ","), sel}}
 }

@@ -16,14 +16,14 @@ import (
 )
 
 // prepareCreate resets what a create does not take from its body: a Pod
-// starts Pending and a PodDisruptionBudget with no status (the pod and
-// PDB strategies' PrepareForCreate).
+// starts Pending, a PodDisruptionBudget and a Deployment with no status
+// (the pod, PDB and Deployment strategies' PrepareForCreate).
 func prepareCreate(res *resource, o object) {
 	switch res {
 	case podRes:
 		o.(*corev1.Pod).Status = corev1.PodStatus{Phase: corev1.PodPending}
-	case pdbRes:
-		res.keepStatus(pdbRes.newObj(), o)
+	case pdbRes, depRes:
+		res.keepStatus(res.newObj(), o)
 	}
 }
 
