@@ -74,6 +74,8 @@ func (a *API) drainable(c *cluster, node string) []*corev1.Pod {
 		}
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(x, y *corev1.Pod) int { return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name)) })
+	slices.SortFunc(out, func(x, y *corev1.Pod) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	})
 	return out
 }
