@@ -11,6 +11,7 @@ import (
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
@@ -242,6 +243,9 @@ func TestCyclingHeldByBudget(t *testing.T) {
 			if by, _ := e.shapes(t, "db"); !ok || !kn.Spec.Unschedulable || by["VM.Standard.E4.Flex"] != 1 || by["VM.Standard.E5.Flex"] != 1 {
 				t.Fatalf("force %v: held: old node cordoned %v, nodes %v", force, ok && kn.Spec.Unschedulable, by)
 			}
+			if n := e.newNode(t, "db", old); n == nil || !readyNode(*n) || n.Spec.Unschedulable {
+				t.Fatalf("force %v: the new node is not Ready in the cluster while the old one drains: %v", force, n)
+			}
 		}
 		e.clock.Advance(2 * time.Minute)
 		w, np := e.work(t, wr), e.get(t, id)
@@ -285,5 +289,70 @@ func TestCyclingUnavailable(t *testing.T) {
 	by, all := e.shapes(t, "web")
 	if w := e.work(t, wr); w.Status != ce.WorkRequestStatusSucceeded || most != 2 || by["VM.Standard.E5.Flex"] != 2 || all != 2 {
 		t.Fatalf("work %s, at most %d nodes, nodes %v", w.Status, most, by)
+	}
+}
+
+// newNode is the pool's node in the cluster other than old.
+func (e *env) newNode(t *testing.T, pool, old string) *corev1.Node {
+	t.Helper()
+	st, _ := e.emu.PoolOf(clusterID, pool)
+	for _, n := range st.Nodes {
+		if *n.PrivateIp != old {
+			kn, _ := e.emu.Kube().Node(clusterID, *n.PrivateIp)
+			return kn
+		}
+	}
+	return nil
+}
+
+func readyNode(n corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// TestDrainNode: kube.API.DrainNode, which the cycle drains with, as
+// kubectl drain does it: the node cordoned, its pods evicted under their
+// budgets (one a budget keeps is left, and counted), DaemonSet and mirror
+// pods and other nodes' pods left alone; with force, the kept pod is
+// deleted; a node the cluster lacks is NotFound.
+func TestDrainNode(t *testing.T) {
+	e := newEnv(t, 0)
+	e.create(t, details("web", 2, "Uocm:PHX-AD-1"))
+	e.clock.Advance(time.Hour)
+	nodes := e.guarded(t, "web") // db-a, agent-a on nodes[0]; db-b, agent-b on nodes[1]
+	api := e.emu.Kube()
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: nodes[0]}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "static", Namespace: "kube-system", Annotations: map[string]string{"kubernetes.io/config.mirror": "x"}},
+			Spec: corev1.PodSpec{NodeName: nodes[0]}},
+	} {
+		if _, err := api.SetPod(clusterID, p); err != nil {
+			t.Fatal(err)
+		}
+		_ = api.SetPodReady(clusterID, p.Namespace, p.Name, true)
+	}
+	left, err := api.DrainNode(clusterID, nodes[0], false)
+	kn, _ := api.Node(clusterID, nodes[0])
+	if pods := e.kubePods(t, nodes[0]); err != nil || left != 1 || !kn.Spec.Unschedulable || !slices.Equal(pods, []string{"agent-a", "db-a", "static"}) {
+		t.Fatalf("drain: left %d (%v), cordoned %v, pods %v", left, err, kn.Spec.Unschedulable, pods)
+	}
+	if left, err = api.DrainNode(clusterID, nodes[0], true); err != nil || left != 0 {
+		t.Fatalf("forced drain: left %d (%v)", left, err)
+	}
+	if pods := e.kubePods(t, nodes[0]); !slices.Equal(pods, []string{"agent-a", "static"}) {
+		t.Fatalf("after the forced drain: %v", pods)
+	}
+	if pods := e.kubePods(t, nodes[1]); !slices.Equal(pods, []string{"agent-b", "db-b"}) {
+		t.Fatalf("the other node's pods: %v", pods)
+	}
+	if other, _ := api.Node(clusterID, nodes[1]); other.Spec.Unschedulable {
+		t.Fatal("the other node was cordoned")
+	}
+	if _, err := api.DrainNode(clusterID, "10.9.9.9", false); !apierrors.IsNotFound(err) {
+		t.Fatalf("a missing node: %v", err)
 	}
 }
