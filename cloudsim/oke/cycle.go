@@ -165,7 +165,11 @@ func (c *cycle) next(p *pool, s *Server) bool {
 		return false
 	}
 	c.batch = stale[:min(len(stale), c.surge+c.unavailable)]
-	c.added = p.addNodes(s, min(c.surge, len(c.batch)))
+	// New nodes first, as many as the batch (within the surge), but no
+	// more than the pool's size needs once the batch is gone (an update
+	// that also shrinks the pool removes its surplus without them).
+	needed := ptr.Deref(p.np.NodeConfigDetails.Size, 0) - (len(p.nodes) - len(c.batch))
+	c.added = p.addNodes(s, max(min(c.surge, len(c.batch), needed), 0))
 	p.work.log(c.at, "Replacing %d nodes (%s) with %d new nodes first.", len(c.batch), names(c.batch), len(c.added))
 	if len(c.added) > 0 {
 		c.phase, c.at = phaseSurge, c.at.Add(s.nodeTime)

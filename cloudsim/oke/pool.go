@@ -307,7 +307,7 @@ func (p *pool) summary() ce.NodePoolSummary {
 		ClusterId: v.ClusterId, Name: v.Name, KubernetesVersion: v.KubernetesVersion, NodeImageId: v.NodeImageId, NodeShapeConfig: v.NodeShapeConfig,
 		NodeSource: v.NodeSource, NodeSourceDetails: v.NodeSourceDetails, NodeShape: v.NodeShape, InitialNodeLabels: v.InitialNodeLabels,
 		NodeConfigDetails: v.NodeConfigDetails, FreeformTags: v.FreeformTags, DefinedTags: v.DefinedTags, SystemTags: v.SystemTags,
-		SshPublicKey: v.SshPublicKey}
+		SshPublicKey: v.SshPublicKey, NodePoolCyclingDetails: v.NodePoolCyclingDetails, NodeEvictionNodePoolSettings: v.NodeEvictionNodePoolSettings}
 }
 
 // etag is the pool's entity tag: it changes whenever what GET returns does.

@@ -41,6 +41,8 @@ func TestStrategyRules(t *testing.T) {
 		{Name: "grace at OKE's maximum", Patch: `{"updateStrategy":{"drainTimeout":"60m"}}`, Want: ""},
 		{Name: "grace over OKE's maximum", Patch: `{"updateStrategy":{"drainTimeout":"61m"}}`, Want: "spec.updateStrategy.drainTimeout"},
 		{Name: "grace hours", Patch: `{"updateStrategy":{"drainTimeout":"2h"}}`, Want: "spec.updateStrategy.drainTimeout"},
+		{Name: "grace in seconds", Patch: `{"updateStrategy":{"drainTimeout":"90s"}}`, Want: ""},
+		{Name: "grace under a second", Patch: `{"updateStrategy":{"drainTimeout":"90.5s"}}`, Want: "spec.updateStrategy.drainTimeout"},
 		{Name: "surge the pool's size", Patch: `{"updateStrategy":{"maxSurge":"3"}}`, Want: ""},
 		{Name: "surge over the pool's size", Patch: `{"updateStrategy":{"maxSurge":"4"}}`, Want: "spec.updateStrategy.maxSurge"},
 		{Name: "surge percentage", Patch: `{"updateStrategy":{"maxSurge":"100%"}}`, Want: ""},

@@ -33,8 +33,12 @@ func validateStrategy(fe *kpool.FieldErrors, s *kpool.NodePoolSpec) {
 		return
 	}
 	const f = "spec.updateStrategy."
-	if d, err := time.ParseDuration(u.DrainTimeout); err == nil && d > MaxEvictionGrace {
+	switch d, err := time.ParseDuration(u.DrainTimeout); {
+	case err != nil:
+	case d > MaxEvictionGrace:
 		fe.Add(f+"drainTimeout", "%s is more than OKE's 60m: OKE drains a node for its pool's evictionGraceDuration, PT0M to PT60M", d)
+	case d%time.Second != 0:
+		fe.Add(f+"drainTimeout", "%s is not a whole number of seconds, which OKE's evictionGraceDuration (ISO 8601, such as PT30M) is sent as", d)
 	}
 	size, what := s.Count(), "node count"
 	if s.Autoscaling.On() {
