@@ -125,6 +125,7 @@ func (s *Server) createPool(req *sim.Request) *sim.Reply {
 	np := ce.NodePool{CompartmentId: in.CompartmentId, ClusterId: in.ClusterId, Name: in.Name, KubernetesVersion: in.KubernetesVersion,
 		NodeMetadata: in.NodeMetadata, NodeSourceDetails: in.NodeSourceDetails, NodeShape: in.NodeShape, InitialNodeLabels: in.InitialNodeLabels,
 		SshPublicKey: in.SshPublicKey, FreeformTags: in.FreeformTags,
+		NodePoolCyclingDetails: in.NodePoolCyclingDetails, NodeEvictionNodePoolSettings: in.NodeEvictionNodePoolSettings,
 		NodeConfigDetails: &ce.NodePoolNodeConfigDetails{Size: in.NodeConfigDetails.Size, PlacementConfigs: in.NodeConfigDetails.PlacementConfigs,
 			FreeformTags: in.NodeConfigDetails.FreeformTags, NsgIds: in.NodeConfigDetails.NsgIds, IsPvEncryptionInTransitEnabled: common.Bool(false)}}
 	if in.KubernetesVersion == nil {
@@ -183,7 +184,7 @@ func (s *Server) forget() {
 	}
 	var done []*work
 	for _, w := range s.works {
-		if !w.op.Running() {
+		if !w.running() {
 			done = append(done, w)
 		}
 	}
@@ -263,6 +264,9 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	}
 	p.np = next
 	w := s.begin(req, p, opUpdate, stateUpdating, len(p.nodes), ptr.Deref(next.NodeConfigDetails.Size, 0))
+	if in.NodePoolCyclingDetails != nil && ptr.Deref(in.NodePoolCyclingDetails.IsNodeCyclingEnabled, false) {
+		p.startCycle(req.Now)
+	}
 	return s.accepted(w, http.StatusAccepted)
 }
 

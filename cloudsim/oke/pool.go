@@ -54,6 +54,7 @@ type pool struct {
 	nodes     []*node
 	healAt    time.Time // when a NEEDS_ATTENTION pool heals
 	deletedAt time.Time
+	cycle     *cycle // the node cycling its update runs (cycle.go)
 }
 
 // NodeConfig is the configuration a node was created with: OKE applies a
@@ -89,6 +90,11 @@ type work struct {
 	op             *sim.Operation
 	errs           []ce.WorkRequestError
 	logs           []ce.WorkRequestLogEntry
+	// settled is set by a work request that ends when its node cycling
+	// does (cycle.go) rather than when its operation does: it ended at
+	// end, failed or not.
+	settled, failed bool
+	end             time.Time
 }
 
 // tick finishes what time has finished: nodes of running operations,
@@ -216,6 +222,10 @@ func (p *pool) victim() {
 // sync moves the pool's nodes with its running operation: nodes come up
 // (CREATING, then ACTIVE) or go (DELETING, then gone) one at a time.
 func (p *pool) sync(now time.Time, s *Server) {
+	if p.cycle != nil {
+		p.cycleStep(now, s)
+		return
+	}
 	o := p.op
 	if o == nil {
 		return
@@ -297,7 +307,7 @@ func (p *pool) summary() ce.NodePoolSummary {
 		ClusterId: v.ClusterId, Name: v.Name, KubernetesVersion: v.KubernetesVersion, NodeImageId: v.NodeImageId, NodeShapeConfig: v.NodeShapeConfig,
 		NodeSource: v.NodeSource, NodeSourceDetails: v.NodeSourceDetails, NodeShape: v.NodeShape, InitialNodeLabels: v.InitialNodeLabels,
 		NodeConfigDetails: v.NodeConfigDetails, FreeformTags: v.FreeformTags, DefinedTags: v.DefinedTags, SystemTags: v.SystemTags,
-		SshPublicKey: v.SshPublicKey}
+		SshPublicKey: v.SshPublicKey, NodePoolCyclingDetails: v.NodePoolCyclingDetails, NodeEvictionNodePoolSettings: v.NodeEvictionNodePoolSettings}
 }
 
 // etag is the pool's entity tag: it changes whenever what GET returns does.

@@ -55,15 +55,21 @@
 // entries move pools within their bounds when the emulated cluster asks
 // (SetDemand).
 //
-// Not reproduced: the cluster and virtual node pool APIs; node
-// pool cycling (nodePoolCyclingDetails is kept, not acted on), node
-// eviction settings, kmsKeyId, NSGs and pod networking beyond storing
-// them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
+// Node cycling (cycle.go): an update with
+// nodePoolCyclingDetails.isNodeCyclingEnabled replaces the nodes that lack
+// the pool's configuration, a maximumSurge at a time, draining the old
+// ones through the cluster's Kubernetes API under their pods'
+// PodDisruptionBudgets for at most nodeEvictionNodePoolSettings'
+// evictionGraceDuration, then force deleting them or failing.
+//
+// Not reproduced: the cluster and virtual node pool APIs; boot volume
+// replacement; drains other than node cycling's; kmsKeyId, NSGs and pod
+// networking beyond storing them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
 // (refused); defined tags, tag namespaces and IAM policies (any key of
 // Options.Keys may do anything); shape capacity; image
 // compatibility with shapes and versions; the date header's freshness (the
-// clock is simulated); real node replacement on an upgrade (nodes keep the
-// version they were created with until the pool is scaled).
+// clock is simulated). Without node cycling, nodes keep the version they
+// were created with.
 package oke
 
 import (

@@ -27,6 +27,7 @@ func (s *Server) validateUpdate(p *pool, in *ce.UpdateNodePoolDetails, body []by
 		func() *sim.Reply { return updateSource(&next, in) },
 		func() *sim.Reply { return updateMetadata(&next, in, gave) },
 		func() *sim.Reply { return p.cluster.updateNodeConfig(&ncd, in.NodeConfigDetails, gave) },
+		func() *sim.Reply { return updateCycling(&next, in) },
 	} {
 		if rep := update(); rep != nil {
 			return next, rep

@@ -277,5 +277,11 @@ func (s *Server) validateCreate(in *ce.CreateNodePoolDetails) (*cluster, *sim.Re
 	if rep := checkTags("nodeConfigDetails.freeformTags", in.NodeConfigDetails.FreeformTags); rep != nil {
 		return nil, rep
 	}
+	if rep := checkCycling(in.NodePoolCyclingDetails, *in.NodeConfigDetails.Size); rep != nil {
+		return nil, rep
+	}
+	if rep := checkEviction(in.NodeEvictionNodePoolSettings); rep != nil {
+		return nil, rep
+	}
 	return c, nil
 }

@@ -147,27 +147,45 @@ func (w *work) view() ce.WorkRequest {
 		TimeAccepted: &common.SDKTime{Time: w.accepted}, TimeStarted: &common.SDKTime{Time: w.accepted}}
 	action := ce.WorkRequestResourceActionTypeInProgress
 	switch {
-	case w.op.Running():
+	case w.running():
 		v.Status = ce.WorkRequestStatusInProgress
-	case w.op.Fails:
+	case w.fails():
 		v.Status, action = ce.WorkRequestStatusFailed, ce.WorkRequestResourceActionTypeFailed
-		v.TimeFinished = &common.SDKTime{Time: w.op.End}
+		v.TimeFinished = &common.SDKTime{Time: w.ended()}
 	default:
 		v.Status = ce.WorkRequestStatusSucceeded
-		v.TimeFinished = &common.SDKTime{Time: w.op.End}
+		v.TimeFinished = &common.SDKTime{Time: w.ended()}
 		action = map[string]ce.WorkRequestResourceActionTypeEnum{opCreate: ce.WorkRequestResourceActionTypeCreated,
 			opUpdate: ce.WorkRequestResourceActionTypeUpdated, opDelete: ce.WorkRequestResourceActionTypeDeleted}[w.typ]
 	}
 	v.Resources = []ce.WorkRequestResource{{ActionType: action, EntityType: common.String("nodepool"), Identifier: common.String(w.poolID),
 		EntityUri: common.String("/" + APIVersion + "/nodePools/" + w.poolID)}}
 	if w.addon != "" {
-		if !w.op.Running() && !w.op.Fails {
+		if !w.running() && !w.fails() {
 			action = ce.WorkRequestResourceActionTypeUpdated
 		}
 		v.Resources = []ce.WorkRequestResource{{ActionType: action, EntityType: common.String("cluster"), Identifier: common.String(w.cluster),
 			EntityUri: common.String("/" + APIVersion + "/clusters/" + w.cluster + "/addons/" + w.addon)}}
 	}
 	return v
+}
+
+// running, fails and ended are the work request's state: its
+// operation's, or its node cycling's once that settled it.
+func (w *work) running() bool { return !w.settled && w.op.Running() }
+
+func (w *work) fails() bool {
+	if w.settled {
+		return w.failed
+	}
+	return w.op.Fails
+}
+
+func (w *work) ended() time.Time {
+	if w.settled {
+		return w.end
+	}
+	return w.op.End
 }
 
 // verb is what a work request does, for its log.

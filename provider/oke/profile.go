@@ -214,6 +214,7 @@ func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kp
 	if o.ImageID == "" && (c.Spec.Platform.OCI == nil || c.Spec.Platform.OCI.ImageID == "") {
 		fe.Add(f+".imageId", "required: cluster %s has no default imageId", c.Name)
 	}
+	validateStrategy(fe, s)
 }
 
 func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {

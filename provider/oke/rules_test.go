@@ -32,6 +32,29 @@ func TestPoolRules(t *testing.T) {
 	})
 }
 
+// TestStrategyRules: what OKE's nodePoolCyclingDetails and
+// nodeEvictionNodePoolSettings refuse is refused at submit (the pool has
+// 3 nodes).
+func TestStrategyRules(t *testing.T) {
+	rules.RunPools(t, []providertest.Case{
+		{Name: "strategy ok", Patch: `{"updateStrategy":{"replacement":"Surge","maxSurge":"2","maxUnavailable":"1","drainTimeout":"30m","onStuck":"Force"}}`, Want: ""},
+		{Name: "grace at OKE's maximum", Patch: `{"updateStrategy":{"drainTimeout":"60m"}}`, Want: ""},
+		{Name: "grace over OKE's maximum", Patch: `{"updateStrategy":{"drainTimeout":"61m"}}`, Want: "spec.updateStrategy.drainTimeout"},
+		{Name: "grace hours", Patch: `{"updateStrategy":{"drainTimeout":"2h"}}`, Want: "spec.updateStrategy.drainTimeout"},
+		{Name: "grace in seconds", Patch: `{"updateStrategy":{"drainTimeout":"90s"}}`, Want: ""},
+		{Name: "grace under a second", Patch: `{"updateStrategy":{"drainTimeout":"90.5s"}}`, Want: "spec.updateStrategy.drainTimeout"},
+		{Name: "surge the pool's size", Patch: `{"updateStrategy":{"maxSurge":"3"}}`, Want: ""},
+		{Name: "surge over the pool's size", Patch: `{"updateStrategy":{"maxSurge":"4"}}`, Want: "spec.updateStrategy.maxSurge"},
+		{Name: "surge percentage", Patch: `{"updateStrategy":{"maxSurge":"100%"}}`, Want: ""},
+		{Name: "unavailable over the pool's size", Patch: `{"updateStrategy":{"maxUnavailable":"5"}}`, Want: "spec.updateStrategy.maxUnavailable"},
+		{Name: "unavailable percentage", Patch: `{"updateStrategy":{"maxUnavailable":"50%"}}`, Want: ""},
+		{Name: "surge over the autoscaling minimum", Patch: `{"nodeCount":null,"autoscaling":{"enabled":true,"minNodes":1,"maxNodes":5},"updateStrategy":{"maxSurge":"2"}}`, Want: "spec.updateStrategy.maxSurge"},
+		{Name: "surge within the autoscaling minimum", Patch: `{"nodeCount":null,"autoscaling":{"enabled":true,"minNodes":2,"maxNodes":5},"updateStrategy":{"maxSurge":"2"}}`, Want: ""},
+		{Name: "surge on a pool that scales to 0", Patch: `{"nodeCount":null,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5},"updateStrategy":{"maxSurge":"1"}}`, Want: "spec.updateStrategy.maxSurge"},
+		{Name: "surge percentage on a pool that scales to 0", Patch: `{"nodeCount":null,"autoscaling":{"enabled":true,"minNodes":0,"maxNodes":5},"updateStrategy":{"maxSurge":"50%"}}`, Want: ""},
+	})
+}
+
 // TestClusterRules: OKE's own rules of a cluster spec, as the API
 // applies them: the field at fault, or none.
 func TestClusterRules(t *testing.T) {

@@ -223,7 +223,7 @@ func summaryPool(s ce.NodePoolSummary) ce.NodePool {
 	return ce.NodePool{Id: s.Id, LifecycleState: s.LifecycleState, LifecycleDetails: s.LifecycleDetails, CompartmentId: s.CompartmentId,
 		ClusterId: s.ClusterId, Name: s.Name, KubernetesVersion: s.KubernetesVersion, NodeImageId: s.NodeImageId, NodeShapeConfig: s.NodeShapeConfig,
 		NodeSourceDetails: s.NodeSourceDetails, NodeShape: s.NodeShape, InitialNodeLabels: s.InitialNodeLabels, NodeConfigDetails: s.NodeConfigDetails,
-		FreeformTags: s.FreeformTags}
+		FreeformTags: s.FreeformTags, NodePoolCyclingDetails: s.NodePoolCyclingDetails, NodeEvictionNodePoolSettings: s.NodeEvictionNodePoolSettings}
 }
 
 // list returns the cluster's node pools (of a name, when given), without
@@ -322,7 +322,7 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	}
 	np := ce.NodePool{Name: in.Name, CompartmentId: in.CompartmentId, ClusterId: in.ClusterId, KubernetesVersion: in.KubernetesVersion,
 		NodeShape: in.NodeShape, NodeSourceDetails: in.NodeSourceDetails, InitialNodeLabels: in.InitialNodeLabels, FreeformTags: in.FreeformTags,
-		LifecycleState: ce.NodePoolLifecycleStateCreating,
+		LifecycleState: ce.NodePoolLifecycleStateCreating, NodePoolCyclingDetails: in.NodePoolCyclingDetails, NodeEvictionNodePoolSettings: in.NodeEvictionNodePoolSettings,
 		NodeConfigDetails: &ce.NodePoolNodeConfigDetails{Size: in.NodeConfigDetails.Size, PlacementConfigs: in.NodeConfigDetails.PlacementConfigs,
 			FreeformTags: in.NodeConfigDetails.FreeformTags}}
 	if sc := in.NodeShapeConfig; sc != nil {

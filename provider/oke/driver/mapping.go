@@ -191,7 +191,8 @@ func createDetails(c *kpool.Cluster, o *kpool.OCICluster, s provider.PoolSpec) (
 	in := ce.CreateNodePoolDetails{
 		CompartmentId: common.String(o.CompartmentID), ClusterId: common.String(o.ClusterID), Name: common.String(s.ProviderName),
 		NodeShape: common.String(s.MachineType), NodeSourceDetails: src, InitialNodeLabels: initialLabels(s), FreeformTags: poolTags(s),
-		NodeConfigDetails: &ce.CreateNodePoolNodeConfigDetails{Size: common.Int(s.Count), PlacementConfigs: pcs, FreeformTags: nodeTags(c, s)},
+		NodeConfigDetails:      &ce.CreateNodePoolNodeConfigDetails{Size: common.Int(s.Count), PlacementConfigs: pcs, FreeformTags: nodeTags(c, s)},
+		NodePoolCyclingDetails: cyclingDetails(s.Upgrade, false), NodeEvictionNodePoolSettings: evictionSettings(s.Upgrade),
 	}
 	if ocpus != nil || memory != nil {
 		in.NodeShapeConfig = &ce.CreateNodeShapeConfigDetails{Ocpus: ocpus, MemoryInGBs: memory}

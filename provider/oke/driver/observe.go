@@ -40,6 +40,7 @@ func observe(c *kpool.Cluster, np ce.NodePool) provider.Pool {
 	}
 	p.Name = p.Labels[provider.LabelPool]
 	p.Tags, p.Owner = provider.TagKeys.Take(np.FreeformTags)
+	p.Upgrade = observeUpgrade(np)
 	observeSource(np, &p)
 	stampNow := ""
 	placed := map[string]bool{}

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -66,6 +67,9 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		if v != nil && *v != ptr.Deref(np.KubernetesVersion, "") {
 			in.KubernetesVersion, changed = v, true
 		}
+	}
+	if upgradeUpdate(&in, observed.Upgrade, s.Upgrade, observed.StaleNodes+renewed(np, in)) {
+		changed = true
 	}
 	if !changed {
 		return &observed, nil
@@ -237,5 +241,36 @@ func apply(np *ce.NodePool, in ce.UpdateNodePoolDetails) ce.NodePool {
 	if in.KubernetesVersion != nil {
 		next.KubernetesVersion = in.KubernetesVersion
 	}
+	if in.NodePoolCyclingDetails != nil || in.NodeEvictionNodePoolSettings != nil {
+		applyUpgrade(&next, in)
+	}
 	return next
+}
+
+// renewed is how many of the pool's nodes an update makes stale: all of
+// them when it changes what new nodes get (their version, or the
+// configuration the node tags stamp), none otherwise.
+func renewed(np *ce.NodePool, in ce.UpdateNodePoolDetails) int {
+	if in.KubernetesVersion != nil || (in.NodeConfigDetails != nil && in.NodeConfigDetails.FreeformTags != nil &&
+		np.NodeConfigDetails != nil && in.NodeConfigDetails.FreeformTags[TagConfig] != np.NodeConfigDetails.FreeformTags[TagConfig]) {
+		return len(np.Nodes)
+	}
+	return 0
+}
+
+// applyUpgrade applies an update's cycling and eviction settings (each
+// member given replaces the pool's), for the answer.
+func applyUpgrade(next *ce.NodePool, in ce.UpdateNodePoolDetails) {
+	if u := in.NodePoolCyclingDetails; u != nil {
+		cd := ptr.Deref(next.NodePoolCyclingDetails, ce.NodePoolCyclingDetails{})
+		cd.MaximumSurge = cmp.Or(u.MaximumSurge, cd.MaximumSurge)
+		cd.MaximumUnavailable = cmp.Or(u.MaximumUnavailable, cd.MaximumUnavailable)
+		next.NodePoolCyclingDetails = &cd
+	}
+	if u := in.NodeEvictionNodePoolSettings; u != nil {
+		ev := ptr.Deref(next.NodeEvictionNodePoolSettings, ce.NodeEvictionNodePoolSettings{})
+		ev.EvictionGraceDuration = cmp.Or(u.EvictionGraceDuration, ev.EvictionGraceDuration)
+		ev.IsForceDeleteAfterGraceDuration = cmp.Or(u.IsForceDeleteAfterGraceDuration, ev.IsForceDeleteAfterGraceDuration)
+		next.NodeEvictionNodePoolSettings = &ev
+	}
 }
