@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog/clouds"
+	"github.com/kpool/kpool/service"
 )
 
 // replaceChange is, by platform, a pool block and a change of it that the
@@ -55,11 +55,11 @@ func TestDevReplace(t *testing.T) {
 	c := api.NewClient(m[1], "")
 	c.Token = m[2]
 	for _, cm := range clusters {
-		list, err := c.Clusters(ctx, cm[1])
-		if err != nil || len(list) != 1 {
+		list, err := c.Clusters(ctx, service.ListOptions{Name: cm[1]})
+		if err != nil || len(list.Clusters) != 1 {
 			t.Fatalf("cluster %s: %v %v", cm[1], list, err)
 		}
-		cl := list[0]
+		cl := list.Clusters[0]
 		t.Run(string(cl.Spec.Platform.Type), func(t *testing.T) { replaceOn(t, c, cl) })
 	}
 }
@@ -108,7 +108,12 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
 			return false, err.Error()
 		}
 		if pt == kpool.PlatformOCI {
-			cond := got.Status.Condition(kpool.ConditionNodesCurrent)
+			var cond *kpool.Condition
+			for i := range got.Status.Conditions {
+				if got.Status.Conditions[i].Type == kpool.ConditionNodesCurrent {
+					cond = &got.Status.Conditions[i]
+				}
+			}
 			return cond != nil && cond.Status == kpool.ConditionTrue && got.Status.Phase == kpool.PhaseReady,
 				fmt.Sprintf("NodesCurrent %+v, phase %s", cond, got.Status.Phase)
 		}
@@ -123,18 +128,25 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
 	if err != nil || got.ID != p.ID || got.Name != "web" {
 		t.Fatalf("after: %+v %v", got, err)
 	}
-	if pt != kpool.PlatformOCI {
-		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range nodes.Items {
-			if n.Labels[provider.LabelPool] == "web" && strings.Contains(n.Name, p.ProviderName) && p.ProviderName != got.ProviderName {
-				t.Errorf("node %s of the old pool %s is left", n.Name, p.ProviderName)
-			}
+	poolLabel := profiles.Profile(pt).PoolLabel()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		if pt != kpool.PlatformOCI && n.Labels[poolLabel] == p.ProviderName {
+			t.Errorf("node %s of the old pool %s is left", n.Name, p.ProviderName)
 		}
 	}
-	if err := c.DeleteNodePool(ctx, p.ID); err != nil {
+	// The workload goes first: a pool's delete drains its nodes, and its
+	// budget would hold the drain with nowhere else to run.
+	if err := cs.AppsV1().Deployments("shop").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.PolicyV1().PodDisruptionBudgets("shop").Delete(ctx, "web-pdb", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.DeleteNodePool(ctx, p.ID); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 2*time.Minute, func() (bool, string) {
