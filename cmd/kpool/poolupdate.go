@@ -26,8 +26,12 @@ platform's field; either replaces the pool's zones.
 
 The server checks the change against what the pool's provider can do: one
 the provider makes only with a new pool (such as an AKS pool's vmSize) fails
-with VALIDATION_ERROR naming the field, one it cannot do at all with
-NOT_IMPLEMENTED. --dry-run shows the plan, each changed field and what the
+with VALIDATION_ERROR naming the field, unless the pool's strategy is
+--replacement Surge: then kpool replaces the pool (a successor pool is
+created, the old nodes drained onto it, the old pool deleted; --max-surge,
+--max-unavailable, --drain-timeout, --soak and --on-stuck say how), and
+--wait follows the replacement until it is Done (kpool nodepool rollback
+undoes it). One the provider cannot do at all fails with NOT_IMPLEMENTED. --dry-run shows the plan, each changed field and what the
 provider does about it (in place, rolling the nodes, or for new nodes only),
 and changes nothing.`
 
