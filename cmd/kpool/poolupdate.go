@@ -86,11 +86,7 @@ func (o *poolUpdate) run(cmd *cobra.Command, args []string) error {
 		body.ResourceVersion = o.rv
 	}
 	if o.dryRun {
-		d, err := c.DryRunNodePool(cmd.Context(), id, body, o.patch)
-		if err != nil {
-			return err
-		}
-		return o.f.printDryRun(cmd, d)
+		return o.dryRunUpdate(cmd, c, id, body)
 	}
 	p, err := c.UpdateNodePool(cmd.Context(), id, body, o.patch)
 	if err != nil {
@@ -117,4 +113,24 @@ func (o *poolUpdate) body(cmd *cobra.Command, id string, s *poolspec.Settings) (
 		return body, errors.New("nothing to update: give flags such as --count or --machine-type, or -f FILE")
 	}
 	return body, nil
+}
+
+// dryRunUpdate prints the plan of the update. A change of kpool's own
+// settings alone (the replacement strategy) has no row at the provider: it
+// is told apart from no change by the generation it would make.
+func (o *poolUpdate) dryRunUpdate(cmd *cobra.Command, c *api.Client, id string, body api.NodePoolBody) error {
+	before, err := c.NodePool(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	d, err := c.DryRunNodePool(cmd.Context(), id, body, o.patch)
+	if err != nil {
+		return err
+	}
+	if o.f.table() && d.Plan != nil && len(d.Plan.Changes) == 0 && d.NodePool != nil && d.NodePool.Generation > before.Generation {
+		fmt.Fprintf(cmd.OutOrStdout(), "No changes at the provider: only kpool's own settings change (generation %d -> %d).\n",
+			before.Generation, d.NodePool.Generation)
+		return nil
+	}
+	return o.f.printDryRun(cmd, d)
 }

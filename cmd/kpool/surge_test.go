@@ -28,6 +28,16 @@ func TestSurgeStrategyFlags(t *testing.T) {
 	if u := up.Spec.UpdateStrategy; u == nil || *u != want || up.Generation != 2 {
 		t.Fatalf("update: updateStrategy %+v (generation %d)", u, up.Generation)
 	}
+	// The strategy alone has no row at the provider, and is a change.
+	if out := mustRun(t, srv, "nodepool", "update", p.ID, "--replacement", "Refuse", "--dry-run"); out != "No changes at the provider: only kpool's own settings change (generation 2 -> 3).\n" {
+		t.Errorf("dry run of the strategy alone: %q", out)
+	}
+	if vs, _, _ := complete("nodepool", "update", "web", "--replacement", ""); strings.Join(vs, ",") != "Refuse,Surge" {
+		t.Errorf("completion of --replacement: %v", vs)
+	}
+	if vs, _, _ := complete("nodepool", "create", "web", "--on-stuck", ""); strings.Join(vs, ",") != "Stop,Wait,Force" {
+		t.Errorf("completion of --on-stuck: %v", vs)
+	}
 	out := mustRun(t, srv, "nodepool", "get", p.ID)
 	if !regexpMatch(out, `(?m)^Update strategy:\s+Surge \(surge 50%, drain 20m0s, unavailable 1, soak 2m0s\), on stuck Force$`) {
 		t.Errorf("get:\n%s", out)
