@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/spf13/cobra"
 
@@ -115,9 +116,9 @@ func (o *poolUpdate) body(cmd *cobra.Command, id string, s *poolspec.Settings) (
 	return body, nil
 }
 
-// dryRunUpdate prints the plan of the update. A change of kpool's own
-// settings alone (the replacement strategy) has no row at the provider: it
-// is told apart from no change by the generation it would make.
+// dryRunUpdate prints the plan of the update. A change of the update
+// strategy's own settings alone (replacement) has no row at the provider:
+// it is told apart from no change by the spec the dry run would store.
 func (o *poolUpdate) dryRunUpdate(cmd *cobra.Command, c *api.Client, id string, body api.NodePoolBody) error {
 	before, err := c.NodePool(cmd.Context(), id)
 	if err != nil {
@@ -127,8 +128,9 @@ func (o *poolUpdate) dryRunUpdate(cmd *cobra.Command, c *api.Client, id string, 
 	if err != nil {
 		return err
 	}
-	if o.f.table() && d.Plan != nil && len(d.Plan.Changes) == 0 && d.NodePool != nil && d.NodePool.Generation > before.Generation {
-		fmt.Fprintf(cmd.OutOrStdout(), "No changes at the provider: only kpool's own settings change (generation %d -> %d).\n",
+	if o.f.table() && d.Plan != nil && len(d.Plan.Changes) == 0 && d.NodePool != nil && d.NodePool.Generation > before.Generation &&
+		!reflect.DeepEqual(before.Spec.UpdateStrategy, d.NodePool.Spec.UpdateStrategy) {
+		fmt.Fprintf(cmd.OutOrStdout(), "No changes at the provider: only the update strategy changes (generation %d -> %d).\n",
 			before.Generation, d.NodePool.Generation)
 		return nil
 	}

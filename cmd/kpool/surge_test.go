@@ -29,7 +29,7 @@ func TestSurgeStrategyFlags(t *testing.T) {
 		t.Fatalf("update: updateStrategy %+v (generation %d)", u, up.Generation)
 	}
 	// The strategy alone has no row at the provider, and is a change.
-	if out := mustRun(t, srv, "nodepool", "update", p.ID, "--replacement", "Refuse", "--dry-run"); out != "No changes at the provider: only kpool's own settings change (generation 2 -> 3).\n" {
+	if out := mustRun(t, srv, "nodepool", "update", p.ID, "--replacement", "Refuse", "--dry-run"); out != "No changes at the provider: only the update strategy changes (generation 2 -> 3).\n" {
 		t.Errorf("dry run of the strategy alone: %q", out)
 	}
 	if vs, _, _ := complete("nodepool", "update", "web", "--replacement", ""); strings.Join(vs, ",") != "Refuse,Surge" {
