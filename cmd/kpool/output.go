@@ -193,6 +193,7 @@ func statusView(w io.Writer, d *service.StatusDocument, now time.Time) {
 	if d.Deleted {
 		kv("Deleted", "yes")
 	}
+	replacementView(w, d.NodePoolID, st.Replacement, now)
 	fmt.Fprintln(w)
 	conditions(w, "", st.Conditions, now)
 	if len(d.ControllerStatus) == 0 {

@@ -141,6 +141,9 @@ func TestRollbackCmd(t *testing.T) {
 			t.Errorf("get: no %s in\n%s", re, out)
 		}
 	}
+	if out := mustRun(t, srv, "nodepool", "status", "web", "--cluster", "gke"); !regexpMatch(out, `(?m)^  Ready nodes:\s+old 3, new 3$`) {
+		t.Errorf("status:\n%s", out)
+	}
 	out = mustRun(t, srv, "nodepool", "rollback", "web", "--cluster", "gke")
 	if out != "nodepool web: rollback of web -> web-r2 requested (step Draining)\n" {
 		t.Errorf("rollback: %q", out)
