@@ -94,6 +94,9 @@ var authzTable = []authzRow{
 		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusOK, http.StatusOK)},
 	{"PATCH /api/v1/nodepools/{pool}", "", `{"spec":{"nodeCount":3}}`, authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusOK, http.StatusOK)},
 	{"DELETE /api/v1/nodepools/{pool}", "", "", authed(http.StatusAccepted, http.StatusNotFound, http.StatusAccepted, http.StatusForbidden).team(http.StatusForbidden, http.StatusAccepted, http.StatusAccepted)},
+	// The fixture's pool has no replacement to roll back: a caller who may
+	// operate its pools gets past authorization to the 409.
+	{"POST /api/v1/nodepools/{pool}/rollback", "", "", authed(http.StatusConflict, http.StatusNotFound, http.StatusConflict, http.StatusForbidden).team(http.StatusForbidden, http.StatusConflict, http.StatusConflict)},
 	{"GET /api/v1/nodepools/{pool}/status", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"PUT /api/v1/nodepools/{pool}/status", "", `{"controller_name":"gcp-nodepool-controller","observed_generation":1,"conditions":[{"type":"Ready","status":"True","reason":"NodesReady"}]}`,
 		// Only controllers report, whoever owns the pool: 403 before any

@@ -247,6 +247,7 @@ func (cf *conformance) failingRequests() []oaRequest {
 		{oaOwner, "PATCH", "/api/v1/nodepools/" + pools["small"].ID, `{}`},
 		{oaOwner, "DELETE", "/api/v1/nodepools/" + pools["small"].ID, ""},
 		{oaOwner, "GET", "/api/v1/nodepools/" + pools["small"].ID + "/status", ""},
+		{oaOwner, "POST", "/api/v1/nodepools/" + pools["surging"].ID + "/rollback", ""},
 		{oaController, "PUT", "/api/v1/nodepools/" + pools["small"].ID + "/status", `{"controller_name":"x"}`},
 		{oaOwner, "GET", "/api/v1/events", ""},
 		{oaOwner, "GET", "/api/v1/clusters/" + gke.ID + "/nodes", ""},

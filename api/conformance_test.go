@@ -115,6 +115,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	cf.updates(etag)
 	cf.dryRuns()
 	now := cf.statusReports()
+	cf.replacements()
 	cf.placements()
 	cf.deletes(now)
 	cf.audit()

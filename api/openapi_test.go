@@ -254,6 +254,8 @@ func schemaTypes() map[string]any {
 		"DryRun":            DryRun{},
 		"Plan":              kpool.Plan{},
 		"Change":            kpool.Change{},
+		"UpdateStrategy":    kpool.UpdateStrategy{},
+		"Replacement":       kpool.Replacement{},
 		"PlacementRequest":  PlacementRequest{},
 		"PlacementIntent":   placement.Intent{},
 		"Placement":         placement.Result{},
@@ -262,7 +264,7 @@ func schemaTypes() map[string]any {
 	// The partial specs of PUT and PATCH mirror the full ones.
 	for _, name := range []string{"ClusterSpec", "ClusterPlatform", "AzureCluster", "AWSCluster", "GCPCluster", "OCICluster",
 		"CivoCluster", "EmptyPlatform", "NodePoolSpec", "Autoscaling", "NodePoolPlatform", "GCPNodePool", "AWSNodePool",
-		"AzureNodePool", "OCINodePool", "CivoNodePool"} {
+		"AzureNodePool", "OCINodePool", "CivoNodePool", "UpdateStrategy"} {
 		types[name+"Patch"] = types[name]
 	}
 	return types

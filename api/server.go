@@ -123,6 +123,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /api/v1/nodepools/{id}", s.authed(s.updateNodePool))
 	s.mux.HandleFunc("PATCH /api/v1/nodepools/{id}", s.authed(s.updateNodePool))
 	s.mux.HandleFunc("DELETE /api/v1/nodepools/{id}", s.authed(s.deleteNodePool))
+	s.mux.HandleFunc("POST /api/v1/nodepools/{id}/rollback", s.authed(s.rollbackNodePool))
 	s.mux.HandleFunc("GET /api/v1/nodepools/{id}/status", s.authed(s.getNodePoolStatus))
 	s.mux.HandleFunc("PUT /api/v1/nodepools/{id}/status", s.authed(s.putNodePoolStatus))
 	s.mux.HandleFunc("GET /api/v1/events", s.authed(s.listEvents))

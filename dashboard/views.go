@@ -46,6 +46,11 @@ var funcs = template.FuncMap{
 		b, _ := json.MarshalIndent(v, "", "  ")
 		return string(b)
 	},
+	// rollbackable: the replacement may still be rolled back, and no one
+	// has asked yet (service.RollbackNodePool's rules).
+	"rollbackable": func(r *kpool.Replacement) bool {
+		return r.Active() && r.Step != kpool.StepRetiring && r.Step != kpool.StepRollingBack && r.RollbackRequestedAt == nil
+	},
 	"kv": func(m map[string]string) string {
 		var out []string
 		for _, k := range kpool.SortedKeys(m) {
@@ -234,7 +239,8 @@ func (h *Handler) pool(w http.ResponseWriter, r *http.Request) {
 	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
 	nodes := h.nodes(h.o.Service.PoolNodes(ctx, c.ID, p.ID))
 	h.render(w, r, "pool", map[string]any{"Pool": p, "Cluster": c, "Row": h.row(ctx, c, p, true), "Doc": doc,
-		"Events": events.Items, "Chart": chart(history), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name, "Nodes": nodes})
+		"Events": events.Items, "Chart": chart(history), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name, "Nodes": nodes,
+		"Surge": p.Spec.UpdateStrategy.Surge()})
 }
 
 // chart draws the node counts as an SVG polyline pair: ready (solid) and

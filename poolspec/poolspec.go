@@ -46,6 +46,23 @@ type Settings struct {
 	// Own are the providers' own settings given (see Builder.OwnFlags), by
 	// flag name: a string, float64 or bool as the flag's kind says.
 	Own map[string]any
+
+	// Strategy is spec.updateStrategy's settings given (--replacement,
+	// --max-surge…); the fields given are set, the others kept.
+	Strategy Strategy
+}
+
+// Strategy are the settings of spec.updateStrategy, as nodepool create and
+// update take them (--replacement, --max-surge, --max-unavailable,
+// --drain-timeout, --soak, --on-stuck). A nil field is not given.
+type Strategy struct {
+	Replacement, MaxSurge, MaxUnavailable, DrainTimeout, Soak, OnStuck *string
+}
+
+// Given reports whether any strategy setting is given.
+func (s Strategy) Given() bool {
+	return s.Replacement != nil || s.MaxSurge != nil || s.MaxUnavailable != nil || s.DrainTimeout != nil ||
+		s.Soak != nil || s.OnStuck != nil
 }
 
 // Platform reports whether s gives a setting of the platform block, whose
@@ -57,7 +74,7 @@ func (s *Settings) Platform() bool {
 // Empty reports whether s gives no setting at all.
 func (s *Settings) Empty() bool {
 	return !s.Platform() && s.NodeCount == nil && s.MinNodes == nil && s.MaxNodes == nil && s.Mode == nil &&
-		s.KubernetesVersion == nil && s.Labels == nil && s.Tags == nil && s.Taints == nil
+		s.KubernetesVersion == nil && s.Labels == nil && s.Tags == nil && s.Taints == nil && !s.Strategy.Given()
 }
 
 // Target is what a spec depends on of the pool's cluster: its platform, and
@@ -194,6 +211,13 @@ func (b *Builder) Spec(s *Settings, t Target) (map[string]any, error) {
 			ts = append(ts, t)
 		}
 		spec["taints"] = ts
+	}
+	if s.Strategy.Given() {
+		u, err := s.Strategy.object()
+		if err != nil {
+			return nil, err
+		}
+		spec["updateStrategy"] = u
 	}
 	block, err := b.block(s, t, spec)
 	if err != nil {

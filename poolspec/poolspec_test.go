@@ -59,6 +59,15 @@ func TestSpec(t *testing.T) {
 			`{"platform":{"oci":{"imageId":"ocid1.image","ocpus":2,"shape":"VM.Standard.E4.Flex"}}}`},
 		{"another provider's setting", Settings{Own: map[string]any{"public-ip": true}}, oci, "--public-ip does not apply to oci node pools (only to civo)"},
 		{"a platform without pools", Settings{MachineType: new("x"), NodeCount: new(1)}, Target{Platform: kpool.PlatformK3s}, `{"nodeCount":1}`},
+
+		{"the update strategy, enumerations in any case", Settings{Strategy: Strategy{Replacement: new("surge"), MaxSurge: new("33%"),
+			MaxUnavailable: new("1"), DrainTimeout: new("45m"), Soak: new("5m"), OnStuck: new("WAIT")}}, Target{},
+			`{"updateStrategy":{"drainTimeout":"45m","maxSurge":"33%","maxUnavailable":"1","onStuck":"Wait","replacement":"Surge","soak":"5m"}}`},
+		{"one strategy setting keeps the others", Settings{Strategy: Strategy{Replacement: new("Refuse")}}, Target{}, `{"updateStrategy":{"replacement":"Refuse"}}`},
+		{"a replacement that is none", Settings{Strategy: Strategy{Replacement: new("recreate")}}, Target{}, `--replacement "recreate": use Refuse or Surge`},
+		{"an on-stuck that is none", Settings{Strategy: Strategy{OnStuck: new("retry")}}, Target{}, `--on-stuck "retry": use Stop or Wait or Force`},
+		{"a drain timeout that is no duration", Settings{Strategy: Strategy{DrainTimeout: new("30")}}, Target{}, `--drain-timeout "30": give a duration such as 30m or 1h`},
+		{"a soak that is no duration", Settings{Strategy: Strategy{Soak: new("soon")}}, Target{}, `--soak "soon"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			spec, err := builder.Spec(&tt.s, tt.t)
@@ -95,6 +104,7 @@ func TestSettings(t *testing.T) {
 		{"zones, even none", Settings{Zones: []string{}}, true, false},
 		{"a provider's own", Settings{Own: map[string]any{"image-id": "x"}}, true, false},
 		{"no provider's own", Settings{Own: map[string]any{}}, false, true},
+		{"a strategy setting", Settings{Strategy: Strategy{Soak: new("1m")}}, false, false},
 	} {
 		if tt.s.Platform() != tt.platform || tt.s.Empty() != tt.empty {
 			t.Errorf("%s: Platform %v, Empty %v; want %v, %v", tt.name, tt.s.Platform(), tt.s.Empty(), tt.platform, tt.empty)

@@ -192,7 +192,7 @@ func planLines(w io.Writer, p *kpool.Plan) {
 		return
 	}
 	for _, c := range p.Changes {
-		line := fmt.Sprintf("    ~ %s: %s -> %s   (%s", c.Field, jsonValue(c.From), jsonValue(c.To), c.Class)
+		line := fmt.Sprintf("    ~ %s: %s -> %s   (%s", c.Field, jsonValue(c.From), jsonValue(c.To), classText(p, c))
 		if c.Reason != "" {
 			line += ": " + oneLine(c.Reason)
 		}

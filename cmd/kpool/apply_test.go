@@ -302,6 +302,8 @@ func TestApplyViewClasses(t *testing.T) {
 		return e
 	}
 	replace := plan(kpool.Change{Field: "spec.platform.azure.vmSize", Class: kpool.UpdateReplace, From: "A", To: "B", Reason: "AKS does not change it"})
+	surged := plan(replace.Changes...)
+	surged.Replacement = "surge 1, drain 30m0s"
 	tests := []struct {
 		name string
 		r    apply.Result
@@ -318,7 +320,12 @@ func TestApplyViewClasses(t *testing.T) {
 			"! nodepool gpu in cluster aks would be refused: VALIDATION_ERROR: Validation failed\n" +
 				"    ~ spec.platform.azure.vmSize: \"A\" -> \"B\"   (replace: AKS does not change it)\n" +
 				"    provider azure (agent pool gpu): 1 change, needs a new pool\n" +
-				"    spec.platform.azure.vmSize: cannot be changed in place on azure: AKS does not change it; create a new pool with the new value and delete this one\n"},
+				"    spec.platform.azure.vmSize: cannot be changed in place on azure: AKS does not change it; set spec.updateStrategy.replacement to Surge" +
+				" (kpool --replacement Surge) to have kpool replace the pool without downtime, or create a new pool with the new value and delete this one\n"},
+		{"replace under Surge", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Update, Plan: surged},
+			"~ nodepool gpu in cluster aks will be updated\n" +
+				"    ~ spec.platform.azure.vmSize: \"A\" -> \"B\"   (replace (surge 1, drain 30m0s): AKS does not change it)\n" +
+				"    provider azure (agent pool gpu): 1 change, replaces the pool (surge 1, drain 30m0s)\n"},
 		{"not implemented", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Refused,
 			Plan:  plan(kpool.Change{Field: "spec.taints", Class: kpool.UpdateNotImplemented, To: []string{"x"}, Reason: "no taints"}),
 			Error: refusal(plan(kpool.Change{Field: "spec.taints", Class: kpool.UpdateNotImplemented, Reason: "no taints"}))},

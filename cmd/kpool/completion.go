@@ -41,6 +41,10 @@ func addCompletion(root *cobra.Command) {
 				_ = c.RegisterFlagCompletionFunc("machine-type", completeMachineTypes)
 			}
 		}
+		if c.Flags().Lookup("replacement") != nil {
+			_ = c.RegisterFlagCompletionFunc("replacement", cobra.FixedCompletions([]string{kpool.ReplacementRefuse, kpool.ReplacementSurge}, cobra.ShellCompDirectiveNoFileComp))
+			_ = c.RegisterFlagCompletionFunc("on-stuck", cobra.FixedCompletions([]string{kpool.OnStuckStop, kpool.OnStuckWait, kpool.OnStuckForce}, cobra.ShellCompDirectiveNoFileComp))
+		}
 		if !strings.Contains(c.Use, "NAME|ID") || c.ValidArgsFunction != nil || c.Parent() == nil {
 			return
 		}

@@ -211,6 +211,21 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("after the stale edit: %+v, %v", after, err)
 	}
 
+	// The replacement strategy from the edit form: Surge, after its plan.
+	run("surge strategy",
+		chromedp.Navigate(poolURL), chromedp.WaitVisible(cd("#edit-replacement")),
+		chromedp.SetValue(cd("#edit-replacement"), "Surge"),
+		chromedp.Click(cd("#review")),
+		chromedp.WaitVisible(cd("#plan > *")),
+	)
+	if s := text("#plan"); !strings.Contains(s, "Nothing changes at the provider") {
+		t.Fatalf("plan of Surge: %q", s)
+	}
+	run("apply surge", chromedp.Click(cd("#apply")), chromedp.WaitVisible(cd("#applied")))
+	if after, err := c.NodePool(context.Background(), poolID); err != nil || !after.Spec.UpdateStrategy.Surge() || after.Spec.Count() != 3 {
+		t.Fatalf("after choosing Surge: %+v, %v", after, err)
+	}
+
 	// The other views, wide and narrow.
 	run("wide views",
 		chromedp.Navigate(server+"/"), poll(`!!document.querySelector('[data-live="fleet"]')`), shot("fleet-1280x800"),

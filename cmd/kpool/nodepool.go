@@ -28,7 +28,8 @@ func newNodePoolCmd(clk clock) *cobra.Command {
 	// Pools and clusters are named by name or by ID.
 	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
 		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
-		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"))
+		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"),
+		byName(f, newPoolRollback(f), "node pool"))
 	return cmd
 }
 
@@ -156,7 +157,9 @@ func (f *clientFlags) printDryRun(cmd *cobra.Command, d *api.DryRun) error {
 	return f.print(cmd, d, func(w io.Writer) {
 		planView(w, d.Plan)
 		if r := d.Refused; r != nil {
-			why := "the rows marked replace need a new pool: create one with the new values, move the workloads, then delete this one"
+			why := "the rows marked replace need a new pool: give --replacement Surge to have kpool replace it" +
+				" (a successor pool is created, the old nodes drained onto it, the old pool deleted), or create one" +
+				" with the new values, move the workloads, then delete this one"
 			if r.Code == kpool.CodeNotImplemented {
 				why = "the provider cannot make the rows marked not_implemented at all"
 			}

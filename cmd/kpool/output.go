@@ -97,9 +97,19 @@ func planView(w io.Writer, p *kpool.Plan) {
 	}
 	fmt.Fprintln(w, "FIELD\tCLASS\tFROM\tTO\tREASON")
 	for _, c := range p.Changes {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.Field, orDash(string(c.Class)), jsonValue(c.From), jsonValue(c.To), orDash(oneLine(c.Reason)))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", c.Field, orDash(classText(p, c)), jsonValue(c.From), jsonValue(c.To), orDash(oneLine(c.Reason)))
 	}
 	fmt.Fprintln(w, planSummary(p))
+}
+
+// classText is a change's class as a plan shows it: a replace that the
+// pool's updateStrategy carries out says how, "replace (surge 1, drain
+// 30m0s)".
+func classText(p *kpool.Plan, c kpool.Change) string {
+	if c.Class == kpool.UpdateReplace && p.Replacement != "" {
+		return string(c.Class) + " (" + p.Replacement + ")"
+	}
+	return string(c.Class)
 }
 
 // planSummary is one line on a plan: "provider azure (agent pool
@@ -128,7 +138,11 @@ func planSummary(p *kpool.Plan) string {
 		{kpool.UpdateReplace, "needs a new pool"},
 		{kpool.UpdateNotImplemented, "not implemented"},
 	} {
-		if has[e.class] {
+		switch {
+		case !has[e.class]:
+		case e.class == kpool.UpdateReplace && p.Replacement != "":
+			effects = append(effects, "replaces the pool ("+p.Replacement+")")
+		default:
 			effects = append(effects, e.say)
 		}
 	}
@@ -179,6 +193,7 @@ func statusView(w io.Writer, d *service.StatusDocument, now time.Time) {
 	if d.Deleted {
 		kv("Deleted", "yes")
 	}
+	replacementView(w, d.NodePoolID, st.Replacement, now)
 	fmt.Fprintln(w)
 	conditions(w, "", st.Conditions, now)
 	if len(d.ControllerStatus) == 0 {

@@ -16,6 +16,8 @@ type poolFlags struct {
 	count, min, max, diskSize   int
 	zones, labels, taints, tags []string
 	spot                        bool
+	// strategy are spec.updateStrategy's flags, by flag name.
+	strategy map[string]*string
 	// own are the providers' own flags' values (*string, *float64 or
 	// *bool), by flag name.
 	own map[string]any
@@ -33,6 +35,10 @@ func (f *poolFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", "", "pool mode: system or user")
 	fs.StringVar(&f.version, "kubernetes-version", "", "Kubernetes version of the nodes, such as 1.30")
 	fs.StringArrayVar(&f.tags, "tag", nil, "cloud resource tag KEY=VALUE (repeatable)")
+	f.strategy = map[string]*string{}
+	for _, sf := range strategyFlags {
+		f.strategy[sf.name] = fs.String(sf.name, "", sf.usage)
+	}
 	f.own = map[string]any{}
 	for _, of := range specs.OwnFlags() {
 		usage := of.Usage + " (" + strings.Join(typeNames(of.Platforms), ", ") + " only)"
@@ -82,6 +88,9 @@ func (f *poolFlags) settings(fs *pflag.FlagSet) *poolspec.Settings {
 	if given("spot") {
 		s.Spot = &f.spot
 	}
+	s.Strategy = poolspec.Strategy{Replacement: f.given(fs, "replacement"), MaxSurge: f.given(fs, "max-surge"),
+		MaxUnavailable: f.given(fs, "max-unavailable"), DrainTimeout: f.given(fs, "drain-timeout"), Soak: f.given(fs, "soak"),
+		OnStuck: f.given(fs, "on-stuck")}
 	for name, v := range f.own {
 		if !given(name) {
 			continue
@@ -96,6 +105,24 @@ func (f *poolFlags) settings(fs *pflag.FlagSet) *poolspec.Settings {
 		}
 	}
 	return s
+}
+
+// strategyFlags are spec.updateStrategy's flags.
+var strategyFlags = []struct{ name, usage string }{
+	{"replacement", "Surge: carry out a change that needs a new pool (a successor pool is created, the nodes drained onto it, the old pool deleted); Refuse (the default): refuse it"},
+	{"max-surge", "nodes a roll or replacement may add beyond the count: a number or a percentage (default 1)"},
+	{"max-unavailable", "nodes that may be cordoned and draining at once: a number or a percentage (default 0)"},
+	{"drain-timeout", "how long one node's drain may take, 1m to 24h (default 30m)"},
+	{"soak", "how long new nodes run Ready before old ones are removed, 0 to 30m (default 0)"},
+	{"on-stuck", "a node not drained after --drain-timeout: Stop (the default: stop and say what blocks), Wait or Force"},
+}
+
+// given is the strategy flag name's value when it is given, or nil.
+func (f *poolFlags) given(fs *pflag.FlagSet, name string) *string {
+	if !fs.Changed(name) {
+		return nil
+	}
+	return f.strategy[name]
 }
 
 // nonNil is vs, or an empty list for nil: a flag given, with no value.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/spf13/cobra"
 
@@ -26,8 +27,12 @@ platform's field; either replaces the pool's zones.
 
 The server checks the change against what the pool's provider can do: one
 the provider makes only with a new pool (such as an AKS pool's vmSize) fails
-with VALIDATION_ERROR naming the field, one it cannot do at all with
-NOT_IMPLEMENTED. --dry-run shows the plan, each changed field and what the
+with VALIDATION_ERROR naming the field, unless the pool's strategy is
+--replacement Surge: then kpool replaces the pool (a successor pool is
+created, the old nodes drained onto it, the old pool deleted; --max-surge,
+--max-unavailable, --drain-timeout, --soak and --on-stuck say how), and
+--wait follows the replacement until it is Done (kpool nodepool rollback
+undoes it). One the provider cannot do at all fails with NOT_IMPLEMENTED. --dry-run shows the plan, each changed field and what the
 provider does about it (in place, rolling the nodes, or for new nodes only),
 and changes nothing.`
 
@@ -82,11 +87,7 @@ func (o *poolUpdate) run(cmd *cobra.Command, args []string) error {
 		body.ResourceVersion = o.rv
 	}
 	if o.dryRun {
-		d, err := c.DryRunNodePool(cmd.Context(), id, body, o.patch)
-		if err != nil {
-			return err
-		}
-		return o.f.printDryRun(cmd, d)
+		return o.dryRunUpdate(cmd, c, id, body)
 	}
 	p, err := c.UpdateNodePool(cmd.Context(), id, body, o.patch)
 	if err != nil {
@@ -113,4 +114,25 @@ func (o *poolUpdate) body(cmd *cobra.Command, id string, s *poolspec.Settings) (
 		return body, errors.New("nothing to update: give flags such as --count or --machine-type, or -f FILE")
 	}
 	return body, nil
+}
+
+// dryRunUpdate prints the plan of the update. A change of the update
+// strategy's own settings alone (replacement) has no row at the provider:
+// it is told apart from no change by the spec the dry run would store.
+func (o *poolUpdate) dryRunUpdate(cmd *cobra.Command, c *api.Client, id string, body api.NodePoolBody) error {
+	before, err := c.NodePool(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	d, err := c.DryRunNodePool(cmd.Context(), id, body, o.patch)
+	if err != nil {
+		return err
+	}
+	if o.f.table() && d.Plan != nil && len(d.Plan.Changes) == 0 && d.NodePool != nil && d.NodePool.Generation > before.Generation &&
+		!reflect.DeepEqual(before.Spec.UpdateStrategy, d.NodePool.Spec.UpdateStrategy) {
+		fmt.Fprintf(cmd.OutOrStdout(), "No changes at the provider: only the update strategy changes (generation %d -> %d).\n",
+			before.Generation, d.NodePool.Generation)
+		return nil
+	}
+	return o.f.printDryRun(cmd, d)
 }

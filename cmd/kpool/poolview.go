@@ -115,6 +115,17 @@ func poolView(w io.Writer, p *kpool.NodePool, cloud int, now time.Time) {
 	if len(s.Tags) > 0 {
 		kv("Tags", joinMap(s.Tags))
 	}
+	if u := s.UpdateStrategy; u != nil {
+		kv("Update strategy", strategyView(u))
+	}
+	poolStatusView(w, p, now)
+}
+
+// poolStatusView is the end of poolView: generation, phase, the
+// replacement under way, and when the pool was made and changed.
+func poolStatusView(w io.Writer, p *kpool.NodePool, now time.Time) {
+	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
+	pt := p.Spec.Platform.Type
 	kv("Generation", fmt.Sprintf("%d (observed %d)", p.Generation, p.Status.ObservedGeneration))
 	kv("Resource version", p.ResourceVersion)
 	kv("Phase", phase(p.Status.Phase, p.Status.Health))
@@ -124,6 +135,7 @@ func poolView(w io.Writer, p *kpool.NodePool, cloud int, now time.Time) {
 	if p.Status.NoController() {
 		kv("Controller", "none in this kpool acts on "+string(pt)+" pools: an external controller must report status")
 	}
+	replacementView(w, p.Name, p.Status.Replacement, now)
 	kv("Created", when(p.CreatedAt, now)+" by "+p.CreatedBy)
 	kv("Updated", when(p.UpdatedAt, now))
 	if p.DeletionTimestamp != nil {

@@ -85,13 +85,16 @@ type waiter struct {
 	pool     *kpool.NodePool // as the write returned it
 	gen      int64           // the generation the write made
 	deleting bool
-	out      io.Writer // the progress line goes here
-	tty      bool      // redraw one line with \r, rather than a line per change
-	start    time.Time
-	last     string // the last progress shown, without the elapsed time
-	width    int    // the width of the line on a tty, to blank what is left
-	cols     int    // the terminal's width: the line is cut to fit it
-	colour   bool   // the phase in colour: a terminal, and no NO_COLOR
+	rollback bool // waiting for a rollback of the replacement of gen
+	// rollingBack: the replacement was seen RollingBack.
+	rollingBack bool
+	out         io.Writer // the progress line goes here
+	tty         bool      // redraw one line with \r, rather than a line per change
+	start       time.Time
+	last        string // the last progress shown, without the elapsed time
+	width       int    // the width of the line on a tty, to blank what is left
+	cols        int    // the terminal's width: the line is cut to fit it
+	colour      bool   // the phase in colour: a terminal, and no NO_COLOR
 
 	// tick blocks until the next poll (the command's clock's Tick).
 	tick func(context.Context) error
@@ -134,7 +137,7 @@ func fit(s string, n int) string {
 // Degraded, yellow the rest) with ANSI codes.
 func paint(s string) string {
 	for word, code := range map[string]string{": Ready": "32", ": Failed": "31", ": Degraded": "31", ": Provisioning": "33",
-		": Updating": "33", ": Pending": "33", ": Deleting": "33"} {
+		": Updating": "33", ": Pending": "33", ": Deleting": "33", ": Done": "32", ": Stopped": "31", ": RolledBack": "31"} {
 		if i := strings.Index(s, word); i >= 0 {
 			return s[:i+2] + "\x1b[" + code + "m" + word[2:] + "\x1b[0m" + s[i+len(word):]
 		}
@@ -211,6 +214,9 @@ func (w *waiter) run(ctx context.Context, timeout time.Duration) (*kpool.NodePoo
 // error means the pool failed.
 func (w *waiter) judge(doc *service.StatusDocument) (bool, error) {
 	st := doc.Status
+	if rp := st.Replacement; rp != nil && rp.Generation == w.gen && !w.deleting {
+		return w.judgeReplacement(rp)
+	}
 	meta := nodeCounts(doc.ControllerStatus)
 	line := fmt.Sprintf("nodepool %s: %s", w.pool.Name, st.Phase)
 	if !w.deleting {

@@ -66,7 +66,9 @@ const planTable = (target, plan, warnings) => {
   if (!rows.length) { target.replaceChildren(el("p", { id: "plan-empty" }, "Nothing would change.")); return false; }
   const tb = el("tbody");
   for (const c of rows) {
-    tb.append(el("tr", {}, el("td", {}, el("code", {}, c.field)), el("td", { class: "class-" + c.class }, c.class),
+    // A replace the pool's updateStrategy carries out says how.
+    const cls = c.class === "replace" && plan.replacement ? c.class + " (" + plan.replacement + ")" : c.class;
+    tb.append(el("tr", {}, el("td", {}, el("code", {}, c.field)), el("td", { class: "class-" + c.class }, cls),
       el("td", {}, JSON.stringify(c.from === undefined ? null : c.from) + " → " + JSON.stringify(c.to === undefined ? null : c.to)), el("td", {}, c.reason || "")));
   }
   const t = el("table", { class: "plan", id: "plan-table" }, el("caption", {}, "Plan (" + (plan.provider || "") + ")"),
@@ -149,6 +151,9 @@ const editPool = () => {
     if (box.dataset.autoscaling === "true") {
       spec.autoscaling = f.get("autoscaling") ? { enabled: true, minNodes: num(f.get("minNodes")), maxNodes: num(f.get("maxNodes")) } : { enabled: false };
     }
+    // The strategy is sent only when changed: a PUT keeps the rest of it.
+    const repl = document.getElementById("edit-replacement");
+    if (repl && repl.value !== repl.dataset.was) spec.updateStrategy = { replacement: repl.value };
     return { spec, resource_version: box.dataset.rv };
   };
   // put sends the form; a conflict that only a status report caused (the
@@ -173,14 +178,22 @@ const editPool = () => {
       if (r.status === 409) planBox.append(el("p", { id: "stale" }, "This pool changed since the page was loaded: reload to see it as it is now, then change it again."));
       return;
     }
-    apply.hidden = !planTable(planBox, r.data.plan, r.data.plan && r.data.plan.warnings);
+    let shown = planTable(planBox, r.data.plan, r.data.plan && r.data.plan.warnings);
+    const np = r.data.nodepool;
+    if (!shown && np && String(np.generation) !== box.dataset.generation) {
+      // A change of kpool's own settings (the replacement strategy) has
+      // no row at the provider, but is a change all the same.
+      planBox.replaceChildren(el("p", { id: "plan-kpool-only" }, "Nothing changes at the provider: only kpool's own settings (such as the replacement strategy) change."));
+      shown = true;
+    }
+    apply.hidden = !shown;
     if (r.data.refused) {
       // The plan has rows the provider cannot make in place (replace) or
       // at all (not_implemented): shown with their reasons, not applied.
       apply.hidden = true;
       planBox.append(el("p", { class: "attention", id: "refused" }, "This change cannot be applied (" + r.data.refused.code + "): " +
         (r.data.refused.code === "NOT_IMPLEMENTED" ? "the provider cannot make the rows marked not_implemented." :
-          "the rows marked replace need a new pool: create one with the new values, then delete this one.")));
+          "the rows marked replace need a new pool: set Replacement to Surge to have kpool replace it (a new pool is made, the nodes drained onto it, the old pool deleted), or create one with the new values, then delete this one.")));
     }
   });
   apply.addEventListener("click", async () => {
@@ -200,6 +213,23 @@ const editPool = () => {
     const r = await api("DELETE", "/api/v1/nodepools/" + id);
     if (!r.ok) { errorBox(result, r.data, r.status); return; }
     result.replaceChildren(el("p", { id: "deleting" }, "Deleting: the pool goes once its controller has removed it at the provider."));
+  });
+};
+
+// The replacement panel's Rollback button: it lives in the live part of
+// the page, redrawn on every change, so its click is caught on the
+// document.
+const rollback = () => {
+  document.addEventListener("click", async (ev) => {
+    const b = ev.target.closest && ev.target.closest("#rollback");
+    if (!b) return;
+    if (!confirm("Roll back this replacement? The new pool is drained and deleted; the old pool keeps serving.")) return;
+    b.disabled = true;
+    const live = document.querySelector('[data-live="pool"]');
+    const r = await api("POST", "/api/v1/nodepools/" + live.dataset.pool + "/rollback");
+    const out = document.getElementById("rollback-result");
+    if (!r.ok) { b.disabled = false; errorBox(out, r.data, r.status); return; }
+    out.replaceChildren(el("p", { id: "rolling-back" }, "Rollback requested: the status follows, live."));
   });
 };
 
@@ -263,4 +293,4 @@ const placement = () => {
   });
 };
 
-document.addEventListener("DOMContentLoaded", () => { live(); editPool(); newPool(); placement(); });
+document.addEventListener("DOMContentLoaded", () => { live(); editPool(); rollback(); newPool(); placement(); });
