@@ -51,7 +51,7 @@ func fieldsOf(p Profile, c *kpool.Cluster, s *kpool.NodePoolSpec) ([]fieldValue,
 		{FieldTags, "spec.tags", s.Tags},
 		{FieldMode, "spec.mode", s.Mode},
 		{FieldPlacementPool, "spec.placementPool", s.PlacementPool},
-		{FieldUpgrade, "spec.updateStrategy", UpgradeOf(s.UpdateStrategy)},
+		{FieldUpgrade, "spec.updateStrategy", cloudStrategy(s.UpdateStrategy)},
 	}
 	for _, f := range b.Fields {
 		switch f.Field {
@@ -62,6 +62,21 @@ func fieldsOf(p Profile, c *kpool.Cluster, s *kpool.NodePoolSpec) ([]fieldValue,
 		}
 	}
 	return out, nil
+}
+
+// cloudStrategy is the part of an update strategy a cloud's upgrade
+// settings take, as the spec writes it (a plan row shows it): all but
+// replacement, which is kpool's alone.
+func cloudStrategy(u *kpool.UpdateStrategy) *kpool.UpdateStrategy {
+	if u == nil {
+		return nil
+	}
+	v := *u
+	v.Replacement = ""
+	if v == (kpool.UpdateStrategy{}) {
+		return nil
+	}
+	return &v
 }
 
 // set reports whether a value asks for something (is not its zero value).

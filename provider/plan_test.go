@@ -366,3 +366,25 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("API error %+v", api)
 	}
 }
+
+// TestPlanStrategy: a change of the strategy's cloud settings is one row,
+// in place everywhere, showing the strategy as the spec writes it; a
+// change of replacement alone (kpool's own) is none.
+func TestPlanStrategy(t *testing.T) {
+	for pt := range basePools {
+		c := cluster(t, pt)
+		plan, err := reg.Plan(c, spec(t, c, `{"updateStrategy":{"replacement":"Surge"}}`), spec(t, c, `{"updateStrategy":{"maxSurge":"2"}}`))
+		if err != nil || len(plan.Changes) != 1 {
+			t.Fatalf("%s: %+v %v", pt, plan.Changes, err)
+		}
+		ch := plan.Changes[0]
+		from, _ := json.Marshal(ch.From)
+		to, _ := json.Marshal(ch.To)
+		if ch.Field != "spec.updateStrategy" || ch.Class != kpool.UpdateInPlace || string(from) != "null" || string(to) != `{"maxSurge":"2"}` {
+			t.Errorf("%s: %+v (from %s, to %s)", pt, ch, from, to)
+		}
+		if plan, _ := reg.Plan(c, spec(t, c, `{}`), spec(t, c, `{"updateStrategy":{"replacement":"Surge"}}`)); len(plan.Changes) != 0 {
+			t.Errorf("%s: replacement alone planned %+v", pt, plan.Changes)
+		}
+	}
+}
