@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -25,17 +27,6 @@ import (
 	"github.com/kpool/kpool/service"
 )
 
-// replaceChange is, by platform, a pool block and a change of it that the
-// cloud does not make in place (OKE applies it to new nodes: the pool is
-// cycled instead).
-var replaceChange = map[kpool.PlatformType]struct{ block, change string }{
-	kpool.PlatformAzure: {`{"azure":{"vmSize":"Standard_D4s_v5"}}`, `{"azure":{"vmSize":"Standard_D8s_v5"}}`},
-	kpool.PlatformAWS:   {`{"aws":{"instanceType":"m5.xlarge"}}`, `{"aws":{"instanceType":"m5.2xlarge"}}`},
-	kpool.PlatformGCP:   {`{"gcp":{"machineType":"n2-standard-4"}}`, `{"gcp":{"machineType":"n2-standard-4","preemptible":true}}`},
-	kpool.PlatformOCI:   {`{"oci":{"shape":"VM.Standard.E4.Flex","ocpus":2,"memoryInGBs":16}}`, `{"oci":{"shape":"VM.Standard.E5.Flex","ocpus":2,"memoryInGBs":16}}`},
-	kpool.PlatformCivo:  {`{"civo":{"size":"g4s.kube.medium"}}`, `{"civo":{"size":"g4s.kube.large"}}`},
-}
-
 // TestDevReplace: on each demo cluster a pool of 3 nodes runs a
 // Deployment of 6 replicas under a PodDisruptionBudget of minAvailable 5;
 // a change its cloud cannot make in place is carried out by a successor
@@ -48,35 +39,35 @@ func TestDevReplace(t *testing.T) {
 	runClock(t, clock)
 	printed := startDev(t, clock)
 	m := regexp.MustCompile(`export KPOOL_SERVER=(\S+) KPOOL_TOKEN=(\S+)`).FindStringSubmatch(printed)
-	clusters := regexp.MustCompile(`nodepool create web --cluster (\S+) `).FindAllStringSubmatch(printed, -1)
+	clusters := regexp.MustCompile(`go run ./cmd/kpool nodepool create (web --cluster (\S+) .*) --wait`).FindAllStringSubmatch(printed, -1)
 	if m == nil || len(clusters) != len(clouds.Emulators()) {
 		t.Fatalf("kpool dev printed %d clusters for %d emulators:\n%s", len(clusters), len(clouds.Emulators()), printed)
 	}
 	c := api.NewClient(m[1], "")
 	c.Token = m[2]
 	for _, cm := range clusters {
-		list, err := c.Clusters(ctx, service.ListOptions{Name: cm[1]})
+		list, err := c.Clusters(ctx, service.ListOptions{Name: cm[2]})
 		if err != nil || len(list.Clusters) != 1 {
-			t.Fatalf("cluster %s: %v %v", cm[1], list, err)
+			t.Fatalf("cluster %s: %v %v", cm[2], list, err)
 		}
 		cl := list.Clusters[0]
-		t.Run(string(cl.Spec.Platform.Type), func(t *testing.T) { replaceOn(t, c, cl) })
+		create := append([]string{"nodepool", "create"}, strings.Fields(cm[1])...)
+		create = append(create, "--replacement", "Surge", "--max-surge", "1", "--server", m[1], "--token", m[2], "-o", "json")
+		t.Run(string(cl.Spec.Platform.Type), func(t *testing.T) { replaceOn(t, c, cl, create) })
 	}
 }
 
-// replaceOn runs the replacement on one demo cluster.
-func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
+// replaceOn runs the replacement on one demo cluster: the pool is made
+// with the banner's create (and --replacement Surge), and changed in what
+// its cloud does not change in place.
+func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster, create []string) {
 	ctx := context.Background()
-	pt := cl.Spec.Platform.Type
-	ch := replaceChange[pt]
-	zones := `,"zones":["1"]`
-	if pt == kpool.PlatformCivo {
-		zones = ""
-	}
-	spec := fmt.Sprintf(`{"nodeCount":3%s,"platform":%s,"updateStrategy":{"replacement":"Surge","maxSurge":"1"}}`, zones, ch.block)
-	name := "web"
-	p, err := c.CreateNodePool(ctx, api.NodePoolBody{Name: &name, ClusterID: &cl.ID, Spec: json.RawMessage(spec)})
+	out, stderr, err := executeOn(pollEvery(5*time.Millisecond), "", create...)
 	if err != nil {
+		t.Fatalf("kpool %s: %v\n%s", strings.Join(create, " "), err, stderr)
+	}
+	var p kpool.NodePool
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 2*time.Minute, func() (bool, string) {
@@ -99,7 +90,8 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
 	})
 	low := sampleRunning(t, cs)
 
-	if _, err := c.UpdateNodePool(ctx, p.ID, api.NodePoolBody{Spec: json.RawMessage(`{"platform":` + ch.change + `}`)}, true); err != nil {
+	change, cycles := replacing(t, c, cl, &p)
+	if _, err := c.UpdateNodePool(ctx, p.ID, api.NodePoolBody{Spec: change}, false); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 3*time.Minute, func() (bool, string) {
@@ -107,7 +99,7 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
 		if err != nil {
 			return false, err.Error()
 		}
-		if pt == kpool.PlatformOCI {
+		if cycles {
 			var cond *kpool.Condition
 			for i := range got.Status.Conditions {
 				if got.Status.Conditions[i].Type == kpool.ConditionNodesCurrent {
@@ -128,13 +120,13 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
 	if err != nil || got.ID != p.ID || got.Name != "web" {
 		t.Fatalf("after: %+v %v", got, err)
 	}
-	poolLabel := profiles.Profile(pt).PoolLabel()
+	poolLabel := profiles.Profile(cl.Spec.Platform.Type).PoolLabel()
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range nodes.Items {
-		if pt != kpool.PlatformOCI && n.Labels[poolLabel] == p.ProviderName {
+		if !cycles && n.Labels[poolLabel] == p.ProviderName {
 			t.Errorf("node %s of the old pool %s is left", n.Name, p.ProviderName)
 		}
 	}
@@ -153,6 +145,58 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster) {
 		_, err := c.NodePool(ctx, p.ID)
 		return kpool.IsNotFound(err), fmt.Sprintf("pool still there: %v", err)
 	})
+}
+
+// replacing returns a spec of p that its cloud cannot make in place: another
+// machine type the cluster offers in the pool's zone (from its facts), or
+// spot; cycles says the cloud applies it to new nodes only (the pool is
+// cycled, not replaced). Each candidate is tried in a dry run.
+func replacing(t *testing.T, c *api.Client, cl *kpool.Cluster, p *kpool.NodePool) (json.RawMessage, bool) {
+	ctx := context.Background()
+	prof := profiles.Profile(cl.Spec.Platform.Type)
+	var facts *kpool.ClusterFacts
+	waitFor(t, time.Minute, func() (bool, string) {
+		f, err := c.ClusterFacts(ctx, cl.ID)
+		facts = f
+		return err == nil && f != nil && len(f.MachineTypes) > 0, fmt.Sprintf("facts %v", err)
+	})
+	cur := prof.Block(cl, &p.Spec)
+	var candidates []provider.Block
+	for _, mt := range facts.MachineTypes {
+		if mt.Name != cur.MachineType && mt.GPUs == 0 && (mt.Zones == nil || slices.Contains(mt.Zones, "1")) {
+			b := cur
+			b.MachineType = mt.Name
+			candidates = append(candidates, b)
+		}
+	}
+	spot := cur
+	spot.Spot = true
+	candidates = append(candidates, spot)
+	for _, b := range candidates {
+		s := p.Spec
+		prof.SetBlock(&s, b)
+		raw, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dr, err := c.DryRunNodePool(ctx, p.ID, api.NodePoolBody{Spec: raw}, false)
+		if err != nil || dr.Plan == nil || dr.Refused != nil {
+			continue
+		}
+		for _, ch := range dr.Plan.Changes {
+			if ch.Class == kpool.UpdateReplace || ch.Class == kpool.UpdateNewNodesOnly {
+				t.Logf("%s: %s %v -> %v (%s)", cl.Name, ch.Field, ch.From, ch.To, ch.Class)
+			}
+			switch ch.Class {
+			case kpool.UpdateReplace:
+				return raw, false
+			case kpool.UpdateNewNodesOnly:
+				return raw, true
+			}
+		}
+	}
+	t.Fatalf("no change of %s's pool that needs a new pool or new nodes", cl.Name)
+	return nil, false
 }
 
 // workload is the Deployment of 6 replicas on the pool's nodes and its
