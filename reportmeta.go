@@ -66,6 +66,22 @@ type ReportMeta struct {
 	// DrainStartedAt is when the nodes of a pool being deleted began to be
 	// drained before the delete: its timeout counts from then.
 	DrainStartedAt *time.Time `json:"drain_started_at,omitempty"`
+	// ScaleDown is a scale-down that drains the nodes it removes, on a
+	// provider that removes chosen nodes (provider.NodeRemover).
+	ScaleDown *ScaleDown `json:"scale_down,omitempty"`
+}
+
+// ScaleDown is the nodes a scale-down removes, chosen and stored before
+// they are cordoned: a restart drains and removes the same ones.
+type ScaleDown struct {
+	Generation int64     `json:"generation"`
+	From       int       `json:"from"` // the provider's count when it began
+	To         int       `json:"to"`
+	Nodes      []string  `json:"nodes"`
+	StartedAt  time.Time `json:"startedAt"`
+	// RemoveSentAt is when the removal was sent (nil: not yet).
+	RemoveSentAt *time.Time `json:"removeSentAt,omitempty"`
+	Blocking     []string   `json:"blocking,omitempty"`
 }
 
 // ReportOwner is an owner's mark as a report shows it.

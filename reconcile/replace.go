@@ -66,6 +66,7 @@ func (s *poolScope) startReplacement(ctx context.Context, stuck []provider.Diffe
 		s.failed(ctx, ReasonReplacementStopped, err.Error())
 		return false, nil
 	}
+	s.rp.set(kpool.ConditionDegraded, kpool.ConditionFalse, "", "") // carried out, not stuck
 	now := s.c.cfg.Clock.Now().UTC()
 	rp := &kpool.Replacement{Generation: s.p.Generation, Step: kpool.StepSurging, From: s.p.ProviderName, To: to, StartedAt: now}
 	s.logPool(ctx, slog.LevelInfo, "replacement started: a successor pool takes this one's place", "from", rp.From, "to", rp.To,

@@ -33,10 +33,12 @@ type cluster struct {
 	cs      *k8sfake.Clientset
 	mu      sync.Mutex
 	blocked map[string]bool // pod names whose eviction a budget refuses
+	removed map[string]bool // nodes a removal took
+	evicted []string        // pods evicted, in order
 }
 
 func newCluster(w *world, cs *k8sfake.Clientset) *cluster {
-	k := &cluster{w: w, cs: cs, blocked: map[string]bool{}}
+	k := &cluster{w: w, cs: cs, blocked: map[string]bool{}, removed: map[string]bool{}}
 	pods := corev1.SchemeGroupVersion.WithResource("pods")
 	cs.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		la := a.(k8stesting.ListAction)
@@ -66,6 +68,9 @@ func newCluster(w *world, cs *k8sfake.Clientset) *cluster {
 			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: policyv1.DisruptionBudgetCause, Message: "The disruption budget web-pdb needs 5 healthy pods and has 5 currently"}}
 			return true, nil, err
 		}
+		k.mu.Lock()
+		k.evicted = append(k.evicted, ev.Name)
+		k.mu.Unlock()
 		return true, nil, cs.Tracker().Delete(pods, a.GetNamespace(), ev.Name)
 	})
 	return k
@@ -88,8 +93,17 @@ func (k *cluster) mirror(names ...string) {
 		if ok {
 			count = p.Nodes
 		}
+		k.mu.Lock()
+		var names []string
 		for i := range 8 {
-			n := fmt.Sprintf("%s-%d", name, i)
+			if n := fmt.Sprintf("%s-%d", name, i); !k.removed[n] {
+				names = append(names, n)
+			} else if _, err := k.cs.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); err == nil {
+				must(0, k.cs.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}))
+			}
+		}
+		k.mu.Unlock()
+		for i, n := range names {
 			cur, err := k.cs.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
 			switch {
 			case i >= count && err == nil:
@@ -137,9 +151,12 @@ func (w *world) replacementOf(id string) *kpool.Replacement {
 // replaceWorld is a world with a Surge pool "web" of 2 Ready nodes, each
 // running a pod, and the cluster that mirrors it; restart stops the
 // controller and starts another.
-func replaceWorld(t *testing.T, strategy string) (w *world, k *cluster, p *kpool.NodePool, restart func()) {
+func replaceWorld(t *testing.T, strategy string, before ...func(*world, *cluster)) (w *world, k *cluster, p *kpool.NodePool, restart func()) {
 	w, cs, kube := kubeWorld(t)
 	k = newCluster(w, cs)
+	for _, f := range before {
+		f(w, k)
+	}
 	stop := w.start("a", kube)
 	t.Cleanup(func() { stop() })
 	restart = func() {
@@ -376,5 +393,55 @@ func TestDeleteDrainsFirst(t *testing.T) {
 			n := w.calls(fake.Delete, p.ProviderName)
 			return n == 1, fmt.Sprintf("%d deletes", n)
 		})
+	})
+}
+
+// removerDriver is the fake driver that also removes chosen nodes
+// (provider.NodeRemover), as AKS, GKE, OKE and Civo do: the count drops
+// by as many, and the cluster's mirror drops those nodes.
+type removerDriver struct {
+	kubeDriver
+	k *cluster
+}
+
+func (d removerDriver) NodePoolRemoveNodes(_ context.Context, c *kpool.Cluster, name string, nodes []provider.NodeRef) error {
+	d.k.mu.Lock()
+	for _, n := range nodes {
+		d.k.removed[n.Name] = true
+	}
+	d.k.mu.Unlock()
+	return d.Mutate(c, name, func(s *provider.PoolSpec) { s.Count -= len(nodes) })
+}
+
+// TestScaleDownDrains: on a provider that removes chosen nodes, a lower
+// count drains the nodes that go (the newest) and removes exactly those;
+// the pod on the node that stays is not touched.
+func TestScaleDownDrains(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w, k, p, _ := replaceWorld(t, `{"drainTimeout":"3m"}`, func(w *world, k *cluster) { w.drivers.Add(removerDriver{kubeDriver{w.drv}, k}) })
+		w.patch(p.ID, `{"nodeCount":1}`)
+		w.until(5*time.Minute, func() (bool, string) {
+			k.mirror(p.ProviderName)
+			got, _ := w.drv.Pool(w.cluster, p.ProviderName)
+			return got.Count == 1 && condition(w.report(p.ID), kpool.ConditionReady) == "True NodesReady",
+				fmt.Sprintf("count %d, Ready %s", got.Count, condition(w.report(p.ID), kpool.ConditionReady))
+		})
+		k.mu.Lock()
+		removed := k.removed
+		k.mu.Unlock()
+		if len(removed) != 1 || !removed[p.ProviderName+"-1"] {
+			t.Fatalf("removed %v, want the newest node", removed)
+		}
+		if pods := k.pods(p.ProviderName + "-0"); len(pods) != 1 {
+			t.Errorf("the node that stays has %d pods", len(pods))
+		}
+		if n := w.calls(fake.Update, p.ProviderName); n != 0 {
+			t.Errorf("%d count updates sent besides the removal", n)
+		}
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if len(k.evicted) != 1 || k.evicted[0] != "web-b" {
+			t.Errorf("evicted %v, want the pod of the node that goes", k.evicted)
+		}
 	})
 }

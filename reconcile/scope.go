@@ -68,7 +68,8 @@ func (r *clusterRun) scope(ctx context.Context, p *kpool.NodePool, obs *provider
 	}
 	s.rp.meta = kpool.ReportMeta{ProviderName: p.ProviderName, Platform: string(r.cl.Spec.Platform.Type)}
 	if prev != nil {
-		s.rp.meta.CycledGeneration = prev.Meta().CycledGeneration
+		m := prev.Meta()
+		s.rp.meta.CycledGeneration, s.rp.meta.ScaleDown = m.CycledGeneration, m.ScaleDown
 	}
 	if prev != nil && prev.ObservedGeneration == p.Generation {
 		// Corrections of a drift count across passes of one generation.

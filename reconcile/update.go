@@ -41,6 +41,12 @@ func (s *poolScope) update(ctx context.Context) (bool, error) {
 	if !failed && len(ch.fixable) == 0 && s.cycleWanted() {
 		return s.cycle(ctx)
 	}
+	if nr, ok := s.scaleDownWanted(); ok && !failed && !ch.fighting {
+		return s.scaleDown(ctx, nr)
+	}
+	if sd := s.rp.meta.ScaleDown; sd != nil && obs.Count <= s.desired.Count {
+		s.rp.meta.ScaleDown = nil // done
+	}
 	if ch.fighting && !failed && !ch.mark {
 		s.fought()
 		return s.settled(ctx, ch.stuck)
