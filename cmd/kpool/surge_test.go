@@ -3,21 +3,54 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/provider/fake"
 )
+
+// otherMachine is a second machine type, well-formed for every platform:
+// the profiles check a machine type's syntax, the fake driver no more.
+const otherMachine = "large-2"
+
+// replacing is the first platform of the catalog that changes a pool's
+// machine type only with a new pool, on a server whose kpool drives it
+// with the fake driver (so that its pools wait for this kpool's controller).
+func replacing(t *testing.T) (string, provider.Profile) {
+	t.Helper()
+	for _, p := range catalog.Profiles() {
+		if p.Capabilities().Updates[provider.FieldMachineType].Class == kpool.UpdateReplace {
+			reg := catalog.Registry()
+			reg.Add(fake.New(fake.Options{Platform: p.Type()}))
+			return newServerOn(t, reg), p
+		}
+	}
+	t.Fatal("no platform needs a new pool for a new machine type")
+	return "", nil
+}
+
+// examplePool creates a pool of the profile's example machine type in
+// cluster, with flags.
+func examplePool(t *testing.T, srv string, p provider.Profile, name, cluster string, flags ...string) *kpool.NodePool {
+	t.Helper()
+	cli := p.CLI()
+	flags = append(append([]string{"--machine-type", cli.MachineExample}, strings.Fields(cli.ExampleFlags)...), flags...)
+	return createPool(t, srv, name, cluster, flags...)
+}
 
 // TestSurgeStrategyFlags: --replacement and the other strategy flags set
 // spec.updateStrategy on create and update (keeping what they do not
 // name), get shows it, and a value that is none is refused naming its flag.
 func TestSurgeStrategyFlags(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	aks := createCluster(t, srv, "aks", kpool.PlatformAzure)
-	p := createPool(t, srv, "web", aks, "--machine-type", "Standard_D4s_v5", "--count", "2",
+	srv, profile := replacing(t)
+	prod := createCluster(t, srv, "prod", profile.Type())
+	p := examplePool(t, srv, profile, "web", prod, "--count", "2",
 		"--replacement", "surge", "--max-surge", "50%", "--drain-timeout", "20m", "--soak", "2m", "--on-stuck", "Wait")
 	want := kpool.UpdateStrategy{Replacement: "Surge", MaxSurge: "50%", DrainTimeout: "20m", Soak: "2m", OnStuck: "Wait"}
 	if u := p.Spec.UpdateStrategy; u == nil || *u != want {
@@ -64,43 +97,49 @@ func TestSurgeStrategyFlags(t *testing.T) {
 // names --replacement Surge.
 func TestSurgePlan(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	aks := createCluster(t, srv, "aks", kpool.PlatformAzure)
-	surge := createPool(t, srv, "surging", aks, "--machine-type", "Standard_D4s_v5", "--count", "2", "--replacement", "Surge")
-	refuse := createPool(t, srv, "refusing", aks, "--machine-type", "Standard_D4s_v5", "--count", "2")
+	srv, profile := replacing(t)
+	prod := createCluster(t, srv, "prod", profile.Type())
+	surge := examplePool(t, srv, profile, "surging", prod, "--count", "2", "--replacement", "Surge")
+	refuse := examplePool(t, srv, profile, "refusing", prod, "--count", "2")
 	reportAs(t, srv, surge.ID, 1, `{"exists": true}`)
 	reportAs(t, srv, refuse.ID, 1, `{"exists": true}`)
-
-	out := mustRun(t, srv, "nodepool", "update", surge.ID, "--machine-type", "Standard_D8s_v5", "--dry-run")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), `spec.platform.azure.vmSize replace (surge 1, drain 30m0s) "Standard_D4s_v5" "Standard_D8s_v5"`) ||
-		lines[2] != "provider azure (agent pool surging): 1 change, replaces the pool (surge 1, drain 30m0s)" {
-		t.Errorf("Surge plan:\n%s", out)
+	cluster := decode[kpool.Cluster](t, srv, "cluster", "get", prod)
+	field := profile.Block(&cluster, &surge.Spec).Path(provider.FieldMachineType)
+	summary := func(pool, effect string) string {
+		return fmt.Sprintf("provider %s (%s %s): 1 change, %s", profile.Type(), profile.CLI().PoolNoun, pool, effect)
 	}
-	d := decode[api.DryRun](t, srv, "nodepool", "update", surge.ID, "--machine-type", "Standard_D8s_v5", "--dry-run")
+
+	out := mustRun(t, srv, "nodepool", "update", surge.ID, "--machine-type", otherMachine, "--dry-run")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	row := fmt.Sprintf("%s replace (surge 1, drain 30m0s) %q %q", field, profile.CLI().MachineExample, otherMachine)
+	if field == "" || len(lines) != 3 || !strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), row) ||
+		lines[2] != summary("surging", "replaces the pool (surge 1, drain 30m0s)") {
+		t.Errorf("Surge plan, want %s:\n%s", row, out)
+	}
+	d := decode[api.DryRun](t, srv, "nodepool", "update", surge.ID, "--machine-type", otherMachine, "--dry-run")
 	if d.Refused != nil || d.Plan == nil || d.Plan.Replacement != "surge 1, drain 30m0s" {
 		b, _ := json.Marshal(d)
 		t.Errorf("Surge plan -o json: %s", b)
 	}
 	// Surge given with the change itself: the plan is the new strategy's.
-	out = mustRun(t, srv, "nodepool", "update", refuse.ID, "--machine-type", "Standard_D8s_v5", "--replacement", "Surge", "--max-surge", "2", "--dry-run")
+	out = mustRun(t, srv, "nodepool", "update", refuse.ID, "--machine-type", otherMachine, "--replacement", "Surge", "--max-surge", "2", "--dry-run")
 	if !strings.Contains(out, "replace (surge 2, drain 30m0s)") || strings.Contains(out, "Without --dry-run") {
 		t.Errorf("Surge given with the change:\n%s", out)
 	}
 
-	out = mustRun(t, srv, "nodepool", "update", refuse.ID, "--machine-type", "Standard_D8s_v5", "--dry-run")
+	out = mustRun(t, srv, "nodepool", "update", refuse.ID, "--machine-type", otherMachine, "--dry-run")
 	lines = strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || table(out)[1][1] != "replace" || lines[2] != "provider azure (agent pool refusing): 1 change, needs a new pool" ||
+	if len(lines) != 4 || table(out)[1][1] != "replace" || lines[2] != summary("refusing", "needs a new pool") ||
 		!strings.Contains(lines[3], "give --replacement Surge to have kpool replace it") {
 		t.Errorf("Refuse plan:\n%s", out)
 	}
-	_, err := run(srv, "", "nodepool", "update", refuse.ID, "--machine-type", "Standard_D8s_v5")
+	_, err := run(srv, "", "nodepool", "update", refuse.ID, "--machine-type", otherMachine)
 	if !strings.Contains(errText(err), "--replacement Surge") {
 		t.Errorf("refused update: %v", errText(err))
 	}
 
-	up := decode[kpool.NodePool](t, srv, "nodepool", "update", surge.ID, "--machine-type", "Standard_D8s_v5")
-	if up.Generation != 2 || up.Spec.Platform.Azure.VMSize != "Standard_D8s_v5" {
+	up := decode[kpool.NodePool](t, srv, "nodepool", "update", surge.ID, "--machine-type", otherMachine)
+	if up.Generation != 2 || profile.Block(&cluster, &up.Spec).MachineType != otherMachine {
 		t.Errorf("the Surge update was not made: %+v", up)
 	}
 }
@@ -122,18 +161,18 @@ func replacementMeta(gen int64, step kpool.ReplacementStep, oldNodes, newNodes i
 // undone (a CONFLICT when none runs), by name with --cluster.
 func TestRollbackCmd(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	gke := createCluster(t, srv, "gke", kpool.PlatformGCP)
-	p := createPool(t, srv, "web", gke, "--machine-type", "e2-small", "--count", "3", "--replacement", "Surge")
+	srv, profile := replacing(t)
+	prod := createCluster(t, srv, "prod", profile.Type())
+	p := examplePool(t, srv, profile, "web", prod, "--count", "3", "--replacement", "Surge")
 	reportAs(t, srv, p.ID, 1, `{"exists": true}`, ready)
-	if _, err := run(srv, "", "nodepool", "rollback", "web", "--cluster", "gke"); errCodeOf(err) != kpool.CodeConflict ||
+	if _, err := run(srv, "", "nodepool", "rollback", "web", "--cluster", "prod"); errCodeOf(err) != kpool.CodeConflict ||
 		!strings.Contains(errText(err), "no replacement under way") {
 		t.Errorf("rollback with nothing to roll back: %v", errText(err))
 	}
-	mustRun(t, srv, "nodepool", "update", p.ID, "--spot")
+	mustRun(t, srv, "nodepool", "update", p.ID, "--machine-type", otherMachine)
 	reportAs(t, srv, p.ID, 2, replacementMeta(2, kpool.StepDraining, 3, 3,
 		`{"blocking": ["PodDisruptionBudget shop/web allows no disruption"], "message": "draining web-1"}`), notReady)
-	out := mustRun(t, srv, "nodepool", "get", "web", "--cluster", "gke")
+	out := mustRun(t, srv, "nodepool", "get", "web", "--cluster", "prod")
 	for _, re := range []string{`(?m)^Replacement:\s+Draining, generation 2, started 2026-01-02T03:04:05Z`, `(?m)^  From -> to:\s+web -> web-r2$`,
 		`(?m)^  Ready nodes:\s+old 3, new 3$`, `(?m)^  Blocking:\s+PodDisruptionBudget shop/web allows no disruption$`,
 		`(?m)^  Message:\s+draining web-1$`, `(?m)^  Undo:\s+kpool nodepool rollback web$`} {
@@ -141,10 +180,10 @@ func TestRollbackCmd(t *testing.T) {
 			t.Errorf("get: no %s in\n%s", re, out)
 		}
 	}
-	if out := mustRun(t, srv, "nodepool", "status", "web", "--cluster", "gke"); !regexpMatch(out, `(?m)^  Ready nodes:\s+old 3, new 3$`) {
+	if out := mustRun(t, srv, "nodepool", "status", "web", "--cluster", "prod"); !regexpMatch(out, `(?m)^  Ready nodes:\s+old 3, new 3$`) {
 		t.Errorf("status:\n%s", out)
 	}
-	out = mustRun(t, srv, "nodepool", "rollback", "web", "--cluster", "gke")
+	out = mustRun(t, srv, "nodepool", "rollback", "web", "--cluster", "prod")
 	if out != "nodepool web: rollback of web -> web-r2 requested (step Draining)\n" {
 		t.Errorf("rollback: %q", out)
 	}
@@ -161,12 +200,12 @@ func TestRollbackCmd(t *testing.T) {
 // step (within 80 columns) until it is Done.
 func TestUpdateWaitReplacement(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	gke := createCluster(t, srv, "gke", kpool.PlatformGCP)
-	p := createPool(t, srv, "web", gke, "--machine-type", "e2-small", "--count", "3", "--replacement", "Surge")
+	srv, profile := replacing(t)
+	prod := createCluster(t, srv, "prod", profile.Type())
+	p := examplePool(t, srv, profile, "web", prod, "--count", "3", "--replacement", "Surge")
 	reportAs(t, srv, p.ID, 1, `{"exists": true, "active_nodes": 3, "desired_nodes": 3}`, ready)
 	s := stepWaits()
-	done := s.background(srv, "nodepool", "update", p.ID, "--spot", "--wait", "-o", "json")
+	done := s.background(srv, "nodepool", "update", p.ID, "--machine-type", otherMachine, "--wait", "-o", "json")
 	s.step(func() {
 		reportAs(t, srv, p.ID, 2, replacementMeta(2, kpool.StepSurging, 3, 1, `{"message": "1 of 3 new nodes Ready"}`), notReady)
 	})
@@ -210,12 +249,12 @@ func TestUpdateWaitReplacement(t *testing.T) {
 // the replacement is RolledBack.
 func TestWaitReplacementStops(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	gke := createCluster(t, srv, "gke", kpool.PlatformGCP)
-	p := createPool(t, srv, "web", gke, "--machine-type", "e2-small", "--count", "3", "--replacement", "Surge")
+	srv, profile := replacing(t)
+	prod := createCluster(t, srv, "prod", profile.Type())
+	p := examplePool(t, srv, profile, "web", prod, "--count", "3", "--replacement", "Surge")
 	reportAs(t, srv, p.ID, 1, `{"exists": true}`, ready)
 	s := stepWaits()
-	done := s.background(srv, "nodepool", "update", p.ID, "--spot", "--wait")
+	done := s.background(srv, "nodepool", "update", p.ID, "--machine-type", otherMachine, "--wait")
 	s.step(func() {
 		reportAs(t, srv, p.ID, 2, replacementMeta(2, kpool.StepStopped, 3, 3,
 			`{"blocking": ["node web-2 not drained in 30m0s"], "message": "drain timed out"}`), notReady)
@@ -245,21 +284,30 @@ func TestWaitReplacementStops(t *testing.T) {
 // "replace (surge 1, drain 30m0s)".
 func TestSurgeApplyDiff(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	gke := createCluster(t, srv, "gke", kpool.PlatformGCP)
-	p := createPool(t, srv, "web", gke, "--machine-type", "e2-small", "--count", "2", "--spot=false")
+	srv, profile := replacing(t)
+	prod := createCluster(t, srv, "prod", profile.Type())
+	p := examplePool(t, srv, profile, "web", prod, "--count", "2")
 	reportAs(t, srv, p.ID, 1, `{"exists": true}`, ready)
-	file := writeFile(t, "pools.yaml", "name: web\ncluster: gke\nspec:\n  platform: {gcp: {preemptible: true}}\n")
+	cluster := decode[kpool.Cluster](t, srv, "cluster", "get", prod)
+	spec := p.Spec
+	profile.SetBlock(&spec, provider.Block{MachineType: otherMachine})
+	block, err := json.Marshal(spec.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := profile.Block(&cluster, &spec).Path(provider.FieldMachineType)
+	file := writeFile(t, "pools.yaml", "name: web\ncluster: prod\nspec:\n  platform: "+string(block)+"\n")
 	if _, err := run(srv, "", "diff", "-f", file); code(err) != 2 {
 		t.Errorf("diff of a replace change under Refuse: %v", err)
 	}
-	file = writeFile(t, "surge.yaml", "name: web\ncluster: gke\nspec:\n  platform: {gcp: {preemptible: true}}\n  updateStrategy: {replacement: Surge}\n")
+	file = writeFile(t, "surge.yaml", "name: web\ncluster: prod\nspec:\n  platform: "+string(block)+"\n  updateStrategy: {replacement: Surge}\n")
 	out, err := run(srv, "", "diff", "-f", file)
-	if code(err) != 1 || !strings.Contains(out, "+spec.platform.gcp.preemptible: true") || !strings.Contains(out, `+spec.updateStrategy.replacement: "Surge"`) {
+	if code(err) != 1 || field == "" || !strings.Contains(out, fmt.Sprintf("+%s: %q", field, otherMachine)) ||
+		!strings.Contains(out, `+spec.updateStrategy.replacement: "Surge"`) {
 		t.Errorf("diff of a replace change under Surge: %v\n%s", err, out)
 	}
 	out = mustRun(t, srv, "apply", "-f", file, "--dry-run")
-	if !strings.Contains(out, "~ nodepool web in cluster gke will be updated") || !strings.Contains(out, "(replace (surge 1, drain 30m0s):") ||
+	if !strings.Contains(out, "~ nodepool web in cluster prod will be updated") || !strings.Contains(out, "(replace (surge 1, drain 30m0s):") ||
 		!strings.Contains(out, "Plan: 0 to create, 1 to update, 0 unchanged, 0 refused.") {
 		t.Errorf("apply --dry-run:\n%s", out)
 	}
