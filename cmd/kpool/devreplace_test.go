@@ -90,7 +90,7 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster, create []string) 
 	})
 	low := sampleRunning(t, cs)
 
-	change, cycles := replacing(t, c, cl, &p)
+	change, cycles := replaceChange(t, c, cl, &p)
 	if _, err := c.UpdateNodePool(ctx, p.ID, api.NodePoolBody{Spec: change}, false); err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +147,11 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster, create []string) 
 	})
 }
 
-// replacing returns a spec of p that its cloud cannot make in place: another
+// replaceChange returns a spec of p that its cloud cannot make in place: another
 // machine type the cluster offers in the pool's zone (from its facts), or
 // spot; cycles says the cloud applies it to new nodes only (the pool is
 // cycled, not replaced). Each candidate is tried in a dry run.
-func replacing(t *testing.T, c *api.Client, cl *kpool.Cluster, p *kpool.NodePool) (json.RawMessage, bool) {
+func replaceChange(t *testing.T, c *api.Client, cl *kpool.Cluster, p *kpool.NodePool) (json.RawMessage, bool) {
 	ctx := context.Background()
 	prof := profiles.Profile(cl.Spec.Platform.Type)
 	var facts *kpool.ClusterFacts
