@@ -1,13 +1,9 @@
 package aks
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v6"
 	"k8s.io/utils/ptr"
@@ -96,62 +92,6 @@ func (s *Server) upgradeNodeImage(req *request) *sim.Reply {
 	return s.accepted(req, o, p.wire(req.version))
 }
 
-// deleteMachines (POST .../agentPools/{pool}/deleteMachines, body
-// AgentPoolDeleteMachinesParameter) removes the named machines of the
-// pool and lowers its count by as many. Machines are named as AKS names
-// a scale set's instances, aks-<pool>-<number>-vmss<instance id in base
-// 36, 6 digits>; the others keep their ids.
-func (s *Server) deleteMachines(req *request) *sim.Reply {
-	c, p, rep := s.existingPool(req)
-	if rep != nil {
-		return rep
-	}
-	var in armcontainerservice.AgentPoolDeleteMachinesParameter
-	if err := json.Unmarshal(req.Body, &in); err != nil {
-		return errorReply(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid and could not be deserialized: %v", err)
-	}
-	if len(in.MachineNames) == 0 {
-		return targetedError(http.StatusBadRequest, "InvalidParameter", "machineNames", "The value of parameter machineNames is invalid: at least one machine name is required.")
-	}
-	count := int(ptr.Deref(p.props.Count, 0))
-	live := p.vms[:min(p.ready, len(p.vms))]
-	seen := map[int]bool{}
-	for _, n := range in.MachineNames {
-		id, ok := machineIndex(p, ptr.Deref(n, ""))
-		if !ok || !slices.Contains(live, id) || seen[id] {
-			return targetedError(http.StatusBadRequest, "InvalidParameter", "machineNames",
-				"The value of parameter machineNames is invalid: machine '%s' is not a machine of agent pool '%s' (or is listed twice).", ptr.Deref(n, ""), p.name)
-		}
-		seen[id] = true
-	}
-	// The named instances go last, so that the scale-down removes them.
-	keep := slices.DeleteFunc(slices.Clone(live), func(id int) bool { return seen[id] })
-	p.vms = append(keep, slices.DeleteFunc(slices.Clone(live), func(id int) bool { return !seen[id] })...)
-	p.props.Count = ptr.To(int32(count - len(seen)))
-	p.etag = s.NewID()
-	o := req.Start(stateScaling, p.ready, nodesOf(p.props), 0)
-	startOp(o, c, p)
-	return s.accepted(req, o, nil)
-}
-
-// machineName is the name of a pool's machine of instance id i: the
-// scale set's computer name prefix and the id in base 36, six digits
-// (learn.microsoft.com/azure/virtual-machine-scale-sets/virtual-machine-scale-sets-instance-ids).
-func machineName(p *pool, i int) string {
-	return fmt.Sprintf("aks-%s-%s-vmss%06s", p.name, vmssID(p), strings.ToLower(strconv.FormatInt(int64(i), 36)))
-}
-
-// machineIndex reads a machine name of the pool back to its index.
-func machineIndex(p *pool, name string) (int, bool) {
-	prefix := fmt.Sprintf("aks-%s-%s-vmss", p.name, vmssID(p))
-	rest, ok := strings.CutPrefix(strings.ToLower(name), prefix)
-	if !ok || len(rest) != 6 {
-		return 0, false
-	}
-	i, err := strconv.ParseInt(rest, 36, 32)
-	return int(i), err == nil && machineName(p, int(i)) == strings.ToLower(name)
-}
-
 // upgradeProfile (GET .../agentPools/{pool}/upgradeProfiles/default) is
 // the pool's version, the versions it can be upgraded to and its OS's
 // latest node image (AgentPoolUpgradeProfile).
@@ -217,20 +157,4 @@ func availableVersions(c *cluster) []string {
 		}
 	}
 	return append(out, c.version)
-}
-
-// Machines returns the names of a pool's machines, as deleteMachines
-// takes them; nil when there is no such pool.
-func (s *Server) Machines(subscription, resourceGroup, clusterName, name string) []string {
-	var out []string
-	s.Do(func(time.Time) {
-		p, err := s.poolOf(subscription, resourceGroup, clusterName, name)
-		if err != nil {
-			return
-		}
-		for _, id := range p.vms[:min(p.ready, len(p.vms))] {
-			out = append(out, machineName(p, id))
-		}
-	})
-	return out
 }

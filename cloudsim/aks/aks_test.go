@@ -317,9 +317,9 @@ func TestValidation(t *testing.T) {
 func TestUnsupported(t *testing.T) {
 	e := newEnv(t, aks.Options{})
 	e.create("workers", basic(1))
-	resp, body := e.raw(http.MethodGet, poolPath("workers")+"/machines?api-version="+aks.APIVersion, nil, nil)
+	resp, body := e.raw(http.MethodPost, poolPath("workers")+"/completeUpgrade?api-version="+aks.APIVersion, nil, nil)
 	if code, _ := armErrorOf(t, body); resp.StatusCode != http.StatusNotImplemented || code != "NotImplemented" {
-		t.Fatalf("machines: %d %s", resp.StatusCode, code)
+		t.Fatalf("completeUpgrade: %d %s", resp.StatusCode, code)
 	}
 	resp, body = e.raw(http.MethodPatch, poolPath("workers")+"?api-version="+aks.APIVersion, basic(1), nil)
 	if code, _ := armErrorOf(t, body); resp.StatusCode != http.StatusMethodNotAllowed || code == "" {

@@ -168,8 +168,7 @@ func (p *pool) nodeSpec(m machine) kube.NodeSpec {
 	}
 	return kube.NodeSpec{Name: machineName(p, m.id), Labels: labels, Taints: taints, Ready: m.ready,
 		KubeletVersion: "v" + m.version,
-		ProviderID: fmt.Sprintf("azure:///subscriptions/%s/resourceGroups/%s/providers/Microsoft.Compute/virtualMachineScaleSets/aks-%s-%s-vmss/virtualMachines/%d",
-			c.subscription, strings.ToLower(c.nodeResourceGroup()), p.name, vmssID(p), m.id)}
+		ProviderID:     "azure://" + vmResourceID(p, strings.ToLower(c.nodeResourceGroup()), m.id)}
 }
 
 // parseTaint reads an AKS nodeTaints entry, key[=value]:Effect.

@@ -45,6 +45,8 @@ var armRoutes = []armRoute{
 	route(clusterPath+"/agentPools/{pool}/abort", map[string]handler{http.MethodPost: (*Server).abort}),
 	route(clusterPath+"/agentPools/{pool}/upgradeNodeImageVersion", map[string]handler{http.MethodPost: (*Server).upgradeNodeImage}),
 	route(clusterPath+"/agentPools/{pool}/deleteMachines", map[string]handler{http.MethodPost: (*Server).deleteMachines}),
+	route(clusterPath+"/agentPools/{pool}/machines", map[string]handler{http.MethodGet: (*Server).listMachines}),
+	route(clusterPath+"/agentPools/{pool}/machines/{machine}", map[string]handler{http.MethodGet: (*Server).getMachine}),
 	route(clusterPath+"/agentPools/{pool}/upgradeProfiles/default", map[string]handler{http.MethodGet: (*Server).upgradeProfile}),
 	route(clusterPath+"/availableAgentPoolVersions", map[string]handler{http.MethodGet: (*Server).availablePoolVersions}),
 	route(clusterPath+"/listClusterUserCredential", map[string]handler{http.MethodPost: func(s *Server, r *request) *sim.Reply { return s.credentials(r, false) }}),

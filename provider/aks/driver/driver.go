@@ -45,6 +45,8 @@ type Driver struct {
 // clients are what the driver calls one subscription's ARM endpoint with.
 type clients struct {
 	pools *armcontainerservice.AgentPoolsClient
+	// machines lists a pool's machines, the names deleteMachines takes.
+	machines *armcontainerservice.MachinesClient
 	// clusters and skus read the catalogues of ClusterFacts: the managed
 	// cluster, and Compute's Resource SKUs of its location.
 	clusters *armcontainerservice.ManagedClustersClient
@@ -74,7 +76,8 @@ func (d *Driver) Capabilities() provider.Capabilities { return profile.Capabilit
 // retried, nor an answer whose Retry-After exceeds MaxDelay: throttling
 // and asked-for waits go back to kpool's controllers, which honour them
 // without holding a worker. Agent-pool calls are GET, PUT and DELETE, all
-// idempotent.
+// idempotent; the one POST, deleteMachines, is sent without retries
+// (NodePoolRemoveNodes).
 func retryOptions(r provider.Retry) policy.RetryOptions {
 	return policy.RetryOptions{
 		MaxRetries:    orNone(int32(r.Tries() - 1)),
@@ -154,6 +157,10 @@ func (d *Driver) newClients(cr *provider.Credential, a *kpool.AzureCluster, endp
 	if err != nil {
 		return nil, classify(err, "")
 	}
+	machines, err := armcontainerservice.NewMachinesClient(a.SubscriptionID, tc, opts)
+	if err != nil {
+		return nil, classify(err, "")
+	}
 	skus, err := armcompute.NewResourceSKUsClient(a.SubscriptionID, tc, opts)
 	if err != nil {
 		return nil, classify(err, "")
@@ -162,7 +169,7 @@ func (d *Driver) newClients(cr *provider.Credential, a *kpool.AzureCluster, endp
 	if err != nil {
 		return nil, classify(err, "")
 	}
-	return &clients{pools: pools, clusters: mcs, skus: skus, pl: ac.Pipeline()}, nil
+	return &clients{pools: pools, machines: machines, clusters: mcs, skus: skus, pl: ac.Pipeline()}, nil
 }
 
 // NodePoolList lists the cluster's agent pools.
