@@ -88,7 +88,9 @@ func TestQuota(t *testing.T) {
 }
 
 // TestDeleteInstance: deleting one node of a pool lowers its count and
-// removes that node, not the newest.
+// removes that node, not the newest; a second one may follow while the
+// first goes; one already going is a success again; a node the pool no
+// longer has is 404; the last node is refused.
 func TestDeleteInstance(t *testing.T) {
 	e := newEnv(t)
 	e.do("POST", pools+"?region=LON1", key, `{"id":"web","count":3,"size":"g4s.kube.small"}`)
@@ -102,20 +104,27 @@ func TestDeleteInstance(t *testing.T) {
 	if p := e.pool("web"); p.Count != 2 || statuses(p) != "ACTIVE,ACTIVE,DELETING" || p.Instances[2].ID != victim {
 		t.Fatalf("deleting the node: %+v", p)
 	}
-	if a := e.do("DELETE", pools+"/web/instances/"+before.Instances[0].ID+"?region=LON1", key, ""); a.code() != "cannot_scale_already_rescaling_cluster" {
+	if a := e.do("DELETE", target, key, ""); a.status != 200 {
+		t.Fatalf("the node being deleted, again: %d %s", a.status, a.body)
+	}
+	if a := e.do("DELETE", pools+"/web/instances/"+before.Instances[0].ID+"?region=LON1", key, ""); a.status != 200 {
 		t.Fatalf("a second delete while one runs: %d %s", a.status, a.body)
+	}
+	if p := e.pool("web"); p.Count != 1 || statuses(p) != "ACTIVE,DELETING,DELETING" || p.Instances[0].ID != before.Instances[2].ID {
+		t.Fatalf("deleting two nodes: %+v", p)
+	}
+	if a := e.do("PUT", pools+"/web?region=LON1", key, `{"count":3}`); a.code() != "cannot_scale_already_rescaling_cluster" {
+		t.Fatalf("a scale while nodes go: %d %s", a.status, a.body)
 	}
 	e.clock.Advance(time.Hour)
 	p := e.pool("web")
-	if statuses(p) != "ACTIVE,ACTIVE" || p.Instances[0].ID != before.Instances[0].ID || p.Instances[1].ID != before.Instances[2].ID {
+	if statuses(p) != "ACTIVE" || p.Instances[0].ID != before.Instances[2].ID {
 		t.Fatalf("after: %+v", p)
 	}
 	if a := e.do("DELETE", target, key, ""); a.status != 404 || a.code() != "database_cluster_pool_instance_not_found" {
 		t.Fatalf("the deleted node again: %d %s", a.status, a.body)
 	}
-	e.do("DELETE", pools+"/web/instances/"+p.Instances[0].ID+"?region=LON1", key, "")
-	e.clock.Advance(time.Hour)
-	if a := e.do("DELETE", pools+"/web/instances/"+p.Instances[1].ID+"?region=LON1", key, ""); a.status != 400 {
+	if a := e.do("DELETE", pools+"/web/instances/"+p.Instances[0].ID+"?region=LON1", key, ""); a.status != 400 {
 		t.Fatalf("the last node: %d %s", a.status, a.body)
 	}
 }

@@ -205,24 +205,35 @@ func (s *Server) deletePool(req *call) *sim.Reply {
 // DeleteKubernetesClusterPoolInstance): the pool's count goes down by
 // one and that node, not the newest, is the one removed (Civo's docs,
 // scaling-nodes: "any instance that has been explicitly requested via the
-// API to be deleted" goes first).
+// API to be deleted" goes first); it stays a node of the cluster's
+// Kubernetes API until its instance is gone (nodes.go). Instance deletes
+// may follow one another while the pool shrinks (the cluster autoscaler's
+// Civo provider deletes a node group's nodes one call each, in a loop,
+// without waiting: civo_node_group.go DeleteNodes); one of an instance
+// already going answers success again (the emulator's choice).
 func (s *Server) deleteInstance(req *call) *sim.Reply {
 	p, rep := req.find()
 	if rep != nil {
 		return rep
 	}
 	id := req.HTTP.PathValue("instance")
-	i := slices.IndexFunc(p.insts, func(in *instance) bool { return in.id == id })
+	insts, _ := p.statuses(req.Now)
+	i := slices.IndexFunc(insts, func(in *instance) bool { return in.id == id })
 	switch {
 	case i < 0:
 		return failf(http.StatusNotFound, codeInstanceNotFound, "Failed to find the instance %s in the Kubernetes cluster pool %s", id, p.id)
-	case p.op != nil:
+	case i >= p.count && p.op != nil && !grows(p.op) && p.op.Kind == opScaling:
+		return success(id) // already going
+	case p.op != nil && (p.op.Kind != opScaling || grows(p.op)):
 		return busy(p)
 	case p.count <= 1:
 		return failf(http.StatusBadRequest, codeParameterInvalid, "The pool %s has one node: delete the pool instead", p.id)
 	}
-	p.insts = append(append(slices.Clone(p.insts[:i]), p.insts[i+1:]...), p.insts[i])
+	// The instance goes last of those that stay, first of those going:
+	// statuses and finish remove a pool's instances from its end.
+	rest := append(slices.Clone(insts[:i]), insts[i+1:]...)
+	p.insts = slices.Concat(rest[:p.count-1], []*instance{insts[i]}, rest[p.count-1:])
 	p.count--
-	s.start(req.Request, p, opScaling, len(p.insts), len(p.insts)-1)
+	s.start(req.Request, p, opScaling, len(p.insts), p.count)
 	return success(id)
 }

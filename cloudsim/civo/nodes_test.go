@@ -205,3 +205,30 @@ func TestAutoscalerNodes(t *testing.T) {
 		t.Fatalf("after the autoscaler: %d nodes, %d Ready", len(n), ready(n))
 	}
 }
+
+// TestDeleteInstanceNode: the node of a deleted instance stays Ready in
+// the cluster's Kubernetes API while its instance goes, then leaves it;
+// the other nodes stay.
+func TestDeleteInstanceNode(t *testing.T) {
+	k := newKubeEnv(t)
+	k.must(http.MethodPost, pools, `{"id":"web","count":3,"size":"g4s.kube.small","region":"LON1"}`)
+	k.clock.Advance(time.Hour)
+	p := k.pool("web")
+	victim := p.Instances[0]
+	k.must(http.MethodDelete, pools+"/web/instances/"+victim.ID+"?region="+region, "")
+	if n := k.nodes("web"); len(n) != 3 || ready(n) != 3 {
+		t.Fatalf("while the instance goes: %d nodes, %d Ready", len(n), ready(n))
+	}
+	k.clock.Advance(time.Hour)
+	n := k.nodes("web")
+	var names []string
+	for _, no := range n {
+		names = append(names, no.Name)
+	}
+	slices.Sort(names)
+	want := []string{p.Instances[1].Hostname, p.Instances[2].Hostname}
+	slices.Sort(want)
+	if !slices.Equal(names, want) || k.pool("web").Count != 2 {
+		t.Fatalf("after: nodes %v, want %v", names, want)
+	}
+}

@@ -252,6 +252,8 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	switch {
 	case p.op != nil:
 		return busy(p)
+	case p.removing() != nil:
+		return removingBusy(p, p.removing())
 	case p.state == stateFailed || p.state == stateDeleted:
 		return failf(http.StatusConflict, errIncorrectState, "Node pool %s is in state %s and cannot be updated.", p.id, p.state)
 	}

@@ -145,6 +145,9 @@ func (s *Server) SetDemand(clusterID, poolName string, nodes int) (size int, err
 		case p.op != nil:
 			err = fmt.Errorf("oke: node pool %s is %s", poolName, p.lifecycle())
 			return
+		case p.removing() != nil:
+			err = fmt.Errorf("oke: node pool %s has a node being deleted", poolName)
+			return
 		}
 		size = min(max(nodes, b.Min), b.Max)
 		p.np.NodeConfigDetails.Size = &size

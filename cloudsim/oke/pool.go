@@ -76,6 +76,7 @@ type node struct {
 	state                                 string
 	tags                                  map[string]string
 	cfg                                   NodeConfig
+	del                                   *work // its DeleteNode's, while it runs (deletenode.go)
 }
 
 // work is a work request, with the errors and log entries
@@ -102,7 +103,7 @@ type work struct {
 func (s *Server) tick(now time.Time) {
 	for id, p := range s.pools {
 		p.sync(now, s)
-		if p.op == nil && p.state == stateNeedsAttention && sim.Due(p.healAt, now) {
+		if p.op == nil && p.removing() == nil && p.state == stateNeedsAttention && sim.Due(p.healAt, now) {
 			p.heal(s)
 		}
 		if p.state == stateDeleted && p.op == nil && now.Sub(p.deletedAt) > deletedKept {

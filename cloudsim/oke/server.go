@@ -15,6 +15,8 @@
 // opc-next-page), GET/PUT/DELETE /20180222/nodePools/{id} (etag on GET,
 // if-match on PUT and DELETE, 412 NoEtagMatch, 409 IncorrectState
 // while a work request holds the pool or on a FAILED pool),
+// DELETE /20180222/nodePools/{id}/node/{nodeId} (DeleteNode with
+// isDecrementSize: that node goes and the size drops by one, deletenode.go),
 // GET /20180222/workRequests (list), /workRequests/{id}, its /errors and
 // /logs (OKE explains failed work there), and GET
 // /20180222/nodePoolOptions/{id} (the Kubernetes versions node pools may
@@ -190,6 +192,8 @@ func (s *Server) protocol() sim.Protocol {
 		"PUT " + v + "/nodePools/{id}":                    s.updatePool,
 		"DELETE " + v + "/nodePools/{id}":                 s.deletePool,
 		v + "/nodePools/{id}":                             methodNotAllowed,
+		"DELETE " + v + "/nodePools/{id}/node/{node}":     s.deleteNode,
+		v + "/nodePools/{id}/node/{node}":                 methodNotAllowed,
 		"GET " + v + "/nodePoolOptions/{id}":              s.nodePoolOptions,
 		"GET /" + ComputeAPIVersion + "/shapes":           s.listShapes,
 		"GET " + v + "/workRequests":                      s.listWorks,
