@@ -130,6 +130,7 @@ func replaceOn(t *testing.T, c *api.Client, cl *kpool.Cluster, create []string) 
 			t.Errorf("node %s of the old pool %s is left", n.Name, p.ProviderName)
 		}
 	}
+	scaleDown(t, c, cs, p.ID, cl.Spec.Platform.Type)
 	// The workload goes first: a pool's delete drains its nodes, and its
 	// budget would hold the drain with nowhere else to run.
 	if err := cs.AppsV1().Deployments("shop").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
@@ -197,6 +198,38 @@ func replaceChange(t *testing.T, c *api.Client, cl *kpool.Cluster, p *kpool.Node
 	}
 	t.Fatalf("no change of %s's pool that needs a new pool or new nodes", cl.Name)
 	return nil, false
+}
+
+// scaleDown lowers the pool to 2 nodes; where its driver removes chosen
+// nodes, kpool drains them first, and the budget is never broken.
+func scaleDown(t *testing.T, c *api.Client, cs kubernetes.Interface, id string, pt kpool.PlatformType) {
+	ctx := context.Background()
+	removes := false
+	for _, cloud := range clouds.All() {
+		if cloud.Profile.Type() == pt {
+			_, removes = cloud.Driver(provider.DriverOptions{}).(provider.NodeRemover)
+		}
+	}
+	if !removes {
+		t.Logf("%s's driver does not remove chosen nodes: its scale-down is the cloud's", pt)
+		return
+	}
+	low := sampleRunning(t, cs)
+	if _, err := c.UpdateNodePool(ctx, id, api.NodePoolBody{Spec: json.RawMessage(`{"nodeCount":2}`)}, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 2*time.Minute, func() (bool, string) {
+		got, err := c.NodePool(ctx, id)
+		if err != nil {
+			return false, err.Error()
+		}
+		n := got.Status.Nodes
+		return got.Status.Phase == kpool.PhaseReady && n != nil && n.Total == 2 && got.Status.ObservedGeneration == got.Generation,
+			fmt.Sprintf("phase %s, nodes %+v: %s", got.Status.Phase, n, got.Status.Message)
+	})
+	if n := low(); n < 5 {
+		t.Errorf("%d replicas running at the lowest during the scale-down, under the budget's 5", n)
+	}
 }
 
 // workload is the Deployment of 6 replicas on the pool's nodes and its
