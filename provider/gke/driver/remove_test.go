@@ -127,4 +127,13 @@ func TestRemoveNodes(t *testing.T) {
 	if got := e.poolNodes(t, web.ProviderName); !maps.Equal(got, want) || e.observed(t, web.ProviderName).Count != 2 {
 		t.Fatalf("after removing it again: %v", slices.Sorted(maps.Keys(got)))
 	}
+
+	// The two left, in two zones: one deleteInstances each.
+	sent := e.deletes()
+	if err := e.Driver.NodePoolRemoveNodes(ctx, e.Cluster, web.ProviderName, slices.Collect(maps.Values(want))); err != nil {
+		t.Fatal(err)
+	}
+	if got, p := e.poolNodes(t, web.ProviderName), e.observed(t, web.ProviderName); len(got) != 0 || p.Count != 0 || e.deletes()-sent != 2 {
+		t.Fatalf("after removing the rest: nodes %v, count %d, %d deleteInstances", slices.Sorted(maps.Keys(got)), p.Count, e.deletes()-sent)
+	}
 }
