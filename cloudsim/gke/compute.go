@@ -20,33 +20,42 @@ type instanceGroupManager struct {
 	Status           map[string]any `json:"status"`
 }
 
-// getGroup answers Compute Engine's instanceGroupManagers.get for the
-// instance group of a node pool in a zone: its target size, and its nodes
-// by the action under way on them.
-func (s *Server) getGroup(req *sim.Request) *sim.Reply {
-	project, zone, name := req.HTTP.PathValue("project"), req.HTTP.PathValue("zone"), req.HTTP.PathValue("group")
+// groupOf finds the node pool whose instance group in zone is named name,
+// or answers Compute Engine's 404.
+func (s *Server) groupOf(project, zone, name string) (*pool, *sim.Reply) {
 	for _, c := range s.clusters {
 		if c.project != project {
 			continue
 		}
 		for _, p := range c.pools {
-			i := slices.Index(p.np.Locations, zone)
-			if i < 0 || p.group(zone) != name {
-				continue
+			if slices.Contains(p.np.Locations, zone) && p.group(zone) == name {
+				return p, nil
 			}
-			n := len(p.np.Locations)
-			ready := p.readyAt(req.Now)
-			here := ready / n
-			if i < ready%n {
-				here++
-			}
-			g := instanceGroupManager{Kind: "compute#instanceGroupManager", Name: name, Zone: req.BaseURL() + "/compute/v1/projects/" + project + "/zones/" + zone,
-				SelfLink:         req.BaseURL() + req.HTTP.URL.Path,
-				BaseInstanceName: strings.TrimSuffix(name, "-grp"), TargetSize: p.perZone,
-				CurrentActions: map[string]int{"none": min(here, p.perZone), "creating": max(p.perZone-here, 0), "deleting": max(here-p.perZone, 0)},
-				Status:         map[string]any{"isStable": p.op == nil}}
-			return jsonReply(200, g)
 		}
 	}
-	return detailed(codeNotFound, nil, "The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
+	return nil, detailed(codeNotFound, nil, "The resource 'projects/%s/zones/%s/instanceGroupManagers/%s' was not found", project, zone, name)
+}
+
+// getGroup answers Compute Engine's instanceGroupManagers.get for the
+// instance group of a node pool in a zone: its target size, and its nodes
+// by the action under way on them (the instances the group holds now,
+// which the protocol's Tick brought up to the clock).
+func (s *Server) getGroup(req *sim.Request) *sim.Reply {
+	project, zone, name := req.HTTP.PathValue("project"), req.HTTP.PathValue("zone"), req.HTTP.PathValue("group")
+	p, rep := s.groupOf(project, zone, name)
+	if rep != nil {
+		return rep
+	}
+	here, target := len(p.insts[zone]), p.target(zone)
+	g := instanceGroupManager{Kind: "compute#instanceGroupManager", Name: name, Zone: zoneURL(req, project, zone),
+		SelfLink:         req.BaseURL() + req.HTTP.URL.Path,
+		BaseInstanceName: strings.TrimSuffix(name, "-grp"), TargetSize: target,
+		CurrentActions: map[string]int{"none": min(here, target), "creating": max(target-here, 0), "deleting": max(here-target, 0)},
+		Status:         map[string]any{"isStable": p.op == nil}}
+	return jsonReply(200, g)
+}
+
+// zoneURL is the URL of a zone, as Compute Engine's resources name it.
+func zoneURL(req *sim.Request, project, zone string) string {
+	return req.BaseURL() + "/compute/v1/projects/" + project + "/zones/" + zone
 }

@@ -65,7 +65,7 @@ func (p *pool) nodesKey(now time.Time) string {
 	if p.op != nil {
 		op = p.op.ID
 	}
-	return fmt.Sprintf("%d %s %s %d %s %s %s", p.readyAt(now), t.id, t.version, replaced, op, p.etag, p.cluster.project)
+	return fmt.Sprintf("%d %s %s %d %s %s %s %v", p.readyAt(now), t.id, t.version, replaced, op, p.etag, p.cluster.project, p.removed)
 }
 
 // progress is the template the pool's nodes are to be made from at now,
@@ -105,13 +105,12 @@ func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 			delete(p.insts, z)
 		}
 	}
-	for i, z := range zones {
-		want := n / len(zones)
-		if i < n%len(zones) {
-			want++
+	for z := range p.removed {
+		if !slices.Contains(zones, z) {
+			delete(p.removed, z)
 		}
-		p.resize(z, want, t)
 	}
+	p.spread(n, t)
 	if replaced < 0 {
 		replaced = n // no upgrade runs: every node is of the pool's template
 	}
@@ -120,14 +119,61 @@ func (p *pool) nodeSpecs(now time.Time) []kube.NodeSpec {
 	return p.specs()
 }
 
-// resize makes a zone's group hold want instances: new ones of template
-// t; the newest go first.
-func (p *pool) resize(zone string, want int, t tmpl) {
-	l := p.insts[zone]
-	for len(l) < want {
-		l = append(l, p.newInstance(zone, t))
+// spread makes the pool's groups hold n instances in all, one at a time:
+// a new one (of template t) in the zone furthest below its target size,
+// the first on a tie; or the newest of the zone furthest above it, the
+// last on a tie. Groups of even targets so grow zone after zone and
+// shrink newest first.
+func (p *pool) spread(n int, t tmpl) {
+	total := 0
+	for _, z := range p.np.Locations {
+		total += len(p.insts[z])
 	}
-	p.insts[zone] = l[:want]
+	for ; total < n; total++ {
+		z := p.nextZone()
+		p.insts[z] = append(p.insts[z], p.newInstance(z, t))
+	}
+	for ; total > n; total-- {
+		p.dropNewest(false)
+	}
+	// A group over its target and one under it (a setSize after
+	// deleteInstances left the zones uneven) each move towards it.
+	for {
+		z := p.nextZone()
+		if p.target(z) <= len(p.insts[z]) || !p.dropNewest(true) {
+			return
+		}
+		p.insts[z] = append(p.insts[z], p.newInstance(z, t))
+	}
+}
+
+// dropNewest takes the newest instance of the zone furthest above its
+// target size (the last on a tie); false when there is none, or, when
+// over, none above its target.
+func (p *pool) dropNewest(over bool) bool {
+	z, most := "", 0
+	for _, y := range p.np.Locations {
+		if k := len(p.insts[y]); k > 0 && (z == "" || k-p.target(y) >= most) {
+			z, most = y, k-p.target(y)
+		}
+	}
+	if z == "" || over && most <= 0 {
+		return false
+	}
+	p.insts[z] = p.insts[z][:len(p.insts[z])-1]
+	return true
+}
+
+// nextZone is the zone whose group gets the pool's next instance: the one
+// furthest below its target size, the first on a tie.
+func (p *pool) nextZone() string {
+	z, most := "", 0
+	for _, y := range p.np.Locations {
+		if d := p.target(y) - len(p.insts[y]); z == "" || d > most {
+			z, most = y, d
+		}
+	}
+	return z
 }
 
 // replace makes at least k instances of template t, replacing the oldest
@@ -168,7 +214,7 @@ func (p *pool) nextMade(n int, t tmpl, old *instance) *instance {
 	zone := ""
 	switch {
 	case p.op != nil && p.op.Running() && p.op.To > n && len(p.np.Locations) > 0:
-		zone = p.np.Locations[n%len(p.np.Locations)]
+		zone = p.nextZone()
 	case old != nil:
 		zone = old.zone
 	default:

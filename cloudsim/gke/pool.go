@@ -61,7 +61,11 @@ type pool struct {
 	// np is the pool as GKE returns it, except what is computed: status,
 	// statusMessage, conditions, etag, selfLink, instanceGroupUrls.
 	np      *container.NodePool
-	perZone int    // the node count each zone's instance group targets
+	perZone int // the node count each zone's instance group targets
+	// removed are, by zone, the instances deleteInstances took out of the
+	// zone's group since its size was last set (setSize): its target
+	// size is perZone less them.
+	removed map[string]int
 	ready   int    // the nodes there are when idle (at the start of op)
 	status  string // when idle: RUNNING, RUNNING_WITH_ERROR or ERROR
 	message string // statusMessage
@@ -92,8 +96,24 @@ func (p *pool) heal(now time.Time) {
 	}
 }
 
-// nodes is the node count the pool targets.
-func (p *pool) nodes() int { return p.perZone * len(p.np.Locations) }
+// nodes is the node count the pool targets: its groups' target sizes.
+func (p *pool) nodes() int { return p.nodesIn(p.np.Locations) }
+
+// nodesIn is the node count of the pool's groups in zones.
+func (p *pool) nodesIn(zones []string) int {
+	n := 0
+	for _, z := range zones {
+		n += p.target(z)
+	}
+	return n
+}
+
+// target is the target size of the pool's group in a zone.
+func (p *pool) target(zone string) int { return max(p.perZone-p.removed[zone], 0) }
+
+// setPerZone sets every zone's group to n instances, as setSize does
+// (instances deleteInstances took count no more).
+func (p *pool) setPerZone(n int) { p.perZone, p.removed = n, nil }
 
 func (p *pool) path() string { return p.cluster.path() + "/nodePools/" + p.np.Name }
 

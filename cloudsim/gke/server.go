@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	compute "google.golang.org/api/compute/v1"
 	container "google.golang.org/api/container/v1"
 
 	"github.com/kpool/kpool/cloudsim/kube"
@@ -54,6 +55,10 @@ type Server struct {
 	seq      int
 	denied   map[string]bool // projects whose catalogue calls answer 403 (DenyCatalogue)
 	ca       []byte          // the CA's PEM (SetCA), which clusters.get hands out
+	// computeOps are Compute Engine's operations (deleteInstances), by
+	// project/zone/name, and their keys oldest first.
+	computeOps map[string]*compute.Operation
+	opOrder    []string
 	// kube is the clusters' Kubernetes API, under KubePrefix.
 	kube *kube.API
 }
@@ -124,9 +129,13 @@ func (s *Server) AddPool(project, location, clusterName string, np container.Nod
 // emulator knows.
 type PoolState struct {
 	container.NodePool
-	// PerZone is the node count each zone's instance group targets; Nodes
-	// the nodes that exist now, over all zones.
+	// PerZone is the node count each zone's instance group targets (its
+	// size as setSize last set it); Nodes the nodes that exist now, over
+	// all zones.
 	PerZone, Nodes int
+	// Groups are the target sizes of the pool's instance groups, by zone:
+	// PerZone less the instances deleteInstances took from each.
+	Groups map[string]int
 	// Operation is the type of the operation in progress
 	// (CREATE_NODE_POOL, ...); "" when idle.
 	Operation string
@@ -141,7 +150,10 @@ func (s *Server) Pool(project, location, clusterName, name string) (st PoolState
 		}
 		p.heal(now)
 		s.syncNodes(p.cluster, now)
-		st, found = PoolState{NodePool: *p.view(""), PerZone: p.perZone, Nodes: p.readyAt(now)}, true
+		st, found = PoolState{NodePool: *p.view(""), PerZone: p.perZone, Nodes: p.readyAt(now), Groups: map[string]int{}}, true
+		for _, z := range p.np.Locations {
+			st.Groups[z] = p.target(z)
+		}
 		if p.op != nil {
 			st.Operation = infoOf(p.op).opType
 		}
@@ -214,7 +226,7 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 // protocol is GKE's: the OAuth2 token, then the quota, the body, faults,
 // and GKE's node-pool and operation paths, the cluster's GET,
 // getServerConfig, and Compute Engine's instanceGroupManagers.get and
-// machineTypes.list and get.
+// deleteInstances, zoneOperations.get, and machineTypes.list and get.
 func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notFound, methodNotFound)
 	const (
@@ -223,10 +235,12 @@ func (s *Server) protocol() sim.Protocol {
 		pool    = cluster + "/nodePools/{pool}"
 	)
 	for pattern, h := range map[string]sim.Handler{
-		"GET /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}": s.getGroup,
-		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes":                  s.listMachineTypes,
-		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes/{machineType}":    s.getMachineType,
-		"GET " + loc + "/serverConfig":                                                  s.getServerConfig,
+		"GET /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}":                  s.getGroup,
+		"POST /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}/deleteInstances": s.deleteInstances,
+		"GET /compute/v1/projects/{project}/zones/{zone}/operations/{operation}":                         s.getZoneOperation,
+		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes":                                   s.listMachineTypes,
+		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes/{machineType}":                     s.getMachineType,
+		"GET " + loc + "/serverConfig": s.getServerConfig,
 
 		loc + "/operations":                      unimplemented("kpool cloudsim does not emulate operations.list."),
 		"GET " + loc + "/operations/{operation}": s.getOperation,

@@ -49,7 +49,7 @@ func (s *Server) setSize(req *sim.Request, p *pool) *sim.Reply {
 	if rep := s.checkQuota(p.cluster, p, int(body.NodeCount), p.np.Locations, p.np.Config.MachineType); rep != nil {
 		return rep
 	}
-	p.perZone = int(body.NodeCount)
+	p.setPerZone(int(body.NodeCount))
 	return s.started(req, s.start(req, p, opSetSize, p.nodes(), 0, nil))
 }
 
@@ -81,7 +81,9 @@ func (s *Server) setAutoscaling(req *sim.Request, p *pool) *sim.Reply {
 	if rep := s.checkQuota(p.cluster, p, per, p.np.Locations, p.np.Config.MachineType); rep != nil {
 		return rep
 	}
-	p.perZone = per
+	if per != p.perZone {
+		p.setPerZone(per)
+	}
 	return s.started(req, s.start(req, p, opUpdate, p.nodes(), 0, func() { p.np.Autoscaling = &a }))
 }
 
@@ -134,7 +136,7 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	if kind == opUpgrade {
 		extra = p.nodes() // surge upgrade: every node is replaced
 	}
-	to := p.perZone * len(next.Locations)
+	to := p.nodesIn(next.Locations)
 	o := s.start(req, p, kind, to, extra, func() { p.np = next })
 	in := infoOf(o)
 	in.version, in.replace = next.Version, extra

@@ -1,7 +1,8 @@
 // Package driver is the GKE driver: kpool node pools as GKE node pools,
 // through the official client google.golang.org/api/container/v1, and
 // their node counts from their managed instance groups through
-// google.golang.org/api/compute/v1 (GKE reports none on a node pool); and
+// google.golang.org/api/compute/v1 (GKE reports none on a node pool), whose
+// deleteInstances removes chosen nodes (NodeRemover, remove.go); and
 // the clusters' Kubernetes API as GKE hands it out (KubeAccess, kube.go).
 // What kpool knows of GKE without the SDK is its profile, package gke.
 package driver
