@@ -124,8 +124,21 @@ func (s *poolScope) pickNodes() *kpool.ScaleDown {
 	})
 	k := min(s.obs.Count-s.desired.Count, len(nodes))
 	sd := &kpool.ScaleDown{Generation: s.p.Generation, From: s.obs.Count, To: s.desired.Count, StartedAt: s.c.cfg.Clock.Now().UTC()}
-	for _, n := range nodes[:k] {
-		sd.Nodes = append(sd.Nodes, n.Name)
+	zones := len(s.desired.Zones)
+	if !s.prof.Capabilities().CountPerZone || zones < 2 {
+		for _, n := range nodes[:k] {
+			sd.Nodes = append(sd.Nodes, n.Name)
+		}
+	} else {
+		// The provider counts nodes per zone (GKE): as many go from each.
+		taken := map[string]int{}
+		for _, n := range nodes {
+			z := n.Labels[corev1.LabelTopologyZone]
+			if taken[z] < k/zones {
+				taken[z]++
+				sd.Nodes = append(sd.Nodes, n.Name)
+			}
+		}
 	}
 	slices.Sort(sd.Nodes)
 	return sd
