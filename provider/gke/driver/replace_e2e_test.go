@@ -8,26 +8,39 @@ import (
 	"time"
 
 	"github.com/kpool/kpool"
+	gkesim "github.com/kpool/kpool/cloudsim/gke"
+	"github.com/kpool/kpool/cloudsim/sim"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/gke/driver"
+	"github.com/kpool/kpool/reconcile/reconciletest"
 	"github.com/kpool/kpool/service"
 )
 
-// TestE2EReplacementSuccessorFails: a replacement whose successor fails at
-// the emulator (an operation made to fail) stops with the old pool serving
-// and its nodes Ready, the pool saying why; a rollback deletes the failed
-// successor at the emulator and the old pool is as it was.
+// TestE2EReplacementSuccessorFails: a replacement whose successor's create
+// fails at the emulator (an operation made to fail: the pool is left in
+// ERROR, as GKE leaves a stocked-out create) stops with the old pool
+// serving and its nodes Ready and schedulable, the pool saying why; a
+// rollback deletes the failed successor at the emulator; a second rollback
+// is a conflict.
 func TestE2EReplacementSuccessorFails(t *testing.T) {
-	w := newCivoWorld(t)
-	spec := `{"platform":{"civo":{"size":"g4s.kube.small"}},"nodeCount":2,"updateStrategy":{"replacement":"Surge"}}`
+	emu, err := gkesim.Demo(sim.Options{OperationTime: 20 * time.Millisecond, NodeTime: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := reconciletest.New(t, emu, func(o provider.DriverOptions) provider.Driver { return driver.New(o) })
+	w.Start(50 * time.Millisecond)
+	spec := `{"nodeCount":2,"zones":["1"],"platform":{"gcp":{"machineType":"n2-standard-4"}},"updateStrategy":{"replacement":"Surge"}}`
 	p, err := w.Svc.CreateNodePool(w.Ctx(), service.NodePoolCreate{Name: "web", ClusterID: w.Cluster.ID, Spec: json.RawMessage(spec)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.WaitFor(time.Minute, func() (bool, string) {
 		got := w.Pool(p.ID).Status
-		return got.Phase == kpool.PhaseReady && got.Nodes != nil && got.Nodes.Ready == 2, fmt.Sprintf("%s, nodes %+v", got.Phase, got.Nodes)
+		return got.Phase == kpool.PhaseReady && got.ObservedGeneration == 1 && got.Nodes != nil && got.Nodes.Ready == 2,
+			fmt.Sprintf("%s, nodes %+v", got.Phase, got.Nodes)
 	})
-	w.sim.FailNextOperations(1)
-	if _, err := w.Svc.UpdateNodePool(w.Ctx(), p.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"platform":{"civo":{"size":"g4s.kube.medium"}}}`)}); err != nil {
+	emu.FailNextOperations(1) // the next operation is the successor's create
+	if _, err := w.Svc.UpdateNodePool(w.Ctx(), p.ID, service.Update{Patch: true, Spec: json.RawMessage(`{"platform":{"gcp":{"preemptible":true}}}`)}); err != nil {
 		t.Fatal(err)
 	}
 	var to string
