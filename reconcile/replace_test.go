@@ -143,6 +143,22 @@ func (k *cluster) run(pod, nodeName string) {
 		Spec: corev1.PodSpec{NodeName: nodeName}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}, metav1.CreateOptions{}))
 }
 
+// reach moves the clock until the pool's replacement is at step,
+// mirroring the old pool and its successor meanwhile; it returns the
+// successor's provider name.
+func (k *cluster) reach(p *kpool.NodePool, budget time.Duration, step kpool.ReplacementStep) string {
+	var to string
+	k.w.until(budget, func() (bool, string) {
+		rp := k.w.replacementOf(p.ID)
+		if rp != nil {
+			to = rp.To
+		}
+		k.mirror(p.ProviderName, to)
+		return rp != nil && rp.Step == step, fmt.Sprintf("replacement %+v", rp)
+	})
+	return to
+}
+
 // replacementOf is the pool's status.replacement ("none").
 func (w *world) replacementOf(id string) *kpool.Replacement {
 	return w.pool(id).Status.Replacement
@@ -184,15 +200,7 @@ func TestReplacement(t *testing.T) {
 		from := p.ProviderName
 		w.patch(p.ID, `{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}`)
 
-		var to string
-		w.until(5*time.Minute, func() (bool, string) {
-			rp := w.replacementOf(p.ID)
-			if rp != nil {
-				to = rp.To
-				k.mirror(from, to)
-			}
-			return rp != nil && rp.Step == kpool.StepDraining, fmt.Sprintf("replacement %+v", rp)
-		})
+		to := k.reach(p, 5*time.Minute, kpool.StepDraining)
 		if !strings.HasPrefix(to, "webr") || to == from {
 			t.Fatalf("successor %q of %q", to, from)
 		}
@@ -249,11 +257,7 @@ func TestReplacementBlocked(t *testing.T) {
 		if b := w.replacementOf(p.ID).Blocking; !strings.Contains(b[0], "web-pdb") || !strings.Contains(b[0], "shop/web-a") {
 			t.Fatalf("blocking %q", b)
 		}
-		w.until(10*time.Minute, func() (bool, string) {
-			k.mirror(from, to)
-			rp := w.replacementOf(p.ID)
-			return rp.Step == kpool.StepStopped, fmt.Sprintf("replacement %+v", rp)
-		})
+		k.reach(p, 10*time.Minute, kpool.StepStopped)
 		if got := w.pool(p.ID); got.ProviderName != from || got.Status.Phase != kpool.PhaseDegraded {
 			t.Fatalf("stopped: provider name %s, phase %s", got.ProviderName, got.Status.Phase)
 		}
@@ -262,11 +266,7 @@ func TestReplacementBlocked(t *testing.T) {
 		}
 
 		must(w.svc.RollbackNodePool(w.ctx(), p.ID))
-		w.until(10*time.Minute, func() (bool, string) {
-			k.mirror(from, to)
-			rp := w.replacementOf(p.ID)
-			return rp.Step == kpool.StepRolledBack, fmt.Sprintf("replacement %+v", rp)
-		})
+		k.reach(p, 10*time.Minute, kpool.StepRolledBack)
 		if _, ok := w.drv.Pool(w.cluster, to); ok {
 			t.Errorf("the successor %s is still at the provider after the rollback", to)
 		}
@@ -337,15 +337,7 @@ func TestReplacementSuccessorFails(t *testing.T) {
 		from := p.ProviderName
 		w.drv.FailOperations(fake.Create, 1)
 		w.patch(p.ID, `{"platform":{"azure":{"vmSize":"Standard_D8s_v5"}}}`)
-		var to string
-		w.until(10*time.Minute, func() (bool, string) {
-			rp := w.replacementOf(p.ID)
-			if rp != nil {
-				to = rp.To
-				k.mirror(from, to)
-			}
-			return rp != nil && rp.Step == kpool.StepStopped, fmt.Sprintf("replacement %+v", rp)
-		})
+		to := k.reach(p, 10*time.Minute, kpool.StepStopped)
 		got := w.pool(p.ID)
 		if got.ProviderName != from || !strings.Contains(got.Status.Replacement.Blocking[0], "failed") {
 			t.Fatalf("stopped: %s, %+v", got.ProviderName, got.Status.Replacement)
@@ -359,11 +351,7 @@ func TestReplacementSuccessorFails(t *testing.T) {
 			}
 		}
 		must(w.svc.RollbackNodePool(w.ctx(), p.ID))
-		w.until(10*time.Minute, func() (bool, string) {
-			k.mirror(from, to)
-			rp := w.replacementOf(p.ID)
-			return rp.Step == kpool.StepRolledBack, fmt.Sprintf("replacement %+v", rp)
-		})
+		k.reach(p, 10*time.Minute, kpool.StepRolledBack)
 		if _, ok := w.drv.Pool(w.cluster, to); ok {
 			t.Errorf("the failed successor %s is left", to)
 		}
