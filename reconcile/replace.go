@@ -139,9 +139,18 @@ func (s *poolScope) beginRollback(rp *kpool.Replacement, why string) {
 }
 
 // successorSpec is the pool's desired spec under the successor's name.
+// An autoscaled pool's successor starts at the size the autoscaler had
+// grown the old pool to (within the bounds), not at the spec's starting
+// size: the old nodes' pods must fit on it.
 func (s *poolScope) successorSpec(rp *kpool.Replacement) provider.PoolSpec {
 	d := s.desired
 	d.ProviderName = rp.To
+	if d.Autoscaling && s.obs != nil && s.obs.Count > d.Count {
+		d.Count = s.obs.Count
+		if d.MaxCount > 0 {
+			d.Count = min(d.Count, d.MaxCount)
+		}
+	}
 	return d
 }
 
