@@ -175,6 +175,7 @@ func (s *poolScope) record(ctx context.Context, rp *kpool.Replacement, reason, m
 // surge creates the successor and waits for its nodes to be Ready in
 // Kubernetes.
 func (s *poolScope) surge(ctx context.Context, rp *kpool.Replacement) (bool, error) {
+	rp.OldNodes, rp.NewNodes = s.readyNodes(rp.From), s.readyNodes(rp.To)
 	succ := s.observed[rp.To]
 	if succ == nil {
 		return s.createSuccessor(ctx, rp)
@@ -188,11 +189,9 @@ func (s *poolScope) surge(ctx context.Context, rp *kpool.Replacement) (bool, err
 		return s.stop(ctx, rp, fmt.Sprintf("the successor %s failed at %s: %s; %s keeps serving, and `kpool nodepool rollback` removes the successor",
 			rp.To, s.cl.Spec.Platform.Type, orText(succ.Message, succ.ProviderState), rp.From))
 	case succ.State != provider.StateReady:
-		rp.NewNodes = s.readyNodes(rp.To)
 		return true, s.record(ctx, rp, ReasonReplacing, fmt.Sprintf("creating the successor %s (%s at %s)", rp.To, succ.ProviderState, s.cl.Spec.Platform.Type))
 	}
 	want := succ.Count
-	rp.NewNodes, rp.OldNodes = s.readyNodes(rp.To), s.readyNodes(rp.From)
 	if !s.nodesKnown || rp.NewNodes < want || succ.ReadyNodes < want {
 		return true, s.record(ctx, rp, ReasonReplacing, fmt.Sprintf("waiting for the successor %s's nodes to be Ready in Kubernetes: %d of %d", rp.To, rp.NewNodes, want))
 	}
