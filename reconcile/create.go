@@ -64,7 +64,7 @@ func (s *poolScope) deletedBehind() bool {
 	if s.prev == nil {
 		return false
 	}
-	m := s.prev.Meta()
+	m := s.last()
 	r := s.prev.Reason(kpool.ConditionReady)
 	return m.Exists != nil && *m.Exists && r != ReasonCreating && r != ReasonRecreating
 }

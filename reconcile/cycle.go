@@ -15,7 +15,7 @@ import (
 func (s *poolScope) cycleWanted() bool {
 	obs := s.obs
 	return s.prof.Capabilities().NewNodesOnly() && obs.StaleNodes > 0 && obs.State == provider.StateReady &&
-		s.p.Spec.UpdateStrategy.Surge() && (s.prev == nil || s.prev.Meta().CycledGeneration != s.p.Generation)
+		s.p.Spec.UpdateStrategy.Surge() && (s.prev == nil || s.last().CycledGeneration != s.p.Generation)
 }
 
 // cycle sends the update that has the provider replace the stale nodes

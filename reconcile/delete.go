@@ -30,7 +30,7 @@ func (s *poolScope) deleting(ctx context.Context) (bool, error) {
 			// record stays until it would have, so that its pool is seen
 			// and deleted rather than left behind.
 			msg := fmt.Sprintf("waiting %v for a create sent at %s to settle before the pool is known gone", wait.Round(time.Second), s.cl.Spec.Platform.Type)
-			s.rp.meta.CreateSentAt, s.rp.meta.Exists = s.prev.Meta().CreateSentAt, nil
+			s.rp.meta.CreateSentAt, s.rp.meta.Exists = s.last().CreateSentAt, nil
 			s.rp.set(kpool.ConditionDeleted, kpool.ConditionFalse, ReasonDeleting, msg)
 			s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonDeleting, "")
 			s.send(ctx)
@@ -67,7 +67,7 @@ func (s *poolScope) createInFlight() time.Duration {
 	if s.prev == nil {
 		return 0
 	}
-	at := s.prev.Meta().CreateSentAt
+	at := s.last().CreateSentAt
 	if at == nil {
 		return 0
 	}

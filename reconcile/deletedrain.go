@@ -24,7 +24,7 @@ func (s *poolScope) drainFirst(ctx context.Context) bool {
 	now := s.c.cfg.Clock.Now().UTC()
 	started := now
 	if s.prev != nil {
-		if at := s.prev.Meta().DrainStartedAt; at != nil {
+		if at := s.last().DrainStartedAt; at != nil {
 			started = *at
 		}
 	}

@@ -206,7 +206,7 @@ func (s *poolScope) prevKubeNodes() *kpool.NodeCounts {
 	if s.prev == nil {
 		return nil
 	}
-	return s.prev.Meta().KubeNodes
+	return s.last().KubeNodes
 }
 
 func sameCounts(a, b *kpool.NodeCounts) bool {

@@ -61,7 +61,7 @@ func (r *clusterRun) failAll(ctx context.Context, p *kpool.NodePool, err error) 
 
 // skipRetry reports whether this generation already failed for good.
 func (s *poolScope) skipRetry() bool {
-	return s.prev != nil && s.prev.Meta().FailedGeneration == s.p.Generation
+	return s.prev != nil && s.last().FailedGeneration == s.p.Generation
 }
 
 // retry records a retryable error and keeps the pool's last report otherwise.

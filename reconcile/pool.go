@@ -107,7 +107,7 @@ func (s *poolScope) observeInto() {
 	if obs.ReadyUnknown {
 		var last kpool.ReportMeta
 		if s.prev != nil {
-			last = s.prev.Meta()
+			last = s.last()
 		}
 		active, byZone = 0, nil
 		if last.ActiveNodes != nil {

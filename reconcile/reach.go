@@ -157,7 +157,7 @@ func (r *clusterRun) wait(ctx context.Context, p *kpool.NodePool, msg string) er
 	}
 	if s.prev != nil {
 		s.rp.conditions = append(s.rp.conditions, s.prev.Conditions...)
-		s.rp.meta = s.prev.Meta()
+		s.rp.meta = s.last()
 		s.rp.meta.ProviderName, s.rp.meta.Platform = p.ProviderName, string(r.cl.Spec.Platform.Type)
 	}
 	why := kpool.ReasonClusterUnreachable

@@ -29,7 +29,7 @@ func (s *poolScope) replacement() *kpool.Replacement {
 	if s.prev == nil {
 		return nil
 	}
-	rp := s.prev.Meta().Replacement
+	rp := s.last().Replacement
 	if rp == nil {
 		return nil
 	}

@@ -19,6 +19,9 @@ type poolScope struct {
 	p    *kpool.NodePool
 	obs  *provider.Pool          // nil: nothing of its provider name at the provider
 	prev *kpool.ControllerStatus // the last report stored (nil: none yet)
+	// lastMeta is prev's metadata, decoded when lastOf was prev (last).
+	lastOf   *kpool.ControllerStatus
+	lastMeta kpool.ReportMeta
 	// desired is the spec at the provider, once it maps onto the profile.
 	desired provider.PoolSpec
 	rp      report // what this pass reports
@@ -67,16 +70,25 @@ func (r *clusterRun) scope(ctx context.Context, p *kpool.NodePool, obs *provider
 		s.rp.gen = prev.ObservedGeneration
 	}
 	s.rp.meta = kpool.ReportMeta{ProviderName: p.ProviderName, Platform: string(r.cl.Spec.Platform.Type)}
-	if prev != nil {
-		m := prev.Meta()
-		s.rp.meta.CycledGeneration, s.rp.meta.ScaleDown = m.CycledGeneration, m.ScaleDown
-	}
+	m := s.last()
+	s.rp.meta.CycledGeneration, s.rp.meta.ScaleDown = m.CycledGeneration, m.ScaleDown
 	if prev != nil && prev.ObservedGeneration == p.Generation {
 		// Corrections of a drift count across passes of one generation.
-		m := prev.Meta()
 		s.rp.meta.DriftFields, s.rp.meta.DriftCorrections, s.rp.meta.DriftCorrectedAt = m.DriftFields, m.DriftCorrections, m.DriftCorrectedAt
 	}
 	return s, nil
+}
+
+// last is the metadata of this controller's last report (zero: none),
+// decoded once per report: a pass reads it at many of its steps.
+func (s *poolScope) last() kpool.ReportMeta {
+	if s.prev == nil {
+		return kpool.ReportMeta{}
+	}
+	if s.lastOf != s.prev {
+		s.lastOf, s.lastMeta = s.prev, s.prev.Meta()
+	}
+	return s.lastMeta
 }
 
 // previous returns this controller's last report on a pool (nil: none yet).
