@@ -36,6 +36,12 @@ const (
 	// per pool), not for the spec: the same call may succeed once the quota
 	// is raised or capacity is freed, so it is tried again, slowly.
 	KindQuota Kind = "quota"
+	// KindCapacity: the cloud has no capacity for what the spec asks (a
+	// zone, machine type or capacity type ran out: AKS
+	// ZonalAllocationFailed, GKE ZONE_RESOURCE_POOL_EXHAUSTED). Not the
+	// account's quota, not the spec's fault: the same call may succeed
+	// later, or elsewhere (a logical pool moves the nodes to a fallback).
+	KindCapacity Kind = "capacity"
 )
 
 // Error is every error a driver returns: the provider's own errors are
@@ -87,6 +93,7 @@ var (
 	ErrPermissionDenied = &Error{Kind: KindPermissionDenied}
 	ErrForeign          = &Error{Kind: KindForeign}
 	ErrQuota            = &Error{Kind: KindQuota}
+	ErrCapacity         = &Error{Kind: KindCapacity}
 )
 
 func IsNotImplemented(err error) bool   { return errors.Is(err, ErrNotImplemented) }
@@ -98,6 +105,7 @@ func IsTransient(err error) bool        { return errors.Is(err, ErrTransient) }
 func IsPermissionDenied(err error) bool { return errors.Is(err, ErrPermissionDenied) }
 func IsForeign(err error) bool          { return errors.Is(err, ErrForeign) }
 func IsQuota(err error) bool            { return errors.Is(err, ErrQuota) }
+func IsCapacity(err error) bool         { return errors.Is(err, ErrCapacity) }
 
 // ErrTimeout is wrapped by the error of a call the provider did not answer
 // in time (see package deadline): transient, and a sign that the cluster's
@@ -129,6 +137,12 @@ func NotImplementedError(p kpool.PlatformType, format string, args ...any) *Erro
 // field names the spec field that asks for what is over it ("" for none).
 func QuotaError(p kpool.PlatformType, field, format string, args ...any) *Error {
 	return &Error{Kind: KindQuota, Provider: p, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// CapacityError returns the error of a call the cloud refused for want of
+// capacity; code is the cloud's own error code.
+func CapacityError(p kpool.PlatformType, code, format string, args ...any) *Error {
+	return &Error{Kind: KindCapacity, Provider: p, Code: code, Reason: fmt.Sprintf(format, args...)}
 }
 
 // ValidationError returns a validation error on a spec field.

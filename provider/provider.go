@@ -141,6 +141,24 @@ type Pool struct {
 	Extra map[string]string
 	// Problems lists breaches of the placement label contract.
 	Problems []string
+	// Shortage is set when the cloud says it could not start the pool's
+	// nodes for want of capacity (its last operation failed, or its health
+	// says so): the pool has fewer nodes than it asks for until capacity
+	// comes back or the spec asks for less. Nil: no shortage reported.
+	Shortage *Shortage
+}
+
+// Shortage is a cloud's account of capacity it lacks for a pool: not a
+// quota of the account (KindQuota) and not the spec's fault.
+type Shortage struct {
+	// Code is the cloud's own code: ZonalAllocationFailed,
+	// InsufficientInstanceCapacity, ZONE_RESOURCE_POOL_EXHAUSTED, …
+	Code string
+	// Message is the cloud's words, on one line (FirstLine).
+	Message string
+	// Zones are the logical zones the cloud names as short; nil when it
+	// names none (then the pool's zones, or the pool has none).
+	Zones []string
 }
 
 // Find returns the pool of a provider name from a list.

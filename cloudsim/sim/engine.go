@@ -54,6 +54,7 @@ type Engine struct {
 	ops      operations
 	calls    []Call
 	maxCalls int
+	capacity Capacity
 }
 
 // New returns an engine that answers requests as p says.
@@ -159,6 +160,9 @@ func (e *Engine) SetLatency(d time.Duration) {
 // protocol says under the lock, logs it and writes the reply (or drops
 // the connection).
 func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e.admin(w, r) {
+		return
+	}
 	body, berr := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if berr == nil && len(body) > MaxBody {
 		body, berr = nil, ErrBodyTooLarge
