@@ -78,6 +78,14 @@ type Platforms interface {
 	// warnings say which checks were skipped (facts missing, stale or
 	// partial).
 	Preflight(c *Cluster, s, prev *NodePoolSpec, f *ClusterFacts, now time.Time) ([]string, error)
+	// Offering reads where a pool spec asks its nodes to run: its machine
+	// type and spot from the platform block, its zone when it has exactly
+	// one logical zone.
+	Offering(c *Cluster, s *NodePoolSpec) Offering
+	// SetOffering points a pool spec at an offering: the block's machine
+	// type and spot, and spec.zones [o.Zone] when o has a zone. A logical
+	// pool makes its members' specs with it.
+	SetOffering(c *Cluster, s *NodePoolSpec, o Offering)
 }
 
 // logicalZone is a logical zone: "1" to "99".
