@@ -198,3 +198,44 @@ func (lp *LogicalPool) MemberName(zone string, alternative int) string {
 	}
 	return n
 }
+
+// Alternative is one rank of a logical pool's offerings: the template's
+// (Rank 0) or a fallback's, one offering per zone (a single one with no
+// zone for a pool without zones).
+type Alternative struct {
+	Rank      int
+	Offerings []Offering
+}
+
+// Alternatives lists a logical pool's offerings in the order it takes
+// them: the template's, then each fallback's. A fallback's empty fields are
+// the template's; ps reads the machine type and spot from the template's
+// platform block.
+func (s *LogicalPoolSpec) Alternatives(ps Platforms, c *Cluster) []Alternative {
+	base := ps.Offering(c, &s.Template)
+	alt := func(rank int, mt string, zones []string, spot bool) Alternative {
+		a := Alternative{Rank: rank}
+		if len(zones) == 0 {
+			a.Offerings = []Offering{{MachineType: mt, Spot: spot}}
+		}
+		for _, z := range zones {
+			a.Offerings = append(a.Offerings, Offering{Zone: z, MachineType: mt, Spot: spot})
+		}
+		return a
+	}
+	out := []Alternative{alt(0, base.MachineType, s.Template.Zones, base.Spot)}
+	for i, f := range s.Fallbacks {
+		mt, zones, spot := base.MachineType, s.Template.Zones, base.Spot
+		if f.MachineType != "" {
+			mt = f.MachineType
+		}
+		if len(f.Zones) > 0 {
+			zones = f.Zones
+		}
+		if f.Spot != nil {
+			spot = *f.Spot
+		}
+		out = append(out, alt(i+1, mt, zones, spot))
+	}
+	return out
+}
