@@ -70,8 +70,9 @@ func (c *Client) DryRunUpdateLogicalPool(ctx context.Context, clusterID, name st
 	return &out, err
 }
 
-// DeleteLogicalPool deletes a logical pool and the members it made; gone
-// is false (and lp the logical pool) while they are being deleted.
+// DeleteLogicalPool deletes a logical pool and the members it made (then
+// Deleting); gone is true on the server's 204, false (and lp the logical
+// pool) on a 202.
 func (c *Client) DeleteLogicalPool(ctx context.Context, clusterID, name string) (lp *kpool.LogicalPool, gone bool, err error) {
 	var out kpool.LogicalPool
 	r, err := c.Do(ctx, http.MethodDelete, logicalPoolPath(clusterID, name), nil, nil, nil, &out)

@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -155,8 +154,9 @@ func (s *Server) updateLogicalPool(w http.ResponseWriter, r *http.Request) {
 	s.logicalWritten(w, r, dry, http.StatusOK, out, err)
 }
 
-// deleteLogicalPool answers DELETE on a logical pool: 202 with it while its
-// members are being deleted, 204 once it is gone.
+// deleteLogicalPool answers DELETE on a logical pool: 204, the logical
+// pool gone and the members it made Deleting (their controllers drain and
+// remove them, as after a pool's DELETE).
 func (s *Server) deleteLogicalPool(w http.ResponseWriter, r *http.Request) {
 	if _, err := query(r); err != nil {
 		s.writeError(w, r, err)
@@ -170,16 +170,7 @@ func (s *Server) deleteLogicalPool(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	after, err := s.svc.LogicalPool(r.Context(), lp.ID)
-	var e *kpool.Error
-	switch {
-	case err == nil:
-		s.logicalWritten(w, r, false, http.StatusAccepted, after, nil)
-	case errors.As(err, &e) && e.Code == kpool.CodeNotFound:
-		w.WriteHeader(http.StatusNoContent)
-	default:
-		s.writeError(w, r, err)
-	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // logicalWritten answers a logical pool write or read: the error, a dry

@@ -183,7 +183,7 @@ members it deletes.`,
 				fmt.Fprintf(out, "left as they are (joined through spec.placementPool): %s\n", strings.Join(kept, ", "))
 			}
 			if gone {
-				fmt.Fprintf(out, "logicalpool %s deleted\n", args[0])
+				fmt.Fprintf(out, "logicalpool %s deleted; the members it made are Deleting (kpool nodepool list --cluster %s follows them)\n", args[0], cluster)
 			} else {
 				fmt.Fprintf(out, "logicalpool %s is being deleted with its members\n", args[0])
 			}
