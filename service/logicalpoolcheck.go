@@ -22,12 +22,17 @@ const (
 // checkLogical checks a logical pool against its cluster: its name, counts
 // and capacity policy, and its template and fallbacks as the member pools
 // they make would be checked, each error naming the logical pool's field.
+// The template's platform type defaults to the cluster's.
 func (s *Service) checkLogical(ctx context.Context, c *kpool.Cluster, lp *kpool.LogicalPool, op string) error {
 	if pl, ok := s.Platforms.Platform(c.Spec.Platform.Type); !ok {
 		return &kpool.Error{Code: kpool.CodeNotImplemented, Message: fmt.Sprintf("Platform %q has no node pools", c.Spec.Platform.Type),
 			Details: fmt.Sprintf("cluster %s runs on %s, which kpool does not know", c.Name, c.Spec.Platform.Type)}
 	} else if !pl.HasNodePools() {
 		return pl.NoPools(op)
+	}
+	if lp.Spec.Template.Platform.Type == "" {
+		// The offerings are read through the platform's profile.
+		lp.Spec.Template.Platform.Type = c.Spec.Platform.Type
 	}
 	var fe kpool.FieldErrors
 	kpool.ValidateName(&fe, "name", lp.Name)
@@ -138,6 +143,8 @@ func (s *Service) checkAlternatives(ctx context.Context, c *kpool.Cluster, lp *k
 	}
 	whole := lp.Spec.Template
 	whole.Zones = slices.Clone(whole.Zones)
+	perZone := max(1, len(whole.Zones)) // a node a zone: what every provider takes
+	whole.NodeCount = &perZone
 	if err := s.checkMember(ctx, c, lp, lp.Name, whole); err != nil {
 		if !mapFields(err, add, func(f string) string { return "spec.template." + strings.TrimPrefix(f, "spec.") }) {
 			return err

@@ -158,3 +158,10 @@ func ok2[A, B any](a A, b B, err error) func(testing.TB) (A, B) {
 		return a, b
 	}
 }
+
+// GCPLogical is a valid logical pool spec for GCPCluster: six nodes over
+// zones 1-3, falling back to another machine type, then to zones 1 and 2
+// of the template's.
+const GCPLogical = `{"nodeCount":6,"template":{"platform":{"gcp":{"machineType":"n1-standard-4","diskSize":100}},"zones":["1","2","3"],
+"labels":{"tier":"web"}},"fallbacks":[{"machineType":"n2-standard-4"},{"zones":["1","2"],"machineType":"e2-standard-4"}],
+"capacity":{"unavailableFor":"5m","minMoveInterval":"30s"}}`
