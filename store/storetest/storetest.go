@@ -85,6 +85,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventRetention", testEventRetention},
 		{"Tokens", testTokens},
 		{"LogicalPools", testLogicalPools},
+		{"LogicalLayout", testLogicalLayout},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
