@@ -50,6 +50,9 @@ func (s *Server) start(req *sim.Request, p *pool, opType string, to, extra int, 
 func finish(o *sim.Operation) {
 	in := infoOf(o)
 	p := in.pool
+	if p.op != o {
+		return // a create its pool's delete took over: the delete says what is left
+	}
 	p.ready, p.op = o.To, nil
 	if o.Fails {
 		failed(o)
