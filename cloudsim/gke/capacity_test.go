@@ -43,7 +43,7 @@ func (e *env) pool(name string) *container.NodePool {
 // error, the pool is RUNNING_WITH_ERROR with the zone in its statusMessage
 // and stays so on the clock, the zone's group keeps creating; a resize to
 // what the pool has makes it RUNNING; capacity set on the admin route lets
-// the next resize through; scale-down and delete release it.
+// the next resize through; deleteInstances, scale-down and delete release it.
 func TestCapacityResizeShort(t *testing.T) {
 	e := newMigEnv(t)
 	pools := e.svc.Projects.Locations.Clusters.NodePools
@@ -94,6 +94,9 @@ func TestCapacityResizeShort(t *testing.T) {
 	if np, z := e.pool("web"), e.byZone(); np.Status != "RUNNING" || len(z["us-central1-b"]) != 3 || e.available(b) != 0 {
 		t.Fatalf("capacity back: %s, nodes %v, left %d", np.Status, z, e.available(b))
 	}
+	if _, err := e.del("us-central1-b", false, "zones/us-central1-b/instances/"+e.byZone()["us-central1-b"][0]); err != nil || e.available(b) != 1 {
+		t.Fatalf("deleteInstances: %v, %d left, want 1", err, e.available(b))
+	}
 	e.done(pools.SetSize(path, &container.SetNodePoolSizeRequest{NodeCount: 1}).Do())
 	if n := e.available(b); n != 2 {
 		t.Fatalf("after a scale-down to 1: %d left, want 2", n)
@@ -108,7 +111,7 @@ func TestCapacityResizeShort(t *testing.T) {
 // node; Spot VMs of the same type and zone are another offering; the
 // instance groups get the nodes once capacity comes back, the pool then
 // RUNNING; an upgrade to a machine type the zone lacks fails and changes
-// nothing; deleteInstances gives capacity back.
+// nothing, and the next one, with capacity, releases the old type's.
 func TestCapacityCreate(t *testing.T) {
 	e := newKubeEnv(t)
 	pools := e.svc.Projects.Locations.Clusters.NodePools
