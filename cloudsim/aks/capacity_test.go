@@ -27,7 +27,9 @@ func (e *env) limit(zone string, spot bool, n int) {
 // available is what an offering has left (-1: unlimited).
 func (e *env) available(zone string, spot bool) int {
 	n, ok := -1, false
-	e.sim.Do(func(time.Time) { n, ok = e.sim.Capacity().Available(sim.Offering{Zone: zone, MachineType: d4, Spot: spot}) })
+	e.sim.Do(func(time.Time) {
+		n, ok = e.sim.Capacity().Available(sim.Offering{Zone: zone, MachineType: d4, Spot: spot})
+	})
 	if !ok {
 		return -1
 	}
