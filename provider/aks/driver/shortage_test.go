@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kpool/kpool"
+	aksim "github.com/kpool/kpool/cloudsim/aks"
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/providertest"
@@ -102,5 +103,44 @@ func TestShortage(t *testing.T) {
 	}
 	if _, ok := pools["web2b"]; ok {
 		t.Fatal("the fallback member is still there")
+	}
+}
+
+// TestDemoOffersFallbacks: the demo cluster's facts offer, in each of its
+// zones, at least two VM sizes with Spot, so that a logical pool has a
+// fallback size (and a spot offering) where one runs out.
+func TestDemoOffersFallbacks(t *testing.T) {
+	s := setup
+	s.Emulator = func(o sim.Options) *aksim.Server {
+		emu, err := aksim.Demo(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return emu
+	}
+	s.Cluster = func(endpoint string) *kpool.Cluster {
+		c := clusterAt(endpoint)
+		a := c.Spec.Platform.Azure
+		a.SubscriptionID, a.ResourceGroup, a.ClusterName = aksim.DemoSubscription, aksim.DemoResourceGroup, aksim.DemoCluster
+		return c
+	}
+	e := s.Start(t)
+	f, err := e.Driver.ClusterFacts(context.Background(), e.Cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Zones) != 3 {
+		t.Fatalf("demo zones %v", f.Zones)
+	}
+	for _, z := range f.Zones {
+		var spot []string
+		for _, m := range f.MachineTypes {
+			if !m.NoSpot && (m.Zones == nil || slices.Contains(m.Zones, z)) {
+				spot = append(spot, m.Name)
+			}
+		}
+		if len(spot) < 2 {
+			t.Errorf("zone %s offers %v with Spot; want two sizes at least", z, spot)
+		}
 	}
 }
