@@ -101,6 +101,9 @@ func (p *pool) reimagedAt(now time.Time, version, image string) []machine {
 	if span := o.End.Sub(o.Start); span > 0 && now.Before(o.End) {
 		done = int(int64(len(old)) * int64(now.Sub(o.Start)) / int64(span))
 	}
+	if in.shortage != nil {
+		done = -1 // its surge could not be had (capacity.go): no node is reimaged
+	}
 	out := make([]machine, 0, len(old)+in.surge)
 	for i, id := range old {
 		m := machine{id: id, ready: i != done, version: version, image: image}
