@@ -215,3 +215,30 @@ func TestCapacitySurge(t *testing.T) {
 		t.Fatalf("zone 2 has %d left; want 0", n)
 	}
 }
+
+// A stop deallocates the instances and gives their capacity back; a
+// start takes it again, and starts only what it gets.
+func TestCapacityStopStart(t *testing.T) {
+	e := newEnv(t, aks.Options{})
+	if err := e.write("zone2", zonal(2, "2")); err != nil {
+		t.Fatal(err)
+	}
+	e.limit("2", false, 0)
+	power := func(code armcontainerservice.Code) error {
+		return e.write("zone2", &armcontainerservice.ManagedClusterAgentPoolProfileProperties{PowerState: &armcontainerservice.PowerState{Code: ptr.To(code)}})
+	}
+	if err := power(armcontainerservice.CodeStopped); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.available("2", false); n != 2 {
+		t.Fatalf("stopped: zone 2 has %d left; want 2", n)
+	}
+	e.limit("2", false, 1)
+	wantError(t, power(armcontainerservice.CodeRunning), http.StatusOK, "ZonalAllocationFailed")
+	if z := e.zonesOfNodes("zone2"); len(z) != 1 || e.available("2", false) != 0 {
+		t.Fatalf("started: nodes %v, %d left", z, e.available("2", false))
+	}
+	if err := e.scale("zone2", 1); err != nil || ptr.Deref(e.get("zone2").Properties.ProvisioningState, "") != "Succeeded" {
+		t.Fatalf("capped after the start: %v", err)
+	}
+}
