@@ -33,6 +33,18 @@ func (p *pool) offering(id int) sim.Offering {
 		Spot: ptr.Deref(p.props.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot}
 }
 
+// offering is p.offering as the capacity table names it: a limit set on
+// the size in another case (ARM compares sizes without case) applies.
+func (s *Server) offering(p *pool, id int) sim.Offering {
+	o := p.offering(id)
+	for _, e := range s.Capacity().Entries() {
+		if e.Zone == o.Zone && e.Spot == o.Spot && strings.EqualFold(e.MachineType, o.MachineType) {
+			return e.Offering
+		}
+	}
+	return o
+}
+
 // zoneOf is the zone of instance id: the one it was placed in, else the
 // pool's zones in turn by instance id; "" for a pool without zones.
 func (p *pool) zoneOf(id int) string {
@@ -63,12 +75,12 @@ func (s *Server) settle(p *pool) {
 	live := p.live()
 	for id := range p.held {
 		if !slices.Contains(live, id) {
-			s.Capacity().Release(p.offering(id), 1)
+			s.Capacity().Release(s.offering(p, id), 1)
 			delete(p.held, id)
 		}
 	}
 	for _, id := range live {
-		if !p.held[id] && s.Capacity().Take(p.offering(id), 1) == 1 {
+		if !p.held[id] && s.Capacity().Take(s.offering(p, id), 1) == 1 {
 			p.hold(id)
 		}
 	}
@@ -84,7 +96,7 @@ func (p *pool) hold(id int) {
 // releaseAll gives back everything p holds (the pool is gone).
 func (s *Server) releaseAll(p *pool) {
 	for id := range p.held {
-		s.Capacity().Release(p.offering(id), 1)
+		s.Capacity().Release(s.offering(p, id), 1)
 	}
 	p.held = nil
 }
@@ -96,7 +108,7 @@ func (s *Server) take(p *pool, ids []int) (got []int, short []sim.Offering) {
 	want := map[sim.Offering]int{}
 	var order []sim.Offering
 	for _, id := range ids {
-		o := p.offering(id)
+		o := s.offering(p, id)
 		if want[o] == 0 {
 			order = append(order, o)
 		}
@@ -110,7 +122,7 @@ func (s *Server) take(p *pool, ids []int) (got []int, short []sim.Offering) {
 		}
 	}
 	for _, id := range ids {
-		if o := p.offering(id); left[o] > 0 {
+		if o := s.offering(p, id); left[o] > 0 {
 			left[o]--
 			got = append(got, id)
 		}
