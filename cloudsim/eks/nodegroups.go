@@ -42,6 +42,9 @@ type cluster struct {
 	launched int
 	inZone   map[string]int
 	synced   map[string]string
+	// capacity is EC2's, the engine's table (sim.Capacity): what each
+	// zone, instance type and capacity type can still launch.
+	capacity *sim.Capacity
 }
 
 func (c *cluster) arn() string {
@@ -141,14 +144,26 @@ type nodegroup struct {
 	instances []*instance
 	roll      *roll
 	shown     shown
+	// short is the last launch its Auto Scaling group could not make for
+	// want of capacity since its last operation began (capacity.go).
+	short *shortfall
 }
 
-// heal makes a DEGRADED node group whose launches have caught up ACTIVE
-// again, at full size.
+// heal brings a DEGRADED node group up to its desired size as its Auto
+// Scaling group does, which keeps launching: after an injected failure
+// once its heal time has come, after a capacity shortfall as soon as EC2
+// has the capacity (retryLaunches); EKS clears the health issue once the
+// group reaches its desired capacity.
 func (g *nodegroup) heal(now time.Time) {
-	if g.op == nil && g.ng.Status == statusDegraded && sim.Due(g.healAt, now) {
-		g.ng.Status, g.ng.Health.Issues, g.healAt = statusActive, nil, time.Time{}
+	if g.op != nil || g.ng.Status != statusDegraded {
+		return
+	}
+	if sim.Due(g.healAt, now) {
+		g.healAt = time.Time{}
 		g.ready = int(ptr.Deref(g.ng.ScalingConfig.DesiredSize, 0))
+	}
+	if g.healAt.IsZero() {
+		g.retryLaunches(now)
 	}
 }
 
@@ -311,20 +326,22 @@ func (s *Server) createNodegroup(req *call) *sim.Reply {
 // begin makes o the operation in progress on g, and u's when it is an
 // update's.
 func (s *Server) begin(o *sim.Operation, g *nodegroup, u *update) {
-	g.op = o
+	g.op, g.short = o, nil
 	o.Data = g
 	o.Done = func(o *sim.Operation) { finish(o, g, u) }
 }
 
 // finish applies an operation's outcome to its node group when it ends.
 func finish(o *sim.Operation, g *nodegroup, u *update) {
+	g.advance(o.End) // its instances as the operation leaves them
 	g.op = nil
 	g.ready = o.To
 	g.ng.ModifiedAt = epoch(o.End)
 	c := g.cluster
 	const injected = " (fault injected by kpool cloudsim)"
-	asg := "eks-" + g.name + "-" + g.ng.NodegroupArn[len(g.ng.NodegroupArn)-8:]
+	asg := g.asgName()
 	switch {
+	case shortOf(o, g, u):
 	case o.Kind == statusDeleting && !o.Fails:
 		delete(c.nodegroups, g.name)
 	case o.Kind == statusDeleting:
@@ -391,7 +408,7 @@ func (s *Server) deleteNodegroup(req *call) *sim.Reply {
 	if g.op != nil {
 		return busy(req.cluster, g, "deleted")
 	}
-	o := req.Start(statusDeleting, g.ready, 0, 0)
+	o := req.Start(statusDeleting, len(g.instances), 0, 0)
 	s.begin(o, g, nil)
 	return jsonReply(map[string]any{"nodegroup": g.view()})
 }
