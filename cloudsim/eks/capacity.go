@@ -145,7 +145,7 @@ func shortOf(o *sim.Operation, g *nodegroup, u *update) bool {
 	if u != nil {
 		// The update's error repeats the node group's issue; the model's
 		// ErrorCode enum lists no launch failure code of its own.
-		u.errors = []errorDetail{{ErrorCode: is.Code, ErrorMessage: is.Message, ResourceIDs: is.ResourceIDs}}
+		u.short, u.errors = true, []errorDetail{{ErrorCode: is.Code, ErrorMessage: is.Message, ResourceIDs: is.ResourceIDs}}
 	}
 	return true
 }

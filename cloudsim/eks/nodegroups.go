@@ -174,6 +174,8 @@ type update struct {
 	created            time.Time
 	op                 *sim.Operation
 	errors             []errorDetail
+	// short: its operation could not launch all its instances (shortOf).
+	short bool
 }
 
 func (u *update) view() updateView {
@@ -181,7 +183,7 @@ func (u *update) view() updateView {
 	switch {
 	case u.op.Running():
 		v.Status = updateInProgress
-	case u.op.Fails:
+	case u.op.Fails || u.short:
 		v.Status = updateFailed
 	}
 	if v.Errors == nil {
