@@ -352,9 +352,12 @@ func finish(o *sim.Operation, g *nodegroup, u *update) {
 			Message: "DependencyViolation - resource has a dependent object" + injected, ResourceIDs: []string{"sg-0a1b2c3d4e5f60718"}}}
 	case o.Kind == statusCreating && o.Fails:
 		g.ng.Status = statusCreateFailed
-		g.ng.Health.Issues = []issue{{Code: "AsgInstanceLaunchFailures",
-			Message: fmt.Sprintf("Could not launch On-Demand Instances. InsufficientInstanceCapacity - We currently do not have sufficient %s capacity in the Availability Zone you requested. Launching EC2 instance failed.%s",
-				first(g.ng.InstanceTypes), injected), ResourceIDs: []string{asg}}}
+		// Not a capacity shortfall (shortOf says those): an instance lost
+		// at launch, in the words of hashicorp/terraform-provider-aws#39904
+		// with EC2's Client.InternalError state reason.
+		g.ng.Health.Issues = []issue{{Code: codeLaunchFailures,
+			Message:     "Instance became unhealthy while waiting for instance to be in InService state. Termination Reason: Client.InternalError: Client error on launch" + injected,
+			ResourceIDs: []string{asg}}}
 	case o.Fails && u != nil && u.typ == typeVersion:
 		// The nodes that could not be drained keep the old version; the
 		// node group stays usable.

@@ -48,6 +48,7 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 	p.Nodes = p.Count
 	p.State = state(ng.Status)
 	p.Message = healthIssues(ng)
+	p.Shortage = shortageOf(c, ng)
 	if p.State == provider.StateReady {
 		p.ReadyNodes = p.Count
 		// EKS reports no per-zone counts; its Auto Scaling group balances
