@@ -64,6 +64,18 @@ func TestShortage(t *testing.T) {
 	if p.Count != 3 || p.Nodes != 2 || p.ReadyNodes != 2 || p.ReadyUnknown || p.NodesByZone["2"] != 2 {
 		t.Fatalf("short counts: count %d, nodes %d, ready %d (unknown %v), by zone %v", p.Count, p.Nodes, p.ReadyNodes, p.ReadyUnknown, p.NodesByZone)
 	}
+	// Asked again for the same (the controller's slow retry): nothing to
+	// send, still short, with the instances it has.
+	if again, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil || again.Shortage == nil || again.Nodes != 2 || again.State != provider.StateFailed {
+		t.Fatalf("asked again: %+v, %v", again, err)
+	}
+	s.Count = 2
+	if up, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil || up.State != provider.StateUpdating || up.Shortage != nil {
+		t.Fatalf("capping: %+v, %v", up, err)
+	}
+	if p := e.observed(t, s.ProviderName); p.State != provider.StateUpdating || p.Shortage != nil {
+		t.Fatalf("while capping: %s %+v", p.State, p.Shortage)
+	}
 	if p := resize(2); p.State != provider.StateReady || p.Shortage != nil || p.Nodes != 2 {
 		t.Fatalf("capped: %s %+v, %d nodes", p.State, p.Shortage, p.Nodes)
 	}
