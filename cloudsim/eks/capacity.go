@@ -30,28 +30,71 @@ func (g *nodegroup) offering(zone, instanceType string) sim.Offering {
 	return sim.Offering{Zone: zone, MachineType: instanceType, Spot: g.spot()}
 }
 
-// launch launches one instance on l where EC2 has the capacity: the zone
+// placement is where an instance will launch: its zone and type, whose
+// capacity is already taken.
+type placement struct{ zone, instanceType string }
+
+// reserve takes EC2's capacity for n more instances when an operation
+// starts (the Auto Scaling group launches at once; the operation's time is
+// the nodes joining), so that capacity changed later does not change what
+// it got; the shortfall, if any, is recorded.
+func (g *nodegroup) reserve(n int) {
+	for range n {
+		p, ok := g.place()
+		if !ok {
+			return
+		}
+		g.planned = append(g.planned, p)
+	}
+}
+
+// place takes the capacity of one instance where EC2 has it: the zone
 // with the fewest instances first, then the others ("if the launch fails
 // in one Availability Zone, Amazon EC2 Auto Scaling tries another": the
 // EC2 Auto Scaling user guide, auto-scaling-benefits.html), in each the
-// node group's instance types in order (a managed node group's Auto
-// Scaling group takes its instance types in the order given for
-// On-Demand, the prioritized allocation strategy: the EKS user guide,
-// managed-node-groups.html, "Managed node group capacity types"). False,
-// with the shortfall recorded, when no zone has any.
-func (g *nodegroup) launch(l launch) bool {
-	for _, z := range g.byFewest() {
+// node group's instance types in order (mng-types: On-Demand takes them
+// in the order given). False, with the shortfall recorded, when no zone
+// has any.
+func (g *nodegroup) place() (placement, bool) {
+	zs := g.byFewest()
+	for _, z := range zs {
 		for _, t := range g.ng.InstanceTypes {
 			if g.cluster.capacity.Take(g.offering(z, t), 1) == 1 {
-				g.launchInstance(z, t, l)
-				return true
+				return placement{zone: z, instanceType: t}, true
 			}
 		}
 	}
-	if zs := g.byFewest(); len(zs) > 0 {
-		g.short = &shortfall{zone: zs[0], instanceType: first(g.ng.InstanceTypes)}
+	g.short = &shortfall{zone: zs[0], instanceType: first(g.ng.InstanceTypes)}
+	return placement{}, false
+}
+
+// launch launches one instance on l: the next one its operation reserved,
+// or, with no operation running (the Auto Scaling group retrying), one
+// placed now. False when there is none to launch.
+func (g *nodegroup) launch(l launch) bool {
+	if len(g.planned) > 0 {
+		p := g.planned[0]
+		g.planned = g.planned[1:]
+		g.launchInstance(p.zone, p.instanceType, l)
+		return true
 	}
-	return false
+	if g.op != nil {
+		return false
+	}
+	p, ok := g.place()
+	if ok {
+		g.launchInstance(p.zone, p.instanceType, l)
+	}
+	return ok
+}
+
+// unplan gives back the capacity an operation reserved but did not
+// launch (it failed half way).
+func (g *nodegroup) unplan() {
+	for _, p := range g.planned {
+		g.cluster.capacity.Release(g.offering(p.zone, p.instanceType), 1)
+	}
+	g.planned = nil
 }
 
 // release gives an instance's capacity back to EC2 when it is terminated.
@@ -70,6 +113,9 @@ func (g *nodegroup) byFewest() []string {
 	count := map[string]int{}
 	for _, in := range g.instances {
 		count[in.zone]++
+	}
+	for _, p := range g.planned {
+		count[p.zone]++
 	}
 	slices.SortStableFunc(zs, func(a, b string) int { return count[a] - count[b] })
 	return zs

@@ -73,6 +73,9 @@ type nodegroup struct {
 	// short is the last launch its Auto Scaling group could not make for
 	// want of capacity since its last operation began (capacity.go).
 	short *shortfall
+	// planned are the instances its running operation reserved capacity
+	// for and has not launched yet.
+	planned []placement
 }
 
 // heal brings a DEGRADED node group up to its desired size as its Auto
@@ -246,6 +249,7 @@ func (s *Server) createNodegroup(req *call) *sim.Reply {
 	c.nodegroups[name] = g
 	o := req.Start(statusCreating, 0, int(*ng.ScalingConfig.DesiredSize), 0)
 	s.begin(o, g, nil)
+	g.reserve(o.To)
 	rep = jsonReply(map[string]any{"nodegroup": g.view()})
 	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+name
 	return rep
@@ -262,6 +266,7 @@ func (s *Server) begin(o *sim.Operation, g *nodegroup, u *update) {
 // finish applies an operation's outcome to its node group when it ends.
 func finish(o *sim.Operation, g *nodegroup, u *update) {
 	g.advance(o.End) // its instances as the operation leaves them
+	g.unplan()
 	g.op = nil
 	g.ready = o.To
 	g.ng.ModifiedAt = epoch(o.End)

@@ -73,6 +73,7 @@ func (s *Server) updateConfig(req *call) *sim.Reply {
 	c.updates[u.id] = u
 	g.updates = append(g.updates, u.id)
 	s.begin(o, g, u)
+	g.reserve(o.To - from)
 	return jsonReply(map[string]any{"update": u.view()})
 }
 

@@ -18,6 +18,9 @@ func (e *emulated) observed(t *testing.T, pn string) *provider.Pool {
 	}
 	p, ok := provider.Find(pools, pn)
 	if !ok {
+		for _, c := range e.Sim.Calls() {
+			t.Log(c.Method, c.Path, c.Query, c.Status)
+		}
 		t.Fatalf("no pool %s in %+v", pn, pools)
 	}
 	return p
@@ -99,5 +102,85 @@ func TestShortage(t *testing.T) {
 	spot.Count = 0
 	if got, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, spot); err != nil || got.State != provider.StateDeleting {
 		t.Fatalf("update of a CREATE_FAILED pool: %+v, %v", got, err)
+	}
+}
+
+// TestShortageFallback: the steps of a logical pool of three single-zone
+// members through the driver: zone 2's instance type exhausted (by the
+// admin route), every member raised from 2 to 3, zone 2's alone short;
+// capped at 2, a member of the fallback type in zone 2 gets its node;
+// capacity back, zone 2's member is raised to 3 and the fallback deleted,
+// giving its capacity back.
+func TestShortageFallback(t *testing.T) {
+	e := newEmulated(t)
+	members := map[string]provider.PoolSpec{}
+	for _, z := range []string{"1", "2", "3"} {
+		s := setup.Spec(e.fixture, "web-"+z, z)
+		if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s); err != nil {
+			t.Fatal(err)
+		}
+		members[z] = s
+	}
+	e.Clock.Advance(time.Hour)
+	admin := func(body string) {
+		t.Helper()
+		resp, err := e.Client.Post(e.URL+sim.AdminPrefix+"capacity", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("admin route: %s", resp.Status)
+		}
+	}
+	admin(`{"zone":"us-west-2b","machineType":"m5.large","available":0}`)
+	update := func(s provider.PoolSpec) {
+		t.Helper()
+		if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, z := range []string{"1", "2", "3"} {
+		s := members[z]
+		s.Count = 3
+		update(s)
+		members[z] = s
+	}
+	e.Clock.Advance(time.Hour)
+	for _, z := range []string{"1", "2", "3"} {
+		p := e.observed(t, members[z].ProviderName)
+		if short := z == "2"; (p.Shortage != nil) != short || (short && (p.Nodes != 2 || strings.Join(p.Shortage.Zones, ",") != "2")) || (!short && (p.Nodes != 3 || p.State != provider.StateReady)) {
+			t.Fatalf("member %s: %s %+v, %d nodes", z, p.State, p.Shortage, p.Nodes)
+		}
+	}
+	capped := members["2"]
+	capped.Count = 2
+	update(capped)
+	fallback := setup.Spec(e.fixture, "web-2-xl", "2")
+	fallback.MachineType, fallback.Count = "m5.xlarge", 1
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, fallback); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	if p := e.observed(t, capped.ProviderName); p.State != provider.StateReady || p.Shortage != nil || p.Nodes != 2 {
+		t.Fatalf("capped: %s %+v, %d nodes", p.State, p.Shortage, p.Nodes)
+	}
+	if p := e.observed(t, fallback.ProviderName); p.State != provider.StateReady || p.Nodes != 1 {
+		t.Fatalf("fallback: %s %+v, %d nodes", p.State, p.Shortage, p.Nodes)
+	}
+	admin(`{"zone":"us-west-2b","machineType":"m5.large","available":-1}`)
+	admin(`{"zone":"us-west-2b","machineType":"m5.xlarge","available":0}`)
+	update(members["2"])
+	if err := e.Driver.NodePoolDelete(ctx, e.Cluster, fallback.ProviderName); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	if p := e.observed(t, capped.ProviderName); p.State != provider.StateReady || p.Shortage != nil || p.Nodes != 3 {
+		t.Fatalf("raised again: %s %+v, %d nodes", p.State, p.Shortage, p.Nodes)
+	}
+	var left int
+	e.Sim.Do(func(time.Time) { left, _ = e.Sim.Capacity().Available(sim.Offering{Zone: "us-west-2b", MachineType: "m5.xlarge"}) })
+	if left != 1 {
+		t.Fatalf("the fallback's capacity: %d given back, want 1", left)
 	}
 }
