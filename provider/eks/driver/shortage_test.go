@@ -179,7 +179,9 @@ func TestShortageFallback(t *testing.T) {
 		t.Fatalf("raised again: %s %+v, %d nodes", p.State, p.Shortage, p.Nodes)
 	}
 	var left int
-	e.Sim.Do(func(time.Time) { left, _ = e.Sim.Capacity().Available(sim.Offering{Zone: "us-west-2b", MachineType: "m5.xlarge"}) })
+	e.Sim.Do(func(time.Time) {
+		left, _ = e.Sim.Capacity().Available(sim.Offering{Zone: "us-west-2b", MachineType: "m5.xlarge"})
+	})
 	if left != 1 {
 		t.Fatalf("the fallback's capacity: %d given back, want 1", left)
 	}
