@@ -43,9 +43,8 @@ func Demo(o sim.Options) (*Server, error) {
 		c := s.clusters[DemoClusterID]
 		p := &pool{cluster: c, id: DemoPool, size: DemoSize, count: 1, created: now,
 			labels: map[string]string{}}
-		in := s.newInstance(p, now)
-		in.status = StatusActive
-		p.insts = []*instance{in}
+		s.grow(p, p.count, now)
+		p.insts[0].status = StatusActive
 		c.pools[p.id] = p
 		s.syncNodes(c, now)
 	})
