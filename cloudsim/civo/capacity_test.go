@@ -218,3 +218,29 @@ func TestCapacityNotHealed(t *testing.T) {
 		t.Fatalf("pool: %+v", st)
 	}
 }
+
+// TestCapacityAutoscaler: the emulated autoscaler's scale up takes
+// capacity too: what the size cannot start is in ERROR, no node; its
+// scale down gives back what the removed nodes held.
+func TestCapacityAutoscaler(t *testing.T) {
+	k := newKubeEnv(t)
+	k.must(http.MethodPut, clusterPath, `{"applications":"civo-cluster-autoscaler","region":"LON1"}`)
+	k.must(http.MethodPost, pools, `{"id":"web","count":3,"size":"`+medium+`","region":"LON1"}`)
+	k.clock.Advance(time.Hour)
+	k.limit(sim.Offering{MachineType: medium}, 1)
+	if n, err := k.emu.SetDemand(region, cid, "web", 5); err != nil || n != 5 {
+		t.Fatalf("SetDemand(5) = %d, %v", n, err)
+	}
+	if s := statuses(k.pool("web")); s != "ACTIVE,ACTIVE,ACTIVE,ACTIVE,ERROR" {
+		t.Fatalf("autoscaled short: %s", s)
+	}
+	if n := k.nodes("web"); len(n) != 4 || k.available(medium) != 0 {
+		t.Fatalf("%d nodes, available %d", len(n), k.available(medium))
+	}
+	if n, err := k.emu.SetDemand(region, cid, "web", 3); err != nil || n != 3 {
+		t.Fatalf("SetDemand(3) = %d, %v", n, err)
+	}
+	if s := statuses(k.pool("web")); s != "ACTIVE,ACTIVE,ACTIVE" || k.available(medium) != 1 {
+		t.Fatalf("scaled down: %s, available %d", s, k.available(medium))
+	}
+}
