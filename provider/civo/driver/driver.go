@@ -294,6 +294,14 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 			return nil, classify(err, "")
 		}
 		p := observe(updated)
+		if p.State == provider.StateFailed {
+			// Nodes that could not start: the cluster's conditions say
+			// whether for want of capacity (best effort: the list says it
+			// again).
+			if c, err := cl.Cluster(ctx, id); err == nil {
+				withShortage(&p, c)
+			}
+		}
 		out = &p
 	}
 	if !sameBounds(s, &observed) {

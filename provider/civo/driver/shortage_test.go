@@ -28,8 +28,8 @@ func TestCapacityShortage(t *testing.T) {
 	e.Sim.SetCapacity(sim.Offering{MachineType: medium}, 1)
 
 	s.Count = 4
-	if _, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil {
-		t.Fatalf("a scale up that gets 1 of 2: %v", err)
+	if up, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s); err != nil || up.Shortage == nil || up.Shortage.Code != "out_of_capacity" {
+		t.Fatalf("a scale up that gets 1 of 2: %+v, %v", up, err)
 	}
 	e.Clock.Advance(time.Hour)
 	p := list(t, e, s.ProviderName)
