@@ -105,8 +105,8 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "  quota:     %d nodes, %d CPU cores, %d MB RAM, %d GB disk for the account (0: no limit); beyond it quota_limit_reached\n",
 			q.Instances, q.CPUCores, q.RAMMB, q.DiskGB)
 	}
-	fmt.Fprintf(w, "  capacity:  per size, no zones: POST %s%scapacity {\"zone\":\"\",\"machineType\":\"%s\",\"available\":N} (loopback; -1 lifts it); beyond it out_of_capacity (none can start) or nodes in ERROR (some can)\n",
-		endpoint, sim.AdminPrefix, DemoSize)
+	fmt.Fprintf(w, "  capacity:  per size, no zones: kpool cloudsim capacity %s --machine-type %s --available N (-1 lifts it); beyond it out_of_capacity (none can start) or nodes in ERROR (some can)\n",
+		endpoint, DemoSize)
 	views := s.views()
 	var first *Cluster
 	for _, c := range sortedClusters(views) {
