@@ -68,6 +68,9 @@ func (s *Service) ApplyLogicalLayout(ctx context.Context, lpID string, l Logical
 		lp := a.lp
 		from := lp.ResourceVersion
 		lp.Status = l.Status
+		if lp.Status.ObservedGeneration == 0 {
+			lp.Status.ObservedGeneration = l.Generation
+		}
 		lp.Status.LastUpdateTime, lp.UpdatedAt, lp.ResourceVersion = a.now, a.now, NewResourceVersion()
 		if err := tx.UpdateLogicalPool(lp, from); err != nil {
 			return err
