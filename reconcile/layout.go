@@ -26,6 +26,7 @@ type cell struct {
 	count  int             // the member's spec count
 	ready  int             // its Ready nodes
 	short  *kpool.Shortage // the member's shortage at its current spec
+	gone   bool            // its member is being deleted: nothing is placed on it
 	want   int             // what the layout asks of it
 	target int             // what it is asked for now (want, as far as moves allow)
 }
@@ -47,7 +48,7 @@ func plan(total int, cells []*cell, prev []kpool.UnavailableOffering, lastMove *
 	mayReturn := lastMove == nil || now.Sub(*lastMove) >= minMove
 	blocked := func(c *cell) bool {
 		u, ok := l.unavailable[c.Offering]
-		return ok && (now.Before(u.Until) || !mayReturn || c.short != nil)
+		return c.gone || ok && (now.Before(u.Until) || !mayReturn || c.short != nil)
 	}
 	var preferred []*cell
 	for _, c := range cells {
