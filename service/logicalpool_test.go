@@ -129,3 +129,27 @@ func events(t *testing.T, s *service.Service, id string) []kpool.Event {
 	}
 	return out
 }
+
+// TestMembersShareZoneByOffering: single-zone members of one logical pool
+// may share a zone only when their offerings (machine type, spot) differ.
+func TestMembersShareZoneByOffering(t *testing.T) {
+	s, c := logicalWorld(t)
+	member := func(machine string) json.RawMessage {
+		return json.RawMessage(`{"platform":{"gcp":{"machineType":"` + machine + `","diskSize":100}},"zones":["1"],"nodeCount":1,"placementPool":"web"}`)
+	}
+	for _, tc := range []struct {
+		name, machine, code string
+	}{
+		{"web-a", "n1-standard-4", ""},
+		{"web-b", "n2-standard-4", ""},
+		{"web-c", "n1-standard-4", kpool.CodeValidation},
+	} {
+		_, err := s.CreateNodePool(alice, service.NodePoolCreate{Name: tc.name, ClusterID: c.ID, Spec: member(tc.machine)})
+		if kpool.ErrorCode(err) != tc.code {
+			t.Fatalf("%s (%s): want %q, got %v", tc.name, tc.machine, tc.code, errText(err))
+		}
+		if tc.code != "" && !strings.Contains(errText(err), "pool web-a of logical pool web is in zone 1 already") {
+			t.Fatalf("%s: %v", tc.name, errText(err))
+		}
+	}
+}

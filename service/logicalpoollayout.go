@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -68,6 +69,9 @@ func (s *Service) ApplyLogicalLayout(ctx context.Context, lpID string, l Logical
 		lp := a.lp
 		from := lp.ResourceVersion
 		lp.Status = l.Status
+		if lp.Status.ObservedGeneration == 0 {
+			lp.Status.ObservedGeneration = l.Generation
+		}
 		lp.Status.LastUpdateTime, lp.UpdatedAt, lp.ResourceVersion = a.now, a.now, NewResourceVersion()
 		if err := tx.UpdateLogicalPool(lp, from); err != nil {
 			return err
@@ -134,6 +138,9 @@ func (s *Service) layoutApply(ctx context.Context, tx kpool.Tx, id *kpool.Identi
 	for _, p := range pools {
 		a.pools[p.Name] = p
 	}
+	if err := checkLayout(lp, l); err != nil {
+		return nil, err
+	}
 	for _, m := range l.Members {
 		name := lp.MemberName(m.Zone, m.Alternative)
 		if p := a.pools[name]; p != nil && p.Spec.PlacementPool != lp.Name {
@@ -142,6 +149,29 @@ func (s *Service) layoutApply(ctx context.Context, tx kpool.Tx, id *kpool.Identi
 		}
 	}
 	return a, nil
+}
+
+// checkLayout refuses a layout no logical pool could want: ranks beyond
+// its fallbacks, negative counts, bounds crossed, a member twice.
+func checkLayout(lp *kpool.LogicalPool, l LogicalLayout) error {
+	var fe kpool.FieldErrors
+	seen := map[string]bool{}
+	for i, m := range l.Members {
+		f := fmt.Sprintf("members[%d]", i)
+		name := lp.MemberName(m.Zone, m.Alternative)
+		switch {
+		case m.Alternative < 0 || m.Alternative > len(lp.Spec.Fallbacks):
+			fe.Add(f+".alternative", "%d is not a rank of logical pool %s (0 to %d)", m.Alternative, lp.Name, len(lp.Spec.Fallbacks))
+		case m.Count < 0 || m.MaxCount < 0:
+			fe.Add(f+".count", "must not be negative")
+		case lp.Spec.Autoscaling.On() && !m.Delete && m.MaxCount < m.Count:
+			fe.Add(f+".maxCount", "must be at least count (%d), got %d", m.Count, m.MaxCount)
+		case seen[name]:
+			fe.Add(f, "member %s is in the layout twice", name)
+		}
+		seen[name] = true
+	}
+	return fe.Err()
 }
 
 // member makes, scales or deletes one member.

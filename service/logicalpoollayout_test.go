@@ -172,3 +172,26 @@ func poolNamed(t *testing.T, s *service.Service, c *kpool.Cluster, name string) 
 	}
 	return l.Items[0]
 }
+
+// TestLayoutRefused: layouts no logical pool could want are refused before
+// anything is read or written.
+func TestLayoutRefused(t *testing.T) {
+	s, c := logicalWorld(t)
+	lp := mustLogical(t, s, c, "web", "")
+	z1 := kpool.Offering{Zone: "1", MachineType: "n1-standard-4"}
+	for _, tc := range []struct {
+		name    string
+		members []service.LayoutMember
+		field   string
+	}{
+		{"rank beyond the fallbacks", []service.LayoutMember{{Offering: z1, Alternative: 3, Count: 1}}, "members[0].alternative"},
+		{"negative count", []service.LayoutMember{{Offering: z1, Count: -1}}, "members[0].count"},
+		{"a member twice", []service.LayoutMember{{Offering: z1, Count: 1}, {Offering: z1, Count: 2}}, "members[1]"},
+	} {
+		_, err := s.ApplyLogicalLayout(reconcileCtx(), lp.ID, service.LogicalLayout{Generation: 1, Members: tc.members})
+		wantErr(t, err, kpool.CodeValidation, tc.field)
+	}
+	if got := poolsOf(t, s, c); got != "" {
+		t.Fatalf("refused layouts made %s", got)
+	}
+}

@@ -97,6 +97,9 @@ func (s *Service) nextLogical(ctx context.Context, lp *kpool.LogicalPool, u Upda
 	if err := s.credentialHolds(c); err != nil {
 		return nil, err
 	}
+	if c.Deleting() {
+		return nil, kpool.Errorf(kpool.CodeConflict, "Cluster '%s' is being deleted", c.Name)
+	}
 	if err := s.checkLogical(ctx, c, &next, "logicalpool update"); err != nil {
 		return nil, err
 	}
