@@ -57,9 +57,21 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string, result *st
 	r.reportProviderPools(ctx, pools, observed)
 	if len(pools) == 0 && !cl.Spec.ImportPools {
 		c.prune(st, nil)
-		return c.cfg.ResyncSlow, nil
+		return soonest(c.cfg.ResyncSlow, r.logicalPools(ctx)), nil
 	}
-	return r.reconcilePools(ctx, pools, observed)
+	next, err := r.reconcilePools(ctx, pools, observed)
+	if err != nil {
+		return next, err
+	}
+	return soonest(next, r.logicalPools(ctx)), nil
+}
+
+// soonest is the earlier of two times to look again (0: none).
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // reconcilePools reconciles each pool against the provider's list, and

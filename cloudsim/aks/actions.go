@@ -68,9 +68,10 @@ func (s *Server) abort(req *request) *sim.Reply {
 	n := p.op.Nodes(req.Now)
 	p.op, p.state, p.etag = nil, stateCanceled, s.NewID()
 	p.setReady(n)
+	s.settle(p) // what the operation had not started yet is given back
 	o := req.Start(kindAbort, p.ready, p.ready, 0)
 	o.Data = &opInfo{subscription: c.subscription, location: c.location, pool: p}
-	o.Done = finish
+	o.Done = s.ended
 	return s.accepted(req, o, nil)
 }
 
@@ -86,7 +87,7 @@ func (s *Server) upgradeNodeImage(req *request) *sim.Reply {
 		return rep
 	}
 	o := req.Start(stateNodeImage, p.ready, p.ready, p.ready)
-	startOp(o, c, p)
+	s.startOp(o, c, p)
 	infoOf(o).newImage = nodeImage(ptr.Deref(p.props.OSSKU, armcontainerservice.OSSKUUbuntu))
 	p.etag = s.NewID()
 	return s.accepted(req, o, p.wire(req.version))

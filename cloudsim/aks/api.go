@@ -220,7 +220,7 @@ func (s *Server) putPool(req *request) *sim.Reply {
 	}
 	p.props = next
 	p.etag = s.NewID()
-	startOp(o, c, p)
+	s.startOp(o, c, p)
 	infoOf(o).newVersion = newVersion
 	if existing != nil && kind == stateUpgrading && newVersion == "" {
 		// An OS SKU migration: the nodes come back on the new SKU's image.
@@ -276,7 +276,7 @@ func (s *Server) deletePool(req *request) *sim.Reply {
 		return rep
 	}
 	o := req.Start(stateDeleting, p.ready, 0, 0)
-	startOp(o, c, p)
+	s.startOp(o, c, p)
 	rep = sim.NewReply(http.StatusAccepted)
 	rep.Header.Set("Azure-AsyncOperation", s.operationURL(req, o, "operations"))
 	rep.Header.Set("Location", s.operationURL(req, o, "operationresults"))
@@ -284,9 +284,10 @@ func (s *Server) deletePool(req *request) *sim.Reply {
 }
 
 // startOp makes o, just started, the operation in progress on pool p of
-// cluster c.
-func startOp(o *sim.Operation, c *cluster, p *pool) {
+// cluster c, and takes the capacity it needs (capacity.go).
+func (s *Server) startOp(o *sim.Operation, c *cluster, p *pool) {
 	o.Data = &opInfo{subscription: c.subscription, location: c.location, pool: p}
-	o.Done = finish
+	o.Done = s.ended
 	p.op = o
+	s.allocate(o, p)
 }

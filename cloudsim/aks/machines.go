@@ -135,7 +135,7 @@ func (s *Server) deleteMachines(req *request) *sim.Reply {
 	p.props.Count = ptr.To(int32(count - len(seen)))
 	p.etag = s.NewID()
 	o := req.Start(stateScaling, p.ready, nodesOf(p.props), 0)
-	startOp(o, c, p)
+	s.startOp(o, c, p)
 	return s.accepted(req, o, nil)
 }
 

@@ -101,7 +101,10 @@ func (p *pool) reimagedAt(now time.Time, version, image string) []machine {
 	if span := o.End.Sub(o.Start); span > 0 && now.Before(o.End) {
 		done = int(int64(len(old)) * int64(now.Sub(o.Start)) / int64(span))
 	}
-	out := make([]machine, 0, len(old)+p.surge())
+	if in.shortage != nil {
+		done = -1 // its surge could not be had (capacity.go): no node is reimaged
+	}
+	out := make([]machine, 0, len(old)+in.surge)
 	for i, id := range old {
 		m := machine{id: id, ready: i != done, version: version, image: image}
 		if i < done {
@@ -109,7 +112,7 @@ func (p *pool) reimagedAt(now time.Time, version, image string) []machine {
 		}
 		out = append(out, m)
 	}
-	for _, id := range p.fresh(p.surge()) {
+	for _, id := range p.fresh(in.surge) {
 		out = append(out, machine{id: id, ready: true, version: newVersion, image: newImage})
 	}
 	return out
@@ -150,8 +153,8 @@ func (p *pool) nodeSpec(m machine) kube.NodeSpec {
 		"failure-domain.beta.kubernetes.io/region": c.location,
 	}
 	zone := "0"
-	if zs := p.props.AvailabilityZones; len(zs) > 0 {
-		zone = c.location + "-" + ptr.Deref(zs[m.id%len(zs)], "")
+	if z := p.zoneOf(m.id); z != "" {
+		zone = c.location + "-" + z
 	}
 	labels["topology.kubernetes.io/zone"], labels["failure-domain.beta.kubernetes.io/zone"] = zone, zone
 	if ptr.Deref(p.props.ScaleSetPriority, "") == armcontainerservice.ScaleSetPrioritySpot {

@@ -68,6 +68,11 @@ type pool struct {
 	op     *sim.Operation // in progress, or nil
 	// failure is why the last operation failed; nil once one succeeds.
 	failure *armError
+	// held are the instances that hold capacity of their offering, and
+	// placed the zones of instances not in the pool's usual turn
+	// (capacity.go).
+	held   map[int]bool
+	placed map[int]string
 }
 
 func (p *pool) id() string { return p.cluster.id() + "/agentPools/" + p.name }
@@ -84,6 +89,11 @@ type opInfo struct {
 	// aborted is set when an abort ended the operation before its end:
 	// its outcome is never applied.
 	aborted bool
+	// surge is how many surge instances an upgrade got; shortage the
+	// allocation error of an operation that got fewer instances than it
+	// asked (capacity.go).
+	surge    int
+	shortage *armError
 }
 
 func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }
@@ -108,6 +118,9 @@ func opStatus(o *sim.Operation) string {
 // the pool's properties.status.provisioningError carry it.
 func opError(o *sim.Operation) *armError {
 	p := infoOf(o).pool
+	if s := infoOf(o).shortage; s != nil {
+		return s
+	}
 	const injected = " (fault injected by kpool cloudsim)"
 	switch o.Kind {
 	case stateUpgrading:
@@ -200,8 +213,9 @@ func (p *pool) view() armcontainerservice.AgentPool {
 	return armcontainerservice.AgentPool{ID: ptr.To(p.id()), Name: ptr.To(p.name), Type: ptr.To(poolType), Properties: pr}
 }
 
-// finish applies an operation's outcome to its pool when it ends.
-func finish(o *sim.Operation) {
+// ended applies an operation's outcome to its pool when it ends, and
+// gives back the capacity of the instances it no longer has.
+func (s *Server) ended(o *sim.Operation) {
 	in := infoOf(o)
 	p := in.pool
 	if in.aborted || o.Kind == kindAbort {
@@ -209,9 +223,10 @@ func finish(o *sim.Operation) {
 	}
 	p.op = nil
 	if reimaging(o.Kind) {
-		p.nextVM += p.surge() // the surge nodes are gone, their ids used
+		p.nextVM += in.surge // the surge nodes are gone, their ids used
 	}
 	p.setReady(o.To)
+	s.settle(p)
 	if o.Fails {
 		p.state = stateFailed
 		p.failure = opError(o)
@@ -220,6 +235,7 @@ func finish(o *sim.Operation) {
 	p.state = stateSucceeded
 	p.failure = nil
 	if o.Kind == stateDeleting {
+		s.releaseAll(p)
 		delete(p.cluster.pools, strings.ToLower(p.name))
 		return
 	}

@@ -157,6 +157,7 @@ func (s *Server) AddPool(subscription, resourceGroup, clusterName string, ap arm
 		}
 		p := &pool{cluster: c, name: name, props: props, state: stateSucceeded, etag: s.NewID()}
 		p.setReady(int(ptr.Deref(props.Count, 0)))
+		s.settle(p)
 		c.pools[strings.ToLower(name)] = p
 	})
 	return err
@@ -217,6 +218,7 @@ func (s *Server) Mutate(subscription, resourceGroup, clusterName, name string, f
 		p.etag = s.NewID()
 		if p.op == nil {
 			p.setReady(max(nodesOf(props), 0))
+			s.settle(p)
 		}
 	})
 	return err
@@ -237,6 +239,7 @@ func (s *Server) DeletePool(subscription, resourceGroup, clusterName, name strin
 			err = fmt.Errorf("aks: agent pool %s is in an operation (%s)", name, p.op.Kind)
 			return
 		}
+		s.releaseAll(p)
 		delete(p.cluster.pools, strings.ToLower(p.name))
 	})
 	return err

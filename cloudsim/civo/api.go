@@ -55,12 +55,14 @@ func (s *Server) Mutate(region, clusterID, id string, fn func(*Pool)) (err error
 		p.labels, p.taints, p.size, p.publicIP = v.Labels, v.Taints, v.Size, v.PublicIPNodePool
 		if v.Count >= 1 && v.Count != p.count && p.op == nil {
 			p.count = v.Count
-			for len(p.insts) < p.count {
-				in := s.newInstance(p, now)
-				in.status = StatusActive
-				p.insts = append(p.insts, in)
+			from := len(p.insts)
+			s.grow(p, p.count-from, now) // those short of capacity stay in ERROR
+			for _, in := range p.insts[min(from, len(p.insts)):] {
+				if !in.short {
+					in.status = StatusActive
+				}
 			}
-			p.insts = p.insts[:p.count]
+			p.truncate(s, p.count)
 		}
 		s.syncNodes(p.cluster, now)
 	})
@@ -121,17 +123,18 @@ func (s *Server) createPool(req *call) *sim.Reply {
 	if rep := s.checkQuota(in.Size, *in.Count); rep != nil {
 		return rep
 	}
+	if rep := s.checkCapacity(in.Size, c.Region, *in.Count); rep != nil {
+		return rep
+	}
 	p := &pool{cluster: c, id: in.ID, size: in.Size, count: *in.Count, labels: maps.Clone(in.Labels),
 		publicIP: in.PublicIPNodePool != nil && *in.PublicIPNodePool, created: req.Now}
 	if in.Taints != nil {
 		p.taints = slices.Clone(*in.Taints)
 	}
 	delete(p.labels, PoolLabel)
-	for range p.count {
-		p.insts = append(p.insts, s.newInstance(p, req.Now))
-	}
+	got := s.grow(p, p.count, req.Now) // the rest are short of capacity: ERROR at once
 	c.pools[p.id] = p
-	s.start(req.Request, p, opCreating, 0, p.count)
+	s.start(req.Request, p, opCreating, 0, got)
 	rep := success(p.id)
 	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+p.id
 	return rep
@@ -159,6 +162,13 @@ func (s *Server) updatePool(req *call) *sim.Reply {
 	if rep := s.checkQuota(p.size, target-len(p.insts)); rep != nil {
 		return rep
 	}
+	if resize {
+		// The nodes to start: those beyond the ones that stay (a PUT of the
+		// count drops the nodes in ERROR, and starts them again).
+		if rep := s.checkCapacity(p.size, p.cluster.Region, target-(len(p.insts)-p.failedNodes())); rep != nil {
+			return rep
+		}
+	}
 	if in.Labels != nil {
 		p.labels = maps.Clone(in.Labels)
 		delete(p.labels, PoolLabel)
@@ -168,14 +178,15 @@ func (s *Server) updatePool(req *call) *sim.Reply {
 	}
 	if resize {
 		p.healAt = time.Time{}
-		p.dropErrors(false)
+		p.dropErrors(s, false)
 		from := len(p.insts)
 		p.count = target
-		for len(p.insts) < target {
-			p.insts = append(p.insts, s.newInstance(p, req.Now))
+		to := target
+		if target > from {
+			to = from + s.grow(p, target-from, req.Now) // the rest are short of capacity
 		}
-		if from != target {
-			s.start(req.Request, p, opScaling, from, target)
+		if from != to {
+			s.start(req.Request, p, opScaling, from, to)
 		}
 	}
 	return jsonReply(p.view(req.Now))
@@ -196,7 +207,7 @@ func (s *Server) deletePool(req *call) *sim.Reply {
 		return success(p.id) // already going
 	}
 	insts, _ := p.statuses(req.Now)
-	p.insts = insts
+	p.truncate(s, len(insts)) // those a running shrink removed are gone
 	s.start(req.Request, p, opDeleting, len(insts), 0)
 	return success(p.id)
 }
@@ -231,6 +242,7 @@ func (s *Server) deleteInstance(req *call) *sim.Reply {
 	}
 	// The instance goes last of those that stay, first of those going:
 	// statuses and finish remove a pool's instances from its end.
+	p.truncate(s, len(insts)) // those a running shrink removed are gone
 	rest := append(slices.Clone(insts[:i]), insts[i+1:]...)
 	p.insts = slices.Concat(rest[:p.count-1], []*instance{insts[i]}, rest[p.count-1:])
 	p.count--

@@ -39,7 +39,7 @@ type clusterView struct {
 	FirewallID            string         `json:"firewall_id"`
 	CNIPlugin             string         `json:"cni_plugin"`
 	CCMInstalled          string         `json:"ccm_installed"`
-	Conditions            []struct{}     `json:"conditions"`
+	Conditions            []condition    `json:"conditions"`
 	VolumeType            string         `json:"volume_type"`
 }
 
@@ -63,7 +63,7 @@ func (s *Server) view(c *cluster, now time.Time, base string) clusterView {
 	v := clusterView{KubeConfig: s.kube.Kubeconfig(base, c.ID, c.Name), APIEndpoint: s.kube.ServerURL(base, c.ID), ID: c.ID, Name: c.Name, Version: c.Version, KubernetesVersion: c.Version, Status: "ACTIVE", Ready: true,
 		ClusterType: "k3s", BuiltAt: c.created.UTC(), CreatedAt: c.created.UTC(), NetworkID: c.networkID(), FirewallID: c.ID,
 		CNIPlugin: "flannel", CCMInstalled: "true", VolumeType: "civo-volume", Tags: []string{}, Instances: []Instance{},
-		Pools: []Pool{}, RequiredPools: []requiredPool{}, InstalledApplications: []installedApp{}, Conditions: []struct{}{}}
+		Pools: []Pool{}, RequiredPools: []requiredPool{}, InstalledApplications: []installedApp{}, Conditions: c.conditions(now)}
 	for _, name := range c.apps {
 		app := marketplace[name]
 		app.UpdatedAt = c.created.UTC()

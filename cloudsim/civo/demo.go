@@ -43,9 +43,8 @@ func Demo(o sim.Options) (*Server, error) {
 		c := s.clusters[DemoClusterID]
 		p := &pool{cluster: c, id: DemoPool, size: DemoSize, count: 1, created: now,
 			labels: map[string]string{}}
-		in := s.newInstance(p, now)
-		in.status = StatusActive
-		p.insts = []*instance{in}
+		s.grow(p, p.count, now)
+		p.insts[0].status = StatusActive
 		c.pools[p.id] = p
 		s.syncNodes(c, now)
 	})
@@ -106,6 +105,8 @@ func (s *Server) Describe(w io.Writer, endpoint string) {
 		fmt.Fprintf(w, "  quota:     %d nodes, %d CPU cores, %d MB RAM, %d GB disk for the account (0: no limit); beyond it quota_limit_reached\n",
 			q.Instances, q.CPUCores, q.RAMMB, q.DiskGB)
 	}
+	fmt.Fprintf(w, "  capacity:  per size, no zones: kpool cloudsim capacity %s --machine-type %s --available N (-1 lifts it); beyond it out_of_capacity (none can start) or nodes in ERROR (some can)\n",
+		endpoint, DemoSize)
 	views := s.views()
 	var first *Cluster
 	for _, c := range sortedClusters(views) {

@@ -25,7 +25,8 @@ import (
 // kubeconfig of the cluster GET.
 type kubeEnv struct {
 	*env
-	cs kubernetes.Interface
+	cs  kubernetes.Interface
+	srv *httptest.Server
 }
 
 func newKubeEnv(t *testing.T) *kubeEnv {
@@ -58,7 +59,7 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &kubeEnv{env: e, cs: cs}
+	return &kubeEnv{env: e, cs: cs, srv: srv}
 }
 
 // nodes lists a pool's nodes by Civo's pool label, by name.

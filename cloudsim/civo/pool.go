@@ -109,6 +109,11 @@ type instance struct {
 	id, hostname, publicIP, privateIP string
 	status                            string
 	created                           time.Time
+	// held is the size whose capacity the node holds ("" none: it is
+	// short, or gave it back); short: it could not start for want of
+	// capacity, and stays in ERROR until a PUT of the count drops it.
+	held  string
+	short bool
 }
 
 // newInstance adds a node to the pool.
@@ -178,7 +183,7 @@ func (p *pool) statuses(now time.Time) ([]*instance, []string) {
 		// the last one at its end.
 		n = o.NodesReady(now)
 		for i := range st {
-			if i >= o.From {
+			if i >= o.From && !insts[i].short {
 				st[i] = StatusActive
 				if i >= n {
 					st[i] = StatusBuilding

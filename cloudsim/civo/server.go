@@ -238,7 +238,7 @@ func (s *Server) scoped(h func(*call) *sim.Reply) sim.Handler {
 func (s *Server) heal(now time.Time) {
 	for _, c := range s.clusters {
 		for _, p := range c.pools {
-			p.heal(now)
+			p.heal(s, now)
 		}
 	}
 }

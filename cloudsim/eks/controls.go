@@ -13,8 +13,9 @@ import (
 // what only the emulator knows.
 type NodegroupState struct {
 	Nodegroup
-	// ReadyNodes is the number of nodes that exist now: it moves one node
-	// at a time towards desiredSize while an operation runs.
+	// ReadyNodes is the number of nodes (EC2 instances) that exist now: it
+	// moves one node at a time towards desiredSize while an operation
+	// runs, and stays below it while EC2 lacks the capacity.
 	ReadyNodes int
 	// Operation is the status of the operation in progress (CREATING,
 	// UPDATING, DELETING); "" when idle.
@@ -30,7 +31,8 @@ func (s *Server) NodegroupOf(region, clusterName, name string) (st NodegroupStat
 			return
 		}
 		g.heal(now)
-		st, found = NodegroupState{Nodegroup: g.view(), ReadyNodes: g.readyAt(now)}, true
+		g.advance(now)
+		st, found = NodegroupState{Nodegroup: g.view(), ReadyNodes: len(g.instances)}, true
 		if g.op != nil {
 			st.Operation = g.op.Kind
 		}

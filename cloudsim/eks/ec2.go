@@ -155,7 +155,9 @@ func (s *Server) ec2(req *sim.Request) *sim.Reply {
 		return c.describeInstanceTypeOfferings()
 	case "DescribeInstanceTypes":
 		return c.describeInstanceTypes()
+	case "DescribeInstances":
+		return c.describeInstances()
 	default:
-		return ec2Bad("InvalidAction", "The action %s is not valid for this web service (kpool cloudsim emulates EC2's launch template actions, CreateTags on them, DescribeSubnets, DescribeInstanceTypeOfferings and DescribeInstanceTypes only).", action)
+		return ec2Bad("InvalidAction", "The action %s is not valid for this web service (kpool cloudsim emulates EC2's launch template actions, CreateTags on them, DescribeSubnets, DescribeInstanceTypeOfferings, DescribeInstanceTypes and DescribeInstances (a node group's) only).", action)
 	}
 }

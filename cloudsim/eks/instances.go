@@ -115,30 +115,6 @@ func (g *nodegroup) zones() []string {
 	return out
 }
 
-// fewest is the zone of g's subnets with the fewest instances (the first
-// in subnet order on a tie): where the Auto Scaling group launches next,
-// as it keeps its zones balanced (EC2 Auto Scaling user guide,
-// "Availability Zone distribution" / auto-scaling-benefits.html).
-func (g *nodegroup) fewest() string {
-	zs := g.zones()
-	if len(zs) == 0 {
-		return g.cluster.region + "a"
-	}
-	best, count := zs[0], -1
-	for _, z := range zs {
-		n := 0
-		for _, in := range g.instances {
-			if in.zone == z {
-				n++
-			}
-		}
-		if count < 0 || n < count {
-			best, count = z, n
-		}
-	}
-	return best
-}
-
 // victim is the instance a scale-in terminates: from the zone with the
 // most instances, one not on the current launch if there is one (the
 // default termination policy: the zone first, then "the oldest launch
@@ -165,7 +141,7 @@ func (g *nodegroup) victim(target launch) int {
 // us-east-1: the EC2 user guide, ec2-instance-naming.html), from an address
 // of the zone's own range (40 /24s a zone: 10,000 addresses, reused only
 // after as many launches in the zone), its id i- and 17 hex digits.
-func (g *nodegroup) launchInstance(zone string, l launch) {
+func (g *nodegroup) launchInstance(zone, instanceType string, l launch) {
 	c := g.cluster
 	c.launched++
 	if c.inZone == nil {
@@ -181,7 +157,7 @@ func (g *nodegroup) launchInstance(zone string, l launch) {
 	}
 	sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s/%d", c.region, c.name, c.launched))
 	g.instances = append(g.instances, &instance{id: "i-" + hex.EncodeToString(sum[:])[:17], zone: zone, ip: fmt.Sprintf("10.0.%d.%d", x, y),
-		name: fmt.Sprintf("ip-10-0-%d-%d.%s", x, y, domain), instanceType: first(g.ng.InstanceTypes), launch: l})
+		name: fmt.Sprintf("ip-10-0-%d-%d.%s", x, y, domain), instanceType: instanceType, launch: l})
 }
 
 // sortedZones are the zones of the cluster's subnets, by name.
@@ -206,8 +182,7 @@ func (g *nodegroup) advance(now time.Time) {
 	if u, to, ok := g.rolling(); ok && (g.roll == nil || g.roll.u != u) {
 		// The nodes the update found are on the node group's launch,
 		// however long ago they were last brought up to the clock.
-		for len(g.instances) < u.op.From {
-			g.launchInstance(g.fewest(), target)
+		for len(g.instances) < u.op.From && g.launch(target) {
 		}
 		g.roll = &roll{u: u, n: len(g.instances), to: to}
 	}
@@ -220,11 +195,14 @@ func (g *nodegroup) advance(now time.Time) {
 		}
 	}
 	want := g.readyAt(now)
-	for len(g.instances) < want {
-		g.launchInstance(g.fewest(), target)
+	// Each launch takes EC2 capacity (launch); a shortfall leaves the
+	// node group short until capacity comes back. Each termination gives
+	// its capacity back.
+	for len(g.instances) < want && g.launch(target) {
 	}
 	for len(g.instances) > want {
 		i := g.victim(target)
+		g.release(g.instances[i])
 		g.instances = slices.Delete(g.instances, i, i+1)
 	}
 }
@@ -253,8 +231,10 @@ func (g *nodegroup) replace(r *roll, now time.Time) {
 			i++
 			continue
 		}
+		// The new instance is of the old one's offering (zone, type,
+		// capacity type): its capacity passes from one to the other.
 		g.instances = slices.Delete(g.instances, i, i+1)
-		g.launchInstance(in.zone, r.to)
+		g.launchInstance(in.zone, in.instanceType, r.to)
 		done++
 	}
 }

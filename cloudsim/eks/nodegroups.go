@@ -42,85 +42,14 @@ type cluster struct {
 	launched int
 	inZone   map[string]int
 	synced   map[string]string
+	// capacity is EC2's, the engine's table (sim.Capacity): what each
+	// zone, instance type and capacity type can still launch.
+	capacity *sim.Capacity
 }
 
 func (c *cluster) arn() string {
 	return fmt.Sprintf("arn:aws:eks:%s:%s:cluster/%s", c.region, c.account, c.name)
 }
-
-// Wire shapes of the EKS model (member names as the JSON carries them;
-// timestamps in epoch seconds, restJson1's default).
-type (
-	scalingConfig struct {
-		MinSize     *int32 `json:"minSize,omitempty"`
-		MaxSize     *int32 `json:"maxSize,omitempty"`
-		DesiredSize *int32 `json:"desiredSize,omitempty"`
-	}
-	taint struct {
-		Key    *string `json:"key,omitempty"`
-		Value  *string `json:"value,omitempty"`
-		Effect string  `json:"effect,omitempty"`
-	}
-	issue struct {
-		Code        string   `json:"code"`
-		Message     string   `json:"message"`
-		ResourceIDs []string `json:"resourceIds,omitempty"`
-	}
-	health struct {
-		Issues []issue `json:"issues"`
-	}
-	updateConfig struct {
-		MaxUnavailable           *int32 `json:"maxUnavailable,omitempty"`
-		MaxUnavailablePercentage *int32 `json:"maxUnavailablePercentage,omitempty"`
-	}
-	resources struct {
-		AutoScalingGroups []struct {
-			Name string `json:"name"`
-		} `json:"autoScalingGroups"`
-	}
-	// Nodegroup is a node group as DescribeNodegroup returns it.
-	Nodegroup struct {
-		NodegroupName  string            `json:"nodegroupName"`
-		NodegroupArn   string            `json:"nodegroupArn"`
-		ClusterName    string            `json:"clusterName"`
-		Version        string            `json:"version"`
-		ReleaseVersion string            `json:"releaseVersion"`
-		CreatedAt      float64           `json:"createdAt"`
-		ModifiedAt     float64           `json:"modifiedAt"`
-		Status         string            `json:"status"`
-		CapacityType   string            `json:"capacityType"`
-		ScalingConfig  scalingConfig     `json:"scalingConfig"`
-		InstanceTypes  []string          `json:"instanceTypes"`
-		Subnets        []string          `json:"subnets"`
-		AmiType        string            `json:"amiType"`
-		NodeRole       string            `json:"nodeRole"`
-		Labels         map[string]string `json:"labels"`
-		Taints         []taint           `json:"taints"`
-		Resources      *resources        `json:"resources,omitempty"`
-		DiskSize       *int32            `json:"diskSize,omitempty"`
-		LaunchTemplate *ltSpec           `json:"launchTemplate,omitempty"`
-		Health         health            `json:"health"`
-		UpdateConfig   updateConfig      `json:"updateConfig"`
-		Tags           map[string]string `json:"tags"`
-	}
-	updateParam struct {
-		Type  string `json:"type"`
-		Value string `json:"value"`
-	}
-	errorDetail struct {
-		ErrorCode    string   `json:"errorCode"`
-		ErrorMessage string   `json:"errorMessage"`
-		ResourceIDs  []string `json:"resourceIds,omitempty"`
-	}
-	updateView struct {
-		ID        string        `json:"id"`
-		Status    string        `json:"status"`
-		Type      string        `json:"type"`
-		Params    []updateParam `json:"params"`
-		CreatedAt float64       `json:"createdAt"`
-		Errors    []errorDetail `json:"errors"`
-	}
-)
 
 // nodegroup is a node group and what only the emulator knows of it.
 type nodegroup struct {
@@ -141,14 +70,29 @@ type nodegroup struct {
 	instances []*instance
 	roll      *roll
 	shown     shown
+	// short is the last launch its Auto Scaling group could not make for
+	// want of capacity since its last operation began (capacity.go).
+	short *shortfall
+	// planned are the instances its running operation reserved capacity
+	// for and has not launched yet.
+	planned []placement
 }
 
-// heal makes a DEGRADED node group whose launches have caught up ACTIVE
-// again, at full size.
+// heal brings a DEGRADED node group up to its desired size as its Auto
+// Scaling group does, which keeps launching: after an injected failure
+// once its heal time has come, after a capacity shortfall as soon as EC2
+// has the capacity (retryLaunches); EKS clears the health issue once the
+// group reaches its desired capacity.
 func (g *nodegroup) heal(now time.Time) {
-	if g.op == nil && g.ng.Status == statusDegraded && sim.Due(g.healAt, now) {
-		g.ng.Status, g.ng.Health.Issues, g.healAt = statusActive, nil, time.Time{}
+	if g.op != nil || g.ng.Status != statusDegraded {
+		return
+	}
+	if sim.Due(g.healAt, now) {
+		g.healAt = time.Time{}
 		g.ready = int(ptr.Deref(g.ng.ScalingConfig.DesiredSize, 0))
+	}
+	if g.healAt.IsZero() {
+		g.retryLaunches(now)
 	}
 }
 
@@ -159,6 +103,8 @@ type update struct {
 	created            time.Time
 	op                 *sim.Operation
 	errors             []errorDetail
+	// short: its operation could not launch all its instances (shortOf).
+	short bool
 }
 
 func (u *update) view() updateView {
@@ -166,7 +112,7 @@ func (u *update) view() updateView {
 	switch {
 	case u.op.Running():
 		v.Status = updateInProgress
-	case u.op.Fails:
+	case u.op.Fails || u.short:
 		v.Status = updateFailed
 	}
 	if v.Errors == nil {
@@ -303,6 +249,7 @@ func (s *Server) createNodegroup(req *call) *sim.Reply {
 	c.nodegroups[name] = g
 	o := req.Start(statusCreating, 0, int(*ng.ScalingConfig.DesiredSize), 0)
 	s.begin(o, g, nil)
+	g.reserve(o.To)
 	rep = jsonReply(map[string]any{"nodegroup": g.view()})
 	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+name
 	return rep
@@ -311,20 +258,23 @@ func (s *Server) createNodegroup(req *call) *sim.Reply {
 // begin makes o the operation in progress on g, and u's when it is an
 // update's.
 func (s *Server) begin(o *sim.Operation, g *nodegroup, u *update) {
-	g.op = o
+	g.op, g.short = o, nil
 	o.Data = g
 	o.Done = func(o *sim.Operation) { finish(o, g, u) }
 }
 
 // finish applies an operation's outcome to its node group when it ends.
 func finish(o *sim.Operation, g *nodegroup, u *update) {
+	g.advance(o.End) // its instances as the operation leaves them
+	g.unplan()
 	g.op = nil
 	g.ready = o.To
 	g.ng.ModifiedAt = epoch(o.End)
 	c := g.cluster
 	const injected = " (fault injected by kpool cloudsim)"
-	asg := "eks-" + g.name + "-" + g.ng.NodegroupArn[len(g.ng.NodegroupArn)-8:]
+	asg := g.asgName()
 	switch {
+	case shortOf(o, g, u):
 	case o.Kind == statusDeleting && !o.Fails:
 		delete(c.nodegroups, g.name)
 	case o.Kind == statusDeleting:
@@ -333,9 +283,12 @@ func finish(o *sim.Operation, g *nodegroup, u *update) {
 			Message: "DependencyViolation - resource has a dependent object" + injected, ResourceIDs: []string{"sg-0a1b2c3d4e5f60718"}}}
 	case o.Kind == statusCreating && o.Fails:
 		g.ng.Status = statusCreateFailed
-		g.ng.Health.Issues = []issue{{Code: "AsgInstanceLaunchFailures",
-			Message: fmt.Sprintf("Could not launch On-Demand Instances. InsufficientInstanceCapacity - We currently do not have sufficient %s capacity in the Availability Zone you requested. Launching EC2 instance failed.%s",
-				first(g.ng.InstanceTypes), injected), ResourceIDs: []string{asg}}}
+		// Not a capacity shortfall (shortOf says those): an instance lost
+		// at launch, in the words of hashicorp/terraform-provider-aws#39904
+		// with EC2's Client.InternalError state reason.
+		g.ng.Health.Issues = []issue{{Code: codeLaunchFailures,
+			Message:     "Instance became unhealthy while waiting for instance to be in InService state. Termination Reason: Client.InternalError: Client error on launch" + injected,
+			ResourceIDs: []string{asg}}}
 	case o.Fails && u != nil && u.typ == typeVersion:
 		// The nodes that could not be drained keep the old version; the
 		// node group stays usable.
@@ -391,7 +344,7 @@ func (s *Server) deleteNodegroup(req *call) *sim.Reply {
 	if g.op != nil {
 		return busy(req.cluster, g, "deleted")
 	}
-	o := req.Start(statusDeleting, g.ready, 0, 0)
+	o := req.Start(statusDeleting, len(g.instances), 0, 0)
 	s.begin(o, g, nil)
 	return jsonReply(map[string]any{"nodegroup": g.view()})
 }

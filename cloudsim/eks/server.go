@@ -99,7 +99,8 @@ func (s *Server) AddCluster(c Cluster) {
 			return
 		}
 		s.clusters[key] = &cluster{name: c.Name, region: c.Region, account: c.Account, version: c.Version,
-			subnets: subnets, nodegroups: map[string]*nodegroup{}, updates: map[string]*update{}, synced: map[string]string{}}
+			subnets: subnets, nodegroups: map[string]*nodegroup{}, updates: map[string]*update{}, synced: map[string]string{},
+			capacity: s.Capacity()}
 	})
 }
 

@@ -65,7 +65,7 @@ func (s *Server) updateConfig(req *call) *sim.Reply {
 	if rep != nil {
 		return rep
 	}
-	from := g.ready
+	from := len(g.instances) // what it has, short or not
 	g.ng = next
 	g.ng.ModifiedAt = epoch(req.Now)
 	o := req.Start(statusUpdating, from, int(*next.ScalingConfig.DesiredSize), 0)
@@ -73,6 +73,7 @@ func (s *Server) updateConfig(req *call) *sim.Reply {
 	c.updates[u.id] = u
 	g.updates = append(g.updates, u.id)
 	s.begin(o, g, u)
+	g.reserve(o.To - from)
 	return jsonReply(map[string]any{"update": u.view()})
 }
 
@@ -105,7 +106,7 @@ func (s *Server) updateVersion(req *call) *sim.Reply {
 		return rep
 	}
 	// Every node is replaced: one new node up and one old node drained each.
-	n := g.ready
+	n := len(g.instances)
 	o := req.Start(statusUpdating, n, n, 2*n)
 	if in.Force {
 		// A failed version update is pods that could not be drained

@@ -197,7 +197,8 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 			}
 			p := observe(ap)
 			if p.State == provider.StateFailed {
-				d.explain(ctx, cs, opKey(c, p.ProviderName), &p, reasons[strings.ToLower(p.ProviderName)])
+				failed := d.explain(ctx, cs, opKey(c, p.ProviderName), &p, reasons[strings.ToLower(p.ProviderName)])
+				d.shortage(ctx, c, cs, a, &p, failed)
 			}
 			out = append(out, p)
 		}

@@ -74,8 +74,11 @@ func classify(err error, field string) error {
 	if re.RawResponse != nil {
 		e.RequestID = re.RawResponse.Header.Get("x-ms-request-id")
 	}
-	if quotaError(re.ErrorCode, reason) {
+	switch {
+	case quotaError(re.ErrorCode, reason):
 		e.Kind = provider.KindQuota
+	case capacityCodes[re.ErrorCode]:
+		e.Kind = provider.KindCapacity // shortage.go
 	}
 	switch e.Kind {
 	case provider.KindThrottled, provider.KindTransient:

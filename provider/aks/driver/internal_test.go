@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,12 @@ func TestClassify(t *testing.T) {
 		{"AKS VM size not offered, naming the size", armError(400, "BadRequest",
 			"The VM size of Standard_B2s is not allowed in your subscription in location 'westus2'. The available VM sizes are 'standard_d16pds_v5,standard_d2ps_v5'", nil),
 			provider.KindValidation, "spec.platform.azure.vmSize", 0},
+		{"Compute SKU not available for capacity", armError(409, "SkuNotAvailable",
+			"The requested VM size for resource 'Following SKUs have failed for Capacity Restrictions: Standard_B2s' is currently not available in location 'eastus'. "+
+				"Please try another size or deploy to a different location or different zone. See https://aka.ms/azureskunotavailable for details.", nil),
+			provider.KindCapacity, "", 0},
+		{"zonal allocation failed, answered at once", armError(400, "ZonalAllocationFailed",
+			"Allocation failed. We do not have sufficient capacity for the requested VM size in this zone.", nil), provider.KindCapacity, "", 0},
 		{"AKS zone not offered", armError(400, "AvailabilityZoneNotSupported",
 			"The zone(s) '1' for resource 'linuxpool' is not supported. The supported zones for location 'eastus2' are '2'", nil),
 			provider.KindValidation, "spec.zones", 0},
@@ -229,10 +236,29 @@ func TestProvisioningErrors(t *testing.T) {
 	 {"name":"old","properties":{"provisioningState":"Failed"}}]}`
 	got := provisioningErrors(response(http.StatusOK, nil, page))
 	want := "ReconcileVMSSAgentPoolFailed: could not allocate (AllocationFailed: Allocation failed.; ZonalAllocationFailed: zone 2)"
-	if len(got) != 1 || got["web"] != want {
+	if len(got) != 1 || got["web"].String() != want {
 		t.Fatalf("got %q", got)
 	}
 	if got := provisioningErrors(response(http.StatusOK, nil, "not json")); len(got) != 0 {
 		t.Fatalf("from garbage: %q", got)
+	}
+}
+
+// TestZonesIn reads the zones an allocation error names, as logical zones.
+func TestZonesIn(t *testing.T) {
+	c := &kpool.Cluster{Spec: kpool.ClusterSpec{Platform: kpool.ClusterPlatform{Type: kpool.PlatformAzure,
+		Azure: &kpool.AzureCluster{Location: "westeurope"}}}}
+	for _, tc := range []struct {
+		msg  string
+		want []string
+	}{
+		{"We do not have sufficient capacity for the requested VM size Standard_D4s_v5 in zone '2'. Read more", []string{"2"}},
+		{"Allocation failed. VM(s) of size Standard_D4s_v5 in zones '1', '3' with the following constraints", []string{"1", "3"}},
+		{"We do not have sufficient capacity for the requested VM size in this zone.", nil},
+		{"the requested VM size in this region", nil},
+	} {
+		if got := zonesIn(c, tc.msg); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %v, want %v", tc.msg, got, tc.want)
+		}
 	}
 }

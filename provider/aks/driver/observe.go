@@ -147,8 +147,8 @@ func (e *errorDetail) String() string {
 // agent pool in a list page, by lower-case name. armcontainerservice v6
 // (api-version 2025-02-01) has no such field; AKS sends it from
 // 2025-05-01, so it is read from the page itself.
-func provisioningErrors(raw *http.Response) map[string]string {
-	out := map[string]string{}
+func provisioningErrors(raw *http.Response) map[string]*errorDetail {
+	out := map[string]*errorDetail{}
 	if raw == nil {
 		return out
 	}
@@ -170,8 +170,8 @@ func provisioningErrors(raw *http.Response) map[string]string {
 		return out
 	}
 	for _, v := range page.Value {
-		if s := v.Properties.Status.ProvisioningError.String(); s != "" {
-			out[strings.ToLower(v.Name)] = s
+		if e := v.Properties.Status.ProvisioningError; e.String() != "" {
+			out[strings.ToLower(v.Name)] = e
 		}
 	}
 	return out
@@ -181,7 +181,7 @@ func provisioningErrors(raw *http.Response) map[string]string {
 // URL (Azure-AsyncOperation), and why it failed once that is read.
 type opRecord struct {
 	url    string
-	reason string
+	failed *errorDetail
 	read   bool // the status was read for good: no need to ask again
 }
 
@@ -213,35 +213,38 @@ func (d *Driver) started(c *kpool.Cluster, pool string, raw *http.Response) {
 // provisioningError when AKS sends it, else the error of the operation
 // the driver started last on it (read once, then kept), else what is
 // known. Reading the operation is best effort: a list does not fail for it.
-func (d *Driver) explain(ctx context.Context, cs *clients, key string, p *provider.Pool, fromPool string) {
-	if fromPool != "" {
-		p.Message = fromPool
-		return
+// It returns that error; nil when none is known.
+func (d *Driver) explain(ctx context.Context, cs *clients, key string, p *provider.Pool, fromPool *errorDetail) *errorDetail {
+	if fromPool != nil {
+		p.Message = fromPool.String()
+		return fromPool
 	}
 	d.mu.Lock()
 	rec, ok := d.ops.Get(key)
-	var u, reason string
+	var u string
+	var failed *errorDetail
 	read := false
 	if ok {
-		u, reason, read = rec.url, rec.reason, rec.read
+		u, failed, read = rec.url, rec.failed, rec.read
 	}
 	d.mu.Unlock()
 	if !read && u != "" {
-		if reason, read = operationError(ctx, cs.pl, u); read {
+		if failed, read = operationError(ctx, cs.pl, u); read {
 			d.mu.Lock()
 			if cur, ok := d.ops.Get(key); ok && cur.url == u {
-				cur.reason, cur.read = reason, true
+				cur.failed, cur.read = failed, true
 			}
 			d.mu.Unlock()
 		}
 	}
 	switch {
-	case reason != "":
-		p.Message = reason
+	case failed != nil:
+		p.Message = failed.String()
 	case p.Message == "":
 		p.Message = "the last operation on agent pool " + p.ProviderName + " failed; AKS gives no reason in api-version " +
 			apiVersion + " unless the operation is known (see the cluster's activity log)"
 	}
+	return failed
 }
 
 // apiVersion is what armcontainerservice v6.6.0 sends.
@@ -249,23 +252,23 @@ const apiVersion = "2025-02-01"
 
 // operationError reads an operation's status and returns its error.
 // final is false when asking again may tell more (no answer, a 5xx, the
-// operation still running); true with "" when it never will (ARM forgot
+// operation still running); true with nil when it never will (ARM forgot
 // the operation, or it did not fail).
-func operationError(ctx context.Context, pl runtime.Pipeline, u string) (reason string, final bool) {
+func operationError(ctx context.Context, pl runtime.Pipeline, u string) (failed *errorDetail, final bool) {
 	req, err := runtime.NewRequest(ctx, http.MethodGet, u)
 	if err != nil {
-		return "", true
+		return nil, true
 	}
 	resp, err := pl.Do(req)
 	if err != nil {
-		return "", false
+		return nil, false
 	}
 	body, err := runtime.Payload(resp)
 	switch {
 	case err != nil, resp.StatusCode >= 500, resp.StatusCode == http.StatusTooManyRequests:
-		return "", false
+		return nil, false
 	case resp.StatusCode != http.StatusOK:
-		return "", true
+		return nil, true
 	}
 	var st struct {
 		Status string       `json:"status"`
@@ -273,14 +276,14 @@ func operationError(ctx context.Context, pl runtime.Pipeline, u string) (reason 
 	}
 	switch {
 	case json.Unmarshal(body, &st) != nil:
-		return "", true
+		return nil, true
 	case st.Status == "InProgress":
-		return "", false
+		return nil, false
 	case st.Status != "Failed" && st.Status != "Canceled":
-		return "", true
+		return nil, true
 	}
-	if s := st.Error.String(); s != "" {
-		return s, true
+	if st.Error.String() != "" {
+		return st.Error, true
 	}
-	return "the operation ended " + st.Status, true
+	return &errorDetail{Message: "the operation ended " + st.Status}, true
 }

@@ -28,6 +28,18 @@ type Cluster struct {
 		Application string `json:"application"`
 		Name        string `json:"name"`
 	} `json:"installed_applications"`
+	// Conditions are the cluster's (civogo's Condition; the civo CLI
+	// shows ControlPlaneReady, WorkerNodesReady and ClusterVersionSync).
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is a cluster condition: its type, status (True, False),
+// reason and message.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Has reports whether an application is installed on the cluster (by

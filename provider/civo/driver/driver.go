@@ -113,8 +113,9 @@ func (d *Driver) key(cr *provider.Credential) (string, error) {
 
 // NodePoolList lists the cluster's pools: one call, which carries every
 // pool's instances, then the cluster (is the autoscaler installed, and
-// its kubeconfig) and, when it is, the autoscaler's Deployment once for
-// every pool's bounds.
+// its kubeconfig; its conditions say which pools are short of capacity)
+// and, when it is, the autoscaler's Deployment once for every pool's
+// bounds.
 func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
 	cl, id, err := d.client(c)
 	if err != nil {
@@ -124,7 +125,11 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 	if err != nil {
 		return nil, classify(err, "")
 	}
-	entries, err := d.entries(ctx, cl, id)
+	a, err := d.autoscalerOf(ctx, cl, id, false)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := a.entries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +137,7 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 	for i := range pools {
 		p := observe(&pools[i])
 		withBounds(&p, entries)
+		withShortage(&p, a.cluster)
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
@@ -288,6 +294,14 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 			return nil, classify(err, "")
 		}
 		p := observe(updated)
+		if p.State == provider.StateFailed {
+			// Nodes that could not start: the cluster's conditions say
+			// whether for want of capacity (best effort: the list says it
+			// again).
+			if c, err := cl.Cluster(ctx, id); err == nil {
+				withShortage(&p, c)
+			}
+		}
 		out = &p
 	}
 	if !sameBounds(s, &observed) {

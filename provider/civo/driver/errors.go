@@ -19,6 +19,11 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 const (
 	codeClusterNotFound = "database_kubernetes_cluster_not_found"
 	codePoolNotFound    = "database_cluster_pool_not_found"
+	// codeCapacity: the region is out of capacity for a size, the answer
+	// to a create or scale that can start none of its nodes, and the
+	// reason of the cluster's WorkerNodesReady condition while a pool's
+	// nodes could not start for it.
+	codeCapacity = "out_of_capacity"
 )
 
 // codeKind is what a Civo error code means for kpool, whatever its
@@ -28,13 +33,15 @@ type codeKind struct {
 	field string
 }
 
-// codeKinds map Civo's codes (civogo's errors.go) to kinds. A quota is
-// not the spec's fault: quota_limit_reached (the account's instances,
-// CPU, RAM or disk: Civo's docs, account/quota) and out_of_capacity (the
-// region's) are KindQuota, tried again slowly, never a refused spec.
+// codeKinds map Civo's codes (civogo's errors.go) to kinds. Neither is
+// the spec's fault: quota_limit_reached is the account's quota (its
+// instances, CPU, RAM or disk: Civo's docs, account/quota), KindQuota;
+// out_of_capacity is the region's capacity for a size (civogo's
+// OutOFCapacityError), not the account's: KindCapacity, which another
+// size or a later try may get past.
 var codeKinds = map[string]codeKind{
 	"quota_limit_reached":                    {provider.KindQuota, "spec.nodeCount"},
-	"out_of_capacity":                        {provider.KindQuota, "spec.platform.civo.size"},
+	codeCapacity:                             {provider.KindCapacity, ""},
 	codeClusterNotFound:                      {provider.KindNotFound, ""},
 	codePoolNotFound:                         {provider.KindNotFound, ""},
 	"database_region_not_found":              {provider.KindNotFound, ""},
@@ -95,7 +102,7 @@ func classify(err error, field string) error {
 	case provider.KindQuota:
 		e.Field = field
 	}
-	if (ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity) && e.Kind != provider.KindQuota {
+	if (ae.Status == http.StatusRequestEntityTooLarge || ae.Status == http.StatusUnprocessableEntity) && e.Kind != provider.KindQuota && e.Kind != provider.KindCapacity {
 		// Too large or unprocessable: the spec, on the code's field if
 		// Civo named one.
 		e.Kind = provider.KindValidation

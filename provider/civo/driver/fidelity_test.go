@@ -113,7 +113,8 @@ func TestCodes(t *testing.T) {
 	}{
 		{400, `{"code":"quota_limit_reached","reason":"r"}`, provider.KindQuota, "spec.nodeCount"},
 		{403, `{"code":"quota_limit_reached","reason":"r"}`, provider.KindQuota, "spec.nodeCount"},
-		{400, `{"code":"out_of_capacity","reason":"r"}`, provider.KindQuota, "spec.platform.civo.size"},
+		{400, `{"code":"out_of_capacity","reason":"r"}`, provider.KindCapacity, ""},
+		{422, `{"code":"out_of_capacity","reason":"r"}`, provider.KindCapacity, ""},
 		{400, `{"code":"database_size_not_found","reason":"r"}`, provider.KindValidation, "spec.platform.civo.size"},
 		{422, `{"code":"parameter_label_invalid","reason":"r"}`, provider.KindValidation, "spec.labels"},
 		{413, `{"code":"parameter_invalid","reason":"r"}`, provider.KindValidation, "spec"},

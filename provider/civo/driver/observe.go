@@ -77,8 +77,9 @@ func observe(p *Pool) provider.Pool {
 	if len(names) > 0 {
 		out.Extra["instances"] = strings.Join(names, ",")
 	}
+	// A node whose build failed (for want of capacity too) is no node.
 	active, total := counts[statusActive], len(p.Instances)
-	out.Nodes, out.ReadyNodes = total, active
+	out.Nodes, out.ReadyNodes = total-len(failed), active
 	out.ProviderState = summary(counts)
 	switch {
 	case len(failed) > 0:

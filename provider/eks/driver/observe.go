@@ -48,6 +48,11 @@ func observe(c *kpool.Cluster, ng *types.Nodegroup) provider.Pool {
 	p.Nodes = p.Count
 	p.State = state(ng.Status)
 	p.Message = healthIssues(ng)
+	if p.State == provider.StateFailed {
+		// While an update runs, the issue of the shortfall it may cure
+		// is still there: it is the pool's once the update has ended.
+		p.Shortage = shortageOf(c, ng)
+	}
 	if p.State == provider.StateReady {
 		p.ReadyNodes = p.Count
 		// EKS reports no per-zone counts; its Auto Scaling group balances

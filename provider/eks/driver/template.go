@@ -279,6 +279,9 @@ func templateTags(cluster string, s provider.PoolSpec) []ec2types.Tag {
 // template for the node groups it has seen before.
 func (d *Driver) observeAll(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup) (provider.Pool, error) {
 	p := observe(c, ng)
+	if p.Shortage != nil {
+		countInstances(ctx, cl, c, ng, &p)
+	}
 	lt := ng.LaunchTemplate
 	if lt == nil {
 		return p, nil

@@ -94,6 +94,10 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	}
 	p := observe(c, ng)
 	p.DiskType, p.DiskSizeGB, p.Settings, p.Extra["launchTemplate"] = observed.DiskType, observed.DiskSizeGB, observed.Settings, observed.Extra["launchTemplate"]
+	if p.Shortage != nil {
+		// Nothing sent: still short, with the instances counted.
+		p.Nodes, p.ReadyNodes, p.ReadyUnknown, p.NodesByZone = observed.Nodes, observed.ReadyNodes, observed.ReadyUnknown, observed.NodesByZone
+	}
 	return &p, nil
 }
 
