@@ -86,6 +86,16 @@ var authzTable = []authzRow{
 	{"POST /api/v1/clusters/{cluster}/placements", "", `{"manifests":"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers: []\n","pool":"web"}`,
 		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 
+	{"GET /api/v1/clusters/{cluster}/logicalpools", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"POST /api/v1/clusters/{cluster}/logicalpools", "", `{"name":"more","spec":{"nodeCount":1,"template":{"platform":{"gcp":{"machineType":"e2-small"}}}}}`,
+		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
+	{"GET /api/v1/clusters/{cluster}/logicalpools/{name}", "", "", authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
+	{"PUT /api/v1/clusters/{cluster}/logicalpools/{name}", "", `{"spec":{"nodeCount":2}}`,
+		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusOK, http.StatusOK)},
+	{"PATCH /api/v1/clusters/{cluster}/logicalpools/{name}", "", `{"spec":{"nodeCount":3}}`,
+		authed(http.StatusOK, http.StatusNotFound, http.StatusOK, http.StatusForbidden).team(http.StatusForbidden, http.StatusOK, http.StatusOK)},
+	{"DELETE /api/v1/clusters/{cluster}/logicalpools/{name}", "", "", authed(http.StatusNoContent, http.StatusNotFound, http.StatusNoContent, http.StatusForbidden).team(http.StatusForbidden, http.StatusNoContent, http.StatusNoContent)},
+
 	{"GET /api/v1/nodepools", "", "", authed(http.StatusOK, http.StatusOK, http.StatusOK, http.StatusOK).team(http.StatusOK, http.StatusOK, http.StatusOK)},
 	{"POST /api/v1/nodepools", "", `{"name":"more","cluster_id":"{cluster}","spec":{"nodeCount":1,"platform":{"gcp":{"machineType":"e2-small"}}}}`,
 		authed(http.StatusCreated, http.StatusNotFound, http.StatusCreated, http.StatusForbidden).team(http.StatusForbidden, http.StatusCreated, http.StatusCreated)},
@@ -201,6 +211,10 @@ func authzFixture(t *testing.T, a *testAPI, name string) (cluster, pool string) 
 		Generation int64
 	}
 	r.json(t, &p)
+	// A logical pool, which the routes by name find as {name}.
+	if r := a.as(user, "POST", "/api/v1/clusters/"+c.ID+"/logicalpools", fmt.Sprintf(`{"name":%q,"spec":{"nodeCount":1,"template":{"platform":{"gcp":{"machineType":"e2-small"}}}}}`, name)); r.status != http.StatusCreated {
+		t.Fatalf("fixture logical pool: %d %s", r.status, r.body)
+	}
 	rep, _ := json.Marshal(map[string]any{"controller_name": "gcp-nodepool-controller", "observed_generation": p.Generation,
 		"conditions": []map[string]string{{"type": "Ready", "status": "True", "reason": "NodesReady"}}})
 	if r := a.as(controller, "PUT", "/api/v1/nodepools/"+p.ID+"/status", string(rep)); r.status != http.StatusOK {
