@@ -255,15 +255,20 @@ func useContext(t *testing.T, source string) {
 // it as far as the server or the database. A command not named here gets
 // its positional arguments only; if that is not enough, the test says so.
 var reach = map[string][]string{
-	"apply":           {"-f", "POOLS"},
-	"diff":            {"-f", "POOLS"},
-	"place":           {"-f", "MANIFESTS", "--cluster", "prod"},
-	"cluster create":  {"--platform", "gcp", "--project-id", "acme-prod", "--location", "us-central1", "--cluster-name", "prod"},
-	"cluster update":  {"--endpoint", "https://container.example.com"},
-	"nodepool create": {"--cluster", "prod", "--machine-type", "e2-small"},
-	"nodepool scale":  {"--count", "2"},
-	"nodepool update": {"--count", "2"},
-	"token create":    {"--user", "alice@example.com"},
+	"apply":              {"-f", "POOLS"},
+	"diff":               {"-f", "POOLS"},
+	"place":              {"-f", "MANIFESTS", "--cluster", "prod"},
+	"cluster create":     {"--platform", "gcp", "--project-id", "acme-prod", "--location", "us-central1", "--cluster-name", "prod"},
+	"cluster update":     {"--endpoint", "https://container.example.com"},
+	"nodepool create":    {"--cluster", "prod", "--machine-type", "e2-small"},
+	"nodepool scale":     {"--count", "2"},
+	"nodepool update":    {"--count", "2"},
+	"token create":       {"--user", "alice@example.com"},
+	"logicalpool create": {"--cluster", "prod", "--machine-type", "e2-small", "--count", "2"},
+	"logicalpool get":    {"--cluster", "prod"},
+	"logicalpool list":   {"--cluster", "prod"},
+	"logicalpool scale":  {"--cluster", "prod", "--count", "2"},
+	"logicalpool delete": {"--cluster", "prod"},
 }
 
 // positional are placeholder arguments for the positional ones c's Use
