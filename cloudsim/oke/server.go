@@ -118,7 +118,10 @@ type Server struct {
 	pools    map[string]*pool    // by OCID, every cluster's
 	works    map[string]*work    // work requests by OCID
 	tokens   map[string]string   // opc-retry-token to work request OCID
-	seq      int
+	// held are the launched nodes' offerings, whose capacity each
+	// holds until it is gone (capacity.go).
+	held map[*node]sim.Offering
+	seq  int
 	// shapesDenied: ListShapes answers 404 (SetShapesDenied).
 	shapesDenied bool
 	// kube is the clusters' Kubernetes API (kube.go), under KubePrefix.
@@ -128,7 +131,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: o.Keys, pageSize: o.PageSize, limits: o.Limits, nodeTime: o.Engine.NodeTime,
-		clusters: map[string]*cluster{}, pools: map[string]*pool{}, works: map[string]*work{}, tokens: map[string]string{}}
+		clusters: map[string]*cluster{}, pools: map[string]*pool{}, works: map[string]*work{}, tokens: map[string]string{}, held: map[*node]sim.Offering{}}
 	if s.pageSize <= 0 {
 		s.pageSize = 100
 	}
