@@ -107,6 +107,7 @@ func shortage(n int) string {
 func (p *pool) failShort(w *work, at time.Time) {
 	msg := shortage(p.failedNodes())
 	p.state, p.details, p.healAt = stateNeedsAttention, msg, time.Time{}
+	w.settled, w.failed, w.end = true, true, at // FAILED, though no fault was injected
 	w.fail(at, capacityCode, msg)
 }
 
