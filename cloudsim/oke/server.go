@@ -64,11 +64,18 @@
 // PodDisruptionBudgets for at most nodeEvictionNodePoolSettings'
 // evictionGraceDuration, then force deleting them or failing.
 //
+// Host capacity (capacity.go): each node launched takes one from the
+// engine's capacity of its availability domain, shape and preemptible
+// setting; one that gets none stays in the pool without an instance,
+// INACTIVE with Compute's nodeError (InternalError "Out of host
+// capacity."), the work request FAILED and the pool NEEDS_ATTENTION with
+// the nodes it got, until an update drops the placeholders.
+//
 // Not reproduced: the cluster and virtual node pool APIs; boot volume
 // replacement; drains other than node cycling's; kmsKeyId, NSGs and pod
 // networking beyond storing them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
 // (refused); defined tags, tag namespaces and IAM policies (any key of
-// Options.Keys may do anything); shape capacity; image
+// Options.Keys may do anything); image
 // compatibility with shapes and versions; the date header's freshness (the
 // clock is simulated). Without node cycling, nodes keep the version they
 // were created with.
