@@ -169,3 +169,31 @@ func TestCapacityCreateAndSpot(t *testing.T) {
 		t.Fatalf("after the deletes: %d on-demand, %d preemptible", e.available(t, onDemand), e.available(t, spot))
 	}
 }
+
+// TestCapacityCycling: node cycling to E5.Flex with one E5.Flex host in
+// AD-1 replaces one node of 2, then its next surge node cannot launch:
+// the work request FAILS, the pool NEEDS_ATTENTION with the old node and
+// the new one; with capacity back, cycling again finishes ACTIVE.
+func TestCapacityCycling(t *testing.T) {
+	e := newEnv(t, 0)
+	e5 := sim.Offering{Zone: "Uocm:PHX-AD-1", MachineType: "VM.Standard.E5.Flex"}
+	id := e.create(t, details("web", 2, e5.Zone))
+	e.clock.Advance(time.Hour)
+	e.setCapacity(t, e5, 1)
+	wr := e.cycleUpdate(t, id, "1", "0", "PT0M", true)
+	e.clock.Advance(time.Hour)
+	np := e.get(t, id)
+	if w := e.work(t, wr); w.Status != ce.WorkRequestStatusFailed || np.LifecycleState != ce.NodePoolLifecycleStateNeedsAttention {
+		t.Fatalf("short cycle: %s, pool %s", w.Status, np.LifecycleState)
+	}
+	if a, f := nodeCounts(t, np); a != 2 || f != 1 || !strings.HasPrefix(*np.LifecycleDetails, "1 node(s) launch failure.") {
+		t.Fatalf("short cycle: %d active, %d failed, %q", a, f, *np.LifecycleDetails)
+	}
+	e.setCapacity(t, e5, -1)
+	wr = e.cycleUpdate(t, id, "1", "0", "PT0M", true)
+	e.clock.Advance(time.Hour)
+	shapes, all := e.shapes(t, "web")
+	if w := e.work(t, wr); w.Status != ce.WorkRequestStatusSucceeded || shapes[e5.MachineType] != 2 || all != 2 {
+		t.Fatalf("cycle with capacity back: %s, shapes %v of %d", w.Status, shapes, all)
+	}
+}
