@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
-	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 
 	"github.com/kpool/kpool/provider"
 )
@@ -28,9 +27,6 @@ func retryable(r common.OCIOperationResponse) bool {
 		return false
 	}
 	if se, ok := common.IsServiceError(err); ok {
-		if hostCapacity(se) {
-			return false // no host now: a retry within seconds finds none either
-		}
 		switch se.GetHTTPStatusCode() {
 		case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return true
@@ -86,11 +82,6 @@ func classify(err error, resp *http.Response, field string) error {
 				e.RetryAfter = d
 			}
 		}
-	case hostCapacity(se):
-		// Compute has no host for the shape in the availability domain:
-		// not the spec's fault nor the tenancy's limit; it may pass later,
-		// or elsewhere.
-		e.Kind = provider.KindCapacity
 	case st == http.StatusUnauthorized || st == http.StatusForbidden || code == "NotAuthenticated":
 		e.Kind = provider.KindPermissionDenied
 	case st == http.StatusNotFound:
@@ -137,12 +128,4 @@ var fieldWords = []provider.FieldWord{
 	{Word: "initialnodelabels", Field: "spec.labels"}, {Word: "nodeconfigdetails.freeformtags", Field: "spec.platform.oci"}, {Word: "freeformtags", Field: "spec.tags"},
 	{Word: "availabilitydomain", Field: "spec.zones"}, {Word: "subnetid", Field: "spec.zones"}, {Word: "placementconfigs", Field: "spec.zones"}, {Word: "preemptible", Field: "spec.platform.oci.preemptible"},
 	{Word: "size", Field: "spec.nodeCount"}, {Word: "nodes per", Field: "spec.nodeCount"}, {Word: "name", Field: "provider_name"},
-}
-
-// hostCapacity reports whether an answer is Compute's when an
-// availability domain has no host for a shape: 500 InternalError "Out of
-// host capacity." (OCI's API errors), as a node's nodeError carries it
-// (outOfCapacity).
-func hostCapacity(se common.ServiceError) bool {
-	return outOfCapacity(&ce.NodeError{Code: common.String(se.GetCode()), Message: common.String(se.GetMessage())})
 }
