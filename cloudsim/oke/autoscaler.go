@@ -172,8 +172,9 @@ func entryOf(a *addon, poolID string) (Bounds, bool) {
 	return Bounds{}, false
 }
 
-// resize brings the pool to size nodes at once, ACTIVE, as heal does
-// (those that find no capacity stay as they failed, capacity.go).
+// resize brings the pool to size nodes at once, ACTIVE, as heal does;
+// those that find no capacity stay as they failed and the pool
+// NEEDS_ATTENTION (capacity.go).
 func (p *pool) resize(s *Server, size int) {
 	p.dropFailed()
 	for len(p.nodes) > size {
@@ -185,6 +186,11 @@ func (p *pool) resize(s *Server, size int) {
 	}
 	activate(p.nodes)
 	s.settleCapacity()
+	if n := p.failedNodes(); n > 0 {
+		p.state, p.details, p.healAt = stateNeedsAttention, shortage(n), time.Time{}
+	} else if p.state == stateNeedsAttention {
+		p.state, p.details, p.healAt = stateActive, "", time.Time{}
+	}
 }
 
 // SetAddon installs an add-on, ACTIVE, or sets its configuration, as
