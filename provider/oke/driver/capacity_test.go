@@ -43,6 +43,14 @@ func TestShortage(t *testing.T) {
 	if p.State != provider.StateFailed || p.Count != 3 || p.Nodes != 2 || p.ReadyNodes != 2 || p.NodesByZone["2"] != 2 {
 		t.Fatalf("short member: %s count %d, %d nodes, %d ready, %v", p.State, p.Count, p.Nodes, p.ReadyNodes, p.NodesByZone)
 	}
+	// Asked again with nothing changed (the controller's repair): a new
+	// work request, short again.
+	if got := update(3); got.State != provider.StateUpdating || got.Extra["workRequest"] == "" {
+		t.Fatalf("asked again: %s %v", got.State, got.Extra)
+	}
+	if p := e.list(t, s.ProviderName); p.Shortage == nil || p.Nodes != 2 {
+		t.Fatalf("asked again, still short: %d nodes, shortage %+v", p.Nodes, p.Shortage)
+	}
 
 	fb := e.spec("web-2-e5", "2")
 	fb.MachineType = "VM.Standard.E5.Flex"

@@ -72,6 +72,14 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if upgradeUpdate(&in, observed.Upgrade, s.Upgrade, observed.StaleNodes+renewed(np, in)) {
 		changed = true
 	}
+	if observed.Shortage != nil && (in.NodeConfigDetails == nil || in.NodeConfigDetails.Size == nil) {
+		// Asked again: OKE launches the nodes that could not launch only
+		// when the pool is updated, here with its size unchanged.
+		if in.NodeConfigDetails == nil {
+			in.NodeConfigDetails = &ce.UpdateNodePoolNodeConfigDetails{}
+		}
+		in.NodeConfigDetails.Size, changed = common.Int(count(observed.Count, s)), true
+	}
 	if !changed {
 		return &observed, nil
 	}
