@@ -39,6 +39,12 @@ func Aggregate(p *NodePool, reports []ControllerStatus, prev NodePoolStatus, now
 		}
 	}
 	st.Replacement = replacementOf(sorted, prev.Replacement)
+	for _, r := range sorted {
+		if sh := r.Meta().Shortage; sh != nil {
+			st.Shortage = sh
+			break
+		}
+	}
 	st.conditions(prev.Conditions, reason, t, sorted, driven, now)
 	return st
 }

@@ -69,6 +69,9 @@ type ReportMeta struct {
 	// ScaleDown is a scale-down that drains the nodes it removes, on a
 	// provider that removes chosen nodes (provider.NodeRemover).
 	ScaleDown *ScaleDown `json:"scale_down,omitempty"`
+	// Shortage is the cloud's word that it lacks capacity for the pool's
+	// nodes, while it says so.
+	Shortage *Shortage `json:"shortage,omitempty"`
 }
 
 // ScaleDown is the nodes a scale-down removes, chosen and stored before

@@ -126,6 +126,9 @@ type NodePoolStatus struct {
 	// updateStrategy replacement: Surge) while it runs, and after it ends
 	// until the next one: its step, old and new nodes, what blocks it.
 	Replacement *Replacement `json:"replacement,omitempty"`
+	// Shortage is set while the cloud says it lacks capacity for the
+	// pool's nodes: what, since when, how many it has of how many.
+	Shortage *Shortage `json:"shortage,omitempty"`
 }
 
 // ControllerStatus is one controller's latest report on one pool.

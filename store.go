@@ -27,6 +27,11 @@ type Store interface {
 	// whatever its pools. Phases without pools are left out.
 	NodePoolCounts(ctx context.Context, f NodePoolFilter) ([]PoolCount, error)
 	ControllerStatuses(ctx context.Context, poolID string) ([]ControllerStatus, error)
+	// LogicalPool returns one logical pool (NOT_FOUND when none);
+	// LogicalPools lists them in (created_at, id) order with the total, as
+	// NodePools lists pools (Owner and Teams through the cluster).
+	LogicalPool(ctx context.Context, id string) (*LogicalPool, error)
+	LogicalPools(ctx context.Context, f LogicalPoolFilter) ([]*LogicalPool, int, error)
 	// ClusterByCloudID returns the cluster registered for a cloud cluster
 	// (Cluster.CloudID), NOT_FOUND when none is.
 	ClusterByCloudID(ctx context.Context, cloudID string) (*Cluster, error)
@@ -120,6 +125,18 @@ type Tx interface {
 	// DeleteNodePool removes the pool and its controller reports.
 	DeleteNodePool(id string) error
 	PutControllerStatus(poolID string, cs *ControllerStatus) error
+
+	// LogicalPool locks a logical pool and returns it.
+	LogicalPool(id string) (*LogicalPool, error)
+	// CreateLogicalPool inserts lp: the same name in the cluster, or the
+	// same id, is a CONFLICT; a missing cluster NOT_FOUND.
+	CreateLogicalPool(lp *LogicalPool) error
+	// UpdateLogicalPool writes lp as UpdateCluster writes a cluster.
+	UpdateLogicalPool(lp *LogicalPool, from string) error
+	// DeleteLogicalPool removes the logical pool's row (its members are
+	// pools of their own, deleted by the caller). A cluster's logical pools
+	// go with it (DeleteCluster).
+	DeleteLogicalPool(id string) error
 
 	// AddEvent appends to the outbox.
 	AddEvent(e *Event) error

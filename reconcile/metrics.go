@@ -23,6 +23,10 @@ type Metrics struct {
 	// DriftFights counts pools whose drift kpool stopped correcting, as
 	// the provider kept undoing it (by provider): each is an alert.
 	DriftFights *prometheus.CounterVec
+	// LogicalMoves counts the moves of logical pools' nodes between
+	// offerings (by provider and direction: away from an offering that
+	// ran out, back to one that returned).
+	LogicalMoves *prometheus.CounterVec
 	// Provider counts and times the calls to the providers.
 	Provider *metrics.Metrics
 }
@@ -49,8 +53,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Clusters whose Nodes the controllers watch in their Kubernetes API (one watch each)."}),
 		DriftFights: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_drift_fights_total",
 			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
+		LogicalMoves: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_logical_moves_total",
+			Help: "Moves of logical pools' nodes between offerings: away from one that ran out of capacity, back to one that returned."}, []string{"provider", "direction"}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights)
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves)
 	for _, r := range Results {
 		// Each result is served from the start at 0, so that a rate or
 		// an increase sees its first pass.

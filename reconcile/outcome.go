@@ -69,6 +69,10 @@ func (s *poolScope) retry(ctx context.Context, err error) (bool, error) {
 	if provider.IsQuota(err) {
 		return s.overQuota(ctx, err)
 	}
+	if provider.IsCapacity(err) {
+		s.refusedCapacity(err)
+		return s.overQuota(ctx, err)
+	}
 	s.rp.meta.LastError = err.Error()
 	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonRetrying, err.Error())
 	s.rp.set(kpool.ConditionProgressing, kpool.ConditionTrue, ReasonRetrying, "")
@@ -85,8 +89,12 @@ func (s *poolScope) retry(ctx context.Context, err error) (bool, error) {
 func (s *poolScope) overQuota(ctx context.Context, err error) (bool, error) {
 	s.rp.gen = s.p.Generation
 	s.rp.meta.LastError = err.Error()
-	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, ReasonQuotaExceeded, err.Error())
-	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, ReasonQuotaExceeded, "")
+	reason := ReasonQuotaExceeded
+	if provider.IsCapacity(err) {
+		reason = ReasonInsufficientCapacity
+	}
+	s.rp.set(kpool.ConditionReady, kpool.ConditionFalse, reason, err.Error())
+	s.rp.set(kpool.ConditionProgressing, kpool.ConditionFalse, reason, "")
 	s.send(ctx)
 	var e *provider.Error
 	if errors.As(err, &e) {

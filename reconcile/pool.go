@@ -126,6 +126,7 @@ func (s *poolScope) observeInto() {
 		m.NodesByZone = byZone
 	}
 	m.LabelProblems = obs.Problems
+	s.noteShortage()
 }
 
 // nodesCurrent reports, for a provider that changes new nodes only, how

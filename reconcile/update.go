@@ -35,6 +35,9 @@ func (s *poolScope) update(ctx context.Context) (bool, error) {
 	}
 	ch := s.changes()
 	s.logChanges(ctx, ch, failed)
+	if s.rp.meta.Shortage != nil && len(ch.fixable) == 0 && !ch.mark {
+		return s.short(ctx, ch, failed)
+	}
 	if !failed && s.replaceWanted(ch.stuck) {
 		return s.startReplacement(ctx, ch.stuck)
 	}
@@ -107,6 +110,7 @@ func (s *poolScope) apply(ctx context.Context, ch changes, failed bool) (bool, e
 		return true, &provider.Error{Kind: provider.KindTransient, Provider: s.cl.Spec.Platform.Type, Reason: msg}
 	case err == nil:
 		s.rp.gen = s.p.Generation
+		s.rp.meta.Shortage = nil // asked anew: the next look says whether it is still short
 		why, msg := ReasonUpdating, join(ch.fixable)
 		switch {
 		case ch.drifted:

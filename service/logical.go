@@ -12,7 +12,8 @@ import (
 
 // checkLogicalPool checks a pool joining a logical pool (spec.placementPool)
 // against the other members in its cluster: single-zone members may not
-// share a zone, and every member has the same taints, so that a pod
+// share a zone unless their offerings differ (a zone's fallback member, of
+// another machine type or on-demand, sits next to the short one), and every member has the same taints, so that a pod
 // tolerating one may land on all. It reads the cluster's pools, which only a
 // member pays for.
 func (s *Service) checkLogicalPool(ctx context.Context, c *kpool.Cluster, p *kpool.NodePool, also ...*kpool.NodePool) error {
@@ -43,8 +44,10 @@ func (s *Service) checkLogicalPool(ctx context.Context, c *kpool.Cluster, p *kpo
 			fe.Add("spec.taints", "pool %s, a member of logical pool %s, has taints %s: every member needs the same taints, so that a pod tolerating one can land on all",
 				m.Name, logical, taintList(m.Spec.Taints))
 		}
-		if len(m.Spec.Zones) == 1 && len(p.Spec.Zones) == 1 && m.Spec.Zones[0] == p.Spec.Zones[0] {
-			fe.Add("spec.zones", "pool %s of logical pool %s is in zone %s already: single-zone members must be in different zones", m.Name, logical, m.Spec.Zones[0])
+		if len(m.Spec.Zones) == 1 && len(p.Spec.Zones) == 1 && m.Spec.Zones[0] == p.Spec.Zones[0] &&
+			s.Platforms.Offering(c, &m.Spec) == s.Platforms.Offering(c, &p.Spec) {
+			fe.Add("spec.zones", "pool %s of logical pool %s is in zone %s already, of the same machine type and spot: single-zone members of one offering must be in different zones",
+				m.Name, logical, m.Spec.Zones[0])
 		}
 	}
 	return fe.Err()

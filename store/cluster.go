@@ -144,6 +144,11 @@ func (t *tx) UpdateCluster(c *kpool.Cluster, from string) error {
 		func() error { return kpool.Errorf(kpool.CodeConflict, "Cluster '%s' has been modified", c.Name) })
 }
 
+// DeleteCluster removes a cluster and its logical pools: their members
+// are pools, which a cluster is deleted only without.
 func (t *tx) DeleteCluster(id string) error {
+	if err := t.queue(`DELETE FROM logical_pools WHERE cluster_id = ?`, []any{id}, plain); err != nil {
+		return err
+	}
 	return t.queue(`DELETE FROM clusters WHERE id = ?`, []any{id}, plain)
 }

@@ -170,7 +170,7 @@ func (s *Server) createPool(req *sim.Request) *sim.Reply {
 		return rep
 	}
 	c.pools[p.np.Name] = p
-	o := s.start(req, p, opCreate, p.nodes(), 0, nil)
+	o := s.start(req, p, opCreate, p.claim(p.np), 0, nil)
 	rep = jsonReply(200, s.operation(req.BaseURL(), o, req.Now))
 	rep.Created, rep.Resource = true, req.HTTP.URL.Path+"/"+p.np.Name
 	return rep

@@ -51,7 +51,7 @@ func (s *Server) getGroup(req *sim.Request) *sim.Reply {
 		SelfLink:         req.BaseURL() + req.HTTP.URL.Path,
 		BaseInstanceName: strings.TrimSuffix(name, "-grp"), TargetSize: target,
 		CurrentActions: map[string]int{"none": min(here, target), "creating": max(target-here, 0), "deleting": max(here-target, 0)},
-		Status:         map[string]any{"isStable": p.op == nil}}
+		Status:         map[string]any{"isStable": p.op == nil && here == target}}
 	return jsonReply(200, g)
 }
 

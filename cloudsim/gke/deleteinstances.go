@@ -67,6 +67,7 @@ func (s *Server) deleteInstances(req *sim.Request) *sim.Reply {
 	}
 	p.removed[zone] += len(names)
 	p.ready -= len(names)
+	p.drop(zone, len(names))
 	s.syncNodes(p.cluster, req.Now)
 	op := s.computeOp(req, project, zone, "compute.instanceGroupManagers.deleteInstances", req.BaseURL()+strings.TrimSuffix(req.HTTP.URL.Path, "/deleteInstances"))
 	return jsonReply(200, op)

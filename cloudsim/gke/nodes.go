@@ -65,7 +65,7 @@ func (p *pool) nodesKey(now time.Time) string {
 	if p.op != nil {
 		op = p.op.ID
 	}
-	return fmt.Sprintf("%d %s %s %d %s %s %s %v", p.readyAt(now), t.id, t.version, replaced, op, p.etag, p.cluster.project, p.removed)
+	return fmt.Sprintf("%d %s %s %d %s %s %s %v %v", p.readyAt(now), t.id, t.version, replaced, op, p.etag, p.cluster.project, p.removed, p.held)
 }
 
 // progress is the template the pool's nodes are to be made from at now,
@@ -140,7 +140,7 @@ func (p *pool) spread(n int, t tmpl) {
 	// deleteInstances left the zones uneven) each move towards it.
 	for {
 		z := p.nextZone()
-		if p.target(z) <= len(p.insts[z]) || !p.dropNewest(true) {
+		if p.goal(z) <= len(p.insts[z]) || !p.dropNewest(true) {
 			return
 		}
 		p.insts[z] = append(p.insts[z], p.newInstance(z, t))
@@ -153,8 +153,8 @@ func (p *pool) spread(n int, t tmpl) {
 func (p *pool) dropNewest(over bool) bool {
 	z, most := "", 0
 	for _, y := range p.np.Locations {
-		if k := len(p.insts[y]); k > 0 && (z == "" || k-p.target(y) >= most) {
-			z, most = y, k-p.target(y)
+		if k := len(p.insts[y]); k > 0 && (z == "" || k-p.goal(y) >= most) {
+			z, most = y, k-p.goal(y)
 		}
 	}
 	if z == "" || over && most <= 0 {
@@ -169,7 +169,7 @@ func (p *pool) dropNewest(over bool) bool {
 func (p *pool) nextZone() string {
 	z, most := "", 0
 	for _, y := range p.np.Locations {
-		if d := p.target(y) - len(p.insts[y]); z == "" || d > most {
+		if d := p.goal(y) - len(p.insts[y]); z == "" || d > most {
 			z, most = y, d
 		}
 	}

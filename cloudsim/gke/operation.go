@@ -22,6 +22,11 @@ type opInfo struct {
 	// and how many of the pool's nodes it replaces, one at a time.
 	version string
 	replace int
+	// short, for an upgrade, are the zones whose new instances found no
+	// capacity: it fails and changes nothing. err is the error of an
+	// operation whose instance groups ran short (capacity.go).
+	short map[string]int
+	err   *container.Status
 }
 
 func infoOf(o *sim.Operation) *opInfo { return o.Data.(*opInfo) }
@@ -45,35 +50,73 @@ func (s *Server) start(req *sim.Request, p *pool, opType string, to, extra int, 
 func finish(o *sim.Operation) {
 	in := infoOf(o)
 	p := in.pool
+	if p.op != o {
+		return // a create its pool's delete took over: the delete says what is left
+	}
 	p.ready, p.op = o.To, nil
 	if o.Fails {
-		e := opError(o)
-		p.message = e.Message
-		p.cond = []*container.StatusCondition{{Code: "GCE_STOCKOUT", CanonicalCode: codeResourceExhausted, Message: e.Message}}
-		switch in.opType {
-		case opCreate, opDelete:
-			p.status = statusError
-		default:
-			// The change is taken (the instance groups have their new
-			// size and template) but the instances did not come: the
-			// groups keep trying, and reach it as long again as the
-			// operation took.
-			p.status, p.ready = statusRunningWithError, o.From
-			p.healAt = o.HealAt()
-			if in.apply != nil {
-				in.apply()
-			}
-		}
+		failed(o)
 		return
 	}
-	p.status, p.message, p.cond = statusRunning, "", nil
-	if in.opType == opDelete {
+	switch {
+	case in.opType == opDelete:
+		p.acquire(nil)
 		delete(p.cluster.pools, p.np.Name)
+		return
+	case len(in.short) > 0:
+		// An upgrade whose new instances found no capacity: the pool
+		// keeps its nodes and says why until its next operation.
+		p.acquire(p.wants(p.np))
+		in.err = p.stockError(in.short, o.To, o.To-sum(in.short), o.End.Sub(o.Start))
+		p.status, p.message = statusRunningWithError, p.stockMessage(in.short, o.End.Sub(o.Start))
+		p.cond = []*container.StatusCondition{{Code: codeStockout, CanonicalCode: codeResourceExhausted, Message: p.message}}
 		return
 	}
 	if in.apply != nil {
 		in.apply()
 	}
+	// The instance groups' last try before GKE reports; it releases what
+	// an upgrade's old instances held.
+	p.acquire(p.wants(p.np))
+	p.ready = p.goalIn(p.np.Locations, p.np.Config)
+	if short := p.short(); len(short) > 0 {
+		in.err = p.stockError(short, p.nodes(), p.ready, o.End.Sub(o.Start))
+		p.outOfStock(in.opType, o.End.Sub(o.Start))
+		return
+	}
+	p.status, p.message, p.cond, p.stockout = statusRunning, "", nil, false
+}
+
+// failed applies the outcome of an operation that a fault made fail.
+func failed(o *sim.Operation) {
+	in := infoOf(o)
+	p := in.pool
+	e := opError(o)
+	p.message = e.Message
+	p.cond = []*container.StatusCondition{{Code: "GCE_STOCKOUT", CanonicalCode: codeResourceExhausted, Message: e.Message}}
+	switch in.opType {
+	case opCreate, opDelete:
+		p.status = statusError
+	default:
+		// The change is taken (the instance groups have their new
+		// size and template) but the instances did not come: the
+		// groups keep trying, and reach it as long again as the
+		// operation took.
+		p.status, p.ready = statusRunningWithError, o.From
+		p.healAt = o.HealAt()
+		if in.apply != nil {
+			in.apply()
+		}
+	}
+}
+
+// sum is the total of a count by zone.
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 // opError is the error of a failed operation, as GKE words the usual
@@ -117,6 +160,10 @@ func (s *Server) operation(base string, o *sim.Operation, now time.Time) *contai
 		out.EndTime = o.End.UTC().Format(time.RFC3339Nano)
 		if o.Fails {
 			out.Error = opError(o)
+		} else if in.err != nil {
+			out.Error = in.err
+		}
+		if out.Error != nil {
 			out.StatusMessage = out.Error.Message
 		}
 	}

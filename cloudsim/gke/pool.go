@@ -50,6 +50,9 @@ type cluster struct {
 	// synced are the pools whose nodes the Kubernetes API has, with the
 	// key of what it was last given (syncNodes).
 	synced map[string]string
+	// capacity is the engine's (sim.Capacity), which the pools' instance
+	// groups take their instances from.
+	capacity *sim.Capacity
 }
 
 func (c *cluster) path() string {
@@ -85,6 +88,11 @@ type pool struct {
 	// instance groups keep trying to reach their size, and GKE clears the
 	// error once they have.
 	healAt time.Time
+	// held is the capacity the pool's instance groups hold, by offering
+	// (capacity.go); stockout says they failed to get all they target and
+	// keep trying, the pool RUNNING_WITH_ERROR (or ERROR) until they have.
+	held     map[sim.Offering]int
+	stockout bool
 }
 
 // heal makes a RUNNING_WITH_ERROR pool whose instance groups have caught
@@ -92,8 +100,9 @@ type pool struct {
 func (p *pool) heal(now time.Time) {
 	if p.op == nil && p.status == statusRunningWithError && sim.Due(p.healAt, now) {
 		p.status, p.message, p.cond, p.healAt = statusRunning, "", nil, time.Time{}
-		p.ready = p.nodes()
+		p.ready = p.goalIn(p.np.Locations, p.np.Config)
 	}
+	p.retry()
 }
 
 // nodes is the node count the pool targets: its groups' target sizes.

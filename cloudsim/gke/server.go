@@ -96,7 +96,8 @@ func (s *Server) AddCluster(project, location, name, version string, locations .
 			}
 		}
 		c := &cluster{project: project, location: location, name: name, version: version,
-			locations: append([]string(nil), locations...), pools: map[string]*pool{}, uid: clusterUID(key)}
+			locations: append([]string(nil), locations...), pools: map[string]*pool{}, uid: clusterUID(key),
+			capacity: s.Capacity()}
 		s.clusters[key] = c
 		s.kube.AddCluster(c.uid)
 		s.kube.SetTokenCheck(c.uid, s.tokenOK)
@@ -118,7 +119,10 @@ func (s *Server) AddPool(project, location, clusterName string, np container.Nod
 			err = fmt.Errorf("gke: %s", rep.Body)
 			return
 		}
-		p.ready = p.nodes()
+		p.ready = p.claim(p.np)
+		if len(p.short()) > 0 {
+			p.outOfStock(opCreate, 0)
+		}
 		c.pools[p.np.Name] = p
 		s.syncNodes(c, now)
 	})

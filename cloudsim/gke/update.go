@@ -50,7 +50,7 @@ func (s *Server) setSize(req *sim.Request, p *pool) *sim.Reply {
 		return rep
 	}
 	p.setPerZone(int(body.NodeCount))
-	return s.started(req, s.start(req, p, opSetSize, p.nodes(), 0, nil))
+	return s.started(req, s.start(req, p, opSetSize, p.claim(p.np), 0, nil))
 }
 
 func (s *Server) setAutoscaling(req *sim.Request, p *pool) *sim.Reply {
@@ -84,7 +84,7 @@ func (s *Server) setAutoscaling(req *sim.Request, p *pool) *sim.Reply {
 	if per != p.perZone {
 		p.setPerZone(per)
 	}
-	return s.started(req, s.start(req, p, opUpdate, p.nodes(), 0, func() { p.np.Autoscaling = &a }))
+	return s.started(req, s.start(req, p, opUpdate, p.claim(p.np), 0, func() { p.np.Autoscaling = &a }))
 }
 
 func (s *Server) setManagement(req *sim.Request, p *pool) *sim.Reply {
@@ -99,7 +99,7 @@ func (s *Server) setManagement(req *sim.Request, p *pool) *sim.Reply {
 		return rep
 	}
 	m := *body.Management
-	return s.started(req, s.start(req, p, opManagement, p.nodes(), 0, func() { p.np.Management = &m }))
+	return s.started(req, s.start(req, p, opManagement, p.claim(p.np), 0, func() { p.np.Management = &m }))
 }
 
 func (s *Server) updatePool(req *sim.Request) *sim.Reply {
@@ -132,14 +132,23 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 	if rep := s.checkQuota(p.cluster, p, p.perZone, next.Locations, next.Config.MachineType); rep != nil {
 		return rep
 	}
-	extra := 0
+	extra, to, short := 0, 0, map[string]int(nil)
 	if kind == opUpgrade {
-		extra = p.nodes() // surge upgrade: every node is replaced
+		extra = p.goalIn(p.np.Locations, p.np.Config) // surge upgrade: every node is replaced
+		if short = p.claimUpgrade(next); len(short) == 0 {
+			to = p.goalIn(next.Locations, next.Config)
+		} else {
+			to = extra
+		}
+	} else {
+		to = p.claim(next)
 	}
-	to := p.nodesIn(next.Locations)
 	o := s.start(req, p, kind, to, extra, func() { p.np = next })
 	in := infoOf(o)
-	in.version, in.replace = next.Version, extra
+	in.version, in.replace, in.short = next.Version, extra, short
+	if len(short) > 0 {
+		in.replace = 0 // no new instance comes: none is replaced
+	}
 	if kind == opUpgrade {
 		// The pool's instances are made from the upgrade's template now.
 		in.apply = func() { p.np, p.template = next, o.ID }

@@ -86,5 +86,6 @@ operations that end Failed (the same ones each run for a --seed).`,
 		},
 	}
 	f.register(cmd.Flags())
+	cmd.AddCommand(newCloudsimCapacity())
 	return cmd
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -23,11 +24,20 @@ func devKubeconfigDir(database string) string {
 // writeDevKubeconfigs writes the emulated clusters' kubeconfigs, which
 // kpool dev's banner names (describeDevKubeconfigs).
 func writeDevKubeconfigs(emu *cloudsim.Running, database string) error {
-	if _, err := emu.WriteKubeconfigs(devKubeconfigDir(database)); err != nil {
+	dir := devKubeconfigDir(database)
+	if _, err := emu.WriteKubeconfigs(dir); err != nil {
 		return fmt.Errorf("kpool dev: %w", err)
+	}
+	// The emulators' CA, for kpool cloudsim capacity (a certificate: no secret).
+	if err := os.WriteFile(filepath.Join(dir, devCAFile), emu.CA.PEM, 0o644); err != nil {
+		return fmt.Errorf("kpool dev: writing the emulators' CA: %w", err)
 	}
 	return nil
 }
+
+// devCAFile is the emulators' CA certificate kpool dev writes beside the
+// kubeconfigs.
+const devCAFile = "cloudsim-ca.pem"
 
 // describeDevKubeconfigs prints the kubectl line of each emulated
 // cluster's Kubernetes API.

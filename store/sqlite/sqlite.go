@@ -64,6 +64,8 @@ var indexes = map[string]string{
 	"nodepools.id":                                  "nodepools_pkey",
 	"nodepools.cluster_id, nodepools.name":          "nodepools_cluster_name",
 	"nodepools.cluster_id, nodepools.provider_name": "nodepools_cluster_provider_name",
+	"logical_pools.id":                              "logical_pools_pkey",
+	"logical_pools.cluster_id, logical_pools.name":  "logical_pools_cluster_name",
 }
 
 // violation names the constraint an SQLite error reports: a unique index by

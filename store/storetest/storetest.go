@@ -84,6 +84,8 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentCreates", testConcurrentCreates},
 		{"EventRetention", testEventRetention},
 		{"Tokens", testTokens},
+		{"LogicalPools", testLogicalPools},
+		{"LogicalLayout", testLogicalLayout},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

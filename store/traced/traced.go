@@ -132,6 +132,18 @@ func (s *Store) ControllerStatuses(ctx context.Context, poolID string) ([]kpool.
 	})
 }
 
+func (s *Store) LogicalPool(ctx context.Context, id string) (*kpool.LogicalPool, error) {
+	return call(s, ctx, "LogicalPool", func(ctx context.Context) (*kpool.LogicalPool, error) { return s.Store.LogicalPool(ctx, id) })
+}
+
+func (s *Store) LogicalPools(ctx context.Context, f kpool.LogicalPoolFilter) ([]*kpool.LogicalPool, int, error) {
+	l, err := call(s, ctx, "LogicalPools", func(ctx context.Context) (listed[*kpool.LogicalPool], error) {
+		items, total, err := s.Store.LogicalPools(ctx, f)
+		return listed[*kpool.LogicalPool]{items, total}, err
+	})
+	return l.items, l.total, err
+}
+
 func (s *Store) ClusterByCloudID(ctx context.Context, cloudID string) (*kpool.Cluster, error) {
 	return call(s, ctx, "ClusterByCloudID", func(ctx context.Context) (*kpool.Cluster, error) { return s.Store.ClusterByCloudID(ctx, cloudID) })
 }

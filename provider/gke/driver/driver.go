@@ -177,6 +177,9 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 			return nil, err
 		default:
 			d.follow(ctx, cs, c, &p)
+			if p.State == provider.StateFailed {
+				p.Shortage = shortage(c, p.Message, np.Conditions)
+			}
 		}
 		out = append(out, p)
 	}

@@ -72,26 +72,15 @@ func classify(err error, field string) error {
 	case status == "RESOURCE_EXHAUSTED" && ge.Code != http.StatusTooManyRequests:
 		e.Kind = provider.KindThrottled // the request rate: wait and retry
 	}
-	var fields []string
-	for _, raw := range body.Error.Details {
-		var d detail
-		if json.Unmarshal(raw, &d) != nil {
-			continue
-		}
-		if d.Type == quotaFailure || d.Reason == "QUOTA_EXCEEDED" {
-			e.Kind = provider.KindQuota
-		}
-		if d.RetryDelay != "" {
-			if delay, err := time.ParseDuration(d.RetryDelay); err == nil && delay > 0 {
-				e.RetryAfter = delay
-			}
-		}
-		for _, f := range d.FieldViolations {
-			fields = append(fields, f.Field)
-		}
-	}
+	fields := readDetails(body, e)
 	if overQuota(ge.Code, msg) {
 		e.Kind = provider.KindQuota
+	}
+	if code := stockoutCode(msg); code != "" {
+		// A zone out of capacity: neither the account's quota nor the
+		// spec's fault.
+		e.Kind, e.Code, e.Field = provider.KindCapacity, code, ""
+		return e
 	}
 	switch e.Kind {
 	case provider.KindQuota:
@@ -123,6 +112,30 @@ func classify(err error, field string) error {
 		}
 	}
 	return e
+}
+
+// readDetails applies an error's google.rpc details to e (a quota
+// failure, a retry delay) and returns the fields its BadRequest names.
+func readDetails(body googleBody, e *provider.Error) []string {
+	var fields []string
+	for _, raw := range body.Error.Details {
+		var d detail
+		if json.Unmarshal(raw, &d) != nil {
+			continue
+		}
+		if d.Type == quotaFailure || d.Reason == "QUOTA_EXCEEDED" {
+			e.Kind = provider.KindQuota
+		}
+		if d.RetryDelay != "" {
+			if delay, err := time.ParseDuration(d.RetryDelay); err == nil && delay > 0 {
+				e.RetryAfter = delay
+			}
+		}
+		for _, f := range d.FieldViolations {
+			fields = append(fields, f.Field)
+		}
+	}
+	return fields
 }
 
 // classifyUnanswered maps an error of a call the GKE API did not answer:

@@ -107,9 +107,13 @@ var states = provider.States{Ready: "RUNNING", Creating: "PROVISIONING", Updatin
 
 // count reads a pool's node counts from its managed instance groups (one
 // per zone, which instanceGroupUrls name): the count is their target
-// sizes, the ready nodes those with no action under way.
+// sizes, the ready nodes those with no action under way. A failed pool's
+// nodes are the instances its groups have (target less those still being
+// created: a group short of capacity keeps creating them); while the
+// pool runs, the count.
 func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *container.NodePool, p *provider.Pool) error {
 	p.NodesByZone = map[string]int{}
+	creating := 0
 	for _, u := range np.InstanceGroupUrls {
 		origin, project, zone, name, ok := groupOf(u)
 		if !ok {
@@ -128,6 +132,7 @@ func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *c
 		ready := 0
 		if a := g.CurrentActions; a != nil {
 			ready = int(a.None)
+			creating += int(a.Creating + a.CreatingWithoutRetries)
 		}
 		p.ReadyNodes += ready
 		l, err := profile.LogicalZone(c, zone)
@@ -137,6 +142,9 @@ func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *c
 		p.NodesByZone[l] += ready
 	}
 	p.Nodes = p.Count
+	if p.State == provider.StateFailed {
+		p.Nodes = max(p.Count-creating, 0)
+	}
 	return nil
 }
 
