@@ -207,17 +207,17 @@ func TestLayoutCarriesTemplate(t *testing.T) {
 	if _, err := s.ApplyLogicalLayout(reconcileCtx(), lp.ID, preferred(lp)); err != nil {
 		t.Fatal(err)
 	}
-	lp, err := s.UpdateLogicalPool(alice, lp.ID, service.Update{Spec: json.RawMessage(`{"template":{"labels":{"tier":"web"}}}`), Patch: true})
+	lp, err := s.UpdateLogicalPool(alice, lp.ID, service.Update{Spec: json.RawMessage(`{"template":{"labels":{"team":"shop"}}}`), Patch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.ApplyLogicalLayout(reconcileCtx(), lp.ID, preferred(lp)); err != nil {
 		t.Fatal(err)
 	}
-	if p := poolNamed(t, s, c, "web-2"); p.Spec.Labels["tier"] != "web" || p.Generation != 2 {
+	if p := poolNamed(t, s, c, "web-2"); p.Spec.Labels["team"] != "shop" || p.Generation != 2 {
 		t.Fatalf("member after a label change: labels %v, generation %d", p.Spec.Labels, p.Generation)
 	}
-	lp, err = s.UpdateLogicalPool(alice, lp.ID, service.Update{Spec: json.RawMessage(`{"template":{"platform":{"gcp":{"machineType":"n2-standard-4"}}}}`), Patch: true})
+	lp, err = s.UpdateLogicalPool(alice, lp.ID, service.Update{Spec: json.RawMessage(`{"template":{"platform":{"gcp":{"machineType":"n1-standard-8"}}}}`), Patch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
