@@ -117,6 +117,7 @@ func TestOpenAPIConformance(t *testing.T) {
 	now := cf.statusReports()
 	cf.replacements()
 	cf.placements()
+	cf.logicalPools()
 	cf.deletes(now)
 	cf.audit()
 	cf.nodes()

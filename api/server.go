@@ -113,6 +113,12 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodes", s.authed(s.listClusterNodes))
 	s.mux.HandleFunc("GET /api/v1/clusters/{id}/nodepools/{pool}/nodes", s.authed(s.listPoolNodes))
 	s.mux.HandleFunc("GET /api/v1/clusters/{id}/kubeconfig", s.authed(s.getKubeconfig))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/logicalpools", s.authed(s.listLogicalPools))
+	s.mux.HandleFunc("POST /api/v1/clusters/{id}/logicalpools", s.authed(s.createLogicalPool))
+	s.mux.HandleFunc("GET /api/v1/clusters/{id}/logicalpools/{name}", s.authed(s.getLogicalPool))
+	s.mux.HandleFunc("PUT /api/v1/clusters/{id}/logicalpools/{name}", s.authed(s.updateLogicalPool))
+	s.mux.HandleFunc("PATCH /api/v1/clusters/{id}/logicalpools/{name}", s.authed(s.updateLogicalPool))
+	s.mux.HandleFunc("DELETE /api/v1/clusters/{id}/logicalpools/{name}", s.authed(s.deleteLogicalPool))
 	// The read-only proxy takes every method, to answer all but GET with
 	// its own 405 (not in openapi.yaml: the paths are the cluster's).
 	s.mux.Handle("/api/v1/clusters/{id}/kube/", s.authed(s.kubeProxy))

@@ -122,6 +122,7 @@ func New(o Options) *Handler {
 	h.mux.HandleFunc("GET /clusters/{id}", h.authed(h.cluster))
 	h.mux.HandleFunc("GET /clusters/{id}/new", h.authed(h.newPool))
 	h.mux.HandleFunc("GET /clusters/{id}/place", h.authed(h.place))
+	h.mux.HandleFunc("GET /clusters/{id}/logicalpools/{name}", h.authed(h.logicalPool))
 	h.mux.HandleFunc("GET /nodepools/{id}", h.authed(h.pool))
 	h.mux.HandleFunc("GET /live", h.authed(h.stream))
 	return h

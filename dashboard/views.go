@@ -190,9 +190,15 @@ func (h *Handler) cluster(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	logical, err := h.logicalRows(ctx, c.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	nodes := h.nodes(h.o.Service.ClusterNodes(ctx, c.ID))
 	h.render(w, r, "cluster", map[string]any{"Cluster": c, "Rows": rows, "Caps": caps, "Table": table, "Title": c.Name,
-		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge, "Events": events.Items, "Nodes": nodes})
+		"Facts": facts, "FactsStale": facts != nil && facts.Age(time.Now()) > provider.FactsMaxAge, "Events": events.Items, "Nodes": nodes,
+		"LogicalPools": logical})
 }
 
 // point is one node count in a pool's history.

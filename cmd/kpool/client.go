@@ -22,7 +22,7 @@ import (
 
 // addClientCommands adds the cluster and nodepool commands, on clk.
 func addClientCommands(root *cobra.Command, clk clock) {
-	root.AddCommand(newClusterCmd(clk), newNodePoolCmd(clk), newEventsCmd(), newApplyCmd(), newDiffCmd())
+	root.AddCommand(newClusterCmd(clk), newNodePoolCmd(clk), newLogicalPoolCmd(clk), newEventsCmd(), newApplyCmd(), newDiffCmd())
 }
 
 // Output formats of -o.
