@@ -176,11 +176,10 @@ type LogicalPoolFilter struct {
 
 // Events of logical pools.
 const (
-	EventLogicalPoolCreated  = "logicalpool.created"
-	EventLogicalPoolUpdated  = "logicalpool.updated"
-	EventLogicalPoolDeleted  = "logicalpool.deleted"
-	EventLogicalPoolMoved    = "logicalpool.moved"
-	EventLogicalPoolShortage = "logicalpool.shortage"
+	EventLogicalPoolCreated = "logicalpool.created"
+	EventLogicalPoolUpdated = "logicalpool.updated"
+	EventLogicalPoolDeleted = "logicalpool.deleted"
+	EventLogicalPoolMoved   = "logicalpool.moved"
 )
 
 // MemberName is the name of the member a logical pool makes for an

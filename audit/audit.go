@@ -43,10 +43,12 @@ type Query struct {
 var EventTypes = []string{
 	kpool.EventClusterCreated, kpool.EventClusterUpdated, kpool.EventClusterStatus, kpool.EventClusterDeleting, kpool.EventClusterDeleted,
 	kpool.EventNodePoolCreated, kpool.EventNodePoolUpdated, kpool.EventNodePoolStatus, kpool.EventNodePoolDeleting, kpool.EventNodePoolDeleted,
+	kpool.EventNodePoolReplaced, kpool.EventNodePoolRollback,
+	kpool.EventLogicalPoolCreated, kpool.EventLogicalPoolUpdated, kpool.EventLogicalPoolMoved, kpool.EventLogicalPoolDeleted,
 }
 
 func ValidEventType(t string) bool {
-	return t == "cluster." || t == "nodepool." || slices.Contains(EventTypes, t)
+	return t == "cluster." || t == "nodepool." || t == "logicalpool." || slices.Contains(EventTypes, t)
 }
 
 // Event cursors are opaque like the lists' ones: the last id of a page.

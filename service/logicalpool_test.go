@@ -89,7 +89,7 @@ func TestLogicalPoolValidation(t *testing.T) {
 		{"fallbacks alike", "web", `{"fallbacks":[{"machineType":"n2-standard-4"},{"machineType":"n2-standard-4"}]}`, "spec.fallbacks[1]", "the same offerings as fallback 0"},
 		{"fallback machine type", "web", `{"fallbacks":[{"machineType":"bad type!"}]}`, "spec.fallbacks[0].machineType", ""},
 		{"fallback zone", "web", `{"fallbacks":[{"zones":["x"]}]}`, "spec.fallbacks[0].zones", "not a logical zone"},
-		{"unavailableFor short", "web", `{"capacity":{"unavailableFor":"10s"}}`, "spec.capacity.unavailableFor", "between 30s and 1h0m0s"},
+		{"unavailableFor short", "web", `{"capacity":{"unavailableFor":"5s"}}`, "spec.capacity.unavailableFor", "between 10s and 1h0m0s"},
 		{"unavailableFor garbage", "web", `{"capacity":{"unavailableFor":"soon"}}`, "spec.capacity.unavailableFor", "not a duration"},
 		{"minMoveInterval long", "web", `{"capacity":{"minMoveInterval":"2h"}}`, "spec.capacity.minMoveInterval", "between 0s and 1h0m0s"},
 		{"unknown field", "web", `{"replicas":3}`, "spec.replicas", ""},

@@ -14,7 +14,7 @@ import (
 
 // Bounds of a logical pool's capacity policy.
 const (
-	minUnavailableFor = 30 * time.Second
+	minUnavailableFor = 10 * time.Second
 	maxMinMove        = time.Hour
 	maxNameLen        = 63 // a pool name's (a DNS-1035 label)
 )

@@ -160,7 +160,7 @@ func checkLayout(lp *kpool.LogicalPool, l LogicalLayout) error {
 		f := fmt.Sprintf("members[%d]", i)
 		name := lp.MemberName(m.Zone, m.Alternative)
 		switch {
-		case m.Alternative < 0 || m.Alternative > len(lp.Spec.Fallbacks):
+		case !m.Delete && (m.Alternative < 0 || m.Alternative > len(lp.Spec.Fallbacks)):
 			fe.Add(f+".alternative", "%d is not a rank of logical pool %s (0 to %d)", m.Alternative, lp.Name, len(lp.Spec.Fallbacks))
 		case m.Count < 0 || m.MaxCount < 0:
 			fe.Add(f+".count", "must not be negative")
@@ -251,22 +251,32 @@ func (a *layout) create(name string, m LayoutMember) error {
 	return nil
 }
 
-// scale changes a member's count (and bounds) as UpdateNodePool would.
+// scale brings a member to the template (what changes in place; a change
+// only a new pool can make waits for the pool's update strategy to allow
+// it, the counts going ahead meanwhile) and to its counts, as
+// UpdateNodePool would.
 func (a *layout) scale(p *kpool.NodePool, m LayoutMember) error {
 	s, c := a.s, a.c
+	reports, err := a.tx.ControllerStatuses(p.ID)
+	if err != nil {
+		return err
+	}
 	next := *p
+	next.Spec = s.memberSpec(c, a.lp, m.Offering)
+	s.defaults(&next.Spec, c)
 	a.counts(&next.Spec, m)
+	pl, err := s.updatePlan(c, p, &next, reports)
+	if err != nil || pl.Refusal() != nil || kpool.ValidateNodePool(s.Platforms, &next, c) != nil {
+		next.Spec = p.Spec // the template's change cannot reach it: its counts can
+		a.counts(&next.Spec, m)
+	}
 	if next.Spec.Equal(&p.Spec) {
 		return nil
 	}
 	if err := kpool.ValidateNodePool(s.Platforms, &next, c); err != nil {
 		return prefixFields(err, "member "+p.Name)
 	}
-	reports, err := a.tx.ControllerStatuses(p.ID)
-	if err != nil {
-		return err
-	}
-	pl, err := s.updatePlan(c, p, &next, reports)
+	pl, err = s.updatePlan(c, p, &next, reports)
 	if err != nil {
 		return err
 	}

@@ -195,3 +195,42 @@ func TestLayoutRefused(t *testing.T) {
 		t.Fatalf("refused layouts made %s", got)
 	}
 }
+
+// TestLayoutCarriesTemplate: a change of the template that its members can
+// take in place (a label) reaches them with the next layout; one that
+// needs a new pool (another machine type) leaves them as they are, and
+// their counts still follow the layout.
+func TestLayoutCarriesTemplate(t *testing.T) {
+	s, c := logicalWorld(t)
+	alice := storetest.Ctx(storetest.Alice)
+	lp := mustLogical(t, s, c, "web", "")
+	if _, err := s.ApplyLogicalLayout(reconcileCtx(), lp.ID, preferred(lp)); err != nil {
+		t.Fatal(err)
+	}
+	lp, err := s.UpdateLogicalPool(alice, lp.ID, service.Update{Spec: json.RawMessage(`{"template":{"labels":{"team":"shop"}}}`), Patch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyLogicalLayout(reconcileCtx(), lp.ID, preferred(lp)); err != nil {
+		t.Fatal(err)
+	}
+	if p := poolNamed(t, s, c, "web-2"); p.Spec.Labels["team"] != "shop" || p.Generation != 2 {
+		t.Fatalf("member after a label change: labels %v, generation %d", p.Spec.Labels, p.Generation)
+	}
+	lp, err = s.UpdateLogicalPool(alice, lp.ID, service.Update{Spec: json.RawMessage(`{"template":{"platform":{"gcp":{"machineType":"n1-standard-8"}}}}`), Patch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := preferred(lp)
+	for i := range l.Members {
+		l.Members[i].MachineType = "n1-standard-4" // the members as they are
+		l.Members[i].Count = 3
+	}
+	if _, err := s.ApplyLogicalLayout(reconcileCtx(), lp.ID, l); err != nil {
+		t.Fatal(err)
+	}
+	p := poolNamed(t, s, c, "web-2")
+	if mt := s.Platforms.Offering(c, &p.Spec).MachineType; mt != "n1-standard-4" || p.Spec.Count() != 3 {
+		t.Fatalf("member after a machine type change: %s, count %d", mt, p.Spec.Count())
+	}
+}

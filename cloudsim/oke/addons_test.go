@@ -9,6 +9,7 @@ import (
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 
 	"github.com/kpool/kpool/cloudsim/oke"
+	"github.com/kpool/kpool/cloudsim/sim"
 )
 
 func nodesConfig(v string) []ce.AddonConfiguration {
@@ -107,5 +108,23 @@ func TestAutoscalerDemand(t *testing.T) {
 	}
 	if _, err := e.emu.SetDemand(clusterID, "batch", 3); err == nil {
 		t.Fatal("demand moved a pool the add-on has no entry for")
+	}
+	// One host left in AD-1: of 2 more nodes one launches; the pool
+	// NEEDS_ATTENTION until the demand drops (capacity.go).
+	ad1 := sim.Offering{Zone: "Uocm:PHX-AD-1", MachineType: "VM.Standard.E4.Flex"}
+	e.emu.SetCapacity(ad1, 1)
+	if _, err := e.emu.SetDemand(clusterID, "web", 4); err != nil {
+		t.Fatal(err)
+	}
+	np := e.get(t, web)
+	if a, f := nodeCounts(t, np); np.LifecycleState != ce.NodePoolLifecycleStateNeedsAttention || a != 3 || f != 1 {
+		t.Fatalf("short demand: %s, %d active, %d failed", np.LifecycleState, a, f)
+	}
+	if _, err := e.emu.SetDemand(clusterID, "web", 2); err != nil {
+		t.Fatal(err)
+	}
+	np = e.get(t, web)
+	if a, f := nodeCounts(t, np); np.LifecycleState != ce.NodePoolLifecycleStateActive || a != 2 || f != 0 || e.available(t, ad1) != 1 {
+		t.Fatalf("demand down to 2: %s, %d active, %d failed, %d available", np.LifecycleState, a, f, e.available(t, ad1))
 	}
 }

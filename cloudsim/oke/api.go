@@ -210,17 +210,20 @@ func (s *Server) finish(o *sim.Operation, p *pool, w *work) {
 			n.state = string(ce.NodeLifecycleStateActive)
 		}
 	}
-	if !o.Fails {
+	short := w.typ != opDelete && !o.Fails && p.failedNodes() > 0
+	if !o.Fails && !short {
 		w.log(o.End, "Node pool %s %s succeeded.", p.id, w.verb())
 	}
-	shape, size := ptr.Deref(p.np.NodeShape, ""), ptr.Deref(p.np.NodeConfigDetails.Size, 0)
+	size := ptr.Deref(p.np.NodeConfigDetails.Size, 0)
 	switch {
+	case short:
+		p.failShort(w, o.End)
 	case w.typ == opDelete && !o.Fails:
 		p.state, p.details, p.nodes, p.deletedAt = stateDeleted, "", nil, o.End
 	case w.typ == opCreate && o.Fails:
 		p.state = stateFailed
-		p.details = fmt.Sprintf("Out of host capacity for shape %s in the requested availability domains.%s", shape, injected)
-		w.fail(o.End, "InternalError", fmt.Sprintf("Out of host capacity: no %s instance could be launched in the requested availability domains.%s", shape, injected))
+		p.details = "The node pool could not be created: launching its instances failed with an internal error." + injected
+		w.fail(o.End, "InternalError", "Launching the node pool's instances failed with an internal error."+injected)
 	case w.typ == opDelete:
 		p.state = stateNeedsAttention
 		p.details = "The node pool could not be deleted: terminating its instances timed out." + injected
@@ -228,10 +231,9 @@ func (s *Server) finish(o *sim.Operation, p *pool, w *work) {
 		w.fail(o.End, "InternalError", "Terminating the node pool's instances timed out."+injected)
 	case o.Fails:
 		p.state = stateNeedsAttention
-		p.details = fmt.Sprintf("%d of %d nodes could not be brought to the node pool's configuration: out of host capacity for shape %s.%s",
-			max(size-o.To, 1), size, shape, injected)
+		p.details = fmt.Sprintf("%d of %d nodes could not be brought to the node pool's configuration: an internal error.%s", max(size-o.To, 1), size, injected)
 		p.healAt = o.HealAt()
-		w.fail(o.End, "InternalError", fmt.Sprintf("Out of host capacity: %d of %d %s instances could not be launched.%s", max(size-o.To, 1), size, shape, injected))
+		w.fail(o.End, "InternalError", fmt.Sprintf("%d of %d instances could not be launched: an internal error.%s", max(size-o.To, 1), size, injected))
 	default:
 		p.state, p.details = stateActive, ""
 	}
@@ -265,6 +267,7 @@ func (s *Server) updatePool(req *sim.Request) *sim.Reply {
 		return rep
 	}
 	p.np = next
+	p.dropFailed() // the update launches what the size still lacks (capacity.go)
 	w := s.begin(req, p, opUpdate, stateUpdating, len(p.nodes), ptr.Deref(next.NodeConfigDetails.Size, 0))
 	if in.NodePoolCyclingDetails != nil && ptr.Deref(in.NodePoolCyclingDetails.IsNodeCyclingEnabled, false) {
 		p.startCycle(req.Now)
@@ -288,6 +291,7 @@ func (s *Server) deletePool(req *sim.Request) *sim.Reply {
 	case p.state == stateDeleted:
 		return notFound("node pool", p.id)
 	}
+	p.dropFailed()
 	w := s.begin(req, p, opDelete, stateDeleting, len(p.nodes), 0)
 	return s.accepted(w, http.StatusAccepted)
 }

@@ -172,8 +172,11 @@ func entryOf(a *addon, poolID string) (Bounds, bool) {
 	return Bounds{}, false
 }
 
-// resize brings the pool to size nodes at once, ACTIVE, as heal does.
+// resize brings the pool to size nodes at once, ACTIVE, as heal does;
+// those that find no capacity stay as they failed and the pool
+// NEEDS_ATTENTION (capacity.go).
 func (p *pool) resize(s *Server, size int) {
+	p.dropFailed()
 	for len(p.nodes) > size {
 		p.victim()
 		p.nodes = p.nodes[:len(p.nodes)-1]
@@ -181,8 +184,12 @@ func (p *pool) resize(s *Server, size int) {
 	for len(p.nodes) < size {
 		p.addNode(s)
 	}
-	for _, n := range p.nodes {
-		n.state = string(ce.NodeLifecycleStateActive)
+	activate(p.nodes)
+	s.settleCapacity()
+	if n := p.failedNodes(); n > 0 {
+		p.state, p.details, p.healAt = stateNeedsAttention, shortage(n), time.Time{}
+	} else if p.state == stateNeedsAttention {
+		p.state, p.details, p.healAt = stateActive, "", time.Time{}
 	}
 }
 

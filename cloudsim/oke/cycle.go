@@ -89,7 +89,7 @@ func (p *pool) stale() []*node {
 	}
 	var out []*node
 	for _, n := range p.nodes {
-		if n.state == string(ce.NodeLifecycleStateDeleting) {
+		if n.state == string(ce.NodeLifecycleStateDeleting) || n.failed() {
 			continue
 		}
 		if !reflect.DeepEqual(n.cfg, want) || !maps.Equal(n.tags, tags) || !placed[n.ad] {
@@ -135,6 +135,9 @@ func (c *cycle) step(p *pool, now time.Time, s *Server) bool {
 		c.phase = phaseNext
 		if refill := ptr.Deref(p.np.NodeConfigDetails.Size, 0) - len(p.nodes); refill > 0 {
 			c.added = p.addNodes(s, refill)
+			if p.shortCycle(c.added, c.at) {
+				return false
+			}
 			c.phase, c.at = phaseRefill, c.at.Add(s.nodeTime)
 		}
 		return true
@@ -149,6 +152,9 @@ func (c *cycle) next(p *pool, s *Server) bool {
 		size := ptr.Deref(p.np.NodeConfigDetails.Size, 0)
 		if len(p.nodes) < size {
 			c.added = p.addNodes(s, size-len(p.nodes))
+			if p.shortCycle(c.added, c.at) {
+				return false
+			}
 			c.phase, c.at = phaseRefill, c.at.Add(s.nodeTime)
 			return true
 		}
@@ -160,7 +166,7 @@ func (c *cycle) next(p *pool, s *Server) bool {
 		return false
 	}
 	if c.injected {
-		p.endCycle(c.at, "InternalError", fmt.Sprintf("Out of host capacity: no %s instance could be launched to replace node %s.%s",
+		p.endCycle(c.at, "InternalError", fmt.Sprintf("No %s instance could be launched to replace node %s: an internal error.%s",
 			ptr.Deref(p.np.NodeShape, ""), stale[0].name, injected))
 		return false
 	}
@@ -170,6 +176,9 @@ func (c *cycle) next(p *pool, s *Server) bool {
 	// that also shrinks the pool removes its surplus without them).
 	needed := ptr.Deref(p.np.NodeConfigDetails.Size, 0) - (len(p.nodes) - len(c.batch))
 	c.added = p.addNodes(s, max(min(c.surge, len(c.batch), needed), 0))
+	if p.shortCycle(c.added, c.at) {
+		return false
+	}
 	p.work.log(c.at, "Replacing %d nodes (%s) with %d new nodes first.", len(c.batch), names(c.batch), len(c.added))
 	if len(c.added) > 0 {
 		c.phase, c.at = phaseSurge, c.at.Add(s.nodeTime)

@@ -132,7 +132,7 @@ func (s *Server) syncKube() {
 func (p *pool) nodeSpecs() []kube.NodeSpec {
 	var out []kube.NodeSpec
 	for _, n := range p.nodes {
-		if n.state == string(ce.NodeLifecycleStateCreating) {
+		if n.state == string(ce.NodeLifecycleStateCreating) || n.failed() {
 			continue
 		}
 		out = append(out, kube.NodeSpec{Name: n.ip, Labels: p.nodeLabels(n), Ready: true, KubeletVersion: n.cfg.KubernetesVersion,

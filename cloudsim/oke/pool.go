@@ -76,7 +76,8 @@ type node struct {
 	state                                 string
 	tags                                  map[string]string
 	cfg                                   NodeConfig
-	del                                   *work // its DeleteNode's, while it runs (deletenode.go)
+	del                                   *work         // its DeleteNode's, while it runs (deletenode.go)
+	nodeErr                               *ce.NodeError // why it could not launch (capacity.go)
 }
 
 // work is a work request, with the errors and log entries
@@ -110,22 +111,36 @@ func (s *Server) tick(now time.Time) {
 			delete(s.pools, id)
 		}
 	}
+	s.settleCapacity()
 	s.syncKube()
 }
 
-// heal brings a NEEDS_ATTENTION pool to its size with new nodes, ACTIVE.
+// heal brings a NEEDS_ATTENTION pool to its size with new nodes, ACTIVE;
+// those that find no capacity leave it NEEDS_ATTENTION, for good
+// (capacity.go).
 func (p *pool) heal(s *Server) {
 	size := ptr.Deref(p.np.NodeConfigDetails.Size, 0)
+	p.dropFailed()
 	for len(p.nodes) > size {
 		p.nodes = p.nodes[:len(p.nodes)-1]
 	}
 	for len(p.nodes) < size {
 		p.addNode(s)
 	}
-	for _, n := range p.nodes {
-		n.state = string(ce.NodeLifecycleStateActive)
-	}
+	activate(p.nodes)
 	p.state, p.details, p.healAt = stateActive, "", time.Time{}
+	if n := p.failedNodes(); n > 0 {
+		p.state, p.details = stateNeedsAttention, shortage(n)
+	}
+}
+
+// activate makes the nodes ACTIVE, but those that could not launch.
+func activate(nodes []*node) {
+	for _, n := range nodes {
+		if !n.failed() {
+			n.state = string(ce.NodeLifecycleStateActive)
+		}
+	}
 }
 
 // config is the configuration new nodes of the pool get.
@@ -175,6 +190,7 @@ func (p *pool) addNode(s *Server) {
 	}
 	n.name = p.nodeName(n.subnet)
 	p.nodes = append(p.nodes, n)
+	s.launch(p, n)
 }
 
 // nodeName is the name OKE gives a new node of the pool in subnet:
@@ -241,7 +257,7 @@ func (p *pool) sync(now time.Time, s *Server) {
 			p.addNode(s)
 		}
 		for i, n := range p.nodes {
-			if i < done {
+			if i < done && !n.failed() {
 				n.state = string(ce.NodeLifecycleStateActive)
 			}
 		}
@@ -292,11 +308,23 @@ func (p *pool) view() ce.NodePool {
 	}
 	v.Nodes = []ce.Node{}
 	for _, n := range p.nodes {
-		v.Nodes = append(v.Nodes, ce.Node{Id: common.String(n.id), Name: common.String(n.name), KubernetesVersion: common.String(n.cfg.KubernetesVersion),
-			AvailabilityDomain: common.String(n.ad), SubnetId: common.String(n.subnet), NodePoolId: common.String(p.id),
-			FaultDomain: common.String(n.faultDomain), PrivateIp: common.String(n.ip), FreeformTags: maps.Clone(n.tags),
-			DefinedTags: map[string]map[string]interface{}{}, SystemTags: map[string]map[string]interface{}{},
-			LifecycleState: ce.NodeLifecycleStateEnum(n.state), LifecycleDetails: common.String("")})
+		v.Nodes = append(v.Nodes, n.view(p))
+	}
+	return v
+}
+
+// view returns the node as GetNodePool lists it: one that could not
+// launch has no instance (an empty id), no fault domain or IP, and its
+// nodeError.
+func (n *node) view(p *pool) ce.Node {
+	v := ce.Node{Id: common.String(n.id), Name: common.String(n.name), KubernetesVersion: common.String(n.cfg.KubernetesVersion),
+		AvailabilityDomain: common.String(n.ad), SubnetId: common.String(n.subnet), NodePoolId: common.String(p.id),
+		FaultDomain: common.String(n.faultDomain), PrivateIp: common.String(n.ip), FreeformTags: maps.Clone(n.tags),
+		DefinedTags: map[string]map[string]interface{}{}, SystemTags: map[string]map[string]interface{}{},
+		LifecycleState: ce.NodeLifecycleStateEnum(n.state), LifecycleDetails: common.String("")}
+	if e := n.nodeErr; e != nil {
+		cp := *e
+		v.NodeError, v.FaultDomain, v.PrivateIp, v.LifecycleDetails = &cp, nil, nil, e.Message
 	}
 	return v
 }

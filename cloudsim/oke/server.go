@@ -64,11 +64,18 @@
 // PodDisruptionBudgets for at most nodeEvictionNodePoolSettings'
 // evictionGraceDuration, then force deleting them or failing.
 //
+// Host capacity (capacity.go): each node launched takes one from the
+// engine's capacity of its availability domain, shape and preemptible
+// setting; one that gets none stays in the pool without an instance,
+// INACTIVE with Compute's nodeError (InternalError "Out of host
+// capacity."), the work request FAILED and the pool NEEDS_ATTENTION with
+// the nodes it got, until an update drops the placeholders.
+//
 // Not reproduced: the cluster and virtual node pool APIs; boot volume
 // replacement; drains other than node cycling's; kmsKeyId, NSGs and pod
 // networking beyond storing them; the deprecated quantityPerSubnet/subnetIds and nodeImageName
 // (refused); defined tags, tag namespaces and IAM policies (any key of
-// Options.Keys may do anything); shape capacity; image
+// Options.Keys may do anything); image
 // compatibility with shapes and versions; the date header's freshness (the
 // clock is simulated). Without node cycling, nodes keep the version they
 // were created with.
@@ -118,7 +125,10 @@ type Server struct {
 	pools    map[string]*pool    // by OCID, every cluster's
 	works    map[string]*work    // work requests by OCID
 	tokens   map[string]string   // opc-retry-token to work request OCID
-	seq      int
+	// held are the launched nodes' offerings, whose capacity each
+	// holds until it is gone (capacity.go).
+	held map[*node]sim.Offering
+	seq  int
 	// shapesDenied: ListShapes answers 404 (SetShapesDenied).
 	shapesDenied bool
 	// kube is the clusters' Kubernetes API (kube.go), under KubePrefix.
@@ -128,7 +138,7 @@ type Server struct {
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
 	s := &Server{keys: o.Keys, pageSize: o.PageSize, limits: o.Limits, nodeTime: o.Engine.NodeTime,
-		clusters: map[string]*cluster{}, pools: map[string]*pool{}, works: map[string]*work{}, tokens: map[string]string{}}
+		clusters: map[string]*cluster{}, pools: map[string]*pool{}, works: map[string]*work{}, tokens: map[string]string{}, held: map[*node]sim.Offering{}}
 	if s.pageSize <= 0 {
 		s.pageSize = 100
 	}

@@ -109,8 +109,9 @@ func (s *Server) AddPool(clusterID, name, shape string, ocpus, memoryInGBs float
 		for range size {
 			p.addNode(s)
 		}
-		for _, n := range p.nodes {
-			n.state = string(ce.NodeLifecycleStateActive)
+		activate(p.nodes)
+		if n := p.failedNodes(); n > 0 {
+			p.state, p.details = stateNeedsAttention, shortage(n)
 		}
 		s.syncKube()
 	})

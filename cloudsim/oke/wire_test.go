@@ -170,7 +170,7 @@ func TestThrottlingAndFaults(t *testing.T) {
 	id := *wr.Resources[0].Identifier
 	e.clock.Advance(time.Hour)
 	got, _ := e.client.GetNodePool(ctx, ce.GetNodePoolRequest{NodePoolId: &id})
-	if got.LifecycleState != ce.NodePoolLifecycleStateFailed || !strings.Contains(*got.LifecycleDetails, "capacity") {
+	if got.LifecycleState != ce.NodePoolLifecycleStateFailed || !strings.Contains(*got.LifecycleDetails, "internal error") {
 		t.Fatalf("failed create: %s %q", got.LifecycleState, *got.LifecycleDetails)
 	}
 	_, err = e.client.UpdateNodePool(ctx, ce.UpdateNodePoolRequest{NodePoolId: &id, UpdateNodePoolDetails: ce.UpdateNodePoolDetails{

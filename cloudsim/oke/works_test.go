@@ -41,7 +41,7 @@ func TestWorkRequestErrors(t *testing.T) {
 		t.Fatalf("failed work requests of %s: %+v %v", failed, list.Items, err)
 	}
 	errs, err := e.client.ListWorkRequestErrors(ctx, ce.ListWorkRequestErrorsRequest{CompartmentId: common.String(compartment), WorkRequestId: created.OpcWorkRequestId})
-	if err != nil || len(errs.Items) != 1 || *errs.Items[0].Code != "InternalError" || !strings.Contains(*errs.Items[0].Message, "Out of host capacity") {
+	if err != nil || len(errs.Items) != 1 || *errs.Items[0].Code != "InternalError" || !strings.Contains(*errs.Items[0].Message, "internal error") {
 		t.Fatalf("errors: %+v %v", errs.Items, err)
 	}
 	logs, err := e.client.ListWorkRequestLogs(ctx, ce.ListWorkRequestLogsRequest{CompartmentId: common.String(compartment), WorkRequestId: created.OpcWorkRequestId})

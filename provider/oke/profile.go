@@ -5,7 +5,9 @@ package oke
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,8 +219,33 @@ func (Profile) ValidateBlock(fe *kpool.FieldErrors, s *kpool.NodePoolSpec, c *kp
 	validateStrategy(fe, s)
 }
 
+// SetBlock writes the block's shape, boot volume and preemptible setting
+// into the spec. A spec with a block keeps the rest of it (labels,
+// availability domains, image, OCPUs and memory: a logical pool's member
+// made from its template with another offering, SetOffering), but for
+// OCPUs and memory when the new shape is not flexible; an imported pool's
+// block (none yet) takes its image, OCPUs and memory from the observed
+// settings (Extra).
 func (Profile) SetBlock(s *kpool.NodePoolSpec, b provider.Block) {
-	s.Platform.OCI = &kpool.OCINodePool{Shape: b.MachineType, BootVolumeSizeInGBs: b.DiskSizeGB, Preemptible: b.Spot, ImageID: b.Extra["imageId"]}
+	o := kpool.OCINodePool{ImageID: b.Extra["imageId"], OCPUs: settingNumber(b.Extra["ocpus"]), MemoryInGBs: settingNumber(b.Extra["memoryInGBs"])}
+	if s.Platform.OCI != nil {
+		o = *s.Platform.OCI
+		o.Labels, o.AvailabilityDomains = maps.Clone(o.Labels), slices.Clone(o.AvailabilityDomains)
+	}
+	o.Shape, o.BootVolumeSizeInGBs, o.Preemptible = b.MachineType, b.DiskSizeGB, b.Spot
+	if !strings.HasSuffix(o.Shape, ".Flex") {
+		o.OCPUs, o.MemoryInGBs = 0, 0
+	}
+	s.Platform.OCI = &o
+}
+
+// settingNumber reads an observed setting's number ("" or not a number: 0).
+func settingNumber(v string) float64 {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0
+	}
+	return f
 }
 
 // ads lists the availability domains an OKE cluster has subnets in.

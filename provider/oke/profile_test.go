@@ -58,3 +58,33 @@ func TestKubeHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestSetBlock: an offering set into a member's spec keeps its block's
+// labels, domains, image and size (dropping OCPUs and memory for a fixed
+// shape); an imported pool's block takes the observed settings.
+func TestSetBlock(t *testing.T) {
+	tmpl := kpool.OCINodePool{Shape: "VM.Standard.E4.Flex", OCPUs: 2, MemoryInGBs: 32, ImageID: "ocid1.image.oc1..a", Labels: map[string]string{"team": "ml"}}
+	for name, tc := range map[string]struct {
+		have *kpool.OCINodePool
+		b    provider.Block
+		want kpool.OCINodePool
+	}{
+		"flexible fallback": {&tmpl, provider.Block{MachineType: "VM.Standard.E5.Flex", Spot: true, Extra: map[string]string{"imageId": "ocid1.image.oc1..default"}},
+			kpool.OCINodePool{Shape: "VM.Standard.E5.Flex", OCPUs: 2, MemoryInGBs: 32, ImageID: "ocid1.image.oc1..a", Preemptible: true, Labels: tmpl.Labels}},
+		"fixed fallback": {&tmpl, provider.Block{MachineType: "VM.Standard2.4"},
+			kpool.OCINodePool{Shape: "VM.Standard2.4", ImageID: "ocid1.image.oc1..a", Labels: tmpl.Labels}},
+		"import": {nil, provider.Block{MachineType: "VM.Standard.A1.Flex", DiskSizeGB: 60, Extra: map[string]string{"imageId": "ocid1.image.oc1..b", "ocpus": "4", "memoryInGBs": "24"}},
+			kpool.OCINodePool{Shape: "VM.Standard.A1.Flex", OCPUs: 4, MemoryInGBs: 24, BootVolumeSizeInGBs: 60, ImageID: "ocid1.image.oc1..b"}},
+	} {
+		s := kpool.NodePoolSpec{Platform: kpool.NodePoolPlatform{Type: Type, OCI: tc.have}}
+		Profile{}.SetBlock(&s, tc.b)
+		got := *s.Platform.OCI
+		if got.Shape != tc.want.Shape || got.OCPUs != tc.want.OCPUs || got.MemoryInGBs != tc.want.MemoryInGBs || got.ImageID != tc.want.ImageID ||
+			got.Preemptible != tc.want.Preemptible || got.BootVolumeSizeInGBs != tc.want.BootVolumeSizeInGBs || len(got.Labels) != len(tc.want.Labels) {
+			t.Errorf("%s: %+v, want %+v", name, got, tc.want)
+		}
+	}
+	if tmpl.Shape != "VM.Standard.E4.Flex" || tmpl.OCPUs != 2 {
+		t.Errorf("the template's block was changed: %+v", tmpl)
+	}
+}

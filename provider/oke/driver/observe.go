@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,11 +112,15 @@ func observeSource(np ce.NodePool, p *provider.Pool) {
 // observeNodes counts a node pool's nodes: all, ready, by zone, and those
 // still on an earlier configuration (created before the pool's last change
 // of its version, placement or stamped configuration: OKE changes new
-// nodes only).
+// nodes only). A node that could not launch (its nodeError) is no node:
+// when it says the host capacity ran out, the pool has a Shortage.
 func observeNodes(c *kpool.Cluster, np ce.NodePool, p *provider.Pool, placed map[string]bool, stampNow string) {
 	for _, n := range np.Nodes {
-		switch n.LifecycleState {
-		case ce.NodeLifecycleStateDeleted, ce.NodeLifecycleStateDeleting:
+		switch {
+		case n.NodeError != nil:
+			observeShortage(c, n, p)
+			continue
+		case n.LifecycleState == ce.NodeLifecycleStateDeleted, n.LifecycleState == ce.NodeLifecycleStateDeleting:
 			continue
 		}
 		p.Nodes++
@@ -148,3 +153,28 @@ func state(s ce.NodePoolLifecycleStateEnum) provider.State {
 
 var states = provider.States{Ready: "ACTIVE", Creating: "CREATING", Updating: "UPDATING", Deleting: "DELETING DELETED",
 	Failed: "FAILED NEEDS_ATTENTION"}.Map()
+
+// outOfCapacity reports whether a node's error is Compute's answer when
+// an availability domain has no host for the shape: 500 InternalError
+// "Out of host capacity." (OCI's API errors; cluster-autoscaler's OCI
+// provider reads a node's error so: oci_manager.go GetNodePoolNodes).
+func outOfCapacity(e *ce.NodeError) bool {
+	return e != nil && ptr.Deref(e.Code, "") == "InternalError" && strings.Contains(ptr.Deref(e.Message, ""), "Out of host capacity")
+}
+
+// observeShortage adds a node that could not launch for want of host
+// capacity to the pool's Shortage: OCI's code and message, and the
+// node's availability domain as a logical zone.
+func observeShortage(c *kpool.Cluster, n ce.Node, p *provider.Pool) {
+	if !outOfCapacity(n.NodeError) {
+		return
+	}
+	if p.Shortage == nil {
+		p.Shortage = &provider.Shortage{Code: ptr.Deref(n.NodeError.Code, ""), Message: provider.FirstLine(ptr.Deref(n.NodeError.Message, ""))}
+	}
+	z, err := profile.LogicalZone(c, ptr.Deref(n.AvailabilityDomain, ""))
+	if err == nil && !slices.Contains(p.Shortage.Zones, z) {
+		p.Shortage.Zones = append(p.Shortage.Zones, z)
+		slices.Sort(p.Shortage.Zones)
+	}
+}

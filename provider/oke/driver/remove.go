@@ -131,6 +131,8 @@ func findNode(nodes []ce.Node, r provider.NodeRef) (ce.Node, bool) {
 	id := instanceID(r.ProviderID)
 	for _, n := range nodes {
 		switch {
+		case ptr.Deref(n.Id, "") == "":
+			// A node that could not launch has no instance to delete.
 		case id != "" && ptr.Deref(n.Id, "") == id:
 			return n, true
 		case id == "" && r.Name != "" && (ptr.Deref(n.PrivateIp, "") == r.Name || ptr.Deref(n.Name, "") == r.Name):

@@ -18,7 +18,7 @@ func TestFailedCreateRepair(t *testing.T) {
 	e.CreateFailing(t, s)
 	e.Clock.Advance(time.Hour)
 	p := e.list(t, s.ProviderName)
-	if p == nil || p.State != provider.StateFailed || p.ProviderState != "FAILED" || !strings.Contains(p.Message, "capacity") {
+	if p == nil || p.State != provider.StateFailed || p.ProviderState != "FAILED" || !strings.Contains(p.Message, "internal error") {
 		t.Fatalf("failed pool: %+v", p)
 	}
 	fixed, err := e.Driver.NodePoolUpdate(ctx, e.Cluster, s)

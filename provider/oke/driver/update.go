@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -71,6 +72,14 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if upgradeUpdate(&in, observed.Upgrade, s.Upgrade, observed.StaleNodes+renewed(np, in)) {
 		changed = true
 	}
+	if observed.Shortage != nil && (in.NodeConfigDetails == nil || in.NodeConfigDetails.Size == nil) {
+		// Asked again: OKE launches the nodes that could not launch only
+		// when the pool is updated, here with its size unchanged.
+		if in.NodeConfigDetails == nil {
+			in.NodeConfigDetails = &ce.UpdateNodePoolNodeConfigDetails{}
+		}
+		in.NodeConfigDetails.Size, changed = common.Int(count(observed.Count, s)), true
+	}
 	if !changed {
 		return &observed, nil
 	}
@@ -84,6 +93,9 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	}
 	next := apply(np, in)
 	next.LifecycleState = ce.NodePoolLifecycleStateUpdating
+	// The update starts from the nodes the pool has: the ones that could
+	// not launch are dropped (its size asks for them again, or no more).
+	next.Nodes = slices.DeleteFunc(slices.Clone(next.Nodes), func(n ce.Node) bool { return n.NodeError != nil })
 	p := observe(c, next)
 	p.Autoscaling, p.MinCount, p.MaxCount = observed.Autoscaling, observed.MinCount, observed.MaxCount
 	if resp.OpcWorkRequestId != nil {

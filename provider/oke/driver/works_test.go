@@ -34,7 +34,7 @@ func TestFailedWorkExplained(t *testing.T) {
 		return provider.Pool{}
 	}
 	p := find()
-	if p.State != provider.StateFailed || !strings.Contains(p.Message, "InternalError: Out of host capacity") || p.Extra["failedWorkRequest"] == "" {
+	if p.State != provider.StateFailed || !strings.Contains(p.Message, "InternalError: Launching the node pool's instances failed") || p.Extra["failedWorkRequest"] == "" {
 		t.Fatalf("failed pool: %s %q %v", p.State, p.Message, p.Extra)
 	}
 	errorReads := func() (n int) {
