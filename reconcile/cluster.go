@@ -101,12 +101,13 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 	for _, p := range pools {
 		known[p.ProviderName] = true
 		if rt, ok := st.retry[p.ID]; ok {
-			if rt.generation == p.Generation && now.Before(rt.next) {
+			same := rt.generation == p.Generation && rt.deleting == p.Deleting()
+			if same && now.Before(rt.next) {
 				soonest(rt.next.Sub(now))
 				continue
 			}
-			if rt.generation != p.Generation {
-				// A new spec is worth trying at once.
+			if !same {
+				// A new spec (or a delete) is worth trying at once.
 				delete(st.retry, p.ID)
 				c.retries.Forget(p.ID)
 			}
@@ -180,7 +181,7 @@ func (r *clusterRun) poolFailed(ctx context.Context, p *kpool.NodePool, err erro
 	if after, ok := provider.RetryAfter(err); ok {
 		wait = max(wait, after)
 	}
-	r.st.retry[p.ID] = poolRetry{generation: p.Generation, next: now.Add(wait)}
+	r.st.retry[p.ID] = poolRetry{generation: p.Generation, deleting: p.Deleting(), next: now.Add(wait)}
 	soonest(wait)
 	// A provider's error was logged with its call (poolScope.called):
 	// when the pool is tried again is the rest.

@@ -99,6 +99,7 @@ type seenGeneration struct {
 // next, unless its spec changes.
 type poolRetry struct {
 	generation int64
+	deleting   bool // the pool was being deleted: a delete since is tried at once
 	next       time.Time
 }
 

@@ -126,7 +126,7 @@ func spares(cells []*cell, spare int) []int {
 func (r *clusterRun) cellsOf(lp *kpool.LogicalPool, pools []*kpool.NodePool) (cells []*cell, joined []*kpool.NodePool) {
 	byName := map[string]*kpool.NodePool{}
 	for _, p := range pools {
-		if p.LogicalPool() == lp.Name && p.Name != lp.Name {
+		if p.LogicalPool() == lp.Name {
 			byName[p.Name] = p
 		}
 	}
@@ -171,11 +171,11 @@ func (c *cell) fill(p *kpool.NodePool) {
 		c.count = *a.MinNodes
 	}
 	c.ready = readyOf(p)
-	if sh := p.Status.Shortage; sh != nil && p.Status.ObservedGeneration >= p.Generation {
+	switch sh := p.Status.Shortage; {
+	case p.Deleting():
+		c.gone = true // what it lacked no longer counts: it is going
+	case sh != nil && p.Status.ObservedGeneration >= p.Generation:
 		c.short = sh
-	}
-	if p.Deleting() {
-		c.gone = true
 	}
 }
 

@@ -28,6 +28,8 @@ func (s *poolScope) noteShortage() {
 		Since: now, Nodes: s.rp.activeNodes(), Wanted: s.desired.Count}
 	if last := s.last().Shortage; last != nil {
 		sh.Since, sh.TriedAt = last.Since, last.TriedAt
+	} else {
+		sh.TriedAt = &now // the operation that fell short was the ask
 	}
 	s.rp.meta.Shortage = sh
 }
