@@ -89,3 +89,29 @@ func TestPlanLayout(t *testing.T) {
 		})
 	}
 }
+
+func TestMemberOf(t *testing.T) {
+	cases := []struct {
+		name string
+		zone string
+		rank int
+		ok   bool
+	}{
+		{"web-2", "2", 0, true},
+		{"web-2-f1", "2", 1, true},
+		{"web-f2", "", 2, true},
+		{"web-frontend", "", 0, false}, // joined by placementPool, not made
+		{"web-2-f0", "", 0, false},
+		{"web-x", "", 0, false},
+		{"api-2", "", 0, false},
+	}
+	for _, tc := range cases {
+		zone, rank, ok := memberOf("web", tc.name)
+		if ok != tc.ok || (ok && (zone != tc.zone || rank != tc.rank)) {
+			t.Errorf("memberOf(web, %s) = %q %d %v, want %q %d %v", tc.name, zone, rank, ok, tc.zone, tc.rank, tc.ok)
+		}
+		if lp := (&kpool.LogicalPool{Name: "web"}); ok && lp.MemberName(zone, rank) != tc.name {
+			t.Errorf("MemberName(%q, %d) = %s, want %s", zone, rank, lp.MemberName(zone, rank), tc.name)
+		}
+	}
+}

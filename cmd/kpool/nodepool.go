@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -13,7 +12,6 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
-	"github.com/kpool/kpool/poolspec"
 )
 
 func newNodePoolCmd(clk clock) *cobra.Command {
@@ -184,19 +182,7 @@ func newPoolScale(f *clientFlags) *cobra.Command {
 			if err := wf.check(fs, dryRun); err != nil {
 				return err
 			}
-			if !anyChanged(fs, "count", "min", "max") {
-				return errors.New("give --count N, or --min N and --max N to change the autoscaling bounds")
-			}
-			s := poolspec.Settings{}
-			if fs.Changed("count") {
-				s.NodeCount = &count
-			}
-			s.MinNodes, s.MaxNodes = bounds(fs, &min, &max)
-			spec, err := specs.Spec(&s, poolspec.Target{})
-			if err != nil {
-				return err
-			}
-			raw, err := json.Marshal(spec)
+			raw, err := scaleSpec(fs, &count, &min, &max)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -155,4 +157,22 @@ func bounds(fs *pflag.FlagSet, min, max *int) (*int, *int) {
 		max = nil
 	}
 	return min, max
+}
+
+// scaleSpec is the spec of a scale: --count, or --min and --max (the
+// autoscaling bounds), of a pool or a logical pool.
+func scaleSpec(fs *pflag.FlagSet, count, min, max *int) (json.RawMessage, error) {
+	if !anyChanged(fs, "count", "min", "max") {
+		return nil, errors.New("give --count N, or --min N and --max N to change the autoscaling bounds")
+	}
+	s := poolspec.Settings{}
+	if fs.Changed("count") {
+		s.NodeCount = count
+	}
+	s.MinNodes, s.MaxNodes = bounds(fs, min, max)
+	spec, err := specs.Spec(&s, poolspec.Target{})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(spec)
 }
