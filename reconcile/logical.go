@@ -15,6 +15,9 @@ import (
 // service write the members and the status in one transaction. It returns
 // when to look again (0: at the cluster's own pace).
 func (r *clusterRun) logicalPools(ctx context.Context) time.Duration {
+	if r.cl.Deleting() {
+		return 0 // its pools go with it; no member is made or moved
+	}
 	ictx := kpool.WithIdentity(ctx, Identity)
 	list, err := r.c.cfg.Service.LogicalPools(ictx, service.ListOptions{ClusterID: r.cl.ID, Limit: kpool.MaxLimit})
 	if err != nil || len(list.Items) == 0 {
