@@ -45,5 +45,11 @@ func describeDevKubeconfigs(out io.Writer, emu *cloudsim.Running) {
 	if len(emu.KubeconfigFiles) > 0 {
 		fmt.Fprintln(out)
 		cloudsim.DescribeKubeconfigs(out, emu.KubeconfigFiles, "")
+		for _, p := range emu.KubeconfigFiles {
+			// Any file will do: the CA sits beside every kubeconfig.
+			fmt.Fprintf(out, "Run an emulator's zone out of capacity: kpool cloudsim capacity ENDPOINT --zone Z --machine-type M --available 0 --ca-file %s\n",
+				filepath.Join(filepath.Dir(p), devCAFile))
+			break
+		}
 	}
 }
