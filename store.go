@@ -166,6 +166,8 @@ type NodePoolFilter struct {
 	Name      string // exactly this name
 	Phase     Phase
 	Health    Health
+	// Labels selects the pools whose spec.labels it matches.
+	Labels Selector
 	Page
 }
 

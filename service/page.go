@@ -49,6 +49,8 @@ type ListOptions struct {
 	Name   string
 	Phase  kpool.Phase
 	Health kpool.Health
+	// Labels selects the pools whose spec.labels it matches (kubectl's -l).
+	Labels kpool.Selector
 }
 
 // List is one page of a list.
