@@ -11,16 +11,18 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
+// clusterTable lists clusters as NAME PLATFORM TEAM PHASE REACHABLE AGE,
+// which fits 80 columns; wide adds the ID, region, owner, endpoint and message.
 func clusterTable(w io.Writer, cs []*kpool.Cluster, wide bool, now time.Time) {
-	head := "ID\tNAME\tPLATFORM\tTEAM\tPHASE\tREACHABLE\tAGE"
+	head := "NAME\tPLATFORM\tTEAM\tPHASE\tREACHABLE\tAGE"
 	if wide {
-		head += "\tREGION\tOWNER\tENDPOINT\tMESSAGE"
+		head += "\tID\tREGION\tOWNER\tENDPOINT\tMESSAGE"
 	}
 	fmt.Fprintln(w, head)
 	for _, c := range cs {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s", c.ID, c.Name, c.Spec.Platform.Type, orDash(c.Team), orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt, now))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", c.Name, c.Spec.Platform.Type, orDash(c.Team), orDash(string(c.Status.Phase)), reachable(c.Status), age(c.CreatedAt, now))
 		if wide {
-			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s", orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint),
+			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s\t%s", c.ID, orDash(profiles.Profile(c.Spec.Platform.Type).Region(&c.Spec)), c.CreatedBy, orDash(c.Spec.Endpoint),
 				orDash(oneLine(c.Status.Unreachable())))
 		}
 		fmt.Fprintln(w)

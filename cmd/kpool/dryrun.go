@@ -24,7 +24,7 @@ func (f *clientFlags) dryRunCreate(cmd *cobra.Command, c *api.Client, body api.N
 			fmt.Fprintln(w, "The server would create the node pool.")
 			return
 		}
-		fmt.Fprintf(w, "+ nodepool %s in cluster %s would be created (dry run: nothing changed)\n", p.Name, p.ClusterID)
+		fmt.Fprintf(w, "+ nodepool %s in cluster %s would be created (dry run: nothing changed)\n", p.Name, f.names(cmd).cluster(p.ClusterID))
 		lines := apply.Fields("spec", p.Spec)
 		for _, k := range sortedKeys(lines) {
 			fmt.Fprintf(w, "    + %s = %s\n", k, lines[k])

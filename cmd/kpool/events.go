@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +61,11 @@ the clusters you registered; admins see all.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "No events found.")
 				return nil
 			}
-			return f.print(cmd, list, func(w io.Writer) { eventTable(w, list) })
+			return f.print(cmd, list, func(w io.Writer) {
+				names := f.names(cmd)
+				names.listPools()
+				eventTable(w, list, names, f.wide(), time.Now())
+			})
 		},
 	}
 	f.register(cmd)
@@ -73,18 +79,56 @@ the clusters you registered; admins see all.`,
 	return clusterFlagByName(cmd, f.client)
 }
 
-// eventTable lists events as kubectl lists them: a line each, newest first.
-func eventTable(w io.Writer, l *api.EventList) {
-	fmt.Fprintln(w, "TIME\tTYPE\tOBJECT\tGENERATION\tACTOR\tREQUEST\tDETAIL")
-	for _, e := range l.Events {
-		req := e.RequestID
-		if req == "" {
-			req = "-"
+// eventTable lists events, newest first: AGE TYPE OBJECT ACTOR DETAIL, the
+// objects by name ("pool web") and the detail cut so that a line fits 80
+// columns; wide: the time, cluster, generations, request and object ID too.
+func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time.Time) {
+	objects := make([]string, len(l.Events))
+	for i, e := range l.Events {
+		objects[i] = eventObject(e, names)
+	}
+	if wide {
+		fmt.Fprintln(w, "TIME\tTYPE\tOBJECT\tCLUSTER\tGENERATION\tACTOR\tREQUEST\tOBJECT ID\tDETAIL")
+		for i, e := range l.Events {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d→%d\t%s\t%s\t%s\t%s\n", e.CreatedAt.UTC().Format(time.RFC3339), e.Type, objects[i],
+				orDash(names.cluster(e.ClusterID)), e.GenerationBefore, e.Generation, e.Actor, orDash(e.RequestID), e.ObjectID, orDash(oneLine(e.Detail)))
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d→%d\t%s\t%s\t%s\n", e.CreatedAt.UTC().Format(time.RFC3339), e.Type, e.ObjectID,
-			e.GenerationBefore, e.Generation, e.Actor, req, e.Detail)
+	} else {
+		// AGE, TYPE, OBJECT and ACTOR as wide as their longest, with the
+		// table's 3-space gaps; DETAIL gets the rest of 80 columns.
+		widths := []int{len("AGE"), len("TYPE"), len("OBJECT"), len("ACTOR")}
+		rows := make([][]string, len(l.Events))
+		for i, e := range l.Events {
+			rows[i] = []string{age(e.CreatedAt, now), e.Type, objects[i], orDash(e.Actor)}
+			for j, c := range rows[i] {
+				widths[j] = max(widths[j], utf8.RuneCountInString(c))
+			}
+		}
+		room := 80
+		for _, n := range widths {
+			room -= n + 3
+		}
+		room = max(room, 20)
+		fmt.Fprintln(w, "AGE\tTYPE\tOBJECT\tACTOR\tDETAIL")
+		for i, e := range l.Events {
+			fmt.Fprintf(w, "%s\t%s\n", strings.Join(rows[i], "\t"), fit(orDash(oneLine(e.Detail)), room))
+		}
 	}
 	if l.Next != "" {
 		fmt.Fprintf(w, "(older events: --all, or the API's after=%s)\n", l.Next)
 	}
+}
+
+// eventObject is an event's object as a person reads it: its kind and its
+// name ("pool web", "cluster demo-aks"), or its ID when the name is not
+// known (an object since deleted, or not visible).
+func eventObject(e kpool.Event, names *shown) string {
+	kind, _, _ := strings.Cut(e.Type, ".")
+	switch kind {
+	case "nodepool":
+		return "pool " + names.pool(e.ObjectID)
+	case "cluster":
+		return "cluster " + names.cluster(e.ObjectID)
+	}
+	return kind + " " + e.ObjectID
 }

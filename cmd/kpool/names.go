@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // Names wherever an ID is taken: a cluster or a pool may be named by its
@@ -90,4 +92,85 @@ func defaultClusterFlag(f *clientFlags, cmd *cobra.Command) *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// shown names clusters and pools where a person reads them (tables, the
+// get and status views): one list of the clusters per command, and pools
+// looked up once each (or listed once, for events). An ID that is not
+// visible, or that a lookup fails on, is shown as it is. A nil *shown
+// shows every ID as it is.
+type shown struct {
+	ctx         context.Context
+	client      *api.Client
+	clusters    map[string]string // nil until first asked
+	pools       map[string]string
+	poolsListed bool
+}
+
+// names is a name cache for cmd's run.
+func (f *clientFlags) names(cmd *cobra.Command) *shown {
+	return &shown{ctx: cmd.Context(), client: f.client(), pools: map[string]string{}}
+}
+
+// cluster is the name of the cluster id, or id.
+func (s *shown) cluster(id string) string {
+	if s == nil || id == "" {
+		return id
+	}
+	if s.clusters == nil {
+		s.clusters = map[string]string{}
+		_ = pages(true, service.ListOptions{Limit: kpool.MaxLimit}, func(o service.ListOptions) (string, error) {
+			page, err := s.client.Clusters(s.ctx, o)
+			if err != nil {
+				return "", err
+			}
+			for _, c := range page.Clusters {
+				s.clusters[c.ID] = c.Name
+			}
+			return page.Next, nil
+		})
+	}
+	return nameOr(s.clusters[id], id)
+}
+
+// pool is the name of the pool id, or id: from the pools listed or seen,
+// else asked of the server once.
+func (s *shown) pool(id string) string {
+	if s == nil || id == "" {
+		return id
+	}
+	n, ok := s.pools[id]
+	if !ok && !s.poolsListed {
+		if p, err := s.client.NodePool(s.ctx, id); err == nil {
+			n = p.Name
+		}
+		s.pools[id] = n
+	}
+	return nameOr(n, id)
+}
+
+// listPools learns the names of every pool the caller sees, in one list:
+// for a table that names many (events).
+func (s *shown) listPools() {
+	if s == nil || s.poolsListed {
+		return
+	}
+	s.poolsListed = true
+	_ = pages(true, service.ListOptions{Limit: kpool.MaxLimit}, func(o service.ListOptions) (string, error) {
+		page, err := s.client.NodePools(s.ctx, o)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range page.NodePools {
+			s.pools[p.ID] = p.Name
+		}
+		return page.Next, nil
+	})
+}
+
+func nameOr(name, id string) string {
+	if name == "" {
+		return id
+	}
+	return name
 }

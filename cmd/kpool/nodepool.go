@@ -68,7 +68,7 @@ func newPoolList(f *clientFlags) *cobra.Command {
 					return nil
 				}
 				l.more(cmd, len(list.NodePools), list.Total, list.Next)
-				return f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, f.wide(), f.clock.Now()) })
+				return f.print(cmd, list, f.pools(cmd, list.NodePools...))
 			}
 			if watch {
 				// The stream first, then the list: no change is missed.
@@ -102,7 +102,7 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide(), f.clock.Now()) })
+					return f.print(cmd, p, f.pools(cmd, p))
 				})
 			}
 			p, err := f.client().NodePool(cmd.Context(), args[0])
@@ -115,7 +115,7 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 					return err
 				}
 			}
-			return f.print(cmd, p, func(w io.Writer) { poolView(w, p, cloud, f.clock.Now()) })
+			return f.print(cmd, p, func(w io.Writer) { poolView(w, p, f.names(cmd), cloud, f.clock.Now()) })
 		},
 	}
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after showing it, print a line each time it changes (the server's live feed), until it is deleted or Ctrl-C")
@@ -279,7 +279,7 @@ func newPoolStatus(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(cmd, d, func(w io.Writer) { statusView(w, d, f.clock.Now()) })
+			return f.print(cmd, d, func(w io.Writer) { statusView(w, d, f.names(cmd), f.clock.Now()) })
 		},
 	}
 }

@@ -141,13 +141,13 @@ func TestPoolViewKubernetesNodes(t *testing.T) {
 	}
 	p.Status.Nodes = &kpool.NodeCounts{Total: 3, Ready: 2, Cordoned: 1, Unlabelled: 1}
 	var b bytes.Buffer
-	poolView(&b, p, cloud, nodesNow)
+	poolView(&b, p, nil, cloud, nodesNow)
 	if want := "Kubernetes nodes:\t2/3 Ready in Kubernetes, at the cloud 3 (1 cordoned, 1 missing placement labels)\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("no %q in\n%s", want, b.String())
 	}
 	b.Reset()
 	p.Status.Nodes = nil
-	poolView(&b, p, -1, nodesNow)
+	poolView(&b, p, nil, -1, nodesNow)
 	if strings.Contains(b.String(), "Kubernetes") {
 		t.Errorf("a pool no controller counted in Kubernetes:\n%s", b.String())
 	}

@@ -177,11 +177,11 @@ func taint(t kpool.Taint) string {
 	return t.Key + "=" + t.Value + ":" + t.Effect
 }
 
-func statusView(w io.Writer, d *service.StatusDocument, now time.Time) {
+func statusView(w io.Writer, d *service.StatusDocument, names *shown, now time.Time) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	st := &d.Status
-	kv("Node pool", d.NodePoolID)
-	kv("Cluster", d.ClusterID)
+	kv("Node pool", names.pool(d.NodePoolID))
+	kv("Cluster", names.cluster(d.ClusterID))
 	kv("Phase", phase(st.Phase, st.Health))
 	kv("Generation", d.Generation)
 	kv("Observed generation", st.ObservedGeneration)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -140,5 +139,5 @@ func (o *poolCreate) createPerZone(cmd *cobra.Command, c *api.Client, body api.N
 			list.NodePools[i] = final
 		}
 	}
-	return o.f.print(cmd, list, func(w io.Writer) { poolTable(w, list.NodePools, o.f.wide(), o.f.clock.Now()) })
+	return o.f.print(cmd, list, o.f.pools(cmd, list.NodePools...))
 }

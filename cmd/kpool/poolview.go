@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 )
@@ -29,23 +31,47 @@ func intOr(p *int) string {
 	return fmt.Sprint(*p)
 }
 
-func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool, now time.Time) {
-	head := "ID\tNAME\tCLUSTER\tPLATFORM\tMACHINE\tNODES\tPHASE\tGEN\tAGE"
+// nodesColumn is a pool's NODES column: its Ready nodes as Kubernetes
+// counts them ("-" until the controller has looked) over the count it
+// asks, or its autoscaling bounds when it asks none.
+func nodesColumn(p *kpool.NodePool) string {
+	ready := "-"
+	if k := p.Status.Nodes; k != nil {
+		ready = fmt.Sprint(k.Ready)
+	}
+	s := &p.Spec
+	desired := intOr(s.NodeCount)
+	if s.NodeCount == nil && s.Autoscaling.On() {
+		desired = intOr(s.Autoscaling.MinNodes) + "-" + intOr(s.Autoscaling.MaxNodes)
+	}
+	return ready + "/" + desired
+}
+
+// pools is the table callback of f.print for ps, naming their clusters.
+func (f *clientFlags) pools(cmd *cobra.Command, ps ...*kpool.NodePool) func(io.Writer) {
+	return func(w io.Writer) { poolTable(w, ps, f.names(cmd), f.wide(), f.clock.Now()) }
+}
+
+// poolTable lists pools as NAME CLUSTER MACHINE NODES PHASE AGE, which fits
+// 80 columns for realistic names; wide adds the IDs and the rest.
+func poolTable(w io.Writer, ps []*kpool.NodePool, names *shown, wide bool, now time.Time) {
+	head := "NAME\tCLUSTER\tMACHINE\tNODES\tPHASE\tAGE"
 	if wide {
-		head += "\tLOGICAL POOL\tPROVIDER NAME\tZONES\tMODE\tLABELS\tMESSAGE"
+		head += "\tHEALTH\tSIZE\tGEN\tPLATFORM\tLOGICAL POOL\tPROVIDER NAME\tZONES\tMODE\tLABELS\tID\tCLUSTER ID\tMESSAGE"
 	}
 	fmt.Fprintln(w, head)
 	for _, p := range ps {
 		b := profiles.Profile(p.Spec.Platform.Type).Block(nil, &p.Spec)
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s", p.ID, p.Name, p.ClusterID, orDash(string(p.Spec.Platform.Type)),
-			orDash(b.MachineType), nodes(&p.Spec), orDash(string(p.Status.Phase)), p.Generation, p.Status.ObservedGeneration, age(p.CreatedAt, now))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s", p.Name, names.cluster(p.ClusterID), orDash(b.MachineType), nodesColumn(p),
+			orDash(string(p.Status.Phase)), age(p.CreatedAt, now))
 		if wide {
 			zones := p.Spec.Zones
 			if len(zones) == 0 {
 				zones = b.Zones
 			}
-			fmt.Fprintf(w, "\t%s\t%s\t%s\t%s\t%s\t%s", p.LogicalPool(), orDash(p.ProviderName), orDash(strings.Join(zones, ",")), orDash(p.Spec.Mode),
-				orDash(joinMap(p.Spec.Labels)), orDash(oneLine(p.Status.Message)))
+			fmt.Fprintf(w, "\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", orDash(string(p.Status.Health)), nodes(&p.Spec),
+				p.Generation, p.Status.ObservedGeneration, orDash(string(p.Spec.Platform.Type)), p.LogicalPool(), orDash(p.ProviderName),
+				orDash(strings.Join(zones, ",")), orDash(p.Spec.Mode), orDash(joinMap(p.Spec.Labels)), p.ID, p.ClusterID, orDash(oneLine(p.Status.Message)))
 		}
 		fmt.Fprintln(w)
 	}
@@ -53,13 +79,13 @@ func poolTable(w io.Writer, ps []*kpool.NodePool, wide bool, now time.Time) {
 
 // poolView shows a pool; cloud is the node count its cloud reports (-1:
 // not asked, or none said), shown beside Kubernetes' count.
-func poolView(w io.Writer, p *kpool.NodePool, cloud int, now time.Time) {
+func poolView(w io.Writer, p *kpool.NodePool, names *shown, cloud int, now time.Time) {
 	kv := func(k string, v any) { fmt.Fprintf(w, "%s:\t%v\n", k, v) }
 	s := &p.Spec
 	pt := s.Platform.Type
 	kv("Name", p.Name)
 	kv("ID", p.ID)
-	kv("Cluster", p.ClusterID)
+	kv("Cluster", names.cluster(p.ClusterID))
 	kv("Platform", orDash(string(pt)))
 	if p.ProviderName != "" {
 		kv("Provider name", p.ProviderName)

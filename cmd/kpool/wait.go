@@ -365,5 +365,5 @@ func (f *clientFlags) waitAndPrint(cmd *cobra.Command, c *api.Client, w waitFlag
 		}
 		p = final
 	}
-	return f.print(cmd, p, func(w io.Writer) { poolTable(w, []*kpool.NodePool{p}, f.wide(), f.clock.Now()) })
+	return f.print(cmd, p, f.pools(cmd, p))
 }

@@ -22,12 +22,13 @@ import (
 func (f *clientFlags) watchPools(cmd *cobra.Command, ids []string, cluster string, snapshot func() error) error {
 	c := f.client()
 	out := cmd.OutOrStdout()
+	names := f.names(cmd)
 	row := func(p *kpool.NodePool) error {
 		if !f.table() {
 			return f.print(cmd, p, nil)
 		}
 		tw := tabwriter.NewWriter(&noHeader{w: out}, 0, 8, 3, ' ', 0)
-		poolTable(tw, []*kpool.NodePool{p}, f.wide(), f.clock.Now())
+		poolTable(tw, []*kpool.NodePool{p}, names, f.wide(), f.clock.Now())
 		return tw.Flush()
 	}
 	errEnd := errors.New("watched pool is gone")
