@@ -54,7 +54,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	pf.StringVar(&f.server, "server", "http://127.0.0.1:8080", "URL of the kpool API server (KPOOL_SERVER)")
 	pf.StringVar(&f.token, "token", "", "your API token, sent as Authorization: Bearer (KPOOL_TOKEN); prefer the variable, as flags show in process lists")
 	pf.StringVar(&f.user, "user", "", "your e-mail address, sent as X-User-Email to a server in --auth header mode (KPOOL_USER)")
-	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, wide, json, yaml, name, or jsonpath=TEMPLATE (k8s JSONPath, such as jsonpath='{.nodepools[*].name}')")
+	pf.StringVarP(&f.output, "output", "o", outTable, "output format: table, wide, json, yaml, name, jsonpath=TEMPLATE (k8s JSONPath, such as jsonpath='{.nodepools[*].name}'), custom-columns=NAME:.name,NODES:.spec.nodeCount, go-template=TEMPLATE, or custom-columns-file=FILE, go-template-file=FILE")
 	pf.BoolVar(&f.noHeaders, "no-headers", false, "print tables without their header line")
 	pf.StringVar(&f.context, "context", "", "the config file's context to use (KPOOL_CONTEXT; default: the current one)")
 	pf.StringVar(&f.sortBy, "sort-by", "", "sort lists by this JSONPath of each item, such as .name or .status.phase")

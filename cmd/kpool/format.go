@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -24,18 +25,29 @@ const (
 	outJSONPath = "jsonpath="
 )
 
-// checkOutput refuses an -o that is not a format, and a JSONPath that does
-// not parse.
+// checkOutput refuses an -o that is not a format, and a JSONPath, column
+// list or template that does not parse.
 func checkOutput(o, sortBy string) error {
+	_, isColumns, colErr := columnsOf(o)
+	_, isTemplate, tmplErr := templateOf(o)
 	switch {
 	case o == outTable, o == outJSON, o == outYAML, o == outWide, o == outName:
 	case strings.HasPrefix(o, outJSONPath):
 		if _, err := parsePath(strings.TrimPrefix(o, outJSONPath)); err != nil {
 			return fmt.Errorf("--output %s: %v", o, err)
 		}
+	case isColumns:
+		return errors.Join(colErr, checkSortBy(sortBy))
+	case isTemplate:
+		return errors.Join(tmplErr, checkSortBy(sortBy))
 	default:
-		return fmt.Errorf("--output %q is not a format: use table, wide, json, yaml, name or jsonpath=TEMPLATE", o)
+		return fmt.Errorf("--output %q is not a format: use table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=HEADER:PATH,… (or custom-columns-file=FILE) or go-template=TEMPLATE (or go-template-file=FILE)", o)
 	}
+	return checkSortBy(sortBy)
+}
+
+// checkSortBy refuses a --sort-by that is not a JSONPath.
+func checkSortBy(sortBy string) error {
 	if sortBy != "" {
 		if _, err := parsePath(sortBy); err != nil {
 			return fmt.Errorf("--sort-by %s: %v", sortBy, err)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kpool/kpool/service"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -28,61 +26,6 @@ func newNodePoolCmd(clk clock) *cobra.Command {
 		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
 		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"),
 		byName(f, newPoolRollback(f), "node pool"))
-	return cmd
-}
-
-func newPoolList(f *clientFlags) *cobra.Command {
-	var (
-		l                      listFlags
-		cluster, phase, health string
-		watch                  bool
-	)
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List node pools",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c := f.client()
-			o := l.options()
-			o.ClusterID, o.Phase, o.Health = cluster, kpool.Phase(phase), kpool.Health(health)
-			show := func() error {
-				var list *api.NodePoolList
-				err := pages(l.all, o, func(o service.ListOptions) (string, error) {
-					page, err := c.NodePools(cmd.Context(), o)
-					if err != nil {
-						return "", err
-					}
-					if list == nil {
-						list = page
-					} else {
-						list.NodePools = append(list.NodePools, page.NodePools...)
-					}
-					list.Next = page.Next
-					return page.Next, nil
-				})
-				if err != nil {
-					return err
-				}
-				if f.table() && len(list.NodePools) == 0 && !watch {
-					fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
-					return nil
-				}
-				l.more(cmd, len(list.NodePools), list.Total, list.Next)
-				return f.print(cmd, list, f.pools(cmd, list.NodePools...))
-			}
-			if watch {
-				// The stream first, then the list: no change is missed.
-				return f.watchPools(cmd, nil, o.ClusterID, show)
-			}
-			return show()
-		},
-	}
-	fs := cmd.Flags()
-	fs.StringVar(&cluster, "cluster", "", "only the pools of this cluster (name or ID)")
-	fs.BoolVarP(&watch, "watch", "w", false, "after the list, print a line for each pool that changes (the server's live feed), until Ctrl-C")
-	fs.StringVar(&phase, "status", "", "only pools in this phase: Pending, Provisioning, Ready, Updating, Degraded, Failed or Deleting")
-	fs.StringVar(&health, "health", "", "only pools of this health: healthy, unhealthy or unknown")
-	l.register(fs)
 	return cmd
 }
 

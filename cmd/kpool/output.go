@@ -34,6 +34,18 @@ func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) 
 	case strings.HasPrefix(f.output, outJSONPath):
 		return printPath(out, v, strings.TrimPrefix(f.output, outJSONPath))
 	}
+	if cols, ok, err := columnsOf(f.output); ok {
+		if err != nil {
+			return err
+		}
+		return printColumns(out, v, cols, f.noHeaders)
+	}
+	if t, ok, err := templateOf(f.output); ok {
+		if err != nil {
+			return err
+		}
+		return printTemplate(out, v, t)
+	}
 	switch f.output {
 	case outJSON:
 		b, err := json.MarshalIndent(v, "", "  ")

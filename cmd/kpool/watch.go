@@ -20,6 +20,12 @@ import (
 // snapshot prints what is there once the stream is open, so that no change
 // between it and the first event is missed.
 func (f *clientFlags) watchPools(cmd *cobra.Command, ids []string, cluster string, snapshot func() error) error {
+	return f.watchPoolsWhere(cmd, ids, cluster, nil, snapshot)
+}
+
+// watchPoolsWhere is watchPools printing only the pools whose labels sel
+// matches (all of them when sel is empty).
+func (f *clientFlags) watchPoolsWhere(cmd *cobra.Command, ids []string, cluster string, sel kpool.Selector, snapshot func() error) error {
 	c := f.client()
 	out := cmd.OutOrStdout()
 	names := f.names(cmd)
@@ -57,6 +63,9 @@ func (f *clientFlags) watchPools(cmd *cobra.Command, ids []string, cluster strin
 			}
 			if err != nil {
 				return err
+			}
+			if !sel.Matches(p.Spec.Labels) {
+				continue
 			}
 			if err := row(p); err != nil {
 				return err

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
+)
+
+// poolList is kpool nodepool list's flags.
+type poolList struct {
+	f                                *clientFlags
+	l                                listFlags
+	cluster, phase, health, selector string
+	watch, allClusters               bool
+}
+
+func newPoolList(f *clientFlags) *cobra.Command {
+	pl := &poolList{f: f}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List node pools",
+		Long: `List node pools: those of --cluster, else of the context's cluster when it
+names one (as kubectl's namespace), else of every cluster you see; -A lists
+every cluster's even when the context names one.`,
+		Example: `  kpool nodepool list
+  kpool nodepool list --cluster prod -l team=web,tier!=db
+  kpool nodepool list -A -o custom-columns=NAME:.name,NODES:.spec.nodeCount
+  kpool nodepool list -w -l 'env in (prod,staging)'`,
+		Args: cobra.NoArgs,
+		RunE: pl.run,
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&pl.cluster, "cluster", "", "only the pools of this cluster (name or ID); default: the context's cluster")
+	fs.BoolVarP(&pl.allClusters, "all-clusters", "A", false, "the pools of every cluster, even when the context names one")
+	fs.StringVarP(&pl.selector, "selector", "l", "", "only pools whose labels match this selector, kubectl's syntax: team=web,tier!=db, 'env in (prod,staging)', gpu, '!spot'")
+	fs.BoolVarP(&pl.watch, "watch", "w", false, "after the list, print a line for each pool that changes (the server's live feed), until Ctrl-C")
+	fs.StringVar(&pl.phase, "status", "", "only pools in this phase: Pending, Provisioning, Ready, Updating, Degraded, Failed or Deleting")
+	fs.StringVar(&pl.health, "health", "", "only pools of this health: healthy, unhealthy or unknown")
+	pl.l.register(fs)
+	return cmd
+}
+
+func (pl *poolList) run(cmd *cobra.Command, _ []string) error {
+	f := pl.f
+	sel, err := kpool.ParseSelector("--selector (-l)", pl.selector)
+	if err != nil {
+		return err
+	}
+	o := pl.l.options()
+	o.ClusterID, o.Phase, o.Health, o.Labels = pl.cluster, kpool.Phase(pl.phase), kpool.Health(pl.health), sel
+	scoped := ""
+	switch {
+	case pl.allClusters && cmd.Flags().Changed("cluster"):
+		return fmt.Errorf("--all-clusters (-A) lists the pools of every cluster: leave out --cluster %s", pl.cluster)
+	case !pl.allClusters && pl.cluster == "" && f.defaultCluster != "":
+		scoped = f.defaultCluster
+		if o.ClusterID, err = f.client().ClusterID(cmd.Context(), scoped); err != nil {
+			return err
+		}
+	}
+	show := func() error {
+		list, err := pl.fetch(cmd, o)
+		if err != nil {
+			return err
+		}
+		if f.table() && len(list.NodePools) == 0 && !pl.watch {
+			if scoped != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "No node pools found in cluster %s (the context's; -A lists every cluster's).\n", scoped)
+			} else {
+				fmt.Fprintln(cmd.ErrOrStderr(), "No node pools found.")
+			}
+			return nil
+		}
+		pl.l.more(cmd, len(list.NodePools), list.Total, list.Next)
+		return f.print(cmd, list, f.pools(cmd, list.NodePools...))
+	}
+	if pl.watch {
+		// The stream first, then the list: no change is missed.
+		return f.watchPoolsWhere(cmd, nil, o.ClusterID, sel, show)
+	}
+	return show()
+}
+
+// fetch reads the list, every page unless --limit or --offset asked for
+// one, keeping the pools the selector matches: the server filters them
+// too where it knows label_selector, and an older server does not.
+func (pl *poolList) fetch(cmd *cobra.Command, o service.ListOptions) (*api.NodePoolList, error) {
+	c := pl.f.client()
+	var list *api.NodePoolList
+	err := pages(pl.l.all, o, func(o service.ListOptions) (string, error) {
+		page, err := c.NodePools(cmd.Context(), o)
+		if err != nil {
+			return "", err
+		}
+		if list == nil {
+			list = page
+		} else {
+			list.NodePools = append(list.NodePools, page.NodePools...)
+		}
+		list.Next = page.Next
+		return page.Next, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Labels) > 0 {
+		list.NodePools = slices.DeleteFunc(list.NodePools, func(p *kpool.NodePool) bool { return !o.Labels.Matches(p.Spec.Labels) })
+		if pl.l.all {
+			list.Total = len(list.NodePools)
+		}
+	}
+	return list, nil
+}
