@@ -82,8 +82,8 @@ spec:
 	t.Run("table", func(t *testing.T) {
 		out := mustRun(t, srv, append([]string{"cluster", "create", "gke-table"}, flagsFor(kpool.PlatformGCP, "gke-table")...)...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "TEAM", "PHASE", "REACHABLE", "AGE"}) ||
-			!reflect.DeepEqual(strings.Fields(lines[1])[1:5], []string{"gke-table", "gcp", "-", "Active"}) {
+		if len(lines) != 2 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"NAME", "PLATFORM", "TEAM", "PHASE", "REACHABLE", "AGE"}) ||
+			!reflect.DeepEqual(strings.Fields(lines[1])[:4], []string{"gke-table", "gcp", "-", "Active"}) {
 			t.Errorf("table:\n%s", out)
 		}
 	})

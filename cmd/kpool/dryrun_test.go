@@ -23,7 +23,7 @@ func TestCreateDeleteDryRun(t *testing.T) {
 		want    []string
 	}{
 		{"create", []string{"nodepool", "create", "web", "--cluster", "prod", "--machine-type", "e2-medium", "--count", "3", "--dry-run"}, "",
-			[]string{"+ nodepool web in cluster " + prod + " would be created (dry run: nothing changed)\n", "    + spec.nodeCount = 3\n",
+			[]string{"+ nodepool web in cluster prod would be created (dry run: nothing changed)\n", "    + spec.nodeCount = 3\n",
 				`    + spec.platform.gcp.machineType = "e2-medium"`}},
 		{"create refused", []string{"nodepool", "create", "web", "--cluster", "prod", "--count", "0", "--machine-type", "e2-medium", "--dry-run"}, "Validation failed", nil},
 		{"create with --wait", []string{"nodepool", "create", "web", "--cluster", "prod", "--dry-run", "--wait"}, "--wait and --dry-run", nil},

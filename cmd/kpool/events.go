@@ -79,13 +79,14 @@ the clusters you registered; admins see all.`,
 	return clusterFlagByName(cmd, f.client)
 }
 
-// eventTable lists events, newest first: AGE TYPE OBJECT ACTOR DETAIL, the
-// objects by name ("pool web") and the detail cut so that a line fits 80
-// columns; wide: the time, cluster, generations, request and object ID too.
+// eventTable lists events, newest first: AGE ACTION OBJECT ACTOR DETAIL,
+// the object by kind and name ("updated", "pool web") and the detail cut so
+// that a line fits 80 columns; wide: the time, the whole type, cluster,
+// generations, request and object ID too.
 func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time.Time) {
 	objects := make([]string, len(l.Events))
 	for i, e := range l.Events {
-		objects[i] = eventObject(e, names)
+		objects[i] = eventObject(e, names, wide)
 	}
 	if wide {
 		fmt.Fprintln(w, "TIME\tTYPE\tOBJECT\tCLUSTER\tGENERATION\tACTOR\tREQUEST\tOBJECT ID\tDETAIL")
@@ -94,12 +95,13 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 				orDash(names.cluster(e.ClusterID)), e.GenerationBefore, e.Generation, e.Actor, orDash(e.RequestID), e.ObjectID, orDash(oneLine(e.Detail)))
 		}
 	} else {
-		// AGE, TYPE, OBJECT and ACTOR as wide as their longest, with the
+		// AGE, ACTION, OBJECT and ACTOR as wide as their longest, with the
 		// table's 3-space gaps; DETAIL gets the rest of 80 columns.
-		widths := []int{len("AGE"), len("TYPE"), len("OBJECT"), len("ACTOR")}
+		widths := []int{len("AGE"), len("ACTION"), len("OBJECT"), len("ACTOR")}
 		rows := make([][]string, len(l.Events))
 		for i, e := range l.Events {
-			rows[i] = []string{age(e.CreatedAt, now), e.Type, objects[i], orDash(e.Actor)}
+			_, action, _ := strings.Cut(e.Type, ".")
+			rows[i] = []string{age(e.CreatedAt, now), orDash(action), objects[i], fit(orDash(e.Actor), maxActor)}
 			for j, c := range rows[i] {
 				widths[j] = max(widths[j], utf8.RuneCountInString(c))
 			}
@@ -108,8 +110,8 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 		for _, n := range widths {
 			room -= n + 3
 		}
-		room = max(room, 20)
-		fmt.Fprintln(w, "AGE\tTYPE\tOBJECT\tACTOR\tDETAIL")
+		room = max(room, 10)
+		fmt.Fprintln(w, "AGE\tACTION\tOBJECT\tACTOR\tDETAIL")
 		for i, e := range l.Events {
 			fmt.Fprintf(w, "%s\t%s\n", strings.Join(rows[i], "\t"), fit(orDash(oneLine(e.Detail)), room))
 		}
@@ -119,16 +121,25 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 	}
 }
 
+// maxActor is the widest ACTOR of the events table: a controller's name
+// ("civo-nodepool-controller") fits.
+const maxActor = 24
+
 // eventObject is an event's object as a person reads it: its kind and its
 // name ("pool web", "cluster demo-aks"), or its ID when the name is not
-// known (an object since deleted, or not visible).
-func eventObject(e kpool.Event, names *shown) string {
+// known (an object since deleted, or not visible), cut to its first 8
+// characters unless wide.
+func eventObject(e kpool.Event, names *shown, wide bool) string {
 	kind, _, _ := strings.Cut(e.Type, ".")
+	name := e.ObjectID
 	switch kind {
 	case "nodepool":
-		return "pool " + names.pool(e.ObjectID)
+		kind, name = "pool", names.pool(e.ObjectID)
 	case "cluster":
-		return "cluster " + names.cluster(e.ObjectID)
+		name = names.cluster(e.ObjectID)
 	}
-	return kind + " " + e.ObjectID
+	if name == e.ObjectID && !wide && kpool.IsUUID(strings.ToLower(name)) {
+		name = name[:8]
+	}
+	return kind + " " + name
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,16 +19,21 @@ func TestEvents(t *testing.T) {
 
 	out := mustRun(t, srv, "events", "--cluster", cluster)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "TIME") {
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "AGE") {
 		t.Fatalf("events table:\n%s", out)
 	}
-	for i, want := range []string{"nodepool.updated", "nodepool.created", "cluster.created"} {
-		if !strings.Contains(lines[i+1], want) || !strings.Contains(lines[i+1], testUser) {
+	for i, want := range [][]string{{"updated", "pool", "web"}, {"created", "pool", "web"}, {"created", "cluster", "prod"}} {
+		if got := strings.Fields(lines[i+1]); len(got) < 5 || !slices.Equal(got[1:4], want) || got[4] != testUser {
 			t.Errorf("line %d: %q, want %s by %s", i+1, lines[i+1], want, testUser)
 		}
 	}
-	if !strings.Contains(lines[1], "1→2") || !strings.Contains(lines[1], "spec.nodeCount") {
-		t.Errorf("the scale reads %q: want generation 1→2 and spec.nodeCount", lines[1])
+	if !strings.Contains(lines[1], "spec.nodeCount") {
+		t.Errorf("the scale reads %q: want spec.nodeCount", lines[1])
+	}
+	wide := strings.Split(strings.TrimSpace(mustRun(t, srv, "events", "--cluster", cluster, "-o", "wide")), "\n")
+	if !strings.HasPrefix(wide[0], "TIME") || !strings.Contains(wide[1], "nodepool.updated") || !strings.Contains(wide[1], "1→2") ||
+		!strings.Contains(wide[1], p.ID) || !strings.Contains(wide[1], "prod") {
+		t.Errorf("events -o wide: want the type, generations 1→2, the pool's ID and the cluster's name:\n%s", strings.Join(wide, "\n"))
 	}
 
 	l := decode[api.EventList](t, srv, "events", "--pool", p.ID, "--type", "nodepool.updated")

@@ -24,11 +24,11 @@ func TestLists(t *testing.T) {
 
 	out := mustRun(t, srv, "cluster", "list")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "PLATFORM", "TEAM", "PHASE", "REACHABLE", "AGE"}) {
+	if len(lines) != 4 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"NAME", "PLATFORM", "TEAM", "PHASE", "REACHABLE", "AGE"}) {
 		t.Fatalf("cluster list:\n%s", out)
 	}
-	for i, want := range [][]string{{a, "alpha", "gcp", "-", "Active"}, {b, "beta", "aws", "-", "Active"}} {
-		if got := strings.Fields(lines[i+1])[:5]; !reflect.DeepEqual(got, want) {
+	for i, want := range [][]string{{"alpha", "gcp", "-", "Active"}, {"beta", "aws", "-", "Active"}} {
+		if got := strings.Fields(lines[i+1])[:4]; !reflect.DeepEqual(got, want) {
 			t.Errorf("row %d: %v, want %v", i, got, want)
 		}
 	}
@@ -57,11 +57,11 @@ func TestLists(t *testing.T) {
 
 	out = mustRun(t, srv, "nodepool", "list", "--cluster", a)
 	lines = strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"ID", "NAME", "CLUSTER", "PLATFORM", "MACHINE", "NODES", "PHASE", "GEN", "AGE"}) {
+	if len(lines) != 3 || !reflect.DeepEqual(strings.Fields(lines[0]), []string{"NAME", "CLUSTER", "MACHINE", "NODES", "PHASE", "AGE"}) {
 		t.Fatalf("nodepool list:\n%s", out)
 	}
-	for i, want := range [][]string{{"fixed", a, "gcp", "e2-small", "3", "Pending", "1/0"}, {"auto", a, "gcp", "e2-small", "1-5", "(2)", "Pending", "1/0"}} {
-		if got := strings.Fields(lines[i+1]); !reflect.DeepEqual(got[1:len(want)+1], want) {
+	for i, want := range [][]string{{"fixed", "alpha", "e2-small", "-/3", "Pending"}, {"auto", "alpha", "e2-small", "-/2", "Pending"}} {
+		if got := strings.Fields(lines[i+1]); !reflect.DeepEqual(got[:len(want)], want) {
 			t.Errorf("row %d: %v, want %v", i, got, want)
 		}
 	}
@@ -142,8 +142,8 @@ func TestUpdateAndScale(t *testing.T) {
 	// resource_version makes the update conditional.
 	current := mustRun(t, srv, "nodepool", "get", id, "-o", "yaml")
 	edited := writeFile(t, "pool.yaml", strings.Replace(current, "nodeCount: 4", "nodeCount: 2", 1))
-	out := mustRun(t, srv, "nodepool", "update", id, "-f", edited)
-	if f := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); f[5] != "1-5" || f[6] != "(2)" || f[8] != "7/0" {
+	out := mustRun(t, srv, "nodepool", "update", id, "-f", edited, "-o", "wide")
+	if f := strings.Fields(strings.Split(strings.TrimSpace(out), "\n")[1]); f[3] != "-/2" || f[7] != "1-5" || f[8] != "(2)" || f[9] != "7/0" {
 		t.Errorf("update -f:\n%s", out)
 	}
 	if _, err := run(srv, "", "nodepool", "update", id, "-f", edited); errCodeOf(err) != kpool.CodeConflict {

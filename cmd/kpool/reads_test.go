@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,16 +25,17 @@ func TestGetAndStatus(t *testing.T) {
 		want []string
 	}{
 		{[]string{"cluster", "get", cluster}, []string{"Name:", "gke", "Platform:", "gcp", "projectId:", "my-project-1", "Phase:", "Active", "by " + testUser}},
-		{[]string{"nodepool", "get", p.ID}, []string{"Cluster:", cluster, "Machine type:", "n2-standard-4", "2 (autoscaling 1-5)",
+		{[]string{"nodepool", "get", p.ID}, []string{"\nCluster: gke\n", "Machine type:", "n2-standard-4", "2 (autoscaling 1-5)",
 			"us-central1-a, us-central1-b", "team=web", "dedicated=web:NoSchedule", "Kubernetes version:", "1.30",
 			"Generation:", "1 (observed 1)", "Ready (healthy)", "Resource version:"}},
-		{[]string{"nodepool", "status", p.ID}, []string{"Phase:", "Ready (healthy)", "Observed generation:", "1 of 1 controllers ready",
+		{[]string{"nodepool", "status", p.ID}, []string{"Node pool: web\n", "\nCluster: gke\n", "Phase:", "Ready (healthy)", "Observed generation:", "1 of 1 controllers ready",
 			"TYPE", "LAST TRANSITION", "AllControllersReady", "Controller gcp-nodepool-controller:", "NodesReady", "3 nodes ready", `{"nodes":3}`}},
 	}
 	for _, v := range views {
 		out := mustRun(t, srv, v.args...)
+		squeezed := regexp.MustCompile(`: +`).ReplaceAllString(out, ": ") // "Cluster:   gke" as "Cluster: gke"
 		for _, w := range v.want {
-			if !strings.Contains(out, w) {
+			if !strings.Contains(squeezed, w) {
 				t.Errorf("%v: no %q in\n%s", v.args, w, out)
 			}
 		}
@@ -138,7 +140,7 @@ func TestErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, wide, json, yaml, name or jsonpath=TEMPLATE`},
+		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=`},
 		{"bad int flag", []string{"nodepool", "scale", "x", "--count", "many"}, `invalid argument "many" for "--count"`},
 		{"unknown flag", []string{"cluster", "list", "--colour"}, "unknown flag: --colour"},
 		{"no ID", []string{"nodepool", "get"}, "kpool nodepool get: give the node pool ID"},

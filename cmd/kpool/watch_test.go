@@ -59,7 +59,7 @@ func TestWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line := until(list, "Ready"); !strings.Contains(line, p.ID) {
+	if line := until(list, "Ready"); !strings.HasPrefix(line, "watched ") || !strings.Contains(line, " demo-aks ") {
 		t.Fatalf("list -w: %q", line)
 	}
 	get, getDone, stopGet := watch("nodepool", "get", "watched", "-w")
