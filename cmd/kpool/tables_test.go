@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -145,5 +147,26 @@ func TestNodesColumn(t *testing.T) {
 		if got := nodesColumn(&tt.p); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestReadmePoolTable: README's example of the pool table (Output) is what
+// poolTable prints for those pools.
+func TestReadmePoolTable(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const intro = "**Output.** A table by default"
+	_, after, ok := strings.Cut(string(b), intro)
+	_, block, ok2 := strings.Cut(after, "```\n")
+	block, _, ok3 := strings.Cut(block, "```\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("README has no example table after %q", intro)
+	}
+	want := render(func(w io.Writer) { poolTable(w, realisticPools()[:2], knownNames(), false, tablesNow) })
+	if block != want {
+		t.Errorf("README's example:\n%s\npoolTable prints:\n%s", block, want)
 	}
 }
