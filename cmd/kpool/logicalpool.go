@@ -198,13 +198,20 @@ func newLogicalGet(f *clientFlags) *cobra.Command {
 }
 
 func newLogicalList(f *clientFlags) *cobra.Command {
-	var l listFlags
+	var (
+		l        listFlags
+		selector string
+	)
 	cmd := &cobra.Command{
 		Use:     "list --cluster C",
 		Short:   "List a cluster's logical pools",
-		Example: "  kpool logicalpool list --cluster aks-1\n  kpool logicalpool list --cluster aks-1 -o json",
+		Example: "  kpool logicalpool list --cluster aks-1\n  kpool logicalpool list --cluster aks-1 -l team=web\n  kpool logicalpool list --cluster aks-1 -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			sel, err := kpool.ParseSelector("--selector (-l)", selector)
+			if err != nil {
+				return err
+			}
 			cluster, err := clusterOf(cmd)
 			if err != nil {
 				return err
@@ -227,6 +234,9 @@ func newLogicalList(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(sel) > 0 {
+				keepLabelled(list, sel, l.all)
+			}
 			if f.table() && len(list.LogicalPools) == 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "No logical pools found.")
 				return nil
@@ -236,5 +246,6 @@ func newLogicalList(f *clientFlags) *cobra.Command {
 		},
 	}
 	l.register(cmd.Flags())
+	cmd.Flags().StringVarP(&selector, "selector", "l", "", "only logical pools whose template's labels match this selector, kubectl's syntax: team=web,tier!=db")
 	return cmd
 }

@@ -106,6 +106,14 @@ func TestLogicalPoolReads(t *testing.T) {
 			t.Errorf("list line over 80 columns: %q", line)
 		}
 	}
+	for sel, want := range map[string]int{"tier=web": 1, "tier in (db,cache)": 0, "!tier": 0} {
+		if l := decode[api.LogicalPoolList](t, srv, "lp", "list", "--cluster", "lp-reads", "-l", sel); len(l.LogicalPools) != want || l.Total != want {
+			t.Errorf("list -l %q: %d logical pools (total %d), want %d", sel, len(l.LogicalPools), l.Total, want)
+		}
+	}
+	if _, err := run(srv, "", "lp", "list", "--cluster", "lp-reads", "-l", "tier in web"); err == nil || !strings.Contains(err.Error(), "--selector (-l)") {
+		t.Errorf("list -l with a bad selector: %v", err)
+	}
 	if !strings.HasPrefix(list, "NAME") || !strings.Contains(list, "web") {
 		t.Errorf("list:\n%s", list)
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/api"
 )
 
 // logicalCount is a logical pool's asked size: its node count, or its
@@ -136,4 +138,13 @@ func until(t, now time.Time) string {
 		return "now"
 	}
 	return "in " + age(now, t)
+}
+
+// keepLabelled keeps the logical pools of list whose template's labels sel
+// matches (all: the list is whole, so its total is what is kept).
+func keepLabelled(list *api.LogicalPoolList, sel kpool.Selector, all bool) {
+	list.LogicalPools = slices.DeleteFunc(list.LogicalPools, func(lp *kpool.LogicalPool) bool { return !sel.Matches(lp.Spec.Template.Labels) })
+	if all {
+		list.Total = len(list.LogicalPools)
+	}
 }

@@ -29,7 +29,14 @@ func (f *clientFlags) watchPoolsWhere(cmd *cobra.Command, ids []string, cluster 
 	c := f.client()
 	out := cmd.OutOrStdout()
 	names := f.names(cmd)
+	for _, id := range ids {
+		names.pool(id) // its name, for the DELETED line
+	}
 	row := func(p *kpool.NodePool) error {
+		names.pools[p.ID] = p.Name
+		if cols, ok, err := columnsOf(f.output); ok && err == nil {
+			return printColumns(out, p, cols, true) // the list printed the header
+		}
 		if !f.table() {
 			return f.print(cmd, p, nil)
 		}
@@ -53,8 +60,9 @@ func (f *clientFlags) watchPoolsWhere(cmd *cobra.Command, ids []string, cluster 
 			seen[ch.ObjectID] = true
 			p, err := c.NodePool(cmd.Context(), ch.ObjectID)
 			if kpool.ErrorCode(err) == kpool.CodeNotFound {
-				if f.table() {
-					_, _ = io.WriteString(out, ch.ObjectID+"   DELETED\n")
+				_, shownBefore := names.pools[ch.ObjectID]
+				if f.table() && (len(sel) == 0 || shownBefore) {
+					_, _ = io.WriteString(out, names.pool(ch.ObjectID)+"   DELETED\n")
 				}
 				if ids != nil {
 					return errEnd

@@ -54,6 +54,11 @@ func TestWatch(t *testing.T) {
 	// after it is seen.
 	list, listDone, stopList := watch("nodepool", "list", "-w", "--cluster", "demo-aks")
 	until(list, "PHASE")
+	// -l keeps the pools it matches, with the header of -o custom-columns
+	// once.
+	labelled, labelledDone, stopLabelled := watch("nodepool", "list", "-w", "-l", "team=web", "-o", "custom-columns=NAME:.name,TEAM:.spec.labels.team")
+	defer stopLabelled()
+	until(labelled, "TEAM")
 	p, err := c.CreateNodePool(context.Background(), api.NodePoolBody{Name: new("watched"), ClusterID: &aks[1],
 		Spec: []byte(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":1}`)})
 	if err != nil {
@@ -62,13 +67,33 @@ func TestWatch(t *testing.T) {
 	if line := until(list, "Ready"); !strings.HasPrefix(line, "watched ") || !strings.Contains(line, " demo-aks ") {
 		t.Fatalf("list -w: %q", line)
 	}
+	if _, err := c.CreateNodePool(context.Background(), api.NodePoolBody{Name: new("webbed"), ClusterID: &aks[1],
+		Spec: []byte(`{"platform":{"azure":{"vmSize":"Standard_D4s_v5"}},"nodeCount":1,"labels":{"team":"web"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	// The first line after the header is webbed's: watched, made first,
+	// is not matched.
+	if labelled.Scan(); strings.Fields(labelled.Text())[0] != "webbed" || strings.Fields(labelled.Text())[1] != "web" {
+		t.Fatalf("list -w -l team=web: %q", labelled.Text())
+	}
+	stopLabelled()
+	for labelled.Scan() {
+		if strings.Contains(labelled.Text(), "watched") || strings.Contains(labelled.Text(), "TEAM") {
+			t.Errorf("list -w -l team=web printed %q", labelled.Text())
+		}
+	}
+	if err := <-labelledDone; err != nil && err != context.Canceled {
+		t.Fatalf("list -w -l: %v", err)
+	}
 	get, getDone, stopGet := watch("nodepool", "get", "watched", "-w")
 	defer stopGet()
 	until(get, "Ready")
 	if _, _, err := c.DeleteNodePool(context.Background(), p.ID); err != nil {
 		t.Fatal(err)
 	}
-	until(get, "DELETED")
+	if line := until(get, "DELETED"); line != "watched   DELETED" {
+		t.Errorf("get -w of a pool deleted: %q", line)
+	}
 	if err := <-getDone; err != nil {
 		t.Fatalf("get -w after the delete: %v", err)
 	}
