@@ -162,3 +162,35 @@ func TestListScope(t *testing.T) {
 		t.Errorf("an empty list in the context's cluster: %v %q", err, stderr)
 	}
 }
+
+// TestGetWithoutNames: nodepool get with no name lists pools, those -l
+// matches; -l with names is refused.
+func TestGetWithoutNames(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	c := createCluster(t, srv, "getall", "gcp")
+	createPool(t, srv, "web", c, "--machine-type", "e2-small", "--count", "1", "--label", "team=web")
+	createPool(t, srv, "api", c, "--machine-type", "e2-small", "--count", "1")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "api web"},
+		{[]string{"-l", "team=web"}, "web"},
+		{[]string{"--selector", "team", "--cluster", "getall"}, "web"},
+	} {
+		got := mustRun(t, srv, append([]string{"nodepool", "get", "--sort-by", ".name", "-o", "jsonpath={.nodepools[*].name}"}, tt.args...)...)
+		if strings.TrimSpace(got) != tt.want {
+			t.Errorf("nodepool get %v: %q, want %q", tt.args, got, tt.want)
+		}
+	}
+	if out := mustRun(t, srv, "nodepool", "get", "-l", "team=web"); !strings.HasPrefix(out, "NAME ") || !strings.Contains(out, "\nweb    getall ") {
+		t.Errorf("nodepool get -l team=web as a table:\n%s", out)
+	}
+	if _, err := run(srv, "", "nodepool", "get", "web", "-l", "team=web"); err == nil || !strings.Contains(err.Error(), "give it or names, not both") {
+		t.Errorf("get NAME -l: %v", err)
+	}
+	if p := decode[kpool.NodePool](t, srv, "nodepool", "get", "web"); p.Name != "web" {
+		t.Errorf("get web: %+v", p)
+	}
+}

@@ -23,7 +23,7 @@ func newNodePoolCmd(clk clock) *cobra.Command {
 	f.register(cmd)
 	// Pools and clusters are named by name or by ID.
 	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
-		byName(f, newPoolGet(f), "node pool"), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
+		getOrList(f, byName(f, newPoolGet(f), "node pool")), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
 		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"),
 		byName(f, newPoolRollback(f), "node pool"))
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -57,7 +58,11 @@ func (pl *poolList) run(cmd *cobra.Command, _ []string) error {
 	switch {
 	case pl.allClusters && cmd.Flags().Changed("cluster"):
 		return fmt.Errorf("--all-clusters (-A) lists the pools of every cluster: leave out --cluster %s", pl.cluster)
-	case !pl.allClusters && pl.cluster == "" && f.defaultCluster != "":
+	case pl.cluster != "":
+		if o.ClusterID, err = f.client().ClusterID(cmd.Context(), pl.cluster); err != nil {
+			return err
+		}
+	case !pl.allClusters && f.defaultCluster != "":
 		scoped = f.defaultCluster
 		if o.ClusterID, err = f.client().ClusterID(cmd.Context(), scoped); err != nil {
 			return err
@@ -115,4 +120,46 @@ func (pl *poolList) fetch(cmd *cobra.Command, o service.ListOptions) (*api.NodeP
 		}
 	}
 	return list, nil
+}
+
+// getOrList lets nodepool get, given no NAME, list pools as kubectl get
+// does: those -l (--selector) matches, of --cluster or the context's
+// cluster; -w watches them. With names, get is as it was, and -l is
+// refused.
+func getOrList(f *clientFlags, get *cobra.Command) *cobra.Command {
+	pl := &poolList{f: f}
+	pl.l.all = true
+	get.Flags().StringVarP(&pl.selector, "selector", "l", "", "with no NAME: list the pools whose labels match this selector (kubectl's syntax: team=web,tier!=db)")
+	args, pre, run := get.Args, get.PreRunE, get.RunE
+	get.Use = strings.Replace(get.Use, "get ", "get [-l SELECTOR | ", 1) + "]"
+	get.Args = func(c *cobra.Command, a []string) error {
+		switch {
+		case len(a) == 0:
+			return nil
+		case pl.selector != "":
+			return fmt.Errorf("%s: -l (--selector) lists the pools it matches: give it or names, not both", c.CommandPath())
+		case args != nil:
+			return args(c, a)
+		}
+		return nil
+	}
+	get.PreRunE = func(c *cobra.Command, a []string) error {
+		if len(a) == 0 || pre == nil {
+			return nil
+		}
+		return pre(c, a)
+	}
+	get.RunE = func(c *cobra.Command, a []string) error {
+		if len(a) > 0 {
+			return run(c, a)
+		}
+		if fl := c.Flags().Lookup("cluster"); fl != nil {
+			pl.cluster = fl.Value.String()
+		}
+		if fl := c.Flags().Lookup("watch"); fl != nil {
+			pl.watch = fl.Value.String() == "true"
+		}
+		return pl.run(c, nil)
+	}
+	return get
 }
