@@ -101,7 +101,7 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 		rows := make([][]string, len(l.Events))
 		for i, e := range l.Events {
 			_, action, _ := strings.Cut(e.Type, ".")
-			rows[i] = []string{age(e.CreatedAt, now), orDash(action), objects[i], fit(orDash(e.Actor), maxActor)}
+			rows[i] = []string{age(e.CreatedAt, now), orDash(action), objects[i], actor(orDash(e.Actor))}
 			for j, c := range rows[i] {
 				widths[j] = max(widths[j], utf8.RuneCountInString(c))
 			}
@@ -124,6 +124,18 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 // maxActor is the widest ACTOR of the events table: a controller's name
 // ("civo-nodepool-controller") fits.
 const maxActor = 24
+
+// actor is an event's actor cut to maxActor: an e-mail address that is
+// too long keeps its local part ("controllers@…"), which says who.
+func actor(s string) string {
+	if utf8.RuneCountInString(s) <= maxActor {
+		return s
+	}
+	if local, _, ok := strings.Cut(s, "@"); ok && utf8.RuneCountInString(local)+2 <= maxActor {
+		return local + "@…"
+	}
+	return fit(s, maxActor)
+}
 
 // eventObject is an event's object as a person reads it: its kind and its
 // name ("pool web", "cluster demo-aks"), or its ID when the name is not

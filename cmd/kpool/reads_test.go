@@ -143,7 +143,7 @@ func TestErrors(t *testing.T) {
 		{"bad output", []string{"cluster", "list", "-o", "xml"}, `--output "xml" is not a format: use table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=`},
 		{"bad int flag", []string{"nodepool", "scale", "x", "--count", "many"}, `invalid argument "many" for "--count"`},
 		{"unknown flag", []string{"cluster", "list", "--colour"}, "unknown flag: --colour"},
-		{"no ID", []string{"nodepool", "get"}, "kpool nodepool get: give the node pool ID"},
+		{"no ID", []string{"nodepool", "status"}, "kpool nodepool status: give the node pool ID"},
 		{"two IDs", []string{"cluster", "delete", "a", "b"}, "takes one cluster ID, got 2 arguments"},
 		{"two names", []string{"cluster", "create", "a", "b"}, "takes one cluster NAME, got 2 arguments"},
 		{"bad label", []string{"nodepool", "update", "01a20330-0000-7000-8000-000000000000", "--label", "novalue"}, `--label "novalue": use KEY=VALUE`},

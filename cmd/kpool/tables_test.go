@@ -58,7 +58,7 @@ func realisticEvents() *api.EventList {
 	at := tablesNow.Add(-5 * time.Minute)
 	detail := "spec.nodeCount 3 -> 12, spec.labels.team web -> web-frontend, spec.autoscaling.enabled false -> true"
 	return &api.EventList{Events: []kpool.Event{
-		{ID: 3, Type: "nodepool.updated", ObjectID: "p-web", ClusterID: "c-aks", Actor: "alice.longname@example.com", Detail: detail, CreatedAt: at},
+		{ID: 3, Type: "nodepool.updated", ObjectID: "p-web", ClusterID: "c-aks", Actor: "controllers@kpool.internal", Detail: detail, CreatedAt: at},
 		{ID: 2, Type: "nodepool.status", ObjectID: "p-web", ClusterID: "c-aks", Actor: "civo-nodepool-controller", Detail: detail, CreatedAt: at},
 		{ID: 1, Type: "cluster.created", ObjectID: "c-aks", ClusterID: "c-aks", Actor: "dev@kpool.example", CreatedAt: at},
 		{ID: 0, Type: "nodepool.deleted", ObjectID: "0b1f4c2e-0000-4000-8000-000000000009", ClusterID: "c-gone", Actor: "bob@example.com", CreatedAt: at},
@@ -86,9 +86,9 @@ func TestTablesFit80(t *testing.T) {
 		{"clusters", func(w io.Writer, wide bool) { clusterTable(w, clusters, wide, tablesNow) },
 			[]string{"prod-aks-eu", "azure", "platform", "no (NoCredential)", "40d"}, []string{"REGION", "c-aks"}, []string{"c-aks"}},
 		{"events", func(w io.Writer, wide bool) { eventTable(w, realisticEvents(), knownNames(), wide, tablesNow) },
-			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller", "spec.nodeCount",
+			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller", "controllers@…", "spec.nodeCount",
 				"pool 0b1f4c2e "},
-			[]string{"TIME", "TYPE", "nodepool.updated", "c-gone", "pool 0b1f4c2e-0000-4000-8000-000000000009", "2026-11-26T11:55:00Z", "spec.autoscaling.enabled false -> true"}, []string{"c-aks", "nodepool.updated"}},
+			[]string{"TIME", "TYPE", "nodepool.updated", "controllers@kpool.internal", "c-gone", "pool 0b1f4c2e-0000-4000-8000-000000000009", "2026-11-26T11:55:00Z", "spec.autoscaling.enabled false -> true"}, []string{"c-aks", "nodepool.updated"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
