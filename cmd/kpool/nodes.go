@@ -23,8 +23,8 @@ func newPoolNodes(f *clientFlags) *cobra.Command {
 		Short: "List a node pool's Kubernetes nodes, as kubectl get nodes does",
 		Long: `The pool's nodes as its cluster's Kubernetes API says them: the nodes whose
 cloud pool label names the pool. STATUS is Ready or NotReady, with
-",SchedulingDisabled" for a cordoned node; -o wide adds the instance type and
-the placement labels (kompox.dev/node-pool, kompox.dev/node-zone, and nodepool
+",SchedulingDisabled" for a cordoned node; -o wide adds the kubelet version,
+the instance type and the placement labels (kompox.dev/node-pool, kompox.dev/node-zone, and nodepool
 when the cluster asks for the guide's) a node misses.`,
 		Example: `  kpool nodepool nodes web --cluster prod
   kpool nodepool nodes web --cluster prod -o wide
@@ -77,14 +77,15 @@ func (f *clientFlags) printNodes(cmd *cobra.Command, ns []kpool.Node, withPool b
 }
 
 // nodeTable is kubectl get nodes' table, with the node's zone: NAME
-// [POOL] STATUS ZONE VERSION AGE [INSTANCE-TYPE MISSING-LABELS].
+// [POOL] STATUS ZONE AGE, which fits 80 columns with the clouds' long node
+// names; wide adds VERSION INSTANCE-TYPE MISSING-LABELS.
 func nodeTable(w io.Writer, ns []kpool.Node, withPool, wide bool, now time.Time) {
-	head := "NAME\tSTATUS\tZONE\tVERSION\tAGE"
+	head := "NAME\tSTATUS\tZONE\tAGE"
 	if withPool {
-		head = "NAME\tPOOL\tSTATUS\tZONE\tVERSION\tAGE"
+		head = "NAME\tPOOL\tSTATUS\tZONE\tAGE"
 	}
 	if wide {
-		head += "\tINSTANCE-TYPE\tMISSING-LABELS"
+		head += "\tVERSION\tINSTANCE-TYPE\tMISSING-LABELS"
 	}
 	fmt.Fprintln(w, head)
 	for _, n := range ns {
@@ -96,9 +97,9 @@ func nodeTable(w io.Writer, ns []kpool.Node, withPool, wide bool, now time.Time)
 		if zone == "" {
 			zone = n.NativeZone
 		}
-		fmt.Fprintf(w, "\t%s\t%s\t%s\t%s", nodeStatus(n), orDash(zone), orDash(n.Version), age(n.CreatedAt, now))
+		fmt.Fprintf(w, "\t%s\t%s\t%s", nodeStatus(n), orDash(zone), age(n.CreatedAt, now))
 		if wide {
-			fmt.Fprintf(w, "\t%s\t%s", orDash(n.InstanceType), orDash(strings.Join(n.MissingLabels, ",")))
+			fmt.Fprintf(w, "\t%s\t%s\t%s", orDash(n.Version), orDash(n.InstanceType), orDash(strings.Join(n.MissingLabels, ",")))
 		}
 		fmt.Fprintln(w)
 	}
