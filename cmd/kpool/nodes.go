@@ -11,6 +11,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
 // Kubernetes nodes as kpool sees them (kpool nodepool nodes, kpool cluster
@@ -40,7 +41,7 @@ when the cluster asks for the guide's) a node misses.`,
 			if err != nil {
 				return err
 			}
-			return f.printNodes(cmd, ns, false)
+			return f.printNodes(cmd, ns, nil)
 		},
 	}
 }
@@ -57,14 +58,34 @@ func newClusterNodes(f *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.printNodes(cmd, ns, true)
+			return f.printNodes(cmd, ns, kpoolNames(cmd, f.client(), args[0]))
 		},
 	}
 }
 
-// printNodes prints nodes as a table (withPool: a POOL column), or the
-// API's {"items": [...]}.
-func (f *clientFlags) printNodes(cmd *cobra.Command, ns []kpool.Node, withPool bool) error {
+// kpoolNames maps the provider names of the cluster's pools to their
+// names in kpool, for the POOL column (empty when they cannot be listed:
+// the provider's names are shown).
+func kpoolNames(cmd *cobra.Command, c *api.Client, cluster string) map[string]string {
+	names := map[string]string{}
+	_ = pages(true, service.ListOptions{ClusterID: cluster, Limit: kpool.MaxLimit}, func(o service.ListOptions) (string, error) {
+		page, err := c.NodePools(cmd.Context(), o)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range page.NodePools {
+			if p.ProviderName != "" {
+				names[p.ProviderName] = p.Name
+			}
+		}
+		return page.Next, nil
+	})
+	return names
+}
+
+// printNodes prints nodes as a table (with pools: a POOL column, each
+// pool by its kpool name when it has one), or the API's {"items": [...]}.
+func (f *clientFlags) printNodes(cmd *cobra.Command, ns []kpool.Node, pools map[string]string) error {
 	if ns == nil {
 		ns = []kpool.Node{}
 	}
@@ -73,13 +94,14 @@ func (f *clientFlags) printNodes(cmd *cobra.Command, ns []kpool.Node, withPool b
 		return nil
 	}
 	l := &api.NodeList{Items: ns}
-	return f.print(cmd, l, func(w io.Writer) { nodeTable(w, l.Items, withPool, f.wide(), f.clock.Now()) })
+	return f.print(cmd, l, func(w io.Writer) { nodeTable(w, l.Items, pools, f.wide(), f.clock.Now()) })
 }
 
 // nodeTable is kubectl get nodes' table, with the node's zone: NAME
 // [POOL] STATUS ZONE AGE, which fits 80 columns with the clouds' long node
 // names; wide adds VERSION INSTANCE-TYPE MISSING-LABELS.
-func nodeTable(w io.Writer, ns []kpool.Node, withPool, wide bool, now time.Time) {
+func nodeTable(w io.Writer, ns []kpool.Node, pools map[string]string, wide bool, now time.Time) {
+	withPool := pools != nil
 	head := "NAME\tSTATUS\tZONE\tAGE"
 	if withPool {
 		head = "NAME\tPOOL\tSTATUS\tZONE\tAGE"
@@ -91,7 +113,7 @@ func nodeTable(w io.Writer, ns []kpool.Node, withPool, wide bool, now time.Time)
 	for _, n := range ns {
 		fmt.Fprint(w, n.Name)
 		if withPool {
-			fmt.Fprint(w, "\t"+orDash(n.Pool))
+			fmt.Fprint(w, "\t"+orDash(nameOr(pools[n.Pool], n.Pool)))
 		}
 		zone := n.Zone
 		if zone == "" {

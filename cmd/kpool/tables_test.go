@@ -170,3 +170,25 @@ func TestReadmePoolTable(t *testing.T) {
 		t.Errorf("README's example:\n%s\npoolTable prints:\n%s", block, want)
 	}
 }
+
+// TestNodeTableNames: cluster nodes' POOL is the kpool name of the node's
+// pool, or the provider's name of a pool kpool does not have; the default
+// table fits 80 columns with a cloud's long node names.
+func TestNodeTableNames(t *testing.T) {
+	t.Parallel()
+	at := tablesNow.Add(-time.Hour)
+	ns := []kpool.Node{
+		{Name: "gke-demo-gke-default-pool-35838afb-tnb9", Pool: "default-pool", Zone: "1", Version: "v1.30.5-gke.1014001", Ready: true, CreatedAt: at},
+		{Name: "aks-webfrontend-77341199-vmss000000", Pool: "webfrontend", Zone: "2", Version: "v1.30.4", Ready: true, CreatedAt: at},
+	}
+	out := render(func(w io.Writer) {
+		nodeTable(w, ns, map[string]string{"webfrontend": "web-frontend"}, false, tablesNow)
+	})
+	want := `NAME                                      POOL           STATUS   ZONE   AGE
+gke-demo-gke-default-pool-35838afb-tnb9   default-pool   Ready    1      60m
+aks-webfrontend-77341199-vmss000000       web-frontend   Ready    2      60m
+`
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
