@@ -85,7 +85,7 @@ func countTicks(top int) []int {
 }
 
 // timeTicks are the round times between t0 and t1 (UTC), at the shortest
-// interval that gives at most six.
+// interval that gives at most six intervals (seven ticks).
 func timeTicks(t0, t1 time.Time) []time.Time {
 	span := t1.Sub(t0)
 	every := tickSteps[len(tickSteps)-1]
