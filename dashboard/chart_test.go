@@ -34,6 +34,8 @@ func TestChart(t *testing.T) {
 			[]string{`>Nov 26 12:00</text>`, `>Nov 27 00:00</text>`, `>2026-11-26 10:00 → 2026-11-27 10:00 UTC (24h0m0s)</text>`,
 				`<polyline class="ready" points="0.0,65.0 500.0,65.0 500.0,10.0 600.0,10.0"/>`,
 				`text-anchor="end">0</text>`, `text-anchor="end">2</text>`, `text-anchor="end">4</text>`, `text-anchor="end">6</text>`}},
+		{"reports a second apart: seconds on the axis", []point{{t0, 0, 2}, {t0.Add(time.Second), 2, 2}}, t0.Add(time.Second),
+			[]string{`>10:00:00</text>`, `>10:00:01</text>`, `<polyline class="ready" points="0.0,120.0 600.0,120.0 600.0,10.0 600.0,10.0"/>`}},
 		{"one report, just now", []point{{t0, 1, 1}}, t0,
 			[]string{`<polyline class="ready" points="600.0,10.0 600.0,10.0"/>`, `>09:59:00 → 10:00:00 UTC (1m0s)</text>`}},
 	} {
