@@ -51,10 +51,11 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
-// TestEditSendsOnlyChanges: on a pool made without autoscaling (as the
-// CLI makes one), changing only the node count in the pool page's form
-// plans and writes spec.nodeCount alone, though the form shows
-// autoscaling (off); a label changed next is the next change alone.
+// TestEditSendsOnlyChanges (in Chromium): on a pool made without
+// autoscaling (as the CLI makes one), changing only the node count in the
+// pool page's form plans and writes spec.nodeCount alone, though the form
+// shows autoscaling (off); each later change, compared with what was
+// applied before it, is planned and audited alone.
 func TestEditSendsOnlyChanges(t *testing.T) {
 	s := newSite(t, Options{}, func(svc *service.Service, access *auth.Access, dash http.Handler) http.Handler {
 		mux := http.NewServeMux()
@@ -93,17 +94,26 @@ func TestEditSendsOnlyChanges(t *testing.T) {
 	}
 	run("sign in", chromedp.Navigate(s.srv.URL+"/login"), chromedp.WaitVisible(chromedp.CSS("#token")),
 		chromedp.SendKeys(chromedp.CSS("#token"), secret), chromedp.Click(chromedp.CSS("#signin")), chromedp.WaitVisible(chromedp.CSS(`[data-live="fleet"]`)))
+	run("open the pool", chromedp.Navigate(s.srv.URL+"/nodepools/"+p.ID), chromedp.WaitVisible(chromedp.CSS("#edit-count")))
+	js := func(code string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Evaluate[any](code)(ctx, tg)
+			return err
+		})
+	}
 	for _, tc := range []struct {
-		name, field, value, want string
+		name, set, want string // set changes the form (f) in the page
+		auto            string // the pool's autoscaling after it
 	}{
-		{"the count alone", "#edit-count", "4", "spec.nodeCount"},
-		{"then a label alone", `#edit-form textarea[name="labels"]`, "team=web\nzone=eu", "spec.labels"},
+		{"the count alone", `f.nodeCount.value = "4"`, "spec.nodeCount", "null"},
+		{"then a label alone", `f.labels.value = "team=web\nzone=eu"`, "spec.labels", "null"},
+		{"autoscaling on", `f.autoscaling.checked = true; f.minNodes.value = "1"; f.maxNodes.value = "5"`, "spec.autoscaling",
+			`{"enabled":true,"minNodes":1,"maxNodes":5}`},
+		{"its max alone", `f.maxNodes.value = "6"`, "spec.autoscaling", `{"enabled":true,"minNodes":1,"maxNodes":6}`},
+		{"autoscaling off: its bounds go too", `f.autoscaling.checked = false`, "spec.autoscaling", `{"enabled":false}`},
 	} {
-		if tc.field == "#edit-count" {
-			run("open the pool", chromedp.Navigate(s.srv.URL+"/nodepools/"+p.ID), chromedp.WaitVisible(chromedp.CSS("#edit-count")))
-		}
-		run(tc.name+": plan", chromedp.SetValue(chromedp.CSS(tc.field), tc.value), chromedp.Click(chromedp.CSS("#review")),
-			chromedp.WaitVisible(chromedp.CSS("#plan-table")))
+		run(tc.name+": plan", js(`{ const f = document.getElementById("edit-form").elements; `+tc.set+` }`),
+			chromedp.Click(chromedp.CSS("#review")), chromedp.WaitVisible(chromedp.CSS("#plan-table")))
 		if got := planned(); got != tc.want {
 			t.Fatalf("%s: the plan changes %q, want %q alone", tc.name, got, tc.want)
 		}
@@ -112,16 +122,20 @@ func TestEditSendsOnlyChanges(t *testing.T) {
 		if err != nil || len(evs.Items) != 1 || evs.Items[0].Detail != tc.want {
 			t.Fatalf("%s: the audit event: %+v, %v", tc.name, evs, err)
 		}
-		t.Logf("%s: audit detail %q", tc.name, evs.Items[0].Detail)
+		if np, err := svc.NodePool(ctx, p.ID); err != nil || jsonOf(np.Spec.Autoscaling) != tc.auto {
+			t.Fatalf("%s: autoscaling %s, want %s (%v)", tc.name, jsonOf(np.Spec.Autoscaling), tc.auto, err)
+		}
 		// The form's next change is compared with what was applied; the
 		// next plan and answer are waited for afresh.
-		run(tc.name+": clear the answers", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := chromedp.Evaluate[any](`document.getElementById("plan").replaceChildren(); document.getElementById("result").replaceChildren()`)(ctx, tg)
-			return err
-		}))
+		run(tc.name+": clear the answers", js(`document.getElementById("plan").replaceChildren(); document.getElementById("result").replaceChildren()`))
 	}
 	after, err := svc.NodePool(ctx, p.ID)
-	if err != nil || after.Spec.Count() != 4 || after.Spec.Autoscaling != nil || after.Spec.Labels["zone"] != "eu" || after.Spec.Labels["tier"] != "" {
+	if err != nil || after.Spec.Count() != 4 || after.Spec.Autoscaling.On() || jsonOf(after.Spec.Autoscaling) != `{"enabled":false}` || after.Spec.Labels["zone"] != "eu" || after.Spec.Labels["tier"] != "" {
 		t.Fatalf("the pool after the edits: %+v, %v", after, err)
 	}
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
