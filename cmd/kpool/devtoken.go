@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,8 +28,9 @@ func devFolder(database string) string {
 }
 
 // devStem names the files kpool dev keeps for a database: the SQLite
-// file's name without its extension ("dev" for dev.db), so that two
-// databases in one folder keep their own.
+// file's name without its extension ("dev" for dev.db), or for another
+// database "dev-" and a digest of its address, so that databases sharing a
+// folder keep their own.
 func devStem(database string) string {
 	if path, ok := strings.CutPrefix(database, "sqlite:"); ok && path != "" {
 		base := filepath.Base(path)
@@ -35,7 +38,8 @@ func devStem(database string) string {
 			return s
 		}
 	}
-	return "dev"
+	sum := sha256.Sum256([]byte(database))
+	return "dev-" + hex.EncodeToString(sum[:4])
 }
 
 // devTokenFile is where kpool dev keeps its token between runs (only the

@@ -126,3 +126,24 @@ func TestDevTokenKeepsOne(t *testing.T) {
 		}
 	}
 }
+
+// TestDevFiles checks where kpool dev keeps its token and its emulators'
+// record: beside an SQLite database, named after it; for another
+// database, in kpool's data folder, named after its address.
+func TestDevFiles(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/data")
+	pgA, pgB := "postgres://kpool@db/a", "postgres://kpool@db/b"
+	for _, tc := range []struct{ database, token, record string }{
+		{"sqlite:/d/dev.db", "/d/dev.token", "/d/dev-emulators.json"},
+		{"sqlite:/d/other.sqlite", "/d/other.token", "/d/other-emulators.json"},
+		{"sqlite:rel/x.db", "rel/x.token", "rel/x-emulators.json"},
+		{pgA, "/data/kpool/" + devStem(pgA) + ".token", "/data/kpool/" + devStem(pgA) + "-emulators.json"},
+	} {
+		if got, rec := devTokenFile(tc.database), devEmulatorsFile(tc.database); got != filepath.FromSlash(tc.token) || rec != filepath.FromSlash(tc.record) {
+			t.Errorf("%s: %s and %s, want %s and %s", tc.database, got, rec, tc.token, tc.record)
+		}
+	}
+	if a, b := devStem(pgA), devStem(pgB); a == b || !strings.HasPrefix(a, "dev-") || a == "dev" {
+		t.Errorf("two PostgreSQL databases share %s and %s", a, b)
+	}
+}
