@@ -62,6 +62,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventsCommitWithWrites", testEvents},
 		{"AuditTrail", testAuditTrail},
 		{"ListOrderPagingFilters", testList},
+		{"LabelSelector", testLabelSelector},
 		{"Visibility", testVisibility},
 		{"StatusReports", testStatusReports},
 		{"ClusterStatus", testClusterStatus},
