@@ -86,7 +86,7 @@ func (s *Service) preferredLayout(c *kpool.Cluster, lp *kpool.LogicalPool, now t
 func logicalEvent(ctx context.Context, typ string, lp *kpool.LogicalPool, before int64, actor, detail string, now time.Time) *kpool.Event {
 	c := &kpool.Cluster{ID: lp.ClusterID, CreatedBy: lp.ClusterOwner, Team: lp.ClusterTeam, Generation: lp.Generation}
 	ev := audit.ClusterEvent(ctx, typ, c, before, actor)
-	ev.ObjectID, ev.Detail, ev.CreatedAt = lp.ID, detail, now
+	ev.ObjectID, ev.ObjectName, ev.Detail, ev.CreatedAt = lp.ID, lp.Name, detail, now
 	return ev
 }
 

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"RollbackLeavesNothing", testRollback},
 		{"EventsCommitWithWrites", testEvents},
 		{"AuditTrail", testAuditTrail},
+		{"EventNames", testEventNames},
 		{"ListOrderPagingFilters", testList},
 		{"LabelSelector", testLabelSelector},
 		{"Visibility", testVisibility},
