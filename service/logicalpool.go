@@ -60,7 +60,7 @@ func (s *Service) CreateLogicalPool(ctx context.Context, in LogicalPoolCreate) (
 		return tx.AddEvent(logicalEvent(ctx, kpool.EventLogicalPoolCreated, lp, 0, id.Email, "", now))
 	})
 	if err != nil {
-		return nil, err
+		return nil, inCluster(err, c)
 	}
 	return lp, nil
 }
