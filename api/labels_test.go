@@ -107,3 +107,29 @@ func poolNames(l NodePoolList) string {
 	slices.Sort(names)
 	return strings.Join(names, " ")
 }
+
+// TestLogicalPoolsLabelSelector: GET /clusters/{id}/logicalpools takes
+// label_selector on the template's labels, and the Go client sends it.
+func TestLogicalPoolsLabelSelector(t *testing.T) {
+	forEachStore(t, func(t *testing.T, a *testAPI) {
+		c := a.cluster(user, "logical", gcpCluster)
+		base := "/api/v1/clusters/" + c.ID + "/logicalpools"
+		labelled := strings.Replace(lpSpec, `"template":{`, `"template":{"labels":{"tier":"web"},`, 1)
+		want(t, a.as(user, "POST", base, `{"name":"web","spec":`+labelled+`}`), http.StatusCreated)
+		want(t, a.as(user, "POST", base, `{"name":"plain","spec":`+lpSpec+`}`), http.StatusCreated)
+		for sel, wantName := range map[string]string{"tier=web": "web", "!tier": "plain"} {
+			parsed, err := kpool.ParseSelector("label_selector", sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := NewClient(a.srv.URL, user).LogicalPools(context.Background(), c.ID, service.ListOptions{Labels: parsed})
+			if err != nil || l.Total != 1 || len(l.LogicalPools) != 1 || l.LogicalPools[0].Name != wantName {
+				t.Errorf("%q: %+v, %v; want %s alone", sel, l, err, wantName)
+			}
+		}
+		e := wantError(t, a.as(user, "GET", base+"?label_selector="+url.QueryEscape("tier in web"), ""), http.StatusBadRequest, kpool.CodeValidation, "")
+		if len(e.Fields) != 1 || e.Fields[0].Field != "label_selector" {
+			t.Errorf("a bad selector: %+v, want a fault naming label_selector", e)
+		}
+	})
+}

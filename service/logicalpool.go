@@ -116,14 +116,15 @@ func (s *Service) FindLogicalPool(ctx context.Context, clusterID, name string) (
 	return l[0], nil
 }
 
-// LogicalPools lists the logical pools the caller may see (o.ClusterID
-// and o.Name narrow it), a page at a time.
+// LogicalPools lists the logical pools the caller may see (o.ClusterID,
+// o.Name and o.Labels, on the template's labels, narrow it), a page at a
+// time.
 func (s *Service) LogicalPools(ctx context.Context, o ListOptions) (*List[*kpool.LogicalPool], error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := kpool.LogicalPoolFilter{ClusterID: o.ClusterID, Name: o.Name}
+	f := kpool.LogicalPoolFilter{ClusterID: o.ClusterID, Name: o.Name, Labels: o.Labels}
 	f.Owner, f.Teams = id.Visible()
 	if f.Page, err = page(o); err != nil {
 		return nil, err

@@ -64,10 +64,11 @@ type Dialect struct {
 	// hosts sharing the database are. Where every process shares one host
 	// (SQLite), leases are timed on its clock, time.Now.
 	NowPlus string
-	// LabelValue is the SQL of the value of the label of the pool p whose
-	// key is the next query parameter, NULL when p has no such label
-	// (SQLiteLabelValue, PostgresLabelValue): label selectors on lists.
-	LabelValue string
+	// LabelValue is the SQL of the value of the label whose key is the
+	// next query parameter in the labels object at path of the JSON column
+	// doc, NULL when there is no such label (SQLiteLabelValue,
+	// PostgresLabelValue): label selectors on lists.
+	LabelValue func(doc string, path ...string) string
 }
 
 // Constraint names the store maps to kpool errors.

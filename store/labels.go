@@ -7,29 +7,35 @@ import (
 	"github.com/kpool/kpool"
 )
 
-// Label selectors in SQL: each requirement tests the value of one key of the
-// pool's spec.labels, which Dialect.LabelValue reads with the key as a bound
-// parameter, so that no key or value is ever part of the SQL text.
+// Label selectors in SQL: each requirement tests the value of one key of a
+// labels object (a pool's spec.labels, a logical pool's
+// spec.template.labels), which Dialect.LabelValue reads with the key as a
+// bound parameter, so that no key or value is ever part of the SQL text.
 
-// Label values of the two dialects: the value of the label whose key is the
-// query parameter, NULL when the pool has no such label.
-const (
-	// SQLiteLabelValue reads the labels object with json_each rather than a
-	// JSON path, which would have to quote keys with dots and slashes.
-	SQLiteLabelValue = `(SELECT value FROM json_each(p.spec, '$.labels') WHERE key = ?)`
-	// PostgresLabelValue reads a json (not jsonb) column by key.
-	PostgresLabelValue = `(p.spec -> 'labels' ->> ?::text)`
-)
+// SQLiteLabelValue is the SQL of the value of the label whose key is the
+// query parameter in the labels object at path (constants of the code, such
+// as "spec", "labels") of the JSON column doc, NULL when there is no such
+// label. It reads the object with json_each rather than a JSON path, which
+// would have to quote keys with dots and slashes.
+func SQLiteLabelValue(doc string, path ...string) string {
+	return `(SELECT value FROM json_each(` + doc + `, '$.` + strings.Join(path, ".") + `') WHERE key = ?)`
+}
 
-// addLabels adds a condition for each requirement of sel to w: = and in hold
-// when the label has one of the values; != and notin when it has none of
-// them or is absent, as in Kubernetes.
-func (db *DB) addLabels(w *where, sel kpool.Selector) error {
-	if len(sel) > 0 && db.d.LabelValue == "" {
+// PostgresLabelValue is SQLiteLabelValue for PostgreSQL's json (or jsonb).
+func PostgresLabelValue(doc string, path ...string) string {
+	return `(` + doc + ` -> '` + strings.Join(path, `' -> '`) + `' ->> ?::text)`
+}
+
+// addLabels adds a condition for each requirement of sel on the labels
+// object at path in the JSON column doc to w: = and in hold when the label
+// has one of the values; != and notin when it has none of them or is
+// absent, as in Kubernetes.
+func (db *DB) addLabels(w *where, sel kpool.Selector, doc string, path ...string) error {
+	if len(sel) > 0 && db.d.LabelValue == nil {
 		return fmt.Errorf("store: this database cannot select by labels (no Dialect.LabelValue)")
 	}
 	for _, r := range sel {
-		v := db.d.LabelValue
+		v := db.d.LabelValue(doc, path...)
 		in := "?" + strings.Repeat(", ?", max(len(r.Values)-1, 0))
 		args := []any{r.Key}
 		for _, val := range r.Values {

@@ -129,7 +129,7 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 	if f.Name != "" {
 		w.add("p.name = ?", f.Name)
 	}
-	if err := db.addLabels(&w, f.Labels); err != nil {
+	if err := db.addLabels(&w, f.Labels, "p.spec", "labels"); err != nil {
 		return nil, 0, err
 	}
 	read := db.read

@@ -153,3 +153,42 @@ func newLabelledPool(t *testing.T, s *service.Service, c *kpool.Cluster, name st
 	raw, _ := json.Marshal(spec)
 	ok(s.CreateNodePool(Ctx(c.CreatedBy), service.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: raw}))(t)
 }
+
+// testLogicalLabelSelector: logical pools are selected by their template's
+// labels, with totals and pages of what the selector picks.
+func testLogicalLabelSelector(t *testing.T, s *service.Service) {
+	ctx := Ctx(Alice)
+	c := NewCluster(t, s, Alice, "logical")
+	for name, labels := range map[string]string{"web": `{"tier":"web"}`, "batch": `{"tier":"batch","example.com/spot":"yes"}`, "plain": `{}`} {
+		spec := `{"nodeCount":3,"template":{"labels":` + labels + `,"platform":{"gcp":{"machineType":"n1-standard-4"}},"zones":["1","2","3"]}}`
+		ok(s.CreateLogicalPool(ctx, service.LogicalPoolCreate{ClusterID: c.ID, Name: name, Spec: json.RawMessage(spec)}))(t)
+	}
+	for _, tc := range []struct{ sel, want string }{
+		{"tier=web", "[web]"},
+		{"tier!=web", "[batch plain]"},
+		{"example.com/spot", "[batch]"},
+		{"tier notin (web,batch)", "[plain]"},
+		{"", "[batch plain web]"},
+	} {
+		sel, err := kpool.ParseSelector("label_selector", tc.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := ok(s.LogicalPools(ctx, service.ListOptions{ClusterID: c.ID, Labels: sel}))(t)
+		var names []string
+		for _, lp := range l.Items {
+			names = append(names, lp.Name)
+		}
+		slices.Sort(names)
+		if fmt.Sprint(names) != tc.want || l.Total != len(names) {
+			t.Errorf("%q: %v (total %d), want %s", tc.sel, names, l.Total, tc.want)
+		}
+	}
+	sel, _ := kpool.ParseSelector("label_selector", "tier")
+	first := ok(s.LogicalPools(ctx, service.ListOptions{ClusterID: c.ID, Labels: sel, Limit: 1}))(t)
+	second := ok(s.LogicalPools(ctx, service.ListOptions{ClusterID: c.ID, Labels: sel, Limit: 1, After: first.Next}))(t)
+	if first.Total != 2 || second.Total != 2 || len(first.Items) != 1 || len(second.Items) != 1 || second.Next != "" ||
+		first.Items[0].ID == second.Items[0].ID {
+		t.Fatalf("pages of logical pools under a selector: %+v then %+v", first, second)
+	}
+}

@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"EventNames", testEventNames},
 		{"ListOrderPagingFilters", testList},
 		{"LabelSelector", testLabelSelector},
+		{"LogicalLabelSelector", testLogicalLabelSelector},
 		{"Visibility", testVisibility},
 		{"StatusReports", testStatusReports},
 		{"ClusterStatus", testClusterStatus},
