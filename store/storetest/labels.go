@@ -17,7 +17,7 @@ var labelPools = []struct {
 	labels map[string]string
 }{
 	{"web-gold", map[string]string{"tier": "web", "example.com/tier": "gold"}},
-	{"db", map[string]string{"tier": "db"}},
+	{"db", map[string]string{"tier": "db", "version": "1"}},
 	{"bare", nil},
 	{"web-gpu", map[string]string{"tier": "web", "gpu": "true"}},
 	{"silver", map[string]string{"example.com/tier": "silver", "a.b": "x"}},
@@ -48,6 +48,9 @@ func testLabelSelector(t *testing.T, s *service.Service) {
 		{"tier in (db,web)", []string{"db", "web-gold", "web-gpu", "web-plain"}},
 		{"tier notin (db,web)", []string{"bare", "silver"}},
 		{"gpu", []string{"web-gpu"}},
+		{"gpu=true", []string{"web-gpu"}},
+		{"version in (1,2)", []string{"db"}}, // values that look like JSON numbers are strings
+		{"version!=1", []string{"bare", "silver", "web-gold", "web-gpu", "web-plain"}},
 		{"!tier", []string{"bare", "silver"}},
 		{"example.com/tier=gold", []string{"web-gold"}},
 		{"example.com/tier", []string{"silver", "web-gold"}},
