@@ -63,7 +63,12 @@ the clusters you registered; admins see all.`,
 			}
 			return f.print(cmd, list, func(w io.Writer) {
 				names := f.names(cmd)
-				names.listPools()
+				for _, e := range list.Events {
+					if e.ObjectName == "" && strings.HasPrefix(e.Type, "nodepool.") {
+						names.listPools() // events written before object_name
+						break
+					}
+				}
 				eventTable(w, list, names, f.wide(), time.Now())
 			})
 		},
@@ -138,17 +143,22 @@ func actor(s string) string {
 }
 
 // eventObject is an event's object as a person reads it: its kind and its
-// name ("pool web", "cluster demo-aks"), or its ID when the name is not
-// known (an object since deleted, or not visible), cut to its first 8
-// characters unless wide.
+// name ("pool web", "cluster demo-aks"): the name the event recorded, else
+// the object's now, else its ID (an object since deleted, or not visible),
+// cut to its first 8 characters unless wide.
 func eventObject(e kpool.Event, names *shown, wide bool) string {
 	kind, _, _ := strings.Cut(e.Type, ".")
 	name := e.ObjectID
-	switch kind {
-	case "nodepool":
-		kind, name = "pool", names.pool(e.ObjectID)
-	case "cluster":
+	switch {
+	case e.ObjectName != "":
+		name = e.ObjectName
+	case kind == "nodepool":
+		name = names.pool(e.ObjectID)
+	case kind == "cluster":
 		name = names.cluster(e.ObjectID)
+	}
+	if kind == "nodepool" {
+		kind = "pool"
 	}
 	if name == e.ObjectID && !wide && kpool.IsUUID(strings.ToLower(name)) {
 		name = name[:8]

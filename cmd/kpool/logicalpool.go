@@ -218,7 +218,9 @@ func newLogicalList(f *clientFlags) *cobra.Command {
 			}
 			c := f.client()
 			var list *api.LogicalPoolList
-			err = pages(l.all, l.options(), func(o service.ListOptions) (string, error) {
+			opts := l.options()
+			opts.Labels = sel
+			err = pages(l.all, opts, func(o service.ListOptions) (string, error) {
 				page, err := c.LogicalPools(cmd.Context(), cluster, o)
 				if err != nil {
 					return "", err

@@ -141,7 +141,8 @@ func until(t, now time.Time) string {
 }
 
 // keepLabelled keeps the logical pools of list whose template's labels sel
-// matches (all: the list is whole, so its total is what is kept).
+// matches, as the server does (an older one does not); all: the list is
+// whole, so its total is what is kept.
 func keepLabelled(list *api.LogicalPoolList, sel kpool.Selector, all bool) {
 	list.LogicalPools = slices.DeleteFunc(list.LogicalPools, func(lp *kpool.LogicalPool) bool { return !sel.Matches(lp.Spec.Template.Labels) })
 	if all {

@@ -92,8 +92,8 @@ func (pl *poolList) run(cmd *cobra.Command, _ []string) error {
 }
 
 // fetch reads the list, every page unless --limit or --offset asked for
-// one, keeping the pools the selector matches: the server filters them
-// too where it knows label_selector, and an older server does not.
+// one, keeping the pools the selector matches: the server filters them by
+// label_selector, and an older server, which does not, is filtered here.
 func (pl *poolList) fetch(cmd *cobra.Command, o service.ListOptions) (*api.NodePoolList, error) {
 	c := pl.f.client()
 	var list *api.NodePoolList

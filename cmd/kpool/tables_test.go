@@ -61,6 +61,8 @@ func realisticEvents() *api.EventList {
 		{ID: 3, Type: "nodepool.updated", ObjectID: "p-web", ClusterID: "c-aks", Actor: "controllers@kpool.internal", Detail: detail, CreatedAt: at},
 		{ID: 2, Type: "nodepool.status", ObjectID: "p-web", ClusterID: "c-aks", Actor: "civo-nodepool-controller", Detail: detail, CreatedAt: at},
 		{ID: 1, Type: "cluster.created", ObjectID: "c-aks", ClusterID: "c-aks", Actor: "dev@kpool.example", CreatedAt: at},
+		{ID: 5, Type: "nodepool.deleted", ObjectID: "0b1f4c2e-0000-4000-8000-000000000008", ObjectName: "old-batch", ClusterID: "c-aks", Actor: "bob@example.com", CreatedAt: at},
+		{ID: 4, Type: "logicalpool.created", ObjectID: "0b1f4c2e-0000-4000-8000-000000000007", ObjectName: "lp-web", ClusterID: "c-aks", Actor: "bob@example.com", CreatedAt: at},
 		{ID: 0, Type: "nodepool.deleted", ObjectID: "0b1f4c2e-0000-4000-8000-000000000009", ClusterID: "c-gone", Actor: "bob@example.com", CreatedAt: at},
 	}}
 }
@@ -87,7 +89,7 @@ func TestTablesFit80(t *testing.T) {
 			[]string{"prod-aks-eu", "azure", "platform", "no (NoCredential)", "40d"}, []string{"REGION", "c-aks"}, []string{"c-aks"}},
 		{"events", func(w io.Writer, wide bool) { eventTable(w, realisticEvents(), knownNames(), wide, tablesNow) },
 			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller", "controllers@…", "spec.nodeCount",
-				"pool 0b1f4c2e "},
+				"pool 0b1f4c2e ", "pool old-batch", "logicalpool lp-web"},
 			[]string{"TIME", "TYPE", "nodepool.updated", "controllers@kpool.internal", "c-gone", "pool 0b1f4c2e-0000-4000-8000-000000000009", "2026-11-26T11:55:00Z", "spec.autoscaling.enabled false -> true"}, []string{"c-aks", "nodepool.updated"}},
 	}
 	for _, tt := range tests {
