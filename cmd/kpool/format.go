@@ -148,6 +148,8 @@ func sortItems(v any, expr string) error {
 		return sortBy(o.Events, expr)
 	case *api.NodeList:
 		return sortBy(o.Items, expr)
+	case *api.LogicalPoolList:
+		return sortBy(o.LogicalPools, expr)
 	}
 	return nil // one object: nothing to sort
 }

@@ -111,6 +111,9 @@ func TestLogicalPoolReads(t *testing.T) {
 			t.Errorf("list -l %q: %d logical pools (total %d), want %d", sel, len(l.LogicalPools), l.Total, want)
 		}
 	}
+	if out := mustRun(t, srv, "lp", "list", "--cluster", "lp-reads", "-o", "custom-columns=NAME:.name,COUNT:.spec.nodeCount", "--sort-by", ".name"); out != "NAME   COUNT\nweb    6\n" {
+		t.Errorf("list -o custom-columns:\n%s", out)
+	}
 	if _, err := run(srv, "", "lp", "list", "--cluster", "lp-reads", "-l", "tier in web"); err == nil || !strings.Contains(err.Error(), "--selector (-l)") {
 		t.Errorf("list -l with a bad selector: %v", err)
 	}
