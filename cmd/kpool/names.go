@@ -117,7 +117,7 @@ func (s *shown) cluster(id string) string {
 	if s == nil || id == "" {
 		return id
 	}
-	if s.clusters == nil {
+	if s.clusters == nil && s.client != nil {
 		s.clusters = map[string]string{}
 		_ = pages(true, service.ListOptions{Limit: kpool.MaxLimit}, func(o service.ListOptions) (string, error) {
 			page, err := s.client.Clusters(s.ctx, o)
@@ -130,7 +130,15 @@ func (s *shown) cluster(id string) string {
 			return page.Next, nil
 		})
 	}
-	return nameOr(s.clusters[id], id)
+	n, ok := s.clusters[id]
+	if !ok && s.client != nil {
+		// One made since the list (a watch runs long), asked once.
+		if c, err := s.client.Cluster(s.ctx, id); err == nil {
+			n = c.Name
+		}
+		s.clusters[id] = n
+	}
+	return nameOr(n, id)
 }
 
 // pool is the name of the pool id, or id: from the pools listed or seen,
@@ -140,7 +148,7 @@ func (s *shown) pool(id string) string {
 		return id
 	}
 	n, ok := s.pools[id]
-	if !ok && !s.poolsListed {
+	if !ok && !s.poolsListed && s.client != nil {
 		if p, err := s.client.NodePool(s.ctx, id); err == nil {
 			n = p.Name
 		}

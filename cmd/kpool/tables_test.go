@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -192,5 +193,37 @@ aks-webfrontend-77341199-vmss000000       web-frontend   Ready    2      60m
 `
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestShownNames: one cluster list per command; a cluster made after it
+// is asked by its ID once; an ID the caller cannot see is shown as it is,
+// as is every ID of a nil cache.
+func TestShownNames(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	a := createCluster(t, srv, "first", "gcp")
+	p := createPool(t, srv, "web", a, "--machine-type", "e2-small", "--count", "1")
+	c := api.NewClient(srv, testUser)
+	s := &shown{ctx: context.Background(), client: c, pools: map[string]string{}}
+	if got := s.cluster(a); got != "first" {
+		t.Errorf("cluster %s: %q", a, got)
+	}
+	b := createCluster(t, srv, "later", "gcp")
+	const unseen = "0b1f4c2e-0000-4000-8000-00000000abcd"
+	for id, want := range map[string]string{b: "later", unseen: unseen, a: "first"} {
+		if got := s.cluster(id); got != want {
+			t.Errorf("cluster %s: %q, want %q", id, got, want)
+		}
+	}
+	if got := s.pool(p.ID); got != "web" {
+		t.Errorf("pool %s: %q", p.ID, got)
+	}
+	if got := s.pool(unseen); got != unseen {
+		t.Errorf("an unseen pool: %q", got)
+	}
+	var none *shown
+	if none.cluster(a) != a || none.pool(p.ID) != p.ID {
+		t.Error("a nil cache does not show IDs as they are")
 	}
 }
