@@ -83,30 +83,22 @@ func (r *resolver) resolve(ctx context.Context, it *Item, def string) error {
 	if d.Name != nil {
 		it.Name = *d.Name
 	}
-	cid := ""
-	if d.ClusterID != nil {
-		cid = *d.ClusterID
-	}
-	ref := cmpOr(d.Cluster, cid, def)
-	it.Cluster = ref
+	it.Cluster = d.clusterRef(def)
 	var fe kpool.FieldErrors
 	if it.Name == "" {
 		fe.Add("name", "is required: the pool is found by its name within its cluster")
 	}
-	if ref == "" {
-		fe.Add("cluster_id", "is required: give cluster_id, or cluster with the cluster's name or ID (or use a context with a cluster)")
+	if it.Cluster == "" {
+		fe.Add("cluster_id", noCluster)
 	}
 	if err := fe.Err(); err != nil {
 		return err
 	}
-	cl, err := r.cluster(ctx, ref)
+	cl, err := clusterOf(ctx, r.c, d, def, r.clusters)
 	if err != nil {
 		return err
 	}
 	it.ClusterID, it.Cluster = cl.ID, cl.Name
-	if cid != "" && d.Cluster != "" && !strings.EqualFold(cid, cl.ID) {
-		return kpool.Invalid("cluster", "%q is cluster %s, but cluster_id is %s: give one of the two", d.Cluster, cl.ID, cid)
-	}
 	key := [2]string{cl.ID, it.Name}
 	if r.seen[key] {
 		return kpool.Invalid("name", "the file has node pool %q in cluster %s more than once", it.Name, cl.Name)
@@ -127,24 +119,52 @@ func (r *resolver) resolve(ctx context.Context, it *Item, def string) error {
 	return nil
 }
 
-// cluster is the cluster ref names (its name or ID), read once a file.
-func (r *resolver) cluster(ctx context.Context, ref string) (*kpool.Cluster, error) {
-	if cl, ok := r.clusters[ref]; ok {
-		return cl, nil
+const noCluster = "is required: give cluster_id, or cluster with the cluster's name or ID (or use a context with a cluster)"
+
+// clusterRef is the cluster the document names (cluster, else
+// cluster_id), or def.
+func (d Document) clusterRef(def string) string {
+	cid := ""
+	if d.ClusterID != nil {
+		cid = *d.ClusterID
 	}
-	id, err := r.c.ClusterID(ctx, ref)
-	if err != nil {
-		return nil, err
+	return cmpOr(d.Cluster, cid, def)
+}
+
+// ClusterOf finds the cluster of a document: its cluster (a name or ID)
+// or cluster_id, which must agree when both are given, or def (such as
+// the context's) when it names none. kpool nodepool create -f takes its
+// cluster so, as apply does.
+func ClusterOf(ctx context.Context, c *api.Client, d Document, def string) (*kpool.Cluster, error) {
+	if d.clusterRef(def) == "" {
+		return nil, kpool.Invalid("cluster_id", noCluster)
 	}
-	cl, err := r.c.Cluster(ctx, id)
-	var e *kpool.Error
-	if errors.As(err, &e) && e.Code == kpool.CodeNotFound {
-		return nil, kpool.Errorf(kpool.CodeNotFound, "No cluster %s: kpool cluster list shows the clusters you can see", ref)
+	return clusterOf(ctx, c, d, def, map[string]*kpool.Cluster{})
+}
+
+// clusterOf is ClusterOf with the clusters found so far (a reference →
+// the cluster).
+func clusterOf(ctx context.Context, c *api.Client, d Document, def string, known map[string]*kpool.Cluster) (*kpool.Cluster, error) {
+	ref := d.clusterRef(def)
+	cl, ok := known[ref]
+	if !ok {
+		id, err := c.ClusterID(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		cl, err = c.Cluster(ctx, id)
+		var e *kpool.Error
+		if errors.As(err, &e) && e.Code == kpool.CodeNotFound {
+			return nil, kpool.Errorf(kpool.CodeNotFound, "No cluster %s: kpool cluster list shows the clusters you can see", ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+		known[ref] = cl
 	}
-	if err != nil {
-		return nil, err
+	if d.ClusterID != nil && *d.ClusterID != "" && d.Cluster != "" && !strings.EqualFold(*d.ClusterID, cl.ID) {
+		return nil, kpool.Invalid("cluster", "%q is cluster %s, but cluster_id is %s: give one of the two", d.Cluster, cl.ID, *d.ClusterID)
 	}
-	r.clusters[ref] = cl
 	return cl, nil
 }
 
