@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"maps"
 	"strings"
 	"testing"
 
 	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider/catalog"
 )
 
 // TestApplyAllOrNothing: a file with any invalid document, or a change the
@@ -118,5 +120,45 @@ func TestCreateFileAsApply(t *testing.T) {
 	out, err = run(srv, strings.Replace(doc, "web", "web2", 1), "nodepool", "create", "-f", "-", "--cluster", "stage", "-o", "name")
 	if err != nil || pools(t, srv, "stage")["web2"] == nil {
 		t.Errorf("--cluster over the file: %v %s", err, out)
+	}
+}
+
+// TestApplyIdempotentEveryPlatform: on every platform, a pool made by
+// nodepool create and applied back from get -o yaml, and a pool applied
+// from a minimal document, are unchanged by the next apply: the fields the
+// server fills in (defaults, the platform type, a cluster's image) are not
+// taken for changes.
+func TestApplyIdempotentEveryPlatform(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	reg := catalog.Registry()
+	for pt := range clusterFlags {
+		if pt == kpool.PlatformK3s {
+			continue // no node pools
+		}
+		t.Run(string(pt), func(t *testing.T) {
+			cl := createCluster(t, srv, "c-"+string(pt), pt)
+			p := examplePool(t, srv, reg.Profile(pt), "made", cl, "--count", "2")
+			got := mustRun(t, srv, "nodepool", "get", p.ID, "-o", "yaml")
+			out, err := run(srv, got, "apply", "-f", "-")
+			if err != nil || !strings.Contains(out, "= nodepool made in cluster c-"+string(pt)+" unchanged\n") {
+				t.Errorf("get -o yaml | apply: %v\n%s", err, out)
+			}
+			block, err := json.Marshal(p.Spec.Platform)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := writeFile(t, "min.yaml", "name: min\ncluster: c-"+string(pt)+"\nspec: {platform: "+string(block)+"}\n")
+			if out, err := run(srv, "", "apply", "-f", file); err != nil || !strings.Contains(out, "1 created") {
+				t.Fatalf("a minimal pool: %v\n%s", err, out)
+			}
+			out, err = run(srv, "", "apply", "-f", file)
+			if err != nil || !strings.Contains(out, "= nodepool min in cluster c-"+string(pt)+" unchanged\n") {
+				t.Errorf("a minimal pool again: %v\n%s", err, out)
+			}
+			if got := generations(t, srv, cl); got[cl+"/made"] != 1 || got[cl+"/min"] != 1 {
+				t.Errorf("generations: %v", got)
+			}
+		})
 	}
 }
