@@ -13,7 +13,8 @@ import (
 // the file's documents are in that no document names and that sel matches
 // (checked here whatever the server filtered), in cluster order. A pool
 // being deleted is left out; one a logical pool made is an item with its
-// Owner, to be skipped. With no cluster at all, it is an error.
+// Owner, to be skipped. With no cluster at all, it is an error (unless the
+// documents are refused already, which says why).
 func pruneItems(ctx context.Context, c *api.Client, items []*Item, sel kpool.Selector) ([]*Item, error) {
 	named := map[[2]string]bool{}
 	var clusters []*Item // the first item of each cluster
@@ -25,6 +26,9 @@ func pruneItems(ctx context.Context, c *api.Client, items []*Item, sel kpool.Sel
 			clusters = append(clusters, it)
 		}
 		named[[2]string{it.ClusterID, it.Name}] = true
+	}
+	if len(clusters) == 0 && len(items) > 0 && items[0].Err != nil {
+		return nil, nil // every document is refused (none found its cluster): that is the answer
 	}
 	if len(clusters) == 0 {
 		return nil, kpool.Invalid("prune", "needs a cluster: none of the file's documents is in a cluster found, and --prune deletes only in the clusters the file names")

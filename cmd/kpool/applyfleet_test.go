@@ -164,6 +164,12 @@ func TestApplyPrune(t *testing.T) {
 		t.Errorf("after --prune: %v, want %v", got, want)
 	}
 
+	// A file none of whose clusters is found prunes nothing, and says why.
+	lost := writeFile(t, "lost.yaml", "name: web\ncluster: nowhere\nspec: {}\n")
+	if out, err := run(srv, "", "apply", "-f", lost, "--prune"); code(err) != 1 || !strings.Contains(out, `No cluster named "nowhere"`) ||
+		strings.Contains(out, "- nodepool") {
+		t.Errorf("--prune of unknown clusters: %v\n%s", err, out)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
