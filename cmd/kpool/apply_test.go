@@ -13,6 +13,13 @@ import (
 	"github.com/kpool/kpool/apply"
 )
 
+// The clouds of the apply tests' fleets (the platform blocks of their
+// files are these clouds').
+const (
+	fleetCloud   = kpool.PlatformGCP   // the test server's fake driver's
+	replaceCloud = kpool.PlatformAzure // changes a pool's machine type only with a new pool
+)
+
 // pools lists a cluster's pools by name.
 func pools(t *testing.T, srv, cluster string) map[string]*kpool.NodePool {
 	t.Helper()

@@ -4,8 +4,6 @@ import (
 	"maps"
 	"strings"
 	"testing"
-
-	"github.com/kpool/kpool"
 )
 
 // fleetV1 is a fleet of three pools in two clusters.
@@ -67,8 +65,8 @@ func inOrder(t *testing.T, what, out string, want ...string) {
 func TestApplyDeclarative(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	createCluster(t, srv, "prod", kpool.PlatformGCP)
-	createCluster(t, srv, "stage", kpool.PlatformGCP)
+	createCluster(t, srv, "prod", fleetCloud)
+	createCluster(t, srv, "stage", fleetCloud)
 	v1 := writeFile(t, "fleet.yaml", fleetV1)
 	inOrder(t, "first apply", mustRun(t, srv, "apply", "-f", v1),
 		"+ nodepool web in cluster prod created\n", "+ nodepool batch in cluster prod created\n", "+ nodepool api in cluster stage created\n",
@@ -120,9 +118,9 @@ func TestApplyDeclarative(t *testing.T) {
 func TestApplyPrune(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	createCluster(t, srv, "prod", kpool.PlatformGCP)
-	createCluster(t, srv, "stage", kpool.PlatformGCP)
-	createCluster(t, srv, "dev", kpool.PlatformGCP)
+	createCluster(t, srv, "prod", fleetCloud)
+	createCluster(t, srv, "stage", fleetCloud)
+	createCluster(t, srv, "dev", fleetCloud)
 	mustRun(t, srv, "apply", "-f", writeFile(t, "fleet.yaml", fleetV1))
 	createPool(t, srv, "other", "stage", "--machine-type", "e2-small", "--label", "team=web")
 	createPool(t, srv, "outside", "dev", "--machine-type", "e2-small", "--label", "team=web")

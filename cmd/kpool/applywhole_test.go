@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider/catalog"
 )
 
@@ -17,8 +16,8 @@ import (
 func TestApplyAllOrNothing(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	createCluster(t, srv, "prod", kpool.PlatformGCP)
-	aks := createCluster(t, srv, "aks", kpool.PlatformAzure)
+	createCluster(t, srv, "prod", fleetCloud)
+	aks := createCluster(t, srv, "aks", replaceCloud)
 	createPool(t, srv, "web", "prod", "--machine-type", "e2-small", "--count", "2")
 	gpu := createPool(t, srv, "gpu", aks, "--machine-type", "Standard_D4s_v5", "--count", "1")
 	reportAs(t, srv, gpu.ID, 1, `{"exists": true}`) // now at AKS: its vmSize is fixed
@@ -96,8 +95,8 @@ func TestApplyAllOrNothing(t *testing.T) {
 func TestCreateFileAsApply(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	prod := createCluster(t, srv, "prod", kpool.PlatformGCP)
-	createCluster(t, srv, "stage", kpool.PlatformGCP)
+	prod := createCluster(t, srv, "prod", fleetCloud)
+	createCluster(t, srv, "stage", fleetCloud)
 	doc := "name: web\ncluster: prod\nspec: {platform: {gcp: {machineType: e2-small}}}\n"
 	out, err := run(srv, doc, "nodepool", "create", "-f", "-", "-o", "name")
 	if err != nil || !strings.HasPrefix(out, "nodepool/") {
@@ -133,8 +132,8 @@ func TestApplyIdempotentEveryPlatform(t *testing.T) {
 	srv := newServer(t)
 	reg := catalog.Registry()
 	for pt := range clusterFlags {
-		if pt == kpool.PlatformK3s {
-			continue // no node pools
+		if !reg.Profile(pt).Capabilities().NodePools {
+			continue // k3s: nodes join by themselves
 		}
 		t.Run(string(pt), func(t *testing.T) {
 			cl := createCluster(t, srv, "c-"+string(pt), pt)
