@@ -57,7 +57,7 @@ func TestDelete(t *testing.T) {
 	reported := createPool(t, srv, "reported", cluster, "--machine-type", "e2-small")
 	report(t, srv, reported.ID, 1, kpool.Condition{Type: "Ready", Status: "True"})
 
-	if out := mustRun(t, srv, "nodepool", "delete", fresh.ID); out != "nodepool "+fresh.ID+" deleted\n" {
+	if out := mustRun(t, srv, "nodepool", "delete", fresh.ID); out != "node pool fresh in cluster gke deleted\n" {
 		t.Errorf("delete: %q", out)
 	}
 	if _, err := run(srv, "", "nodepool", "get", fresh.ID); errCodeOf(err) != kpool.CodeNotFound {
@@ -66,7 +66,7 @@ func TestDelete(t *testing.T) {
 	if _, err := run(srv, "", "cluster", "delete", cluster); errCodeOf(err) != kpool.CodeConflict {
 		t.Errorf("delete cluster with pools: %v", err)
 	}
-	want := "cluster " + cluster + " is being deleted (waiting for 1 node pools)\n"
+	want := "cluster gke is being deleted (waiting for 1 node pool)\n"
 	if out := mustRun(t, srv, "cluster", "delete", cluster, "--force"); out != want {
 		t.Errorf("delete --force: %q, want %q", out, want)
 	}
@@ -78,13 +78,13 @@ func TestDelete(t *testing.T) {
 	}
 
 	empty := createCluster(t, srv, "empty", kpool.PlatformCivo)
-	if out := mustRun(t, srv, "cluster", "delete", empty); out != "cluster "+empty+" deleted\n" {
+	if out := mustRun(t, srv, "cluster", "delete", empty); out != "cluster empty deleted\n" {
 		t.Errorf("delete empty cluster: %q", out)
 	}
 	other := createCluster(t, srv, "other", kpool.PlatformGCP)
 	p := createPool(t, srv, "p", other, "--machine-type", "e2-small")
 	report(t, srv, p.ID, 1, kpool.Condition{Type: "Ready", Status: "True"})
-	if out := mustRun(t, srv, "nodepool", "delete", p.ID); !strings.HasPrefix(out, "nodepool "+p.ID+" is being deleted (waiting for the pool to be deleted by gcp-nodepool-controller") {
+	if out := mustRun(t, srv, "nodepool", "delete", p.ID); !strings.HasPrefix(out, "node pool p in cluster other is being deleted (waiting for the pool to be deleted by gcp-nodepool-controller") {
 		t.Errorf("delete reported pool: %q", out)
 	}
 }

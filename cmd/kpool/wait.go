@@ -145,9 +145,13 @@ func paint(s string) string {
 	return s
 }
 
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether v (a command's stdin or stdout) is a
+// character device, such as a terminal, or says it is one (a test's).
+func isTerminal(v any) bool {
+	if t, ok := v.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}

@@ -187,7 +187,7 @@ func TestDeleteWait(t *testing.T) {
 	done := s.background(srv, "nodepool", "delete", p.ID, "--wait")
 	s.step(func() { reportAs(t, srv, p.ID, 1, `{}`, deleted) })
 	r := <-done
-	if r.err != nil || r.stdout != "nodepool "+p.ID+" deleted\n" {
+	if r.err != nil || r.stdout != "node pool web in cluster gke deleted\n" {
 		t.Fatalf("delete --wait: %q, %v", r.stdout, r.err)
 	}
 	if !strings.HasPrefix(r.stderr, "nodepool web: Deleting  (waiting for the pool to be deleted by gcp-nodepool-controller)") {
