@@ -172,7 +172,7 @@ func TestUpdateWaitTimeout(t *testing.T) {
 	// The wall clock: nothing reports, so the 1ms deadline ends the wait.
 	_, _, err := execute("", "nodepool", "update", p.ID, "--label", "team=web", "--wait", "--timeout", "1ms", "--server", srv, "--user", testUser)
 	var errOut bytes.Buffer
-	if code := exitCode(err, &errOut); code != exitTimeout || !strings.Contains(errOut.String(), "not done within --timeout 1ms") {
+	if code := exitCode(err, &errOut); code != exitTimeout || !strings.Contains(errOut.String(), "Not done within --timeout 1ms") {
 		t.Errorf("exit code %d: %s", code, errOut.String())
 	}
 }
