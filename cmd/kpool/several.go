@@ -118,9 +118,6 @@ func eachName(cmd *cobra.Command, names []string, fn func(name string) error) er
 	return nil
 }
 
-// errNotConfirmed is a delete the person answered no to.
-var errNotConfirmed = errors.New("not confirmed")
-
 // confirm asks question (made only when asked) on stderr and reads the
 // answer from stdin, when both stdin and stdout are a terminal and neither
 // --yes nor --dry-run was given; scripts are never asked. Anything but y or
@@ -150,7 +147,8 @@ func confirm(cmd *cobra.Command, question func() (string, error)) error {
 	if errors.Is(err, io.EOF) {
 		fmt.Fprintln(cmd.ErrOrStderr())
 	}
-	return fmt.Errorf("%w: %s: nothing deleted (--yes deletes without asking)", errNotConfirmed, strings.TrimSuffix(q, "?"))
+	what := strings.TrimSuffix(strings.TrimPrefix(q, "Delete "), "?")
+	return fmt.Errorf("%s: nothing deleted, as the answer was not y (--yes deletes without asking)", what)
 }
 
 // readLine reads up to a newline one byte at a time, so that the answers

@@ -134,7 +134,7 @@ func TestDeleteConfirm(t *testing.T) {
 			if tt.asked == nil && strings.Contains(errOut, "[y/N]") {
 				t.Errorf("asked: %q", errOut)
 			}
-			if tt.code != 0 && !strings.Contains(errOut+errText(err), "nothing deleted (--yes deletes without asking)") {
+			if tt.code != 0 && !strings.Contains(errOut+errText(err), "nothing deleted, as the answer was not y (--yes deletes without asking)") {
 				t.Errorf("a no says nothing was deleted: %q %v", errOut, err)
 			}
 		})

@@ -149,17 +149,13 @@ func paint(s string) string {
 }
 
 // isTerminal reports whether v (a command's stdin or stdout) is a
-// character device, such as a terminal, or says it is one (a test's).
+// terminal, or says it is one (a test's).
 func isTerminal(v any) bool {
 	if t, ok := v.(interface{ IsTerminal() bool }); ok {
 		return t.IsTerminal()
 	}
 	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTTY(f)
 }
 
 // run polls until the pool is done. It returns the pool as it last read it
