@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/kpool/kpool"
 )
 
 // ttyIn and ttyOut stand for a terminal's stdin and stdout: isTerminal
@@ -39,8 +37,8 @@ func onTerminal(srv, answers string, args ...string) (stdout, stderr string, err
 func TestSeveralNames(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	prod := createCluster(t, srv, "prod", kpool.PlatformGCP)
-	createCluster(t, srv, "stage", kpool.PlatformCivo)
+	prod := drivenCluster(t, srv, "prod")
+	drivenCluster(t, srv, "stage")
 	for _, n := range []string{"a", "b", "c"} {
 		createPool(t, srv, n, prod, "--machine-type", "e2-small")
 	}
@@ -88,8 +86,8 @@ func TestSeveralNames(t *testing.T) {
 func TestDeleteConfirm(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
-	prod := createCluster(t, srv, "prod", kpool.PlatformGCP)
-	createCluster(t, srv, "empty", kpool.PlatformCivo)
+	prod := drivenCluster(t, srv, "prod")
+	drivenCluster(t, srv, "empty")
 	for _, n := range []string{"a", "b", "c", "d"} {
 		createPool(t, srv, n, prod, "--machine-type", "e2-small", "--count", "3")
 	}
@@ -146,4 +144,13 @@ func TestDeleteConfirm(t *testing.T) {
 	if _, err := run(srv, "", "lp", "get", "web", "--cluster", "lp-confirm"); err != nil {
 		t.Errorf("the logical pool answered no to: %v", err)
 	}
+}
+
+// drivenCluster registers a cluster of name's own on the platform whose pools
+// newServer's fake driver acts on, by the command line's words (see
+// lpCluster), and returns its ID.
+func drivenCluster(t *testing.T, srv, name string) string {
+	t.Helper()
+	lpCluster(t, srv, name)
+	return strings.TrimSpace(mustRun(t, srv, "cluster", "get", name, "-o", "jsonpath={.id}"))
 }

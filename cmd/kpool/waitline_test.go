@@ -98,7 +98,7 @@ func TestWaitStopped(t *testing.T) {
 
 	// The command: Ctrl-C (its context cancelled) at the first poll.
 	srv := newServer(t)
-	cluster := createCluster(t, srv, "gke", kpool.PlatformGCP)
+	cluster := drivenCluster(t, srv, "gke")
 	createPool(t, srv, "web", cluster, "--machine-type", "e2-small")
 	interrupted := clock{tick: func(context.Context) error { return context.Canceled }}
 	_, _, err := executeOn(interrupted, "", "nodepool", "scale", "web", "--cluster", "gke", "--count", "2", "--wait", "--server", srv, "--user", testUser)
