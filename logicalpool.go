@@ -171,6 +171,9 @@ type LogicalPoolFilter struct {
 	Teams     []string
 	ClusterID string
 	Name      string
+	// Labels selects the logical pools whose spec.template.labels (their
+	// members' labels) it matches.
+	Labels Selector
 	Page
 }
 

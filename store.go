@@ -216,10 +216,13 @@ const (
 // the same transaction as the change it describes, so no write goes
 // unrecorded and no record outlives a write that rolled back.
 type Event struct {
-	ID        int64  `json:"id"`
-	Type      string `json:"type"`
-	ObjectID  string `json:"object_id"`
-	ClusterID string `json:"cluster_id"`
+	ID       int64  `json:"id"`
+	Type     string `json:"type"`
+	ObjectID string `json:"object_id"`
+	// ObjectName is the object's name when the event was written (a
+	// pool's, cluster's, logical pool's, token's); "" on older events.
+	ObjectName string `json:"object_name,omitempty"`
+	ClusterID  string `json:"cluster_id"`
 	// Owner is who registered the cluster and Team its team: who may read
 	// the event.
 	Owner string `json:"owner"`

@@ -38,6 +38,9 @@ func listQuery(o service.ListOptions) url.Values {
 	if o.Health != "" {
 		q.Set("health", string(o.Health))
 	}
+	if len(o.Labels) > 0 {
+		q.Set("label_selector", o.Labels.String())
+	}
 	return q
 }
 

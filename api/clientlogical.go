@@ -27,7 +27,8 @@ func (c *Client) DryRunCreateLogicalPool(ctx context.Context, clusterID string, 
 	return &out, err
 }
 
-// LogicalPools lists a cluster's logical pools (o's paging and name).
+// LogicalPools lists a cluster's logical pools (o's paging, name and
+// labels).
 func (c *Client) LogicalPools(ctx context.Context, clusterID string, o service.ListOptions) (*LogicalPoolList, error) {
 	q := url.Values{}
 	if o.Limit != 0 {
@@ -41,6 +42,9 @@ func (c *Client) LogicalPools(ctx context.Context, clusterID string, o service.L
 	}
 	if o.Name != "" {
 		q.Set("name", o.Name)
+	}
+	if len(o.Labels) > 0 {
+		q.Set("label_selector", o.Labels.String())
 	}
 	var out LogicalPoolList
 	_, err := c.Do(ctx, http.MethodGet, "/api/v1/clusters/"+url.PathEscape(clusterID)+"/logicalpools", q, nil, nil, &out)

@@ -45,9 +45,10 @@ func logicalPoolPath(clusterID, name string) string {
 }
 
 // listLogicalPools answers GET /clusters/{id}/logicalpools: a page of one
-// cluster's logical pools, paged as node pools are.
+// cluster's logical pools, paged as node pools are, selected by name or by
+// their template's labels.
 func (s *Server) listLogicalPools(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "limit", "offset", "after", "name")
+	q, err := query(r, "limit", "offset", "after", "name", "label_selector")
 	var o service.ListOptions
 	if err == nil {
 		o, err = listOptions(q)

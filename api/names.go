@@ -74,9 +74,42 @@ func (c *Client) NodePoolID(ctx context.Context, ref, cluster string) (string, e
 	case 1:
 		return list.NodePools[0].ID, nil
 	}
+	in := c.clusterNames(ctx, list.NodePools)
 	var cands []string
 	for _, p := range list.NodePools {
-		cands = append(cands, fmt.Sprintf("%s in cluster %s", p.ID, p.ClusterID))
+		cands = append(cands, fmt.Sprintf("%s (in %s)", p.ID, in[p.ClusterID]))
 	}
 	return "", kpool.Invalid("name", "%d node pools are named %q: give --cluster, or one's ID: %s", len(cands), ref, strings.Join(cands, ", "))
+}
+
+// clusterNames names the clusters of pools for a message, by cluster id:
+// the cluster's name, with its owner where two of the clusters share a
+// name (as an admin sees them), or "cluster <id>" when it cannot be read.
+func (c *Client) clusterNames(ctx context.Context, pools []*kpool.NodePool) map[string]string {
+	clusters := map[string]*kpool.Cluster{}
+	named := map[string]int{}
+	for _, p := range pools {
+		if _, seen := clusters[p.ClusterID]; seen {
+			continue
+		}
+		cl, err := c.Cluster(ctx, p.ClusterID)
+		if err != nil || cl.Name == "" {
+			cl = nil
+		} else {
+			named[cl.Name]++
+		}
+		clusters[p.ClusterID] = cl
+	}
+	out := map[string]string{}
+	for id, cl := range clusters {
+		switch {
+		case cl == nil:
+			out[id] = "cluster " + id
+		case named[cl.Name] > 1:
+			out[id] = cl.Name + ", registered by " + cl.CreatedBy
+		default:
+			out[id] = cl.Name
+		}
+	}
+	return out
 }

@@ -33,9 +33,9 @@ type NodePoolList struct {
 }
 
 // listNodePools answers GET /nodepools: a page of pools, filtered by
-// phase, health, cluster or name.
+// phase, health, cluster, name or label selector.
 func (s *Server) listNodePools(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "limit", "offset", "after", "status", "health", "cluster_id", "clusterId", "name")
+	q, err := query(r, "limit", "offset", "after", "status", "health", "cluster_id", "clusterId", "name", "label_selector")
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -51,7 +51,7 @@ func (s *Server) listNodePools(w http.ResponseWriter, r *http.Request) {
 // listClusterNodePools answers GET /clusters/{id}/nodepools: a page of one
 // cluster's pools.
 func (s *Server) listClusterNodePools(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r, "limit", "offset", "after", "status", "health", "name")
+	q, err := query(r, "limit", "offset", "after", "status", "health", "name", "label_selector")
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -126,6 +126,11 @@ func listOptions(q url.Values) (service.ListOptions, error) {
 			fe.Add("name", "give the name to look for")
 		}
 	}
+	if q.Has("label_selector") {
+		sel, err := kpool.ParseSelector("label_selector", q.Get("label_selector"))
+		addFields(&fe, err)
+		o.Labels = sel
+	}
 	for _, k := range []string{"cluster_id", "clusterId"} {
 		if !q.Has(k) {
 			continue

@@ -193,7 +193,7 @@ func (s *Server) serve(h http.Handler, w http.ResponseWriter, r *http.Request) {
 // was sent.
 var loggedParams = map[string]bool{"limit": true, "offset": true, "after": true, "status": true, "health": true,
 	"cluster_id": true, "clusterId": true, "name": true, "force": true, "dry_run": true, "nodepool_id": true, "type": true, "actor": true,
-	"context": true}
+	"context": true, "label_selector": true}
 
 // logURI is the request's path and query as the access log writes them:
 // the values of parameters the API does not take hidden, and a parameter

@@ -72,13 +72,13 @@ func DecodeCursor(s string) (int64, error) {
 
 // ClusterEvent is the event of a write to cluster c, made in ctx's request.
 func ClusterEvent(ctx context.Context, typ string, c *kpool.Cluster, before int64, actor string) *kpool.Event {
-	return &kpool.Event{Type: typ, ObjectID: c.ID, ClusterID: c.ID, Owner: c.CreatedBy, Team: c.Team, GenerationBefore: before,
+	return &kpool.Event{Type: typ, ObjectID: c.ID, ObjectName: c.Name, ClusterID: c.ID, Owner: c.CreatedBy, Team: c.Team, GenerationBefore: before,
 		Generation: c.Generation, Actor: actor, RequestID: RequestID(ctx), TraceParent: tracing.TraceParent(ctx)}
 }
 
 // PoolEvent is the event of a write to pool p, made in ctx's request.
 func PoolEvent(ctx context.Context, typ string, p *kpool.NodePool, before int64, actor string) *kpool.Event {
-	return &kpool.Event{Type: typ, ObjectID: p.ID, ClusterID: p.ClusterID, Owner: p.ClusterOwner, Team: p.ClusterTeam, GenerationBefore: before,
+	return &kpool.Event{Type: typ, ObjectID: p.ID, ObjectName: p.Name, ClusterID: p.ClusterID, Owner: p.ClusterOwner, Team: p.ClusterTeam, GenerationBefore: before,
 		Generation: p.Generation, Actor: actor, RequestID: RequestID(ctx), TraceParent: tracing.TraceParent(ctx)}
 }
 

@@ -119,6 +119,8 @@ func New(o Options) *Handler {
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("POST /logout", h.logout)
 	h.mux.HandleFunc("GET /{$}", h.authed(h.fleet))
+	h.mux.HandleFunc("GET /clusters/new", h.authed(h.registerForm))
+	h.mux.HandleFunc("POST /clusters", h.authed(h.register))
 	h.mux.HandleFunc("GET /clusters/{id}", h.authed(h.cluster))
 	h.mux.HandleFunc("GET /clusters/{id}/new", h.authed(h.newPool))
 	h.mux.HandleFunc("GET /clusters/{id}/place", h.authed(h.place))
@@ -168,15 +170,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, page string, da
 // fail shows an error page with the API's code and message.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := kpool.ErrorCode(err)
-	status := http.StatusInternalServerError
-	switch code {
-	case kpool.CodeNotFound:
-		status = http.StatusNotFound
-	case kpool.CodeForbidden:
-		status = http.StatusForbidden
-	case kpool.CodeValidation:
-		status = http.StatusBadRequest
-	}
+	status := status(code)
 	msg := err.Error()
 	if status == http.StatusInternalServerError {
 		h.o.Log.Error("dashboard", "path", r.URL.Path, "err", err)
@@ -184,4 +178,19 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.WriteHeader(status)
 	h.render(w, r, "error", map[string]any{"Code": code, "Message": msg})
+}
+
+// status is the HTTP status of an error code the dashboard shows.
+func status(code string) int {
+	switch code {
+	case kpool.CodeNotFound:
+		return http.StatusNotFound
+	case kpool.CodeForbidden:
+		return http.StatusForbidden
+	case kpool.CodeValidation:
+		return http.StatusBadRequest
+	case kpool.CodeConflict:
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
 }

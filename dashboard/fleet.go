@@ -167,7 +167,8 @@ func (h *Handler) fleet(w http.ResponseWriter, r *http.Request) {
 		types = append(types, string(p.Type()))
 	}
 	h.render(w, r, "fleet", map[string]any{"View": v, "Groups": v.Groups, "Totals": v.Totals, "Pools": v.Pools, "Attention": v.Attention,
-		"Unreachable": v.Unreachable, "Clusters": v.Clusters, "Filter": f, "Types": types, "Phases": phases, "Title": "Fleet"})
+		"Unreachable": v.Unreachable, "Clusters": v.Clusters, "Filter": f, "Types": types, "Phases": phases, "Title": "Fleet",
+		"MayRegister": mayCreateClusters(identity(r))})
 }
 
 // selectClusters returns the clusters f selects, in the order the view

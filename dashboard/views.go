@@ -245,39 +245,8 @@ func (h *Handler) pool(w http.ResponseWriter, r *http.Request) {
 	prof := h.o.Profiles.Profile(c.Spec.Platform.Type)
 	nodes := h.nodes(h.o.Service.PoolNodes(ctx, c.ID, p.ID))
 	h.render(w, r, "pool", map[string]any{"Pool": p, "Cluster": c, "Row": h.row(ctx, c, p, true), "Doc": doc,
-		"Events": events.Items, "Chart": chart(history), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name, "Nodes": nodes,
+		"Events": events.Items, "Chart": chart(history, time.Now()), "Spec": string(spec), "Caps": prof.Capabilities(), "Title": p.Name, "Nodes": nodes,
 		"Surge": p.Spec.UpdateStrategy.Surge()})
-}
-
-// chart draws the node counts as an SVG polyline pair: ready (solid) and
-// desired (dashed), readable without colour.
-func chart(ps []point) template.HTML {
-	if len(ps) < 1 {
-		return ""
-	}
-	const wdt, hgt = 600.0, 120.0
-	top := 1
-	for _, p := range ps {
-		top = max(top, p.Active, p.Desired)
-	}
-	t0, t1 := ps[0].At, ps[len(ps)-1].At
-	span := t1.Sub(t0).Seconds()
-	x := func(t time.Time) float64 {
-		if span == 0 {
-			return wdt
-		}
-		return t.Sub(t0).Seconds() / span * wdt
-	}
-	y := func(n int) float64 { return hgt - float64(n)/float64(top)*(hgt-10) }
-	var ready, desired strings.Builder
-	for _, p := range ps {
-		fmt.Fprintf(&ready, "%.1f,%.1f ", x(p.At), y(p.Active))
-		fmt.Fprintf(&desired, "%.1f,%.1f ", x(p.At), y(p.Desired))
-	}
-	return template.HTML(fmt.Sprintf(`<svg class="chart" viewBox="-30 -5 %d %d" role="img" aria-label="nodes over time: %d reports, now %d of %d ready">`+
-		`<text x="-28" y="10">%d</text><text x="-28" y="%d">0</text>`+
-		`<polyline class="desired" points="%s"/><polyline class="ready" points="%s"/></svg>`,
-		int(wdt)+40, int(hgt)+10, len(ps), ps[len(ps)-1].Active, ps[len(ps)-1].Desired, top, int(hgt), desired.String(), ready.String()))
 }
 
 func (h *Handler) newPool(w http.ResponseWriter, r *http.Request) {

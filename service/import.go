@@ -129,9 +129,9 @@ func importName(in PoolImport, label string) string {
 // importPool writes an imported pool, in observe mode, with its created
 // event; check, when not nil, refuses a cluster the import may not go to.
 func (s *Service) importPool(ctx context.Context, id *kpool.Identity, clusterID string, p *kpool.NodePool, detail string, check func(*kpool.Cluster) error) (*kpool.NodePool, error) {
-	err := s.write(ctx, false, func(tx kpool.Tx) error {
-		c, err := tx.Cluster(clusterID)
-		if err != nil {
+	var c *kpool.Cluster
+	err := s.write(ctx, false, func(tx kpool.Tx) (err error) {
+		if c, err = tx.Cluster(clusterID); err != nil {
 			return err
 		}
 		if c.Deleting() {
@@ -155,7 +155,7 @@ func (s *Service) importPool(ctx context.Context, id *kpool.Identity, clusterID 
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, inCluster(err, c)
 	}
 	return p, nil
 }

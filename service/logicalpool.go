@@ -60,7 +60,7 @@ func (s *Service) CreateLogicalPool(ctx context.Context, in LogicalPoolCreate) (
 		return tx.AddEvent(logicalEvent(ctx, kpool.EventLogicalPoolCreated, lp, 0, id.Email, "", now))
 	})
 	if err != nil {
-		return nil, err
+		return nil, inCluster(err, c)
 	}
 	return lp, nil
 }
@@ -86,7 +86,7 @@ func (s *Service) preferredLayout(c *kpool.Cluster, lp *kpool.LogicalPool, now t
 func logicalEvent(ctx context.Context, typ string, lp *kpool.LogicalPool, before int64, actor, detail string, now time.Time) *kpool.Event {
 	c := &kpool.Cluster{ID: lp.ClusterID, CreatedBy: lp.ClusterOwner, Team: lp.ClusterTeam, Generation: lp.Generation}
 	ev := audit.ClusterEvent(ctx, typ, c, before, actor)
-	ev.ObjectID, ev.Detail, ev.CreatedAt = lp.ID, detail, now
+	ev.ObjectID, ev.ObjectName, ev.Detail, ev.CreatedAt = lp.ID, lp.Name, detail, now
 	return ev
 }
 
@@ -116,14 +116,15 @@ func (s *Service) FindLogicalPool(ctx context.Context, clusterID, name string) (
 	return l[0], nil
 }
 
-// LogicalPools lists the logical pools the caller may see (o.ClusterID
-// and o.Name narrow it), a page at a time.
+// LogicalPools lists the logical pools the caller may see (o.ClusterID,
+// o.Name and o.Labels, on the template's labels, narrow it), a page at a
+// time.
 func (s *Service) LogicalPools(ctx context.Context, o ListOptions) (*List[*kpool.LogicalPool], error) {
 	id, err := caller(ctx)
 	if err != nil {
 		return nil, err
 	}
-	f := kpool.LogicalPoolFilter{ClusterID: o.ClusterID, Name: o.Name}
+	f := kpool.LogicalPoolFilter{ClusterID: o.ClusterID, Name: o.Name, Labels: o.Labels}
 	f.Owner, f.Teams = id.Visible()
 	if f.Page, err = page(o); err != nil {
 		return nil, err

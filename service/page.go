@@ -14,6 +14,9 @@ func page(o ListOptions) (kpool.Page, error) {
 	if p.Offset < 0 {
 		fe.Add("offset", "must not be negative, got %d", o.Offset)
 	}
+	if n := len(o.Labels); n > kpool.MaxLabels {
+		fe.Add("label_selector", "at most %d terms, got %d", kpool.MaxLabels, n)
+	}
 	if o.After != "" {
 		c, err := kpool.DecodeCursor(o.After)
 		if err != nil {

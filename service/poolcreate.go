@@ -76,7 +76,7 @@ func (s *Service) createNodePool(ctx context.Context, in NodePoolCreate) (*kpool
 		if err := s.checkLogicalPool(ctx, c, p); err != nil {
 			return nil, nil, err
 		}
-		err = s.insertPool(ctx, id, c, p, in.DryRun)
+		err = inCluster(s.insertPool(ctx, id, c, p, in.DryRun), c)
 		switch {
 		case errors.Is(err, kpool.ErrClusterChanged) && attempt < 2:
 			s.clusters.forget(c.ID)
@@ -224,6 +224,19 @@ func (s *Service) insertNew(ctx context.Context, tx kpool.Tx, c *kpool.Cluster, 
 	ev := audit.PoolEvent(ctx, kpool.EventNodePoolCreated, p, 0, actor)
 	ev.Detail, ev.CreatedAt = detail, now
 	return tx.AddEvent(ev)
+}
+
+// inCluster finishes the store's "… already exists in cluster" (a name
+// taken, which the store tells by the unique index, knowing only the
+// cluster's id) with the cluster's name, for the person who reads it.
+func inCluster(err error, c *kpool.Cluster) error {
+	var e *kpool.Error
+	if c == nil || !errors.As(err, &e) || e.Code != kpool.CodeConflict || !strings.HasSuffix(e.Message, " already exists in cluster") {
+		return err
+	}
+	named := *e
+	named.Message += " '" + c.Name + "'"
+	return &named
 }
 
 // freeName returns the first of a pool's provider name candidates that no

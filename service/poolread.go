@@ -40,7 +40,7 @@ func (s *Service) RawNodePools(ctx context.Context, o ListOptions) (*List[*kpool
 	if err != nil {
 		return nil, err
 	}
-	f := kpool.NodePoolFilter{ClusterID: o.ClusterID, Name: o.Name, Phase: o.Phase, Health: o.Health}
+	f := kpool.NodePoolFilter{ClusterID: o.ClusterID, Name: o.Name, Phase: o.Phase, Health: o.Health, Labels: o.Labels}
 	f.Owner, f.Teams = id.Visible()
 	if f.Page, err = page(o); err != nil {
 		return nil, err

@@ -64,6 +64,11 @@ type Dialect struct {
 	// hosts sharing the database are. Where every process shares one host
 	// (SQLite), leases are timed on its clock, time.Now.
 	NowPlus string
+	// LabelValue is the SQL of the value of the label whose key is the
+	// next query parameter in the labels object at path of the JSON column
+	// doc, NULL when there is no such label (SQLiteLabelValue,
+	// PostgresLabelValue): label selectors on lists.
+	LabelValue func(doc string, path ...string) string
 }
 
 // Constraint names the store maps to kpool errors.
@@ -181,4 +186,11 @@ func rebind(query string, numbered bool) string {
 // read is one query for Database.Read or Conn.Read, rebound for the dialect.
 func (db *DB) read(query string, args []any, row func(Scanner) error) Read {
 	return Read{SQL: db.q(query), Args: args, Row: row}
+}
+
+// readOnce is read for a query whose text varies with the request (a label
+// selector's terms): rebound without being kept, so that requests cannot
+// grow the cache of rebound queries without bound.
+func (db *DB) readOnce(query string, args []any, row func(Scanner) error) Read {
+	return Read{SQL: rebind(query, db.d.Numbered), Args: args, Row: row}
 }

@@ -10,12 +10,12 @@ import (
 
 // The events outbox, which is also the audit trail.
 
-const eventCols = `id, type, object_id, cluster_id, owner, team, generation_before, generation, actor, request_id, trace_parent, detail, created_at`
+const eventCols = `id, type, object_id, cluster_id, owner, team, generation_before, generation, actor, request_id, trace_parent, detail, created_at, object_name`
 
 func scanEvent(s Scanner) (kpool.Event, error) {
 	var e kpool.Event
 	err := s.Scan(&e.ID, &e.Type, &e.ObjectID, &e.ClusterID, &e.Owner, &e.Team, &e.GenerationBefore, &e.Generation,
-		&e.Actor, &e.RequestID, &e.TraceParent, &e.Detail, timeCol{&e.CreatedAt})
+		&e.Actor, &e.RequestID, &e.TraceParent, &e.Detail, timeCol{&e.CreatedAt}, &e.ObjectName)
 	return e, err
 }
 
@@ -103,8 +103,8 @@ func (db *DB) PruneEvents(ctx context.Context, before time.Time, limit int) (int
 
 func (t *tx) AddEvent(e *kpool.Event) error {
 	t.events++
-	return t.queue(`INSERT INTO events (type, object_id, cluster_id, owner, team, generation_before, generation, actor, request_id, trace_parent, detail, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	return t.queue(`INSERT INTO events (type, object_id, cluster_id, owner, team, generation_before, generation, actor, request_id, trace_parent, detail, created_at, object_name)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		[]any{e.Type, e.ObjectID, e.ClusterID, strings.ToLower(e.Owner), e.Team, e.GenerationBefore, e.Generation, e.Actor, e.RequestID, e.TraceParent, e.Detail,
-			t.db.d.Time(e.CreatedAt)}, plain)
+			t.db.d.Time(e.CreatedAt), e.ObjectName}, plain)
 }

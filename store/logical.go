@@ -59,17 +59,24 @@ func (db *DB) LogicalPools(ctx context.Context, f kpool.LogicalPoolFilter) ([]*k
 	if f.Name != "" {
 		w.add("l.name = ?", f.Name)
 	}
+	if err := db.addLabels(&w, f.Labels, "l.spec", "template", "labels"); err != nil {
+		return nil, 0, err
+	}
+	read := db.read
+	if len(f.Labels) > 0 {
+		read = db.readOnce
+	}
 	from := ` FROM logical_pools l JOIN clusters c ON c.id = l.cluster_id`
 	tail, args := db.page(w, f.Page, "l")
 	out := []*kpool.LogicalPool{}
 	var total int64
 	err := db.db.Read(ctx,
-		db.read(`SELECT `+logicalCols+from+tail, args, func(s Scanner) error {
+		read(`SELECT `+logicalCols+from+tail, args, func(s Scanner) error {
 			lp, err := scanLogical(s)
 			out = append(out, lp)
 			return err
 		}),
-		db.read(`SELECT count(*)`+from+w.String(), w.args, func(s Scanner) error { return s.Scan(&total) }))
+		read(`SELECT count(*)`+from+w.String(), w.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
 		return nil, 0, db.fail(ctx, err)
 	}

@@ -127,21 +127,30 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 	}
 	count += cw.String()
 	if f.Name != "" {
-		// The counters are per cluster, phase and health: a name is
-		// counted over its (at most one per cluster) rows.
 		w.add("p.name = ?", f.Name)
+	}
+	if err := db.addLabels(&w, f.Labels, "p.spec", "labels"); err != nil {
+		return nil, 0, err
+	}
+	read := db.read
+	if f.Name != "" || len(f.Labels) > 0 {
+		// The counters are per cluster, phase and health: a name or a
+		// label selector is counted over the rows it picks.
 		count, cw = `SELECT count(*) FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`+w.String(), w
+	}
+	if len(f.Labels) > 0 {
+		read = db.readOnce
 	}
 	tail, args := db.page(w, f.Page, "p")
 	out := []*kpool.RawNodePool{}
 	var total int64
 	err := db.db.Read(ctx,
-		db.read(`SELECT `+poolCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`+tail, args, func(s Scanner) error {
+		read(`SELECT `+poolCols+` FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`+tail, args, func(s Scanner) error {
 			p, err := scanRawPool(s)
 			out = append(out, p)
 			return err
 		}),
-		db.read(count, cw.args, func(s Scanner) error { return s.Scan(&total) }))
+		read(count, cw.args, func(s Scanner) error { return s.Scan(&total) }))
 	if err != nil {
 		return nil, 0, db.fail(ctx, err)
 	}

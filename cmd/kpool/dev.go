@@ -9,9 +9,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +19,6 @@ import (
 	"github.com/kpool/kpool/cloudsim/sim"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog/clouds"
-	"github.com/kpool/kpool/provider/k3s"
 	"github.com/kpool/kpool/service"
 )
 
@@ -38,7 +34,15 @@ func newDev() *cobra.Command {
 		Long: `dev runs the API, the controllers, an SQLite database and kpool's cloud
 emulators on loopback, registers one demo cluster per emulated provider pointing at
 its emulator, and prints where to look. It takes the flags of kpool serve. The
-emulators keep nothing between runs; the controllers recreate the pools kpool knows.`,
+emulators keep nothing between runs; the controllers recreate the pools kpool knows.
+
+A restart keeps your shell working. The demo user's token is kept beside the
+database (dev.token beside dev.db, readable by you only; the database holds only its
+hash) and used again while it works; "kpool token list --database sqlite:PATH/dev.db"
+shows it and "kpool token revoke ID --database sqlite:PATH/dev.db" retires it, and the
+next run makes a new one. Every cluster on the last run's emulators, the demo ones and
+those registered with --endpoint, is pointed at this run's (dev-emulators.json
+records where they listened).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.reconcile = true
@@ -89,62 +93,21 @@ func dev(ctx context.Context, f *serveFlags, user string, emuOptions sim.Options
 	if err != nil {
 		return err
 	}
-	// Beside the emulators' clusters, a k3s one: a platform without node
-	// pools, where every pool operation is a clean NOT_IMPLEMENTED.
-	demos := append(slices.Clone(emu.Clusters), k3s.Demo())
-	ids, err := registerDemos(ctx, p.svc, owner, demos)
-	if err != nil {
-		p.close()
-		return err
-	}
-	token, err := devToken(ctx, p.store, owner)
-	if err != nil {
-		p.close()
-		return err
-	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		p.close()
 		return err
 	}
-	url := p.scheme() + "://" + ln.Addr().String()
-	fmt.Fprintf(out, "kpool dev: API %s (database %s), emulators %s\n", url, redact(f.database), strings.Join(emu.URLs(), ", "))
-	fmt.Fprintf(out, "  dashboard: %s/ (sign in with the token below)\n  metrics:  %s/metrics\n  API doc:  %s/api/v1/openapi.json\n\nDemo clusters, owned by %s:\n", url, url, url, owner)
-	for _, d := range demos {
-		how := "emulated"
-		if !profiles.Profile(d.Spec.Platform.Type).Capabilities().NodePools {
-			how = "no node pools: a pool there is 501 NOT_IMPLEMENTED"
-		}
-		fmt.Fprintf(out, "  %-10s %s  (%s, %s)\n", d.Name, ids[d.Name], d.Spec.Platform.Type, how)
+	b, err := setUpDev(ctx, p, f, emu, owner)
+	if err != nil {
+		ln.Close()
+		p.close()
+		return err
 	}
-	describeDevKubeconfigs(out, emu)
-	describeTry(out, emu, owner, url, token)
-	a := api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst)).EmulatedKubeconfigs(emulatedKubeconfigs(emu, ids))
+	b.url = p.scheme() + "://" + ln.Addr().String()
+	b.print(out)
+	a := api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst)).EmulatedKubeconfigs(emulatedKubeconfigs(emu, b.ids))
 	return p.run(ctx, ln, p.handler(a))
-}
-
-// describeTry prints the commands to try: the owner's token and a pool on
-// each emulated cluster.
-func describeTry(out io.Writer, emu *cloudsim.Running, owner, url, token string) {
-	if len(emu.Clusters) == 0 {
-		return
-	}
-	fmt.Fprintf(out, "\nTry it (the token is %s's, made for this run):\n  export KPOOL_SERVER=%s KPOOL_TOKEN=%s\n", owner, url, token)
-	for _, d := range emu.Clusters {
-		pt := d.Spec.Platform.Type
-		caps := profiles.Profile(pt).Capabilities()
-		zones := " --zones 1"
-		if caps.Zones == provider.ZonesNone {
-			zones = "" // a provider without zones
-		}
-		cli := profiles.Profile(pt).CLI()
-		if cli.ExampleFlags != "" {
-			zones += " " + cli.ExampleFlags
-		}
-		fmt.Fprintf(out, "  # a pool on %s (%s):\n  go run ./cmd/kpool nodepool create web --cluster %s --machine-type %s --count 3%s --wait\n",
-			d.Name, caps.Name, d.Name, cli.MachineExample, zones) // a cluster is named by its name
-	}
-	fmt.Fprintf(out, "  go run ./cmd/kpool nodepool list\n  go run ./cmd/kpool events\n")
 }
 
 // emulatedKubeconfigs are the demo clusters' own kubeconfigs, by the id
@@ -194,67 +157,48 @@ func devTransport(emu *cloudsim.Running) (*http.Transport, error) {
 	return sim.Transport(roots), nil
 }
 
-// devCreatedBy marks the tokens kpool dev makes.
-const devCreatedBy = "kpool dev"
-
-// devToken makes a user token for owner, the one printed for this run, and
-// revokes the ones earlier runs made, so that they do not pile up.
-func devToken(ctx context.Context, st kpool.Store, owner string) (string, error) {
-	ts, ok := st.(kpool.TokenStore)
-	if !ok {
-		return "", fmt.Errorf("the dev store keeps no tokens")
-	}
-	old, err := ts.Tokens(ctx)
-	if err != nil {
-		return "", err
-	}
-	now := time.Now()
-	for _, t := range old {
-		if t.CreatedBy == devCreatedBy && t.RevokedAt == nil {
-			if err := ts.RevokeToken(ctx, t.ID, now); err != nil {
-				return "", err
-			}
-		}
-	}
-	secret, _, err := createToken(ctx, ts, auth.TokenRequest{User: owner, Role: kpool.RoleUser, CreatedBy: devCreatedBy,
-		Expires: kpool.RoleUser.DefaultLifetime()}, now)
-	return secret, err
-}
-
 // registerDemos registers (or points at this run's emulators) the demo
-// clusters, and returns their ids by name.
-func registerDemos(ctx context.Context, svc *service.Service, owner string, demos []kpool.Cluster) (map[string]string, error) {
+// clusters, and returns their ids by name, and why those it left out
+// were: their cloud cluster is registered already (a user registered the
+// emulator's cluster under another name).
+func registerDemos(ctx context.Context, svc *service.Service, owner string, demos []kpool.Cluster) (ids, left map[string]string, err error) {
 	uctx := kpool.WithIdentity(ctx, &kpool.Identity{Email: owner})
 	existing, err := svc.Clusters(uctx, service.ListOptions{Limit: kpool.MaxLimit})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ids := map[string]string{}
+	ids, left = map[string]string{}, map[string]string{}
 	for _, d := range demos {
-		spec, err := json.Marshal(d.Spec)
-		if err != nil {
-			return nil, err
+		id, err := registerDemo(uctx, svc, existing.Items, d)
+		switch {
+		case kpool.ErrorCode(err) == kpool.CodeConflict:
+			left[d.Name] = err.Error()
+		case err != nil:
+			return nil, nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
+		default:
+			ids[d.Name] = id
 		}
-		var found *kpool.Cluster
-		for _, c := range existing.Items {
-			if c.Name == d.Name {
-				found = c
-			}
-		}
-		if found != nil {
-			// The emulators listen on a new port each run.
-			patch, _ := json.Marshal(map[string]string{"endpoint": d.Spec.Endpoint})
-			if _, err := svc.UpdateCluster(uctx, found.ID, service.Update{Patch: true, Spec: patch}); err != nil {
-				return nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
-			}
-			ids[d.Name] = found.ID
-			continue
-		}
-		c, err := svc.CreateCluster(uctx, service.ClusterCreate{Name: d.Name, Spec: spec})
-		if err != nil {
-			return nil, fmt.Errorf("demo cluster %s: %w", d.Name, err)
-		}
-		ids[d.Name] = c.ID
 	}
-	return ids, nil
+	return ids, left, nil
+}
+
+// registerDemo registers demo d, or points the owner's cluster of its name
+// at d's endpoint (the emulators listen on a new port each run).
+func registerDemo(uctx context.Context, svc *service.Service, existing []*kpool.Cluster, d kpool.Cluster) (string, error) {
+	for _, c := range existing {
+		if c.Name == d.Name {
+			patch, _ := json.Marshal(map[string]string{"endpoint": d.Spec.Endpoint})
+			_, err := svc.UpdateCluster(uctx, c.ID, service.Update{Patch: true, Spec: patch})
+			return c.ID, err
+		}
+	}
+	spec, err := json.Marshal(d.Spec)
+	if err != nil {
+		return "", err
+	}
+	c, err := svc.CreateCluster(uctx, service.ClusterCreate{Name: d.Name, Spec: spec})
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
 }

@@ -5,20 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kpool/kpool/cloudsim"
 )
 
 // devKubeconfigDir is where kpool dev writes its emulated clusters'
-// kubeconfigs: a folder kubeconfigs beside its SQLite database (by
-// default in kpool's data folder), or in kpool's data folder with
-// another database.
+// kubeconfigs: a folder kubeconfigs in its data folder (devFolder).
 func devKubeconfigDir(database string) string {
-	if path, ok := strings.CutPrefix(database, "sqlite:"); ok && path != "" {
-		return filepath.Join(filepath.Dir(path), "kubeconfigs")
-	}
-	return filepath.Join(dataDir(), "kpool", "kubeconfigs")
+	return filepath.Join(devFolder(database), "kubeconfigs")
 }
 
 // writeDevKubeconfigs writes the emulated clusters' kubeconfigs, which

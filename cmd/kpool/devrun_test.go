@@ -51,6 +51,15 @@ func (w *watched) String() string {
 // any, changes its flags first.
 func startDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) string {
 	t.Helper()
+	printed, _ := runDev(t, clock, tweak...)
+	return printed
+}
+
+// runDev is startDev that also returns stop, which ends kpool dev (and
+// fails the test if it ended with an error); the test's end calls it when
+// the test has not.
+func runDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) (printed string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	emu := cloudsim.Defaults()
 	emu.Clock = clock
@@ -67,23 +76,27 @@ func startDev(t *testing.T, clock *sim.ManualClock, tweak ...func(*serveFlags)) 
 		pw.CloseWithError(io.EOF)
 		exited <- err
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-exited; err != nil {
-			t.Errorf("kpool dev: %v", err)
-		}
-	})
-	var printed strings.Builder
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-exited; err != nil {
+				t.Errorf("kpool dev: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	var b strings.Builder
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		line := sc.Text()
-		printed.WriteString(line + "\n")
+		b.WriteString(line + "\n")
 		if strings.Contains(line, "go run ./cmd/kpool events") {
 			break
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	return printed.String()
+	return b.String(), stop
 }
 
 // clockWaits is a clock whose --wait polls move the emulators' clock a

@@ -19,7 +19,7 @@ var examples = map[string]string{
   kpool controller --database postgres://kpool@db/kpool --listen 127.0.0.1:9091`,
 	"dev": `  # Everything on loopback with emulated clouds; then try the CLI against it
   kpool dev
-  KPOOL_USER=dev@example.com kpool nodepool list`,
+  KPOOL_USER=dev@kpool.example kpool nodepool list   # the demo user; or the KPOOL_TOKEN dev prints`,
 	"migrate": `  kpool migrate --database postgres://kpool@db/kpool`,
 	"cloudsim": `  # Emulators of every provider, their CA written for the drivers to trust
   kpool cloudsim --ca-file /tmp/cloudsim-ca.pem

@@ -5,7 +5,7 @@
 
 const api = async (method, path, body) => {
   const headers = { "X-Kpool-Dashboard": "1", "Accept": "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (body !== undefined) headers["Content-Type"] = method === "PATCH" ? "application/merge-patch+json" : "application/json";
   const res = await fetch(path, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
   let data = null;
   try { data = await res.json(); } catch (e) { /* no body */ }
@@ -97,6 +97,12 @@ const live = () => {
     const fresh = tpl.content.querySelector("[data-live]");
     const cur = document.querySelector("[data-live]");
     if (fresh && cur) cur.replaceWith(fresh);
+    // A page in several live parts (the pool page, its change form between
+    // them) swaps each of the others by its id.
+    for (const part of tpl.content.querySelectorAll("[data-live-part]")) {
+      const old = document.getElementById(part.id);
+      if (old) old.replaceWith(part);
+    }
     document.dispatchEvent(new CustomEvent("kpool:refreshed"));
   };
   const relevant = (c) => {
@@ -144,28 +150,48 @@ const editPool = () => {
   const form = document.getElementById("edit-form");
   const planBox = document.getElementById("plan"), result = document.getElementById("result");
   const apply = document.getElementById("apply");
+  // body is a JSON merge patch (RFC 7386) of only what the user changed:
+  // each field is compared with the value the page rendered (its default),
+  // so a field the form shows with a default (autoscaling off) is not
+  // written to a pool that never had it.
   const body = () => {
-    const f = new FormData(form);
-    const spec = { nodeCount: num(f.get("nodeCount")), labels: pairs(f.get("labels")) };
-    if (box.dataset.taints === "true") spec.taints = taints(f.get("taints"));
-    if (box.dataset.autoscaling === "true") {
-      spec.autoscaling = f.get("autoscaling") ? { enabled: true, minNodes: num(f.get("minNodes")), maxNodes: num(f.get("maxNodes")) } : { enabled: false };
+    const f = form.elements, spec = {};
+    const changed = (e) => e && (e.type === "checkbox" ? e.checked !== e.defaultChecked : e.value !== e.defaultValue);
+    if (changed(f.nodeCount)) spec.nodeCount = num(f.nodeCount.value);
+    if (changed(f.labels)) {
+      const was = pairs(f.labels.defaultValue), now = pairs(f.labels.value), labels = {};
+      for (const k of Object.keys(was)) if (!(k in now)) labels[k] = null;
+      for (const [k, v] of Object.entries(now)) if (was[k] !== v) labels[k] = v;
+      if (Object.keys(labels).length) spec.labels = labels;
     }
-    // The strategy is sent only when changed: a PUT keeps the rest of it.
+    if (box.dataset.taints === "true" && changed(f.taints) && JSON.stringify(taints(f.taints.value)) !== JSON.stringify(taints(f.taints.defaultValue))) {
+      spec.taints = taints(f.taints.value); // a list: a merge patch replaces it whole
+    }
+    if (box.dataset.autoscaling === "true" && [f.autoscaling, f.minNodes, f.maxNodes].some(changed)) {
+      const auto = {};
+      if (changed(f.autoscaling)) auto.enabled = f.autoscaling.checked;
+      if (f.autoscaling.checked) {
+        if (changed(f.minNodes)) auto.minNodes = num(f.minNodes.value) ?? null;
+        if (changed(f.maxNodes)) auto.maxNodes = num(f.maxNodes.value) ?? null;
+      } else if (changed(f.autoscaling)) {
+        auto.minNodes = null; auto.maxNodes = null; // off: its bounds go too
+      }
+      if (Object.keys(auto).length) spec.autoscaling = auto;
+    }
     const repl = document.getElementById("edit-replacement");
     if (repl && repl.value !== repl.dataset.was) spec.updateStrategy = { replacement: repl.value };
     return { spec, resource_version: box.dataset.rv };
   };
-  // put sends the form; a conflict that only a status report caused (the
+  // put sends the patch; a conflict that only a status report caused (the
   // spec's generation is still the form's) is retried once with the
   // current resource_version, so only a change to the spec is stale.
   const put = async (query) => {
-    let r = await api("PUT", "/api/v1/nodepools/" + id + query, body());
+    let r = await api("PATCH", "/api/v1/nodepools/" + id + query, body());
     if (r.status === 409) {
       const cur = await api("GET", "/api/v1/nodepools/" + id);
       if (cur.ok && String(cur.data.generation) === box.dataset.generation) {
         box.dataset.rv = cur.data.resource_version;
-        r = await api("PUT", "/api/v1/nodepools/" + id + query, body());
+        r = await api("PATCH", "/api/v1/nodepools/" + id + query, body());
       }
     }
     return r;
@@ -207,6 +233,14 @@ const editPool = () => {
     apply.hidden = true;
     box.dataset.rv = r.data.resource_version;
     box.dataset.generation = String(r.data.generation);
+    // What is applied is the form's new starting point: the next change
+    // is compared with it.
+    for (const e of form.elements) {
+      if (e.type === "checkbox") e.defaultChecked = e.checked;
+      else if ("defaultValue" in e) e.defaultValue = e.value;
+    }
+    const repl = document.getElementById("edit-replacement");
+    if (repl) repl.dataset.was = repl.value;
   });
   document.getElementById("delete").addEventListener("click", async () => {
     if (!confirm("Delete this pool at its provider?")) return;
@@ -294,3 +328,16 @@ const placement = () => {
 };
 
 document.addEventListener("DOMContentLoaded", () => { live(); editPool(); rollback(); newPool(); placement(); });
+
+// The register form shows the chosen platform's fields only (without
+// JavaScript, every platform's are shown, and only the chosen one's read).
+const registerCluster = () => {
+  const pick = document.getElementById("r-platform");
+  if (!pick) return;
+  const show = () => {
+    for (const fs of document.querySelectorAll("fieldset.platform")) fs.hidden = fs.dataset.platform !== pick.value;
+  };
+  pick.addEventListener("change", show);
+  show();
+};
+document.addEventListener("DOMContentLoaded", registerCluster);

@@ -46,6 +46,7 @@ var Dialect = store.Dialect{
 		return errors.As(err, &e) && (e.Code == "40001" || e.Code == "40P01")
 	},
 	Unavailable: unavailable,
+	LabelValue:  store.PostgresLabelValue,
 	NowPlus:     "(now() + make_interval(secs => ?::float8))",
 	// Creates share transactions, a few at once (see store's group): a
 	// transaction's fixed cost is most of a create's. Fewer at once make

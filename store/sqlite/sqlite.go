@@ -41,6 +41,7 @@ var Dialect = store.Dialect{
 		return errors.As(err, &e) && e.Code()&0xff == sqlite3lib.SQLITE_BUSY
 	},
 	Unavailable: unavailable,
+	LabelValue:  store.SQLiteLabelValue,
 }
 
 // unavailable reports whether err means the database cannot be used for now:
