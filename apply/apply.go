@@ -1,40 +1,45 @@
 // Package apply brings node pools to what a file declares, through the
 // API's Go client: the engine of kpool apply and kpool diff.
 //
-// Each document of the file is a node pool as the API takes it (Read). A
-// pool is found by its name within its cluster (Resolve); one that does not
-// exist is created, one that does gets a PUT of the document's spec at its
-// current resource version, so that a change made meanwhile fails with
-// CONFLICT instead of being overwritten (Item.Apply). A dry run asks the
-// server for the plan of each and changes nothing. Pools the file does not
-// name are left alone.
+// Each document of the file is the whole desired state of one node pool
+// (Read), found by its name within its cluster (Resolve). The whole file is
+// planned first, with the server's dry run of every write (Plan): a pool
+// that does not exist is to be created; one that does gets a JSON merge
+// patch that sets what the document says and clears every field it leaves
+// out (MergePatch), sent at the pool's resource version so that a change
+// made meanwhile fails with CONFLICT; with prune, the pools of the file's
+// clusters that it no longer names are to be deleted. Only a plan with no
+// refusal is carried out (Run), in file order: a file is applied whole or
+// not at all.
 package apply
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
-	"github.com/kpool/kpool/service"
-
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/service"
 )
 
-// Item is one pool of the file and what the server has of it.
+// Item is one pool of the plan, and what the server has of it.
 type Item struct {
 	Document Document
 	Name     string
-	// ClusterID is the cluster's ID; Cluster the cluster as the document
-	// names it (or the default cluster), for people.
+	// ClusterID is the cluster's ID; Cluster its name (or, until it is
+	// found, the reference the document gives), for people.
 	ClusterID string
 	Cluster   string
 	// Live is the pool as the server has it; nil: not there, to be created.
 	Live *kpool.NodePool
 	// Err says why the pool cannot be applied; nil: it can.
 	Err error
+	// Prune marks a pool of the file's clusters that the file does not
+	// name: to be deleted. Owner, if set, is the logical pool that made it
+	// (and keeps it): such a pool is skipped.
+	Prune bool
+	Owner string
 }
 
 // Label names the pool for people: "web in cluster prod".
@@ -56,7 +61,7 @@ func label(name, cluster string) string {
 // (no name, no cluster, a cluster not found, the same pool twice) carries
 // its error in Item.Err; the others go on.
 func Resolve(ctx context.Context, c *api.Client, docs []Document, defaultCluster string) []*Item {
-	r := resolver{c: c, clusters: map[string]string{}, seen: map[[2]string]bool{}}
+	r := resolver{c: c, clusters: map[string]*kpool.Cluster{}, seen: map[[2]string]bool{}}
 	items := make([]*Item, len(docs))
 	for i, d := range docs {
 		items[i] = &Item{Document: d}
@@ -68,8 +73,8 @@ func Resolve(ctx context.Context, c *api.Client, docs []Document, defaultCluster
 // resolver resolves the documents of one file.
 type resolver struct {
 	c        *api.Client
-	clusters map[string]string  // a cluster reference → its ID
-	seen     map[[2]string]bool // cluster ID and pool name of each document so far
+	clusters map[string]*kpool.Cluster // a cluster reference → the cluster
+	seen     map[[2]string]bool        // cluster ID and pool name of each document so far
 }
 
 // resolve fills in it and returns why it cannot be applied.
@@ -78,53 +83,33 @@ func (r *resolver) resolve(ctx context.Context, it *Item, def string) error {
 	if d.Name != nil {
 		it.Name = *d.Name
 	}
-	cid := ""
-	if d.ClusterID != nil {
-		cid = *d.ClusterID
-	}
-	switch {
-	case cid != "" && d.Cluster != "" && cid != d.Cluster:
-		it.Cluster = d.Cluster // checked against cid below
-	case cid != "":
-		it.Cluster = cid
-	case d.Cluster != "":
-		it.Cluster = d.Cluster
-	default:
-		it.Cluster = def
-	}
+	it.Cluster = d.clusterRef(def)
 	var fe kpool.FieldErrors
 	if it.Name == "" {
 		fe.Add("name", "is required: the pool is found by its name within its cluster")
 	}
 	if it.Cluster == "" {
-		fe.Add("cluster_id", "is required: give cluster_id, or cluster with the cluster's name or ID (or use a context with a cluster)")
+		fe.Add("cluster_id", noCluster)
 	}
 	if err := fe.Err(); err != nil {
 		return err
 	}
-	id, ok := r.clusters[it.Cluster]
-	if !ok {
-		var err error
-		if id, err = r.c.ClusterID(ctx, it.Cluster); err != nil {
-			return err
-		}
-		r.clusters[it.Cluster] = id
+	cl, err := clusterOf(ctx, r.c, d, def, r.clusters)
+	if err != nil {
+		return err
 	}
-	if cid != "" && d.Cluster != "" && cid != d.Cluster && !strings.EqualFold(cid, id) {
-		return kpool.Invalid("cluster", "%q is cluster %s, but cluster_id is %s: give one of the two", d.Cluster, id, cid)
-	}
-	it.ClusterID = id
-	key := [2]string{id, it.Name}
+	it.ClusterID, it.Cluster = cl.ID, cl.Name
+	key := [2]string{cl.ID, it.Name}
 	if r.seen[key] {
-		return kpool.Invalid("name", "the file has node pool %q in cluster %s more than once", it.Name, it.Cluster)
+		return kpool.Invalid("name", "the file has node pool %q in cluster %s more than once", it.Name, cl.Name)
 	}
 	r.seen[key] = true
-	list, err := r.c.NodePools(ctx, service.ListOptions{ClusterID: id, Name: it.Name, Limit: kpool.MaxLimit})
+	list, err := r.c.NodePools(ctx, service.ListOptions{ClusterID: cl.ID, Name: it.Name, Limit: kpool.MaxLimit})
 	if err != nil {
 		return err
 	}
 	for _, p := range list.NodePools {
-		if p.Name == it.Name && p.ClusterID == id {
+		if p.Name == it.Name && p.ClusterID == cl.ID {
 			it.Live = p
 		}
 	}
@@ -134,18 +119,63 @@ func (r *resolver) resolve(ctx context.Context, it *Item, def string) error {
 	return nil
 }
 
-// body is the request that brings the pool to the document: a create, or
-// a PUT of the document's spec at the live pool's resource version.
-func (it *Item) body() api.NodePoolBody {
-	spec := it.Document.Spec
-	if len(bytes.TrimSpace(spec)) == 0 {
-		spec = json.RawMessage("{}") // the server names what is missing
+const noCluster = "is required: give cluster_id, or cluster with the cluster's name or ID (or use a context with a cluster)"
+
+// clusterRef is the cluster the document names (cluster, else
+// cluster_id), or def.
+func (d Document) clusterRef(def string) string {
+	cid := ""
+	if d.ClusterID != nil {
+		cid = *d.ClusterID
 	}
-	if it.Live == nil {
-		name, cluster := it.Name, it.ClusterID
-		return api.NodePoolBody{ID: it.Document.ID, Name: &name, ClusterID: &cluster, Spec: spec}
+	return cmpOr(d.Cluster, cid, def)
+}
+
+// ClusterOf finds the cluster of a document: its cluster (a name or ID)
+// or cluster_id, which must agree when both are given, or def (such as
+// the context's) when it names none. kpool nodepool create -f takes its
+// cluster so, as apply does.
+func ClusterOf(ctx context.Context, c *api.Client, d Document, def string) (*kpool.Cluster, error) {
+	if d.clusterRef(def) == "" {
+		return nil, kpool.Invalid("cluster_id", noCluster)
 	}
-	return api.NodePoolBody{Spec: spec, ResourceVersion: it.Live.ResourceVersion}
+	return clusterOf(ctx, c, d, def, map[string]*kpool.Cluster{})
+}
+
+// clusterOf is ClusterOf with the clusters found so far (a reference →
+// the cluster).
+func clusterOf(ctx context.Context, c *api.Client, d Document, def string, known map[string]*kpool.Cluster) (*kpool.Cluster, error) {
+	ref := d.clusterRef(def)
+	cl, ok := known[ref]
+	if !ok {
+		id, err := c.ClusterID(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		cl, err = c.Cluster(ctx, id)
+		var e *kpool.Error
+		if errors.As(err, &e) && e.Code == kpool.CodeNotFound {
+			return nil, kpool.Errorf(kpool.CodeNotFound, "No cluster %s: kpool cluster list shows the clusters you can see", ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+		known[ref] = cl
+	}
+	if d.ClusterID != nil && *d.ClusterID != "" && d.Cluster != "" && !strings.EqualFold(*d.ClusterID, cl.ID) {
+		return nil, kpool.Invalid("cluster", "%q is cluster %s, but cluster_id is %s: give one of the two", d.Cluster, cl.ID, *d.ClusterID)
+	}
+	return cl, nil
+}
+
+// cmpOr is the first of vs that is not "".
+func cmpOr(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // Action is what apply did, or in a dry run would do, to a pool.
@@ -155,13 +185,19 @@ type Action string
 const (
 	Create    Action = "create"
 	Update    Action = "update"
+	Replace   Action = "replace" // an update the pool's updateStrategy carries out with a new pool (Surge)
+	Delete    Action = "delete"  // --prune: a pool the file no longer names
 	Unchanged Action = "unchanged"
-	Refused   Action = "refused" // the pool could not be resolved, or the server refused the write
+	Skipped   Action = "skipped" // --prune: a pool owned by a logical pool, left to it
+	Refused   Action = "refused" // the document is invalid, or the server would refuse the write
 )
 
 // Result is what apply did (or, in a dry run, would do) to one pool: the
 // shape of kpool apply -o json.
 type Result struct {
+	// Document is where the file has the pool ("document 2"); "" for a
+	// pool --prune found.
+	Document  string `json:"document,omitempty"`
 	Name      string `json:"name"`
 	ClusterID string `json:"cluster_id,omitempty"`
 	Cluster   string `json:"cluster,omitempty"`
@@ -172,6 +208,9 @@ type Result struct {
 	// provider.
 	Plan  *kpool.Plan  `json:"plan,omitempty"`
 	Error *kpool.Error `json:"error,omitempty"`
+	// Note says more for people: how a refusal is fixed, why a pool is
+	// skipped.
+	Note string `json:"note,omitempty"`
 	// Live is the pool before (nil for a create).
 	Live *kpool.NodePool `json:"-"`
 }
@@ -179,78 +218,20 @@ type Result struct {
 // Label names the pool for people: "web in cluster prod".
 func (r Result) Label() string { return label(r.Name, r.Cluster) }
 
-// Apply sends the item's request, or with dryRun its dry run, and says
-// what came of it. A refusal is a result, not an error: every pool of a
-// file is tried.
-func (it *Item) Apply(ctx context.Context, c *api.Client, dryRun bool) Result {
-	r := Result{Name: it.Name, ClusterID: it.ClusterID, Cluster: it.Cluster, Live: it.Live}
-	refuse := func(err error) Result {
-		r.Action, r.Error = Refused, asError(err)
-		return r
+// Changes reports whether the result changes the pool.
+func (r Result) Changes() bool {
+	switch r.Action {
+	case Create, Update, Replace, Delete:
+		return true
 	}
-	if it.Err != nil {
-		return refuse(it.Err)
-	}
-	if it.Live != nil && len(bytes.TrimSpace(it.Document.Spec)) == 0 {
-		return refuse(kpool.Invalid("spec", "is required: apply PUTs the file's spec to the pool"))
-	}
-	b := it.body()
-	switch {
-	case dryRun:
-		var d *api.DryRun
-		var err error
-		if it.Live == nil {
-			d, err = c.DryRunCreateNodePool(ctx, b)
-		} else {
-			d, err = c.DryRunNodePool(ctx, it.Live.ID, b, false)
-		}
-		if err != nil {
-			return refuse(err)
-		}
-		r.NodePool, r.Plan = d.NodePool, d.Plan
-		r.Action = it.planned(d.Plan)
-		if r.Action == Update && d.Plan.Refusal() != nil { // the real write would be refused
-			r.Action, r.Error = Refused, asError(d.Plan.Refusal())
-		}
-	case it.Live == nil:
-		p, err := c.CreateNodePool(ctx, b)
-		if err != nil {
-			return refuse(err)
-		}
-		r.Action, r.NodePool = Create, p
-	default:
-		p, err := c.UpdateNodePool(ctx, it.Live.ID, b, false)
-		if err != nil {
-			return refuse(err)
-		}
-		r.Action, r.NodePool = Update, p
-		if p.Generation == it.Live.Generation {
-			r.Action = Unchanged
-		}
-	}
-	return r
+	return false
 }
 
-// planned is the action a dry run's plan says the write would be.
-func (it *Item) planned(p *kpool.Plan) Action {
-	switch {
-	case it.Live == nil:
-		return Create
-	case p == nil || len(p.Changes) == 0:
-		return Unchanged
-	}
-	return Update
-}
-
-// Run resolves docs (see Resolve) and applies each, in order, with dryRun
-// for the plans alone.
-func Run(ctx context.Context, c *api.Client, docs []Document, defaultCluster string, dryRun bool) []Result {
-	items := Resolve(ctx, c, docs, defaultCluster)
-	results := make([]Result, len(items))
-	for i, it := range items {
-		results[i] = it.Apply(ctx, c, dryRun)
-	}
-	return results
+// Blocked reports whether the pool was refused for its plan alone: a
+// change that needs a new pool under replacement Refuse, or one the
+// provider cannot make. The document itself is sound.
+func (r Result) Blocked() bool {
+	return r.Action == Refused && r.Plan != nil && r.Plan.Refusal() != nil
 }
 
 // asError is err as an API error (a local one as VALIDATION_ERROR's

@@ -60,17 +60,26 @@ func docs(t *testing.T, yaml string, ids map[string]string) []Document {
 	return d
 }
 
-// TestRun: each document is found by its name in its cluster, created,
-// updated, left unchanged or refused with why, in a dry run as the server
-// plans it; a refusal leaves the others to go on.
+// run applies a file (its ID_OF_ names none) and returns the results.
+func run(t *testing.T, c *api.Client, file string, o Options) []Result {
+	t.Helper()
+	rep, err := Run(context.Background(), c, docs(t, file, nil), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Results
+}
+
+// TestRun: each document is found by its name in its cluster and planned
+// (created, updated, unchanged, or refused with why); a file with any
+// refusal writes nothing, and every refusal is named.
 func TestRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := newClient(t)
 	ids := map[string]string{"prod": cluster(t, c, "prod"), "stage": cluster(t, c, "stage")}
-	const pool = "spec: {nodeCount: %d, platform: {gcp: {machineType: e2-small}}}\n"
 	web := "name: web\ncluster: prod\nspec: {nodeCount: 2, platform: {gcp: {machineType: e2-small}}}\n"
-	if rs := Run(ctx, c, docs(t, web, nil), "", false); len(rs) != 1 || rs[0].Action != Create {
+	if rs := run(t, c, web, Options{}); len(rs) != 1 || rs[0].Action != Create {
 		t.Fatalf("the first pool: %+v", rs)
 	}
 
@@ -80,16 +89,16 @@ func TestRun(t *testing.T) {
 		err    string // in the error's details or message
 	}
 	for _, tt := range []struct {
-		name   string
-		file   string
-		def    string // the default cluster
-		dryRun bool
-		want   []want
+		name  string
+		file  string
+		def   string // the default cluster
+		wrote bool
+		want  []want
 	}{
-		{"unchanged", web, "", false, []want{{Unchanged, "web in cluster prod", ""}}},
-		{"a plan", "name: web\ncluster: prod\nspec: {nodeCount: 3}\n---\nname: batch\ncluster_id: ID_OF_prod\nspec: {nodeCount: 1, platform: {gcp: {machineType: e2-small}}}\n", "", true,
-			[]want{{Update, "web in cluster prod", ""}, {Create, "batch in cluster " + ids["prod"], ""}}},
-		{"the default cluster", "name: web\nspec: {nodeCount: 1, platform: {gcp: {machineType: e2-small}}}\n", "stage", false,
+		{"unchanged", web, "", true, []want{{Unchanged, "web in cluster prod", ""}}},
+		{"a plan", "name: web\ncluster: prod\nspec: {nodeCount: 3, platform: {gcp: {machineType: e2-small}}}\n---\nname: batch\ncluster_id: ID_OF_prod\nspec: {nodeCount: 1, platform: {gcp: {machineType: e2-small}}}\n", "", false,
+			[]want{{Update, "web in cluster prod", ""}, {Create, "batch in cluster prod", ""}}},
+		{"the default cluster", "name: web\nspec: {nodeCount: 1, platform: {gcp: {machineType: e2-small}}}\n", "stage", true,
 			[]want{{Create, "web in cluster stage", ""}}},
 		{"refusals", `
 spec: {nodeCount: 1}
@@ -123,16 +132,21 @@ spec: {nodeCount: -1, platform: {gcp: {machineType: e2-small}}}
 `, "", false, []want{
 			{Refused, "(no name)", "name: is required: the pool is found by its name within its cluster; cluster_id: is required"},
 			{Refused, "lost in cluster nowhere", `No cluster named "nowhere"`},
-			{Refused, "web in cluster prod", "spec: is required: apply PUTs the file's spec"},
+			{Refused, "web in cluster prod", "spec.platform"},
 			{Create, "twice in cluster prod", ""},
-			{Refused, "twice in cluster " + ids["prod"], `the file has node pool "twice" in cluster ` + ids["prod"] + " more than once"},
+			{Refused, "twice in cluster prod", `the file has node pool "twice" in cluster prod more than once`},
 			{Refused, "mixed in cluster stage", `cluster: "stage" is cluster ` + ids["stage"] + ", but cluster_id is " + ids["prod"]},
 			{Refused, "web in cluster stage", "id: 00000000-0000-4000-8000-000000000000, but node pool web in cluster stage is "},
 			{Refused, "bad in cluster prod", "spec.nodeCount"},
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rs := Run(ctx, c, docs(t, tt.file, ids), tt.def, tt.dryRun)
+			o := Options{DefaultCluster: tt.def, DryRun: !tt.wrote && tt.name == "a plan"}
+			rep, err := Run(ctx, c, docs(t, tt.file, ids), o)
+			if err != nil || rep.Wrote != tt.wrote {
+				t.Errorf("wrote %v (%v), want %v", rep.Wrote, err, tt.wrote)
+			}
+			rs := rep.Results
 			if len(rs) != len(tt.want) {
 				t.Fatalf("%d results for %d pools: %+v", len(rs), len(tt.want), rs)
 			}
@@ -151,14 +165,14 @@ spec: {nodeCount: -1, platform: {gcp: {machineType: e2-small}}}
 		})
 	}
 
-	// The plan changed nothing; the default cluster's web is stage's.
+	// The plan and the refused file changed nothing.
 	prod, err := c.NodePools(ctx, service.ListOptions{ClusterID: ids["prod"]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range prod.NodePools {
-		if p.Name == "batch" || p.Name == "web" && (p.Spec.Count() != 2 || p.Generation != 1) {
-			t.Errorf("a dry run or a refusal changed %s: %+v", p.Name, p.Spec)
+		if p.Name != "web" || p.Spec.Count() != 2 || p.Generation != 1 {
+			t.Errorf("a dry run or a refused file changed %s: %+v", p.Name, p.Spec)
 		}
 	}
 }
@@ -167,15 +181,14 @@ spec: {nodeCount: -1, platform: {gcp: {machineType: e2-small}}}
 // update in the plan, refused as the write would be.
 func TestDryRunRefusal(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	c := newClient(t)
 	prod := cluster(t, c, "prod")
 	file := "name: web\ncluster_id: " + prod + "\nspec: {nodeCount: 1, platform: {gcp: {machineType: e2-small}}}\n"
-	if rs := Run(ctx, c, docs(t, file, nil), "", false); rs[0].Action != Create {
+	if rs := run(t, c, file, Options{}); rs[0].Action != Create {
 		t.Fatalf("create: %+v", rs[0])
 	}
 	more := strings.Replace(file, "nodeCount: 1", "nodeCount: 4", 1)
-	r := Run(ctx, c, docs(t, more, nil), "", true)[0]
+	r := run(t, c, more, Options{DryRun: true})[0]
 	if r.Action != Update || r.Plan == nil || len(r.Plan.Changes) != 1 || r.Plan.Changes[0].Field != "spec.nodeCount" {
 		t.Errorf("plan of a scale: %+v", r)
 	}

@@ -21,11 +21,21 @@ import (
 type Document struct {
 	api.NodePoolBody
 	Cluster string `json:"cluster,omitempty"`
+	// Source is where the file has it, for errors: "document 2", or
+	// "document 2[0]" for the first pool of a list.
+	Source string `json:"-"`
 }
+
+// listKeys are the members of a list's page (kpool nodepool list -o yaml)
+// besides its pools: read and left out.
+var listKeys = map[string]bool{"nodepools": true, "total": true, "limit": true, "offset": true, "next": true}
 
 // Read returns the node pools of data, a YAML or JSON file: YAML documents
 // separated by "---" lines (a comment may follow on the line, as kubectl
-// has it), each one pool or a list of pools. Documents that are empty or
+// has it), each one pool, a list of pools, or a page of a list as kpool
+// nodepool list -o yaml prints it (its pools, under nodepools). Fields the
+// server sets (status, generation, created_at…) are read and ignored, so
+// that what get and list print can be applied. Documents that are empty or
 // hold only comments are skipped. source names data in errors
 // ("pools.yaml", "stdin"). Every document at fault is reported in one
 // VALIDATION_ERROR whose fields name them ("document 2: spec.nodeCount");
@@ -69,13 +79,9 @@ func decode(part []byte, where string, fe *kpool.FieldErrors) []Document {
 	if len(js) == 0 || string(js) == "null" {
 		return nil // an empty document, or only comments
 	}
-	items := []json.RawMessage{js}
-	list := js[0] == '['
-	if list {
-		if err := json.Unmarshal(js, &items); err != nil {
-			fe.Add(where, "%v", err)
-			return nil
-		}
+	items, list, ok := listItems(js, where, fe)
+	if !ok {
+		return nil
 	}
 	var docs []Document
 	for i, item := range items {
@@ -85,8 +91,40 @@ func decode(part []byte, where string, fe *kpool.FieldErrors) []Document {
 		}
 		var d Document
 		if jsondoc.Decode(item, &d, "", func(field, reason string) { fe.Add(w+": "+field, "%s", reason) }) {
+			d.Source = w
 			docs = append(docs, d)
 		}
 	}
 	return docs
+}
+
+// listItems returns the pools of a document: itself, the items of a JSON
+// list, or the nodepools of a list's page; list says it was a list.
+func listItems(js []byte, where string, fe *kpool.FieldErrors) (items []json.RawMessage, list, ok bool) {
+	if js[0] == '[' {
+		if err := json.Unmarshal(js, &items); err != nil {
+			fe.Add(where, "%v", err)
+			return nil, true, false
+		}
+		return items, true, true
+	}
+	var page map[string]json.RawMessage
+	if json.Unmarshal(js, &page) != nil || page["nodepools"] == nil {
+		return []json.RawMessage{js}, false, true
+	}
+	bad := false
+	for k := range page {
+		if !listKeys[k] {
+			fe.Add(where+": "+k, "unknown field: a list holds nodepools (and total, limit, offset, next)")
+			bad = true
+		}
+	}
+	if bad {
+		return nil, true, false
+	}
+	if err := json.Unmarshal(page["nodepools"], &items); err != nil {
+		fe.Add(where+": nodepools", "must be a list of node pools: %v", err)
+		return nil, true, false
+	}
+	return items, true, true
 }

@@ -27,6 +27,11 @@ func TestRead(t *testing.T) {
 		{name: "a JSON list", data: `[{"name": "a"}, {"name": "b", "cluster_id": "c1"}]`, want: []string{"a@", "b@c1"}},
 		{name: "a get -o yaml", data: "id: 0b1f4c2e-0000-4000-8000-000000000001\nname: web\ncluster_id: c1\nspec: {}\n", want: []string{"web@c1"}},
 
+		{name: "a list -o yaml", data: "nodepools:\n- name: a\n  cluster_id: c1\n  generation: 3\n  resource_version: abc\n  status: {phase: Ready}\n  created_at: 2026-01-02T03:04:05Z\n- name: b\n  cluster_id: c2\ntotal: 2\nlimit: 50\noffset: 0\n",
+			want: []string{"a@c1", "b@c2"}},
+		{name: "a list with more than a page", data: "nodepools: []\nitems: []\n", err: "document 1: items: unknown field: a list holds nodepools"},
+		{name: "a list's pool at fault", data: "nodepools:\n- name: a\n  spek: {}\n", err: "document 1[0]: spek: unknown field"},
+		{name: "nodepools not a list", data: "nodepools: {name: a}\n", err: "document 1: nodepools: must be a list"},
 		{name: "an unknown field", data: "name: a\nspek: {}\n", err: "pools.yaml: Validation failed: document 1: spek"},
 		{name: "every document at fault", data: "name: a\nspek: {}\n---\nname: ok\n---\nname: [b]\n",
 			err: "document 1: spek: unknown field; document 3: name: "},

@@ -51,7 +51,7 @@ func TestSurgeReplaceIsUpdate(t *testing.T) {
 	}
 	field, before, after := replaceChange(t, profile)
 	file := poolFile(t, prod.ID, profile, before, nil)
-	rs := Run(ctx, c, docs(t, file, nil), "", false)
+	rs := run(t, c, file, Options{})
 	if rs[0].Action != Create {
 		t.Fatalf("create: %+v", rs[0])
 	}
@@ -62,14 +62,14 @@ func TestSurgeReplaceIsUpdate(t *testing.T) {
 	}
 
 	changed := poolFile(t, prod.ID, profile, after, nil)
-	r := Run(ctx, c, docs(t, changed, nil), "", true)[0]
+	r := run(t, c, changed, Options{DryRun: true})[0]
 	if r.Action != Refused || r.Error == nil || !strings.Contains(r.Error.Fields[0].Reason, "replacement to Surge") {
 		t.Errorf("a replace change under Refuse: %+v", r)
 	}
 
 	surge := poolFile(t, prod.ID, profile, after, &kpool.UpdateStrategy{Replacement: "Surge", DrainTimeout: "10m"})
-	r = Run(ctx, c, docs(t, surge, nil), "", true)[0]
-	if r.Action != Update || r.Error != nil || r.Plan == nil || r.Plan.Replacement != "surge 1, drain 10m0s" || !r.Plan.Replaces() {
+	r = run(t, c, surge, Options{DryRun: true})[0]
+	if r.Action != Replace || r.Error != nil || r.Plan == nil || r.Plan.Replacement != "surge 1, drain 10m0s" || !r.Plan.Replaces() {
 		t.Fatalf("a replace change under Surge, dry run: %+v (plan %+v)", r, r.Plan)
 	}
 	var fields []string
@@ -82,8 +82,8 @@ func TestSurgeReplaceIsUpdate(t *testing.T) {
 	if want := path + " spec.updateStrategy.drainTimeout spec.updateStrategy.replacement"; path == "" || strings.Join(fields, " ") != want {
 		t.Errorf("differences: %v, want %s", fields, want)
 	}
-	r = Run(ctx, c, docs(t, surge, nil), "", false)[0]
-	if r.Action != Update || r.NodePool == nil || r.NodePool.Generation != 2 || !r.NodePool.Spec.UpdateStrategy.Surge() {
+	r = run(t, c, surge, Options{})[0]
+	if r.Action != Replace || r.NodePool == nil || r.NodePool.Generation != 2 || !r.NodePool.Spec.UpdateStrategy.Surge() {
 		t.Errorf("a replace change under Surge: %+v", r)
 	}
 }

@@ -6,108 +6,155 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/apply"
 )
 
 // kpool apply and kpool diff: a fleet of node pools declared in a file.
-// Package apply reads the file and brings the pools to it; these commands
-// take its flags and show what came of it.
+// Package apply reads the file, plans and brings the pools to it; these
+// commands take its flags and show what came of it.
 
-const applyLong = `Create or update node pools to match a file.
+const applyLong = `Make node pools match a file, as kubectl apply and terraform apply do.
 
 FILE (YAML or JSON; - reads stdin) holds node pools, one per YAML document
-(separated by ---) or as a list, each as the API takes it: name, cluster_id
-(or cluster: a cluster's name or ID; without either, the context's
-cluster) and spec. The output of
-kpool nodepool get -o yaml is such a document.
+(separated by ---), as a list, or as a page of kpool nodepool list -o yaml;
+each as the API takes it: name, cluster_id (or cluster: a cluster's name or
+ID; without either, the context's cluster) and spec. What get -o yaml and
+list -o yaml print can be applied: the fields the server sets (status,
+generation, resource_version, created_at…) are ignored.
 
-A pool is found by its name within its cluster. One that does not exist is
-created; one that does is updated with a PUT of the file's spec at the
-pool's current resource version, so that a change made meanwhile fails with
-CONFLICT instead of being overwritten. As with every PUT, maps such as labels
-merge key by key and fields the file leaves out keep their value. Pools that
-the file does not name are left alone.
+Each document is the WHOLE desired spec of its pool. A pool is found by its
+name within its cluster: one that does not exist is created; one that does
+is patched to the document, fields the document leaves out returning to
+their defaults (a label taken out of the file is taken off the pool), at
+the pool's current resource version, so that a change made meanwhile fails
+with CONFLICT instead of being overwritten.
 
---dry-run shows, for every pool, the plan (what would be created, and each
-changed field with what the provider does about it: in_place, rolls_nodes,
-new_nodes_only, replace or not_implemented), using the API's dry run, and
-changes nothing.
+The whole file is read, resolved and planned (the server's dry run of every
+write) before anything is written. If any document is invalid or its write
+would be refused, nothing is written: every problem is listed, and apply
+exits 1. Then the writes are made in file order.
 
-Every pool is tried; the command fails (exit 1) after reporting them all if
-any was refused.`
+A change the provider makes only with a new pool is carried out by the
+pool's spec.updateStrategy: replacement Surge replaces the pool without
+downtime (the plan says "surge N, drain T"); under the default, Refuse, the
+plan says why it is refused and apply writes nothing.
 
-const applyExample = `  # Bring the pools of pools.yaml into being, or up to date
+--prune also deletes the pools of the clusters the file names that the file
+no longer holds; with -l SELECTOR only those matching it (kubectl's syntax,
+on spec.labels). Pools a logical pool made are skipped: it keeps them.
+
+--dry-run shows the plan, changing nothing.`
+
+const applyExample = `  # See the plan: what would be created, updated, replaced and deleted
+  kpool apply -f pools.yaml --dry-run
+
+  # Bring the pools of pools.yaml into being, or up to date
   kpool apply -f pools.yaml
 
-  # See the plan first: what would be created and updated, field by field
-  kpool apply -f pools.yaml --dry-run
+  # ... and delete the pools of its clusters that it no longer names, among team=web's
+  kpool apply -f pools.yaml --prune -l team=web
+
+  # Copy a fleet as it is
+  kpool nodepool list -o yaml > fleet.yaml && kpool apply -f fleet.yaml
 
   # pools.yaml:
   #   name: web
   #   cluster: prod
   #   spec:
   #     nodeCount: 3
+  #     labels: {team: web}
   #     platform:
   #       gcp:
   #         machineType: e2-standard-4
   #   ---
   #   name: batch
-  #   cluster_id: 0b9f8c52-2f86-4c1b-9a53-9d3c0e2b7a10
+  #   cluster: prod
   #   spec:
-  #     autoscaling: {enabled: true, minNodes: 0, maxNodes: 10}`
+  #     autoscaling: {enabled: true, minNodes: 0, maxNodes: 10}
+  #     platform: {gcp: {machineType: e2-standard-8}}
+  #     updateStrategy: {replacement: Surge}`
+
+// applyFlags are the flags apply and diff share.
+type applyFlags struct {
+	file, selector string
+	prune          bool
+}
+
+func (a *applyFlags) register(fs *pflag.FlagSet, verb string) {
+	fs.StringVarP(&a.file, "filename", "f", "", "YAML or JSON file of node pools; - reads stdin")
+	fs.BoolVar(&a.prune, "prune", false, verb+" the pools of the file's clusters that the file does not name")
+	fs.StringVarP(&a.selector, "selector", "l", "", "with --prune, only pools whose labels match (kubectl's syntax: team=web,tier!=db)")
+}
+
+// options are apply's options from the flags, the documents read.
+func (a *applyFlags) options(cmd *cobra.Command, f *clientFlags, what string) ([]apply.Document, apply.Options, error) {
+	o := apply.Options{DefaultCluster: f.defaultCluster, Prune: a.prune}
+	if a.file == "" {
+		return nil, o, errors.New("give -f FILE: the node pools to " + what)
+	}
+	if a.selector != "" {
+		if !a.prune {
+			return nil, o, errors.New("-l selects the pools --prune may delete: give --prune too")
+		}
+		sel, err := kpool.ParseSelector("selector", a.selector)
+		if err != nil {
+			return nil, o, err
+		}
+		o.Selector = sel
+	}
+	docs, err := readApplyFile(cmd, a.file)
+	return docs, o, err
+}
 
 func newApplyCmd() *cobra.Command {
 	f := &clientFlags{}
-	var (
-		file   string
-		dryRun bool
-	)
+	a := &applyFlags{}
+	var dryRun bool
 	cmd := &cobra.Command{
-		Use:     "apply -f FILE [--dry-run]",
-		Short:   "Create or update node pools to match a file",
+		Use:     "apply -f FILE [--prune [-l SELECTOR]] [--dry-run]",
+		Short:   "Make node pools match a file",
 		Long:    applyLong,
 		Example: applyExample,
 		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runApply(cmd, f, file, dryRun) },
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runApply(cmd, f, a, dryRun) },
 	}
 	f.register(cmd)
-	fs := cmd.Flags()
-	fs.StringVarP(&file, "filename", "f", "", "YAML or JSON file of node pools; - reads stdin")
-	fs.BoolVar(&dryRun, "dry-run", false, "show the plan for every pool, changing nothing")
+	a.register(cmd.Flags(), "delete")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the plan, changing nothing")
 	return cmd
 }
 
-// runApply applies file, or with dryRun shows its plan, and fails after
-// reporting every pool if any was refused.
-func runApply(cmd *cobra.Command, f *clientFlags, file string, dryRun bool) error {
-	if file == "" {
-		return errors.New("give -f FILE: the node pools to apply")
-	}
-	docs, err := readApplyFile(cmd, file)
+// runApply applies the file, or with dryRun shows its plan, and fails if
+// any pool was refused.
+func runApply(cmd *cobra.Command, f *clientFlags, a *applyFlags, dryRun bool) error {
+	docs, o, err := a.options(cmd, f, "apply")
 	if err != nil {
 		return err
 	}
-	results := apply.Run(cmd.Context(), f.writer(cmd), docs, f.defaultCluster, dryRun)
+	o.DryRun = dryRun
+	rep, err := apply.Run(cmd.Context(), f.writer(cmd), docs, o)
+	if err != nil {
+		return err
+	}
 	if f.output == outName {
-		err = applyNames(cmd.OutOrStdout(), results)
+		err = applyNames(cmd, rep.Results)
 	} else {
-		err = f.print(cmd, results, func(w io.Writer) { applyView(w, results, dryRun) })
+		err = f.print(cmd, rep.Results, func(w io.Writer) { applyView(w, rep) })
 	}
 	if err != nil {
 		return err
 	}
-	refused := 0
-	for _, r := range results {
-		if r.Action == apply.Refused {
-			refused++
-		}
+	n := rep.Refused()
+	switch {
+	case n == 0:
+		return nil
+	case rep.Wrote:
+		return fmt.Errorf("%d of %d node pools refused", n, len(rep.Results))
 	}
-	if refused > 0 {
-		return fmt.Errorf("%d of %d node pools refused", refused, len(results))
-	}
-	return nil
+	return fmt.Errorf("%d of %d node pools refused: nothing was written", n, len(rep.Results))
 }
 
 // readApplyFile reads the node pools of a YAML or JSON file ("-" for
@@ -120,85 +167,17 @@ func readApplyFile(cmd *cobra.Command, name string) ([]apply.Document, error) {
 	return apply.Read(data, shown)
 }
 
-// applyView shows what apply did, or with dryRun the plan as terraform plan
-// does: + create, ~ update, = unchanged, ! refused, then a count of each.
-func applyView(w io.Writer, results []apply.Result, dryRun bool) {
-	count := map[apply.Action]int{}
-	for _, r := range results {
-		count[r.Action]++
-		switch r.Action {
-		case apply.Create:
-			if !dryRun {
-				fmt.Fprintf(w, "+ nodepool %s created (%s)\n", r.Label(), r.NodePool.ID)
-				continue
-			}
-			fmt.Fprintf(w, "+ nodepool %s will be created\n", r.Label())
-			if r.NodePool != nil {
-				lines := apply.Fields("spec", r.NodePool.Spec)
-				for _, k := range sortedKeys(lines) {
-					fmt.Fprintf(w, "    + %s = %s\n", k, lines[k])
-				}
-			}
-		case apply.Update:
-			if !dryRun {
-				fmt.Fprintf(w, "~ nodepool %s updated (generation %d)\n", r.Label(), r.NodePool.Generation)
-				continue
-			}
-			fmt.Fprintf(w, "~ nodepool %s will be updated\n", r.Label())
-			planLines(w, r.Plan)
-		case apply.Unchanged:
-			fmt.Fprintf(w, "= nodepool %s unchanged\n", r.Label())
-		case apply.Refused:
-			verb := "refused"
-			if dryRun {
-				verb = "would be refused"
-			}
-			fmt.Fprintf(w, "! nodepool %s %s: %s: %s\n", r.Label(), verb, r.Error.Code, r.Error.Message)
-			planLines(w, r.Plan)
-			if r.Error.Details != "" && len(r.Error.Fields) == 0 {
-				fmt.Fprintf(w, "    %s\n", oneLine(r.Error.Details))
-			}
-			for _, fe := range r.Error.Fields {
-				fmt.Fprintf(w, "    %s: %s\n", fe.Field, oneLine(fe.Reason))
-			}
-		}
-	}
-	format := "Applied: %d created, %d updated, %d unchanged, %d refused.\n"
-	if dryRun {
-		format = "Plan: %d to create, %d to update, %d unchanged, %d refused.\n"
-	}
-	fmt.Fprintf(w, format, count[apply.Create], count[apply.Update], count[apply.Unchanged], count[apply.Refused])
-}
-
 // applyNames is apply -o name: nodepool/ID of each pool created, updated
 // or unchanged (in a dry run, of each that exists), as kubectl apply -o
 // name prints.
-func applyNames(w io.Writer, results []apply.Result) error {
+func applyNames(cmd *cobra.Command, results []apply.Result) error {
 	for _, r := range results {
-		if r.Action == apply.Refused || r.NodePool == nil || r.NodePool.ID == "" {
+		if r.Action == apply.Refused || r.Action == apply.Skipped || r.NodePool == nil || r.NodePool.ID == "" {
 			continue
 		}
-		if _, err := fmt.Fprintln(w, "nodepool/"+r.NodePool.ID); err != nil {
+		if _, err := fmt.Fprintln(cmd.OutOrStdout(), "nodepool/"+r.NodePool.ID); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// planLines shows a plan's changes: "~ spec.nodeCount: 2 -> 3  (in_place:
-// the reason)".
-func planLines(w io.Writer, p *kpool.Plan) {
-	if p == nil {
-		return
-	}
-	for _, c := range p.Changes {
-		line := fmt.Sprintf("    ~ %s: %s -> %s   (%s", c.Field, jsonValue(c.From), jsonValue(c.To), classText(p, c))
-		if c.Reason != "" {
-			line += ": " + oneLine(c.Reason)
-		}
-		fmt.Fprintln(w, line+")")
-	}
-	if len(p.Changes) > 0 {
-		fmt.Fprintf(w, "    %s\n", planSummary(p))
-	}
 }

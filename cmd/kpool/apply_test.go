@@ -13,6 +13,13 @@ import (
 	"github.com/kpool/kpool/apply"
 )
 
+// The clouds of the apply tests' fleets (the platform blocks of their
+// files are these clouds').
+const (
+	fleetCloud   = kpool.PlatformGCP   // the test server's fake driver's
+	replaceCloud = kpool.PlatformAzure // changes a pool's machine type only with a new pool
+)
+
 // pools lists a cluster's pools by name.
 func pools(t *testing.T, srv, cluster string) map[string]*kpool.NodePool {
 	t.Helper()
@@ -68,40 +75,40 @@ spec:
 			[]string{
 				"~ nodepool web in cluster prod will be updated\n",
 				"    ~ spec.nodeCount: 2 -> 3   (in_place",
-				"+ nodepool batch in cluster " + prod + " will be created\n",
+				"+ nodepool batch in cluster prod will be created\n",
 				`    + spec.labels.tier = "batch"`,
 				"    + spec.nodeCount = 1\n",
 				`    + spec.platform.gcp.machineType = "e2-medium"`,
-				"Plan: 1 to create, 1 to update, 0 unchanged, 0 refused.\n"},
+				"Plan: 1 to create, 1 to update, 0 to replace, 0 to delete, 0 unchanged.\n"},
 			nil, map[string]int{"web": 2}, false},
 		{"diff shows the spec fields that differ, exit 1", []string{"diff", "-f", fleet}, "", 1,
 			[]string{
 				"--- nodepool web in cluster prod (live)\n+++ nodepool web in cluster prod (file)\n-spec.nodeCount: 2\n+spec.nodeCount: 3\n",
-				"--- /dev/null\n+++ nodepool batch in cluster " + prod + " (file)\n",
+				"--- /dev/null\n+++ nodepool batch in cluster prod (file)\n",
 				"+spec.nodeCount: 1\n"},
 			[]string{"machineType: \"e2-small\""}, map[string]int{"web": 2}, false},
 		{"apply creates and updates", []string{"apply", "-f", fleet}, "", 0,
 			[]string{
 				"~ nodepool web in cluster prod updated (generation 2)\n",
-				"+ nodepool batch in cluster " + prod + " created (",
-				"Applied: 1 created, 1 updated, 0 unchanged, 0 refused.\n"},
+				"+ nodepool batch in cluster prod created\n",
+				"Applied: 1 created, 1 updated, 0 replaced, 0 deleted, 0 unchanged.\n"},
 			nil, map[string]int{"web": 3, "batch": 1}, false},
 		{"again, nothing to do", []string{"apply", "-f", fleet}, "", 0,
-			[]string{"= nodepool web in cluster prod unchanged\n", "= nodepool batch in cluster " + prod + " unchanged\n",
-				"Applied: 0 created, 0 updated, 2 unchanged, 0 refused.\n"},
+			[]string{"= nodepool web in cluster prod unchanged\n", "= nodepool batch in cluster prod unchanged\n",
+				"Applied: 0 created, 0 updated, 0 replaced, 0 deleted, 2 unchanged.\n"},
 			nil, map[string]int{"web": 3, "batch": 1}, false},
 		{"dry run of nothing to do", []string{"apply", "-f", fleet, "--dry-run"}, "", 0,
-			[]string{"= nodepool web in cluster prod unchanged\n", "Plan: 0 to create, 0 to update, 2 unchanged, 0 refused.\n"},
+			[]string{"= nodepool web in cluster prod unchanged\n", "Plan: 0 to create, 0 to update, 0 to replace, 0 to delete, 2 unchanged.\n"},
 			nil, nil, false},
 		{"diff of nothing to do, exit 0", []string{"diff", "-f", fleet}, "", 0, nil, nil, nil, true},
 		{"JSON list on stdin, cluster by ID in cluster", []string{"apply", "-f", "-"},
-			`[{"name": "web", "cluster": "` + prod + `", "spec": {"nodeCount": 4}}, {"name": "api", "cluster": "prod", "spec": {"platform": {"gcp": {"machineType": "e2-small"}}}}]`, 0,
-			[]string{"~ nodepool web in cluster " + prod + " updated (generation 3)\n", "+ nodepool api in cluster prod created (",
-				"Applied: 1 created, 1 updated, 0 unchanged, 0 refused.\n"},
+			`[{"name": "web", "cluster": "` + prod + `", "spec": {"nodeCount": 4, "platform": {"gcp": {"machineType": "e2-small"}}}}, {"name": "api", "cluster": "prod", "spec": {"platform": {"gcp": {"machineType": "e2-small"}}}}]`, 0,
+			[]string{"~ nodepool web in cluster prod updated (generation 3)\n", "+ nodepool api in cluster prod created\n",
+				"Applied: 1 created, 1 updated, 0 replaced, 0 deleted, 0 unchanged.\n"},
 			nil, map[string]int{"web": 4, "batch": 1}, false},
 		{"the output of get -o yaml, at an old resource version, is applied at the pool's", []string{"apply", "-f", "-"},
 			"resource_version: " + web.ResourceVersion + "\n" + strings.Replace(yamlOf(t, web), "nodeCount: 2", "nodeCount: 5", 1), 0,
-			[]string{"~ nodepool web in cluster " + prod + " updated (generation 4)\n"},
+			[]string{"~ nodepool web in cluster prod updated (generation 4)\n"},
 			nil, map[string]int{"web": 5}, false},
 	}
 	for _, s := range steps {
@@ -225,11 +232,11 @@ spec: {nodeCount: 1}
 		args    []string
 		summary string
 	}{
-		{"dry run", []string{"--dry-run"}, "Plan: 1 to create, 0 to update, 0 unchanged, 6 refused.\n"},
-		{"apply", nil, "Applied: 1 created, 0 updated, 0 unchanged, 6 refused.\n"},
+		{"dry run", []string{"--dry-run"}, "Plan: 1 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 6 refused.\n"},
+		{"apply", nil, "Plan: 1 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged, 6 refused.\n"},
 	} {
 		out, err := run(srv, "", append([]string{"apply", "-f", file}, tt.args...)...)
-		if code(err) != 1 || err.Error() != "6 of 7 node pools refused" {
+		if code(err) != 1 || err.Error() != "6 of 7 node pools refused: nothing was written" {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 		rest := out
@@ -242,8 +249,8 @@ spec: {nodeCount: 1}
 			rest = rest[i+len(w):]
 		}
 	}
-	// The refused changed nothing; the good one was created once.
-	if ps := pools(t, srv, prod); len(ps) != 1 || ps["good"] == nil || ps["good"].Spec.Count() != 1 {
+	// A file with a refusal writes nothing, not even its good pool.
+	if ps := pools(t, srv, prod); len(ps) != 0 {
 		t.Errorf("pools of prod: %v", ps)
 	}
 	if p := decode[kpool.NodePool](t, srv, "nodepool", "get", gpu.ID); p.Generation != 1 {
@@ -273,7 +280,7 @@ spec: {nodeCount: 1}
 	if _, err := run(srv, "", "apply", "-f", path); !strings.Contains(errorText(err), "  document 2: name: ") {
 		t.Errorf("every document at fault: %v", errorText(err))
 	}
-	if ps := pools(t, srv, prod); len(ps) != 1 {
+	if ps := pools(t, srv, prod); len(ps) != 0 {
 		t.Errorf("a file at fault changed the pools: %v", ps)
 	}
 	if _, err := run(srv, "", "apply"); err == nil || !strings.Contains(err.Error(), "-f FILE") {
@@ -322,8 +329,8 @@ func TestApplyViewClasses(t *testing.T) {
 				"    provider azure (agent pool gpu): 1 change, needs a new pool\n" +
 				"    spec.platform.azure.vmSize: cannot be changed in place on azure: AKS does not change it; set spec.updateStrategy.replacement to Surge" +
 				" (kpool --replacement Surge) to have kpool replace the pool without downtime, or create a new pool with the new value and delete this one\n"},
-		{"replace under Surge", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Update, Plan: surged},
-			"~ nodepool gpu in cluster aks will be updated\n" +
+		{"replace under Surge", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Replace, Plan: surged},
+			"-/+ nodepool gpu in cluster aks will be replaced by kpool without downtime (surge 1, drain 30m0s)\n" +
 				"    ~ spec.platform.azure.vmSize: \"A\" -> \"B\"   (replace (surge 1, drain 30m0s): AKS does not change it)\n" +
 				"    provider azure (agent pool gpu): 1 change, replaces the pool (surge 1, drain 30m0s)\n"},
 		{"not implemented", apply.Result{Name: "gpu", Cluster: "aks", Action: apply.Refused,
@@ -338,7 +345,7 @@ func TestApplyViewClasses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
-			applyView(&b, []apply.Result{tt.r}, true)
+			applyView(&b, apply.Report{Results: []apply.Result{tt.r}})
 			out, _, _ := strings.Cut(b.String(), "Plan: ")
 			if !strings.HasSuffix(out, tt.want) {
 				t.Errorf("got\n%s\nwant (at the end)\n%s", out, tt.want)

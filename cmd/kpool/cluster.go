@@ -27,7 +27,7 @@ func newClusterCmd(clk clock) *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byName(f, newClusterGet(f), "cluster"), byName(f, newClusterUpdate(f), "cluster"), byName(f, newClusterDelete(f), "cluster"), byName(f, newClusterImport(f), "cluster"),
+	cmd.AddCommand(newClusterCreate(f), newClusterList(f), byNames(f, newClusterGet(f), "cluster", nil), byName(f, newClusterUpdate(f), "cluster"), byNames(f, newClusterDelete(f), "cluster", askClusterDelete), byName(f, newClusterImport(f), "cluster"),
 		byName(f, newClusterNodes(f), "cluster"), byName(f, newClusterKubeconfig(f), "cluster"))
 	return cmd
 }
@@ -253,11 +253,12 @@ func newClusterDelete(f *clientFlags) *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "delete ID",
-		Short: "Delete a cluster's registration (with --force, its node pools too)",
+		Short: "Delete clusters' registrations (with --force, their node pools too; asking first on a terminal)",
 		Args:  idArg("cluster"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			c := f.client()
+			name := clusterName(cmd.Context(), c, id) // what it prints says
 			cl, gone, err := c.DeleteCluster(cmd.Context(), id, force)
 			var e *kpool.Error
 			if errors.As(err, &e) && e.Code == kpool.CodeConflict {
@@ -269,7 +270,7 @@ func newClusterDelete(f *clientFlags) *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			if gone {
-				fmt.Fprintf(out, "cluster %s deleted\n", id)
+				fmt.Fprintf(out, "cluster %s deleted\n", name)
 				return nil
 			}
 			if !f.table() {
@@ -277,9 +278,9 @@ func newClusterDelete(f *clientFlags) *cobra.Command {
 			}
 			// The pools that remain are the ones being deleted.
 			if l, err := c.NodePools(cmd.Context(), service.ListOptions{ClusterID: cl.ID, Limit: 1}); err == nil {
-				fmt.Fprintf(out, "cluster %s is being deleted (waiting for %d node pools)\n", id, l.Total)
+				fmt.Fprintf(out, "cluster %s is being deleted (waiting for %s)\n", name, plural(l.Total, "node pool"))
 			} else {
-				fmt.Fprintf(out, "cluster %s is being deleted (%s)\n", id, cl.Status.Message)
+				fmt.Fprintf(out, "cluster %s is being deleted (%s)\n", name, cl.Status.Message)
 			}
 			return nil
 		},

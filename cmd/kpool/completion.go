@@ -41,10 +41,7 @@ func addCompletion(root *cobra.Command) {
 				_ = c.RegisterFlagCompletionFunc("machine-type", completeMachineTypes)
 			}
 		}
-		if c.Flags().Lookup("replacement") != nil {
-			_ = c.RegisterFlagCompletionFunc("replacement", cobra.FixedCompletions([]string{kpool.ReplacementRefuse, kpool.ReplacementSurge}, cobra.ShellCompDirectiveNoFileComp))
-			_ = c.RegisterFlagCompletionFunc("on-stuck", cobra.FixedCompletions([]string{kpool.OnStuckStop, kpool.OnStuckWait, kpool.OnStuckForce}, cobra.ShellCompDirectiveNoFileComp))
-		}
+		completeValues(c)
 		if !strings.Contains(c.Use, "NAME|ID") || c.ValidArgsFunction != nil || c.Parent() == nil {
 			return
 		}
@@ -53,7 +50,7 @@ func addCompletion(root *cobra.Command) {
 			c.ValidArgsFunction = completePools
 		case "cluster":
 			c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				if len(args) > 0 {
+				if len(args) > 0 && !several(cmd) {
 					return nil, cobra.ShellCompDirectiveNoFileComp
 				}
 				return completeClusters(cmd, args, toComplete)
@@ -61,6 +58,9 @@ func addCompletion(root *cobra.Command) {
 		}
 	})
 }
+
+// several reports whether cmd takes several names (get, delete).
+func several(cmd *cobra.Command) bool { return strings.Contains(cmd.Use, "NAME|ID...") }
 
 // writeScript writes the completion script of the shell cmd is named for.
 func writeScript(cmd *cobra.Command, _ []string) error {
@@ -181,7 +181,7 @@ func completeMachineTypes(cmd *cobra.Command, _ []string, toComplete string) ([]
 // completePools completes a pool's name or ID, of the --cluster given (by
 // name or ID), or else the context's cluster, if any.
 func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if len(args) > 0 {
+	if len(args) > 0 && !several(cmd) {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	c, cluster := completionClient(cmd)

@@ -166,10 +166,11 @@ environment variable (--token-env) that does.`,
 		Example: `  kpool token create --user me@example.com > ~/.config/kpool/prod.token
   kpool config set-context prod --server https://kpool.example.com --token-file ~/.config/kpool/prod.token --cluster prod-aks
   kpool config use-context prod
-  kpool config get-contexts`,
+  kpool config get-contexts
+  kpool config view`,
 		RunE: groupRun,
 	}
-	cmd.AddCommand(newSetContext(), newUseContext(), newGetContexts(), newCurrentContext(), newDeleteContext(), newKubeCredential())
+	cmd.AddCommand(newSetContext(), newUseContext(), newGetContexts(), newCurrentContext(), newDeleteContext(), newKubeCredential(), newConfigView())
 	return cmd
 }
 
@@ -239,10 +240,11 @@ func newSetContext() *cobra.Command {
 
 func newUseContext() *cobra.Command {
 	return &cobra.Command{
-		Use:     "use-context NAME",
-		Short:   "Make a context the current one",
-		Example: "  kpool config use-context prod",
-		Args:    cobra.ExactArgs(1),
+		Use:               "use-context NAME",
+		Short:             "Make a context the current one",
+		Example:           "  kpool config use-context prod",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeContexts,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := editContext(args[0], func(cfg *config) { cfg.CurrentContext = args[0] }); err != nil {
 				return err
@@ -308,10 +310,11 @@ func newCurrentContext() *cobra.Command {
 
 func newDeleteContext() *cobra.Command {
 	return &cobra.Command{
-		Use:     "delete-context NAME",
-		Short:   "Delete a context",
-		Example: "  kpool config delete-context old",
-		Args:    cobra.ExactArgs(1),
+		Use:               "delete-context NAME",
+		Short:             "Delete a context",
+		Example:           "  kpool config delete-context old",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeContexts,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return editContext(args[0], func(cfg *config) {
 				delete(cfg.Contexts, args[0])

@@ -59,8 +59,8 @@ var examples = map[string]string{
   kpool cluster get 0b9f8c52-2f86-4c1b-9a53-9d3c0e2b7a10 -o yaml`,
 	"cluster delete": `  kpool cluster delete prod
 
-  # With its node pools
-  kpool cluster delete prod --force`,
+  # With its node pools, without asking first
+  kpool cluster delete prod --force --yes`,
 	"cluster import": `  # A pool that kpool cluster get lists as unmarked at the provider
   kpool cluster import prod legacy --name legacy-web
 
@@ -95,7 +95,10 @@ var examples = map[string]string{
 	"nodepool delete": `  kpool nodepool delete web --cluster prod --wait
 
   # What would happen, deleting nothing
-  kpool nodepool delete web --cluster prod --dry-run`,
+  kpool nodepool delete web --cluster prod --dry-run
+
+  # Several at once, without the question a terminal gets
+  kpool nodepool delete web batch --cluster prod --yes`,
 	"nodepool status": `  kpool nodepool status web --cluster prod
   kpool nodepool status web --cluster prod -o json`,
 	"events": `  kpool events --cluster prod

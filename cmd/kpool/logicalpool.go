@@ -45,7 +45,8 @@ func newLogicalPoolCmd(clk clock) *cobra.Command {
 		RunE:    groupRun,
 	}
 	f.register(cmd)
-	for _, sub := range []*cobra.Command{newLogicalCreate(f), newLogicalGet(f), newLogicalList(f), newLogicalScale(f), newLogicalDelete(f)} {
+	for _, sub := range []*cobra.Command{newLogicalCreate(f), logicalByNames(f, newLogicalGet(f), nil), newLogicalList(f), newLogicalScale(f),
+		logicalByNames(f, newLogicalDelete(f), askLogicalDelete)} {
 		if sub.Args == nil {
 			sub.Args = nameArgOf("logical pool")
 		}

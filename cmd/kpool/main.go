@@ -68,6 +68,11 @@ func newRootOn(clk clock) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version as kubectl's: what kpool version prints of this binary
+	// (no -v: kubectl's -v is verbosity).
+	root.Version = clientVersion()
+	root.SetVersionTemplate("{{.Version}}")
+	root.Flags().Bool("version", false, "show kpool's version (kpool version --server also asks the server)")
 	root.AddCommand(newServe(), newController(), newDev(), newMigrate(), newToken(), newCloudsim(), newPlace(), newConfigCmd(), newVersionCmd())
 	addClientCommands(root, clk)
 	addCompletion(root)

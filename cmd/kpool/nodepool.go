@@ -23,8 +23,8 @@ func newNodePoolCmd(clk clock) *cobra.Command {
 	f.register(cmd)
 	// Pools and clusters are named by name or by ID.
 	cmd.AddCommand(clusterFlagByName(defaultClusterFlag(f, newPoolCreate(f)), f.client), clusterFlagByName(newPoolList(f), f.client),
-		getOrList(f, byName(f, newPoolGet(f), "node pool")), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
-		byName(f, newPoolDelete(f), "node pool"), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"),
+		getOrList(f, byNames(f, newPoolGet(f), "node pool", nil)), byName(f, newPoolUpdate(f), "node pool"), byName(f, newPoolScale(f), "node pool"),
+		byNames(f, newPoolDelete(f), "node pool", askPoolDelete), byName(f, newPoolStatus(f), "node pool"), byName(f, newPoolNodes(f), "node pool"),
 		byName(f, newPoolRollback(f), "node pool"))
 	return cmd
 }
@@ -36,7 +36,8 @@ func newPoolGet(f *clientFlags) *cobra.Command {
 		Short: "Show a node pool",
 		Example: `  kpool nodepool get web --cluster prod
   kpool nodepool get 0b1f4c2e-0000-4000-8000-000000000001 -o yaml
-  kpool nodepool get web -w          # a line each time it changes, until it is deleted`,
+  kpool nodepool get web -w          # a line each time it changes, until it is deleted
+  kpool nodepool list -o name | xargs kpool nodepool get`,
 		Args: idArg("node pool"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if watch {
@@ -161,7 +162,7 @@ func newPoolDelete(f *clientFlags) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "delete ID",
-		Short: "Delete a node pool",
+		Short: "Delete node pools (asking first on a terminal; --yes does not ask)",
 		Long: `Delete a node pool. A pool that a controller has reported on stays, in phase
 Deleting, until its controllers have removed it at the provider (or, with
 deletionPolicy Abandon, let it be); --wait waits until then. An admin may
@@ -177,11 +178,16 @@ deleted at its provider): the pool there is left as it is.`,
 			if dryRun {
 				return f.dryRunDelete(cmd, c, id)
 			}
+			// Named in what it prints as a person reads it, not by its ID.
+			title := "node pool " + id
+			if before, err := c.NodePool(cmd.Context(), id); err == nil {
+				title = poolTitle(cmd.Context(), c, before)
+			}
 			if force {
 				if err := c.ForceDeleteNodePool(cmd.Context(), id); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "nodepool %s removed from kpool; the pool at the provider is left as it is\n", id)
+				fmt.Fprintf(cmd.OutOrStdout(), "%s removed from kpool; the pool at the provider is left as it is\n", title)
 				return nil
 			}
 			p, gone, err := c.DeleteNodePool(cmd.Context(), id)
@@ -197,11 +203,11 @@ deleted at its provider): the pool there is left as it is.`,
 			out := cmd.OutOrStdout()
 			switch {
 			case gone:
-				fmt.Fprintf(out, "nodepool %s deleted\n", id)
+				fmt.Fprintf(out, "%s deleted\n", title)
 			case !f.table():
 				return f.print(cmd, p, nil)
 			default:
-				fmt.Fprintf(out, "nodepool %s is being deleted (%s)\n", id, p.Status.Message)
+				fmt.Fprintf(out, "%s is being deleted (%s)\n", title, p.Status.Message)
 			}
 			return nil
 		},

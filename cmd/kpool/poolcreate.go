@@ -3,10 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kpool/kpool/api"
+	"github.com/kpool/kpool/apply"
 )
 
 const poolCreateLong = `Create a node pool in a cluster.
@@ -27,9 +29,12 @@ Examples:
   kpool nodepool create batch --cluster $OKE_CLUSTER_ID --machine-type VM.Standard.E4.Flex --ocpus 2 --memory-gb 16 --count 2
   kpool nodepool create edge --cluster $CIVO_CLUSTER_ID --machine-type g4s.kube.medium --count 2 --public-ip
 
-With -f FILE (YAML or JSON, the API's node pool body; - reads stdin) the
-file's spec is the base and the flags given are merged over it, as a PUT
-would: maps such as labels merge key by key, lists such as taints replace.`
+With -f FILE (YAML or JSON; - reads stdin) the pool is a document as kpool
+apply takes it: name, cluster (a name or ID) or cluster_id, and spec (the
+output of nodepool get -o yaml is one). NAME, --cluster and --id are taken
+over the file's; the file's spec is the base and the flags given are merged
+over it, as a PUT would: maps such as labels merge key by key, lists such
+as taints replace.`
 
 // poolCreate is nodepool create: its flags, and what it does with them.
 type poolCreate struct {
@@ -38,6 +43,9 @@ type poolCreate struct {
 	wait              waitFlags
 	file, cluster, id string
 	dryRun, perZone   bool
+	// clusterGiven says --cluster was on the command line (not the
+	// context's).
+	clusterGiven bool
 }
 
 func newPoolCreate(f *clientFlags) *cobra.Command {
@@ -48,6 +56,12 @@ func newPoolCreate(f *clientFlags) *cobra.Command {
 		Long:  poolCreateLong,
 		Args:  nameArg("node pool"),
 		RunE:  o.run,
+		// Before the context's cluster fills in --cluster: a file's cluster
+		// comes before the context's.
+		PreRunE: func(cmd *cobra.Command, _ []string) error {
+			o.clusterGiven = cmd.Flags().Changed("cluster")
+			return nil
+		},
 	}
 	fs := cmd.Flags()
 	dryRunFlag(fs, &o.dryRun)
@@ -65,11 +79,11 @@ func (o *poolCreate) run(cmd *cobra.Command, args []string) error {
 	if err := o.wait.check(fs, o.dryRun); err != nil {
 		return err
 	}
-	body, err := o.body(cmd, args)
+	c := o.f.writer(cmd)
+	body, err := o.body(cmd, c, args)
 	if err != nil {
 		return err
 	}
-	c := o.f.writer(cmd)
 	spec, err := specs.ForCluster(cmd.Context(), c, *body.ClusterID, o.pool.settings(fs))
 	if err != nil {
 		return err
@@ -97,13 +111,19 @@ func (o *poolCreate) run(cmd *cobra.Command, args []string) error {
 
 // body is the pool to create but for the spec flags: -f FILE's, with NAME,
 // --cluster and --id over it.
-func (o *poolCreate) body(cmd *cobra.Command, args []string) (api.NodePoolBody, error) {
+func (o *poolCreate) body(cmd *cobra.Command, c *api.Client, args []string) (api.NodePoolBody, error) {
 	fs := cmd.Flags()
 	var body api.NodePoolBody
+	var doc *apply.Document
 	if o.file != "" {
-		if err := decodePoolFile(cmd, o.file, &body); err != nil {
+		docs, err := readApplyFile(cmd, o.file)
+		if err != nil {
 			return body, err
 		}
+		if len(docs) != 1 {
+			return body, fmt.Errorf("-f %s holds %d node pools: nodepool create takes one (kpool apply -f takes many)", o.file, len(docs))
+		}
+		doc, body = &docs[0], docs[0].NodePoolBody
 	}
 	if len(args) == 1 {
 		body.Name = &args[0]
@@ -111,11 +131,18 @@ func (o *poolCreate) body(cmd *cobra.Command, args []string) (api.NodePoolBody, 
 	if body.Name == nil || *body.Name == "" {
 		return body, errors.New("give the node pool's NAME (or a name in -f FILE)")
 	}
-	if fs.Changed("cluster") {
+	switch {
+	case o.clusterGiven || doc == nil:
 		body.ClusterID = &o.cluster
+	default: // the file's cluster, else the context's
+		cl, err := apply.ClusterOf(cmd.Context(), c, *doc, o.cluster)
+		if err != nil {
+			return body, err
+		}
+		body.ClusterID = &cl.ID
 	}
-	if body.ClusterID == nil || *body.ClusterID == "" {
-		return body, errors.New("--cluster is required: the ID of the node pool's cluster")
+	if *body.ClusterID == "" {
+		return body, errors.New("--cluster is required: the node pool's cluster (name or ID)")
 	}
 	if fs.Changed("id") {
 		body.ID = o.id

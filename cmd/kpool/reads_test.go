@@ -59,7 +59,7 @@ func TestDelete(t *testing.T) {
 	reported := createPool(t, srv, "reported", cluster, "--machine-type", "e2-small")
 	report(t, srv, reported.ID, 1, kpool.Condition{Type: "Ready", Status: "True"})
 
-	if out := mustRun(t, srv, "nodepool", "delete", fresh.ID); out != "nodepool "+fresh.ID+" deleted\n" {
+	if out := mustRun(t, srv, "nodepool", "delete", fresh.ID); out != "node pool fresh in cluster gke deleted\n" {
 		t.Errorf("delete: %q", out)
 	}
 	if _, err := run(srv, "", "nodepool", "get", fresh.ID); errCodeOf(err) != kpool.CodeNotFound {
@@ -68,7 +68,7 @@ func TestDelete(t *testing.T) {
 	if _, err := run(srv, "", "cluster", "delete", cluster); errCodeOf(err) != kpool.CodeConflict {
 		t.Errorf("delete cluster with pools: %v", err)
 	}
-	want := "cluster " + cluster + " is being deleted (waiting for 1 node pools)\n"
+	want := "cluster gke is being deleted (waiting for 1 node pool)\n"
 	if out := mustRun(t, srv, "cluster", "delete", cluster, "--force"); out != want {
 		t.Errorf("delete --force: %q, want %q", out, want)
 	}
@@ -80,13 +80,13 @@ func TestDelete(t *testing.T) {
 	}
 
 	empty := createCluster(t, srv, "empty", kpool.PlatformCivo)
-	if out := mustRun(t, srv, "cluster", "delete", empty); out != "cluster "+empty+" deleted\n" {
+	if out := mustRun(t, srv, "cluster", "delete", empty); out != "cluster empty deleted\n" {
 		t.Errorf("delete empty cluster: %q", out)
 	}
 	other := createCluster(t, srv, "other", kpool.PlatformGCP)
 	p := createPool(t, srv, "p", other, "--machine-type", "e2-small")
 	report(t, srv, p.ID, 1, kpool.Condition{Type: "Ready", Status: "True"})
-	if out := mustRun(t, srv, "nodepool", "delete", p.ID); !strings.HasPrefix(out, "nodepool "+p.ID+" is being deleted (waiting for the pool to be deleted by gcp-nodepool-controller") {
+	if out := mustRun(t, srv, "nodepool", "delete", p.ID); !strings.HasPrefix(out, "node pool p in cluster other is being deleted (waiting for the pool to be deleted by gcp-nodepool-controller") {
 		t.Errorf("delete reported pool: %q", out)
 	}
 }
@@ -144,7 +144,7 @@ func TestErrors(t *testing.T) {
 		{"bad int flag", []string{"nodepool", "scale", "x", "--count", "many"}, `invalid argument "many" for "--count"`},
 		{"unknown flag", []string{"cluster", "list", "--colour"}, "unknown flag: --colour"},
 		{"no ID", []string{"nodepool", "status"}, "kpool nodepool status: give the node pool ID"},
-		{"two IDs", []string{"cluster", "delete", "a", "b"}, "takes one cluster ID, got 2 arguments"},
+		{"two IDs", []string{"cluster", "update", "a", "b"}, "takes one cluster ID, got 2 arguments"},
 		{"two names", []string{"cluster", "create", "a", "b"}, "takes one cluster NAME, got 2 arguments"},
 		{"bad label", []string{"nodepool", "update", "01a20330-0000-7000-8000-000000000000", "--label", "novalue"}, `--label "novalue": use KEY=VALUE`},
 		{"unknown subcommand", []string{"nodepool", "lst"}, `unknown command "lst" for "kpool nodepool"`},

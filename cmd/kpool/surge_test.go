@@ -279,9 +279,9 @@ func TestWaitReplacementStops(t *testing.T) {
 	}
 }
 
-// TestSurgeApplyDiff: a file's replace change under replacement: Surge is an
-// update: diff exits 1 (it differs), not 2, and apply --dry-run plans it
-// "replace (surge 1, drain 30m0s)".
+// TestSurgeApplyDiff: a file's replace change under replacement: Surge is a
+// replacement: diff exits 1 (it differs), as it does under Refuse (with a
+// note), and apply --dry-run plans it "replace (surge 1, drain 30m0s)".
 func TestSurgeApplyDiff(t *testing.T) {
 	t.Parallel()
 	srv, profile := replacing(t)
@@ -296,19 +296,19 @@ func TestSurgeApplyDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	field := profile.Block(&cluster, &spec).Path(provider.FieldMachineType)
-	file := writeFile(t, "pools.yaml", "name: web\ncluster: prod\nspec:\n  platform: "+string(block)+"\n")
-	if _, err := run(srv, "", "diff", "-f", file); code(err) != 2 {
+	file := writeFile(t, "pools.yaml", "name: web\ncluster: prod\nspec:\n  nodeCount: 2\n  platform: "+string(block)+"\n")
+	if _, err := run(srv, "", "diff", "-f", file); code(err) != 1 {
 		t.Errorf("diff of a replace change under Refuse: %v", err)
 	}
-	file = writeFile(t, "surge.yaml", "name: web\ncluster: prod\nspec:\n  platform: "+string(block)+"\n  updateStrategy: {replacement: Surge}\n")
+	file = writeFile(t, "surge.yaml", "name: web\ncluster: prod\nspec:\n  nodeCount: 2\n  platform: "+string(block)+"\n  updateStrategy: {replacement: Surge}\n")
 	out, err := run(srv, "", "diff", "-f", file)
 	if code(err) != 1 || field == "" || !strings.Contains(out, fmt.Sprintf("+%s: %q", field, otherMachine)) ||
 		!strings.Contains(out, `+spec.updateStrategy.replacement: "Surge"`) {
 		t.Errorf("diff of a replace change under Surge: %v\n%s", err, out)
 	}
 	out = mustRun(t, srv, "apply", "-f", file, "--dry-run")
-	if !strings.Contains(out, "~ nodepool web in cluster prod will be updated") || !strings.Contains(out, "(replace (surge 1, drain 30m0s):") ||
-		!strings.Contains(out, "Plan: 0 to create, 1 to update, 0 unchanged, 0 refused.") {
+	if !strings.Contains(out, "-/+ nodepool web in cluster prod will be replaced") || !strings.Contains(out, "(replace (surge 1, drain 30m0s):") ||
+		!strings.Contains(out, "Plan: 0 to create, 0 to update, 1 to replace, 0 to delete, 0 unchanged.") {
 		t.Errorf("apply --dry-run:\n%s", out)
 	}
 }

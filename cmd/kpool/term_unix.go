@@ -16,3 +16,10 @@ func termWidth(f *os.File) int {
 	}
 	return int(ws.Col)
 }
+
+// isTTY reports whether f is a terminal: it answers the terminal's size
+// request, which /dev/null (a character device too) does not.
+func isTTY(f *os.File) bool {
+	_, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	return err == nil
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,16 @@ also the server's, read from its /version, which takes no credentials.`,
 	bindEnv(fs, map[string]string{"server": "KPOOL_SERVER"})
 	fs.StringVarP(&output, "output", "o", outTable, "output format: table, json or yaml")
 	return cmd
+}
+
+// clientVersion is what kpool version prints without --server, and kpool
+// --version too.
+func clientVersion() string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 8, 3, ' ', 0)
+	fmt.Fprintf(tw, "Client:\t%s\n", versionLine(api.BuildVersion()))
+	_ = tw.Flush()
+	return b.String()
 }
 
 // versionLine is "v0.17.0 commit 1a2e24a… go1.26.8".

@@ -95,6 +95,9 @@ type waiter struct {
 	width       int    // the width of the line on a tty, to blank what is left
 	cols        int    // the terminal's width: the line is cut to fit it
 	colour      bool   // the phase in colour: a terminal, and no NO_COLOR
+	// controllers are the names of the controllers that report on the
+	// pool, which the line on a terminal leaves out of the message.
+	controllers []string
 
 	// tick blocks until the next poll (the command's clock's Tick).
 	tick func(context.Context) error
@@ -145,14 +148,14 @@ func paint(s string) string {
 	return s
 }
 
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// isTerminal reports whether v (a command's stdin or stdout) is a
+// terminal, or says it is one (a test's).
+func isTerminal(v any) bool {
+	if t, ok := v.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	f, ok := v.(*os.File)
+	return ok && isTTY(f)
 }
 
 // run polls until the pool is done. It returns the pool as it last read it
@@ -190,22 +193,15 @@ func (w *waiter) run(ctx context.Context, timeout time.Duration) (*kpool.NodePoo
 			// check below says which.
 		case transient(err):
 			lastErr = err
-			w.show(fmt.Sprintf("%s  (cannot read its status: %v)", w.last, err))
+			head, _ := splitLine(w.last)
+			w.show(fmt.Sprintf("%s  (cannot read its status: %v)", head, err))
 		default:
 			w.finish()
 			return nil, err
 		}
 		if err := w.tick(ctx); err != nil {
 			w.finish()
-			why := fmt.Sprintf("gave up after %s", round(time.Since(w.start)))
-			if errors.Is(err, context.DeadlineExceeded) {
-				why = fmt.Sprintf("not done within --timeout %s", timeout)
-			}
-			msg := fmt.Sprintf("nodepool %s (%s) %s: %s", w.pool.Name, w.pool.ID, why, strings.TrimPrefix(w.last, "nodepool "+w.pool.Name+": "))
-			if lastErr != nil {
-				msg += fmt.Sprintf("; last error reading it: %v", lastErr)
-			}
-			return nil, &exitError{code: exitTimeout, err: errors.New(msg)}
+			return nil, &exitError{code: exitTimeout, err: w.stopped(errors.Is(err, context.DeadlineExceeded), timeout, lastErr)}
 		}
 	}
 }
@@ -218,6 +214,10 @@ func (w *waiter) judge(doc *service.StatusDocument) (bool, error) {
 		return w.judgeReplacement(rp)
 	}
 	meta := nodeCounts(doc.ControllerStatus)
+	w.controllers = w.controllers[:0]
+	for _, cs := range doc.ControllerStatus {
+		w.controllers = append(w.controllers, cs.ControllerName)
+	}
 	line := fmt.Sprintf("nodepool %s: %s", w.pool.Name, st.Phase)
 	if !w.deleting {
 		desired := w.pool.Spec.Count()
@@ -309,8 +309,9 @@ func nodeCounts(reports []kpool.ControllerStatus) counts {
 func (w *waiter) show(line string) {
 	if w.tty {
 		// One line, redrawn in place: cut to the terminal's width (less
-		// one, so it never wraps), the rest of the last one blanked.
-		s := fit(fmt.Sprintf("%s  %s", line, round(time.Since(w.start))), w.cols-1)
+		// one, so it never wraps), the rest of the last one blanked. The
+		// elapsed time comes before the message, so that it always shows.
+		s := fit(w.ttyLine(line), w.cols-1)
 		n := len([]rune(s))
 		pad := ""
 		if w.width > n {

@@ -172,7 +172,7 @@ func TestUpdateWaitTimeout(t *testing.T) {
 	// The wall clock: nothing reports, so the 1ms deadline ends the wait.
 	_, _, err := execute("", "nodepool", "update", p.ID, "--label", "team=web", "--wait", "--timeout", "1ms", "--server", srv, "--user", testUser)
 	var errOut bytes.Buffer
-	if code := exitCode(err, &errOut); code != exitTimeout || !strings.Contains(errOut.String(), "not done within --timeout 1ms") {
+	if code := exitCode(err, &errOut); code != exitTimeout || !strings.Contains(errOut.String(), "Not done within --timeout 1ms") {
 		t.Errorf("exit code %d: %s", code, errOut.String())
 	}
 }
@@ -187,7 +187,7 @@ func TestDeleteWait(t *testing.T) {
 	done := s.background(srv, "nodepool", "delete", p.ID, "--wait")
 	s.step(func() { reportAs(t, srv, p.ID, 1, `{}`, deleted) })
 	r := <-done
-	if r.err != nil || r.stdout != "nodepool "+p.ID+" deleted\n" {
+	if r.err != nil || r.stdout != "node pool web in cluster gke deleted\n" {
 		t.Fatalf("delete --wait: %q, %v", r.stdout, r.err)
 	}
 	if !strings.HasPrefix(r.stderr, "nodepool web: Deleting  (waiting for the pool to be deleted by gcp-nodepool-controller)") {
