@@ -104,9 +104,11 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 		// table's 3-space gaps; DETAIL gets the rest of 80 columns.
 		widths := []int{len("AGE"), len("ACTION"), len("OBJECT"), len("ACTOR")}
 		rows := make([][]string, len(l.Events))
+		details := make([]string, len(l.Events))
 		for i, e := range l.Events {
 			_, action, _ := strings.Cut(e.Type, ".")
-			rows[i] = []string{age(e.CreatedAt, now), orDash(action), objects[i], actor(orDash(e.Actor))}
+			who, what := reporter(e)
+			rows[i], details[i] = []string{age(e.CreatedAt, now), orDash(action), objects[i], actor(orDash(who))}, what
 			for j, c := range rows[i] {
 				widths[j] = max(widths[j], utf8.RuneCountInString(c))
 			}
@@ -117,8 +119,8 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 		}
 		room = max(room, 10)
 		fmt.Fprintln(w, "AGE\tACTION\tOBJECT\tACTOR\tDETAIL")
-		for i, e := range l.Events {
-			fmt.Fprintf(w, "%s\t%s\n", strings.Join(rows[i], "\t"), fit(orDash(oneLine(e.Detail)), room))
+		for i := range rows {
+			fmt.Fprintf(w, "%s\t%s\n", strings.Join(rows[i], "\t"), fit(orDash(oneLine(details[i])), room))
 		}
 	}
 	if l.Next != "" {
@@ -129,6 +131,18 @@ func eventTable(w io.Writer, l *api.EventList, names *shown, wide bool, now time
 // maxActor is the widest ACTOR of the events table: a controller's name
 // ("civo-nodepool-controller") fits.
 const maxActor = 24
+
+// reporter is the ACTOR and DETAIL of an event in the default table: a
+// controller's report ("eks-nodepool-controller: Ready=True …") is shown
+// as by that controller, its conditions the detail; any other event as it
+// is.
+func reporter(e kpool.Event) (who, what string) {
+	name, rest, ok := strings.Cut(e.Detail, ": ")
+	if !strings.HasSuffix(e.Type, ".status") || !ok || !strings.HasSuffix(name, "-controller") || strings.ContainsAny(name, " \t") {
+		return e.Actor, e.Detail
+	}
+	return name, rest
+}
 
 // actor is an event's actor cut to maxActor: an e-mail address that is
 // too long keeps its local part ("controllers@…"), which says who.

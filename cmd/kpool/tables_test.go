@@ -60,7 +60,8 @@ func realisticEvents() *api.EventList {
 	detail := "spec.nodeCount 3 -> 12, spec.labels.team web -> web-frontend, spec.autoscaling.enabled false -> true"
 	return &api.EventList{Events: []kpool.Event{
 		{ID: 3, Type: "nodepool.updated", ObjectID: "p-web", ClusterID: "c-aks", Actor: "controllers@kpool.internal", Detail: detail, CreatedAt: at},
-		{ID: 2, Type: "nodepool.status", ObjectID: "p-web", ClusterID: "c-aks", Actor: "civo-nodepool-controller", Detail: detail, CreatedAt: at},
+		{ID: 2, Type: "nodepool.status", ObjectID: "p-web", ClusterID: "c-aks", Actor: "controllers@kpool.internal",
+			Detail: "civo-nodepool-controller: Ready=True (NodesReady), Progressing=False", CreatedAt: at},
 		{ID: 1, Type: "cluster.created", ObjectID: "c-aks", ClusterID: "c-aks", Actor: "dev@kpool.example", CreatedAt: at},
 		{ID: 5, Type: "nodepool.deleted", ObjectID: "0b1f4c2e-0000-4000-8000-000000000008", ObjectName: "old-batch", ClusterID: "c-aks", Actor: "bob@example.com", CreatedAt: at},
 		{ID: 4, Type: "logicalpool.created", ObjectID: "0b1f4c2e-0000-4000-8000-000000000007", ObjectName: "lp-web", ClusterID: "c-aks", Actor: "bob@example.com", CreatedAt: at},
@@ -89,9 +90,9 @@ func TestTablesFit80(t *testing.T) {
 		{"clusters", func(w io.Writer, wide bool) { clusterTable(w, clusters, wide, tablesNow) },
 			[]string{"prod-aks-eu", "azure", "platform", "no (NoCredential)", "40d"}, []string{"REGION", "c-aks"}, []string{"c-aks"}},
 		{"events", func(w io.Writer, wide bool) { eventTable(w, realisticEvents(), knownNames(), wide, tablesNow) },
-			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller", "controllers@…", "spec.nodeCount",
+			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller   Ready=True", "controllers@…", "spec.nodeCount",
 				"pool 0b1f4c2e ", "pool old-batch", "logicalpool lp-web"},
-			[]string{"TIME", "TYPE", "nodepool.updated", "controllers@kpool.internal", "c-gone", "pool 0b1f4c2e-0000-4000-8000-000000000009", "2026-11-26T11:55:00Z", "spec.autoscaling.enabled false -> true"}, []string{"c-aks", "nodepool.updated"}},
+			[]string{"TIME", "TYPE", "nodepool.updated", "controllers@kpool.internal", "civo-nodepool-controller: Ready=True", "c-gone", "pool 0b1f4c2e-0000-4000-8000-000000000009", "2026-11-26T11:55:00Z", "spec.autoscaling.enabled false -> true"}, []string{"c-aks", "nodepool.updated"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -225,5 +226,27 @@ func TestShownNames(t *testing.T) {
 	var none *shown
 	if none.cluster(a) != a || none.pool(p.ID) != p.ID {
 		t.Error("a nil cache does not show IDs as they are")
+	}
+}
+
+// TestReporter: a controller's report shows as by that controller, its
+// conditions the detail; other events keep their actor and detail.
+func TestReporter(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		typ, actor, detail string
+		who, what          string
+	}{
+		{"nodepool.status", "controllers@kpool.internal", "gke-nodepool-controller: Ready=True", "gke-nodepool-controller", "Ready=True"},
+		{"cluster.status", "ctl@example.com", "aks-nodepool-controller: Reachable=False (NoCredential)", "aks-nodepool-controller", "Reachable=False (NoCredential)"},
+		{"nodepool.status", "controllers@kpool.internal", "1 unmarked pools: x", "controllers@kpool.internal", "1 unmarked pools: x"},
+		{"nodepool.updated", "alice@example.com", "spec.nodeCount: 3 -> 4", "alice@example.com", "spec.nodeCount: 3 -> 4"},
+		{"nodepool.status", "bob@example.com", "my controller: Ready=True", "bob@example.com", "my controller: Ready=True"},
+	}
+	for _, tt := range tests {
+		who, what := reporter(kpool.Event{Type: tt.typ, Actor: tt.actor, Detail: tt.detail})
+		if who != tt.who || what != tt.what {
+			t.Errorf("%s %q %q: %q %q, want %q %q", tt.typ, tt.actor, tt.detail, who, what, tt.who, tt.what)
+		}
 	}
 }
