@@ -134,14 +134,72 @@ const maxActor = 24
 
 // reporter is the ACTOR and DETAIL of an event in the default table: a
 // controller's report ("eks-nodepool-controller: Ready=True …") is shown
-// as by that controller, its conditions the detail; any other event as it
-// is.
+// as by that controller, its conditions summed up (statusSummary); any
+// other event as it is.
 func reporter(e kpool.Event) (who, what string) {
 	name, rest, ok := strings.Cut(e.Detail, ": ")
 	if !strings.HasSuffix(e.Type, ".status") || !ok || !strings.HasSuffix(name, "-controller") || strings.ContainsAny(name, " \t") {
 		return e.Actor, e.Detail
 	}
-	return name, rest
+	return name, statusSummary(rest)
+}
+
+// statusSummary shortens a report's detail ("Ready=False (Creating),
+// Progressing=True (Creating), Drifted=False; Ready: creating web at gcp;
+// nodes 0/3") to what a row of 80 columns has room for: the conditions
+// that are not in their quiet state, Ready's reason first ("Creating, nodes
+// 0/3: creating web at gcp"); "Ready" (or "healthy", for a report without
+// Ready) when all are quiet.
+func statusSummary(detail string) string {
+	parts := strings.Split(detail, "; ")
+	var heads []string
+	for _, c := range strings.Split(parts[0], ", ") {
+		typ, rest, _ := strings.Cut(c, "=")
+		status, reason, _ := strings.Cut(rest, " ")
+		reason = strings.Trim(reason, "()")
+		switch {
+		case typ == kpool.ConditionReady && status != "True":
+			heads = append([]string{orWord(reason, "Not ready")}, heads...)
+		case typ == kpool.ConditionDrifted || typ == kpool.ConditionDegraded:
+			if status == "True" {
+				heads = append(heads, strings.TrimSpace(typ+" "+reason))
+			}
+		case typ == kpool.ConditionProgressing || status == "True":
+		default:
+			heads = append(heads, c)
+		}
+	}
+	if len(heads) == 0 {
+		heads = []string{"healthy"}
+		if strings.Contains(parts[0], kpool.ConditionReady+"=True") {
+			heads[0] = "Ready"
+		}
+	}
+	var why []string
+	for _, p := range parts[1:] {
+		if strings.HasPrefix(p, "nodes ") {
+			heads = append(heads, p)
+		} else {
+			why = append(why, p)
+		}
+	}
+	out := strings.Join(heads, ", ")
+	for _, w := range why {
+		_, msg, ok := strings.Cut(w, ": ")
+		if !ok {
+			msg = w
+		}
+		out += ": " + msg
+	}
+	return out
+}
+
+// orWord is s, or w when s is empty.
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
 }
 
 // actor is an event's actor cut to maxActor: an e-mail address that is

@@ -54,3 +54,20 @@ func TestEvents(t *testing.T) {
 		t.Errorf("an unknown cluster name for --cluster: %v", err)
 	}
 }
+
+func TestStatusSummary(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"NodeLabels=True (LabelsPresent), Ready=False (Creating), Progressing=True (Creating), Degraded=False, Drifted=False, Supported=True; Ready: creating web at gcp",
+			"Creating: creating web at gcp"},
+		{"Ready=True (Ready), Progressing=False, Degraded=False, Drifted=False; nodes 3/3", "Ready, nodes 3/3"},
+		{"Ready=True, Drifted=True (ChangedAtProvider), Degraded=False; Drifted: count 6, want 3; nodes 6/3",
+			"Drifted ChangedAtProvider, nodes 6/3: count 6, want 3"},
+		{"Ready=False, NodesCurrent=False (Outdated), Degraded=True (Quota)", "Not ready, NodesCurrent=False (Outdated), Degraded Quota"},
+		{"NodesWatched=True (Watching)", "healthy"},
+	}
+	for _, tt := range tests {
+		if got := statusSummary(tt.in); got != tt.want {
+			t.Errorf("statusSummary(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}

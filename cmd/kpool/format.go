@@ -57,12 +57,14 @@ func checkSortBy(sortBy string) error {
 }
 
 // parsePath parses a JSONPath template; a bare path (.name) is braced as
-// kubectl does.
+// kubectl does, and a key the object lacks prints nothing, as kubectl's
+// default --allow-missing-template-keys does (a pool without labels has no
+// spec.labels).
 func parsePath(t string) (*jsonpath.JSONPath, error) {
 	if !strings.Contains(t, "{") {
 		t = "{" + t + "}"
 	}
-	p := jsonpath.New("output")
+	p := jsonpath.New("output").AllowMissingKeys(true)
 	if err := p.Parse(t); err != nil {
 		return nil, err
 	}

@@ -40,6 +40,9 @@ func TestOutputFormats(t *testing.T) {
 	if strings.TrimSpace(one) != "b" {
 		t.Errorf("jsonpath of one pool: %q", one)
 	}
+	if missing := mustRun(t, srv, "nodepool", "get", "bravo", "-o", "jsonpath={.spec.labels.nosuch}"); strings.TrimSpace(missing) != "" {
+		t.Errorf("jsonpath of a key the pool lacks: %q, want nothing (kubectl's --allow-missing-template-keys)", missing)
+	}
 	for _, tc := range []struct{ args []string }{{[]string{"nodepool", "list", "-o", "jsonpath={.nodepools[}"}}, {[]string{"nodepool", "list", "--sort-by", "{.x"}}} {
 		if _, err := run(srv, "", tc.args...); err == nil {
 			t.Errorf("%v: no error", tc.args)
