@@ -58,6 +58,9 @@ func newConfigView() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(cfg.Contexts) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s has no contexts: kpool config set-context NAME --server URL makes one\n", path)
+			}
 			_, err = cmd.OutOrStdout().Write(b)
 			return err
 		},
