@@ -90,7 +90,7 @@ func TestTablesFit80(t *testing.T) {
 		{"clusters", func(w io.Writer, wide bool) { clusterTable(w, clusters, wide, tablesNow) },
 			[]string{"prod-aks-eu", "azure", "platform", "no (NoCredential)", "40d"}, []string{"REGION", "c-aks"}, []string{"c-aks"}},
 		{"events", func(w io.Writer, wide bool) { eventTable(w, realisticEvents(), knownNames(), wide, tablesNow) },
-			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller   Ready=True", "controllers@…", "spec.nodeCount",
+			[]string{"AGE", "ACTION", "updated", "pool web-frontend", "cluster prod-aks-eu", "civo-nodepool-controller   Ready\n", "controllers@…", "spec.nodeCount",
 				"pool 0b1f4c2e ", "pool old-batch", "logicalpool lp-web"},
 			[]string{"TIME", "TYPE", "nodepool.updated", "controllers@kpool.internal", "civo-nodepool-controller: Ready=True", "c-gone", "pool 0b1f4c2e-0000-4000-8000-000000000009", "2026-11-26T11:55:00Z", "spec.autoscaling.enabled false -> true"}, []string{"c-aks", "nodepool.updated"}},
 	}
@@ -230,14 +230,15 @@ func TestShownNames(t *testing.T) {
 }
 
 // TestReporter: a controller's report shows as by that controller, its
-// conditions the detail; other events keep their actor and detail.
+// conditions summed up as the detail (statusSummary); other events keep
+// their actor and detail.
 func TestReporter(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		typ, actor, detail string
 		who, what          string
 	}{
-		{"nodepool.status", "controllers@kpool.internal", "gke-nodepool-controller: Ready=True", "gke-nodepool-controller", "Ready=True"},
+		{"nodepool.status", "controllers@kpool.internal", "gke-nodepool-controller: Ready=True", "gke-nodepool-controller", "Ready"},
 		{"cluster.status", "ctl@example.com", "aks-nodepool-controller: Reachable=False (NoCredential)", "aks-nodepool-controller", "Reachable=False (NoCredential)"},
 		{"nodepool.status", "controllers@kpool.internal", "1 unmarked pools: x", "controllers@kpool.internal", "1 unmarked pools: x"},
 		{"nodepool.updated", "alice@example.com", "spec.nodeCount: 3 -> 4", "alice@example.com", "spec.nodeCount: 3 -> 4"},
