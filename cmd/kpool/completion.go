@@ -202,14 +202,16 @@ func completePools(cmd *cobra.Command, args []string, toComplete string) ([]cobr
 		o.ClusterID = id
 	}
 	var out []cobra.Completion
+	names := &shown{ctx: ctx, client: c, pools: map[string]string{}}
 	err := pages(true, o, func(o service.ListOptions) (string, error) {
 		page, err := c.NodePools(ctx, o)
 		if err != nil {
 			return "", err
 		}
 		for _, p := range page.NodePools {
-			out = appendMatch(out, toComplete, p.Name, fmt.Sprintf("node pool %s in cluster %s", p.ID, p.ClusterID))
-			out = appendMatch(out, toComplete, p.ID, fmt.Sprintf("node pool %s in cluster %s", p.Name, p.ClusterID))
+			in := names.cluster(p.ClusterID)
+			out = appendMatch(out, toComplete, p.Name, fmt.Sprintf("node pool %s in cluster %s", p.ID, in))
+			out = appendMatch(out, toComplete, p.ID, fmt.Sprintf("node pool %s in cluster %s", p.Name, in))
 		}
 		return page.Next, nil
 	})

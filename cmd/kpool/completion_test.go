@@ -79,6 +79,12 @@ func TestCompletion(t *testing.T) {
 		})
 	}
 
+	// Descriptions name the pool's cluster by its name, as a person reads it.
+	out, _, _ := execute("", append([]string{cobra.ShellCompRequestCmd, "nodepool", "get"}, append(as, "wo")...)...)
+	if !strings.Contains(out, "worker\tnode pool "+worker.ID+" in cluster prod") {
+		t.Errorf("completion of worker does not name its cluster prod:\n%s", out)
+	}
+
 	// The scripts themselves, one per shell.
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		out, _, err := execute("", "completion", shell)
