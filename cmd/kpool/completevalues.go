@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"slices"
 	"strings"
 
@@ -112,21 +111,8 @@ func completeZones(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.C
 	if i := strings.LastIndex(toComplete, ","); i >= 0 {
 		head, last = toComplete[:i+1], toComplete[i+1:]
 	}
-	c, cluster := completionClient(cmd)
-	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
-		cluster = fl.Value.String()
-	}
-	if c == nil || cluster == "" {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
-	defer cancel()
-	id, err := c.ClusterID(ctx, cluster)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f, err := c.ClusterFacts(ctx, id)
-	if err != nil || f == nil {
+	f := completionFacts(cmd)
+	if f == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	given := strings.Split(head, ",")

@@ -147,21 +147,8 @@ func completeClusters(cmd *cobra.Command, _ []string, toComplete string) ([]cobr
 // context's cluster's) provider offers, as kpool learnt it, with its CPUs,
 // memory and GPUs; nothing before a cluster is named or learnt.
 func completeMachineTypes(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	c, cluster := completionClient(cmd)
-	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
-		cluster = fl.Value.String()
-	}
-	if c == nil || cluster == "" {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
-	defer cancel()
-	id, err := c.ClusterID(ctx, cluster)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f, err := c.ClusterFacts(ctx, id)
-	if err != nil || f == nil {
+	f := completionFacts(cmd)
+	if f == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []cobra.Completion
@@ -228,4 +215,28 @@ func appendMatch(out []cobra.Completion, prefix, value, desc string) []cobra.Com
 		return out
 	}
 	return append(out, cobra.CompletionWithDesc(value, desc))
+}
+
+// completionFacts is what kpool learnt of the --cluster (or the context's
+// cluster): its zones and machine types; nil before a cluster is named or
+// learnt, or when the server does not answer in time.
+func completionFacts(cmd *cobra.Command) *kpool.ClusterFacts {
+	c, cluster := completionClient(cmd)
+	if fl := cmd.Flags().Lookup("cluster"); fl != nil && fl.Value.String() != "" {
+		cluster = fl.Value.String()
+	}
+	if c == nil || cluster == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+	defer cancel()
+	id, err := c.ClusterID(ctx, cluster)
+	if err != nil {
+		return nil
+	}
+	f, err := c.ClusterFacts(ctx, id)
+	if err != nil {
+		return nil
+	}
+	return f
 }
