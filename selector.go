@@ -44,7 +44,10 @@ func ParseSelector(field, s string) (Selector, error) {
 	}
 	parsed, err := labels.Parse(s)
 	if err != nil {
-		return nil, Invalid(field, "%q is not a label selector: %v (kubectl's syntax: team=web,tier!=db or env in (prod,staging) or gpu or !spot)", s, err)
+		// The parser also offers node selectors' gt and lt, which pool
+		// labels do not take.
+		why := strings.ReplaceAll(err.Error(), ", gt, lt", "")
+		return nil, Invalid(field, "%q is not a label selector: %s (kubectl's syntax: team=web,tier!=db or env in (prod,staging) or gpu or !spot)", s, why)
 	}
 	reqs, _ := parsed.Requirements()
 	out := make(Selector, 0, len(reqs))

@@ -99,7 +99,7 @@ func (a *applyFlags) options(cmd *cobra.Command, f *clientFlags, what string) ([
 		if !a.prune {
 			return nil, o, errors.New("-l selects the pools --prune may delete: give --prune too")
 		}
-		sel, err := kpool.ParseSelector("selector", a.selector)
+		sel, err := kpool.ParseSelector("--selector (-l)", a.selector)
 		if err != nil {
 			return nil, o, err
 		}

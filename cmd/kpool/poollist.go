@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,7 +58,7 @@ func (pl *poolList) run(cmd *cobra.Command, _ []string) error {
 	scoped := ""
 	switch {
 	case pl.allClusters && cmd.Flags().Changed("cluster"):
-		return fmt.Errorf("--all-clusters (-A) lists the pools of every cluster: leave out --cluster %s", pl.cluster)
+		return errors.New("--all-clusters (-A) lists the pools of every cluster: leave out --cluster")
 	case pl.cluster != "":
 		if o.ClusterID, err = f.client().ClusterID(cmd.Context(), pl.cluster); err != nil {
 			return err
