@@ -77,7 +77,11 @@ var examples = map[string]string{
   kpool nodepool create web --cluster prod --machine-type e2-standard-4 --count 3 --dry-run
 
   # From a file, flags merged over it, waiting until the pool is Ready
-  kpool nodepool create -f web.yaml --count 5 --wait`,
+  kpool nodepool create -f web.yaml --count 5 --wait
+
+  # A provider's own flags: OCI's flexible shape size, Civo's public IPs
+  kpool nodepool create batch --cluster demo-oke --machine-type VM.Standard.E4.Flex --ocpus 2 --memory-gb 16 --count 2
+  kpool nodepool create edge --cluster demo-civo --machine-type g4s.kube.medium --count 2 --public-ip`,
 	"nodepool list": `  kpool nodepool list --cluster prod
   kpool nodepool list --health unhealthy --all -o json`,
 	"nodepool get": `  kpool nodepool get web --cluster prod

@@ -24,11 +24,6 @@ with NOT_IMPLEMENTED. A few flags are one provider's own: --image-id,
 --ocpus and --memory-gb (oci: the node image, default the cluster's, and a
 flexible shape's size), --public-ip (civo).
 
-Examples:
-  kpool nodepool create web --cluster $AKS_CLUSTER_ID --machine-type Standard_D4s_v5 --count 3 --zones 1,2,3
-  kpool nodepool create batch --cluster $OKE_CLUSTER_ID --machine-type VM.Standard.E4.Flex --ocpus 2 --memory-gb 16 --count 2
-  kpool nodepool create edge --cluster $CIVO_CLUSTER_ID --machine-type g4s.kube.medium --count 2 --public-ip
-
 With -f FILE (YAML or JSON; - reads stdin) the pool is a document as kpool
 apply takes it: name, cluster (a name or ID) or cluster_id, and spec (the
 output of nodepool get -o yaml is one). NAME, --cluster and --id are taken
@@ -51,7 +46,7 @@ type poolCreate struct {
 func newPoolCreate(f *clientFlags) *cobra.Command {
 	o := &poolCreate{f: f}
 	cmd := &cobra.Command{
-		Use:   "create NAME --cluster ID [flags] | create [NAME] -f FILE [flags]",
+		Use:   "create NAME --cluster CLUSTER [flags] | create [NAME] -f FILE [flags]",
 		Short: "Create a node pool",
 		Long:  poolCreateLong,
 		Args:  nameArg("node pool"),
