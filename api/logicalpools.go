@@ -41,6 +41,7 @@ type LogicalPoolDryRun struct {
 // logicalPoolPath is where a logical pool is read and written: by name,
 // within its cluster.
 func logicalPoolPath(clusterID, name string) string {
+	name = strings.TrimPrefix(name, "logicalpool/") // as -o name prints it
 	return "/api/v1/clusters/" + url.PathEscape(clusterID) + "/logicalpools/" + url.PathEscape(name)
 }
 

@@ -107,6 +107,14 @@ func printNames(out io.Writer, v any) error {
 	switch o := v.(type) {
 	case *kpool.Cluster:
 		names = []string{"cluster/" + o.ID}
+	case clusterWithFacts:
+		names = []string{"cluster/" + o.ID}
+	case *kpool.LogicalPool:
+		names = []string{"logicalpool/" + o.Name}
+	case *api.LogicalPoolList:
+		for _, lp := range o.LogicalPools {
+			names = append(names, "logicalpool/"+lp.Name)
+		}
 	case *api.ClusterList:
 		for _, c := range o.Clusters {
 			names = append(names, "cluster/"+c.ID)
@@ -128,7 +136,7 @@ func printNames(out io.Writer, v any) error {
 			names = append(names, "node/"+n.Name) // as kubectl get nodes -o name
 		}
 	default:
-		return fmt.Errorf("-o name shows clusters, node pools, nodes and events, not %T", v)
+		return fmt.Errorf("-o name shows clusters, node pools, logical pools, nodes and events, not %T", v)
 	}
 	for _, n := range names {
 		if _, err := fmt.Fprintln(out, n); err != nil {

@@ -124,6 +124,17 @@ func TestLogicalPoolReads(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, srv, "lp", "list", "--cluster", "lp-reads", "-o", "json")), &l); err != nil || l.Total != 1 {
 		t.Errorf("list -o json: %+v, %v", l, err)
 	}
+	// -o name, and what it prints taken back by get, as kubectl's.
+	if names := mustRun(t, srv, "lp", "list", "--cluster", "lp-reads", "-o", "name"); names != "logicalpool/web\n" {
+		t.Errorf("list -o name: %q", names)
+	}
+	if back := mustRun(t, srv, "lp", "get", "logicalpool/web", "--cluster", "lp-reads", "-o", "name"); back != "logicalpool/web\n" {
+		t.Errorf("get logicalpool/web -o name: %q", back)
+	}
+	id := strings.TrimSpace(mustRun(t, srv, "cluster", "get", "lp-reads", "-o", "name"))
+	if back := mustRun(t, srv, "cluster", "get", id, "-o", "jsonpath={.name}"); !strings.HasPrefix(id, "cluster/") || strings.TrimSpace(back) != "lp-reads" {
+		t.Errorf("cluster get -o name: %q, taken back: %q", id, back)
+	}
 
 	del := mustRun(t, srv, "lp", "delete", "web", "--cluster", "lp-reads")
 	if !strings.Contains(del, "deleting its members: web-1, web-2, web-3") {
