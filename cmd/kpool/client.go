@@ -46,6 +46,9 @@ type clientFlags struct {
 	context, defaultCluster string
 	// clock is the root command's: tables' ages and --wait's polls.
 	clock clock
+	// collected, when not nil, takes what print would write as JSON or
+	// YAML: a get of several names prints them as one list (gather).
+	collected *[]any
 }
 
 // register adds the flags to cmd and checks them before any subcommand runs.

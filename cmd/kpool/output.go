@@ -46,6 +46,10 @@ func (f *clientFlags) print(cmd *cobra.Command, v any, table func(w io.Writer)) 
 		}
 		return printTemplate(out, v, t)
 	}
+	if f.collected != nil && (f.output == outJSON || f.output == outYAML) {
+		*f.collected = append(*f.collected, v)
+		return nil
+	}
 	switch f.output {
 	case outJSON:
 		b, err := json.MarshalIndent(v, "", "  ")

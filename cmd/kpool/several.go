@@ -57,23 +57,57 @@ func byNames(f *clientFlags, cmd *cobra.Command, kind string, ask asker) *cobra.
 			return fmt.Errorf("-w follows one %s: give one NAME or ID", kind)
 		}
 		n := 0
-		return eachName(c, args, func(arg string) error {
-			id, err := resolve(c.Context(), f, kind, cluster, arg)
-			if err != nil {
-				return err
-			}
-			if ask != nil {
-				if err := confirm(c, func() (string, error) { return ask(c, f.client(), id) }); err != nil {
+		return f.gather(c, listKey(kind), len(args), func() error {
+			return eachName(c, args, func(arg string) error {
+				id, err := resolve(c.Context(), f, kind, cluster, arg)
+				if err != nil {
 					return err
 				}
-			}
-			if n++; n > 1 && c.Name() == "get" {
-				f.separate(c.OutOrStdout())
-			}
-			return inner(c, []string{id})
+				if ask != nil {
+					if err := confirm(c, func() (string, error) { return ask(c, f.client(), id) }); err != nil {
+						return err
+					}
+				}
+				if n++; n > 1 && c.Name() == "get" {
+					f.separate(c.OutOrStdout())
+				}
+				return inner(c, []string{id})
+			})
 		})
 	}
 	return cmd
+}
+
+// listKey is the member of the list document that holds objects of kind,
+// as kpool's list commands print it.
+func listKey(kind string) string {
+	switch kind {
+	case "node pool":
+		return "nodepools"
+	case "logical pool":
+		return "logicalpools"
+	}
+	return "clusters"
+}
+
+// gather runs a get of n names so that, with -o json or yaml and more than
+// one name, the objects print as one list document ({"nodepools": [...]},
+// the shape of kpool nodepool list -o json, which kpool apply -f reads),
+// as kubectl prints a List, rather than one document after another.
+func (f *clientFlags) gather(cmd *cobra.Command, key string, n int, run func() error) error {
+	if n < 2 || cmd.Name() != "get" || (f.output != outJSON && f.output != outYAML) {
+		return run()
+	}
+	items := []any{}
+	f.collected = &items
+	err := run()
+	f.collected = nil
+	if len(items) > 0 || err == nil {
+		if perr := f.print(cmd, map[string]any{key: items, "total": len(items)}, nil); perr != nil {
+			return perr
+		}
+	}
+	return err
 }
 
 // resolve is the ID of a node pool (in cluster, or the context's cluster)
@@ -89,9 +123,11 @@ func resolve(ctx context.Context, f *clientFlags, kind, cluster, ref string) (st
 }
 
 // separate writes what goes between two objects a get prints: a YAML
-// document separator, or a blank line between tables.
+// document separator, or a blank line between tables; nothing while a
+// get gathers its objects into one list.
 func (f *clientFlags) separate(w io.Writer) {
 	switch {
+	case f.collected != nil:
 	case f.output == outYAML:
 		fmt.Fprintln(w, "---")
 	case f.table() && f.output != outName:
@@ -234,16 +270,18 @@ func logicalByNames(f *clientFlags, cmd *cobra.Command, ask asker) *cobra.Comman
 	inner := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		n := 0
-		return eachName(c, args, func(name string) error {
-			if ask != nil {
-				if err := confirm(c, func() (string, error) { return ask(c, f.client(), name) }); err != nil {
-					return err
+		return f.gather(c, listKey("logical pool"), len(args), func() error {
+			return eachName(c, args, func(name string) error {
+				if ask != nil {
+					if err := confirm(c, func() (string, error) { return ask(c, f.client(), name) }); err != nil {
+						return err
+					}
 				}
-			}
-			if n++; n > 1 && c.Name() == "get" {
-				f.separate(c.OutOrStdout())
-			}
-			return inner(c, []string{name})
+				if n++; n > 1 && c.Name() == "get" {
+					f.separate(c.OutOrStdout())
+				}
+				return inner(c, []string{name})
+			})
 		})
 	}
 	return cmd

@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kpool/kpool/api"
 )
 
 // ttyIn and ttyOut stand for a terminal's stdin and stdout: isTerminal
@@ -51,13 +56,23 @@ func TestSeveralNames(t *testing.T) {
 
 	// What -o name prints is read back, as xargs passes it.
 	names := strings.Fields(mustRun(t, srv, "nodepool", "list", "-o", "name"))
+	// Several with -o yaml or json: one list document, as kubectl's List,
+	// in the shape of the list command's, which apply takes back unchanged.
 	yml := mustRun(t, srv, append([]string{"nodepool", "get", "-o", "yaml"}, names...)...)
-	if len(names) != 3 || strings.Count(yml, "\n---\n") != 2 {
-		t.Errorf("get %v -o yaml: three documents wanted:\n%s", names, yml)
+	var pools api.NodePoolList
+	if err := yaml.UnmarshalStrict([]byte(yml), &pools); err != nil || len(names) != 3 || len(pools.NodePools) != 3 || pools.Total != 3 {
+		t.Errorf("get %v -o yaml: one list of three wanted (%v):\n%s", names, err, yml)
+	}
+	if out, err := run(srv, yml, "apply", "-f", "-"); err != nil || !strings.Contains(out, "3 unchanged") {
+		t.Errorf("get -o yaml | apply -f -: %v\n%s", err, out)
 	}
 	clusters := strings.Fields(mustRun(t, srv, "cluster", "list", "-o", "name"))
-	if out := mustRun(t, srv, append([]string{"cluster", "get", "-o", "yaml"}, clusters...)...); len(clusters) != 2 || strings.Count(out, "\n---\n") != 1 {
-		t.Errorf("cluster get prod stage: %q", out)
+	var cl struct {
+		Clusters []struct{ Name string } `json:"clusters"`
+	}
+	js := mustRun(t, srv, append([]string{"cluster", "get", "-o", "json"}, clusters...)...)
+	if err := json.Unmarshal([]byte(js), &cl); err != nil || len(clusters) != 2 || len(cl.Clusters) != 2 || cl.Clusters[1].Name != "stage" {
+		t.Errorf("cluster get prod stage -o json: %v\n%s", err, js)
 	}
 
 	// Not a terminal: delete does not ask; both go.
