@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -352,5 +353,42 @@ func TestListSurvivesFailedInstanceGroups(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("pools %+v", pools)
+	}
+}
+
+// TestListSurvivesGoneInstanceGroups: a pool whose instance group Compute
+// no longer has (deleted ahead of its pool, as a pool's delete does) is
+// listed with no nodes in that group; its 404 does not fail the cluster's
+// whole list, which the controllers would take for the cluster missing.
+func TestListSurvivesGoneInstanceGroups(t *testing.T) {
+	e := newEmulated(t)
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.spec("a", "1")); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/instanceGroupManagers/") {
+			body := `{"error":{"code":404,"message":"The resource 'projects/p/zones/z/instanceGroupManagers/g' was not found","errors":[{"reason":"notFound"}]}}`
+			return &http.Response{StatusCode: http.StatusNotFound, Header: http.Header{"Content-Type": {"application/json"}},
+				Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+		}
+		return e.driverTransport().RoundTrip(r)
+	})
+	d := setup.Driver(t, rt, providertest.FastRetry(), e.URL)
+	pools, err := d.NodePoolList(ctx, e.Cluster)
+	if err != nil {
+		t.Fatalf("a list whose instance group is gone: %v", err)
+	}
+	found := false
+	for _, p := range pools {
+		if p.ProviderName == "a" {
+			found = true
+			if p.Count != 0 || p.ReadyNodes != 0 {
+				t.Errorf("a: count %d, ready %d; want 0 for a group that is gone", p.Count, p.ReadyNodes)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("pool a not listed: %+v", pools)
 	}
 }

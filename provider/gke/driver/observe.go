@@ -2,7 +2,9 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
@@ -10,6 +12,7 @@ import (
 
 	compute "google.golang.org/api/compute/v1"
 	container "google.golang.org/api/container/v1"
+	"google.golang.org/api/googleapi"
 	"google.golang.org/api/option"
 
 	"github.com/kpool/kpool"
@@ -125,6 +128,13 @@ func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *c
 			return err
 		}
 		g, err := svc.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
+		if groupGone(err) {
+			// The group went ahead of its pool (a delete under way, or a
+			// create that failed): it has no nodes to count, and its pool
+			// must not fail the whole cluster's list as if the cluster were
+			// not there.
+			continue
+		}
 		if err != nil {
 			return classify(err, "")
 		}
@@ -239,4 +249,10 @@ func (d *Driver) follow(ctx context.Context, cs *clients, c *kpool.Cluster, p *p
 		}
 		d.mu.Unlock()
 	}
+}
+
+// groupGone reports whether err is Compute's 404 for an instance group.
+func groupGone(err error) bool {
+	var ge *googleapi.Error
+	return errors.As(err, &ge) && ge.Code == http.StatusNotFound
 }
