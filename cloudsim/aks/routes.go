@@ -100,6 +100,7 @@ func (s *Server) route(req *sim.Request) *sim.Reply {
 		if !ok {
 			continue
 		}
+		req.SetOperation(req.HTTP.Method + " /" + strings.Join(rt.path, "/"))
 		h, ok := rt.methods[req.HTTP.Method]
 		if !ok {
 			h, ok = rt.methods[""]

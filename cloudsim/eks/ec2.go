@@ -133,6 +133,7 @@ func (s *Server) ec2(req *sim.Request) *sim.Reply {
 	region := signedRegion(req.HTTP)
 	c := &ec2Call{s: s, f: f, region: region, now: req.Now}
 	action := f.Get("Action")
+	req.SetOperation("EC2 " + action) // a Query API: one path, the action says what
 	if s.denied[action] {
 		return unauthorized(action)
 	}

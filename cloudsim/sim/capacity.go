@@ -117,6 +117,7 @@ func (e *Engine) SetCapacity(o Offering, n int) {
 // cloud client: on its loopback listener, with no cloud credentials, never
 // in the call log. GET AdminPrefix+"capacity" lists the limited offerings;
 // POST with a CapacityEntry sets one ("available": -1 lifts the limit).
+// GET AdminPrefix+"calls" counts the calls answered (see CallCounts).
 const AdminPrefix = "/_cloudsim/"
 
 // admin answers the operator's routes; false when r is not one of them.
@@ -131,6 +132,8 @@ func (e *Engine) admin(w http.ResponseWriter, r *http.Request) bool {
 	switch r.URL.Path {
 	case AdminPrefix + "capacity":
 		e.adminCapacity(w, r)
+	case AdminPrefix + "calls":
+		e.adminCalls(w, r)
 	default:
 		http.Error(w, "no such admin route: "+r.URL.Path, http.StatusNotFound)
 	}

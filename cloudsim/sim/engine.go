@@ -54,6 +54,7 @@ type Engine struct {
 	ops      operations
 	calls    []Call
 	maxCalls int
+	counted  callCount
 	capacity Capacity
 }
 
@@ -101,6 +102,9 @@ type Call struct {
 	Fault string
 	// Latency is how long the request was held before it was handled.
 	Latency time.Duration
+	// Operation is the cloud operation the request was (see
+	// Request.SetOperation); "" for one no route took.
+	Operation string
 }
 
 // NewID returns a random-looking UUID, determined by the seed and the
@@ -182,7 +186,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := &Request{HTTP: r, Body: body, BodyErr: berr, Now: now, e: e}
 	rep := e.protocol.run(req)
 	call := Call{Time: now, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rep.Status,
-		Created: rep.Created, Resource: rep.Resource, Latency: latency}
+		Created: rep.Created, Resource: rep.Resource, Latency: latency, Operation: req.operation}
 	if call.Created && call.Resource == "" {
 		call.Resource = call.Path
 	}
@@ -224,6 +228,7 @@ func (e *Engine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // log appends to the call log, halving it past MaxCalls; e.mu is held.
 func (e *Engine) log(c Call) {
+	e.counted.add(c.Operation)
 	e.calls = append(e.calls, c)
 	if e.maxCalls > 0 && len(e.calls) > e.maxCalls {
 		keep := max(e.maxCalls/2, 1)

@@ -45,6 +45,7 @@ type Request struct {
 	Now time.Time
 
 	e           *Engine
+	operation   string
 	fault       string
 	rolled      bool
 	failStarted bool
@@ -123,3 +124,9 @@ func (r *Request) BaseURL() string {
 	}
 	return scheme + "://" + r.HTTP.Host
 }
+
+// SetOperation names the cloud operation the request is, for the calls an
+// emulator counts (AdminPrefix+"calls"): the route that took it, such as
+// "GET /v1/projects/{project}/locations/{location}/clusters/{cluster}/nodePools",
+// or a Query API's action. The Router names its routes by themselves.
+func (r *Request) SetOperation(op string) { r.operation = op }

@@ -51,6 +51,7 @@ func (rt *Router) Handle(pattern string, h Handler) {
 			for _, name := range wildcards(r.Pattern) {
 				m.req.HTTP.SetPathValue(name, r.PathValue(name))
 			}
+			m.req.SetOperation(r.Method + " " + r.Pattern)
 			m.reply = rt.byMethod(byMethod, r.Method)(m.req)
 		}))
 	}

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
@@ -107,6 +108,41 @@ func (e *Emulated[E, D]) Harness(t testing.TB) *Harness {
 // against its emulator.
 func (s Setup[E, D]) RunConformance(t *testing.T) {
 	Run(t, func(t *testing.T) *Harness { return s.Start(t).Harness(t) })
+	t.Run("CallsCounted", s.runCalls)
+}
+
+// runCalls checks that the emulator says what it was sent: after a driver's
+// create and list, GET <endpoint>/_cloudsim/calls counts every call by a
+// named operation (none unrouted), as many as the call log holds.
+func (s Setup[E, D]) runCalls(t *testing.T) {
+	e := s.Start(t)
+	ctx := context.Background()
+	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, s.Spec(e, "counted")); err != nil {
+		t.Fatal(err)
+	}
+	e.Clock.Advance(time.Hour)
+	if _, err := e.Driver.NodePoolList(ctx, e.Cluster); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Client.Get(e.URL + sim.AdminPrefix + "calls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var got sim.CallCounts
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET calls: %d %v", res.StatusCode, err)
+	}
+	sum := 0
+	for _, o := range got.Operations {
+		sum += o.Calls
+		if o.Operation == sim.Unrouted || o.Operation == "" {
+			t.Errorf("%d calls no route named: %+v", o.Calls, e.Sim.Calls())
+		}
+	}
+	if n := len(e.Sim.Calls()); got.Total == 0 || got.Total != sum || got.Total != n {
+		t.Errorf("calls: total %d, operations sum to %d, the call log holds %d: %+v", got.Total, sum, n, got.Operations)
+	}
 }
 
 // CreateFailing creates s at a fault rate of one half until the emulator
