@@ -44,18 +44,31 @@ func newServer(t *testing.T) string {
 // newServerOn is newServer with the platforms (and drivers) of reg.
 func newServerOn(t *testing.T, reg *provider.Registry) string {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "kpool.db"))
+	svc := newService(t, reg)
+	var err error
+	svc.Endpoints, err = kpool.ParseOrigins([]string{"https://127.0.0.1:9999", "https://oci.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveAPI(t, svc)
+}
+
+// newService is a service on a fresh SQLite store with the platforms of reg.
+func newService(t *testing.T, reg *provider.Registry) *service.Service {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return service.New(st, reg)
+}
+
+// serveAPI serves svc's API over real HTTP (testController a controller)
+// and returns its URL.
+func serveAPI(t *testing.T, svc *service.Service) string {
+	t.Helper()
 	access, err := auth.NewAccess(nil, []string{testController})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(st, reg)
-	svc.Endpoints, err = kpool.ParseOrigins([]string{"https://127.0.0.1:9999", "https://oci.example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,21 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kpool/kpool"
-	"github.com/kpool/kpool/api"
-	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
 	"github.com/kpool/kpool/service"
-	"github.com/kpool/kpool/store/sqlite"
 )
 
 // TestCompleteValues: flags that take one of a few words complete them,
@@ -71,18 +64,8 @@ func TestCompleteValues(t *testing.T) {
 // (its ID returned).
 func serverWithFacts(t *testing.T) (string, string) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	access, err := auth.NewAccess(nil, []string{testController})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(st, catalog.Registry())
-	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
-	t.Cleanup(srv.Close)
+	svc := newService(t, catalog.Registry())
+	url := serveAPI(t, svc)
 	user := kpool.WithIdentity(context.Background(), &kpool.Identity{Email: testUser})
 	var id string
 	for _, name := range []string{"prod", "stage"} {
@@ -99,9 +82,9 @@ func serverWithFacts(t *testing.T) (string, string) {
 	if err := svc.ReportClusterFacts(ctl, id, &kpool.ClusterFacts{LearnedAt: time.Now(), Zones: []string{"1", "2", "3"}}); err != nil {
 		t.Fatal(err)
 	}
-	web := createPool(t, srv.URL, "web", "prod", "--machine-type", "e2-small")
+	web := createPool(t, url, "web", "prod", "--machine-type", "e2-small")
 	if !strings.HasPrefix(web.ClusterID, id[:8]) {
 		t.Fatalf("web in %s, not prod", web.ClusterID)
 	}
-	return srv.URL, web.ID
+	return url, web.ID
 }

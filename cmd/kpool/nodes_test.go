@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -19,10 +16,7 @@ import (
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/api"
-	"github.com/kpool/kpool/auth"
 	"github.com/kpool/kpool/provider/catalog"
-	"github.com/kpool/kpool/service"
-	"github.com/kpool/kpool/store/sqlite"
 	"github.com/kpool/kpool/store/storetest"
 )
 
@@ -50,21 +44,11 @@ func (testNodes) KubeTransport(context.Context, *kpool.Cluster) (*url.URL, http.
 // from testNodes, with a cluster gke of testUser's holding a pool web.
 func newNodesServer(t *testing.T) (string, *kpool.Cluster, *kpool.NodePool) {
 	t.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "kpool.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	access, err := auth.NewAccess(nil, []string{testController})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := service.New(st, catalog.Registry())
+	svc := newService(t, catalog.Registry())
 	svc.Nodes, svc.Kube = testNodes{}, testNodes{}
-	srv := httptest.NewServer(api.NewServer(svc, access, slog.New(slog.NewTextHandler(io.Discard, nil))))
-	t.Cleanup(srv.Close)
+	url := serveAPI(t, svc)
 	c := storetest.NewCluster(t, svc, testUser, "gke")
-	return srv.URL, c, storetest.NewPool(t, svc, c, "web")
+	return url, c, storetest.NewPool(t, svc, c, "web")
 }
 
 // runAt is run with the clock at nodesNow.
