@@ -104,8 +104,14 @@ func testOffsetCap(t *testing.T, s *service.Service) {
 		t.Fatalf("offset %d: %d items, total %d", kpool.MaxOffset, len(l.Items), l.Total)
 	}
 	for _, list := range []func() error{
-		func() error { _, err := s.NodePools(Ctx(Alice), service.ListOptions{Offset: kpool.MaxOffset + 1}); return err },
-		func() error { _, err := s.Clusters(Ctx(Alice), service.ListOptions{Offset: kpool.MaxOffset + 1}); return err },
+		func() error {
+			_, err := s.NodePools(Ctx(Alice), service.ListOptions{Offset: kpool.MaxOffset + 1})
+			return err
+		},
+		func() error {
+			_, err := s.Clusters(Ctx(Alice), service.ListOptions{Offset: kpool.MaxOffset + 1})
+			return err
+		},
 	} {
 		err := list()
 		wantCode(t, err, kpool.CodeValidation)
