@@ -111,9 +111,9 @@ func (d *SQLDatabase) Ping(ctx context.Context) error { return d.ReadPool.PingCo
 
 // Close closes both pools.
 func (d *SQLDatabase) Close() error {
-	r, w := d.pools()
-	r.close()
-	w.close()
+	// The statements kept go with their connections; left open, a read
+	// after Close fails as the closed database it meets (503), not as a
+	// closed statement.
 	err := d.WritePool.Close()
 	if d.ReadPool != d.WritePool {
 		err = errors.Join(err, d.ReadPool.Close())

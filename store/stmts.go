@@ -68,11 +68,3 @@ func (s *stmts) exec(ctx context.Context, query string, args []any) (sql.Result,
 	}
 	return st.ExecContext(ctx, args...)
 }
-
-// close closes every statement kept.
-func (s *stmts) close() {
-	s.m.Range(func(_, v any) bool {
-		v.(*sql.Stmt).Close()
-		return true
-	})
-}
