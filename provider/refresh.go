@@ -157,6 +157,18 @@ func (p *Pass[V]) Kept(name string) (V, bool) {
 	return e.value, true
 }
 
+// Last returns the last read of a pool, whether or not this pass reads it
+// again: what did not change since may be taken from it.
+func (p *Pass[V]) Last(name string) (V, bool) {
+	p.r.mu.Lock()
+	defer p.r.mu.Unlock()
+	if e := p.c.pools[name]; e != nil && e.read {
+		return e.value, true
+	}
+	var zero V
+	return zero, false
+}
+
 // Keep records a read of this pass, and whether it found the pool
 // settled (Settled). A read older than the one kept, or of a pool no
 // longer listed, is dropped.

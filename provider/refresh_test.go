@@ -209,3 +209,20 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshLast: a pass gives the last read of a pool it reads again,
+// and none of a new one.
+func TestRefreshLast(t *testing.T) {
+	r := provider.NewRefresh[int](provider.RefreshPools)
+	pass(r, "c1", 7, names("a"))
+	p := r.Plan("c1", names("a", "b"))
+	if _, kept := p.Kept("a"); kept {
+		t.Fatal("a, the only settled pool, is kept instead of read in its turn")
+	}
+	if v, ok := p.Last("a"); !ok || v != 7 {
+		t.Fatalf("last read of a: %d, %v", v, ok)
+	}
+	if _, ok := p.Last("b"); ok {
+		t.Fatal("a new pool has a last read")
+	}
+}

@@ -114,7 +114,8 @@ func (d *Driver) describeOne(ctx context.Context, cl *awseks.Client, ec2cl *ec2.
 	var p provider.Pool
 	var k kept
 	if err == nil && ng != nil {
-		p, k, err = d.read(ctx, ec2cl, c, ng)
+		last, _ := pass.Last(name)
+		p, k, err = d.read(ctx, ec2cl, c, ng, last)
 	}
 	switch {
 	case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:

@@ -275,20 +275,24 @@ func templateTags(cluster string, s provider.PoolSpec) []ec2types.Tag {
 // template gives: the root volume's type and size and the user data. A
 // node group whose template is gone reports what EKS says only.
 func (d *Driver) observeAll(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup) (provider.Pool, error) {
-	p, _, err := d.read(ctx, cl, c, ng)
+	p, _, err := d.read(ctx, cl, c, ng, kept{})
 	return p, err
 }
 
 // read is observeAll, and what a list keeps of the node group (kept). A
 // short node group's instances are counted (countInstances). A numbered
 // template version never changes, so what it gives is read once and kept
-// (by endpoint, region, template id and version): a read of a node group
-// seen before reads no template.
-func (d *Driver) read(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup) (provider.Pool, kept, error) {
+// (by endpoint, region, template id and version), and taken from last,
+// the node group's last read, when it ran the same version: a read of a
+// node group seen before reads no template.
+func (d *Driver) read(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup, last kept) (provider.Pool, kept, error) {
 	k := kept{ng: ng}
 	if lt := ng.LaunchTemplate; lt != nil {
 		key := c.Spec.Endpoint + " " + profile.Region(&c.Spec) + " " + aws.ToString(lt.Id) + ":" + aws.ToString(lt.Version)
 		vol, known := d.volumes.Get(key)
+		if !known && last.vol != nil && sameVersion(last.ng, lt) {
+			vol, known = *last.vol, true
+		}
 		if !known {
 			v, err := templateVersion(ctx, cl, lt)
 			if err != nil {
@@ -311,6 +315,16 @@ func (d *Driver) read(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng 
 		countInstances(ctx, cl, c, ng, &p)
 	}
 	return p, k, nil
+}
+
+// sameVersion reports whether node group was (nil: none) ran the numbered
+// version lt of the same template.
+func sameVersion(was *types.Nodegroup, lt *types.LaunchTemplateSpecification) bool {
+	if was == nil || was.LaunchTemplate == nil || lt.Id == nil {
+		return false
+	}
+	_, err := strconv.Atoi(aws.ToString(lt.Version))
+	return err == nil && aws.ToString(was.LaunchTemplate.Id) == *lt.Id && aws.ToString(was.LaunchTemplate.Version) == aws.ToString(lt.Version)
 }
 
 // applyVolume sets a pool's disk and user data from its template's.
