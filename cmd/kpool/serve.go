@@ -74,6 +74,9 @@ type serveFlags struct {
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
 	burst int
+	// limits are the controllers' workers, provider limits and account
+	// budgets (limits.go).
+	limits limitFlags
 	// otlpEndpoint, when set, is the OTLP/HTTP collector kpool's spans
 	// are exported to; without it kpool traces nothing.
 	otlpEndpoint string
@@ -123,6 +126,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.otlpEndpoint, "otlp-endpoint", "",
 		"export traces (OpenTelemetry, OTLP/HTTP protobuf) to this collector URL, such as http://127.0.0.1:4318 (spans go to /v1/traces unless the URL has a path); without it nothing is traced (KPOOL_OTLP_ENDPOINT)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
+	f.limits.register(cmd)
 	bindEnv(cmd.Flags(), map[string]string{"reconcile": "KPOOL_RECONCILE", "drift-interval": "KPOOL_DRIFT_INTERVAL", "call-timeout": "KPOOL_CALL_TIMEOUT",
 		"token-cache": "KPOOL_TOKEN_CACHE", "event-retention": "KPOOL_EVENT_RETENTION", "listen": "KPOOL_LISTEN", "database": "KPOOL_DATABASE",
 		"allowed-endpoints": "KPOOL_ALLOWED_ENDPOINTS", "credentials": "KPOOL_CREDENTIALS", "auth": "KPOOL_AUTH",
