@@ -134,7 +134,21 @@ type (
 	gatesKey    struct{}
 	priorityKey struct{}
 	meterKey    struct{}
+	holderKey   struct{}
 )
+
+// Holder stops a call's clock while one of its requests waits for a
+// budget: waiting its turn is not a provider that fails to answer (the
+// deadline decorator is one).
+type Holder interface {
+	// Hold stops the clock until resume is called.
+	Hold() (resume func())
+}
+
+// WithHolder returns ctx whose requests' waits for a budget hold h.
+func WithHolder(ctx context.Context, h Holder) context.Context {
+	return context.WithValue(ctx, holderKey{}, h)
+}
 
 // gates is a context's gates, the last added first.
 type gates struct {
@@ -191,12 +205,18 @@ func (m *Meter) Reads() int64  { return m.reads.Load() }
 func (m *Meter) Writes() int64 { return m.writes.Load() }
 
 // Charge is what the wire does before it sends a request of access k under
-// ctx: wait at each of ctx's gates, then count it on each of its meters. A
+// ctx: wait at each of ctx's gates (its Holder held meanwhile), then count
+// it on each of its meters. A
 // driver that answers from elsewhere than HTTP (a test's fake) may call it
 // for each request it stands for.
 func Charge(ctx context.Context, k Access) error {
 	p := PriorityOf(ctx)
-	for g, _ := ctx.Value(gatesKey{}).(*gates); g != nil; g = g.next {
+	first, _ := ctx.Value(gatesKey{}).(*gates)
+	if h, ok := ctx.Value(holderKey{}).(Holder); ok && first != nil {
+		resume := h.Hold()
+		defer resume()
+	}
+	for g := first; g != nil; g = g.next {
 		if err := g.g.Take(ctx, k, p); err != nil {
 			return err
 		}
