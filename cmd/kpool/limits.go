@@ -69,6 +69,14 @@ func (f *limitFlags) apply(cfg *reconcile.Config) error {
 	return nil
 }
 
+// controllers makes the controllers of cfg with these settings.
+func (f *limitFlags) controllers(cfg reconcile.Config) (*reconcile.Controller, error) {
+	if err := f.apply(&cfg); err != nil {
+		return nil, err
+	}
+	return reconcile.New(cfg), nil
+}
+
 // parseProviderLimits reads --provider-limits: each platform's limits, the
 // fields it does not give from reconcile.DefaultLimits.
 func parseProviderLimits(s string) (map[kpool.PlatformType]reconcile.Limits, error) {

@@ -88,13 +88,11 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		kubeconfigs = c.creds
 	}
 	if f.reconcile {
-		cfg := reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
+		if p.ctl, err = f.limits.controllers(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
-			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()}
-		if err := f.limits.apply(&cfg); err != nil {
+			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()}); err != nil {
 			return nil, err
 		}
-		p.ctl = reconcile.New(cfg)
 	}
 	// Nodes come from the controllers' watches where this process leads,
 	// else from the clusters' APIs; the proxy reaches them with kpool's
