@@ -51,7 +51,9 @@ func (c *Controller) charge(ctx context.Context, cl *kpool.Cluster, pools []*kpo
 	ctx = provider.WithPriority(provider.WithGate(ctx, b), p)
 	ctx, m := provider.WithMeter(ctx)
 	return ctx, func() {
-		if p == provider.Drift && m.Reads() > 0 {
+		// A cluster without pools is looked at every ResyncSlow, not at
+		// the drift interval: it is left out of the demand.
+		if p == provider.Drift && len(pools) > 0 && m.Reads() > 0 {
 			c.measured(b, cl.ID, m.Reads())
 		}
 		c.reportDrift(ctx, cl, b)
