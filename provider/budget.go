@@ -179,6 +179,17 @@ func Charged(ctx context.Context) bool {
 	return ok
 }
 
+// Gates calls f with each gate of ctx, the last added first, until f
+// returns an error, which it returns.
+func Gates(ctx context.Context, f func(Gate) error) error {
+	for g, _ := ctx.Value(gatesKey{}).(*gates); g != nil; g = g.next {
+		if err := f(g.g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Answered tells every gate of ctx how a call of access k ended.
 func Answered(ctx context.Context, k Access, err error) {
 	for g, _ := ctx.Value(gatesKey{}).(*gates); g != nil; g = g.next {

@@ -40,23 +40,34 @@ func (a *adaptive) wait(ctx context.Context, class int) error {
 }
 
 func (a *adaptive) take(ctx context.Context, class int) (bool, error) {
+	held, err := a.hold(ctx)
+	if err != nil {
+		return held, err
+	}
+	waited, err := a.b.Take(ctx, class)
+	return waited || held, err
+}
+
+// hold waits out the provider's last Retry-After; it reports whether
+// there was one to wait out.
+func (a *adaptive) hold(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	a.mu.Lock()
 	hold := a.notBefore.Sub(a.clock.Now())
 	a.mu.Unlock()
-	if hold > 0 {
-		t := a.clock.NewTimer(hold)
-		select {
-		case <-t.C():
-		case <-ctx.Done():
-			t.Stop()
-			return true, ctx.Err()
-		}
+	if hold <= 0 {
+		return false, nil
 	}
-	waited, err := a.b.Take(ctx, class)
-	return waited || hold > 0, err
+	t := a.clock.NewTimer(hold)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return true, nil
+	case <-ctx.Done():
+		return true, ctx.Err()
+	}
 }
 
 // done adapts the rate to a call's answer.

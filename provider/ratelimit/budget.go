@@ -49,6 +49,18 @@ func (b *Budget) Take(ctx context.Context, a provider.Access, p provider.Priorit
 	return nil
 }
 
+// awaitHold waits out the Retry-After the cloud last gave a call of
+// access a charged to the budget: a call to be charged to it waits for
+// that before it begins, whether or not it sends HTTP requests.
+func (b *Budget) awaitHold(ctx context.Context, a provider.Access) error {
+	ad := &b.reads
+	if a == provider.Write {
+		ad = &b.writes
+	}
+	_, err := ad.hold(ctx)
+	return err
+}
+
 // Answered adapts the bucket of the call's access to its answer.
 func (b *Budget) Answered(a provider.Access, err error) {
 	if a == provider.Write {

@@ -269,3 +269,39 @@ func TestRequestsInsideACallCount(t *testing.T) {
 		}
 	})
 }
+
+// TestThrottlingHoldsItsAccount: a Throttled answer to a call charged to
+// an account holds that account's next call until its Retry-After and
+// halves its budget, while another account's call goes and the provider's
+// rate stays.
+func TestThrottlingHoldsItsAccount(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := clocktesting.NewFakeClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+		f := fake.New(fake.Options{Clock: clock})
+		d := ratelimit.Decorate(f, rate.NewLimiter(100, 10), clock)
+		budgets := ratelimit.NewBudgets(clock, nil, nil)
+		q := provider.Quota{Reads: 10, ReadBurst: 10, Writes: 1, WriteBurst: 1}
+		a := budgets.For(provider.Account{Platform: "p", Key: "a"}, q)
+		b := budgets.For(provider.Account{Platform: "p", Key: "b"}, q)
+		ctxA, ctxB := provider.WithGate(context.Background(), a), provider.WithGate(context.Background(), b)
+		f.FailNext(fake.List, 1, &provider.Error{Kind: provider.KindThrottled, Provider: f.Capabilities().Provider, Reason: "slow down", RetryAfter: 3 * time.Second})
+		if err, ok := returned(list(ctxA, d)); !ok || !provider.IsThrottled(err) {
+			t.Fatalf("first call: %v, %v; want throttled", err, ok)
+		}
+		if a.ReadLimit() != 5 || b.ReadLimit() != 10 || d.(interface{ Limit() rate.Limit }).Limit() != 100 {
+			t.Fatalf("read limits %v and %v, provider %v; want 5, 10 and 100", a.ReadLimit(), b.ReadLimit(), d.(interface{ Limit() rate.Limit }).Limit())
+		}
+		held := list(ctxA, d)
+		if err, ok := returned(list(ctxB, d)); !ok || err != nil {
+			t.Fatalf("another account's call: %v, %v", ok, err)
+		}
+		clock.Step(2 * time.Second)
+		if _, ok := returned(held); ok {
+			t.Fatal("the throttled account's call went before its Retry-After")
+		}
+		clock.Step(time.Second)
+		if err, ok := returned(held); !ok || err != nil {
+			t.Fatalf("after the Retry-After: %v, %v", ok, err)
+		}
+	})
+}

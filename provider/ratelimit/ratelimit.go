@@ -54,6 +54,15 @@ func (d *driver) Limit() rate.Limit { return rate.Limit(d.b.Limit()) }
 // call waits for the call's first token, then returns ctx whose further
 // requests each wait for one more.
 func (d *driver) call(ctx context.Context, a provider.Access) (context.Context, error) {
+	err := provider.Gates(ctx, func(g provider.Gate) error {
+		if b, ok := g.(*Budget); ok {
+			return b.awaitHold(ctx, a) // the account's throttling holds its calls
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	if err := d.wait(ctx, Class(a, provider.PriorityOf(ctx))); err != nil {
 		return nil, err
 	}
