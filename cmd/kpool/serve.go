@@ -120,7 +120,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.controllers, "controllers", "", "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "text or json (KPOOL_LOG_FORMAT)")
 	cmd.Flags().Float64Var(&f.rate, "rate", api.DefaultRate,
-		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
+		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off; the controllers' calls to clouds are --provider-limits (KPOOL_RATE)")
 	cmd.Flags().IntVar(&f.burst, "burst", api.DefaultBurst,
 		"API requests an identity may send at once above --rate (KPOOL_BURST)")
 	cmd.Flags().StringVar(&f.otlpEndpoint, "otlp-endpoint", "",
