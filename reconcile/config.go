@@ -26,8 +26,21 @@ type Config struct {
 	Drivers *provider.Registry
 	Log     *slog.Logger
 	Metrics *Metrics
-	// Limits per provider; DefaultLimits for the others.
+	// Limits per provider; DefaultLimits for the others. Every HTTP
+	// request a call sends counts against its provider's rate.
 	Limits map[kpool.PlatformType]Limits
+	// Budgets replace, by platform, the share of each cloud account's
+	// request quotas its profile gives (provider.Accounts), field by field
+	// (a 0 keeps the profile's): every request is charged to its cluster's
+	// account (budget.go).
+	Budgets map[kpool.PlatformType]provider.Quota
+	// DriftShare is the share of an account's read budget its clusters'
+	// drift passes may spend (default 0.5; the rest is kept for changes):
+	// past it, their drift interval stretches.
+	DriftShare float64
+	// MaxStretch caps how many times DriftInterval a drift interval may
+	// stretch to (default 10).
+	MaxStretch float64
 	// Workers is how many clusters are reconciled at once (default 8).
 	Workers int
 	// ResyncFast is the resync period of a cluster with a pool that is not
@@ -107,6 +120,12 @@ func (c *Config) defaults() {
 	}
 	if c.DriftInterval == 0 {
 		c.DriftInterval = time.Minute
+	}
+	if c.DriftShare <= 0 || c.DriftShare > 1 {
+		c.DriftShare = 0.5
+	}
+	if c.MaxStretch < 1 {
+		c.MaxStretch = 10
 	}
 	if c.ResyncSlow == 0 {
 		c.ResyncSlow = 5 * time.Minute

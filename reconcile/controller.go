@@ -60,6 +60,11 @@ type Controller struct {
 
 	// watches are the clusters' node watches, one per cluster.
 	watches watches
+
+	// budgets are the cloud accounts' call budgets, and ledger what their
+	// clusters' drift passes cost (budget.go).
+	budgets *ratelimit.Budgets
+	ledger  ledger
 }
 
 // clusterState is what the controllers remember of a cluster between
@@ -110,6 +115,11 @@ func New(cfg Config) *Controller {
 		lanes: map[kpool.PlatformType]*lanes{}, retries: newBackoff(cfg.BackoffBase, cfg.BackoffMax),
 		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}, risky: make(chan struct{}, max(1, cfg.Workers/2)),
 		tracer: tracing.Tracer(cfg.Traces), links: map[string][]trace.Link{}}
+	overrides := map[string]provider.Quota{}
+	for t, q := range cfg.Budgets {
+		overrides[string(t)] = q
+	}
+	c.budgets = ratelimit.NewBudgets(cfg.Clock, overrides, cfg.Metrics.Provider.Budget.Spent)
 	for _, t := range cfg.Drivers.Types() {
 		l, ok := cfg.Limits[t]
 		if !ok {

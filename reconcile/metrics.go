@@ -27,7 +27,14 @@ type Metrics struct {
 	// offerings (by provider and direction: away from an offering that
 	// ran out, back to one that returned).
 	LogicalMoves *prometheus.CounterVec
-	// Provider counts and times the calls to the providers.
+	// DriftStretch is how many times DriftInterval an account's clusters'
+	// drift interval is stretched to (by platform and account: 1 when
+	// not), and DriftReads the reads per second their drift passes would
+	// take at DriftInterval (budget.go).
+	DriftStretch *prometheus.GaugeVec
+	DriftReads   *prometheus.GaugeVec
+	// Provider counts and times the calls to the providers, the requests
+	// they send, and the accounts' budgets.
 	Provider *metrics.Metrics
 }
 
@@ -55,8 +62,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
 		LogicalMoves: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_logical_moves_total",
 			Help: "Moves of logical pools' nodes between offerings: away from one that ran out of capacity, back to one that returned."}, []string{"provider", "direction"}),
+		DriftStretch: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kpool_drift_stretch",
+			Help: "How many times the configured drift interval an account's clusters are looked at for drift, to keep within its read budget (1: as configured)."}, []string{"platform", "account"}),
+		DriftReads: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kpool_drift_reads_per_second",
+			Help: "Reads per second an account's clusters' drift passes would take at the configured drift interval, as measured at the wire."}, []string{"platform", "account"}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves)
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves,
+		m.DriftStretch, m.DriftReads)
 	for _, r := range Results {
 		// Each result is served from the start at 0, so that a rate or
 		// an increase sees its first pass.
@@ -107,7 +119,9 @@ type Limits struct {
 	// once; a quarter of that more (at least one) is kept for clusters
 	// whose endpoint stopped answering, so they never take the others'.
 	Concurrency int
-	// RequestsPerSecond and Burst bound the calls to the provider's API.
+	// RequestsPerSecond and Burst bound the calls to the provider's API:
+	// each call takes a token, and each HTTP request it sends past its
+	// first one more (ratelimit.Decorate).
 	RequestsPerSecond float64
 	Burst             int
 }

@@ -74,6 +74,9 @@ type serveFlags struct {
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
 	burst int
+	// limits are the controllers' workers, provider limits and account
+	// budgets (limits.go).
+	limits limitFlags
 	// otlpEndpoint, when set, is the OTLP/HTTP collector kpool's spans
 	// are exported to; without it kpool traces nothing.
 	otlpEndpoint string
@@ -117,12 +120,13 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.controllers, "controllers", "", "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "text or json (KPOOL_LOG_FORMAT)")
 	cmd.Flags().Float64Var(&f.rate, "rate", api.DefaultRate,
-		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
+		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off; the controllers' calls to clouds are --provider-limits (KPOOL_RATE)")
 	cmd.Flags().IntVar(&f.burst, "burst", api.DefaultBurst,
 		"API requests an identity may send at once above --rate (KPOOL_BURST)")
 	cmd.Flags().StringVar(&f.otlpEndpoint, "otlp-endpoint", "",
 		"export traces (OpenTelemetry, OTLP/HTTP protobuf) to this collector URL, such as http://127.0.0.1:4318 (spans go to /v1/traces unless the URL has a path); without it nothing is traced (KPOOL_OTLP_ENDPOINT)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
+	f.limits.register(cmd)
 	bindEnv(cmd.Flags(), map[string]string{"reconcile": "KPOOL_RECONCILE", "drift-interval": "KPOOL_DRIFT_INTERVAL", "call-timeout": "KPOOL_CALL_TIMEOUT",
 		"token-cache": "KPOOL_TOKEN_CACHE", "event-retention": "KPOOL_EVENT_RETENTION", "listen": "KPOOL_LISTEN", "database": "KPOOL_DATABASE",
 		"allowed-endpoints": "KPOOL_ALLOWED_ENDPOINTS", "credentials": "KPOOL_CREDENTIALS", "auth": "KPOOL_AUTH",

@@ -88,9 +88,11 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		kubeconfigs = c.creds
 	}
 	if f.reconcile {
-		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
+		if p.ctl, err = f.limits.controllers(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
-			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()})
+			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()}); err != nil {
+			return nil, err
+		}
 	}
 	// Nodes come from the controllers' watches where this process leads,
 	// else from the clusters' APIs; the proxy reaches them with kpool's
@@ -109,6 +111,9 @@ func (f *serveFlags) check() error {
 		if _, err := otlpURL(f.otlpEndpoint); err != nil {
 			return err
 		}
+	}
+	if err := f.limits.apply(&reconcile.Config{}); err != nil {
+		return err
 	}
 	switch {
 	case f.driftInterval < time.Second:
