@@ -116,9 +116,9 @@ func (f *serveFlags) check() error {
 		return fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)
 	case f.callTimeout < 100*time.Millisecond:
 		return fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
-	case f.shards < 1 || f.shards > 4096:
+	case f.shards < 0 || f.shards > 4096: // 0: the default
 		return fmt.Errorf("--shards %d: give 1 to 4096, the same in every process on the database", f.shards)
-	case f.leaseTTL < time.Second:
+	case f.leaseTTL != 0 && f.leaseTTL < time.Second:
 		return fmt.Errorf("--lease-ttl %s: give at least 1s (leases are renewed every third of it)", f.leaseTTL)
 	case f.tokenCache < 0 || f.tokenCache > time.Minute:
 		return fmt.Errorf("--token-cache %s: give 0 (no cache) up to 1m: a revoked token is trusted that long", f.tokenCache)
