@@ -1,10 +1,14 @@
 package reconcile_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/testdb"
 )
 
@@ -79,4 +83,24 @@ func (f *fleet) addPools(name string) {
 	for _, c := range f.clusters {
 		f.createPool(svc, c, fmt.Sprint(name))
 	}
+}
+
+// TestShardCountMismatch: a process that counts shards otherwise than a
+// running one refuses to start and says why; the running one goes on.
+func TestShardCountMismatch(t *testing.T) {
+	f := newFleet(t, testdb.SQLite(t), 2, 1)
+	f.start("a", f.st)
+	f.waitFor(10*time.Second, f.balanced)
+	svc, drivers := f.service(f.st)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := reconcile.New(reconcile.Config{Service: svc, Drivers: drivers, Log: slog.New(slog.DiscardHandler), Holder: "b",
+		Shards: 16, LeaseTTL: leaseTTL}).Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "a (32 shards)") || ctx.Err() != nil {
+		t.Fatalf("a process with 16 shards beside one with 32: %v", err)
+	}
+	if ok, why := f.balanced(); !ok {
+		t.Fatalf("the running process was disturbed: %s", why)
+	}
+	f.waitFor(time.Minute, f.converged)
 }
