@@ -206,16 +206,14 @@ func (k *keeper) round(ctx context.Context) time.Duration {
 		target = 0
 	}
 	k.giveBack(ctx, k.count()-target)
-	k.take(ctx, target, v)
+	k.take(ctx, target, v, start)
+	next := k.due()
 	if k.count() < target {
-		return min(renew/4, v.soonest+renew/20)
+		next = min(next, renew/4)
 	}
-	if v.soonest < renew {
-		// Another's lease runs out before the next renewal: come as it
-		// does, to take its shards within one lease period of its end.
-		return v.soonest + renew/20
-	}
-	return renew
+	// Another's lease running out before the next renewal: come as it
+	// does, to take its shards within one lease period of its end.
+	return min(next, v.soonest+renew/20)
 }
 
 // disagreement says why this process may hold no shard (another shard

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,9 +73,10 @@ func (h *history) spans() map[string][]span {
 			delete(open, m.Holder+" "+key)
 		}
 	}
+	now := time.Now()
 	for k, from := range open {
 		holder, key, _ := strings.Cut(k, " ")
-		out[key] = append(out[key], span{holder, from, time.Now()})
+		out[key] = append(out[key], span{holder, from, now})
 	}
 	return out
 }
@@ -148,7 +151,7 @@ func (f *fleet) createPool(svc *service.Service, c *kpool.Cluster, name string) 
 func (f *fleet) start(holder string, st kpool.Store) {
 	svc, drivers := f.service(st)
 	p := &proc{metrics: prometheus.NewRegistry()}
-	ctl := reconcile.New(reconcile.Config{Service: svc, Drivers: drivers, Log: slog.New(slog.DiscardHandler), Holder: holder,
+	ctl := reconcile.New(reconcile.Config{Service: svc, Drivers: drivers, Log: debugLog(), Holder: holder,
 		Metrics: reconcile.NewMetrics(p.metrics), Workers: 4, ResyncFast: 25 * time.Millisecond, DriftInterval: 300 * time.Millisecond,
 		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond, LeaseTTL: leaseTTL, PollEvents: 50 * time.Millisecond,
 		Limits:     map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 8, RequestsPerSecond: 5000, Burst: 500}},
@@ -267,4 +270,26 @@ func within(p span, holds []span) bool {
 		}
 	}
 	return false
+}
+
+// debugLog is the processes' log: stderr with SHARD_DEBUG set.
+func debugLog() *slog.Logger {
+	if os.Getenv("SHARD_DEBUG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, nil))
+}
+
+// dying is a store whose process, once dead, gives no lease back, as a
+// killed one does not.
+type dying struct {
+	kpool.Store
+	dead atomic.Bool
+}
+
+func (d *dying) ReleaseLease(ctx context.Context, name, holder string) error {
+	if d.dead.Load() {
+		return nil
+	}
+	return d.Store.ReleaseLease(ctx, name, holder)
 }

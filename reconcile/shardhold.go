@@ -15,6 +15,9 @@ func (k *keeper) refresh(ctx context.Context, start time.Time, v *view) {
 	var lost []*shard
 	for n, s := range k.held {
 		left, ok := v.mine[n]
+		if !ok && s.draining {
+			continue // released meanwhile
+		}
 		if !ok {
 			lost = append(lost, s)
 			continue
@@ -39,11 +42,15 @@ func (k *keeper) refresh(ctx context.Context, start time.Time, v *view) {
 }
 
 // take acquires free or expired shards until this process holds target,
-// starting at a place of its own so that processes seldom race for one.
-func (k *keeper) take(ctx context.Context, target int, v *view) {
+// starting at a place of its own so that processes seldom race for one,
+// for half a renew period at most from the round's start.
+func (k *keeper) take(ctx context.Context, target int, v *view, began time.Time) {
 	start := int(ShardOf(k.c.cfg.Holder, k.n))
 	var got []int
 	for i := 0; i < k.n && k.count() < target && ctx.Err() == nil; i++ {
+		if k.c.cfg.Clock.Since(began) > k.renew()/2 {
+			break // the rest next round: the held ones' renewal comes first
+		}
 		n := (start + i) % k.n
 		k.mu.Lock()
 		mine := k.held[n] != nil
@@ -73,11 +80,11 @@ func (k *keeper) take(ctx context.Context, target int, v *view) {
 func (k *keeper) gain(n int, until time.Time) {
 	ctx, cancel := context.WithCancel(k.run)
 	s := &shard{n: n, ctx: ctx, cancel: cancel, until: until}
+	k.mark("", n, true) // before any pass of it can begin
 	k.mu.Lock()
 	k.held[n] = s
 	k.gained[n] = true
 	k.mu.Unlock()
-	k.mark("", n, true)
 	go k.watch(s)
 }
 
@@ -158,22 +165,20 @@ func (k *keeper) release(ctx context.Context, s *shard) {
 	s.passes.Wait()
 	k.mu.Lock()
 	cur := k.held[s.n] == s
+	if cur {
+		delete(k.held, s.n)
+		delete(k.gained, s.n)
+	}
 	k.mu.Unlock()
-	if !cur || s.ctx.Err() != nil {
+	if !cur {
 		return // lost meanwhile
 	}
+	s.cancel()
 	k.mark("", s.n, false)
 	if err := k.c.store.ReleaseLease(ctx, ShardLease(s.n), k.c.cfg.Holder); err != nil && ctx.Err() == nil {
 		// It expires instead: not acting on it is all that matters.
 		k.c.cfg.Log.Warn("shard lease not released", "holder", k.c.cfg.Holder, "shard", s.n, "err", err)
 	}
-	k.mu.Lock()
-	if k.held[s.n] == s {
-		delete(k.held, s.n)
-		delete(k.gained, s.n)
-	}
-	k.mu.Unlock()
-	s.cancel()
 	k.drop(s.n)
 }
 
@@ -244,4 +249,16 @@ func (k *keeper) metrics() {
 	m.Shards.Set(float64(shards))
 	m.Clusters.Set(float64(clusters))
 	m.Leader.Set(float64(min(shards, 1)))
+}
+
+// due is how long until the next round must renew the held shards: half
+// the time to the soonest deadline.
+func (k *keeper) due() time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now, d := k.c.cfg.Clock.Now(), k.renew()
+	for _, s := range k.held {
+		d = min(d, s.until.Sub(now)/2)
+	}
+	return max(d, k.renew()/20)
 }

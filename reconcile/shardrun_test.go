@@ -58,12 +58,14 @@ func TestShardCrash(t *testing.T) {
 			f := newFleet(t, open(t), 24, 1)
 			f.start("a", f.st)
 			f.start("b", f.st)
-			f.start("c", crashing{f.st})
+			c := &dying{Store: f.st}
+			f.start("c", c)
 			f.waitFor(30*time.Second, f.balanced)
 			f.waitFor(time.Minute, f.converged)
 			held := f.shards()["c"]
 			// Creates under way everywhere as c dies.
 			f.addPools("q")
+			c.dead.Store(true)
 			f.procs["c"].stop()
 			delete(f.procs, "c")
 			took := f.waitFor(10*time.Second, f.balanced)
