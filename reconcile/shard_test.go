@@ -106,6 +106,7 @@ type fleet struct {
 	clusters []*kpool.Cluster
 	hist     *history
 	procs    map[string]*proc
+	ttl      time.Duration // the processes' lease period
 }
 
 // proc is one controller process.
@@ -115,7 +116,7 @@ type proc struct {
 }
 
 func newFleet(t *testing.T, st kpool.Store, clusters, pools int) *fleet {
-	f := &fleet{t: t, st: st, hist: &history{}, procs: map[string]*proc{},
+	f := &fleet{t: t, st: st, hist: &history{}, procs: map[string]*proc{}, ttl: leaseTTL,
 		drv: fake.New(fake.Options{Platform: kpool.PlatformAzure, OperationTime: 20 * time.Millisecond, NodeTime: 5 * time.Millisecond})}
 	svc, _ := f.service(st)
 	ctx := storetest.Ctx(owner)
@@ -153,7 +154,7 @@ func (f *fleet) start(holder string, st kpool.Store) {
 	p := &proc{metrics: prometheus.NewRegistry()}
 	ctl := reconcile.New(reconcile.Config{Service: svc, Drivers: drivers, Log: debugLog(), Holder: holder,
 		Metrics: reconcile.NewMetrics(p.metrics), Workers: 4, ResyncFast: 25 * time.Millisecond, DriftInterval: 300 * time.Millisecond,
-		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond, LeaseTTL: leaseTTL, PollEvents: 50 * time.Millisecond,
+		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond, LeaseTTL: f.ttl, PollEvents: 50 * time.Millisecond,
 		Limits:     map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 8, RequestsPerSecond: 5000, Burst: 500}},
 		OnHandling: f.hist.add})
 	ctx, cancel := context.WithCancel(context.Background())
