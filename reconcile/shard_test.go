@@ -117,11 +117,11 @@ type proc struct {
 
 func newFleet(t *testing.T, st kpool.Store, clusters, pools int) *fleet {
 	f := &fleet{t: t, st: st, hist: &history{}, procs: map[string]*proc{}, ttl: leaseTTL,
-		drv: fake.New(fake.Options{Platform: kpool.PlatformAzure, OperationTime: 20 * time.Millisecond, NodeTime: 5 * time.Millisecond})}
+		drv: fake.New(fake.Options{Platform: fleetPT, OperationTime: 20 * time.Millisecond, NodeTime: 5 * time.Millisecond})}
 	svc, _ := f.service(st)
 	ctx := storetest.Ctx(owner)
 	for i := range clusters {
-		spec := strings.Replace(platforms[kpool.PlatformAzure].cluster, "aks-prod", fmt.Sprintf("aks-%d", i), 1)
+		spec := strings.Replace(platforms[fleetPT].cluster, "aks-prod", fmt.Sprintf("aks-%d", i), 1)
 		c, err := svc.CreateCluster(ctx, service.ClusterCreate{Name: fmt.Sprintf("c%d", i), Spec: json.RawMessage(spec)})
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func (f *fleet) service(st kpool.Store) (*service.Service, *provider.Registry) {
 }
 
 func (f *fleet) createPool(svc *service.Service, c *kpool.Cluster, name string) {
-	spec := fmt.Sprintf(`{"platform":%s,"nodeCount":1}`, platforms[kpool.PlatformAzure].pool)
+	spec := fmt.Sprintf(`{"platform":%s,"nodeCount":1}`, platforms[fleetPT].pool)
 	if _, err := svc.CreateNodePool(storetest.Ctx(owner), service.NodePoolCreate{Name: name, ClusterID: c.ID, Spec: json.RawMessage(spec)}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func (f *fleet) start(holder string, st kpool.Store) {
 	ctl := reconcile.New(reconcile.Config{Service: svc, Drivers: drivers, Log: debugLog(), Holder: holder,
 		Metrics: reconcile.NewMetrics(p.metrics), Workers: 4, ResyncFast: 25 * time.Millisecond, DriftInterval: 300 * time.Millisecond,
 		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond, LeaseTTL: f.ttl, PollEvents: 50 * time.Millisecond,
-		Limits:     map[kpool.PlatformType]reconcile.Limits{kpool.PlatformAzure: {Concurrency: 8, RequestsPerSecond: 5000, Burst: 500}},
+		Limits:     map[kpool.PlatformType]reconcile.Limits{fleetPT: {Concurrency: 8, RequestsPerSecond: 5000, Burst: 500}},
 		OnHandling: f.hist.add})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -294,3 +294,14 @@ func (d *dying) ReleaseLease(ctx context.Context, name, holder string) error {
 	}
 	return d.Store.ReleaseLease(ctx, name, holder)
 }
+
+// fleetPT is the platform of the tests' clusters: the one whose cluster
+// spec names its cloud cluster "aks-prod", which the fleet renames.
+var fleetPT = func() kpool.PlatformType {
+	for pt, p := range platforms {
+		if strings.Contains(p.cluster, `"aks-prod"`) {
+			return pt
+		}
+	}
+	panic("no platform names its cluster aks-prod")
+}()
