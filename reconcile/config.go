@@ -65,9 +65,18 @@ type Config struct {
 	CallTimeout time.Duration
 	// BackoffBase and BackoffMax bound the retry delays (1s, 5m).
 	BackoffBase, BackoffMax time.Duration
-	// LeaseTTL is how long the lease lasts unrenewed (default 10s); a
-	// standby takes over within that time after the leader dies.
+	// LeaseTTL is how long a lease (a process's membership, a shard) lasts
+	// unrenewed (default 10s); the other processes take over a dead
+	// one's shards within that time. Leases are renewed every third of it.
 	LeaseTTL time.Duration
+	// Shards is how many shards the clusters are spread over (default 32):
+	// every process sharing a database must have the same; Run fails when
+	// another one running has not.
+	Shards int
+	// OnHandling, when set, is told as a pass over a cluster begins and
+	// ends, and as a shard is gained and given back or lost: tests check
+	// from it that no two processes handle a cluster at once.
+	OnHandling func(Handling)
 	// PollEvents is how often the events outbox is read even without a
 	// notification (default 2s).
 	PollEvents time.Duration
@@ -144,6 +153,9 @@ func (c *Config) defaults() {
 	}
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = 10 * time.Second
+	}
+	if c.Shards <= 0 {
+		c.Shards = 32
 	}
 	if c.PollEvents == 0 {
 		c.PollEvents = 2 * time.Second

@@ -13,7 +13,10 @@ type Metrics struct {
 	QueueDepth   prometheus.Gauge       // clusters waiting
 	QueueLatency prometheus.Histogram   // from enqueue to work
 	SpecToReady  prometheus.Histogram   // from a spec change seen to Ready reported
-	Leader       prometheus.Gauge       // 1 while this process leads
+	Leader       prometheus.Gauge       // 1 while this process holds a shard
+	// Shards is how many shards this process holds; Clusters how many
+	// clusters of theirs it knows.
+	Shards, Clusters prometheus.Gauge
 	// Tracked is how many pools the controllers keep state on: it follows
 	// the stored pools down as they go, never only up.
 	Tracked prometheus.Gauge
@@ -53,7 +56,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time from a cluster being queued to its reconcile starting.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}),
 		SpecToReady: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kpool_spec_to_ready_seconds",
 			Help: "Time from a controller seeing a pool's new generation to reporting it Ready.", Buckets: prometheus.ExponentialBuckets(0.1, 2, 16)}),
-		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process runs the controllers."}),
+		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process holds a shard of the clusters and runs their controllers."}),
+		Shards: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_shards", Help: "Shards of the clusters this process holds."}),
+		Clusters: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_clusters",
+			Help: "Clusters of the shards this process holds that it knows of."}),
 		Tracked: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_tracked_pools",
 			Help: "Pools the controllers keep state on (generations seen, retries due)."}),
 		NodeWatches: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_node_watches",
@@ -67,7 +73,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		DriftReads: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kpool_drift_reads_per_second",
 			Help: "Reads per second an account's clusters' drift passes would take at the configured drift interval, as measured at the wire."}, []string{"platform", "account"}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves,
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Shards, m.Clusters, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves,
 		m.DriftStretch, m.DriftReads)
 	for _, r := range Results {
 		// Each result is served from the start at 0, so that a rate or

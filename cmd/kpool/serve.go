@@ -42,7 +42,12 @@ type serveFlags struct {
 	// provider call.
 	driftInterval time.Duration
 	callTimeout   time.Duration
-	pprof         string
+	// shards is how many shards the controllers spread the clusters over
+	// (every process on a database the same); leaseTTL how long a
+	// process's leases last unrenewed.
+	shards   int
+	leaseTTL time.Duration
+	pprof    string
 	// eventRetention is how long the events outbox keeps an event (0: for
 	// ever).
 	eventRetention time.Duration
@@ -96,6 +101,10 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", 30*time.Second,
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
+	cmd.Flags().IntVar(&f.shards, "shards", 32,
+		"shards the clusters are spread over among the controller processes sharing the database; every process needs the same (KPOOL_SHARDS)")
+	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second,
+		"how long a controller process's leases last unrenewed: a dead process's shards move within it, at least 1s (KPOOL_LEASE_TTL)")
 	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", auth.TokenCacheTTL,
 		"how long this process trusts an API token it looked up; a revocation holds within it; 0 looks every request up, at most 1m (KPOOL_TOKEN_CACHE)")
 	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", audit.DefaultRetention,
@@ -134,6 +143,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"oidc-groups-claim": "KPOOL_OIDC_GROUPS_CLAIM", "oidc-admin-groups": "KPOOL_OIDC_ADMIN_GROUPS", "oidc-team-roles": "KPOOL_OIDC_TEAM_ROLES", "tls-cert": "KPOOL_TLS_CERT",
 		"tls-key": "KPOOL_TLS_KEY", "admins": "KPOOL_ADMINS", "controllers": "KPOOL_CONTROLLERS", "log-format": "KPOOL_LOG_FORMAT",
 		"rate": "KPOOL_RATE", "burst": "KPOOL_BURST", "pprof": "KPOOL_PPROF", "otlp-endpoint": "KPOOL_OTLP_ENDPOINT"})
+	bindEnv(cmd.Flags(), map[string]string{"shards": "KPOOL_SHARDS", "lease-ttl": "KPOOL_LEASE_TTL"})
 }
 
 func newServe() *cobra.Command {
@@ -307,8 +317,9 @@ func newController() *cobra.Command {
 		Use:   "controller",
 		Short: "Run only the controllers, against a database shared with kpool serve --reconcile=false",
 		Long: `controller runs kpool's controllers without the API. Several may run on one
-PostgreSQL database: a lease lets one act at a time, and a standby takes over
-within seconds when the leader stops. --listen serves /metrics, /healthz and
+PostgreSQL database: they spread the clusters over them by shard (--shards, a
+lease per shard in the database), and take over a stopped or dead one's shards
+within a lease period (--lease-ttl). --listen serves /metrics, /healthz and
 /readyz, and nothing else.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
