@@ -200,6 +200,9 @@ func (k *keeper) round(ctx context.Context) time.Duration {
 		v.members = append(v.members, k.c.cfg.Holder)
 		sort.Strings(v.members)
 	}
+	// The cloud counts an account's calls from every process together:
+	// each takes its share of the account's budget.
+	k.c.budgets.Share(len(v.members))
 	k.refresh(ctx, start, v)
 	target := v.target(k.c.cfg.Holder, k.n)
 	if why := k.disagreement(v); why != "" {

@@ -107,6 +107,22 @@ func (a *adaptive) done(err error) {
 	}
 }
 
+// scale changes the configured rate and burst: a bucket at its configured
+// rate moves to the new one, one slowed by throttling stays below it.
+func (a *adaptive) scale(r float64, burst int) {
+	now := a.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	cur := a.b.Limit()
+	full := cur >= a.max
+	a.max, a.burst = r, burst
+	a.ceiling = min(a.ceiling, r)
+	if full {
+		cur = r
+	}
+	a.set(now, min(cur, r))
+}
+
 // set sets the rate, and a burst of a tenth of a second's calls at it (the
 // configured burst once the rate is the configured one).
 func (a *adaptive) set(now time.Time, r float64) {

@@ -84,8 +84,9 @@ type Budgets struct {
 	overrides map[string]provider.Quota
 	observe   Observer
 
-	mu  sync.Mutex
-	all map[provider.Account]*Budget
+	mu    sync.Mutex
+	all   map[provider.Account]*Budget
+	share int // the controller processes the quotas are divided among (0: 1)
 }
 
 // NewBudgets returns the budgets timed on clk, with the operator's
@@ -106,12 +107,34 @@ func (bs *Budgets) For(a provider.Account, q provider.Quota) *Budget {
 		return b
 	}
 	q = Override(q, bs.overrides[string(a.Platform)])
+	n := float64(max(1, bs.share))
 	b := &Budget{Account: a, Quota: q, observe: bs.observe,
-		reads:  newAdaptive(q.Reads, max(1, q.ReadBurst), bs.clock),
-		writes: newAdaptive(q.Writes, max(1, q.WriteBurst), bs.clock)}
+		reads:  newAdaptive(q.Reads/n, part(q.ReadBurst, n), bs.clock),
+		writes: newAdaptive(q.Writes/n, part(q.WriteBurst, n), bs.clock)}
 	bs.all[a] = b
 	return b
 }
+
+// Share divides every account's quota among n controller processes: the
+// clusters of an account are spread over the processes' shards, and the
+// cloud counts their calls together. Each budget keeps its adaptation to
+// throttling below its new share.
+func (bs *Budgets) Share(n int) {
+	n = max(1, n)
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if n == max(1, bs.share) {
+		return
+	}
+	bs.share = n
+	for _, b := range bs.all {
+		b.reads.scale(b.Quota.Reads/float64(n), part(b.Quota.ReadBurst, float64(n)))
+		b.writes.scale(b.Quota.Writes/float64(n), part(b.Quota.WriteBurst, float64(n)))
+	}
+}
+
+// part is a burst's share among n processes, at least one call.
+func part(burst int, n float64) int { return max(1, int(float64(burst)/n)) }
 
 // Override is q with each field o sets (not 0) in its place.
 func Override(q, o provider.Quota) provider.Quota {

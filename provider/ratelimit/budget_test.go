@@ -305,3 +305,24 @@ func TestThrottlingHoldsItsAccount(t *testing.T) {
 		}
 	})
 }
+
+// TestShareDividesQuota: with n controller processes each budget allows
+// its quota over n, to budgets made before and after the share changes,
+// and back when the others go.
+func TestShareDividesQuota(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	bs := ratelimit.NewBudgets(clk, nil, nil)
+	q := provider.Quota{Reads: 12, ReadBurst: 60, Writes: 6, WriteBurst: 30}
+	before := bs.For(provider.Account{Platform: "p", Key: "a"}, q)
+	bs.Share(3)
+	after := bs.For(provider.Account{Platform: "p", Key: "b"}, q)
+	for _, b := range []*ratelimit.Budget{before, after} {
+		if b.ReadLimit() != 4 || b.WriteLimit() != 2 {
+			t.Errorf("%s: limits %v/%v with 3 processes, want 4/2", b.Account.Key, b.ReadLimit(), b.WriteLimit())
+		}
+	}
+	bs.Share(1)
+	if before.ReadLimit() != 12 || after.WriteLimit() != 6 {
+		t.Errorf("alone again: %v reads, %v writes, want 12 and 6", before.ReadLimit(), after.WriteLimit())
+	}
+}
