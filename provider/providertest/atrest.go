@@ -28,7 +28,7 @@ const (
 // per pass, never one more per pool. The further pages of a paged list
 // (the same path asked again with the token of the next page) are counted
 // and shown apart: they grow with pools by the cloud's page size, which a
-// setup may set small to test paging (AKS's 2), not by the driver's reads.
+// setup may set small to test paging, not by the driver's reads.
 func (s Setup[E, D]) runAtRest(t *testing.T) {
 	e := s.Start(t)
 	made := 0
