@@ -87,8 +87,10 @@ func (gs *groupSet) list(ctx context.Context, k scope, names []string) error {
 			if !ok {
 				continue // a region's groups: GKE's node pools have zonal ones
 			}
-			if sl.Warning == nil || sl.Warning.Code == "NO_RESULTS_ON_PAGE" {
-				gs.zones[groupRef{k.origin, k.project, zone, ""}] = true
+			// A zone is whole if no page warned of it otherwise.
+			whole := sl.Warning == nil || sl.Warning.Code == "NO_RESULTS_ON_PAGE"
+			if z := (groupRef{k.origin, k.project, zone, ""}); !whole || !gs.known(z) {
+				gs.zones[z] = whole
 			}
 			for _, g := range sl.InstanceGroupManagers {
 				if g != nil {
@@ -103,6 +105,12 @@ func (gs *groupSet) list(ctx context.Context, k scope, names []string) error {
 		}
 		return nil
 	})
+}
+
+// known reports whether a zone is in zones, whole or not.
+func (gs *groupSet) known(z groupRef) bool {
+	_, ok := gs.zones[z]
+	return ok
 }
 
 // group is one instance group as the lists found it; nil when it is gone
