@@ -37,22 +37,27 @@ func (s *Server) groupOf(project, zone, name string) (*pool, *sim.Reply) {
 }
 
 // getGroup answers Compute Engine's instanceGroupManagers.get for the
-// instance group of a node pool in a zone: its target size, and its nodes
-// by the action under way on them (the instances the group holds now,
-// which the protocol's Tick brought up to the clock).
+// instance group of a node pool in a zone (groupView).
 func (s *Server) getGroup(req *sim.Request) *sim.Reply {
 	project, zone, name := req.HTTP.PathValue("project"), req.HTTP.PathValue("zone"), req.HTTP.PathValue("group")
 	p, rep := s.groupOf(project, zone, name)
 	if rep != nil {
 		return rep
 	}
+	return jsonReply(200, groupView(req, p, project, zone))
+}
+
+// groupView is the instance group of a node pool in a zone: its target
+// size, and its nodes by the action under way on them (the instances the
+// group holds now, which the protocol's Tick brought up to the clock).
+func groupView(req *sim.Request, p *pool, project, zone string) instanceGroupManager {
+	name := p.group(zone)
 	here, target := len(p.insts[zone]), p.target(zone)
-	g := instanceGroupManager{Kind: "compute#instanceGroupManager", Name: name, Zone: zoneURL(req, project, zone),
-		SelfLink:         req.BaseURL() + req.HTTP.URL.Path,
+	return instanceGroupManager{Kind: "compute#instanceGroupManager", Name: name, Zone: zoneURL(req, project, zone),
+		SelfLink:         zoneURL(req, project, zone) + "/instanceGroupManagers/" + name,
 		BaseInstanceName: strings.TrimSuffix(name, "-grp"), TargetSize: target,
 		CurrentActions: map[string]int{"none": min(here, target), "creating": max(target-here, 0), "deleting": max(here-target, 0)},
 		Status:         map[string]any{"isStable": p.op == nil && here == target}}
-	return jsonReply(200, g)
 }
 
 // zoneURL is the URL of a zone, as Compute Engine's resources name it.

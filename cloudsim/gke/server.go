@@ -229,8 +229,8 @@ func (s *Server) authenticate(req *sim.Request) *sim.Reply {
 
 // protocol is GKE's: the OAuth2 token, then the quota, the body, faults,
 // and GKE's node-pool and operation paths, the cluster's GET,
-// getServerConfig, and Compute Engine's instanceGroupManagers.get and
-// deleteInstances, zoneOperations.get, and machineTypes.list and get.
+// getServerConfig, and Compute Engine's instanceGroupManagers.get,
+// aggregatedList and deleteInstances, zoneOperations.get, and machineTypes.list and get.
 func (s *Server) protocol() sim.Protocol {
 	rt := sim.NewRouter(notFound, methodNotFound)
 	const (
@@ -240,11 +240,12 @@ func (s *Server) protocol() sim.Protocol {
 	)
 	for pattern, h := range map[string]sim.Handler{
 		"GET /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}":                  s.getGroup,
+		"GET /compute/v1/projects/{project}/aggregated/instanceGroupManagers":                            s.aggregatedGroups,
 		"POST /compute/v1/projects/{project}/zones/{zone}/instanceGroupManagers/{group}/deleteInstances": s.deleteInstances,
 		"GET /compute/v1/projects/{project}/zones/{zone}/operations/{operation}":                         s.getZoneOperation,
 		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes":                                   s.listMachineTypes,
 		"GET /compute/v1/projects/{project}/zones/{zone}/machineTypes/{machineType}":                     s.getMachineType,
-		"GET " + loc + "/serverConfig": s.getServerConfig,
+		"GET " + loc + "/serverConfig":                                                                   s.getServerConfig,
 
 		loc + "/operations":                      unimplemented("kpool cloudsim does not emulate operations.list."),
 		"GET " + loc + "/operations/{operation}": s.getOperation,

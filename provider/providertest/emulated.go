@@ -109,6 +109,7 @@ func (e *Emulated[E, D]) Harness(t testing.TB) *Harness {
 func (s Setup[E, D]) RunConformance(t *testing.T) {
 	Run(t, func(t *testing.T) *Harness { return s.Start(t).Harness(t) })
 	t.Run("CallsCounted", s.runCalls)
+	t.Run("AtRest", s.runAtRest)
 }
 
 // runCalls checks that the emulator says what it was sent: after a driver's

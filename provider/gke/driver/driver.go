@@ -161,12 +161,13 @@ func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider
 		return nil, classify(err, "")
 	}
 	out := make([]provider.Pool, 0, len(resp.NodePools))
+	groups := d.readGroups(ctx, cs, resp.NodePools)
 	for _, np := range resp.NodePools {
 		if np == nil {
 			continue
 		}
 		p := observe(c, np)
-		switch err := d.count(ctx, cs, c, np, &p); {
+		switch err := countIn(ctx, groups, c, np, &p); {
 		case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:
 			// Its node count is unknown for now (its instance groups did
 			// not answer): reported Unknown, which the controllers wait on,

@@ -3,7 +3,6 @@ package driver_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -331,7 +330,7 @@ func TestListSurvivesFailedInstanceGroups(t *testing.T) {
 	e.Clock.Advance(time.Hour)
 	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
 		rate := 0.0
-		if strings.Contains(r.URL.Path, "/instanceGroupManagers/") {
+		if strings.Contains(r.URL.Path, "/instanceGroupManagers") {
 			rate = 1
 		}
 		e.Sim.SetFaultRate(rate)
@@ -357,20 +356,24 @@ func TestListSurvivesFailedInstanceGroups(t *testing.T) {
 }
 
 // TestListSurvivesGoneInstanceGroups: a pool whose instance group Compute
-// no longer has (deleted ahead of its pool, as a pool's delete does) is
-// listed with no nodes in that group; its 404 does not fail the cluster's
-// whole list, which the controllers would take for the cluster missing.
+// no longer has (deleted ahead of its pool, as a pool's delete does: its
+// zone answers the aggregated list without it) is listed with no nodes in
+// that group, read with no call of its own; it does not fail the
+// cluster's whole list, which the controllers would take for the cluster
+// missing.
 func TestListSurvivesGoneInstanceGroups(t *testing.T) {
 	e := newEmulated(t)
 	if _, err := e.Driver.NodePoolCreate(ctx, e.Cluster, e.spec("a", "1")); err != nil {
 		t.Fatal(err)
 	}
 	e.Clock.Advance(time.Hour)
+	gets := 0
 	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
-		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/instanceGroupManagers/") {
-			body := `{"error":{"code":404,"message":"The resource 'projects/p/zones/z/instanceGroupManagers/g' was not found","errors":[{"reason":"notFound"}]}}`
-			return &http.Response{StatusCode: http.StatusNotFound, Header: http.Header{"Content-Type": {"application/json"}},
-				Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/aggregated/instanceGroupManagers"):
+			return aggregated(r, map[string]string{"us-central1-a": "NO_RESULTS_ON_PAGE", "us-central1-b": "NO_RESULTS_ON_PAGE"}), nil
+		case strings.Contains(r.URL.Path, "/instanceGroupManagers/"):
+			gets++
 		}
 		return e.driverTransport().RoundTrip(r)
 	})
@@ -379,16 +382,8 @@ func TestListSurvivesGoneInstanceGroups(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a list whose instance group is gone: %v", err)
 	}
-	found := false
-	for _, p := range pools {
-		if p.ProviderName == "a" {
-			found = true
-			if p.Count != 0 || p.ReadyNodes != 0 {
-				t.Errorf("a: count %d, ready %d; want 0 for a group that is gone", p.Count, p.ReadyNodes)
-			}
-		}
-	}
-	if !found {
-		t.Fatalf("pool a not listed: %+v", pools)
+	p, ok := provider.Find(pools, "a")
+	if !ok || p.Count != 0 || p.ReadyNodes != 0 || gets != 0 {
+		t.Fatalf("a: %+v after %d gets; want no nodes for a group that is gone, and no get", p, gets)
 	}
 }

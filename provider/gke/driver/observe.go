@@ -108,35 +108,37 @@ func state(s string) provider.State { return provider.StateOf(s, states) }
 var states = provider.States{Ready: "RUNNING", Creating: "PROVISIONING", Updating: "RECONCILING", Deleting: "STOPPING",
 	Failed: "ERROR RUNNING_WITH_ERROR"}.Map()
 
-// count reads a pool's node counts from its managed instance groups (one
-// per zone, which instanceGroupUrls name): the count is their target
-// sizes, the ready nodes those with no action under way. A failed pool's
-// nodes are the instances its groups have (target less those still being
-// created: a group short of capacity keeps creating them); while the
-// pool runs, the count.
+// count reads one pool's node counts (countIn), its instance groups read
+// for it alone.
 func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *container.NodePool, p *provider.Pool) error {
+	return countIn(ctx, d.readGroups(ctx, cs, []*container.NodePool{np}), c, np, p)
+}
+
+// countIn reads a pool's node counts from its managed instance groups
+// (one per zone, which instanceGroupUrls name) as gs found them: the
+// count is their target sizes, the ready nodes those with no action under
+// way. A failed pool's nodes are the instances its groups have (target
+// less those still being created: a group short of capacity keeps
+// creating them); while the pool runs, the count.
+func countIn(ctx context.Context, gs *groupSet, c *kpool.Cluster, np *container.NodePool, p *provider.Pool) error {
 	p.NodesByZone = map[string]int{}
 	creating := 0
 	for _, u := range np.InstanceGroupUrls {
-		origin, project, zone, name, ok := groupOf(u)
+		r, ok := refOf(u)
 		if !ok {
 			p.ReadyUnknown = true
 			continue
 		}
-		svc, err := d.computeFor(ctx, cs, origin)
+		g, err := gs.group(ctx, r)
 		if err != nil {
 			return err
 		}
-		g, err := svc.InstanceGroupManagers.Get(project, zone, name).Context(ctx).Do()
-		if groupGone(err) {
+		if g == nil {
 			// The group went ahead of its pool (a delete under way, or a
 			// create that failed): it has no nodes to count, and its pool
 			// must not fail the whole cluster's list as if the cluster were
 			// not there.
 			continue
-		}
-		if err != nil {
-			return classify(err, "")
 		}
 		p.Count += int(g.TargetSize)
 		ready := 0
@@ -145,9 +147,9 @@ func (d *Driver) count(ctx context.Context, cs *clients, c *kpool.Cluster, np *c
 			creating += int(a.Creating + a.CreatingWithoutRetries)
 		}
 		p.ReadyNodes += ready
-		l, err := profile.LogicalZone(c, zone)
+		l, err := profile.LogicalZone(c, r.zone)
 		if err != nil {
-			l = zone
+			l = r.zone
 		}
 		p.NodesByZone[l] += ready
 	}
