@@ -31,6 +31,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -57,6 +58,11 @@ type config struct {
 	out      string
 	profile  bool
 	workers  int
+	modes    map[string]bool // "load", "fleet"
+	quick    bool            // -smoke: one short leg per workload, no wait for an idle machine
+	fleet    fleetConfig
+	stdout   io.Writer // the report (nil: os.Stdout)
+	kpool    string    // a kpool binary to run instead of building ./cmd/kpool
 }
 
 // workloadNames are the names -skip takes, in the order they run.
@@ -70,7 +76,8 @@ var workloadNames = []string{
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("kpoolbench", flag.ContinueOnError)
 	var c config
-	var conns, stores, skip string
+	var conns, stores, skip, modes, pools, procs, cs string
+	var smoke bool
 	fs.StringVar(&c.pgURL, "pg", "", "PostgreSQL admin URL (default postgres://postgres@127.0.0.1:5432/test?sslmode=disable, then user root)")
 	fs.IntVar(&c.big, "big", 100000, "pools preloaded through the API into the cluster that creates go into (b2)")
 	fs.IntVar(&c.list, "list", 10000, "pools preloaded through the API into the cluster the list workloads read (d)")
@@ -83,6 +90,10 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.out, "out", "", "directory for the report, raw TSV, wrk outputs, profiles and server logs (default a new temporary directory)")
 	fs.BoolVar(&c.profile, "profile", true, "take CPU profiles of the PostgreSQL server during GET, create and PUT at the first -conns value")
 	fs.IntVar(&c.workers, "workers", 32, "concurrent requests of the preloader")
+	fs.StringVar(&modes, "mode", "load", "comma-separated modes: load (the API under wrk, next to pgbench), fleet (clusters and pools on the clouds' emulators: convergence, calls, controller processes)")
+	fs.BoolVar(&smoke, "smoke", false, "every mode at tiny sizes in well under a minute (what .ci/run runs through go test); overrides the size flags")
+	fs.StringVar(&c.kpool, "kpool", "", "run this kpool binary instead of building ./cmd/kpool of the module")
+	c.fleet.register(fs, &pools, &procs, &cs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -92,6 +103,24 @@ func parseFlags(args []string) (config, error) {
 	var err error
 	if c.conns, err = parseConns(conns); err != nil {
 		return c, err
+	}
+	if err := c.fleet.parse(pools, procs, cs); err != nil {
+		return c, err
+	}
+	c.modes = map[string]bool{}
+	for _, m := range splitList(modes) {
+		if !slices.Contains(modeNames, m) {
+			return c, fmt.Errorf("-mode: unknown mode %q; known: %s", m, strings.Join(modeNames, ", "))
+		}
+		c.modes[m] = true
+	}
+	if smoke {
+		c.quick = true
+		c.modes = map[string]bool{"load": true, "fleet": true}
+		c.smoke()
+	}
+	if len(c.modes) == 0 {
+		return c, fmt.Errorf("-mode: name at least one of %s", strings.Join(modeNames, ", "))
 	}
 	c.stores = splitList(stores)
 	if len(c.stores) == 0 {
@@ -126,6 +155,9 @@ func parseFlags(args []string) (config, error) {
 // legDuration is the length of each of a workload's two legs (see
 // runWorkloads): half of -duration, in whole seconds as wrk takes them.
 func (c config) legDuration() time.Duration {
+	if c.quick {
+		return time.Second
+	}
 	return max(time.Second, (c.duration / 2).Truncate(time.Second))
 }
 
