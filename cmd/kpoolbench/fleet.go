@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
-	"os"
 	"time"
 
 	"github.com/kpool/kpool/cloudsim/sim"
@@ -36,9 +36,9 @@ type fleetRun struct {
 	PeakRSS  int64   `json:"peak_rss_kb"`
 	// Window is the length of the rest window (s), Passes the drift
 	// passes in it, RestCPU the processes' CPU seconds in it.
-	Window  float64 `json:"rest_window_s"`
-	Passes  float64 `json:"rest_drift_passes"`
-	RestCPU float64 `json:"rest_cpu_s"`
+	Window  float64      `json:"rest_window_s"`
+	Passes  float64      `json:"rest_drift_passes"`
+	RestCPU float64      `json:"rest_cpu_s"`
 	Clouds  []fleetCloud `json:"clouds"`
 	// Shards are each controller process's kpool_controller_shards and
 	// kpool_controller_clusters, when it serves them.

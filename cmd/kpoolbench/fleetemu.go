@@ -26,11 +26,11 @@ import (
 
 // fleetEmulator is one served emulator and the cluster it holds.
 type fleetEmulator struct {
-	cloud   clouds.Cloud
-	ep      *sim.TLSEndpoint
-	name    string // the cluster's name in kpool
-	spec    kpool.ClusterSpec
-	id      string // its id in kpool, once registered
+	cloud clouds.Cloud
+	ep    *sim.TLSEndpoint
+	name  string // the cluster's name in kpool
+	spec  kpool.ClusterSpec
+	id    string // its id in kpool, once registered
 }
 
 // fleetClouds are the clouds named in -fleet.clouds, in catalog order.

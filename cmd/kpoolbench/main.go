@@ -15,11 +15,23 @@
 //
 // next to pgbench's one-row INSERT and primary-key SELECT in a database of
 // its own. CPU profiles of GET, create and PUT come from the server's pprof.
+//
+// -mode fleet serves -fleet.clusters clusters on the clouds' emulators (one
+// emulator each, in this process) and, for each -fleet.pools pools per
+// cluster, runs one `kpool serve` on each store, then serve
+// --reconcile=false beside each -fleet.procs count of `kpool controller`
+// processes on PostgreSQL: convergence time, the kpool processes' CPU and
+// peak RSS, the calls each cloud's emulators answered (GET /_cloudsim/calls)
+// per pool created and per cluster at rest, and each controller's shard
+// gauges (fleet.go).
+//
 // At the end it stops the servers and drops its databases, also on an error
 // or Ctrl-C (unless -keep).
 //
 //	go run ./cmd/kpoolbench                 # full size: 100k, 10k and 1M pools
 //	go run ./cmd/kpoolbench -big 200 -list 600 -million 2000 -duration 2s -conns 4
+//	go run ./cmd/kpoolbench -mode fleet -fleet.clusters 50 -fleet.pools 10,100
+//	go run ./cmd/kpoolbench -smoke          # every mode, tiny: what go test runs
 //
 // It needs Linux (/proc), Go, wrk and pgbench (installed with apt-get when
 // missing and running as root) and PostgreSQL on 127.0.0.1:5432 with trust

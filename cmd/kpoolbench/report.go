@@ -68,7 +68,11 @@ func (b *bench) loadReport(md *strings.Builder) error {
 	}
 	if len(b.ceilings) > 0 {
 		md.WriteString("\n### pgbench ceilings\n\n")
-		md.WriteString(ceilingsTable(b.ceilings, b.cfg.duration))
+		d := b.cfg.duration
+		if b.cfg.quick {
+			d = time.Second
+		}
+		md.WriteString(ceilingsTable(b.ceilings, d))
 	}
 	if t := ratiosTable(ratiosFor(b.cfg), b.results, b.cfg.conns); t != "" {
 		md.WriteString("\n### Ratios\n\n")
