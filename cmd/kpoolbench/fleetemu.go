@@ -184,8 +184,9 @@ func (c *cloudCalls) top(k int) string {
 }
 
 // poolSpec is the spec of the i-th pool on a platform: its profile's
-// example machine type and flags (those kpool dev suggests), nodeCount
-// 1-3 and, where the cloud has zones, one of zones 1-3; as the soak's.
+// example machine type and flags (those kpool dev suggests), one node and,
+// where the cloud has zones, one of zones 1-3; as the soak's, but with one
+// node, so that 30 pools a cluster stay within the emulators' quotas.
 func poolSpec(p provider.Profile, i int) json.RawMessage {
 	cli := p.CLI()
 	block := map[string]any{cli.PoolFields.MachineType: cli.MachineExample}
@@ -201,7 +202,7 @@ func poolSpec(p provider.Profile, i int) json.RawMessage {
 			}
 		}
 	}
-	spec := map[string]any{"platform": map[string]any{string(p.Type()): block}, "nodeCount": 1 + i%3}
+	spec := map[string]any{"platform": map[string]any{string(p.Type()): block}, "nodeCount": 1}
 	if p.Capabilities().Zones != provider.ZonesNone {
 		spec["zones"] = []string{strconv.Itoa(1 + i%3)}
 	}

@@ -33,7 +33,7 @@ var modeNames = []string{"load", "fleet"}
 
 func (f *fleetConfig) register(fs *flag.FlagSet, pools, procs, cs *string) {
 	fs.IntVar(&f.clusters, "fleet.clusters", 10, "fleet mode: clusters in all, spread round -fleet.clouds, each on an emulator of its own")
-	fs.StringVar(pools, "fleet.pools", "10,100", "fleet mode: pools per cluster, comma-separated: one run each, side by side in the report")
+	fs.StringVar(pools, "fleet.pools", "10,30", "fleet mode: pools per cluster, comma-separated: one run each, side by side in the report (30 is EKS's limit of managed node groups per cluster, which its emulator keeps)")
 	fs.StringVar(procs, "fleet.procs", "1,2,3", "fleet mode: kpool controller processes beside serve --reconcile=false on PostgreSQL (at the last -fleet.pools), one run each")
 	fs.StringVar(cs, "fleet.clouds", strings.Join(clouds.Names(), ","), "fleet mode: the clouds whose emulators hold the clusters")
 	fs.DurationVar(&f.drift, "fleet.drift", 5*time.Second, "fleet mode: kpool's --drift-interval (its default is 1m; calls at rest are also given per drift pass and scaled to 1m)")

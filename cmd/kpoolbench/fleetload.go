@@ -68,14 +68,16 @@ func waitConverged(ctx context.Context, c *client, total int, ps []*proc, timeou
 		if ready >= total {
 			return nil
 		}
+		if failed, why, err := c.failedPool(ctx); err != nil || failed > 0 {
+			return fmt.Errorf("%d pools Failed, such as: %s (%v)", failed, why, err)
+		}
 		for _, p := range ps {
 			if err := p.alive(); err != nil {
 				return err
 			}
 		}
 		if time.Since(start) > timeout {
-			failed, _ := c.phaseCount(ctx, "Failed")
-			return fmt.Errorf("%d of %d pools Ready (%d Failed) after %s", ready, total, failed, timeout)
+			return fmt.Errorf("%d of %d pools Ready after %s", ready, total, timeout)
 		}
 		if time.Since(last) >= 10*time.Second {
 			progress("  %d of %d pools Ready after %.0fs", ready, total, time.Since(start).Seconds())
@@ -92,4 +94,20 @@ func (c *client) phaseCount(ctx context.Context, phase string) (int, error) {
 	var p page
 	err := c.do(ctx, "GET", "/api/v1/nodepools?limit=1&status="+phase, nil, &p)
 	return p.Total, err
+}
+
+// failedPool is the number of Failed pools and the message of one.
+func (c *client) failedPool(ctx context.Context) (int, string, error) {
+	var p struct {
+		NodePools []struct {
+			Name   string
+			Status struct{ Message string }
+		} `json:"nodepools"`
+		Total int `json:"total"`
+	}
+	err := c.do(ctx, "GET", "/api/v1/nodepools?limit=1&status=Failed", nil, &p)
+	if err != nil || len(p.NodePools) == 0 {
+		return p.Total, "", err
+	}
+	return p.Total, p.NodePools[0].Name + ": " + p.NodePools[0].Status.Message, nil
 }
