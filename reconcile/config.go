@@ -35,7 +35,8 @@ type Config struct {
 	ResyncFast time.Duration
 	// DriftInterval is the resync period of a settled cluster (default
 	// 1m): one List per cluster per interval, whatever its number of pools,
-	// finds what changed at the provider behind kpool's back.
+	// finds what changed at the provider behind kpool's back (on EKS and
+	// OKE, what their lists do not show within ceil(pools/2) intervals).
 	DriftInterval time.Duration
 	// ResyncSlow is how often a cluster the provider refuses as a whole
 	// (permission denied, cluster missing, not implemented) is looked at

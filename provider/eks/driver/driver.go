@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -37,6 +35,7 @@ type Driver struct {
 	clients    *provider.Cache[*awseks.Client]          // by credential, region and endpoint
 	ec2s       *provider.Cache[*ec2.Client]             // by credential, region and endpoint
 	volumes    *provider.Cache[volume]                  // what a launch template version gives, by template id and version
+	reads      *provider.Refresh[kept]                  // the node groups lists read, by cluster and name
 }
 
 // New returns an EKS driver. Credentials of kind default are the SDK's
@@ -47,7 +46,7 @@ type Driver struct {
 func New(o provider.DriverOptions) *Driver {
 	return &Driver{opts: o.For(profile),
 		identities: provider.NewCache[aws.CredentialsProvider](provider.CacheSize), volumes: provider.NewCache[volume](provider.CacheSize), clients: provider.NewCache[*awseks.Client](provider.CacheSize),
-		ec2s: provider.NewCache[*ec2.Client](provider.CacheSize)}
+		ec2s: provider.NewCache[*ec2.Client](provider.CacheSize), reads: provider.NewRefresh[kept](provider.RefreshPools)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -132,90 +131,6 @@ func (d *Driver) credential(ctx context.Context, cr *provider.Credential) (aws.C
 	})
 }
 
-// NodePoolList lists the cluster's node groups: ListNodegroups, paged,
-// then DescribeNodegroup of each.
-func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
-	cl, a, err := d.client(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	pager := awseks.NewListNodegroupsPaginator(cl, &awseks.ListNodegroupsInput{ClusterName: aws.String(a.ClusterName)})
-	for pager.HasMorePages() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			return nil, classify(err, "")
-		}
-		names = append(names, page.Nodegroups...)
-	}
-	ec2cl, err := d.ec2Client(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	collect(ctx, ec2cl, a.ClusterName, names)
-	// EKS lists names only: each node group is described, listDescribes
-	// at a time. One whose describe fails for a passing reason (after the
-	// SDK's retries) is reported Unknown, which the controllers wait on,
-	// rather than failing the whole list: with a hundred node groups, one
-	// bad answer in a hundred would otherwise stall the whole cluster.
-	// Throttling and refusals still fail the list, so that the caller backs
-	// off or reports them.
-	pools := make([]*provider.Pool, len(names))
-	errs := make([]error, len(names))
-	sem := make(chan struct{}, listDescribes)
-	var wg sync.WaitGroup
-	for i, n := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			ng, err := describe(ctx, cl, a, n)
-			var p provider.Pool
-			if err == nil && ng != nil {
-				p, err = d.observeAll(ctx, ec2cl, c, ng)
-			}
-			switch {
-			case err != nil && provider.IsTransient(err) && !provider.IsThrottled(err) && ctx.Err() == nil:
-				pools[i] = &provider.Pool{PoolSpec: provider.PoolSpec{ProviderName: n}, State: provider.StateUnknown,
-					ReadyUnknown: true, Message: "DescribeNodegroup failed: " + err.Error()}
-			case err != nil:
-				errs[i] = err
-			case ng != nil: // nil: deleted since it was listed
-				pools[i] = &p
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	var out []provider.Pool
-	for _, p := range pools {
-		if p != nil {
-			out = append(out, *p)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
-	return out, nil
-}
-
-// listDescribes is how many DescribeNodegroup calls a list has in flight.
-const listDescribes = 8
-
-// describe reads one node group; a missing one is (nil, nil).
-func describe(ctx context.Context, cl *awseks.Client, a *kpool.AWSCluster, name string) (*types.Nodegroup, error) {
-	out, err := cl.DescribeNodegroup(ctx, &awseks.DescribeNodegroupInput{ClusterName: aws.String(a.ClusterName), NodegroupName: aws.String(name)})
-	if err != nil {
-		if nodegroupMissing(err) {
-			return nil, nil
-		}
-		return nil, classify(err, "")
-	}
-	return out.Nodegroup, nil
-}
-
 // NodePoolCreate creates a node group, or returns the existing one when it
 // already matches.
 func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
@@ -229,6 +144,7 @@ func (d *Driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provide
 	if err != nil {
 		return nil, err
 	}
+	defer d.invalidate(c, s.ProviderName)
 	in, err := createInput(c, a, s)
 	if err != nil {
 		return nil, err
@@ -282,6 +198,7 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 	if err != nil {
 		return err
 	}
+	defer d.invalidate(c, providerName)
 	ec2cl, err := d.ec2Client(ctx, c)
 	if err != nil {
 		return err

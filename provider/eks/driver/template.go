@@ -274,33 +274,57 @@ func templateTags(cluster string, s provider.PoolSpec) []ec2types.Tag {
 // observeAll maps a node group to the neutral pool with what its launch
 // template gives: the root volume's type and size and the user data. A
 // node group whose template is gone reports what EKS says only.
-// A numbered template version never changes, so what it gives is read
-// once and kept (by endpoint, region, template id and version): a list pass reads no
-// template for the node groups it has seen before.
 func (d *Driver) observeAll(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup) (provider.Pool, error) {
-	p := observe(c, ng)
+	p, _, err := d.read(ctx, cl, c, ng, kept{})
+	return p, err
+}
+
+// read is observeAll, and what a list keeps of the node group (kept). A
+// short node group's instances are counted (countInstances). A numbered
+// template version never changes, so what it gives is read once and kept
+// (by endpoint, region, template id and version), and taken from last,
+// the node group's last read, when it ran the same version: a read of a
+// node group seen before reads no template.
+func (d *Driver) read(ctx context.Context, cl *ec2.Client, c *kpool.Cluster, ng *types.Nodegroup, last kept) (provider.Pool, kept, error) {
+	k := kept{ng: ng}
+	if lt := ng.LaunchTemplate; lt != nil {
+		key := c.Spec.Endpoint + " " + profile.Region(&c.Spec) + " " + aws.ToString(lt.Id) + ":" + aws.ToString(lt.Version)
+		vol, known := d.volumes.Get(key)
+		if !known && last.vol != nil && sameVersion(last.ng, lt) {
+			vol, known = *last.vol, true
+		}
+		if !known {
+			v, err := templateVersion(ctx, cl, lt)
+			if err != nil {
+				return observe(c, ng), k, err
+			}
+			if v != nil {
+				vol = volumeOf(v)
+				if _, err := strconv.Atoi(aws.ToString(lt.Version)); err == nil && lt.Id != nil {
+					d.volumes.Add(key, vol)
+				}
+			}
+			known = v != nil
+		}
+		if known {
+			k.vol = &vol
+		}
+	}
+	p := k.pool(c)
 	if p.Shortage != nil {
 		countInstances(ctx, cl, c, ng, &p)
 	}
-	lt := ng.LaunchTemplate
-	if lt == nil {
-		return p, nil
+	return p, k, nil
+}
+
+// sameVersion reports whether node group was (nil: none) ran the numbered
+// version lt of the same template.
+func sameVersion(was *types.Nodegroup, lt *types.LaunchTemplateSpecification) bool {
+	if was == nil || was.LaunchTemplate == nil || lt.Id == nil {
+		return false
 	}
-	key := c.Spec.Endpoint + " " + profile.Region(&c.Spec) + " " + aws.ToString(lt.Id) + ":" + aws.ToString(lt.Version)
-	vol, known := d.volumes.Get(key)
-	if !known {
-		v, err := templateVersion(ctx, cl, lt)
-		if err != nil || v == nil {
-			return p, err
-		}
-		vol = volumeOf(v)
-		if _, err := strconv.Atoi(aws.ToString(lt.Version)); err == nil && lt.Id != nil {
-			d.volumes.Add(key, vol)
-		}
-	}
-	applyVolume(&p, vol)
-	p.Extra["launchTemplate"] = aws.ToString(ng.LaunchTemplate.Name) + ":" + aws.ToString(ng.LaunchTemplate.Version)
-	return p, nil
+	_, err := strconv.Atoi(aws.ToString(lt.Version))
+	return err == nil && aws.ToString(was.LaunchTemplate.Id) == *lt.Id && aws.ToString(was.LaunchTemplate.Version) == aws.ToString(lt.Version)
 }
 
 // applyVolume sets a pool's disk and user data from its template's.

@@ -38,6 +38,8 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if ng == nil {
 		return nil, provider.NotFoundError(platform, "node group", s.ProviderName)
 	}
+	// Whatever this call sends, the next list reads the node group again.
+	defer d.invalidate(c, s.ProviderName)
 	if ng.Status == types.NodegroupStatusCreateFailed || ng.Status == types.NodegroupStatusDeleteFailed {
 		// EKS takes no update of a node group whose create or delete
 		// failed: it can only be deleted (again). Deleting it is the

@@ -7,8 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/oracle/oci-go-sdk/v65/common"
@@ -36,6 +34,7 @@ type Driver struct {
 	computes *provider.Cache[*core.ComputeClient]       // likewise
 	versions *provider.Cache[versionSet]                // by client key and cluster OCID
 	failures *provider.Cache[string]                    // a failed work request's errors, by its OCID
+	reads    *provider.Refresh[*ce.NodePool]            // the pools lists read, by cluster and OCID
 }
 
 type versionSet struct {
@@ -54,7 +53,7 @@ type versionSet struct {
 func New(o provider.DriverOptions) *Driver {
 	return &Driver{opts: o.For(profile),
 		clients: provider.NewCache[*ce.ContainerEngineClient](provider.CacheSize), computes: provider.NewCache[*core.ComputeClient](provider.CacheSize), versions: provider.NewCache[versionSet](provider.CacheSize),
-		failures: provider.NewCache[string](provider.CacheSize)}
+		failures: provider.NewCache[string](provider.CacheSize), reads: provider.NewRefresh[*ce.NodePool](provider.RefreshPools)}
 }
 
 var _ provider.Driver = (*Driver)(nil)
@@ -135,95 +134,6 @@ func (d *Driver) wire(b *common.BaseClient, cr *provider.Credential, endpoint st
 	policy := common.NewRetryPolicy(uint(r.Tries()), retryable, func(o common.OCIOperationResponse) time.Duration { return r.Backoff(int(o.AttemptNumber)) })
 	b.Configuration.RetryPolicy = &policy
 	b.Configuration.CircuitBreaker = nil
-}
-
-// NodePoolList lists the cluster's node pools: ListNodePools, paged, then
-// GetNodePool of each for its nodes.
-func (d *Driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
-	cn, err := d.client(c)
-	if err != nil {
-		return nil, err
-	}
-	sums, err := cn.list(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	// ListNodePools gives no nodes: each pool is read, listGets at a
-	// time. One whose read fails for a passing reason (after the SDK's
-	// retries) is reported Unknown, which the controllers wait on, rather
-	// than failing the whole list. Throttling and refusals still fail it.
-	pools := make([]*provider.Pool, len(sums))
-	errs := make([]error, len(sums))
-	sem := make(chan struct{}, listGets)
-	var wg sync.WaitGroup
-	for i := range sums {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			np, _, err := cn.get(ctx, *sums[i].Id)
-			switch {
-			case err != nil && provider.IsTransient(err) && ctx.Err() == nil:
-				p := observe(c, summaryPool(sums[i]))
-				p.State, p.ProviderState, p.ReadyUnknown, p.StaleNodes = provider.StateUnknown, "", true, 0
-				p.Nodes, p.ReadyNodes, p.NodesByZone = 0, 0, nil
-				p.Message = "GetNodePool failed: " + err.Error()
-				pools[i] = &p
-			case err != nil:
-				errs[i] = err
-			case np != nil && np.LifecycleState != ce.NodePoolLifecycleStateDeleted:
-				p := observe(c, *np)
-				d.explain(ctx, cn, &p, np)
-				pools[i] = &p
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	// OKE does not make names unique; kpool names its pools, so a second
-	// pool of a name is reported on the first, never listed as another.
-	byName := map[string]int{}
-	var out []provider.Pool
-	for _, p := range pools {
-		if p == nil {
-			continue
-		}
-		if i, ok := byName[p.ProviderName]; ok {
-			first := &out[i]
-			if first.State == provider.StateDeleting && p.State != provider.StateDeleting {
-				p.Problems = append(p.Problems, first.Problems...)
-				*first, p = *p, first
-			}
-			first.Problems = append(first.Problems, fmt.Sprintf("another OKE node pool is named %s (%s)", p.ProviderName, p.Extra["id"]))
-			continue
-		}
-		byName[p.ProviderName] = len(out)
-		out = append(out, *p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ProviderName < out[j].ProviderName })
-	// The autoscaling bounds are the Cluster Autoscaler add-on's: one
-	// read per list, whatever the number of pools.
-	a, err := cn.readAutoscaler(ctx)
-	if err != nil {
-		return nil, err
-	}
-	observeBounds(out, a)
-	return out, nil
-}
-
-// listGets is how many GetNodePool calls a list has in flight.
-const listGets = 8
-
-// summaryPool is a summary as a node pool without nodes.
-func summaryPool(s ce.NodePoolSummary) ce.NodePool {
-	return ce.NodePool{Id: s.Id, LifecycleState: s.LifecycleState, LifecycleDetails: s.LifecycleDetails, CompartmentId: s.CompartmentId,
-		ClusterId: s.ClusterId, Name: s.Name, KubernetesVersion: s.KubernetesVersion, NodeImageId: s.NodeImageId, NodeShapeConfig: s.NodeShapeConfig,
-		NodeSourceDetails: s.NodeSourceDetails, NodeShape: s.NodeShape, InitialNodeLabels: s.InitialNodeLabels, NodeConfigDetails: s.NodeConfigDetails,
-		FreeformTags: s.FreeformTags, NodePoolCyclingDetails: s.NodePoolCyclingDetails, NodeEvictionNodePoolSettings: s.NodeEvictionNodePoolSettings}
 }
 
 // list returns the cluster's node pools (of a name, when given), without
@@ -379,6 +289,7 @@ func (d *Driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerN
 			return err
 		}
 		resp, err := cn.cl.DeleteNodePool(provider.Detached(ctx), ce.DeleteNodePoolRequest{NodePoolId: s.Id})
+		d.invalidate(cn, s.Id)
 		if err != nil && status(err) != http.StatusNotFound {
 			return classify(err, resp.RawResponse, "")
 		}

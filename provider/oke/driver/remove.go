@@ -49,6 +49,7 @@ func (d *Driver) NodePoolRemoveNodes(ctx context.Context, c *kpool.Cluster, prov
 	if np == nil {
 		return provider.NotFoundError(platform, "node pool", providerName)
 	}
+	defer d.invalidate(cn, np.Id)
 	ids, err := cn.nodesToRemove(ctx, np, nodes)
 	if err != nil {
 		return err

@@ -40,6 +40,8 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 	if np == nil {
 		return nil, provider.NotFoundError(platform, "node pool", s.ProviderName)
 	}
+	// Whatever this call sends, the next list reads the pool again.
+	defer d.invalidate(cn, np.Id)
 	if p, busy, err := lifecycle(ctx, cn, c, np, s); busy {
 		return p, err
 	}
