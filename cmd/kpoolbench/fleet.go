@@ -36,6 +36,7 @@ type fleetRun struct {
 	PeakRSS  int64   `json:"peak_rss_kb"`
 	// Window is the length of the rest window (s), Passes the drift
 	// passes in it, RestCPU the processes' CPU seconds in it.
+	Settled float64      `json:"settled_after_s"` // from convergence to the rest window
 	Window  float64      `json:"rest_window_s"`
 	Passes  float64      `json:"rest_drift_passes"`
 	RestCPU float64      `json:"rest_cpu_s"`
@@ -186,7 +187,7 @@ func (b *bench) fleetOnce(ctx context.Context, cs []clouds.Cloud, store string, 
 // and the CPU over the rest window, and fills in each cloud's figures.
 func (b *bench) measureRest(ctx context.Context, r *fleetRun, ca *sim.CA, emus []*fleetEmulator, conv []sim.CallCounts, ps []*proc) error {
 	f := b.cfg.fleet
-	if err := sleep(ctx, f.settle); err != nil {
+	if err := b.settle(ctx, r, ca, emus); err != nil {
 		return err
 	}
 	before, err := callCounts(ctx, ca, emus)
@@ -214,6 +215,48 @@ func (b *bench) measureRest(ctx context.Context, r *fleetRun, ca *sim.CA, emus [
 		r.Clouds[i].Clusters++
 		r.Clouds[i].Pools += r.PerPool
 	}
+	return nil
+}
+
+// settle waits -fleet.settle, then until the calls the emulators answer
+// stop falling (the fast resyncs of settling pools have ended): two
+// windows of two drift intervals in a row within 10% of each other, for
+// at most 10 × -fleet.settle, noting it when they do not.
+func (b *bench) settle(ctx context.Context, r *fleetRun, ca *sim.CA, emus []*fleetEmulator) error {
+	f := b.cfg.fleet
+	start := time.Now()
+	if err := sleep(ctx, f.settle); err != nil {
+		return err
+	}
+	total := func() (int, error) {
+		cs, err := callCounts(ctx, ca, emus)
+		n := 0
+		for _, c := range cs {
+			n += c.Total
+		}
+		return n, err
+	}
+	prev := -1
+	for time.Since(start) < 10*f.settle {
+		c0, err := total()
+		if err != nil {
+			return err
+		}
+		if err := sleep(ctx, 2*f.drift); err != nil {
+			return err
+		}
+		c1, err := total()
+		if err != nil {
+			return err
+		}
+		if n := c1 - c0; prev >= 0 && float64(n) >= 0.9*float64(prev) {
+			r.Settled = time.Since(start).Seconds()
+			return nil
+		}
+		prev = c1 - c0
+	}
+	r.Settled = time.Since(start).Seconds()
+	r.Notes = append(r.Notes, fmt.Sprintf("the calls were still falling %.0fs after convergence: the window at rest may hold fast resyncs", r.Settled))
 	return nil
 }
 

@@ -105,6 +105,6 @@ func (c *config) smoke() {
 	c.duration, c.conns, c.profile, c.workers = 2*time.Second, []int{2}, false, 8
 	c.fleet.clusters = len(c.fleet.clouds)
 	c.fleet.pools, c.fleet.procs = []int{1, 3}, []int{1, 2, 3}
-	c.fleet.drift, c.fleet.resyncFast, c.fleet.settle, c.fleet.window = time.Second, 300*time.Millisecond, 1500*time.Millisecond, 2*time.Second
+	c.fleet.drift, c.fleet.resyncFast, c.fleet.settle, c.fleet.window = time.Second, 300*time.Millisecond, 500*time.Millisecond, 2*time.Second
 	c.fleet.operation, c.fleet.node, c.fleet.timeout = 100*time.Millisecond, 20*time.Millisecond, time.Minute
 }

@@ -17,7 +17,7 @@ func (b *bench) fleetReport(md *strings.Builder) error {
 	fmt.Fprintf(md, "%d clusters round %s, each on an emulator of its own on 127.0.0.1 (an operation takes %s + %s per node); ",
 		f.clusters, strings.Join(f.clouds, ", "), f.operation, f.node)
 	fmt.Fprintf(md, "every pool created through the API (%d at once), converged when every pool is Ready. ", f.workers)
-	fmt.Fprintf(md, "kpool runs with `--drift-interval %s --resync-fast %s`; after convergence it settles %s, then the emulators' `GET /_cloudsim/calls` are read over a rest window of %s. ",
+	fmt.Fprintf(md, "kpool runs with `--drift-interval %s --resync-fast %s`; after convergence it settles (at least %s, until the calls per two drift intervals stop falling), then the emulators' `GET /_cloudsim/calls` are read over a rest window of %s. ",
 		f.drift, f.resyncFast, f.settle, f.window)
 	fmt.Fprintf(md, "Calls at rest are per cluster per drift pass (window ÷ %s), and per cluster-hour at kpool's default drift interval of 1m (60 passes); at %s an hour holds %.0f passes. ",
 		f.drift, f.drift, time.Hour.Seconds()/f.drift.Seconds())
@@ -55,15 +55,15 @@ func runLabel(r *fleetRun) string {
 // and the largest shard.
 func convergenceTable(runs []*fleetRun) string {
 	var t strings.Builder
-	t.WriteString("| kpool processes | pools/cluster | pools | converge | CPU s | peak RSS | CPU s at rest | largest shard |\n")
-	t.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	t.WriteString("| kpool processes | pools/cluster | pools | converge | CPU s | peak RSS | CPU s at rest | largest shard | settled after |\n")
+	t.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range runs {
 		shard := "—"
 		if l := r.largestShard(); l >= 0 {
 			shard = fmt.Sprintf("%.0f of %d clusters (%d processes)", l, r.Clusters, len(r.Shards))
 		}
-		fmt.Fprintf(&t, "| %s | %d | %d | %.1f s | %.1f | %.1f MB | %.2f in %.0f s | %s |\n",
-			runLabel(r), r.PerPool, r.Pools, r.Converge, r.CPU, float64(r.PeakRSS)/1024, r.RestCPU, r.Window, shard)
+		fmt.Fprintf(&t, "| %s | %d | %d | %.1f s | %.1f | %.1f MB | %.2f in %.0f s | %s | %.0f s |\n",
+			runLabel(r), r.PerPool, r.Pools, r.Converge, r.CPU, float64(r.PeakRSS)/1024, r.RestCPU, r.Window, shard, r.Settled)
 	}
 	return t.String()
 }
