@@ -262,8 +262,11 @@ type EventFilter struct {
 	Limit  int
 }
 
-// Default and maximum page sizes.
+// Default and maximum page sizes, and the deepest offset: an offset costs
+// the rows it skips, so deeper pages are read by cursor (Page.After), which
+// costs the same at any depth.
 const (
 	DefaultLimit = 50
 	MaxLimit     = 100
+	MaxOffset    = 10000
 )

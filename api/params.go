@@ -77,6 +77,9 @@ func sortedKeys(q url.Values) []string {
 	return keys
 }
 
+// offsetCap is the message of an offset beyond kpool.MaxOffset.
+const offsetCap = "must be at most %d, got %d: an offset costs the rows it skips; page deeper with after=<next>, the next cursor of the page before, which costs the same at any depth"
+
 // listOptions reads a list's paging and filter parameters, every fault in
 // the one error.
 func listOptions(q url.Values) (service.ListOptions, error) {
@@ -91,8 +94,11 @@ func listOptions(q url.Values) (service.ListOptions, error) {
 	}
 	if v := q.Get("offset"); q.Has("offset") {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
+		switch {
+		case err != nil || n < 0:
 			fe.Add("offset", "must be an integer of 0 or more, got %q", v)
+		case n > kpool.MaxOffset:
+			fe.Add("offset", offsetCap, kpool.MaxOffset, n)
 		}
 		o.Offset = n
 	}

@@ -14,6 +14,9 @@ func page(o ListOptions) (kpool.Page, error) {
 	if p.Offset < 0 {
 		fe.Add("offset", "must not be negative, got %d", o.Offset)
 	}
+	if p.Offset > kpool.MaxOffset {
+		fe.Add("offset", "must be at most %d, got %d: page deeper with After, the Next cursor of the page before", kpool.MaxOffset, o.Offset)
+	}
 	if n := len(o.Labels); n > kpool.MaxLabels {
 		fe.Add("label_selector", "at most %d terms, got %d", kpool.MaxLabels, n)
 	}
@@ -43,8 +46,8 @@ func pageOf[T any](rows []T, total, limit int, pos func(T) kpool.Cursor) *List[T
 
 // ListOptions selects and pages a list.
 type ListOptions struct {
-	Limit     int // 1-100; 0 means 50
-	Offset    int
+	Limit     int    // 1-100; 0 means 50
+	Offset    int    // 0-kpool.MaxOffset; deeper pages by After
 	After     string // a cursor from a previous List's Next
 	ClusterID string
 	// Name selects the objects of exactly this name (a pool's name is

@@ -101,7 +101,7 @@ func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Clu
 	if f.Name != "" {
 		w.add("c.name = ?", f.Name)
 	}
-	tail, args := db.page(w, f.Page, "c")
+	tail, args := db.page(w, f.Page, "c", nil)
 	out := []*kpool.Cluster{}
 	var total int
 	err := db.db.Read(ctx,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 )
 
 // Database is a pool of connections to one SQL database, as the shared store
@@ -25,6 +26,9 @@ type Read struct {
 	SQL  string
 	Args []any
 	Row  func(Scanner) error
+	// Once marks SQL whose text varies with the request (a label
+	// selector's terms): not worth keeping prepared.
+	Once bool
 }
 
 // Scanner reads the current row into dest.
@@ -60,16 +64,32 @@ type Conn interface {
 // queued, as an embedded database has no round trips to save.
 type SQLDatabase struct {
 	ReadPool, WritePool *sql.DB
+
+	once          sync.Once
+	reads, writes *stmts
+}
+
+// pools returns the statements of the read pool and of the write pool.
+func (d *SQLDatabase) pools() (reads, writes *stmts) {
+	d.once.Do(func() {
+		d.reads, d.writes = &stmts{db: d.ReadPool}, &stmts{db: d.WritePool}
+		if d.ReadPool == d.WritePool {
+			d.reads = d.writes
+		}
+	})
+	return d.reads, d.writes
 }
 
 // Read runs each query on the read pool.
 func (d *SQLDatabase) Read(ctx context.Context, reads ...Read) error {
-	return readAll(ctx, d.ReadPool, reads)
+	r0, _ := d.pools()
+	return readAll(reads, func(r Read) (*sql.Rows, error) { return r0.query(ctx, r) })
 }
 
 // Exec runs a statement on the write pool.
 func (d *SQLDatabase) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := d.WritePool.ExecContext(ctx, query, args...)
+	_, w := d.pools()
+	res, err := w.exec(ctx, query, args)
 	if err != nil {
 		return 0, err
 	}
@@ -78,11 +98,12 @@ func (d *SQLDatabase) Exec(ctx context.Context, query string, args ...any) (int6
 
 // Begin starts a transaction on the write pool.
 func (d *SQLDatabase) Begin(ctx context.Context) (Conn, error) {
+	_, w := d.pools()
 	tx, err := d.WritePool.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlConn{tx: tx}, nil
+	return &sqlConn{tx: tx, stmts: w}, nil
 }
 
 // Ping checks that the database answers.
@@ -90,6 +111,9 @@ func (d *SQLDatabase) Ping(ctx context.Context) error { return d.ReadPool.PingCo
 
 // Close closes both pools.
 func (d *SQLDatabase) Close() error {
+	// The statements kept go with their connections; left open, a read
+	// after Close fails as the closed database it meets (503), not as a
+	// closed statement.
 	err := d.WritePool.Close()
 	if d.ReadPool != d.WritePool {
 		err = errors.Join(err, d.ReadPool.Close())
@@ -97,21 +121,18 @@ func (d *SQLDatabase) Close() error {
 	return err
 }
 
-type sqlQuerier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-func readAll(ctx context.Context, q sqlQuerier, reads []Read) error {
+// readAll runs each read through run and hands its rows to it.
+func readAll(reads []Read, run func(Read) (*sql.Rows, error)) error {
 	for _, r := range reads {
-		if err := read1(ctx, q, r); err != nil {
+		if err := read1(r, run); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func read1(ctx context.Context, q sqlQuerier, r Read) error {
-	rows, err := q.QueryContext(ctx, r.SQL, r.Args...)
+func read1(r Read, run func(Read) (*sql.Rows, error)) error {
+	rows, err := run(r)
 	if err != nil {
 		return err
 	}
@@ -124,13 +145,45 @@ func read1(ctx context.Context, q sqlQuerier, r Read) error {
 	return rows.Err()
 }
 
-// sqlConn is a database/sql transaction: every statement runs at once.
-type sqlConn struct{ tx *sql.Tx }
+// sqlConn is a database/sql transaction: every statement runs at once,
+// through the pool's prepared statement when there is one. One that is not
+// yet prepared runs as it is and is prepared once the transaction has ended:
+// the write pool has one connection, which the transaction holds.
+type sqlConn struct {
+	tx     *sql.Tx
+	stmts  *stmts
+	missed []string
+}
 
-func (c *sqlConn) Read(ctx context.Context, reads ...Read) error { return readAll(ctx, c.tx, reads) }
+// stmt is the transaction's use of query's prepared statement, nil when
+// there is none yet.
+func (c *sqlConn) stmt(ctx context.Context, query string, once bool) *sql.Stmt {
+	if st := c.stmts.cached(query); st != nil {
+		return c.tx.StmtContext(ctx, st)
+	}
+	if !once {
+		c.missed = append(c.missed, query)
+	}
+	return nil
+}
+
+func (c *sqlConn) Read(ctx context.Context, reads ...Read) error {
+	return readAll(reads, func(r Read) (*sql.Rows, error) {
+		if st := c.stmt(ctx, r.SQL, r.Once); st != nil {
+			return st.QueryContext(ctx, r.Args...)
+		}
+		return c.tx.QueryContext(ctx, r.SQL, r.Args...)
+	})
+}
 
 func (c *sqlConn) Queue(ctx context.Context, query string, args []any, check func(int64, error) error) error {
-	res, err := c.tx.ExecContext(ctx, query, args...)
+	var res sql.Result
+	var err error
+	if st := c.stmt(ctx, query, false); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = c.tx.ExecContext(ctx, query, args...)
+	}
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -138,6 +191,23 @@ func (c *sqlConn) Queue(ctx context.Context, query string, args []any, check fun
 	return check(n, err)
 }
 
-func (c *sqlConn) Flush(context.Context) error    { return nil }
-func (c *sqlConn) Commit(context.Context) error   { return c.tx.Commit() }
-func (c *sqlConn) Rollback(context.Context) error { return c.tx.Rollback() }
+func (c *sqlConn) Flush(context.Context) error { return nil }
+
+func (c *sqlConn) Commit(ctx context.Context) error {
+	defer c.prepare(ctx)
+	return c.tx.Commit()
+}
+
+func (c *sqlConn) Rollback(ctx context.Context) error {
+	defer c.prepare(ctx)
+	return c.tx.Rollback()
+}
+
+// prepare prepares the statements the transaction ran unprepared, now that
+// its connection is free; a failure only leaves them to run unprepared.
+func (c *sqlConn) prepare(ctx context.Context) {
+	for _, q := range c.missed {
+		_, _ = c.stmts.get(ctx, q, false)
+	}
+	c.missed = nil
+}

@@ -192,5 +192,5 @@ func (db *DB) read(query string, args []any, row func(Scanner) error) Read {
 // selector's terms): rebound without being kept, so that requests cannot
 // grow the cache of rebound queries without bound.
 func (db *DB) readOnce(query string, args []any, row func(Scanner) error) Read {
-	return Read{SQL: rebind(query, db.d.Numbered), Args: args, Row: row}
+	return Read{SQL: rebind(query, db.d.Numbered), Args: args, Row: row, Once: true}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,8 +134,10 @@ func (db *DB) runSavepoints(ctx context.Context, ws []*groupWrite) {
 		return
 	}
 	ok, events := 0, 0
-	for i, w := range ws {
-		sp := fmt.Sprintf("w%d", i)
+	for _, w := range ws {
+		// Each savepoint is released before the next: one name serves
+		// them all, and keeps the statements few (they are prepared).
+		const sp = "w"
 		steps := []string{"SAVEPOINT " + sp}
 		t := &tx{db: db, conn: conn, ctx: ctx}
 		if err := conn.Queue(ctx, steps[0], nil, plain); err == nil {

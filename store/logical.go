@@ -67,7 +67,7 @@ func (db *DB) LogicalPools(ctx context.Context, f kpool.LogicalPoolFilter) ([]*k
 		read = db.readOnce
 	}
 	from := ` FROM logical_pools l JOIN clusters c ON c.id = l.cluster_id`
-	tail, args := db.page(w, f.Page, "l")
+	tail, args := db.page(w, f.Page, "l", nil)
 	out := []*kpool.LogicalPool{}
 	var total int64
 	err := db.db.Read(ctx,

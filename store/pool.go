@@ -2,8 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/kpool/kpool"
 )
@@ -55,37 +54,6 @@ func (db *DB) RawNodePool(ctx context.Context, id string) (*kpool.RawNodePool, e
 	return p, db.fail(ctx, err)
 }
 
-// where builds a WHERE clause from conditions joined by AND.
-type where struct {
-	conds []string
-	args  []any
-}
-
-func (w *where) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-func (w *where) String() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
-// page returns the ORDER BY/LIMIT/OFFSET tail with the keyset condition. The
-// cursor is a row value, so that it is a range of the (…, created_at, id)
-// index rather than a filter over the rows before it: a page costs the same
-// at any depth.
-func (db *DB) page(w where, p kpool.Page, table string) (string, []any) {
-	all := where{conds: append([]string(nil), w.conds...), args: append([]any(nil), w.args...)}
-	if p.After != nil {
-		all.add(fmt.Sprintf("(%[1]s.created_at, %[1]s.id) > (?, ?)", table), db.d.Time(p.After.CreatedAt), p.After.ID)
-	}
-	tail := fmt.Sprintf("%s ORDER BY %[2]s.created_at, %[2]s.id LIMIT ? OFFSET ?", all.String(), table)
-	return tail, append(all.args, p.Limit, p.Offset)
-}
-
 // NodePools lists pools in (created_at, id) order, with the total.
 func (db *DB) NodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.NodePool, int, error) {
 	raw, total, err := db.RawNodePools(ctx, f)
@@ -102,25 +70,27 @@ func (db *DB) NodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.N
 }
 
 // RawNodePools lists pools with their spec and status as stored. The page
-// is an index range and the total a sum over the counters the schema's
-// triggers keep per cluster, phase and health, so a page costs the same at
-// any depth, with ten pools or a million.
+// is an index range (see page) and the total a sum over the counters the
+// schema's triggers keep per cluster, phase and health, so a page costs the
+// same at any depth, with ten pools or a million, whatever other clusters
+// hold.
 func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpool.RawNodePool, int, error) {
+	if f.ClusterID != "" && f.Owner != "" {
+		// Whether the caller sees the cluster is read first, by its key:
+		// as a condition of the join it made SQLite read the owner's
+		// clusters first and sort all of the cluster's pools for a page.
+		seen, err := db.sees(ctx, f.ClusterID, f.Owner, f.Teams)
+		if err != nil || !seen {
+			return []*kpool.RawNodePool{}, 0, err
+		}
+		f.Owner, f.Teams = "", nil
+	}
 	var w, cw where
 	visible(&w, f.Owner, f.Teams)
 	visible(&cw, f.Owner, f.Teams)
-	if f.ClusterID != "" {
-		w.add("p.cluster_id = ?", f.ClusterID)
-		cw.add("k.cluster_id = ?", f.ClusterID)
-	}
-	if f.Phase != "" {
-		w.add("p.phase = ?", string(f.Phase))
-		cw.add("k.phase = ?", string(f.Phase))
-	}
-	if f.Health != "" {
-		w.add("p.health = ?", string(f.Health))
-		cw.add("k.health = ?", string(f.Health))
-	}
+	keys, rest := poolKeys(f)
+	cw = cw.with("k", slices.Concat(keys, rest))
+	w = w.with("p", rest)
 	count := `SELECT coalesce(sum(k.n), 0) FROM nodepool_counts k`
 	if f.Owner != "" {
 		count += ` JOIN clusters c ON c.id = k.cluster_id`
@@ -136,12 +106,13 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 	if f.Name != "" || len(f.Labels) > 0 {
 		// The counters are per cluster, phase and health: a name or a
 		// label selector is counted over the rows it picks.
-		count, cw = `SELECT count(*) FROM nodepools p JOIN clusters c ON c.id = p.cluster_id`+w.String(), w
+		cw = w.with("p", keys)
+		count = `SELECT count(*) FROM nodepools p JOIN clusters c ON c.id = p.cluster_id` + cw.String()
 	}
 	if len(f.Labels) > 0 {
 		read = db.readOnce
 	}
-	tail, args := db.page(w, f.Page, "p")
+	tail, args := db.page(w, f.Page, "p", keys)
 	out := []*kpool.RawNodePool{}
 	var total int64
 	err := db.db.Read(ctx,
@@ -155,6 +126,41 @@ func (db *DB) RawNodePools(ctx context.Context, f kpool.NodePoolFilter) ([]*kpoo
 		return nil, 0, db.fail(ctx, err)
 	}
 	return out, int(total), nil
+}
+
+// sees reports whether owner (or one of teams) sees the cluster id.
+func (db *DB) sees(ctx context.Context, id, owner string, teams []string) (bool, error) {
+	w := where{conds: []string{"c.id = ?"}, args: []any{id}}
+	visible(&w, owner, teams)
+	found := false
+	err := db.db.Read(ctx, db.read(`SELECT 1 FROM clusters c`+w.String(), w.args, func(Scanner) error {
+		found = true
+		return nil
+	}))
+	return found, db.fail(ctx, err)
+}
+
+// poolKeys splits the columns f fixes into the keys of the index its pages
+// are ranges of (the migrations' (…, created_at, id) indexes: cluster, then
+// phase or health; or phase; or health) and the rest, conditions on the rows
+// of that range. A name picks one pool per cluster through its unique
+// index: then every column is a condition.
+func poolKeys(f kpool.NodePoolFilter) (keys, rest []key) {
+	n := 1
+	if f.ClusterID != "" {
+		keys, n = append(keys, key{"cluster_id", f.ClusterID}), 2
+	}
+	if f.Phase != "" {
+		keys = append(keys, key{"phase", string(f.Phase)})
+	}
+	if f.Health != "" {
+		keys = append(keys, key{"health", string(f.Health)})
+	}
+	if f.Name != "" {
+		n = 0
+	}
+	n = min(n, len(keys))
+	return keys[:n], keys[n:]
 }
 
 // ControllerStatuses returns every controller's report on a pool, by name.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	container "google.golang.org/api/container/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -34,9 +35,11 @@ var (
 	poolName  = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$`)
 	machineRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)+$`)
 	// versionRE is a GKE version: 1.30, 1.30.5 or 1.30.5-gke.1014001.
-	versionRE  = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?$`)
-	gcpLabelK  = regexp.MustCompile(`^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$`)
-	gcpLabelV  = regexp.MustCompile(`^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$`)
+	versionRE = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+)(?:-gke\.(\d+))?)?$`)
+	// The label patterns are compiled on first use: their Unicode classes
+	// made 8 MB of every kpool process's start, emulator or not.
+	gcpLabelK  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$`) })
+	gcpLabelV  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$`) })
 	diskTypes  = []string{"pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced", "hyperdisk-extreme", "hyperdisk-throughput", "hyperdisk-ml"}
 	taintKinds = []string{"NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"}
 	// accelerators are the GPU types of https://cloud.google.com/compute/docs/gpus.
@@ -185,7 +188,7 @@ func checkResourceLabels(field string, labels map[string]string) *sim.Reply {
 		return invalid(field, "At most 64 resource labels, got %d.", len(labels))
 	}
 	for k, v := range labels {
-		if !gcpLabelK.MatchString(k) || !gcpLabelV.MatchString(v) {
+		if !gcpLabelK().MatchString(k) || !gcpLabelV().MatchString(v) {
 			return invalid(field, "Invalid resource label %q=%q: keys are 1-63 lowercase letters, digits, '_' or '-' starting with a letter; values up to 63 of them.", k, v)
 		}
 	}

@@ -297,6 +297,7 @@ func serve(ctx context.Context, f *serveFlags) error {
 		return err
 	}
 	p.log.Info("kpool serving", "url", p.scheme()+"://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil, "auth", f.auth)
+	settle()
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 

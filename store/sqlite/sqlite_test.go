@@ -3,7 +3,9 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kpool/kpool/service"
 
@@ -32,4 +34,28 @@ func TestReopenKeepsData(t *testing.T) {
 	if _, err := s.Cluster(context.Background(), c.ID); err != nil {
 		t.Fatalf("after reopen: %v", err)
 	}
+}
+
+// BenchmarkGet reads one pool through the service, as a GET does, and
+// reports the process's CPU time per read (user and system, from
+// getrusage), which a busy machine disturbs less than the wall time.
+func BenchmarkGet(b *testing.B) {
+	s := service.New(testdb.SQLite(b), storetest.Platforms)
+	c := storetest.NewCluster(b, s, storetest.Alice, "prod")
+	p := storetest.NewPool(b, s, c, "workers")
+	ctx := storetest.Ctx(storetest.Alice)
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			b.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	for b.Loop() {
+		if _, err := s.RawNodePool(ctx, p.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op")
 }

@@ -63,6 +63,8 @@ func Run(t *testing.T, open Opener) {
 		{"AuditTrail", testAuditTrail},
 		{"EventNames", testEventNames},
 		{"ListOrderPagingFilters", testList},
+		{"IndexPages", testIndexPages},
+		{"OffsetCap", testOffsetCap},
 		{"LabelSelector", testLabelSelector},
 		{"LogicalLabelSelector", testLogicalLabelSelector},
 		{"Visibility", testVisibility},
