@@ -1,6 +1,10 @@
 package kpool
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // PlatformType names where a cluster runs. The constants are the API's
 // words for the platform blocks below; what each platform is and does is
@@ -153,6 +157,39 @@ type ClusterStatus struct {
 	// and that no pool of the cluster maps to: what an import may take
 	// (a cluster with importPools imports them itself, and lists none).
 	Unmarked []UnmarkedPool `json:"unmarkedPools,omitempty"`
+	// Drift is set while the controllers look at the cluster for drift
+	// less often than configured, to keep its cloud account's reads
+	// within the account's budget.
+	Drift *DriftSchedule `json:"drift,omitempty"`
+}
+
+// DriftSchedule is how often the controllers look at a cluster for drift
+// when they stretched that past the configured interval: the account's
+// clusters' drift passes would spend more reads than its budget leaves for
+// them.
+type DriftSchedule struct {
+	EverySeconds      int64 `json:"everySeconds"`
+	ConfiguredSeconds int64 `json:"configuredSeconds"`
+	// Account names the cloud account whose read budget it is.
+	Account string `json:"account"`
+}
+
+// Notice says so in a sentence, for the dashboard and the CLI.
+func (d DriftSchedule) Notice() string {
+	return fmt.Sprintf("drift checked every %s (stretched from %s: account %s's read budget)",
+		shortDuration(d.EverySeconds), shortDuration(d.ConfiguredSeconds), d.Account)
+}
+
+// shortDuration is seconds as 3m, 1h30m or 45s.
+func shortDuration(s int64) string {
+	d := (time.Duration(s) * time.Second).String()
+	if strings.HasSuffix(d, "m0s") {
+		d = strings.TrimSuffix(d, "0s")
+	}
+	if strings.HasSuffix(d, "h0m") {
+		d = strings.TrimSuffix(d, "0m")
+	}
+	return d
 }
 
 // ForeignPool is a pool at the provider that another owner marked.
@@ -188,6 +225,9 @@ type ClusterReport struct {
 	Conditions []Condition
 	Foreign    []ForeignPool
 	Unmarked   []UnmarkedPool
+	// Drift, when set, replaces the cluster's drift schedule; one with no
+	// EverySeconds clears it (drift checked as configured).
+	Drift *DriftSchedule
 }
 
 // ConditionReachable says whether kpool's controllers reach the cluster at

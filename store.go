@@ -66,6 +66,13 @@ type Store interface {
 	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
 	// ReleaseLease gives the lease up if holder has it.
 	ReleaseLease(ctx context.Context, name, holder string) error
+	// Leases lists the unexpired leases whose name begins with prefix, by
+	// name, judged on the database's clock: the controllers' members and
+	// shards.
+	Leases(ctx context.Context, prefix string) ([]Lease, error)
+	// RenewLeases renews, in one statement, every unexpired lease of holder
+	// whose name begins with prefix until now+ttl; it returns how many.
+	RenewLeases(ctx context.Context, prefix, holder string, ttl time.Duration) (int, error)
 
 	Write(ctx context.Context, fn func(Tx) error) error
 	// Insert is Write for a function that reads nothing in the transaction
@@ -77,6 +84,14 @@ type Store interface {
 	Insert(ctx context.Context, fn func(Tx) error) error
 	Ping(ctx context.Context) error
 	Close() error
+}
+
+// Lease is a lease as Store.Leases finds it.
+type Lease struct {
+	Name, Holder string
+	// Left is how long it lasts unrenewed, on the database's clock when it
+	// was read.
+	Left time.Duration
 }
 
 // Tx is one write transaction. Cluster and NodePool lock the row they return

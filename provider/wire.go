@@ -13,7 +13,8 @@ import (
 // The wire: every HTTP request a driver sends with a credential, to its
 // cloud's API or for the credential's tokens, passes Wire just before the
 // transport, the first request and every one a client makes after it; and
-// the clients the drivers send with follow no redirect (Client).
+// the clients the drivers send with follow no redirect (Client). An API
+// request is charged there to the budget its context carries (Charge).
 //
 // A redirect is refused whatever its target, its own origin included.
 // None of the five APIs answers with one, so an endpoint that does is a
@@ -137,6 +138,17 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 			_ = req.Body.Close() // a RoundTripper closes the body, even on error
 		}
 		return nil, w.refusals.note(&RefusedHostError{Credential: w.cred.Name, Host: host, Token: w.token})
+	}
+	if !w.token {
+		// Charged to the account's budget (budget.go), retries included;
+		// token requests go to the credential's authority, not to the
+		// cloud's API quotas, and are exempt.
+		if err := Charge(req.Context(), AccessOf(req.Method)); err != nil {
+			if req.Body != nil {
+				_ = req.Body.Close()
+			}
+			return nil, err
+		}
 	}
 	base := w.base
 	if base == nil {

@@ -42,6 +42,8 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string, result *st
 		return 0, err
 	}
 	st := c.state(cl)
+	ctx, charged := c.charge(ctx, cl, pools)
+	defer charged()
 	prof := c.cfg.Drivers.Profile(t)
 	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st, result: result}
 	observed, err := r.d.NodePoolList(ctx, cl)
@@ -144,7 +146,7 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 	case busy:
 		return c.cfg.ResyncFast, nil
 	}
-	return c.cfg.DriftInterval, nil
+	return c.driftInterval(r.cl), nil
 }
 
 // settle sets the pass's result once every pool had its turn: a failed

@@ -26,8 +26,21 @@ type Config struct {
 	Drivers *provider.Registry
 	Log     *slog.Logger
 	Metrics *Metrics
-	// Limits per provider; DefaultLimits for the others.
+	// Limits per provider; DefaultLimits for the others. Every HTTP
+	// request a call sends counts against its provider's rate.
 	Limits map[kpool.PlatformType]Limits
+	// Budgets replace, by platform, the share of each cloud account's
+	// request quotas its profile gives (provider.Accounts), field by field
+	// (a 0 keeps the profile's): every request is charged to its cluster's
+	// account (budget.go).
+	Budgets map[kpool.PlatformType]provider.Quota
+	// DriftShare is the share of an account's read budget its clusters'
+	// drift passes may spend (default 0.5; the rest is kept for changes):
+	// past it, their drift interval stretches.
+	DriftShare float64
+	// MaxStretch caps how many times DriftInterval a drift interval may
+	// stretch to (default 10).
+	MaxStretch float64
 	// Workers is how many clusters are reconciled at once (default 8).
 	Workers int
 	// ResyncFast is the resync period of a cluster with a pool that is not
@@ -52,9 +65,18 @@ type Config struct {
 	CallTimeout time.Duration
 	// BackoffBase and BackoffMax bound the retry delays (1s, 5m).
 	BackoffBase, BackoffMax time.Duration
-	// LeaseTTL is how long the lease lasts unrenewed (default 10s); a
-	// standby takes over within that time after the leader dies.
+	// LeaseTTL is how long a lease (a process's membership, a shard) lasts
+	// unrenewed (default 10s); the other processes take over a dead
+	// one's shards within that time. Leases are renewed every third of it.
 	LeaseTTL time.Duration
+	// Shards is how many shards the clusters are spread over (default 32):
+	// every process sharing a database must have the same; Run fails when
+	// another one running has not.
+	Shards int
+	// OnHandling, when set, is told as a pass over a cluster begins and
+	// ends, and as a shard is gained and given back or lost: tests check
+	// from it that no two processes handle a cluster at once.
+	OnHandling func(Handling)
 	// PollEvents is how often the events outbox is read even without a
 	// notification (default 2s).
 	PollEvents time.Duration
@@ -108,6 +130,12 @@ func (c *Config) defaults() {
 	if c.DriftInterval == 0 {
 		c.DriftInterval = time.Minute
 	}
+	if c.DriftShare <= 0 || c.DriftShare > 1 {
+		c.DriftShare = 0.5
+	}
+	if c.MaxStretch < 1 {
+		c.MaxStretch = 10
+	}
 	if c.ResyncSlow == 0 {
 		c.ResyncSlow = 5 * time.Minute
 	}
@@ -125,6 +153,9 @@ func (c *Config) defaults() {
 	}
 	if c.LeaseTTL == 0 {
 		c.LeaseTTL = 10 * time.Second
+	}
+	if c.Shards <= 0 {
+		c.Shards = 32
 	}
 	if c.PollEvents == 0 {
 		c.PollEvents = 2 * time.Second

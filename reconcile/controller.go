@@ -7,8 +7,9 @@
 // once, and acts on each difference. Committed changes (the events outbox)
 // and a periodic resync put clusters on a keyed, de-duplicating work queue
 // with jittered exponential backoff. Several kpool processes may run the
-// controllers on one PostgreSQL database; a lease in the database lets one
-// act at a time.
+// controllers on one PostgreSQL database: the clusters are spread over
+// them by shard, and a process acts on a cluster only while it holds its
+// shard's lease in the database (shard.go).
 package reconcile
 
 import (
@@ -30,9 +31,6 @@ import (
 	"github.com/kpool/kpool/provider/ratelimit"
 	"github.com/kpool/kpool/provider/traced"
 )
-
-// LeaseName is the lease the controllers hold while they act.
-const LeaseName = "kpool-controllers"
 
 // Identity is the controllers' own identity: they read everything and
 // write status through the service, like any external controller.
@@ -60,6 +58,13 @@ type Controller struct {
 
 	// watches are the clusters' node watches, one per cluster.
 	watches watches
+
+	// budgets are the cloud accounts' call budgets, and ledger what their
+	// clusters' drift passes cost (budget.go).
+	budgets *ratelimit.Budgets
+	ledger  ledger
+	// shards are the shards this process holds, while Run runs.
+	shards *keeper
 }
 
 // clusterState is what the controllers remember of a cluster between
@@ -110,6 +115,11 @@ func New(cfg Config) *Controller {
 		lanes: map[kpool.PlatformType]*lanes{}, retries: newBackoff(cfg.BackoffBase, cfg.BackoffMax),
 		clusters: map[string]*clusterState{}, noDriver: map[kpool.PlatformType]bool{}, risky: make(chan struct{}, max(1, cfg.Workers/2)),
 		tracer: tracing.Tracer(cfg.Traces), links: map[string][]trace.Link{}}
+	overrides := map[string]provider.Quota{}
+	for t, q := range cfg.Budgets {
+		overrides[string(t)] = q
+	}
+	c.budgets = ratelimit.NewBudgets(cfg.Clock, overrides, cfg.Metrics.Provider.Budget.Spent)
 	for _, t := range cfg.Drivers.Types() {
 		l, ok := cfg.Limits[t]
 		if !ok {
@@ -149,6 +159,7 @@ func (c *Controller) forget(id string) {
 	delete(c.clusters, id)
 	c.mu.Unlock()
 	c.watches.drop(id)
+	c.shards.forget(id)
 	if st != nil {
 		for pool := range st.retry {
 			c.retries.Forget(pool)
@@ -166,67 +177,28 @@ func (c *Controller) tracked() (pools int) {
 	return pools
 }
 
-// Run campaigns for the lease and runs the controllers while holding it,
-// until ctx ends; then it gives the lease up.
+// Run runs the controllers until ctx ends: it joins the other processes
+// on the store, holds its share of the shards and acts on their clusters,
+// then gives its shards back. It fails when a running process counts
+// shards otherwise (Config.Shards).
 func (c *Controller) Run(ctx context.Context) error {
-	log := c.cfg.Log.With("holder", c.cfg.Holder)
-	renew := c.cfg.LeaseTTL / 3
-	defer func() {
-		release, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = c.store.ReleaseLease(release, LeaseName, c.cfg.Holder)
-	}()
-	for {
-		held, err := c.store.AcquireLease(ctx, LeaseName, c.cfg.Holder, c.cfg.LeaseTTL)
-		if err != nil && ctx.Err() == nil {
-			log.Warn("lease", "err", err)
-		}
-		if held {
-			log.Info("leadership gained: controllers running", "lease", LeaseName)
-			c.cfg.Metrics.Leader.Set(1)
-			c.lead(ctx, renew)
-			c.cfg.Metrics.Leader.Set(0)
-			log.Info("leadership lost: controllers stopped", "lease", LeaseName)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-c.cfg.Clock.After(renew):
-		}
+	k := newKeeper(c)
+	if err := k.join(ctx); err != nil || ctx.Err() != nil {
+		return err
 	}
-}
-
-// lead runs the controllers until the lease is lost or ctx ends.
-func (c *Controller) lead(ctx context.Context, renew time.Duration) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
+	wctx, cancel := context.WithCancel(ctx)
+	k.run, c.shards = wctx, k
+	k.metrics()
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		c.work(ctx)
+		defer close(done)
+		c.work(wctx)
 	}()
-	// Keep the lease; stop acting the moment it cannot be renewed, before
-	// it can expire and pass to another process.
-	deadline := c.cfg.Clock.Now().Add(c.cfg.LeaseTTL)
-	for ctx.Err() == nil {
-		select {
-		case <-ctx.Done():
-		case <-c.cfg.Clock.After(renew):
-			held, err := c.store.AcquireLease(ctx, LeaseName, c.cfg.Holder, c.cfg.LeaseTTL)
-			switch {
-			case err == nil && held:
-				deadline = c.cfg.Clock.Now().Add(c.cfg.LeaseTTL)
-			case err == nil && !held:
-				c.cfg.Log.Warn("lease taken by another process", "lease", LeaseName, "holder", c.cfg.Holder)
-				cancel()
-			case deadline.Sub(c.cfg.Clock.Now()) < renew:
-				c.cfg.Log.Warn("lease could not be renewed in time", "lease", LeaseName, "holder", c.cfg.Holder, "err", err)
-				cancel()
-			}
-		}
-	}
+	k.keep(wctx)
 	cancel()
-	wg.Wait()
+	<-done
+	k.releaseAll()
+	return nil
 }
 
 // work runs the queue: the feed fills it, the workers drain it.
@@ -261,7 +233,16 @@ func (c *Controller) work(ctx context.Context) {
 					c.cfg.Metrics.QueueLatency.Observe(c.cfg.Clock.Since(at.(time.Time)).Seconds())
 				}
 				c.cfg.Metrics.QueueDepth.Set(float64(q.Len()))
-				c.process(ctx, q, bo, id)
+				s, pctx, ok := c.shards.begin(ctx, id)
+				if !ok {
+					// Not this process's shard (any more): its holder
+					// has it queued.
+					q.Forget(id)
+					q.Done(id)
+					continue
+				}
+				c.process(pctx, q, bo, id)
+				c.shards.end(s, id)
 				q.Done(id)
 			}
 		}()
@@ -328,13 +309,19 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 	if err := f.Start(ctx); err != nil && ctx.Err() == nil {
 		c.cfg.Log.Warn("events", "err", err)
 	}
-	c.all(ctx, add)
+	c.all(ctx, add, c.shards.holds)
 	poll := c.cfg.Clock.NewTicker(c.cfg.PollEvents)
 	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-c.shards.wakes():
+			// Shards gained: every cluster of theirs is looked at.
+			if gained := c.shards.takeGained(); gained != nil {
+				c.all(ctx, add, gained)
+			}
+			continue
 		case <-wake:
 		case <-poll.C():
 		}
@@ -344,12 +331,13 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 			// The feed fell behind the outbox's retention: what it missed
 			// is found by looking at every cluster.
 			c.cfg.Log.Info("events pruned past the feed; resyncing every cluster")
-			c.all(ctx, add)
+			c.all(ctx, add, c.shards.holds)
 		case err != nil && ctx.Err() == nil:
 			c.cfg.Log.Warn("events", "err", err)
 		}
 		for _, e := range evs {
-			if e.Type != kpool.EventNodePoolStatus && e.Type != kpool.EventClusterStatus {
+			// Another shard's clusters are its holder's: its feed sees them.
+			if e.Type != kpool.EventNodePoolStatus && e.Type != kpool.EventClusterStatus && c.shards.holds(e.ClusterID) {
 				c.follow(&e)
 				add(e.ClusterID)
 			}
@@ -357,8 +345,8 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 	}
 }
 
-// all queues every cluster.
-func (c *Controller) all(ctx context.Context, add func(string)) {
+// all queues every cluster mine says is this process's.
+func (c *Controller) all(ctx context.Context, add func(string), mine func(string) bool) {
 	var after string
 	for ctx.Err() == nil {
 		cs, _, err := c.store.Clusters(ctx, kpool.ClusterFilter{Page: kpool.Page{Limit: 100, After: cursorOf(after)}})
@@ -367,7 +355,9 @@ func (c *Controller) all(ctx context.Context, add func(string)) {
 			return
 		}
 		for _, cl := range cs {
-			add(cl.ID)
+			if mine(cl.ID) {
+				add(cl.ID)
+			}
 		}
 		if len(cs) < 100 {
 			return

@@ -288,8 +288,8 @@ func (w *aksWorld) delete(id string) {
 func (w *aksWorld) reach(cond func() (bool, string)) { w.waitFor(2*time.Minute, cond) }
 
 // TestE2EOneLeader: two controllers on one PostgreSQL database, as two
-// processes would be; one acts; when it stops the other takes over and
-// finishes the work.
+// processes would be, share the shards; when a stops, b takes over its
+// shards and finishes the work.
 func TestE2EOneLeader(t *testing.T) {
 	e2e(t)
 	url := testdb.PostgresSchema(t)
@@ -302,10 +302,10 @@ func TestE2EOneLeader(t *testing.T) {
 	w.waitFor(time.Minute, w.converged(nil))
 	stopB := wb.start("b")
 	defer stopB()
-	// b stands by: only a's reports reach the store.
-	held, err := b.AcquireLease(context.Background(), reconcile.LeaseName, "b", time.Second)
+	// The cluster's shard is held, by a or by b: no third process gets it.
+	held, err := b.AcquireLease(context.Background(), reconcile.ShardLease(reconcile.ShardOf(w.cluster.ID, 32)), "x", time.Second)
 	if err != nil || held {
-		t.Fatalf("b got the lease while a leads: %v %v", held, err)
+		t.Fatalf("another process got the cluster's shard while a and b run: %v %v", held, err)
 	}
 	stopA()
 	q := wb.createPoolIn(w.cluster.ID, "second")

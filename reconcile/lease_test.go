@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -80,33 +81,44 @@ func (c *counting) NodePoolDelete(ctx context.Context, cl *kpool.Cluster, name s
 	return c.Driver.NodePoolDelete(ctx, cl, name)
 }
 
-// TestOneLeader: two controllers on one store; one acts and the other
-// makes no call; when the first stops, the other takes over and finishes
-// the work.
-func TestOneLeader(t *testing.T) {
+// TestOneHolder: two controllers on one store share the shards; the
+// cluster is acted on by the holder of its shard alone; when that process
+// stops, the other takes the shard over and finishes the work.
+func TestOneHolder(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
-		stopA := w.start("a")
+		drv := map[string]*counting{}
+		stop := map[string]func(){}
+		for _, h := range []string{"a", "b"} {
+			drv[h] = &counting{Driver: w.drv}
+			reg := catalog.Registry()
+			reg.Add(drv[h])
+			stop[h] = w.start(h, func(c *reconcile.Config) { c.Drivers = reg })
+		}
+		// b joined: a gives back half of the shards within a round or two.
+		w.advance(10 * time.Second)
 		p := w.createPool("first", 2, "1")
 		w.until(5*time.Minute, w.converged(nil))
-		b := &counting{Driver: w.drv}
-		regB := catalog.Registry()
-		regB.Add(b)
-		stopB := w.start("b", func(c *reconcile.Config) { c.Drivers = regB })
-		defer stopB()
+		before := map[string]int{"a": drv["a"].count(), "b": drv["b"].count()}
 		w.patch(p.ID, `{"nodeCount":3}`)
 		w.until(5*time.Minute, w.converged(nil))
-		if n := b.count(); n != 0 {
-			t.Fatalf("the standby made %d provider calls while the leader held the lease", n)
+		holder, other := "a", "b"
+		if drv["b"].count() > before["b"] {
+			holder, other = "b", "a"
 		}
-		stopA()
+		if drv[holder].count() == before[holder] || drv[other].count() != before[other] {
+			t.Fatalf("calls since the patch: a %d, b %d; want the shard's holder's alone",
+				drv["a"].count()-before["a"], drv["b"].count()-before["b"])
+		}
+		stop[holder]()
 		q := w.createPool("second", 1)
 		w.patch(p.ID, `{"nodeCount":4}`)
 		w.until(5*time.Minute, w.converged(nil))
-		if _, ok := w.drv.Pool(w.cluster, q.ProviderName); !ok || b.count() == 0 {
-			t.Fatalf("b did not take over: %d calls", b.count())
+		if _, ok := w.drv.Pool(w.cluster, q.ProviderName); !ok || drv[other].count() == before[other] {
+			t.Fatalf("%s did not take over: %d calls", other, drv[other].count())
 		}
+		stop[other]()
 		w.noneCreatedTwice()
 	})
 }
@@ -179,9 +191,9 @@ func TestReportReadFails(t *testing.T) {
 	})
 }
 
-// leaseTrouble is a store whose leases can be refused (as when another
-// process has taken the lease) or fail (as when the database is
-// unreachable) for a holder; it counts the calls.
+// leaseTrouble is a store whose leases can be taken by another process
+// (as the listing says) or fail (as when the database is unreachable) for
+// a holder; it counts the holder's renewals.
 type leaseTrouble struct {
 	kpool.Store
 	mu       sync.Mutex
@@ -189,18 +201,47 @@ type leaseTrouble struct {
 	trouble  map[string]string // holder → "taken" or "unreachable"
 }
 
-func (s *leaseTrouble) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+func (s *leaseTrouble) troubleOf(holder string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.trouble[holder]
+}
+
+func (s *leaseTrouble) RenewLeases(ctx context.Context, prefix, holder string, ttl time.Duration) (int, error) {
 	s.mu.Lock()
 	s.acquires[holder]++
-	trouble := s.trouble[holder]
 	s.mu.Unlock()
-	switch trouble {
+	if s.troubleOf(holder) == "unreachable" {
+		return 0, fmt.Errorf("store: connection refused")
+	}
+	return s.Store.RenewLeases(ctx, prefix, holder, ttl)
+}
+
+func (s *leaseTrouble) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	switch s.troubleOf(holder) {
 	case "taken":
 		return false, nil
 	case "unreachable":
 		return false, fmt.Errorf("store: connection refused")
 	}
 	return s.Store.AcquireLease(ctx, name, holder, ttl)
+}
+
+// Leases says, for a holder in trouble "taken", that another process holds
+// every shard; for one in trouble "unreachable", nothing.
+func (s *leaseTrouble) Leases(ctx context.Context, prefix string) ([]kpool.Lease, error) {
+	ls, err := s.Store.Leases(ctx, prefix)
+	for i, l := range ls {
+		switch s.troubleOf(l.Holder) {
+		case "unreachable":
+			return nil, fmt.Errorf("store: connection refused")
+		case "taken":
+			if strings.Contains(l.Name, "/shard/") {
+				ls[i].Holder = "other"
+			}
+		}
+	}
+	return ls, err
 }
 
 func (s *leaseTrouble) set(holder, trouble string) {
@@ -215,9 +256,10 @@ func (s *leaseTrouble) count(holder string) int {
 	return s.acquires[holder]
 }
 
-// TestLease: the leader renews its lease every LeaseTTL/3 on its clock;
-// when the lease is taken, or cannot be renewed before it would expire, it
-// stops acting at once, and acts again once it holds the lease again.
+// TestLease: a lone process renews its leases (its membership and every
+// shard) in one statement every LeaseTTL/3 on its clock; when its shards
+// are taken, or cannot be renewed before they would expire, it stops
+// acting at once, and acts again once it holds them again.
 func TestLease(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -225,8 +267,8 @@ func TestLease(t *testing.T) {
 		warning string
 		within  time.Duration // when the leader must have stopped
 	}{
-		{"taken", "lease taken by another process", 4 * time.Second},
-		{"unreachable", "lease could not be renewed in time", 10 * time.Second},
+		{"taken", "shard taken by another process", 4 * time.Second},
+		{"unreachable", "shard lease could not be renewed in time", 10 * time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.trouble, func(t *testing.T) {
@@ -245,13 +287,14 @@ func TestLease(t *testing.T) {
 				if n := st.count("a") - before; n < 15 || n > 19 {
 					t.Fatalf("%d renewals in a minute, want one every 3.3 to 4s", n)
 				}
-				if w.gauge("kpool_controller_leader") != 1 {
-					t.Fatal("the leader does not say so")
+				if w.gauge("kpool_controller_leader") != 1 || w.gauge("kpool_controller_shards") != 32 || w.gauge("kpool_controller_clusters") != 1 {
+					t.Fatalf("a lone process holds %v shards, knows %v clusters, leads %v; want 32, 1, 1",
+						w.gauge("kpool_controller_shards"), w.gauge("kpool_controller_clusters"), w.gauge("kpool_controller_leader"))
 				}
 
 				st.set("a", tc.trouble)
 				w.advance(tc.within)
-				if w.gauge("kpool_controller_leader") != 0 || len(w.warns.matching(tc.warning)) == 0 {
+				if w.gauge("kpool_controller_leader") != 0 || w.gauge("kpool_controller_shards") != 0 || len(w.warns.matching(tc.warning)) == 0 {
 					t.Fatalf("still leading %v after the lease was %s (warnings %v)", tc.within, tc.trouble, w.warns.matching(""))
 				}
 				calls := len(w.drv.Calls())

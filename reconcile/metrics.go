@@ -13,7 +13,10 @@ type Metrics struct {
 	QueueDepth   prometheus.Gauge       // clusters waiting
 	QueueLatency prometheus.Histogram   // from enqueue to work
 	SpecToReady  prometheus.Histogram   // from a spec change seen to Ready reported
-	Leader       prometheus.Gauge       // 1 while this process leads
+	Leader       prometheus.Gauge       // 1 while this process holds a shard
+	// Shards is how many shards this process holds; Clusters how many
+	// clusters of theirs it knows.
+	Shards, Clusters prometheus.Gauge
 	// Tracked is how many pools the controllers keep state on: it follows
 	// the stored pools down as they go, never only up.
 	Tracked prometheus.Gauge
@@ -27,7 +30,14 @@ type Metrics struct {
 	// offerings (by provider and direction: away from an offering that
 	// ran out, back to one that returned).
 	LogicalMoves *prometheus.CounterVec
-	// Provider counts and times the calls to the providers.
+	// DriftStretch is how many times DriftInterval an account's clusters'
+	// drift interval is stretched to (by platform and account: 1 when
+	// not), and DriftReads the reads per second their drift passes would
+	// take at DriftInterval (budget.go).
+	DriftStretch *prometheus.GaugeVec
+	DriftReads   *prometheus.GaugeVec
+	// Provider counts and times the calls to the providers, the requests
+	// they send, and the accounts' budgets.
 	Provider *metrics.Metrics
 }
 
@@ -46,7 +56,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time from a cluster being queued to its reconcile starting.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}),
 		SpecToReady: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kpool_spec_to_ready_seconds",
 			Help: "Time from a controller seeing a pool's new generation to reporting it Ready.", Buckets: prometheus.ExponentialBuckets(0.1, 2, 16)}),
-		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process runs the controllers."}),
+		Leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_leader", Help: "1 while this process holds a shard of the clusters and runs their controllers."}),
+		Shards: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_shards", Help: "Shards of the clusters this process holds."}),
+		Clusters: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_clusters",
+			Help: "Clusters of the shards this process holds that it knows of."}),
 		Tracked: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_controller_tracked_pools",
 			Help: "Pools the controllers keep state on (generations seen, retries due)."}),
 		NodeWatches: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kpool_node_watches",
@@ -55,8 +68,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Pools whose drift the controllers stopped correcting because the provider kept changing it back."}, []string{"provider"}),
 		LogicalMoves: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kpool_logical_moves_total",
 			Help: "Moves of logical pools' nodes between offerings: away from one that ran out of capacity, back to one that returned."}, []string{"provider", "direction"}),
+		DriftStretch: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kpool_drift_stretch",
+			Help: "How many times the configured drift interval an account's clusters are looked at for drift, to keep within its read budget (1: as configured)."}, []string{"platform", "account"}),
+		DriftReads: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kpool_drift_reads_per_second",
+			Help: "Reads per second an account's clusters' drift passes would take at the configured drift interval, as measured at the wire."}, []string{"platform", "account"}),
 	}
-	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves)
+	reg.MustRegister(m.Reconciles, m.Duration, m.QueueDepth, m.QueueLatency, m.SpecToReady, m.Leader, m.Shards, m.Clusters, m.Tracked, m.NodeWatches, m.DriftFights, m.LogicalMoves,
+		m.DriftStretch, m.DriftReads)
 	for _, r := range Results {
 		// Each result is served from the start at 0, so that a rate or
 		// an increase sees its first pass.
@@ -107,7 +125,9 @@ type Limits struct {
 	// once; a quarter of that more (at least one) is kept for clusters
 	// whose endpoint stopped answering, so they never take the others'.
 	Concurrency int
-	// RequestsPerSecond and Burst bound the calls to the provider's API.
+	// RequestsPerSecond and Burst bound the calls to the provider's API:
+	// each call takes a token, and each HTTP request it sends past its
+	// first one more (ratelimit.Decorate).
 	RequestsPerSecond float64
 	Burst             int
 }

@@ -47,7 +47,9 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r k
 		next.Status.Unmarked = replaceList(c.Status.Unmarked, r.Unmarked)
 		foreignChanged := !sameList(c.Status.Foreign, next.Status.Foreign)
 		unmarkedChanged := !sameList(c.Status.Unmarked, next.Status.Unmarked)
-		if sameConditions(c.Status.Conditions, next.Status.Conditions) && !foreignChanged && !unmarkedChanged {
+		next.Status.Drift = replaceDrift(c.Status.Drift, r.Drift)
+		driftChanged := !sameDrift(c.Status.Drift, next.Status.Drift)
+		if sameConditions(c.Status.Conditions, next.Status.Conditions) && !foreignChanged && !unmarkedChanged && !driftChanged {
 			out = c
 			return nil
 		}
@@ -63,6 +65,9 @@ func (s *Service) ReportClusterStatus(ctx context.Context, clusterID string, r k
 		}
 		if unmarkedChanged {
 			ev.Detail = strings.TrimPrefix(ev.Detail+fmt.Sprintf("; %d unmarked pools", len(next.Status.Unmarked)), "; ")
+		}
+		if driftChanged {
+			ev.Detail = strings.TrimPrefix(ev.Detail+"; "+driftDetail(next.Status.Drift), "; ")
 		}
 		return tx.AddEvent(ev)
 	})
@@ -83,6 +88,33 @@ func replaceList[T any](old, reported []T) []T {
 		return nil
 	}
 	return reported
+}
+
+// replaceDrift is the drift schedule a report leaves: old when it has
+// none, none when it clears it.
+func replaceDrift(old, reported *kpool.DriftSchedule) *kpool.DriftSchedule {
+	switch {
+	case reported == nil:
+		return old
+	case reported.EverySeconds == 0:
+		return nil
+	}
+	d := *reported
+	return &d
+}
+
+func sameDrift(a, b *kpool.DriftSchedule) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func driftDetail(d *kpool.DriftSchedule) string {
+	if d == nil {
+		return "drift checked as configured"
+	}
+	return d.Notice()
 }
 
 // sameList reports whether two lists encode alike.

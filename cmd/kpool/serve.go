@@ -42,7 +42,12 @@ type serveFlags struct {
 	// provider call.
 	driftInterval time.Duration
 	callTimeout   time.Duration
-	pprof         string
+	// shards is how many shards the controllers spread the clusters over
+	// (every process on a database the same); leaseTTL how long a
+	// process's leases last unrenewed.
+	shards   int
+	leaseTTL time.Duration
+	pprof    string
 	// eventRetention is how long the events outbox keeps an event (0: for
 	// ever).
 	eventRetention time.Duration
@@ -74,6 +79,9 @@ type serveFlags struct {
 	// rate and burst cap each caller's API requests (0: no cap).
 	rate  float64
 	burst int
+	// limits are the controllers' workers, provider limits and account
+	// budgets (limits.go).
+	limits limitFlags
 	// otlpEndpoint, when set, is the OTLP/HTTP collector kpool's spans
 	// are exported to; without it kpool traces nothing.
 	otlpEndpoint string
@@ -96,6 +104,10 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", 30*time.Second,
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
+	cmd.Flags().IntVar(&f.shards, "shards", 32,
+		"shards the clusters are spread over among the controller processes sharing the database; every process needs the same (KPOOL_SHARDS)")
+	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second,
+		"how long a controller process's leases last unrenewed: a dead process's shards move within it, at least 1s (KPOOL_LEASE_TTL)")
 	cmd.Flags().DurationVar(&f.tokenCache, "token-cache", auth.TokenCacheTTL,
 		"how long this process trusts an API token it looked up; a revocation holds within it; 0 looks every request up, at most 1m (KPOOL_TOKEN_CACHE)")
 	cmd.Flags().DurationVar(&f.eventRetention, "event-retention", audit.DefaultRetention,
@@ -120,12 +132,13 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.controllers, "controllers", "", "with --auth header: comma-separated e-mail addresses of controllers, each optionally with the controller names it may report as: ctl@example.com=gcp-nodepool-controller|other (KPOOL_CONTROLLERS)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "text or json (KPOOL_LOG_FORMAT)")
 	cmd.Flags().Float64Var(&f.rate, "rate", api.DefaultRate,
-		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off (KPOOL_RATE)")
+		"API requests a second per identity (an anonymous caller: per address); past it, 429 with Retry-After; 0 turns the limit off; the controllers' calls to clouds are --provider-limits (KPOOL_RATE)")
 	cmd.Flags().IntVar(&f.burst, "burst", api.DefaultBurst,
 		"API requests an identity may send at once above --rate (KPOOL_BURST)")
 	cmd.Flags().StringVar(&f.otlpEndpoint, "otlp-endpoint", "",
 		"export traces (OpenTelemetry, OTLP/HTTP protobuf) to this collector URL, such as http://127.0.0.1:4318 (spans go to /v1/traces unless the URL has a path); without it nothing is traced (KPOOL_OTLP_ENDPOINT)")
 	cmd.Flags().StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, such as 127.0.0.1:6060 (KPOOL_PPROF); for debugging only: it exposes the process's internals, so bind it to loopback")
+	f.limits.register(cmd)
 	bindEnv(cmd.Flags(), map[string]string{"reconcile": "KPOOL_RECONCILE", "drift-interval": "KPOOL_DRIFT_INTERVAL", "call-timeout": "KPOOL_CALL_TIMEOUT",
 		"token-cache": "KPOOL_TOKEN_CACHE", "event-retention": "KPOOL_EVENT_RETENTION", "listen": "KPOOL_LISTEN", "database": "KPOOL_DATABASE",
 		"allowed-endpoints": "KPOOL_ALLOWED_ENDPOINTS", "credentials": "KPOOL_CREDENTIALS", "auth": "KPOOL_AUTH",
@@ -133,6 +146,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"oidc-groups-claim": "KPOOL_OIDC_GROUPS_CLAIM", "oidc-admin-groups": "KPOOL_OIDC_ADMIN_GROUPS", "oidc-team-roles": "KPOOL_OIDC_TEAM_ROLES", "tls-cert": "KPOOL_TLS_CERT",
 		"tls-key": "KPOOL_TLS_KEY", "admins": "KPOOL_ADMINS", "controllers": "KPOOL_CONTROLLERS", "log-format": "KPOOL_LOG_FORMAT",
 		"rate": "KPOOL_RATE", "burst": "KPOOL_BURST", "pprof": "KPOOL_PPROF", "otlp-endpoint": "KPOOL_OTLP_ENDPOINT"})
+	bindEnv(cmd.Flags(), map[string]string{"shards": "KPOOL_SHARDS", "lease-ttl": "KPOOL_LEASE_TTL"})
 }
 
 func newServe() *cobra.Command {
@@ -307,8 +321,9 @@ func newController() *cobra.Command {
 		Use:   "controller",
 		Short: "Run only the controllers, against a database shared with kpool serve --reconcile=false",
 		Long: `controller runs kpool's controllers without the API. Several may run on one
-PostgreSQL database: a lease lets one act at a time, and a standby takes over
-within seconds when the leader stops. --listen serves /metrics, /healthz and
+PostgreSQL database: they spread the clusters over them by shard (--shards, a
+lease per shard in the database), and take over a stopped or dead one's shards
+within a lease period (--lease-ttl). --listen serves /metrics, /healthz and
 /readyz, and nothing else.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -88,9 +88,12 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		kubeconfigs = c.creds
 	}
 	if f.reconcile {
-		p.ctl = reconcile.New(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
+		if p.ctl, err = f.limits.controllers(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
 			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
-			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces()})
+			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces(),
+			Shards: f.shards, LeaseTTL: f.leaseTTL}); err != nil {
+			return nil, err
+		}
 	}
 	// Nodes come from the controllers' watches where this process leads,
 	// else from the clusters' APIs; the proxy reaches them with kpool's
@@ -110,11 +113,18 @@ func (f *serveFlags) check() error {
 			return err
 		}
 	}
+	if err := f.limits.apply(&reconcile.Config{}); err != nil {
+		return err
+	}
 	switch {
 	case f.driftInterval < time.Second:
 		return fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)
 	case f.callTimeout < 100*time.Millisecond:
 		return fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
+	case f.shards < 0 || f.shards > 4096: // 0: the default
+		return fmt.Errorf("--shards %d: give 1 to 4096, the same in every process on the database", f.shards)
+	case f.leaseTTL != 0 && f.leaseTTL < time.Second:
+		return fmt.Errorf("--lease-ttl %s: give at least 1s (leases are renewed every third of it)", f.leaseTTL)
 	case f.tokenCache < 0 || f.tokenCache > time.Minute:
 		return fmt.Errorf("--token-cache %s: give 0 (no cache) up to 1m: a revoked token is trusted that long", f.tokenCache)
 	case f.eventRetention != 0 && f.eventRetention < time.Minute:

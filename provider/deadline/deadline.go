@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -40,21 +41,23 @@ var errCut = errors.New("deadline")
 
 // start returns a context that ends when ctx does or the deadline passes,
 // and the function that releases it and turns the call's error into a
-// timeout when the deadline, not the caller, ended the call.
+// timeout when the deadline, not the caller, ended the call. The deadline
+// stands still while a request of the call waits for its budget
+// (provider.Holder).
 func (d *driver) start(ctx context.Context, p kpool.PlatformType) (context.Context, func(error) error) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	t := d.clock.NewTimer(d.timeout)
+	c := &call{clock: d.clock, timer: d.clock.NewTimer(d.timeout), deadline: d.clock.Now().Add(d.timeout)}
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-t.C():
+		case <-c.timer.C():
 			cancel(errCut)
 		case <-done:
 		}
 	}()
-	return ctx, func(err error) error {
+	return provider.WithHolder(ctx, c), func(err error) error {
 		close(done)
-		t.Stop()
+		c.timer.Stop()
 		cut := errors.Is(context.Cause(ctx), errCut)
 		cancel(nil)
 		if err != nil && cut {
@@ -62,6 +65,39 @@ func (d *driver) start(ctx context.Context, p kpool.PlatformType) (context.Conte
 				Reason: fmt.Sprintf("no answer within %v", d.timeout), Err: provider.ErrTimeout}
 		}
 		return err
+	}
+}
+
+// call is one call's deadline, held while its requests wait for a budget.
+type call struct {
+	clock    clock.Clock
+	timer    clock.Timer
+	mu       sync.Mutex
+	deadline time.Time     // while running
+	left     time.Duration // while held
+	holds    int
+}
+
+// Hold stops the deadline's clock until the last hold is resumed.
+func (c *call) Hold() func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.holds == 0 && c.timer.Stop() {
+		c.left = c.deadline.Sub(c.clock.Now())
+	} else if c.holds == 0 {
+		c.left = -1 // run out already
+	}
+	c.holds++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if c.holds--; c.holds == 0 && c.left >= 0 {
+				c.deadline = c.clock.Now().Add(c.left)
+				c.timer.Reset(c.left)
+			}
+		})
 	}
 }
 

@@ -10,13 +10,15 @@
 // allows; ten seconds after the last throttling, by a quarter a second up
 // to the configured rate. The driver's optional interfaces stay reachable
 // through provider.As.
+//
+// Budgets are the same buckets per cloud account, charged at the wire,
+// which adapt the same way to the Throttled answers of the calls charged
+// to them (budget.go).
 package ratelimit
 
 import (
 	"context"
-	"errors"
-	"sync"
-	"time"
+	"sync/atomic"
 
 	"golang.org/x/time/rate"
 	"k8s.io/utils/clock"
@@ -25,158 +27,113 @@ import (
 	"github.com/kpool/kpool/provider"
 )
 
-// Decorate returns d with every call waiting for a token of l, timed on
-// clk (nil: the wall clock). l's limit and burst are the most it allows.
+// Decorate returns d with every call waiting for a token of a bucket of l's
+// limit and burst, timed on clk (nil: the wall clock), the most it allows;
+// and each HTTP request the call sends past its first (provider.Charge at
+// the wire) waiting for one more: a driver that sends three requests for
+// one list takes three tokens. Writes waiting go ahead of reads, reads for
+// a change ahead of a drift pass's (provider.PriorityOf).
 func Decorate(d provider.Driver, l *rate.Limiter, clk clock.Clock) provider.Driver {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &driver{Driver: d, limiter: l, clock: clk, max: l.Limit(), burst: l.Burst()}
+	return &driver{Driver: d, adaptive: newAdaptive(float64(l.Limit()), l.Burst(), clk)}
 }
 
 type driver struct {
 	provider.Driver
-	limiter *rate.Limiter
-	clock   clock.Clock
-	max     rate.Limit // the configured rate
-	burst   int        // the configured burst
-
-	mu        sync.Mutex
-	notBefore time.Time  // no call before: the provider's last Retry-After
-	changed   time.Time  // when the rate last changed
-	ceiling   rate.Limit // the rate when the provider last throttled
-	throttled time.Time  // when it did
+	adaptive
 }
 
 // Unwrap returns the decorated driver.
 func (d *driver) Unwrap() provider.Driver { return d.Driver }
 
 // Limit returns the rate the driver allows now.
-func (d *driver) Limit() rate.Limit { return d.limiter.Limit() }
+func (d *driver) Limit() rate.Limit { return rate.Limit(d.b.Limit()) }
 
-// wait waits out the provider's last Retry-After, then takes a token,
-// waiting on the clock until there is one; a context that ends first
-// gives the token back and returns its error.
-func (d *driver) wait(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	d.mu.Lock()
-	hold := d.notBefore.Sub(d.clock.Now())
-	d.mu.Unlock()
-	if hold > 0 {
-		if err := d.sleep(ctx, hold); err != nil {
-			return err
+// call waits for the call's first token, then returns ctx whose further
+// requests each wait for one more.
+func (d *driver) call(ctx context.Context, a provider.Access) (context.Context, error) {
+	err := provider.Gates(ctx, func(g provider.Gate) error {
+		if b, ok := g.(*Budget); ok {
+			return b.awaitHold(ctx, a) // the account's throttling holds its calls
 		}
-	}
-	now := d.clock.Now()
-	r := d.limiter.ReserveN(now, 1)
-	if !r.OK() {
-		// A configuration error, not throttling: retrying cannot help.
-		return errors.New("ratelimit: a burst of 0 allows no call")
-	}
-	delay := r.DelayFrom(now)
-	if delay <= 0 {
 		return nil
-	}
-	if err := d.sleep(ctx, delay); err != nil {
-		r.CancelAt(d.clock.Now())
-		return err
-	}
-	return nil
-}
-
-func (d *driver) sleep(ctx context.Context, dur time.Duration) error {
-	t := d.clock.NewTimer(dur)
-	defer t.Stop()
-	select {
-	case <-t.C():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// done adapts the rate to a call's answer.
-func (d *driver) done(err error) {
-	if d.max == rate.Inf {
-		return
-	}
-	now := d.clock.Now()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	cur := d.limiter.Limit()
-	switch {
-	case provider.IsThrottled(err) && now.Before(d.notBefore):
-		// A call sent before the hold began: the same congestion, not
-		// a new one to halve the rate for again.
-	case provider.IsThrottled(err):
-		d.ceiling, d.throttled = cur, now
-		d.set(now, max(cur/2, d.max/8))
-		if after, ok := provider.RetryAfter(err); ok && now.Add(after).After(d.notBefore) {
-			d.notBefore = now.Add(after)
-		}
-		d.changed = now
-	case err == nil && cur < d.max && now.Sub(d.changed) >= time.Second:
-		// Back quickly to just under the rate that was throttled, then
-		// probe above it slowly; once throttling is ten seconds past, back
-		// quickly to the configured rate.
-		d.changed = now
-		recent := now.Sub(d.throttled) < 10*time.Second
-		switch below := d.ceiling * 0.9; {
-		case recent && cur < below:
-			d.set(now, min(below, cur*1.25))
-		case recent:
-			d.set(now, min(d.max, cur+d.max/100))
-		default:
-			d.set(now, min(d.max, cur*1.25))
-		}
-	}
-}
-
-// set sets the rate, and a burst of a tenth of a second's calls at it (the
-// configured burst once the rate is the configured one).
-func (d *driver) set(now time.Time, r rate.Limit) {
-	d.limiter.SetLimitAt(now, r)
-	b := d.burst
-	if r < d.max {
-		b = max(1, min(d.burst, int(r/10)))
-	}
-	d.limiter.SetBurstAt(now, b)
-}
-
-func (d *driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
-	if err := d.wait(ctx); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
-	out, err := d.Driver.NodePoolList(ctx, c)
-	d.done(err)
+	if err := d.wait(ctx, Class(a, provider.PriorityOf(ctx))); err != nil {
+		return nil, err
+	}
+	return provider.WithGate(ctx, &prepaid{b: d.b}), nil
+}
+
+// done adapts the rate to a call's answer: the account's budget adapts
+// when the call was charged to one (the cloud throttles per account: one
+// account's throttling says nothing of another's), the provider's rate
+// otherwise.
+func (d *driver) done(ctx context.Context, a provider.Access, err error) {
+	if provider.Charged(ctx) {
+		provider.Answered(ctx, a, err)
+		return
+	}
+	d.adaptive.done(err)
+}
+
+// prepaid is the provider's bucket as a call's gate: its first request
+// was paid for when the call began; each further one takes a token.
+type prepaid struct {
+	b    *Bucket
+	used atomic.Bool
+}
+
+func (p *prepaid) Take(ctx context.Context, a provider.Access, pr provider.Priority) error {
+	if !p.used.Swap(true) {
+		return nil
+	}
+	_, err := p.b.Take(ctx, Class(a, pr))
+	return err
+}
+
+func (p *prepaid) Answered(provider.Access, error) {}
+
+func (d *driver) NodePoolList(ctx context.Context, c *kpool.Cluster) ([]provider.Pool, error) {
+	cctx, err := d.call(ctx, provider.Read)
+	if err != nil {
+		return nil, err
+	}
+	out, err := d.Driver.NodePoolList(cctx, c)
+	d.done(ctx, provider.Read, err)
 	return out, err
 }
 
 func (d *driver) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	if err := d.wait(ctx); err != nil {
+	cctx, err := d.call(ctx, provider.Write)
+	if err != nil {
 		return nil, err
 	}
-	out, err := d.Driver.NodePoolCreate(ctx, c, s)
-	d.done(err)
+	out, err := d.Driver.NodePoolCreate(cctx, c, s)
+	d.done(ctx, provider.Write, err)
 	return out, err
 }
 
 func (d *driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider.PoolSpec) (*provider.Pool, error) {
-	if err := d.wait(ctx); err != nil {
+	cctx, err := d.call(ctx, provider.Write)
+	if err != nil {
 		return nil, err
 	}
-	out, err := d.Driver.NodePoolUpdate(ctx, c, s)
-	d.done(err)
+	out, err := d.Driver.NodePoolUpdate(cctx, c, s)
+	d.done(ctx, provider.Write, err)
 	return out, err
 }
 
 func (d *driver) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerName string) error {
-	if err := d.wait(ctx); err != nil {
+	cctx, err := d.call(ctx, provider.Write)
+	if err != nil {
 		return err
 	}
-	err := d.Driver.NodePoolDelete(ctx, c, providerName)
-	d.done(err)
+	err = d.Driver.NodePoolDelete(cctx, c, providerName)
+	d.done(ctx, provider.Write, err)
 	return err
 }

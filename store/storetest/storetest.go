@@ -78,6 +78,7 @@ func Run(t *testing.T, open Opener) {
 		{"ClusterForceDelete", testClusterForceDelete},
 		{"TimesRoundTrip", testTimes},
 		{"Leases", testLeases},
+		{"LeaseList", testLeaseList},
 		{"SubscribeWakesOnCommit", testSubscribe},
 		{"Totals", testTotals},
 		{"CreateRacesClusterDelete", testCreateRacesClusterDelete},

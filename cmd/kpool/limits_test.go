@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kpool/kpool"
+	"github.com/kpool/kpool/provider"
+	"github.com/kpool/kpool/provider/catalog"
+	"github.com/kpool/kpool/reconcile"
+)
+
+// TestLimitFlags: --provider-limits and --account-budget set what they
+// name and leave the rest to the defaults; a wrong platform, field or
+// value is refused naming the flag, the platform and the field.
+func TestLimitFlags(t *testing.T) {
+	a, b := string(catalog.Profiles()[0].Type()), string(catalog.Profiles()[1].Type())
+	f := limitFlags{workers: 16, driftShare: 0.25, maxStretch: 4,
+		providerLimits: a + "=concurrency:8,rate:40,burst:80; " + b + "=rate:2.5",
+		accountBudgets: a + "=reads:20,writes:5;" + b + "=read-burst:7"}
+	var cfg reconcile.Config
+	if err := f.apply(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	pa, pb := kpool.PlatformType(a), kpool.PlatformType(b)
+	if got := cfg.Limits[pa]; got != (reconcile.Limits{Concurrency: 8, RequestsPerSecond: 40, Burst: 80}) {
+		t.Fatalf("%s limits %+v", a, got)
+	}
+	if got := cfg.Limits[pb]; got != (reconcile.Limits{Concurrency: reconcile.DefaultLimits.Concurrency, RequestsPerSecond: 2.5, Burst: reconcile.DefaultLimits.Burst}) {
+		t.Fatalf("%s limits %+v", b, got)
+	}
+	if got := cfg.Budgets[pa]; got != (provider.Quota{Reads: 20, Writes: 5}) {
+		t.Fatalf("%s budget %+v", a, got)
+	}
+	if got := cfg.Budgets[pb]; got != (provider.Quota{ReadBurst: 7}) {
+		t.Fatalf("%s budget %+v", b, got)
+	}
+	if cfg.Workers != 16 || cfg.DriftShare != 0.25 || cfg.MaxStretch != 4 {
+		t.Fatalf("workers %d, drift share %v, max stretch %v", cfg.Workers, cfg.DriftShare, cfg.MaxStretch)
+	}
+	for _, c := range []struct {
+		f    limitFlags
+		want string
+	}{
+		{limitFlags{providerLimits: "nowhere=rate:1"}, "--provider-limits nowhere: not a platform"},
+		{limitFlags{providerLimits: a + "=rate:0"}, "--provider-limits " + a + ": rate \"0\": give requests a second above 0"},
+		{limitFlags{providerLimits: a + "=speed:3"}, "--provider-limits " + a + ": \"speed\": not a field"},
+		{limitFlags{providerLimits: a + "=concurrency:x"}, "--provider-limits " + a + ": concurrency \"x\": give a whole number"},
+		{limitFlags{providerLimits: a + "=rate:1;" + a + "=rate:2"}, "given twice"},
+		{limitFlags{providerLimits: a}, "give PLATFORM=field:value"},
+		{limitFlags{accountBudgets: a + "=writes:-1"}, "--account-budget " + a + ": writes \"-1\": give requests a second above 0"},
+		{limitFlags{accountBudgets: a + "=reads"}, "--account-budget " + a + ": \"reads\": give field:value"},
+		{limitFlags{workers: -1}, "--workers -1"},
+		{limitFlags{driftShare: 1.5}, "--drift-share 1.5"},
+		{limitFlags{maxStretch: 0.5}, "--drift-max-stretch 0.5"},
+	} {
+		err := c.f.apply(&reconcile.Config{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v; want %q", c.f, err, c.want)
+		}
+	}
+}
