@@ -58,14 +58,19 @@ func (f *serveFlags) cloud() (*cloudAccess, error) {
 }
 
 // drivers are the provider drivers of a real deployment, each with the
-// operator's credentials (or its cloud SDK's default chain), each sent only
-// where the operator allows.
+// operator's credentials (or its cloud SDK's default chain, or with
+// --emulators the emulators' identities), each sent only where the
+// operator allows.
 func drivers(f *serveFlags) (*provider.Registry, error) {
+	transport, err := f.emu.use(f)
+	if err != nil {
+		return nil, err
+	}
 	c, err := f.cloud()
 	if err != nil {
 		return nil, err
 	}
-	return clouds.Registry(provider.DriverOptions{Credentials: c.creds, Transport: cloudTransport}), nil
+	return clouds.Registry(provider.DriverOptions{Credentials: c.creds, Transport: transport}), nil
 }
 
 // cloudTransport sends the drivers' requests (tokens from the identity

@@ -91,6 +91,9 @@ type serveFlags struct {
 	// emulated, when set, is given kpool dev's emulators once they run:
 	// tests reach behind kpool's back through them (a fault, a delete).
 	emulated func(*cloudsim.Running)
+	// emu are serve's and controller's --emulators: kpool's emulators in
+	// another process (emulators.go).
+	emu emulatorFlags
 }
 
 func (f *serveFlags) register(cmd *cobra.Command) {
@@ -158,6 +161,7 @@ func newServe() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	f.emu.register(cmd.Flags())
 	return cmd
 }
 
@@ -343,6 +347,7 @@ within a lease period (--lease-ttl). --listen serves /metrics, /healthz and
 		},
 	}
 	f.register(cmd)
+	f.emu.register(cmd.Flags())
 	setDefault(cmd.Flags(), "listen", "127.0.0.1:9091")
 	cmd.Flags().Lookup("listen").Usage = "address to serve /metrics, /healthz and /readyz on (KPOOL_CONTROLLER_LISTEN)"
 	bindEnv(cmd.Flags(), map[string]string{"listen": "KPOOL_CONTROLLER_LISTEN"})

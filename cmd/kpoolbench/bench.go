@@ -32,35 +32,62 @@ type bench struct {
 	memStart map[string]memory
 	memEnd   map[string]memory
 	profiles []string
+
+	fleet     []*fleetRun // the fleet mode's runs
+	fleetNote string      // why runs the flags asked for were not run
 }
 
-// run is the whole benchmark. Whatever it started it stops, and the
-// databases it made it drops, on every way out (unless -keep).
+// run is the whole benchmark: each mode -mode names. Whatever it started it
+// stops, and the databases it made it drops, on every way out (unless
+// -keep).
 func run(ctx context.Context, cfg config) error {
 	b := &bench{cfg: cfg, memStart: map[string]memory{}, memEnd: map[string]memory{}}
 	defer b.cleanUp()
 	if cfg.keep {
 		defer b.printKeep()
 	}
-	if err := checkTools(ctx, !cfg.skip["pgbench"]); err != nil {
-		return err
+	if cfg.modes["load"] {
+		if err := checkTools(ctx, !cfg.skip["pgbench"]); err != nil {
+			return err
+		}
 	}
 	if err := b.makeDirs(); err != nil {
 		return err
 	}
+	if b.bin = cfg.kpool; b.bin == "" {
+		progress("building kpool")
+		var err error
+		if b.bin, err = buildKpool(ctx, b.work); err != nil {
+			return err
+		}
+	}
+	if cfg.modes["load"] {
+		if err := b.runLoad(ctx); err != nil {
+			return err
+		}
+	}
+	if cfg.modes["fleet"] {
+		if err := b.runFleet(ctx); err != nil {
+			return err
+		}
+	}
+	return b.report(ctx)
+}
+
+// runLoad is the load mode: servers, objects, ceilings, workloads.
+func (b *bench) runLoad(ctx context.Context) error {
 	if err := b.createDatabases(ctx); err != nil {
 		return err
 	}
 	if err := b.startServers(ctx); err != nil {
 		return err
 	}
-	// Objects, ceilings, workloads.
 	for _, s := range b.servers {
 		if err := b.setUp(ctx, s); err != nil {
 			return fmt.Errorf("setting up %s: %w", s.store, err)
 		}
 	}
-	if !cfg.skip["pgbench"] {
+	if !b.cfg.skip["pgbench"] {
 		if err := b.measureCeilings(ctx); err != nil {
 			return err
 		}
@@ -71,7 +98,7 @@ func run(ctx context.Context, cfg config) error {
 	for _, s := range b.servers {
 		b.memEnd[s.store], _ = readMemory(s.pid())
 	}
-	return b.report(ctx)
+	return nil
 }
 
 // setUp creates the objects the workloads need on s: clusters through the
@@ -252,11 +279,15 @@ func (b *bench) measureCeilings(ctx context.Context) error {
 	}
 	for _, statement := range []string{"insert", "select"} {
 		for _, n := range b.cfg.conns {
-			idle, err := waitIdle(ctx)
+			idle, err := b.waitIdle(ctx)
 			if err != nil {
 				return err
 			}
-			c, err := runPgbench(ctx, dbURL, dir, statement, n, b.cfg.duration)
+			d := b.cfg.duration
+			if b.cfg.quick {
+				d = time.Second
+			}
+			c, err := runPgbench(ctx, dbURL, dir, statement, n, d)
 			if err != nil {
 				return err
 			}

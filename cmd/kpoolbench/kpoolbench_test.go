@@ -321,6 +321,8 @@ func TestCheckLoopback(t *testing.T) {
 		{"postgres://postgres@[::1]:5432/test", true},
 		{"postgres://postgres@db.example.com:5432/test", false},
 		{"postgres://postgres@10.0.0.5/test", false},
+		{"postgres://root@/test?host=/var/run/postgresql&port=5432", true},
+		{"postgres://root@/test?host=db.example.com", false},
 	} {
 		if err := checkLoopback(tc.url); (err == nil) != tc.ok {
 			t.Errorf("checkLoopback(%q) = %v, want ok %v", tc.url, err, tc.ok)

@@ -15,11 +15,23 @@
 //
 // next to pgbench's one-row INSERT and primary-key SELECT in a database of
 // its own. CPU profiles of GET, create and PUT come from the server's pprof.
+//
+// -mode fleet serves -fleet.clusters clusters on the clouds' emulators (one
+// emulator each, in this process) and, for each -fleet.pools pools per
+// cluster, runs one `kpool serve` on each store, then serve
+// --reconcile=false beside each -fleet.procs count of `kpool controller`
+// processes on PostgreSQL: convergence time, the kpool processes' CPU and
+// peak RSS, the calls each cloud's emulators answered (GET /_cloudsim/calls)
+// per pool created and per cluster at rest, and each controller's shard
+// gauges (fleet.go).
+//
 // At the end it stops the servers and drops its databases, also on an error
 // or Ctrl-C (unless -keep).
 //
 //	go run ./cmd/kpoolbench                 # full size: 100k, 10k and 1M pools
 //	go run ./cmd/kpoolbench -big 200 -list 600 -million 2000 -duration 2s -conns 4
+//	go run ./cmd/kpoolbench -mode fleet -fleet.clusters 50 -fleet.pools 10,100
+//	go run ./cmd/kpoolbench -smoke          # every mode, tiny: what go test runs
 //
 // It needs Linux (/proc), Go, wrk and pgbench (installed with apt-get when
 // missing and running as root) and PostgreSQL on 127.0.0.1:5432 with trust
@@ -31,6 +43,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
@@ -57,6 +70,11 @@ type config struct {
 	out      string
 	profile  bool
 	workers  int
+	modes    map[string]bool // "load", "fleet"
+	quick    bool            // -smoke: one short leg per workload, no wait for an idle machine
+	fleet    fleetConfig
+	stdout   io.Writer // the report (nil: os.Stdout)
+	kpool    string    // a kpool binary to run instead of building ./cmd/kpool
 }
 
 // workloadNames are the names -skip takes, in the order they run.
@@ -70,7 +88,8 @@ var workloadNames = []string{
 func parseFlags(args []string) (config, error) {
 	fs := flag.NewFlagSet("kpoolbench", flag.ContinueOnError)
 	var c config
-	var conns, stores, skip string
+	var conns, stores, skip, modes, pools, procs, cs string
+	var smoke bool
 	fs.StringVar(&c.pgURL, "pg", "", "PostgreSQL admin URL (default postgres://postgres@127.0.0.1:5432/test?sslmode=disable, then user root)")
 	fs.IntVar(&c.big, "big", 100000, "pools preloaded through the API into the cluster that creates go into (b2)")
 	fs.IntVar(&c.list, "list", 10000, "pools preloaded through the API into the cluster the list workloads read (d)")
@@ -83,6 +102,10 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.out, "out", "", "directory for the report, raw TSV, wrk outputs, profiles and server logs (default a new temporary directory)")
 	fs.BoolVar(&c.profile, "profile", true, "take CPU profiles of the PostgreSQL server during GET, create and PUT at the first -conns value")
 	fs.IntVar(&c.workers, "workers", 32, "concurrent requests of the preloader")
+	fs.StringVar(&modes, "mode", "load", "comma-separated modes: load (the API under wrk, next to pgbench), fleet (clusters and pools on the clouds' emulators: convergence, calls, controller processes)")
+	fs.BoolVar(&smoke, "smoke", false, "every mode at tiny sizes in well under a minute (what .ci/run runs through go test); overrides the size flags")
+	fs.StringVar(&c.kpool, "kpool", "", "run this kpool binary instead of building ./cmd/kpool of the module")
+	c.fleet.register(fs, &pools, &procs, &cs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -92,6 +115,24 @@ func parseFlags(args []string) (config, error) {
 	var err error
 	if c.conns, err = parseConns(conns); err != nil {
 		return c, err
+	}
+	if err := c.fleet.parse(pools, procs, cs); err != nil {
+		return c, err
+	}
+	c.modes = map[string]bool{}
+	for _, m := range splitList(modes) {
+		if !slices.Contains(modeNames, m) {
+			return c, fmt.Errorf("-mode: unknown mode %q; known: %s", m, strings.Join(modeNames, ", "))
+		}
+		c.modes[m] = true
+	}
+	if smoke {
+		c.quick = true
+		c.modes = map[string]bool{"load": true, "fleet": true}
+		c.smoke()
+	}
+	if len(c.modes) == 0 {
+		return c, fmt.Errorf("-mode: name at least one of %s", strings.Join(modeNames, ", "))
 	}
 	c.stores = splitList(stores)
 	if len(c.stores) == 0 {
@@ -126,6 +167,9 @@ func parseFlags(args []string) (config, error) {
 // legDuration is the length of each of a workload's two legs (see
 // runWorkloads): half of -duration, in whole seconds as wrk takes them.
 func (c config) legDuration() time.Duration {
+	if c.quick {
+		return time.Second
+	}
 	return max(time.Second, (c.duration / 2).Truncate(time.Second))
 }
 

@@ -18,15 +18,19 @@ import (
 )
 
 // defaultAdminURLs are tried in order when -pg is not given: trust auth as
-// postgres, or as root where that is the role (as .ci/run does).
+// postgres, or as root where that is the role (as .ci/run does), over TCP on
+// 127.0.0.1 and then over the Unix socket (inside `unshare -n`, where the
+// namespace's loopback has no PostgreSQL, only the socket reaches it).
 var defaultAdminURLs = []string{
 	"postgres://postgres@127.0.0.1:5432/test?sslmode=disable",
 	"postgres://root@127.0.0.1:5432/test?sslmode=disable",
+	"postgres://postgres@/test?host=/var/run/postgresql&port=5432&sslmode=disable",
+	"postgres://root@/test?host=/var/run/postgresql&port=5432&sslmode=disable",
 }
 
 // findAdmin returns the first admin database URL that accepts a
-// connection, starting the machine's PostgreSQL first if pg_isready says it
-// is down.
+// connection. When none does, it starts the machine's PostgreSQL if
+// pg_isready says it is down, and tries again.
 func findAdmin(ctx context.Context, override string) (string, error) {
 	urls := defaultAdminURLs
 	if override != "" {
@@ -37,9 +41,18 @@ func findAdmin(ctx context.Context, override string) (string, error) {
 			return "", err
 		}
 	}
+	u, err := firstAnswering(ctx, urls)
+	if err == nil {
+		return u, nil
+	}
 	if err := ensurePostgres(ctx, urls[0]); err != nil {
 		return "", err
 	}
+	return firstAnswering(ctx, urls)
+}
+
+// firstAnswering is the first of urls PostgreSQL accepts a connection on.
+func firstAnswering(ctx context.Context, urls []string) (string, error) {
 	var errs []error
 	for _, u := range urls {
 		conn, err := pgx.Connect(ctx, u)
@@ -53,17 +66,27 @@ func findAdmin(ctx context.Context, override string) (string, error) {
 }
 
 // checkLoopback refuses a database URL whose host is not this machine's
-// loopback: the benchmark never sends traffic anywhere else.
+// loopback or a Unix socket (host=/path): the benchmark never sends traffic
+// anywhere else.
 func checkLoopback(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("-pg %q: %w", raw, err)
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+	host := pgHost(u)
+	if ip := net.ParseIP(host); host == "localhost" || strings.HasPrefix(host, "/") || (ip != nil && ip.IsLoopback()) {
 		return nil
 	}
-	return fmt.Errorf("-pg %q: the host must be 127.0.0.1, ::1 or localhost", u.Redacted())
+	return fmt.Errorf("-pg %q: the host must be 127.0.0.1, ::1, localhost or a Unix socket's directory", u.Redacted())
+}
+
+// pgHost is where a PostgreSQL URL connects: its host, or its host
+// parameter (a Unix socket's directory) when it has none.
+func pgHost(u *url.URL) string {
+	if h := u.Hostname(); h != "" {
+		return h
+	}
+	return u.Query().Get("host")
 }
 
 // ensurePostgres starts the local cluster with pg_ctlcluster, as .ci/run
@@ -78,15 +101,16 @@ func ensurePostgres(ctx context.Context, adminURL string) error {
 	if port == "" {
 		port = "5432"
 	}
+	host := pgHost(u)
 	ready := func() bool {
-		return exec.CommandContext(ctx, "pg_isready", "-q", "-h", u.Hostname(), "-p", port).Run() == nil
+		return exec.CommandContext(ctx, "pg_isready", "-q", "-h", host, "-p", port).Run() == nil
 	}
 	if ready() {
 		return nil
 	}
 	versions, err := os.ReadDir("/etc/postgresql")
 	if err != nil || len(versions) == 0 {
-		return fmt.Errorf("PostgreSQL at %s:%s is down and there is no cluster in /etc/postgresql to start", u.Hostname(), port)
+		return fmt.Errorf("PostgreSQL at %s:%s is down and there is no cluster in /etc/postgresql to start", host, port)
 	}
 	for _, v := range versions {
 		progress("PostgreSQL is down; starting cluster %s/main", v.Name())
@@ -103,7 +127,7 @@ func ensurePostgres(ctx context.Context, adminURL string) error {
 			return err
 		}
 	}
-	return fmt.Errorf("PostgreSQL at %s:%s did not come up within 30s", u.Hostname(), port)
+	return fmt.Errorf("PostgreSQL at %s:%s did not come up within 30s", host, port)
 }
 
 // databaseURL is the admin URL with its database replaced by name.

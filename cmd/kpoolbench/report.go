@@ -12,21 +12,67 @@ import (
 )
 
 // report writes the Markdown report (also to stdout), the raw TSV files,
-// and the top of each CPU profile.
+// the fleet's JSON and the top of each CPU profile.
 func (b *bench) report(ctx context.Context) error {
+	out := b.cfg.stdout
+	if out == nil {
+		out = os.Stdout
+	}
 	var md strings.Builder
-	fmt.Fprintf(&md, "## kpool under load, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(&md, "wrk -t2 -c<conns> -d%s --latency --timeout 10s against `kpool serve --reconcile=false` on 127.0.0.1; user %s. ", b.cfg.legDuration(), user)
-	md.WriteString("Each row is two such legs, one in a pass through the workloads forwards and one in a pass backwards, merged (req/s and percentiles the legs' means), so that drift over the run weighs alike on every row and cancels in the ratios. ")
+	if b.cfg.modes["load"] {
+		if err := b.loadReport(&md); err != nil {
+			return err
+		}
+	}
+	if b.cfg.modes["fleet"] {
+		if err := b.fleetReport(&md); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(&md, "\nRaw data: `%s` (results.tsv, pgbench.tsv, fleet.json, wrk/, pgbench/, profiles, logs).\n", b.out)
+	if err := os.WriteFile(filepath.Join(b.out, "report.md"), []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprint(out, md.String())
+
+	for _, p := range b.profiles {
+		top, err := pprofTop(ctx, b.bin, p)
+		if err != nil {
+			b.warn(err.Error())
+			continue
+		}
+		_ = os.WriteFile(strings.TrimSuffix(p, ".pb.gz")+".top.txt", []byte(top), 0o644)
+		fmt.Fprintf(out, "\n### %s (PostgreSQL, %d connections)\n\n```\n%s```\n", filepath.Base(p), b.cfg.conns[0], top)
+	}
+	progress("report in %s", filepath.Join(b.out, "report.md"))
+	for _, s := range b.servers {
+		progress("server log (%s): %s", s.store, s.logPath)
+	}
+	return nil
+}
+
+// loadReport writes the load mode's section and its TSV files.
+func (b *bench) loadReport(md *strings.Builder) error {
+	fmt.Fprintf(md, "## kpool under load, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(md, "wrk -t2 -c<conns> -d%s --latency --timeout 10s against `kpool serve --reconcile=false` on 127.0.0.1; user %s. ", b.cfg.legDuration(), user)
+	if b.cfg.quick {
+		md.WriteString("**Smoke run (-smoke): one leg of a second per row, no wait for an idle machine: the figures say that each workload runs, not how fast.** ")
+	} else {
+		md.WriteString("Each row is two such legs, one in a pass through the workloads forwards and one in a pass backwards, merged (req/s and percentiles the legs' means), so that drift over the run weighs alike on every row and cancels in the ratios. ")
+	}
 	md.WriteString("% of ceiling compares req/s with pgbench on the same PostgreSQL at the same client count: GET and lists with the primary-key SELECT, POST and PUT with the one-row INSERT. ")
 	md.WriteString("A request runs several statements, so 100% is out of reach; the ceiling is a yardstick, and PostgreSQL's also for the SQLite rows.\n\n")
 	md.WriteString(resultsTable(b.results, b.ceilings))
 	if bad := flagged(b.results); len(bad) > 0 {
-		fmt.Fprintf(&md, "\n**!! %d runs had errors (non-2xx responses or socket errors): %s. Their req/s is not a measure of the workload.**\n", len(bad), strings.Join(bad, ", "))
+		fmt.Fprintf(md, "\n**!! %d runs had errors (non-2xx responses or socket errors): %s. Their req/s is not a measure of the workload.**\n", len(bad), strings.Join(bad, ", "))
 	}
 	if len(b.ceilings) > 0 {
 		md.WriteString("\n### pgbench ceilings\n\n")
-		md.WriteString(ceilingsTable(b.ceilings, b.cfg.duration))
+		d := b.cfg.duration
+		if b.cfg.quick {
+			d = time.Second
+		}
+		md.WriteString(ceilingsTable(b.ceilings, d))
 	}
 	if t := ratiosTable(ratiosFor(b.cfg), b.results, b.cfg.conns); t != "" {
 		md.WriteString("\n### Ratios\n\n")
@@ -36,38 +82,15 @@ func (b *bench) report(ctx context.Context) error {
 	md.WriteString(memoryTable(b.cfg.stores, b.memStart, b.memEnd))
 	md.WriteString("\n### Set-up\n\n")
 	for _, f := range b.facts {
-		fmt.Fprintf(&md, "- %s\n", f)
+		fmt.Fprintf(md, "- %s\n", f)
 	}
 	for _, w := range b.warnings {
-		fmt.Fprintf(&md, "- **warning:** %s\n", w)
+		fmt.Fprintf(md, "- **warning:** %s\n", w)
 	}
-	fmt.Fprintf(&md, "\nRaw data: `%s` (results.tsv, pgbench.tsv, wrk/, pgbench/, profiles, server logs).\n", b.out)
-
 	if err := os.WriteFile(filepath.Join(b.out, "results.tsv"), []byte(resultsTSV(b.results, b.ceilings)), 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(b.out, "pgbench.tsv"), []byte(ceilingsTSV(b.ceilings)), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(b.out, "report.md"), []byte(md.String()), 0o644); err != nil {
-		return err
-	}
-	fmt.Print(md.String())
-
-	for _, p := range b.profiles {
-		top, err := pprofTop(ctx, b.bin, p)
-		if err != nil {
-			b.warn(err.Error())
-			continue
-		}
-		_ = os.WriteFile(strings.TrimSuffix(p, ".pb.gz")+".top.txt", []byte(top), 0o644)
-		fmt.Printf("\n### %s (PostgreSQL, %d connections)\n\n```\n%s```\n", filepath.Base(p), b.cfg.conns[0], top)
-	}
-	progress("report in %s", filepath.Join(b.out, "report.md"))
-	for _, s := range b.servers {
-		progress("server log (%s): %s", s.store, s.logPath)
-	}
-	return nil
+	return os.WriteFile(filepath.Join(b.out, "pgbench.tsv"), []byte(ceilingsTSV(b.ceilings)), 0o644)
 }
 
 // resultsTable is the main table: one row per wrk run.

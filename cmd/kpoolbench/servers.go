@@ -78,7 +78,9 @@ func startServer(ctx context.Context, bin, store, database, logPath string, keep
 		return nil, err
 	}
 	defer log.Close()
-	cmd := exec.Command(bin, "serve", "--auth", "header", "--reconcile=false", "--listen", "127.0.0.1:0", "--pprof", "127.0.0.1:0",
+	// --rate 0: the API's per-caller limit (429 past it) would throttle
+	// the preloads and wrk, which all run as one user.
+	cmd := exec.Command(bin, "serve", "--auth", "header", "--reconcile=false", "--rate", "0", "--listen", "127.0.0.1:0", "--pprof", "127.0.0.1:0",
 		"--log-format", "text", "--database", database)
 	// The child writes its (large) access log straight into the file: no
 	// pipe through this process, which may exit first with -keep.

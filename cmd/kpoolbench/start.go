@@ -92,11 +92,6 @@ func (b *bench) createDatabases(ctx context.Context) error {
 // startServers builds kpool and starts one server per store, stopped on
 // exit.
 func (b *bench) startServers(ctx context.Context) error {
-	progress("building kpool")
-	var err error
-	if b.bin, err = buildKpool(ctx, b.work); err != nil {
-		return err
-	}
 	for _, store := range b.cfg.stores {
 		database := "sqlite:" + filepath.Join(b.work, "bench.db")
 		if store == "postgres" {

@@ -112,7 +112,7 @@ type result struct {
 // runWorkloads runs every workload not skipped at each -conns value on each
 // store, in that nesting, so that the stores take turns. It does so twice,
 // for half of -duration each: forwards, then backwards, and merges the two
-// legs of each run. Any drift over the run (a checkpoint, a table that grows,
+// legs of each run (-smoke: one leg of a second). Any drift over the run (a checkpoint, a table that grows,
 // a busier machine) then weighs about the same on every workload, so the
 // ratios between them, in which the goals are stated, cancel it.
 func (b *bench) runWorkloads(ctx context.Context) error {
@@ -147,7 +147,7 @@ func (b *bench) runWorkloads(ctx context.Context) error {
 			return err
 		}
 	}
-	for i := len(runs) - 1; i >= 0; i-- {
+	for i := len(runs) - 1; i >= 0 && !b.cfg.quick; i-- {
 		r := runs[i]
 		var err error
 		if results[i], err = b.measure(ctx, r.w, r.s, r.n, r.r, leg, &results[i]); err != nil {
@@ -176,7 +176,7 @@ func (b *bench) measure(ctx context.Context, w workload, s *server, n int, r wrk
 			return res, err
 		}
 	}
-	if res.idle, err = waitIdle(ctx); err != nil {
+	if res.idle, err = b.waitIdle(ctx); err != nil {
 		return res, err
 	}
 	var wait func() error
@@ -228,6 +228,9 @@ func (b *bench) measure(ctx context.Context, w workload, s *server, n int, r wrk
 		if res.notes != "" {
 			line += "; " + res.notes
 		}
+	}
+	if first == nil && b.cfg.quick && res.counted {
+		res.notes = countNote(w.name, res)
 	}
 	progress("%s", line)
 	return res, nil
