@@ -88,10 +88,8 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		kubeconfigs = c.creds
 	}
 	if f.reconcile {
-		if p.ctl, err = f.limits.controllers(reconcile.Config{Service: svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: log.With("component", "controllers"),
-			Metrics: reconcile.NewMetrics(m), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
-			DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces(),
-			Shards: f.shards, LeaseTTL: f.leaseTTL}); err != nil {
+		if p.ctl, err = f.newControllers(p, reg, kubeconfigs, installation); err != nil {
+			st.Close()
 			return nil, err
 		}
 	}
@@ -104,6 +102,14 @@ func start(ctx context.Context, f *serveFlags, reg *provider.Registry) (*process
 		svc.Nodes = reconcile.NodeSource{Controller: p.ctl, Live: live}
 	}
 	return p, nil
+}
+
+// newControllers makes the process's controllers from the flags.
+func (f *serveFlags) newControllers(p *process, reg *provider.Registry, kubeconfigs provider.Kubeconfigs, installation string) (*reconcile.Controller, error) {
+	return f.limits.controllers(reconcile.Config{Service: p.svc, Drivers: reg, Kubeconfigs: kubeconfigs, Log: p.log.With("component", "controllers"),
+		Metrics: reconcile.NewMetrics(p.metrics), ResyncFast: f.resyncFast, ResyncSlow: f.resyncSlow,
+		DriftInterval: f.driftInterval, CallTimeout: f.callTimeout, Installation: installation, Traces: p.traces(),
+		Shards: f.shards, LeaseTTL: f.leaseTTL})
 }
 
 // check refuses flags (and their environment variables) out of bounds.
