@@ -492,7 +492,7 @@ credentials:
 	// Every step left its line in the log.
 	for _, want := range []string{
 		`msg="kpool serving" url=` + regexp.QuoteMeta(server) + ` database=sqlite:\S+ controllers=true auth=token`,
-		`msg="leadership gained: controllers running"`,
+		`msg="shards gained"`,
 		`msg=request method=POST path=/api/v1/clusters status=201 .*user=alice@example.com`,
 		`msg=request method=POST path=/api/v1/(clusters/\S+/)?nodepools status=201 .*user=alice@example.com`,
 		`msg=request method=(PUT|PATCH) path=/api/v1/nodepools/` + pool.ID + ` status=200 .*user=alice@example.com`,
