@@ -3,7 +3,6 @@ package driver_test
 import (
 	"fmt"
 	"maps"
-	"path"
 	"testing"
 	"time"
 
@@ -44,42 +43,15 @@ func settled(t *testing.T, n int) (*fixture, map[string]provider.PoolSpec) {
 	return e, specs
 }
 
-// listPass lists once, and returns the pools and the calls the emulator
-// answered for it, by operation, and the node groups it described.
+// listPass lists once, and returns the pools, the calls the emulator
+// answered for it by operation, and the node groups it described.
 func listPass(t *testing.T, e *fixture) ([]provider.Pool, map[string]int, []string) {
 	t.Helper()
-	before, seen := counts(e), len(e.Sim.Calls())
-	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cost := counts(e)
-	for op, n := range before {
-		if cost[op] -= n; cost[op] == 0 {
-			delete(cost, op)
-		}
-	}
-	var described []string
-	for _, c := range e.Sim.Calls()[seen:] {
-		if c.Operation == describeOp {
-			described = append(described, path.Base(c.Path))
-		}
-	}
-	return pools, cost, described
+	return e.ListPass(t, describeOp)
 }
 
 // describeOp is DescribeNodegroup as the emulator counts it.
 const describeOp = "GET /clusters/{cluster}/node-groups/{nodegroup}"
-
-// counts is what the emulator answered since it started, by operation
-// (its /_cloudsim/calls).
-func counts(e *fixture) map[string]int {
-	out := map[string]int{}
-	for _, o := range e.Sim.CallCounts().Operations {
-		out[o.Operation] = o.Calls
-	}
-	return out
-}
 
 // TestListAtRest: once settled, a list pass of 10 node groups costs the
 // same calls as one of 30, pass after pass: the list, the templates to

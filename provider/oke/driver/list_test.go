@@ -4,7 +4,6 @@ import (
 	"crypto/rsa"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"testing"
 	"time"
@@ -56,34 +55,7 @@ func settled(t *testing.T, n int) (*fixture, map[string]provider.PoolSpec) {
 // answered for it by operation, and the OCIDs of the pools it read.
 func listPass(t *testing.T, e *fixture) ([]provider.Pool, map[string]int, []string) {
 	t.Helper()
-	before, seen := counts(e), len(e.Sim.Calls())
-	pools, err := e.Driver.NodePoolList(ctx, e.Cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cost := counts(e)
-	for op, n := range before {
-		if cost[op] -= n; cost[op] == 0 {
-			delete(cost, op)
-		}
-	}
-	var read []string
-	for _, c := range e.Sim.Calls()[seen:] {
-		if c.Operation == getOp {
-			read = append(read, path.Base(c.Path))
-		}
-	}
-	return pools, cost, read
-}
-
-// counts is what the emulator answered since it started, by operation
-// (its /_cloudsim/calls).
-func counts(e *fixture) map[string]int {
-	out := map[string]int{}
-	for _, o := range e.Sim.CallCounts().Operations {
-		out[o.Operation] = o.Calls
-	}
-	return out
+	return e.ListPass(t, getOp)
 }
 
 // TestListAtRest: once settled, a list pass of 10 pools costs the same
