@@ -8,7 +8,7 @@ func ValidateControllerStatus(cs *ControllerStatus) error {
 	var fe FieldErrors
 	if cs.ControllerName == "" {
 		fe.Add("controller_name", "required")
-	} else if !controllerName.MatchString(cs.ControllerName) {
+	} else if !controllerName().MatchString(cs.ControllerName) {
 		fe.Add("controller_name", "%q is not valid: use lowercase letters, digits, '-' and '.' (such as gcp-nodepool-controller)", cs.ControllerName)
 	}
 	if cs.ObservedGeneration < 0 {
@@ -23,7 +23,7 @@ func ValidateControllerStatus(cs *ControllerStatus) error {
 		switch {
 		case c.Type == "":
 			fe.Add(f+".type", "required")
-		case !conditionType.MatchString(c.Type):
+		case !conditionType().MatchString(c.Type):
 			fe.Add(f+".type", "%q is not a condition type such as Ready", c.Type)
 		case seen[c.Type]:
 			fe.Add(f+".type", "duplicate condition %q", c.Type)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,18 +36,28 @@ const (
 	MaxMinor = 40
 )
 
+// The patterns below bound their lengths with counted repetitions
+// ({0,127}, {0,251}), which compile to programs of hundreds of
+// instructions: together 0.6 MB allocated at start-up. They compile on
+// first use instead, so that a process that validates nothing (an idle
+// server, the CLI) does not build them.
 var (
-	machineTypeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
+	machineTypeRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._\-]{0,127}$`)
 	// versionRE is MAJOR.MINOR[.PATCH], and after a patch a provider's
 	// build suffix (GKE's 1.30.5-gke.1014001, an EKS AMI's 1.31.2-20250101),
 	// which the provider's profile checks.
-	versionRE      = regexp.MustCompile(`^v?(\d{1,9})\.(\d{1,9})(\.\d{1,9}(-[0-9A-Za-z][0-9A-Za-z.\-]{0,62})?)?$`)
-	zoneRE         = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
-	controllerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
-	conditionType  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]{0,62}$`)
-	credentialRE   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$`)
+	versionRE      = lazyRegexp(`^v?(\d{1,9})\.(\d{1,9})(\.\d{1,9}(-[0-9A-Za-z][0-9A-Za-z.\-]{0,62})?)?$`)
+	zoneRE         = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$`)
+	controllerName = lazyRegexp(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	conditionType  = lazyRegexp(`^[A-Za-z][A-Za-z0-9_.-]{0,62}$`)
+	credentialRE   = lazyRegexp(`^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$`)
 	conditionWhy   = regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
 )
+
+// lazyRegexp is pattern, compiled once, when it is first asked for.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // ValidateName checks a cluster or pool name: a DNS-1035 label, 1-63
 // lowercase letters, digits and '-', starting with a letter.
@@ -108,7 +119,7 @@ func ValidateVersion(fe *FieldErrors, field, v string) {
 	if v == "" {
 		return
 	}
-	m := versionRE.FindStringSubmatch(v)
+	m := versionRE().FindStringSubmatch(v)
 	if m == nil {
 		fe.Add(field, "%q is not a Kubernetes version: want MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 1.30 or 1.30.4 (with a provider's build after the patch: 1.30.5-gke.1014001)", v)
 		return
@@ -170,8 +181,8 @@ func validateClusterSpec(fe *FieldErrors, ps Platforms, s *ClusterSpec) {
 	if s.NodeLabels != "" && s.NodeLabels != NodeLabelsGuide {
 		fe.Add("spec.nodeLabels", "unknown value %q: \"\" (the placement labels only) or %q (also the guide's %s=<pool name>)", s.NodeLabels, NodeLabelsGuide, GuidePoolLabel)
 	}
-	ValidatePattern(fe, "spec.credential", s.Credential, credentialRE, false, "the name of a credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
-	ValidatePattern(fe, "spec.kubeconfig", s.Kubeconfig, credentialRE, false, "the name of a kubeconfig credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
+	ValidatePattern(fe, "spec.credential", s.Credential, credentialRE(), false, "the name of a credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
+	ValidatePattern(fe, "spec.kubeconfig", s.Kubeconfig, credentialRE(), false, "the name of a kubeconfig credential the operator configured: 1-63 lowercase letters, digits, '-', '_' and '.'")
 	if s.Endpoint != "" {
 		u, err := url.Parse(s.Endpoint)
 		switch {
@@ -213,13 +224,13 @@ func ValidatePattern(fe *FieldErrors, field, v string, re *regexp.Regexp, requir
 // ValidateMachineType checks a machine type's syntax (every provider's names
 // fit it); example is one of the provider's.
 func ValidateMachineType(fe *FieldErrors, field, v, example string) {
-	ValidatePattern(fe, field, v, machineTypeRE, true, "a machine type name such as "+example)
+	ValidatePattern(fe, field, v, machineTypeRE(), true, "a machine type name such as "+example)
 }
 
 // ValidateDiskType checks an optional disk type's syntax; want says what
 // the provider calls its types.
 func ValidateDiskType(fe *FieldErrors, field, v, want string) {
-	ValidatePattern(fe, field, v, machineTypeRE, false, want)
+	ValidatePattern(fe, field, v, machineTypeRE(), false, want)
 }
 
 // ValidateRange checks an optional number: 0 (unset) or lo..hi.
@@ -293,7 +304,7 @@ func ValidateZoneNames(fe *FieldErrors, field string, zs []string) {
 		switch {
 		case z == "":
 			fe.Add(f, "must not be empty")
-		case !zoneRE.MatchString(z):
+		case !zoneRE().MatchString(z):
 			fe.Add(f, "%q is not a zone name", z)
 		case seen[z]:
 			fe.Add(f, "duplicate zone %q", z)
@@ -395,4 +406,4 @@ func validateCounts(fe *FieldErrors, s *NodePoolSpec) {
 
 // IsControllerName reports whether n is a controller name: lowercase
 // letters, digits, '-' and '.', as a DNS subdomain.
-func IsControllerName(n string) bool { return controllerName.MatchString(n) }
+func IsControllerName(n string) bool { return controllerName().MatchString(n) }
