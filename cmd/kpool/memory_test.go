@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,4 +111,40 @@ func status(b *testing.B, pid int) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// TestQuiet: the heap's surplus is given back only when it is worth a
+// collection and the process allocated less than it in the period; and
+// heapSurplus sees a burst's garbage, which a collection and return clear.
+func TestQuiet(t *testing.T) {
+	for _, tc := range []struct {
+		allocated, surplus uint64
+		want               bool
+	}{
+		{1 << 20, 20 << 20, true},    // idle after a burst
+		{500 << 20, 20 << 20, false}, // under load
+		{0, 1 << 20, false},          // too little to be worth a collection
+		{4 << 20, 4 << 20, false},    // allocating as much as it holds
+	} {
+		if got := quiet(tc.allocated, tc.surplus, quietMinimum); got != tc.want {
+			t.Errorf("quiet(%d, %d) = %v, want %v", tc.allocated, tc.surplus, got, tc.want)
+		}
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // the burst's garbage stays until collected below
+	debug.FreeOSMemory()
+	before, _ := heapSurplus()
+	var keep [][]byte
+	for range 64 {
+		keep = append(keep, make([]byte, 512<<10))
+	}
+	keep = nil
+	allocs, burst := heapSurplus()
+	if allocs-before < 32<<20 || burst < 16<<20 {
+		t.Fatalf("after 32 MB of garbage: allocated %d, surplus %d", allocs-before, burst)
+	}
+	debug.FreeOSMemory()
+	if _, after := heapSurplus(); after >= burst/2 {
+		t.Errorf("surplus %d after giving back, %d before", after, burst)
+	}
+	_ = keep
 }

@@ -311,7 +311,7 @@ func serve(ctx context.Context, f *serveFlags) error {
 		return err
 	}
 	p.log.Info("kpool serving", "url", p.scheme()+"://"+ln.Addr().String(), "database", redact(f.database), "controllers", p.ctl != nil, "auth", f.auth)
-	settle(p.log)
+	settle(ctx, p.log)
 	return p.run(ctx, ln, p.handler(api.NewServer(p.svc, p.access, p.log).Limit(api.NewLimiter(f.rate, f.burst))))
 }
 
@@ -343,7 +343,7 @@ within a lease period (--lease-ttl). --listen serves /metrics, /healthz and
 				return err
 			}
 			p.log.Info("kpool controllers", "metrics", "http://"+ln.Addr().String()+"/metrics", "database", redact(f.database))
-			settle(p.log)
+			settle(cmd.Context(), p.log)
 			return p.run(cmd.Context(), ln, p.controllerHandler())
 		},
 	}
