@@ -16,8 +16,10 @@ import (
 
 // BenchmarkIdleRSS starts `kpool serve` on SQLite (this test binary as
 // kpool: see TestMain), waits for /healthz and reports its resident memory
-// from /proc three times: 5 s after it serves (start-*), after 60 s idle
-// with its controllers running (idle-*), and after 2,000 GETs (served-*).
+// from /proc four times: 5 s after it serves (start-*), after 60 s idle
+// with its controllers running (idle-*), right after 2,000 GETs (served-*)
+// and a quiet period later, when the heap they left is given back
+// (rested-*).
 // Each time: all of it (VmRSS), the process's own (RssAnon: heap, stacks)
 // and the pages of the binary and libraries it touched (RssFile: shared,
 // clean, dropped first when memory is short). The idle figure is the one to
@@ -47,12 +49,15 @@ func BenchmarkIdleRSS(b *testing.B) {
 	idle := status(b, cmd.Process.Pid)
 	get(b, url, 2000)
 	served := status(b, cmd.Process.Pid)
+	time.Sleep(quietPeriod + 10*time.Second)
+	rested := status(b, cmd.Process.Pid)
 	for b.Loop() {
 	}
 	for _, k := range []string{"VmRSS", "RssAnon", "RssFile"} {
 		b.ReportMetric(start[k]/1024, "start-"+k+"-MB")
 		b.ReportMetric(idle[k]/1024, "idle-"+k+"-MB")
 		b.ReportMetric(served[k]/1024, "served-"+k+"-MB")
+		b.ReportMetric(rested[k]/1024, "rested-"+k+"-MB")
 	}
 }
 
