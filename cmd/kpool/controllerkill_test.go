@@ -73,6 +73,7 @@ func TestControllerKill(t *testing.T) {
 		return n > 0, fmt.Sprintf("%d creates at its clusters", n), err
 	})
 	died := f.ctls[victim].kill(t)
+	expires := f.leaseEnd(f.ctls[victim])
 	sent, _ := f.creates(mine)
 	under := f.notReady(mine)
 	t.Logf("killed %s holding %d clusters: %d of its creates sent, %d of its %d pools not Ready", f.ctls[victim].name,
@@ -81,12 +82,18 @@ func TestControllerKill(t *testing.T) {
 		t.Fatalf("no create under way at the kill: %d sent, %d pools not Ready", sent, under)
 	}
 
+	// The leases in the database are what the processes go by; each
+	// process's gauges follow, at its scrape.
 	survivors := slices.Delete(slices.Clone(f.ctls), victim, victim+1)
 	pollUntil(t, 30*time.Second, "the survivors take the dead one's shards", func() (bool, string, error) {
-		return f.shared(survivors, []int{16, 16})
+		return f.heldBy(survivors)
 	})
 	moved := time.Since(died)
-	t.Logf("its shards held by the two others %v after it died (lease %v)", moved.Round(time.Millisecond), killTTL)
+	pollUntil(t, 30*time.Second, "the survivors say they hold every shard and cluster", func() (bool, string, error) {
+		return f.shared(survivors, []int{16, 16})
+	})
+	t.Logf("its shards held by the two others %v after it died (lease %v; its leases ran out %v after it died); their gauges said so %v after it died",
+		moved.Round(time.Millisecond), killTTL, expires.Sub(died).Round(time.Millisecond), time.Since(died).Round(time.Millisecond))
 	if bound := killTTL + killTTL/3; moved > bound {
 		t.Errorf("the dead process's shards moved %v after it died; want within one lease period and a round (%v)", moved, bound)
 	}
@@ -224,8 +231,8 @@ func (f *killFleet) createPools() {
 	}
 }
 
-// shared says whether the processes hold the shards as want says (sorted)
-// and between them know every cluster.
+// shared says whether the processes' gauges say they hold the shards as
+// want says (sorted) and between them know every cluster.
 func (f *killFleet) shared(ps []*kpoolProc, want []int) (bool, string, error) {
 	var held []int
 	known := 0

@@ -18,20 +18,45 @@ import (
 // What TestControllerKill reads of its fleet: who holds which cluster, the
 // pools' phases, and what each cloud was asked.
 
-// victim is the controller process whose shards hold the most clusters,
-// and those clusters, as the shard leases in the database say.
-func (f *killFleet) victim() (int, []*killCluster) {
+// shardHolders are the holders of the shards' unexpired leases, by shard.
+func (f *killFleet) shardHolders() map[int]string {
 	ls, err := f.st.Leases(context.Background(), reconcile.LeaseName+"/shard/")
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	holders := map[int]string{}
 	for _, l := range ls {
-		n, err := strconv.Atoi(strings.TrimPrefix(l.Name, reconcile.LeaseName+"/shard/"))
-		if err == nil {
+		if n, err := strconv.Atoi(strings.TrimPrefix(l.Name, reconcile.LeaseName+"/shard/")); err == nil {
 			holders[n] = l.Holder
 		}
 	}
+	return holders
+}
+
+// heldBy says whether every shard's lease is held by one of ps.
+func (f *killFleet) heldBy(ps []*kpoolProc) (bool, string, error) {
+	holders := f.shardHolders()
+	by, theirs := map[string]int{}, 0
+	for n := range killShards {
+		h, ok := holders[n]
+		if !ok {
+			h = "nobody"
+		}
+		for _, p := range ps {
+			if holdsPID(h, p.cmd.Process.Pid) {
+				h = p.name
+				theirs++
+			}
+		}
+		by[h]++
+	}
+	return theirs == killShards, fmt.Sprintf("shards by holder: %v", by), nil
+}
+
+// victim is the controller process whose shards hold the most clusters,
+// and those clusters, as the shard leases in the database say.
+func (f *killFleet) victim() (int, []*killCluster) {
+	holders := f.shardHolders()
 	best, mine := -1, []*killCluster(nil)
 	for i, p := range f.ctls {
 		var cs []*killCluster
@@ -45,9 +70,25 @@ func (f *killFleet) victim() (int, []*killCluster) {
 		}
 	}
 	if best < 0 {
-		f.t.Fatalf("no controller process holds a cluster's shard: %v", ls)
+		f.t.Fatalf("no controller process holds a cluster's shard: %v", holders)
 	}
 	return best, mine
+}
+
+// leaseEnd is when the member lease of p runs out, on this host's clock:
+// its last renewal's, once p is dead.
+func (f *killFleet) leaseEnd(p *kpoolProc) time.Time {
+	ls, err := f.st.Leases(context.Background(), reconcile.LeaseName+"/member/")
+	now := time.Now()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for _, l := range ls {
+		if holdsPID(l.Holder, p.cmd.Process.Pid) {
+			return now.Add(l.Left)
+		}
+	}
+	return now // already run out
 }
 
 // holdsPID says whether a lease holder is the process pid: a controller
