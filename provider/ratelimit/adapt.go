@@ -17,10 +17,10 @@ import (
 type adaptive struct {
 	b     *Bucket
 	clock clock.Clock
-	max   float64 // the configured rate
-	burst int     // the configured burst
 
 	mu        sync.Mutex
+	max       float64   // the configured rate (Budgets.Share changes it)
+	burst     int       // the configured burst
 	notBefore time.Time // no call before: the provider's last Retry-After
 	changed   time.Time // when the rate last changed
 	ceiling   float64   // the rate when the provider last throttled
@@ -72,12 +72,12 @@ func (a *adaptive) hold(ctx context.Context) (bool, error) {
 
 // done adapts the rate to a call's answer.
 func (a *adaptive) done(err error) {
-	if math.IsInf(a.max, 1) {
-		return
-	}
 	now := a.clock.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if math.IsInf(a.max, 1) {
+		return
+	}
 	cur := a.b.Limit()
 	switch {
 	case provider.IsThrottled(err) && now.Before(a.notBefore):

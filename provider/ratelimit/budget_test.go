@@ -326,3 +326,27 @@ func TestShareDividesQuota(t *testing.T) {
 		t.Errorf("alone again: %v reads, %v writes, want 12 and 6", before.ReadLimit(), after.WriteLimit())
 	}
 }
+
+// TestShareWhileAnswering: the share changes (a process joins or leaves)
+// while calls are answered; under -race this fails on an unguarded
+// field, as the configured rate once was.
+func TestShareWhileAnswering(t *testing.T) {
+	bs := ratelimit.NewBudgets(clocktesting.NewFakeClock(time.Unix(0, 0)), nil, nil)
+	b := bs.For(provider.Account{Platform: "p", Key: "a"}, provider.Quota{Reads: 12, ReadBurst: 60, Writes: 6, WriteBurst: 30})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range 200 {
+			bs.Share(1 + i%3)
+		}
+	}()
+	for range 200 {
+		b.Answered(provider.Read, nil)
+		b.Answered(provider.Write, nil)
+	}
+	wg.Wait()
+	if got := b.ReadLimit(); got > 12 {
+		t.Errorf("read limit %v above the quota", got)
+	}
+}
