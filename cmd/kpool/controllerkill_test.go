@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,12 +75,9 @@ func TestControllerKill(t *testing.T) {
 	})
 	died := f.ctls[victim].kill(t)
 	expires := f.leaseEnd(f.ctls[victim])
-	sent, _ := f.creates(mine)
-	under := f.notReady(mine)
-	t.Logf("killed %s holding %d clusters: %d of its creates sent, %d of its %d pools not Ready", f.ctls[victim].name,
-		len(mine), sent, under, len(mine)*killPools)
-	if sent == 0 || under == 0 {
-		t.Fatalf("no create under way at the kill: %d sent, %d pools not Ready", sent, under)
+	sent, err := f.creates(mine)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	// The leases in the database are what the processes go by; each
@@ -89,6 +87,13 @@ func TestControllerKill(t *testing.T) {
 		return f.heldBy(survivors)
 	})
 	moved := time.Since(died)
+	// The creates it sent take 9s at the cloud: none has ended yet.
+	under := f.notReady(mine)
+	t.Logf("killed %s holding %d clusters: %d of its creates sent, %d of its %d pools not Ready", f.ctls[victim].name,
+		len(mine), sent, under, len(mine)*killPools)
+	if sent == 0 || under == 0 {
+		t.Fatalf("no create under way at the kill: %d sent, %d pools not Ready", sent, under)
+	}
 	pollUntil(t, 30*time.Second, "the survivors say they hold every shard and cluster", func() (bool, string, error) {
 		return f.shared(survivors, []int{16, 16})
 	})
@@ -110,6 +115,7 @@ type killFleet struct {
 	database string      // --database
 	st       kpool.Store // the same database, to read the leases
 	ca       *sim.CA
+	emuHTTP  *http.Client // trusts ca: for GET /_cloudsim/calls
 	clusters []*killCluster
 	serve    *kpoolProc
 	api      *api.Client
@@ -161,6 +167,8 @@ func (f *killFleet) startEmulators() {
 	if f.ca, err = sim.NewCA(); err != nil {
 		t.Fatal(err)
 	}
+	f.emuHTTP = &http.Client{Transport: sim.Transport(f.ca.Pool), Timeout: 30 * time.Second}
+	t.Cleanup(f.emuHTTP.CloseIdleConnections)
 	o := sim.Options{OperationTime: 8 * time.Second, NodeTime: time.Second}
 	for i := range killClusters {
 		name := killClouds[i%len(killClouds)]

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"path"
 	"strconv"
 	"strings"
@@ -101,11 +100,9 @@ func holdsPID(holder string, pid int) bool {
 // createCalls counts the creates of pools each emulator of cs has
 // answered, by GET /_cloudsim/calls.
 func (f *killFleet) createCalls(cs []*killCluster) ([]int, error) {
-	hc := &http.Client{Transport: sim.Transport(f.ca.Pool), Timeout: 30 * time.Second}
-	defer hc.CloseIdleConnections()
 	out := make([]int, len(cs))
 	for i, c := range cs {
-		counts, err := sim.ReadCallCounts(context.Background(), hc, c.ep.URL)
+		counts, err := sim.ReadCallCounts(context.Background(), f.emuHTTP, c.ep.URL)
 		if err != nil {
 			return nil, err
 		}
