@@ -124,14 +124,18 @@ type killFleet struct {
 
 // killCluster is one cluster and the emulator that holds it.
 type killCluster struct {
-	cloud clouds.Cloud
-	emu   interface {
-		cloudsim.Emulator
-		Calls() []sim.Call
-	}
+	cloud    clouds.Cloud
+	emu      loggedEmulator
 	ep       *sim.TLSEndpoint
 	spec     kpool.ClusterSpec
 	name, id string
+}
+
+// loggedEmulator is an emulator and its call log (every one is built on
+// the cloudsim engine, which keeps it).
+type loggedEmulator interface {
+	cloudsim.Emulator
+	Calls() []sim.Call
 }
 
 // newKillFleet opens the database, serves the emulators and starts kpool
@@ -183,10 +187,7 @@ func (f *killFleet) startEmulators() {
 		}
 		t.Cleanup(func() { _ = ep.Close() })
 		c := &killCluster{cloud: cloud, ep: ep, name: fmt.Sprintf("%s-%d", name, i+1), spec: e.Clusters(ep.URL)[0].Spec}
-		c.emu = e.(interface {
-			cloudsim.Emulator
-			Calls() []sim.Call
-		})
+		c.emu = e.(loggedEmulator)
 		f.clusters = append(f.clusters, c)
 	}
 	if err := os.WriteFile(filepath.Join(f.dir, "ca.pem"), f.ca.PEM, 0o600); err != nil {
