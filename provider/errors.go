@@ -26,7 +26,14 @@ const (
 	// KindThrottled: retry after RetryAfter.
 	KindThrottled Kind = "throttled"
 	// KindTransient: retry with backoff.
-	KindTransient        Kind = "transient"
+	KindTransient Kind = "transient"
+	// KindBusy: the cloud refused the call because another operation runs
+	// on the cluster or pool (GKE FAILED_PRECONDITION, ARM 409
+	// OperationNotAllowed "in progress", EKS ResourceInUseException, OCI
+	// 409 IncorrectState). Transient (IsTransient holds), but no fault to
+	// back off from: the call goes once that operation ends, so it is tried
+	// again at the pace an operation is followed.
+	KindBusy             Kind = "busy"
 	KindPermissionDenied Kind = "permission denied"
 	// KindForeign: the pool carries another owner's mark (see Owner); it
 	// is never adopted, changed or deleted, and no retry changes that.
@@ -79,7 +86,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // Is matches the sentinels below by kind: errors.Is(err, ErrThrottled).
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
-	return ok && t.Provider == "" && t.Field == "" && t.Reason == "" && t.Err == nil && t.Kind == e.Kind
+	if !ok || t.Provider != "" || t.Field != "" || t.Reason != "" || t.Err != nil {
+		return false
+	}
+	return t.Kind == e.Kind || (t.Kind == KindTransient && e.Kind == KindBusy)
 }
 
 // Sentinels for errors.Is.
@@ -90,6 +100,7 @@ var (
 	ErrAlreadyExists    = &Error{Kind: KindAlreadyExists}
 	ErrThrottled        = &Error{Kind: KindThrottled}
 	ErrTransient        = &Error{Kind: KindTransient}
+	ErrBusy             = &Error{Kind: KindBusy}
 	ErrPermissionDenied = &Error{Kind: KindPermissionDenied}
 	ErrForeign          = &Error{Kind: KindForeign}
 	ErrQuota            = &Error{Kind: KindQuota}
@@ -102,6 +113,7 @@ func IsNotFound(err error) bool         { return errors.Is(err, ErrNotFound) }
 func IsAlreadyExists(err error) bool    { return errors.Is(err, ErrAlreadyExists) }
 func IsThrottled(err error) bool        { return errors.Is(err, ErrThrottled) }
 func IsTransient(err error) bool        { return errors.Is(err, ErrTransient) }
+func IsBusy(err error) bool             { return errors.Is(err, ErrBusy) }
 func IsPermissionDenied(err error) bool { return errors.Is(err, ErrPermissionDenied) }
 func IsForeign(err error) bool          { return errors.Is(err, ErrForeign) }
 func IsQuota(err error) bool            { return errors.Is(err, ErrQuota) }

@@ -68,6 +68,12 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string, result *st
 	return soonest(next, r.logicalPools(ctx)), nil
 }
 
+// creates reports whether a pass would create pool p at the provider:
+// nothing of its name listed, and no delete, import or replacement.
+func (r *clusterRun) creates(p *kpool.NodePool) bool {
+	return r.observed[p.ProviderName] == nil && !p.Deleting() && !p.Spec.Observed() && !p.Status.Replacement.Active()
+}
+
 // soonest is the earlier of two times to look again (0: none).
 func soonest(a, b time.Duration) time.Duration {
 	if a == 0 || (b > 0 && b < a) {
@@ -92,39 +98,12 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 			known[rp.To] = true // the pool's successor
 		}
 	}
-	busy := false
-	next := time.Duration(0) // the earliest retry of a pool, if any
-	soonest := func(d time.Duration) {
-		if next == 0 || d < next {
-			next = max(d, time.Millisecond)
-		}
-	}
+	t := &tally{}
 	now := c.cfg.Clock.Now()
 	for _, p := range pools {
 		known[p.ProviderName] = true
-		if rt, ok := st.retry[p.ID]; ok {
-			same := rt.generation == p.Generation && rt.deleting == p.Deleting()
-			if same && now.Before(rt.next) {
-				soonest(rt.next.Sub(now))
-				continue
-			}
-			if !same {
-				// A new spec (or a delete) is worth trying at once.
-				delete(st.retry, p.ID)
-				c.retries.Forget(p.ID)
-			}
-		}
-		b, err := r.pool(ctx, p, byName[p.ProviderName])
-		busy = busy || b
-		if err != nil {
-			if halt := r.poolFailed(ctx, p, err, now, soonest); halt != nil {
-				return 0, halt
-			}
-			*r.result = ResultPoolFailed
-		} else if !b {
-			// Settled: its failures are behind it.
-			delete(st.retry, p.ID)
-			c.retries.Forget(p.ID)
+		if err := r.turn(ctx, p, now, t); err != nil {
+			return 0, err
 		}
 	}
 	if r.cl.Spec.ImportPools {
@@ -137,16 +116,76 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 		}
 	}
 	c.prune(st, pools)
-	r.settle(busy, next > 0)
+	r.settle(t.busy, t.next > 0)
 	switch {
-	case next > 0 && busy:
-		return min(next, c.cfg.ResyncFast), nil
-	case next > 0:
-		return next, nil
-	case busy:
+	case t.next > 0 && t.busy:
+		return min(t.next, c.cfg.ResyncFast), nil
+	case t.next > 0:
+		return t.next, nil
+	case t.busy:
 		return c.cfg.ResyncFast, nil
 	}
 	return c.driftInterval(r.cl), nil
+}
+
+// tally is what a pass's pools came to so far.
+type tally struct {
+	busy bool // an operation is under way
+	// held: the cloud refused a create of this pass for another operation
+	// on the cluster (GKE runs one at a time): the other creates would be.
+	held bool
+	next time.Duration // the earliest retry of a pool, if any
+}
+
+// soonest notes a pool due again after d.
+func (t *tally) soonest(d time.Duration) {
+	if t.next == 0 || d < t.next {
+		t.next = max(d, time.Millisecond)
+	}
+}
+
+// turn reconciles pool p unless it waits for a retry, into t; it returns
+// an error that ends the pass.
+func (r *clusterRun) turn(ctx context.Context, p *kpool.NodePool, now time.Time, t *tally) error {
+	c, st := r.c, r.st
+	if rt, ok := st.retry[p.ID]; ok {
+		same := rt.generation == p.Generation && rt.deleting == p.Deleting()
+		if same && now.Before(rt.next) {
+			t.soonest(rt.next.Sub(now))
+			return nil
+		}
+		if !same {
+			// A new spec (or a delete) is worth trying at once.
+			delete(st.retry, p.ID)
+			c.retries.Forget(p.ID)
+		}
+	}
+	if t.held && r.creates(p) {
+		// Its turn comes once the cluster's operation ends, with no
+		// call, no claim and no backoff.
+		st.retry[p.ID] = poolRetry{generation: p.Generation, deleting: p.Deleting(), next: now.Add(c.cfg.ResyncFast)}
+		t.soonest(c.cfg.ResyncFast)
+		t.busy = true
+		return nil
+	}
+	b, err := r.pool(ctx, p, r.observed[p.ProviderName])
+	t.busy = t.busy || b
+	switch {
+	case err != nil:
+		if halt := r.poolFailed(ctx, p, err, now, t.soonest); halt != nil {
+			return halt
+		}
+		if provider.IsBusy(err) {
+			t.busy, t.held = true, t.held || r.creates(p)
+		} else {
+			*r.result = ResultPoolFailed
+		}
+	case !b:
+		// Settled: its failures are behind it.
+		delete(st.retry, p.ID)
+		c.retries.Forget(p.ID)
+	}
+	return nil
 }
 
 // settle sets the pass's result once every pool had its turn: a failed
@@ -179,7 +218,15 @@ func (r *clusterRun) poolFailed(ctx context.Context, p *kpool.NodePool, err erro
 		}
 		return err
 	}
-	wait := c.retries.When(p.ID)
+	var wait time.Duration
+	if provider.IsBusy(err) {
+		// Not the pool's fault: another operation runs, and the call goes
+		// once it ends, which following the cluster sees.
+		c.retries.Forget(p.ID)
+		wait = c.cfg.ResyncFast
+	} else {
+		wait = c.retries.When(p.ID)
+	}
 	if after, ok := provider.RetryAfter(err); ok {
 		wait = max(wait, after)
 	}

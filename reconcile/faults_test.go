@@ -240,3 +240,53 @@ func (w *world) results() map[string]float64 {
 	}
 	return out
 }
+
+// TestBusyCluster: a cluster that takes one operation at a time (GKE)
+// refuses a create while another runs. Its pools are created one after
+// another at the pace of following the operations, without backoff
+// growing between them, and a pass sends at most one create the cloud
+// refuses: the others of the pass wait without a call.
+func TestBusyCluster(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+		w.drv.OneOperationAtATime(true)
+		const pools = 6
+		stop := w.start("a", func(c *reconcile.Config) { c.BackoffBase, c.BackoffMax = 10*time.Second, 5*time.Minute })
+		defer stop()
+		var ids []string
+		for i := range pools {
+			ids = append(ids, w.createPool(fmt.Sprintf("p%d", i), 1).ID)
+		}
+		start := w.clock.Now()
+		for _, id := range ids {
+			w.until(10*time.Minute, w.ready(id))
+		}
+		took := w.clock.Since(start)
+		accepted, refused := 0, 0
+		for _, c := range w.drv.Calls() {
+			if c.Op != fake.Create {
+				continue
+			}
+			if provider.IsBusy(c.Err) {
+				refused++
+			} else if c.Err == nil {
+				accepted++
+			}
+		}
+		if accepted != pools {
+			t.Fatalf("%d creates accepted, want %d", accepted, pools)
+		}
+		// Each operation is followed every ResyncFast (10s by default):
+		// one refusal at most per pass while one runs.
+		// The fake's create of one node: 30s, and 10s for the node.
+		perOp := 40*time.Second + 10*time.Second + tick
+		if took > time.Duration(pools)*perOp {
+			t.Errorf("%d pools one at a time took %v, want at most %v (no backoff between them)", pools, took, time.Duration(pools)*perOp)
+		}
+		if passes := int(took/(10*time.Second)) + 1; refused > passes {
+			t.Errorf("%d creates refused busy in about %d passes: more than one a pass", refused, passes)
+		}
+		t.Logf("%d pools in %v: %d creates refused busy", pools, took, refused)
+	})
+}

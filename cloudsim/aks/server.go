@@ -41,7 +41,11 @@ type Options struct {
 	// non-empty bearer token is, until an application is registered
 	// (AddApp): then only the tokens the emulator issued, and Token.
 	Token string
-	// PageSize is the number of pools in a page of the list; 0 is 10.
+	// PageSize is the number of pools (and SKUs) in a page of a list; 0
+	// is 100. The model (AgentPoolListResult) pages with nextLink but sets
+	// no size; a cluster holds at most 100 agent pools (AKS's quota), so
+	// by default a cluster's pools are one page. Tests set a small size to
+	// make kpool follow nextLink.
 	PageSize int
 	// Limits are the subscription's quotas and AKS's limits (quota.go).
 	Limits Limits
@@ -101,7 +105,7 @@ type Server struct {
 
 // New returns an emulator with no clusters; add them with AddCluster.
 func New(o Options) *Server {
-	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), 10), limits: o.Limits,
+	s := &Server{token: o.Token, pageSize: cmp.Or(max(o.PageSize, 0), defaultPools), limits: o.Limits,
 		clusters: map[string]*cluster{}, apps: map[string]string{}, issued: map[string]time.Time{},
 		deniedSKUs: map[string]bool{}, skuPageSize: cmp.Or(max(o.PageSize, 0), 10), scopes: map[string]string{},
 		kube: kube.New(KubePrefix)}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -52,8 +53,8 @@ func applyEnv(cmd *cobra.Command) error {
 		if v == "" {
 			return
 		}
-		if fl.Value.Set(v) != nil {
-			err = envError(name, v, fl)
+		if e := fl.Value.Set(v); e != nil {
+			err = envError(name, v, fl, e)
 		}
 	})
 	return err
@@ -61,10 +62,14 @@ func applyEnv(cmd *cobra.Command) error {
 
 // envError says that variable name's value v is not one fl takes. It
 // quotes v only for the kinds of flags that hold no secret (numbers,
-// durations, booleans), which are the only ones that can refuse a value.
-func envError(name, v string, fl *pflag.Flag) error {
+// durations, booleans), which are the only ones that can refuse a value;
+// a whole number out of the flag's range gets the flag's own reason.
+func envError(name, v string, fl *pflag.Flag, refused error) error {
 	kind := map[string]string{"duration": "a duration such as 1m or 30s", "bool": "true or false",
 		"int": "a whole number", "float64": "a number"}[fl.Value.Type()]
+	if _, err := strconv.Atoi(v); err == nil && fl.Value.Type() == "int" {
+		return fmt.Errorf("%s %q: %v (as --%s takes)", name, v, refused, fl.Name)
+	}
 	if kind == "" {
 		return fmt.Errorf("%s: not a value --%s takes", name, fl.Name)
 	}

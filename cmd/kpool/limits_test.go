@@ -60,3 +60,28 @@ func TestLimitFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestShardsFlag: --shards takes 1 to 4096; an explicit 0 is refused, not
+// taken for the default, and so is a variable out of range, with the
+// flag's reason.
+func TestShardsFlag(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{{"1", 1}, {"32", 32}, {"4096", 4096}, {"0", -1}, {"-3", -1}, {"4097", -1}, {"many", -1}} {
+		n := shardCount(32)
+		err := n.Set(c.in)
+		switch {
+		case c.want < 0 && (err == nil || !strings.Contains(err.Error(), "give 1 to 4096")):
+			t.Errorf("--shards %s: %v, want refused", c.in, err)
+		case c.want >= 0 && (err != nil || int(n) != c.want):
+			t.Errorf("--shards %s: %v, %d", c.in, err, n)
+		}
+	}
+	cmd := newServe()
+	t.Setenv("KPOOL_SHARDS", "5000")
+	err := applyEnv(cmd)
+	if err == nil || err.Error() != `KPOOL_SHARDS "5000": give 1 to 4096, the same in every process on the database (as --shards takes)` {
+		t.Fatalf("KPOOL_SHARDS=5000: %v", err)
+	}
+}

@@ -104,7 +104,8 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", 30*time.Second,
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
-	cmd.Flags().IntVar(&f.shards, "shards", 32,
+	f.shards = 32
+	cmd.Flags().Var((*shardCount)(&f.shards), "shards",
 		"shards the clusters are spread over among the controller processes sharing the database; every process needs the same (KPOOL_SHARDS)")
 	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second,
 		"how long a controller process's leases last unrenewed: a dead process's shards move within it, at least 1s (KPOOL_LEASE_TTL)")

@@ -98,6 +98,9 @@ func (b *bench) runFleet(ctx context.Context) error {
 	}
 	for _, store := range b.cfg.stores {
 		for _, m := range f.pools {
+			if !f.serveRuns {
+				break
+			}
 			r, err := b.fleetOnce(ctx, cs, store, m, 0)
 			if err != nil {
 				return err
@@ -290,6 +293,7 @@ func (b *bench) startFleetProcs(ctx context.Context, database string, emus []*fl
 	f := b.cfg.fleet
 	common := []string{"--database", database, "--log-format", "text", "--drift-interval", f.drift.String(),
 		"--resync-fast", f.resyncFast.String(), "--emulators", emulatorURLs(emus), "--emulator-ca", filepath.Join(dir, "ca.pem")}
+	common = append(common, f.kpoolArgs...)
 	args := append([]string{"serve", "--auth", "header", "--rate", "0", "--listen", "127.0.0.1:0"}, common...)
 	if procs > 0 {
 		args = append(args, "--reconcile=false")

@@ -26,12 +26,22 @@ type fleetConfig struct {
 	node       time.Duration
 	timeout    time.Duration // for convergence
 	workers    int
+	kpoolArgs  []string // more flags for every kpool serve and controller of a run
+	serveRuns  bool     // run serve with its controllers at each pools count too
 }
 
 // modeNames are the modes -mode takes.
 var modeNames = []string{"load", "fleet"}
 
 func (f *fleetConfig) register(fs *flag.FlagSet, pools, procs, cs *string) {
+	fs.Func("fleet.kpool-arg", "fleet mode: a flag for every kpool serve and controller of the runs, such as --account-budget=aws=writes:50 (a fleet's emulated clusters share a few accounts, whose budgets otherwise bound the creates); repeat for more", func(s string) error {
+		if !strings.HasPrefix(s, "--") {
+			return fmt.Errorf("%q: give a kpool flag, --name=value", s)
+		}
+		f.kpoolArgs = append(f.kpoolArgs, s)
+		return nil
+	})
+	fs.BoolVar(&f.serveRuns, "fleet.serve", true, "fleet mode: run one kpool serve with its controllers at each -fleet.pools on each -stores; false runs only the -fleet.procs runs (PostgreSQL)")
 	fs.IntVar(&f.clusters, "fleet.clusters", 10, "fleet mode: clusters in all, spread round -fleet.clouds, each on an emulator of its own")
 	fs.StringVar(pools, "fleet.pools", "10,30", "fleet mode: pools per cluster, comma-separated: one run each, side by side in the report (30 is EKS's limit of managed node groups per cluster, which its emulator keeps)")
 	fs.StringVar(procs, "fleet.procs", "1,2,3", "fleet mode: kpool controller processes beside serve --reconcile=false on PostgreSQL (at the last -fleet.pools), one run each")

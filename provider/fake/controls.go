@@ -2,8 +2,10 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -250,4 +252,28 @@ func (d *Driver) SetFacts(f func(c *kpool.Cluster) *kpool.ClusterFacts) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.facts = f
+}
+
+// OneOperationAtATime makes every cluster take one pool operation at a
+// time, as GKE does: a create while another pool's operation runs is
+// refused busy (KindBusy) until it ends.
+func (d *Driver) OneOperationAtATime(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.oneAtATime = on
+}
+
+// busy is the refusal of a create in cluster while one of its pools has
+// an operation running, when clusters take one at a time.
+func (d *Driver) busy(cluster string) error {
+	if !d.oneAtATime {
+		return nil
+	}
+	for k, p := range d.pools {
+		if k.cluster == cluster && p.op != nil {
+			return &provider.Error{Kind: provider.KindBusy, Provider: d.platform,
+				Reason: fmt.Sprintf("pool %s of cluster %s is %s: one operation at a time", k.name, cluster, strings.ToLower(string(p.op.kind)))}
+		}
+	}
+	return nil
 }

@@ -115,16 +115,17 @@ type Driver struct {
 	opaque           bool
 	facts            func(c *kpool.Cluster) *kpool.ClusterFacts
 
-	mu        sync.Mutex
-	hung      map[string]bool // clusters whose endpoint never answers
-	failOps   map[Op]int      // accepted operations still to fail (FailOperations)
-	pools     map[poolKey]*pool
-	calls     []Call
-	next      map[Op][]*provider.Error // scripted: the next calls of an op
-	failing   map[Op]map[string]*provider.Error
-	faultRate float64
-	rng       *rand.Rand
-	limiter   *rate.Limiter // nil: no rate limit
+	mu         sync.Mutex
+	hung       map[string]bool // clusters whose endpoint never answers
+	oneAtATime bool            // a cluster runs one operation at a time (OneOperationAtATime)
+	failOps    map[Op]int      // accepted operations still to fail (FailOperations)
+	pools      map[poolKey]*pool
+	calls      []Call
+	next       map[Op][]*provider.Error // scripted: the next calls of an op
+	failing    map[Op]map[string]*provider.Error
+	faultRate  float64
+	rng        *rand.Rand
+	limiter    *rate.Limiter // nil: no rate limit
 }
 
 type poolKey struct{ cluster, name string }
@@ -259,6 +260,9 @@ func (d *Driver) create(call *Call, s provider.PoolSpec) (*provider.Pool, error)
 	}
 	now := call.At
 	d.advance(now)
+	if err := d.busy(call.Cluster); err != nil {
+		return nil, err
+	}
 	k := poolKey{call.Cluster, s.ProviderName}
 	if p, ok := d.pools[k]; ok {
 		if o := p.spec.Owner; !o.IsZero() && o != s.Owner {
@@ -312,7 +316,8 @@ func (d *Driver) update(call *Call, s provider.PoolSpec) (*provider.Pool, error)
 	}
 	if p.op != nil {
 		// As the clouds answer (409): one operation at a time.
-		return nil, d.transient(fmt.Sprintf("pool %s is %s; another operation is in progress", s.ProviderName, p.op.kind), 0)
+		return nil, &provider.Error{Kind: provider.KindBusy, Provider: d.platform,
+			Reason: fmt.Sprintf("pool %s is %s; another operation is in progress", s.ProviderName, p.op.kind)}
 	}
 	if err := d.unsupported(s); err != nil {
 		return nil, err

@@ -56,6 +56,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) *Harness) {
 		{"UpdateOfMissingPool", testUpdateMissing},
 		{"OwnerMark", testOwnerMark},
 		{"UnmarkedPoolIsMarked", testUnmarkedPoolIsMarked},
+		{"BusyIsTyped", testBusy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

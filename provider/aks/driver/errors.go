@@ -79,9 +79,12 @@ func classify(err error, field string) error {
 		e.Kind = provider.KindQuota
 	case capacityCodes[re.ErrorCode]:
 		e.Kind = provider.KindCapacity // shortage.go
+	case re.StatusCode == http.StatusConflict && re.ErrorCode == "OperationNotAllowed" && strings.Contains(strings.ToLower(reason), "in progress"):
+		// Another operation runs on the agent pool or cluster.
+		e.Kind = provider.KindBusy
 	}
 	switch e.Kind {
-	case provider.KindThrottled, provider.KindTransient:
+	case provider.KindThrottled, provider.KindTransient, provider.KindBusy:
 		if re.RawResponse != nil {
 			e.RetryAfter = provider.RetryAfterHeader(re.RawResponse.Header, time.Now())
 		}

@@ -90,7 +90,7 @@ func TestClassify(t *testing.T) {
 			provider.KindValidation, "spec.zones", 0},
 		{"ARM 401", armError(401, "InvalidAuthenticationToken", "The access token is invalid.", nil), provider.KindPermissionDenied, "", 0},
 		{"ARM 404", armError(404, "ResourceNotFound", "not found", nil), provider.KindNotFound, "", 0},
-		{"ARM 409, operation in progress", armError(409, "OperationNotAllowed", "in progress", nil), provider.KindTransient, "", 0},
+		{"ARM 409, operation in progress", armError(409, "OperationNotAllowed", "in progress", nil), provider.KindBusy, "", 0},
 		{"ARM 429", armError(429, "TooManyRequests", "throttled", retry), provider.KindThrottled, "", 7 * time.Second},
 		{"AKS vCPU quota", armError(400, "ErrCode_InsufficientVCPUQuota",
 			"Insufficient vcpu quota requested 2, remaining 0 for family StandardDasv7Family for region eastus. Surge nodes would also consume vcpu quota.", nil), provider.KindQuota, "spec.nodeCount", 0},

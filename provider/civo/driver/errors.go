@@ -53,7 +53,7 @@ var codeKinds = map[string]codeKind{
 	"authentication_invalid_key":             {provider.KindPermissionDenied, ""},
 	"authentication_failed":                  {provider.KindPermissionDenied, ""},
 	"authentication_access_denied":           {provider.KindPermissionDenied, ""},
-	"cannot_scale_already_rescaling_cluster": {provider.KindTransient, ""},
+	"cannot_scale_already_rescaling_cluster": {provider.KindBusy, ""},
 }
 
 // classify maps a client error to a provider error: by Civo's code where

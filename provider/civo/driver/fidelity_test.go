@@ -120,7 +120,7 @@ func TestCodes(t *testing.T) {
 		{413, `{"code":"parameter_invalid","reason":"r"}`, provider.KindValidation, "spec"},
 		{400, `{"code":"parameter_label_invalid","reason":"r"}`, provider.KindValidation, "spec.labels"},
 		{403, `{"code":"authentication_invalid_key","reason":"r"}`, provider.KindPermissionDenied, ""},
-		{409, `{"code":"cannot_scale_already_rescaling_cluster","reason":"r"}`, provider.KindTransient, ""},
+		{409, `{"code":"cannot_scale_already_rescaling_cluster","reason":"r"}`, provider.KindBusy, ""},
 		{404, `{"code":"database_region_not_found","reason":"r"}`, provider.KindNotFound, ""},
 		{404, "<html>Not Found</html>", provider.KindNotFound, ""},
 	} {

@@ -135,8 +135,10 @@ func classify(err error, field string) error {
 		e.Kind = provider.KindPermissionDenied
 	case errors.As(err, &notFound) || status == http.StatusNotFound:
 		e.Kind = provider.KindNotFound
-	case errors.As(err, &inUse) || status == http.StatusConflict:
+	case errors.As(err, &inUse):
 		// Another update holds the node group: try again once it ends.
+		e.Kind = provider.KindBusy
+	case status == http.StatusConflict:
 		e.Kind = provider.KindTransient
 	case errors.As(err, &badParam), errors.As(err, &badReq), status == http.StatusBadRequest:
 		e.Kind, e.Field = provider.KindValidation, field

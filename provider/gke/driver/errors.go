@@ -64,8 +64,12 @@ func classify(err error, field string) error {
 	reason := strings.TrimSpace(status + ": " + msg)
 	e := &provider.Error{Kind: provider.KindOfStatus(ge.Code), Provider: platform, Reason: provider.FirstLine(reason), Err: err, Code: status}
 	switch {
-	case status == "FAILED_PRECONDITION", status == "ABORTED":
-		// Another operation holds the pool, or it changed since read.
+	case status == "FAILED_PRECONDITION":
+		// Another operation holds the cluster or pool (GKE runs one
+		// node-pool operation at a time: OPERATION_IN_PROGRESS).
+		e.Kind = provider.KindBusy
+	case status == "ABORTED":
+		// It changed since read.
 		e.Kind = provider.KindTransient
 	case status == "ALREADY_EXISTS":
 		e.Kind = provider.KindAlreadyExists
@@ -89,7 +93,7 @@ func classify(err error, field string) error {
 		if strings.Contains(msg, "node pools") {
 			e.Field = "spec"
 		}
-	case provider.KindThrottled, provider.KindTransient:
+	case provider.KindThrottled, provider.KindTransient, provider.KindBusy:
 		if e.RetryAfter == 0 {
 			e.RetryAfter = provider.RetryAfterHeader(ge.Header, time.Now())
 		}

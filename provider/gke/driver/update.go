@@ -51,7 +51,7 @@ func (d *Driver) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provide
 		return &p, nil
 	}
 	if p.State != provider.StateReady && p.State != provider.StateFailed {
-		return nil, &provider.Error{Kind: provider.KindTransient, Provider: platform,
+		return nil, &provider.Error{Kind: provider.KindBusy, Provider: platform,
 			Reason: fmt.Sprintf("node pool %s is %s (%s): GKE takes no other operation until it ends", s.ProviderName, p.ProviderState, p.State)}
 	}
 	op, err := d.step(ctx, cs, c, g, np, &p, s, steps[0])

@@ -88,9 +88,11 @@ func classify(err error, resp *http.Response, field string) error {
 		// OCI answers NotAuthorizedOrNotFound alike for a resource that
 		// does not exist and one the caller may not see.
 		e.Kind = provider.KindNotFound
+	case st == http.StatusConflict && code == "IncorrectState":
+		// Another work request holds the pool: try again once it ends.
+		e.Kind = provider.KindBusy
 	case st == http.StatusConflict || st == http.StatusPreconditionFailed:
-		// Another work request holds the pool, or it changed since it
-		// was read: try again once it settles.
+		// It changed since it was read: try again once it settles.
 		e.Kind = provider.KindTransient
 	case st == http.StatusBadRequest && (code == "LimitExceeded" || code == "QuotaExceeded"):
 		// A service limit of the tenancy (node pools per cluster, nodes

@@ -201,7 +201,7 @@ func lifecycle(ctx context.Context, cn *conn, c *kpool.Cluster, np *ce.NodePool,
 		p := observe(c, *np)
 		return &p, true, nil
 	case ce.NodePoolLifecycleStateCreating, ce.NodePoolLifecycleStateUpdating:
-		return nil, true, &provider.Error{Kind: provider.KindTransient, Provider: platform,
+		return nil, true, &provider.Error{Kind: provider.KindBusy, Provider: platform,
 			Reason: fmt.Sprintf("node pool %s is %s: OKE takes no update until its work request ends", s.ProviderName, np.LifecycleState)}
 	}
 	return nil, false, nil
