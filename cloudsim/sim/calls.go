@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 )
@@ -66,4 +68,27 @@ func (e *Engine) adminCalls(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(e.CallCounts())
+}
+
+// ReadCallCounts asks the emulator at endpoint (its origin) what it has
+// answered, through c (which must trust its certificate): the client side
+// of GET AdminPrefix+"calls", for benchmarks and tests in other processes.
+func ReadCallCounts(ctx context.Context, c *http.Client, endpoint string) (CallCounts, error) {
+	var out CallCounts
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+AdminPrefix+"calls", nil)
+	if err != nil {
+		return out, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return out, fmt.Errorf("GET %s%scalls: %s", endpoint, AdminPrefix, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return out, fmt.Errorf("GET %s%scalls: %w", endpoint, AdminPrefix, err)
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -48,6 +49,14 @@ func TestCallCounts(t *testing.T) {
 		if err != nil || res.StatusCode != http.StatusOK || got.Total != want.Total || !slices.Equal(got.Operations, want.Operations) {
 			t.Fatalf("calls: %d %+v %v, want %+v", res.StatusCode, got, err, want)
 		}
+	}
+	// ReadCallCounts is the client side of the same.
+	if got, err := sim.ReadCallCounts(context.Background(), srv.Client(), srv.URL); err != nil ||
+		got.Total != want.Total || !slices.Equal(got.Operations, want.Operations) {
+		t.Fatalf("ReadCallCounts: %+v %v, want %+v", got, err, want)
+	}
+	if _, err := sim.ReadCallCounts(context.Background(), srv.Client(), srv.URL+"/nowhere"); err == nil {
+		t.Error("ReadCallCounts of a path that is no emulator: no error")
 	}
 	if n := len(e.Calls()); n > 2 {
 		t.Errorf("the call log holds %d calls, more than its cap of 2 (the counts go beyond it)", n)

@@ -107,18 +107,9 @@ func callCounts(ctx context.Context, ca *sim.CA, emus []*fleetEmulator) ([]sim.C
 	defer c.CloseIdleConnections()
 	out := make([]sim.CallCounts, len(emus))
 	for i, e := range emus {
-		req, err := http.NewRequestWithContext(ctx, "GET", e.ep.URL+sim.AdminPrefix+"calls", nil)
-		if err != nil {
+		var err error
+		if out[i], err = sim.ReadCallCounts(ctx, c, e.ep.URL); err != nil {
 			return nil, err
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		err = json.NewDecoder(resp.Body).Decode(&out[i])
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("GET %s/_cloudsim/calls: %s %v", e.ep.URL, resp.Status, err)
 		}
 	}
 	return out, nil

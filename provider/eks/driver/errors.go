@@ -138,8 +138,6 @@ func classify(err error, field string) error {
 	case errors.As(err, &inUse):
 		// Another update holds the node group: try again once it ends.
 		e.Kind = provider.KindBusy
-	case status == http.StatusConflict:
-		e.Kind = provider.KindTransient
 	case errors.As(err, &badParam), errors.As(err, &badReq), status == http.StatusBadRequest:
 		e.Kind, e.Field = provider.KindValidation, field
 		if e.Field == "" {
