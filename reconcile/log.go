@@ -46,8 +46,11 @@ func (s *poolScope) called(ctx context.Context, op, why string, start time.Time,
 		return
 	}
 	level := slog.LevelWarn
-	if provider.IsThrottled(err) || errors.Is(err, errLaneBusy) || ctx.Err() != nil {
+	switch {
+	case provider.IsThrottled(err) || errors.Is(err, errLaneBusy) || ctx.Err() != nil:
 		level = slog.LevelDebug // the cluster's pass ends and is retried: not this pool's failure
+	case provider.IsBusy(err):
+		level = slog.LevelInfo // another operation runs (GKE takes one at a time): it goes after
 	}
 	s.logPool(ctx, level, op+" failed", append(attrs, errAttrs(err)...)...)
 }
