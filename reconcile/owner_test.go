@@ -210,9 +210,11 @@ func TestCreateNeverAdoptsForeign(t *testing.T) {
 		mark := provider.Owner{Installation: theirs, Pool: webID}
 		w.seed("web", mark)
 		w.drivers.Add(&hiding{Driver: w.drv, name: "web", lists: 2})
+		// The kpool pool first: a pass before it exists would spend a
+		// list that hides web on a cluster with nothing to create.
+		p := w.createWeb()
 		stop := w.start("a", installed, quick)
 		defer stop()
-		p := w.createWeb()
 		w.until(time.Minute, func() (bool, string) {
 			return condition(w.report(p.ID), kpool.ConditionReady) == "False ForeignPool", condition(w.report(p.ID), kpool.ConditionReady)
 		})
