@@ -157,6 +157,37 @@ func (p *Pass[V]) Kept(name string) (V, bool) {
 	return e.value, true
 }
 
+// ReadAll reports the pools the pass lists, in the order of names: a
+// kept one from its kept read, the others by read(i), limit at a time. A
+// nil pool (gone since the list) stays nil; the first error in list order
+// fails it.
+func (p *Pass[V]) ReadAll(names []string, limit int, kept func(V) Pool, read func(i int) (*Pool, error)) ([]*Pool, error) {
+	pools := make([]*Pool, len(names))
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		if v, ok := p.Kept(n); ok {
+			pool := kept(v)
+			pools[i] = &pool
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			pools[i], errs[i] = read(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return pools, nil
+}
+
 // Last returns the last read of a pool, whether or not this pass reads it
 // again: what did not change since may be taken from it.
 func (p *Pass[V]) Last(name string) (V, bool) {

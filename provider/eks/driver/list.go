@@ -3,7 +3,6 @@ package driver
 import (
 	"context"
 	"sort"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -75,29 +74,13 @@ func listKey(c *kpool.Cluster, a *kpool.AWSCluster) string {
 // fail the list, so that the caller backs off or reports them.
 func (d *Driver) describeAll(ctx context.Context, cl *awseks.Client, ec2cl *ec2.Client, c *kpool.Cluster, a *kpool.AWSCluster,
 	pass *provider.Pass[kept], names []string) ([]provider.Pool, error) {
-	pools := make([]*provider.Pool, len(names))
-	errs := make([]error, len(names))
-	sem := make(chan struct{}, listDescribes)
-	var wg sync.WaitGroup
-	for i, n := range names {
-		if k, ok := pass.Kept(n); ok {
-			p := k.pool(c)
-			pools[i] = &p
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			pools[i], errs[i] = d.describeOne(ctx, cl, ec2cl, c, a, pass, n)
-		}()
+	pools, err := pass.ReadAll(names, listDescribes, func(k kept) provider.Pool { return k.pool(c) },
+		func(i int) (*provider.Pool, error) { return d.describeOne(ctx, cl, ec2cl, c, a, pass, names[i]) })
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
 	var out []provider.Pool
-	for i, p := range pools {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
+	for _, p := range pools {
 		if p != nil {
 			out = append(out, *p)
 		}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"sync"
 
 	ce "github.com/oracle/oci-go-sdk/v65/containerengine"
 
@@ -80,30 +79,12 @@ func fingerprint(s ce.NodePoolSummary) string {
 // Unknown, which the controllers wait on, rather than failing the whole
 // list. Throttling and refusals still fail it.
 func (d *Driver) getAll(ctx context.Context, cn *conn, c *kpool.Cluster, pass *provider.Pass[*ce.NodePool], sums []ce.NodePoolSummary) ([]*provider.Pool, error) {
-	pools := make([]*provider.Pool, len(sums))
-	errs := make([]error, len(sums))
-	sem := make(chan struct{}, listGets)
-	var wg sync.WaitGroup
+	ids := make([]string, len(sums))
 	for i := range sums {
-		if np, ok := pass.Kept(*sums[i].Id); ok {
-			p := observe(c, *np)
-			pools[i] = &p
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			pools[i], errs[i] = d.getOne(ctx, cn, c, pass, sums[i])
-		}()
+		ids[i] = *sums[i].Id
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return pools, nil
+	return pass.ReadAll(ids, listGets, func(np *ce.NodePool) provider.Pool { return observe(c, *np) },
+		func(i int) (*provider.Pool, error) { return d.getOne(ctx, cn, c, pass, sums[i]) })
 }
 
 // getOne reads a listed pool and keeps the read in the pass: nil when it
