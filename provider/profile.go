@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/kpool/kpool"
 )
 
@@ -127,6 +130,26 @@ type CLI struct {
 	// PoolFlags are flags of `nodepool create` and `update` that set a
 	// field of this provider's pool block only (OKE's --image-id).
 	PoolFlags []PoolFlag
+}
+
+// ExampleBlock is the pool block of a MachineExample pool with its
+// ExampleFlags, as `nodepool create` fills it from those flags: for
+// examples, tests and benchmarks that need a pool the provider takes.
+func (c CLI) ExampleBlock() map[string]any {
+	block := map[string]any{c.PoolFields.MachineType: c.MachineExample}
+	flags := strings.Fields(c.ExampleFlags)
+	for j := 0; j+1 < len(flags); j += 2 {
+		for _, f := range c.PoolFlags {
+			if flags[j] != "--"+f.Name {
+				continue
+			}
+			block[f.Field] = flags[j+1]
+			if n, err := strconv.ParseFloat(flags[j+1], 64); err == nil && f.Kind == "number" {
+				block[f.Field] = n
+			}
+		}
+	}
+	return block
 }
 
 // PoolFlag is a `nodepool create`/`update` flag of one provider's block.

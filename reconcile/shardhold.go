@@ -113,13 +113,7 @@ func (k *keeper) watch(s *shard) {
 // lose stops acting on a shard at once: its passes are cancelled, and
 // what is kept of its clusters dropped once they have ended.
 func (k *keeper) lose(s *shard, why string) {
-	k.mu.Lock()
-	cur := k.held[s.n] == s
-	if cur {
-		delete(k.held, s.n)
-		delete(k.gained, s.n)
-	}
-	k.mu.Unlock()
+	cur := k.remove(s)
 	s.cancel()
 	if !cur {
 		return
@@ -132,6 +126,19 @@ func (k *keeper) lose(s *shard, why string) {
 		k.mark("", s.n, false)
 		k.drop(s.n)
 	}()
+}
+
+// remove stops holding s, and reports whether it was held (not lost or
+// given back meanwhile).
+func (k *keeper) remove(s *shard) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.held[s.n] != s {
+		return false
+	}
+	delete(k.held, s.n)
+	delete(k.gained, s.n)
+	return true
 }
 
 // giveBack gives back extra shards: none of their passes starts any
@@ -163,13 +170,7 @@ func (k *keeper) giveBack(ctx context.Context, extra int) {
 // release gives a shard's lease up once its passes have ended.
 func (k *keeper) release(ctx context.Context, s *shard) {
 	s.passes.Wait()
-	k.mu.Lock()
-	cur := k.held[s.n] == s
-	if cur {
-		delete(k.held, s.n)
-		delete(k.gained, s.n)
-	}
-	k.mu.Unlock()
+	cur := k.remove(s)
 	if !cur {
 		return // lost meanwhile
 	}

@@ -91,20 +91,7 @@ func startSoakCluster(t *testing.T, cloud clouds.Cloud, tarpit string) *soakClus
 // the cloud has zones, one; its block the example kpool dev suggests (the
 // profile's machine type and example flags).
 func soakPool(p provider.Profile, i int) string {
-	cli := p.CLI()
-	block := map[string]any{cli.PoolFields.MachineType: cli.MachineExample}
-	flags := strings.Fields(cli.ExampleFlags)
-	for j := 0; j+1 < len(flags); j += 2 {
-		for _, f := range cli.PoolFlags {
-			if flags[j] != "--"+f.Name {
-				continue
-			}
-			block[f.Field] = flags[j+1]
-			if n, err := strconv.ParseFloat(flags[j+1], 64); err == nil && f.Kind == "number" {
-				block[f.Field] = n
-			}
-		}
-	}
+	block := p.CLI().ExampleBlock()
 	spec := map[string]any{"platform": map[string]any{string(p.Type()): block}, "nodeCount": 1 + i%3}
 	if p.Capabilities().Zones != provider.ZonesNone {
 		spec["zones"] = []string{strconv.Itoa(1 + i%3)}

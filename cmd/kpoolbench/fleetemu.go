@@ -179,20 +179,7 @@ func (c *cloudCalls) top(k int) string {
 // where the cloud has zones, one of zones 1-3; as the soak's, but with one
 // node, so that 30 pools a cluster stay within the emulators' quotas.
 func poolSpec(p provider.Profile, i int) json.RawMessage {
-	cli := p.CLI()
-	block := map[string]any{cli.PoolFields.MachineType: cli.MachineExample}
-	flags := strings.Fields(cli.ExampleFlags)
-	for j := 0; j+1 < len(flags); j += 2 {
-		for _, f := range cli.PoolFlags {
-			if flags[j] != "--"+f.Name {
-				continue
-			}
-			block[f.Field] = flags[j+1]
-			if n, err := strconv.ParseFloat(flags[j+1], 64); err == nil && f.Kind == "number" {
-				block[f.Field] = n
-			}
-		}
-	}
+	block := p.CLI().ExampleBlock()
 	spec := map[string]any{"platform": map[string]any{string(p.Type()): block}, "nodeCount": 1}
 	if p.Capabilities().Zones != provider.ZonesNone {
 		spec["zones"] = []string{strconv.Itoa(1 + i%3)}
