@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kpool/kpool"
@@ -21,9 +22,13 @@ func TestExampleBlock(t *testing.T) {
 		if b[cli.PoolFields.MachineType] != cli.MachineExample {
 			t.Errorf("%s: %v lacks the machine type %s", p.Type(), b, cli.MachineExample)
 		}
-		if p.Type() == kpool.PlatformOCI {
-			if _, ok := b["ocpus"].(float64); !ok {
-				t.Errorf("oci: %v: --ocpus is not a number", b)
+		for _, f := range cli.PoolFlags {
+			v, given := b[f.Field]
+			if !strings.Contains(" "+cli.ExampleFlags+" ", " --"+f.Name+" ") {
+				continue
+			}
+			if _, number := v.(float64); !given || number != (f.Kind == "number") {
+				t.Errorf("%s: --%s in %q gave %s %v (%T)", p.Type(), f.Name, cli.ExampleFlags, f.Field, v, v)
 			}
 		}
 		raw, _ := json.Marshal(map[string]any{"platform": map[string]any{string(p.Type()): b}, "nodeCount": 1})
