@@ -27,12 +27,12 @@ import (
 // TestControllerKill's fleet: killClusters clusters round killClouds, each
 // on an emulator of its own, killPools pools in each; operations long
 // enough that creates are under way when a process dies; a short lease
-// (3s: the store's latency in CI's race pass, with every package's tests
-// beside it, is a smaller part of its third than of 2s's).
+// (6s: in CI's race pass, with every package's tests beside it, a 3s lease
+// once left a survivor itself unable to renew within its second).
 const (
 	killClusters = 10
 	killPools    = 2
-	killTTL      = 3 * time.Second
+	killTTL      = 6 * time.Second
 	killShards   = 32
 )
 
