@@ -347,23 +347,33 @@ func (c *Controller) feed(ctx context.Context, add func(string)) {
 
 // all queues every cluster mine says is this process's.
 func (c *Controller) all(ctx context.Context, add func(string), mine func(string) bool) {
+	err := c.eachCluster(ctx, func(cl *kpool.Cluster) {
+		if mine(cl.ID) {
+			add(cl.ID)
+		}
+	})
+	if err != nil && ctx.Err() == nil {
+		c.cfg.Log.Warn("listing clusters", "err", err)
+	}
+}
+
+// eachCluster calls fn with every cluster in the store, a page at a time.
+func (c *Controller) eachCluster(ctx context.Context, fn func(*kpool.Cluster)) error {
 	var after string
 	for ctx.Err() == nil {
 		cs, _, err := c.store.Clusters(ctx, kpool.ClusterFilter{Page: kpool.Page{Limit: 100, After: cursorOf(after)}})
 		if err != nil {
-			c.cfg.Log.Warn("listing clusters", "err", err)
-			return
+			return err
 		}
-		for _, cl := range cs {
-			if mine(cl.ID) {
-				add(cl.ID)
-			}
+		for i := range cs {
+			fn(cs[i])
 		}
 		if len(cs) < 100 {
-			return
+			return nil
 		}
 		after = kpool.EncodeCursor(kpool.Cursor{CreatedAt: cs[len(cs)-1].CreatedAt, ID: cs[len(cs)-1].ID})
 	}
+	return ctx.Err()
 }
 
 func cursorOf(s string) *kpool.Cursor {

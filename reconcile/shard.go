@@ -71,13 +71,15 @@ type keeper struct {
 	held   map[int]*shard
 	gained map[int]bool   // shards whose clusters are yet to be queued
 	known  map[string]int // cluster → shard: the clusters of held shards seen
+	weighs []int          // shard → its clusters, as last listed
 	wake   chan struct{}  // the feed queues the gained shards' clusters
 	warned string         // the last disagreement warned of
 }
 
 func newKeeper(c *Controller) *keeper {
 	return &keeper{c: c, n: c.cfg.Shards, member: fmt.Sprintf("%s%d/%s", memberPrefix, c.cfg.Shards, c.cfg.Holder),
-		held: map[int]*shard{}, gained: map[int]bool{}, known: map[string]int{}, wake: make(chan struct{}, 1)}
+		held: map[int]*shard{}, gained: map[int]bool{}, known: map[string]int{}, weighs: make([]int, c.cfg.Shards),
+		wake: make(chan struct{}, 1)}
 }
 
 // view is what a listing of the leases says.
@@ -130,22 +132,6 @@ func (k *keeper) read(ctx context.Context) (*view, error) {
 	return v, nil
 }
 
-// target is how many shards holder is to hold: the shards spread evenly
-// over the members in holder order, the first ones one more when they do
-// not divide.
-func (v *view) target(holder string, n int) int {
-	i := sort.SearchStrings(v.members, holder)
-	m := len(v.members)
-	if m == 0 || i == m || v.members[i] != holder {
-		return 0
-	}
-	t := n / m
-	if i < n%m {
-		t++
-	}
-	return t
-}
-
 func (k *keeper) renew() time.Duration { return k.c.cfg.LeaseTTL / 3 }
 
 // join checks that no running process counts shards otherwise, then makes
@@ -176,7 +162,8 @@ func (k *keeper) keep(ctx context.Context) {
 }
 
 // round renews this process's leases, lists them all, and takes or gives
-// back shards toward its share; it returns when to come again.
+// back shards toward its share of the clusters; it returns when to come
+// again.
 func (k *keeper) round(ctx context.Context) time.Duration {
 	log, clock, renew := k.c.cfg.Log, k.c.cfg.Clock, k.renew()
 	start := clock.Now()
@@ -204,14 +191,15 @@ func (k *keeper) round(ctx context.Context) time.Duration {
 	// each takes its share of the account's budget.
 	k.c.budgets.Share(len(v.members))
 	k.refresh(ctx, start, v)
-	target := v.target(k.c.cfg.Holder, k.n)
+	mine := k.share(ctx, v)
 	if why := k.disagreement(v); why != "" {
-		target = 0
+		mine = nil
 	}
-	k.giveBack(ctx, k.count()-target)
-	k.take(ctx, target, v, start)
+	k.giveBack(ctx, mine)
+	k.take(ctx, mine, v, start)
+	k.metrics() // the shards' clusters change as clusters come and go
 	next := k.due()
-	if k.count() < target {
+	if k.count() < len(mine) {
 		next = min(next, renew/4)
 	}
 	// Another's lease running out before the next renewal: come as it

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -175,7 +177,10 @@ func (f *fleet) start(holder string, st kpool.Store) {
 const leaseTTL = time.Second
 
 // shards returns how many shards each running process says it holds.
-func (f *fleet) shards() map[string]int {
+func (f *fleet) shards() map[string]int { return f.gauge("kpool_controller_shards") }
+
+// gauge returns a gauge of each running process.
+func (f *fleet) gauge(name string) map[string]int {
 	out := map[string]int{}
 	for h, p := range f.procs {
 		mfs, err := p.metrics.Gather()
@@ -183,7 +188,7 @@ func (f *fleet) shards() map[string]int {
 			f.t.Fatal(err)
 		}
 		for _, mf := range mfs {
-			if mf.GetName() == "kpool_controller_shards" {
+			if mf.GetName() == name {
 				out[h] = int(mf.GetMetric()[0].GetGauge().GetValue())
 			}
 		}
@@ -191,18 +196,23 @@ func (f *fleet) shards() map[string]int {
 	return out
 }
 
-// balanced says whether the running processes hold every shard, each its
-// fair share (the floor or ceiling of 32 over their number).
+// balanced says whether the running processes hold every shard and every
+// cluster, the most clusters a process holds within the largest shard of
+// the fewest.
 func (f *fleet) balanced() (bool, string) {
-	got := f.shards()
-	sum, fair := 0, 32/len(got)
-	for _, n := range got {
-		sum += n
-		if n != fair && n != fair+1 {
-			return false, fmt.Sprint("shards by process ", got)
-		}
+	shards, clusters := f.shards(), f.gauge("kpool_controller_clusters")
+	weights := map[int]int{}
+	for _, c := range f.clusters {
+		weights[reconcile.ShardOf(c.ID, 32)]++
 	}
-	return sum == 32, fmt.Sprint("shards by process ", got)
+	largest := max(1, slices.Max(slices.Collect(maps.Values(weights))))
+	held, all := 0, 0
+	for h := range f.procs {
+		held, all = held+shards[h], all+clusters[h]
+	}
+	cs := slices.Collect(maps.Values(clusters))
+	why := fmt.Sprint("shards by process ", shards, ", clusters ", clusters)
+	return held == 32 && all == len(f.clusters) && len(cs) > 0 && slices.Max(cs)-slices.Min(cs) <= largest, why
 }
 
 // converged says whether every pool is Ready.

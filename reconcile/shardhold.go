@@ -41,22 +41,19 @@ func (k *keeper) refresh(ctx context.Context, start time.Time, v *view) {
 	}
 }
 
-// take acquires free or expired shards until this process holds target,
-// starting at a place of its own so that processes seldom race for one,
-// for half a renew period at most from the round's start.
-func (k *keeper) take(ctx context.Context, target int, v *view, began time.Time) {
-	start := int(ShardOf(k.c.cfg.Holder, k.n))
+// take acquires the free or expired shards of mine, for half a renew
+// period at most from the round's start.
+func (k *keeper) take(ctx context.Context, mine []int, v *view, began time.Time) {
 	var got []int
-	for i := 0; i < k.n && k.count() < target && ctx.Err() == nil; i++ {
-		if k.c.cfg.Clock.Since(began) > k.renew()/2 {
+	for _, n := range mine {
+		if ctx.Err() != nil || k.c.cfg.Clock.Since(began) > k.renew()/2 {
 			break // the rest next round: the held ones' renewal comes first
 		}
-		n := (start + i) % k.n
 		k.mu.Lock()
-		mine := k.held[n] != nil
+		held := k.held[n] != nil
 		k.mu.Unlock()
-		if _, taken := v.holders[n]; taken || mine {
-			continue
+		if _, taken := v.holders[n]; taken || held {
+			continue // its holder gives it back when its spread agrees
 		}
 		at := k.c.cfg.Clock.Now()
 		ok, err := k.c.store.AcquireLease(ctx, ShardLease(n), k.c.cfg.Holder, k.c.cfg.LeaseTTL)
@@ -67,7 +64,7 @@ func (k *keeper) take(ctx context.Context, target int, v *view, began time.Time)
 		got = append(got, n)
 	}
 	if len(got) > 0 {
-		k.c.cfg.Log.Info("shards gained", "holder", k.c.cfg.Holder, "shards", got, "held", k.count(), "of", k.n)
+		k.c.cfg.Log.Info("shards gained", "holder", k.c.cfg.Holder, "shards", got, "held", k.count(), "of", k.n, "clusters", k.clusters())
 		k.metrics()
 		select {
 		case k.wake <- struct{}{}:
@@ -141,27 +138,25 @@ func (k *keeper) remove(s *shard) bool {
 	return true
 }
 
-// giveBack gives back extra shards: none of their passes starts any
-// more, and each lease is released once its passes in flight have ended.
-func (k *keeper) giveBack(ctx context.Context, extra int) {
-	if extra <= 0 {
-		return
-	}
+// giveBack gives back the shards held that are not mine: none of their
+// passes starts any more, and each lease is released once its passes in
+// flight have ended.
+func (k *keeper) giveBack(ctx context.Context, mine []int) {
 	k.mu.Lock()
 	var ns []int
+	var back []*shard
 	for n, s := range k.held {
-		if !s.draining {
-			ns = append(ns, n)
+		if !s.draining && !slices.Contains(mine, n) {
+			s.draining = true
+			ns, back = append(ns, n), append(back, s)
 		}
 	}
-	slices.Sort(ns)
-	var back []*shard
-	for _, n := range ns[len(ns)-extra:] {
-		k.held[n].draining = true
-		back = append(back, k.held[n])
-	}
 	k.mu.Unlock()
-	k.c.cfg.Log.Info("shards given back", "holder", k.c.cfg.Holder, "shards", ns[len(ns)-extra:], "held", k.count(), "of", k.n)
+	if len(back) == 0 {
+		return
+	}
+	slices.Sort(ns)
+	k.c.cfg.Log.Info("shards given back", "holder", k.c.cfg.Holder, "shards", ns, "held", k.count(), "of", k.n, "clusters", k.clusters())
 	for _, s := range back {
 		go k.release(ctx, s)
 	}
@@ -241,11 +236,26 @@ func (k *keeper) mark(cluster string, n int, begin bool) {
 	}
 }
 
+// clusters is how many clusters the shards held and not being given back
+// have, as last listed.
+func (k *keeper) clusters() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := 0
+	for i, s := range k.held {
+		if !s.draining {
+			n += k.weighs[i]
+		}
+	}
+	return n
+}
+
 // metrics sets the shard gauges.
 func (k *keeper) metrics() {
 	k.mu.Lock()
-	shards, clusters := len(k.held), len(k.known)
+	shards := len(k.held)
 	k.mu.Unlock()
+	clusters := k.clusters()
 	m := k.c.cfg.Metrics
 	m.Shards.Set(float64(shards))
 	m.Clusters.Set(float64(clusters))

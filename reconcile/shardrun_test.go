@@ -32,13 +32,13 @@ func TestShards(t *testing.T) {
 			f.procs["c"].stop()
 			delete(f.procs, "c")
 			took = f.waitFor(10*time.Second, f.balanced)
-			t.Logf("c stopped: its shards with a and b after %v: %v", took, f.shards())
+			t.Logf("c stopped: its shards with a and b after %v: shards %v, clusters %v", took, f.shards(), f.gauge("kpool_controller_clusters"))
 			f.addPools("q")
 			f.waitFor(time.Minute, f.converged)
 
 			f.start("d", f.st)
 			took = f.waitFor(10*time.Second, f.balanced)
-			t.Logf("d joined: balanced after %v: %v", took, f.shards())
+			t.Logf("d joined: balanced after %v: shards %v, clusters %v", took, f.shards(), f.gauge("kpool_controller_clusters"))
 			if took > 2*leaseTTL {
 				t.Errorf("rebalancing took %v, more than two lease periods", took)
 			}
