@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/kpool/kpool"
@@ -45,7 +46,8 @@ func (c *Controller) reconcileCluster(ctx context.Context, id string, result *st
 	ctx, charged := c.charge(ctx, cl, pools)
 	defer charged()
 	prof := c.cfg.Drivers.Profile(t)
-	r := &clusterRun{c: c, cl: cl, d: &laned{Driver: d, c: c, t: t, st: st}, prof: prof, name: prof.ControllerName(), st: st, result: result}
+	lane := &laned{Driver: d, c: c, t: t, st: st}
+	r := &clusterRun{c: c, cl: cl, d: lane, lane: lane, prof: prof, name: prof.ControllerName(), st: st, result: result}
 	observed, err := r.d.NodePoolList(ctx, cl)
 	if err != nil {
 		return r.listFailed(ctx, pools, err)
@@ -93,18 +95,25 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 	known := map[string]bool{}
 	r.observed, r.taken = byName, map[string]bool{}
 	for _, p := range pools {
-		r.taken[p.ProviderName] = true
+		r.taken[p.ProviderName], known[p.ProviderName] = true, true
 		if rp := p.Status.Replacement; rp.Active() {
 			known[rp.To] = true // the pool's successor
 		}
 	}
 	t := &tally{}
 	now := c.cfg.Clock.Now()
-	for _, p := range pools {
-		known[p.ProviderName] = true
+	for _, p := range rotate(pools, st.from) {
+		if int(r.lane.writes.Load()) >= c.cfg.WritesPerPass {
+			// The rest after the clusters queued meanwhile.
+			t.more, st.from = true, p.ID
+			break
+		}
 		if err := r.turn(ctx, p, now, t); err != nil {
 			return 0, err
 		}
+	}
+	if !t.more {
+		st.from = ""
 	}
 	if r.cl.Spec.ImportPools {
 		for i := range observed {
@@ -116,8 +125,10 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 		}
 	}
 	c.prune(st, pools)
-	r.settle(t.busy, t.next > 0)
+	r.settle(t.busy || t.more, t.next > 0)
 	switch {
+	case t.more:
+		return yield, nil
 	case t.next > 0 && t.busy:
 		return min(t.next, c.cfg.ResyncFast), nil
 	case t.next > 0:
@@ -128,8 +139,23 @@ func (r *clusterRun) reconcilePools(ctx context.Context, pools []*kpool.NodePool
 	return c.driftInterval(r.cl), nil
 }
 
+// yield is the next turn of a cluster whose pass stopped at
+// Config.WritesPerPass: at once, behind the clusters queued meanwhile.
+const yield time.Duration = -1
+
+// rotate returns pools starting at the one whose ID is from (as they are
+// when none is).
+func rotate(pools []*kpool.NodePool, from string) []*kpool.NodePool {
+	i := slices.IndexFunc(pools, func(p *kpool.NodePool) bool { return p.ID == from })
+	if i <= 0 {
+		return pools
+	}
+	return append(slices.Clone(pools[i:]), pools[:i]...)
+}
+
 // tally is what a pass's pools came to so far.
 type tally struct {
+	more bool // the pass stopped at its writes: the others' turn first
 	busy bool // an operation is under way
 	// held: the cloud refused a create of this pass for another operation
 	// on the cluster (GKE runs one at a time): the other creates would be.

@@ -43,6 +43,12 @@ type Config struct {
 	MaxStretch float64
 	// Workers is how many clusters are reconciled at once (default 8).
 	Workers int
+	// WritesPerPass is how many creates, updates and deletes one pass
+	// over a cluster sends before it gives its worker to the clusters
+	// queued behind it, and is queued again at once (default 10): a
+	// cluster of a hundred new pools, paced by its provider's rate, would
+	// hold a worker for all of them while other clouds' clusters wait.
+	WritesPerPass int
 	// ResyncFast is the resync period of a cluster with a pool that is not
 	// settled (default 10s).
 	ResyncFast time.Duration
@@ -118,6 +124,9 @@ func (c *Config) defaults() {
 	}
 	if c.Workers == 0 {
 		c.Workers = 8
+	}
+	if c.WritesPerPass <= 0 {
+		c.WritesPerPass = 10
 	}
 	if c.KubeClient == nil {
 		c.KubeClient = func(ctx context.Context, _ *kpool.Cluster, src kubeapi.Source) (kubernetes.Interface, error) {

@@ -93,6 +93,9 @@ type clusterState struct {
 	// last pass; the maps are the cluster's worker's alone, this count is
 	// read under the controller's lock.
 	pools int
+	// from is the pool a pass stopped at after Config.WritesPerPass
+	// writes: the next one starts there.
+	from string
 }
 
 type seenGeneration struct {
@@ -281,7 +284,10 @@ func (c *Controller) process(ctx context.Context, q workqueue.TypedRateLimitingI
 	default:
 		c.cfg.Metrics.Reconciles.WithLabelValues(result).Inc()
 		q.Forget(id)
-		if next > 0 {
+		switch {
+		case next == yield:
+			q.Add(id) // behind the clusters queued meanwhile, once Done
+		case next > 0:
 			q.AddAfter(id, next)
 		}
 	}

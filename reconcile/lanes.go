@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
@@ -90,9 +91,10 @@ func (c *Controller) acquire(ctx context.Context, t kpool.PlatformType, tr trust
 // returns.
 type laned struct {
 	provider.Driver
-	c  *Controller
-	t  kpool.PlatformType
-	st *clusterState
+	c      *Controller
+	t      kpool.PlatformType
+	st     *clusterState
+	writes atomic.Int32 // creates, updates and deletes sent
 }
 
 // Unwrap returns the driver it decorates.
@@ -113,6 +115,7 @@ func (l *laned) NodePoolCreate(ctx context.Context, c *kpool.Cluster, s provider
 		return nil, err
 	}
 	defer release()
+	l.writes.Add(1)
 	return l.Driver.NodePoolCreate(ctx, c, s)
 }
 
@@ -122,6 +125,7 @@ func (l *laned) NodePoolUpdate(ctx context.Context, c *kpool.Cluster, s provider
 		return nil, err
 	}
 	defer release()
+	l.writes.Add(1)
 	return l.Driver.NodePoolUpdate(ctx, c, s)
 }
 
@@ -131,5 +135,6 @@ func (l *laned) NodePoolDelete(ctx context.Context, c *kpool.Cluster, providerNa
 		return err
 	}
 	defer release()
+	l.writes.Add(1)
 	return l.Driver.NodePoolDelete(ctx, c, providerName)
 }

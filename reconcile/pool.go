@@ -15,6 +15,7 @@ type clusterRun struct {
 	c    *Controller
 	cl   *kpool.Cluster
 	d    provider.Driver  // rate-limited and counted; provider.As finds its optional interfaces
+	lane *laned           // d's lanes, which count the pass's writes
 	prof provider.Profile // the cluster's platform
 	name string           // the controller's name
 	st   *clusterState

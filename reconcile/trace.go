@@ -121,7 +121,7 @@ func (c *Controller) endPass(p *pass, id string, next time.Duration, err error) 
 	case err != nil:
 		outcome = "error"
 		span.SetStatus(codes.Error, scrub.String(err.Error()))
-	case next > 0:
+	case next > 0 || next == yield:
 		outcome = "requeued"
 	}
 	span.SetAttributes(attribute.String("kpool.outcome", outcome))

@@ -23,6 +23,7 @@ import (
 // limitFlags are the controllers' settings as given.
 type limitFlags struct {
 	workers        int
+	writesPerPass  int
 	providerLimits string
 	accountBudgets string
 	driftShare     float64
@@ -31,7 +32,9 @@ type limitFlags struct {
 
 func (f *limitFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.IntVar(&f.workers, "workers", 8, "clusters the controllers reconcile at once (KPOOL_WORKERS)")
+	intFlag(fs, &f.workers, "workers", 8, 1, 1000, "", "clusters the controllers reconcile at once (KPOOL_WORKERS)")
+	intFlag(fs, &f.writesPerPass, "writes-per-pass", 10, 1, 10000, "",
+		"creates, updates and deletes one pass over a cluster sends before it gives its worker to the clusters queued behind it and is queued again (KPOOL_WRITES_PER_PASS)")
 	fs.StringVar(&f.providerLimits, "provider-limits", "",
 		"calls to each provider: PLATFORM=concurrency:N,rate:R,burst:B, ';' between platforms, such as aws=concurrency:8,rate:40,burst:80; "+
 			"every HTTP request a call sends counts against the rate; default concurrency:4,rate:20,burst:40 (KPOOL_PROVIDER_LIMITS)")
@@ -41,7 +44,7 @@ func (f *limitFlags) register(cmd *cobra.Command) {
 	fs.Float64Var(&f.driftShare, "drift-share", 0.5,
 		"share of an account's read budget its clusters' drift passes may spend before their drift interval stretches (KPOOL_DRIFT_SHARE)")
 	fs.Float64Var(&f.maxStretch, "drift-max-stretch", 10, "the most times --drift-interval a stretched drift interval may be (KPOOL_DRIFT_MAX_STRETCH)")
-	bindEnv(fs, map[string]string{"workers": "KPOOL_WORKERS", "provider-limits": "KPOOL_PROVIDER_LIMITS", "account-budget": "KPOOL_ACCOUNT_BUDGET",
+	bindEnv(fs, map[string]string{"workers": "KPOOL_WORKERS", "writes-per-pass": "KPOOL_WRITES_PER_PASS", "provider-limits": "KPOOL_PROVIDER_LIMITS", "account-budget": "KPOOL_ACCOUNT_BUDGET",
 		"drift-share": "KPOOL_DRIFT_SHARE", "drift-max-stretch": "KPOOL_DRIFT_MAX_STRETCH"})
 }
 
@@ -52,6 +55,8 @@ func (f *limitFlags) apply(cfg *reconcile.Config) error {
 	switch {
 	case f.workers < 0 || f.workers > 1000:
 		return fmt.Errorf("--workers %d: give 1 to 1000", f.workers)
+	case f.writesPerPass < 0 || f.writesPerPass > 10000:
+		return fmt.Errorf("--writes-per-pass %d: give 1 to 10000", f.writesPerPass)
 	case f.driftShare != 0 && !(f.driftShare > 0 && f.driftShare <= 1):
 		return fmt.Errorf("--drift-share %v: give a share above 0, at most 1", f.driftShare)
 	case f.maxStretch != 0 && !(f.maxStretch >= 1 && f.maxStretch <= 1000):
@@ -65,7 +70,8 @@ func (f *limitFlags) apply(cfg *reconcile.Config) error {
 	if err != nil {
 		return err
 	}
-	cfg.Workers, cfg.Limits, cfg.Budgets, cfg.DriftShare, cfg.MaxStretch = f.workers, limits, budgets, f.driftShare, f.maxStretch
+	cfg.Workers, cfg.WritesPerPass = f.workers, f.writesPerPass
+	cfg.Limits, cfg.Budgets, cfg.DriftShare, cfg.MaxStretch = limits, budgets, f.driftShare, f.maxStretch
 	return nil
 }
 

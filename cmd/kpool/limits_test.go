@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider"
 	"github.com/kpool/kpool/provider/catalog"
@@ -61,27 +63,43 @@ func TestLimitFlags(t *testing.T) {
 	}
 }
 
-// TestShardsFlag: --shards takes 1 to 4096; an explicit 0 is refused, not
-// taken for the default, and so is a variable out of range, with the
-// flag's reason.
-func TestShardsFlag(t *testing.T) {
+// TestBoundedFlags: --shards, --workers and --writes-per-pass take their
+// range alone; an explicit 0 is refused, not taken for the default, and
+// so is a variable out of range, with the flag's reason.
+func TestBoundedFlags(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want int
 	}{{"1", 1}, {"32", 32}, {"4096", 4096}, {"0", -1}, {"-3", -1}, {"4097", -1}, {"many", -1}} {
-		n := shardCount(32)
-		err := n.Set(c.in)
+		n := 32
+		err := boundedInt{p: &n, lo: 1, hi: 4096}.Set(c.in)
 		switch {
-		case c.want < 0 && (err == nil || !strings.Contains(err.Error(), "give 1 to 4096")):
-			t.Errorf("--shards %s: %v, want refused", c.in, err)
-		case c.want >= 0 && (err != nil || int(n) != c.want):
-			t.Errorf("--shards %s: %v, %d", c.in, err, n)
+		case c.want < 0 && (err == nil || err.Error() != "give 1 to 4096"):
+			t.Errorf("%s: %v, want refused", c.in, err)
+		case c.want >= 0 && (err != nil || n != c.want):
+			t.Errorf("%s: %v, %d", c.in, err, n)
 		}
 	}
+	for _, c := range []struct{ env, value, want string }{
+		{"KPOOL_SHARDS", "5000", `KPOOL_SHARDS "5000": give 1 to 4096, the same in every process on the database (as --shards takes)`},
+		{"KPOOL_WORKERS", "0", `KPOOL_WORKERS "0": give 1 to 1000 (as --workers takes)`},
+		{"KPOOL_WRITES_PER_PASS", "0", `KPOOL_WRITES_PER_PASS "0": give 1 to 10000 (as --writes-per-pass takes)`},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			cmd := newServe()
+			t.Setenv(c.env, c.value)
+			if err := applyEnv(cmd); err == nil || err.Error() != c.want {
+				t.Fatalf("%s=%s: %v", c.env, c.value, err)
+			}
+		})
+	}
 	cmd := newServe()
-	t.Setenv("KPOOL_SHARDS", "5000")
-	err := applyEnv(cmd)
-	if err == nil || err.Error() != `KPOOL_SHARDS "5000": give 1 to 4096, the same in every process on the database (as --shards takes)` {
-		t.Fatalf("KPOOL_SHARDS=5000: %v", err)
+	if err := cmd.Flags().Set("writes-per-pass", "0"); err == nil {
+		t.Fatal("--writes-per-pass 0 taken")
+	}
+	var f limitFlags
+	f.register(&cobra.Command{})
+	if f.workers != 8 || f.writesPerPass != 10 {
+		t.Fatalf("defaults: --workers %d, --writes-per-pass %d", f.workers, f.writesPerPass)
 	}
 }

@@ -104,8 +104,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 		"how often a settled cluster is listed at its provider to find changes made behind kpool's back: one list per cluster, whatever its pools (KPOOL_DRIFT_INTERVAL)")
 	cmd.Flags().DurationVar(&f.callTimeout, "call-timeout", 30*time.Second,
 		"deadline of every provider call; a cluster whose endpoint lets one run out is moved to its provider's slow lane (KPOOL_CALL_TIMEOUT)")
-	f.shards = 32
-	cmd.Flags().Var((*shardCount)(&f.shards), "shards",
+	intFlag(cmd.Flags(), &f.shards, "shards", 32, 1, 4096, ", the same in every process on the database",
 		"shards the clusters are spread over among the controller processes sharing the database; every process needs the same (KPOOL_SHARDS)")
 	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", 10*time.Second,
 		"how long a controller process's leases last unrenewed: a dead process's shards move within it, at least 1s (KPOOL_LEASE_TTL)")

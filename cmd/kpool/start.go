@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/kpool/kpool/service"
@@ -129,8 +127,8 @@ func (f *serveFlags) check() error {
 		return fmt.Errorf("--drift-interval %s: give at least 1s (each interval lists every cluster once)", f.driftInterval)
 	case f.callTimeout < 100*time.Millisecond:
 		return fmt.Errorf("--call-timeout %s: give at least 100ms", f.callTimeout)
-	case f.shards < 0 || f.shards > 4096: // 0: the default, never from the flag (shardCount)
-		return fmt.Errorf("--shards %d: %s", f.shards, shardsRange)
+	case f.shards < 0 || f.shards > 4096: // 0: the default, never from the flag (intFlag)
+		return fmt.Errorf("--shards %d: give 1 to 4096", f.shards)
 	case f.leaseTTL != 0 && f.leaseTTL < time.Second:
 		return fmt.Errorf("--lease-ttl %s: give at least 1s (leases are renewed every third of it)", f.leaseTTL)
 	case f.tokenCache < 0 || f.tokenCache > time.Minute:
@@ -189,21 +187,4 @@ func (f *serveFlags) access(ctx context.Context, st kpool.Store) (*auth.Access, 
 		return nil, fmt.Errorf("--oidc-issuer: %w", err)
 	}
 	return access.WithPeople(people), nil
-}
-
-const shardsRange = "give 1 to 4096, the same in every process on the database"
-
-// shardCount is --shards: 1 to 4096, refused as the flag is read, so
-// that an explicit 0 is not taken for the default.
-type shardCount int
-
-func (n *shardCount) String() string { return strconv.Itoa(int(*n)) }
-func (n *shardCount) Type() string   { return "int" }
-func (n *shardCount) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 1 || v > 4096 {
-		return errors.New(shardsRange)
-	}
-	*n = shardCount(v)
-	return nil
 }
