@@ -7,7 +7,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kpool/kpool"
 	"github.com/kpool/kpool/provider/fake"
 	"github.com/kpool/kpool/reconcile"
 	"github.com/kpool/kpool/store/testdb"
@@ -24,7 +23,7 @@ func TestWritesYield(t *testing.T) {
 }
 
 func writesYield(t *testing.T) {
-	w := newWorld(t, testdb.SQLite(t), kpool.PlatformAzure)
+	w := newWorld(t, testdb.SQLite(t), fleetPT)
 	other := w.addCluster("other")
 	var ids []string
 	for i := range 7 {
