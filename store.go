@@ -15,6 +15,10 @@ import (
 type Store interface {
 	Cluster(ctx context.Context, id string) (*Cluster, error)
 	Clusters(ctx context.Context, f ClusterFilter) ([]*Cluster, int, error)
+	// ClusterIDs returns the ID of every cluster, whoever owns it and
+	// whether or not it is being deleted: what the controllers spread over
+	// their processes, read at every shard round without the rows.
+	ClusterIDs(ctx context.Context) ([]string, error)
 	NodePool(ctx context.Context, id string) (*NodePool, error)
 	NodePools(ctx context.Context, f NodePoolFilter) ([]*NodePool, int, error)
 	// RawNodePool and RawNodePools are NodePool and NodePools with the

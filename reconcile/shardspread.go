@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-
-	"github.com/kpool/kpool"
 )
 
 // spread says which member is to hold each shard, so that each holds
@@ -92,7 +90,10 @@ func pack(out map[int]string, members []string, shards []int, weight func(int) i
 // the clusters, as the store lists them now (as last listed if it cannot).
 func (k *keeper) share(ctx context.Context, v *view) []int {
 	ws := make([]int, k.n)
-	err := k.c.eachCluster(ctx, func(cl *kpool.Cluster) { ws[ShardOf(cl.ID, k.n)]++ })
+	ids, err := k.c.store.ClusterIDs(ctx)
+	for _, id := range ids {
+		ws[ShardOf(id, k.n)]++
+	}
 	k.mu.Lock()
 	if err == nil {
 		k.weighs = ws

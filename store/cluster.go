@@ -117,6 +117,21 @@ func (db *DB) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Clu
 	return out, total, nil
 }
 
+// ClusterIDs returns every cluster's ID, in ID order.
+func (db *DB) ClusterIDs(ctx context.Context) ([]string, error) {
+	var out []string
+	err := db.db.Read(ctx, db.read(`SELECT id FROM clusters ORDER BY id`, nil, func(s Scanner) error {
+		var id string
+		err := s.Scan(&id)
+		out = append(out, id)
+		return err
+	}))
+	if err != nil {
+		return nil, db.fail(ctx, err)
+	}
+	return out, nil
+}
+
 func (t *tx) CreateCluster(c *kpool.Cluster) error {
 	c.CreatedBy = strings.ToLower(c.CreatedBy)
 	return t.queue(`INSERT INTO clusters (id, name, created_by, generation, resource_version, spec, status, created_at, updated_at,

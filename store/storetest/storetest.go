@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditTrail", testAuditTrail},
 		{"EventNames", testEventNames},
 		{"ListOrderPagingFilters", testList},
+		{"ClusterIDs", testClusterIDs},
 		{"IndexPages", testIndexPages},
 		{"OffsetCap", testOffsetCap},
 		{"LabelSelector", testLabelSelector},

@@ -90,6 +90,10 @@ type listed[T any] struct {
 	total int
 }
 
+func (s *Store) ClusterIDs(ctx context.Context) ([]string, error) {
+	return call(s, ctx, "ClusterIDs", func(ctx context.Context) ([]string, error) { return s.Store.ClusterIDs(ctx) })
+}
+
 func (s *Store) Clusters(ctx context.Context, f kpool.ClusterFilter) ([]*kpool.Cluster, int, error) {
 	l, err := call(s, ctx, "Clusters", func(ctx context.Context) (listed[*kpool.Cluster], error) {
 		items, total, err := s.Store.Clusters(ctx, f)
