@@ -92,7 +92,10 @@ func (w *World) Start(drift time.Duration, tweak ...func(*reconcile.Config)) {
 		Service: w.Svc, Drivers: w.Drivers, Log: slog.New(slog.DiscardHandler), Holder: "a",
 		Workers: 2, ResyncFast: 25 * time.Millisecond, DriftInterval: drift, ResyncSlow: time.Second,
 		BackoffBase: 5 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
-		LeaseTTL: 600 * time.Millisecond, PollEvents: 50 * time.Millisecond,
+		PollEvents: 50 * time.Millisecond,
+		// LeaseTTL is the default (10s): one process holds every shard, and
+		// a short lease lost to a busy machine (CI's parallel packages)
+		// cancelled passes and dropped node watches mid-test.
 		Limits: map[kpool.PlatformType]reconcile.Limits{w.platform: {Concurrency: 4, RequestsPerSecond: 2000, Burst: 200}},
 	}
 	for _, f := range tweak {
