@@ -192,12 +192,15 @@ func (c *Controller) Run(ctx context.Context) error {
 	wctx, cancel := context.WithCancel(ctx)
 	k.run, c.shards = wctx, k
 	k.metrics()
+	// The first shards are taken before the feed's first look, which so
+	// queues all their clusters at once, in the store's order.
+	next := k.round(wctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		c.work(wctx)
 	}()
-	k.keep(wctx)
+	k.keep(wctx, next)
 	cancel()
 	<-done
 	k.releaseAll()

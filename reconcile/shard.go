@@ -148,16 +148,17 @@ func (k *keeper) join(ctx context.Context) error {
 	return err
 }
 
-// keep runs a round at every renew period, sooner while a share is to be
-// filled or another's lease runs out, until ctx ends.
-func (k *keeper) keep(ctx context.Context) {
+// keep runs a round after next, and then at every renew period, sooner
+// while a share is to be filled or another's lease runs out, until ctx
+// ends.
+func (k *keeper) keep(ctx context.Context, next time.Duration) {
 	for {
-		next := k.round(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-k.c.cfg.Clock.After(next):
 		}
+		next = k.round(ctx)
 	}
 }
 
